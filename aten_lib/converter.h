@@ -1,0 +1,134 @@
+// What an aten-op converter sees: typed arguments (tensor values or compile-time constants), the
+// shapes/dtypes recorded for its outputs, and the builder. No LibTorch or torch::jit::Node here.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "builder/error.h"
+#include "builder/graph_builder.h"
+#include "builder/types.h"
+
+namespace torch2onnx {
+
+// One argument or result of an aten op.
+struct Arg {
+  enum class Kind { None, Tensor, Int, Float, Bool, String, List, Device, Other };
+  Kind kind = Kind::None;
+  Val tensor;                // Kind::Tensor
+  int64_t i = 0;             // Kind::Int (also dtype / layout / memory-format enums)
+  double f = 0;              // Kind::Float
+  bool b = false;            // Kind::Bool
+  std::string s;             // Kind::String, Kind::Device, Kind::Other (a description)
+  std::vector<Arg> items;    // Kind::List
+
+  static Arg none() { return Arg{}; }
+  static Arg of_tensor(Val v) { Arg a; a.kind = Kind::Tensor; a.tensor = std::move(v); return a; }
+  static Arg of_int(int64_t v) { Arg a; a.kind = Kind::Int; a.i = v; return a; }
+  static Arg of_float(double v) { Arg a; a.kind = Kind::Float; a.f = v; return a; }
+  static Arg of_bool(bool v) { Arg a; a.kind = Kind::Bool; a.b = v; return a; }
+  static Arg of_string(std::string v) { Arg a; a.kind = Kind::String; a.s = std::move(v); return a; }
+  static Arg of_list(std::vector<Arg> v) { Arg a; a.kind = Kind::List; a.items = std::move(v); return a; }
+
+  bool is_none() const { return kind == Kind::None; }
+  bool is_tensor() const { return kind == Kind::Tensor; }
+  bool is_number() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
+  bool is_list() const { return kind == Kind::List; }
+
+  // Checked accessors; each throws Error naming what it got instead.
+  const Val& t() const;
+  int64_t to_int() const;         // Int or Bool
+  double to_double() const;       // Int, Float or Bool
+  bool to_bool() const;           // Bool or Int
+  const std::string& str() const;
+  // A list of constant ints; a single Int is accepted as a one-element list.
+  std::vector<int64_t> to_ints() const;
+  std::vector<double> to_doubles() const;
+  const std::vector<Arg>& list() const;
+  std::string describe() const;  // for error messages: "tensor 'x'", "int 3", ...
+};
+
+// Everything a converter gets for one aten node.
+class ConvertCtx {
+ public:
+  ConvertCtx(GraphBuilder& b, std::string op, std::vector<Arg> inputs,
+             std::vector<TensorInfo> output_infos)
+      : b(b), op_(std::move(op)), in_(std::move(inputs)), out_info_(std::move(output_infos)),
+        out_(out_info_.size()) {}
+
+  GraphBuilder& b;
+
+  const std::string& op() const { return op_; }
+  size_t num_inputs() const { return in_.size(); }
+  size_t num_outputs() const { return out_.size(); }
+  // Input i; a missing trailing argument reads as None.
+  const Arg& in(size_t i) const;
+  bool has(size_t i) const { return i < in_.size() && !in_[i].is_none(); }
+  // Shorthands: the tensor at input i, its recorded info.
+  const Val& tensor(size_t i) const { return in(i).t(); }
+  const TensorInfo& info(size_t i) const { return b.info(tensor(i)); }
+  // Shape/dtype LibTorch produced for output i on the example inputs (dtype Undefined when the
+  // output is not a tensor).
+  const TensorInfo& out_info(size_t i) const;
+
+  void set_out(size_t i, Val v) { set_out(i, Arg::of_tensor(std::move(v))); }
+  void set_out(size_t i, Arg a);
+  const std::vector<Arg>& outputs() const { return out_; }
+
+ private:
+  std::string op_;
+  std::vector<Arg> in_;
+  std::vector<TensorInfo> out_info_;
+  std::vector<Arg> out_;
+};
+
+using ConverterFn = std::function<void(ConvertCtx&)>;
+
+struct RegistryEntry {
+  std::string op;                     // "aten::conv2d"
+  int since_opset = 1;
+  ConverterFn fn;
+  std::vector<std::string> onnx_ops;  // what it emits, for docs/operators.md and `ops`
+  std::string family;                 // file it lives in, e.g. "conv"
+};
+
+// Converters by aten op and opset. Lookup returns the newest entry at or below the target opset.
+class Registry {
+ public:
+  // Example: r.add("aten::relu", 13, aten_relu, {"Relu"});
+  void add(const std::string& op, int since_opset, ConverterFn fn,
+           std::vector<std::string> onnx_ops);
+  const RegistryEntry* find(const std::string& op, int opset) const;
+  bool knows(const std::string& op) const { return by_op_.count(op) != 0; }
+  // All entries, sorted by op then opset.
+  std::vector<const RegistryEntry*> entries() const;
+  void set_family(std::string family) { family_ = std::move(family); }
+
+  // The registry with every converter torch2onnx ships (built once).
+  static const Registry& global();
+
+ private:
+  std::map<std::string, std::map<int, RegistryEntry>> by_op_;
+  std::string family_;
+};
+
+// Lowest and highest opset torch2onnx targets.
+constexpr int kMinOpset = 13;
+constexpr int kMaxOpset = 17;
+constexpr int kDefaultOpset = 17;
+
+// Each family file defines one of these; registry.cpp calls them in order.
+void register_activation_ops(Registry& r);
+void register_elementwise_ops(Registry& r);
+void register_conv_ops(Registry& r);
+void register_pooling_ops(Registry& r);
+void register_norm_ops(Registry& r);
+void register_linalg_ops(Registry& r);
+void register_shape_ops(Registry& r);
+void register_reduce_ops(Registry& r);
+void register_scalar_ops(Registry& r);
+
+}  // namespace torch2onnx

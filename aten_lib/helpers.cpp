@@ -1,0 +1,118 @@
+#include "aten_lib/helpers.h"
+
+namespace torch2onnx {
+
+int64_t norm_axis(int64_t axis, int64_t rank) {
+  int64_t r = rank == 0 ? 1 : rank;  // torch accepts dim 0 / -1 on scalars
+  T2O_CHECK(axis >= -r && axis < r, "dimension {} is out of range for a tensor of rank {}", axis,
+            rank);
+  return axis < 0 ? axis + r : axis;
+}
+
+Val cast_to(GraphBuilder& b, const Val& v, DType to) {
+  if (b.has_info(v) && b.dtype(v) == to) return v;
+  Val out = b.op1("Cast", {v}, {{"to", static_cast<int64_t>(to)}});
+  TensorInfo info;
+  if (b.has_info(v)) info = b.info(v);
+  info.dtype = to;
+  b.set_info(out, info);
+  return out;
+}
+
+Val as_tensor(GraphBuilder& b, const Arg& a, DType dtype) {
+  if (a.is_tensor()) return cast_to(b, a.t(), dtype);
+  return b.const_scalar(dtype, a.to_double());
+}
+
+Val unsqueeze(GraphBuilder& b, const Val& v, const std::vector<int64_t>& axes) {
+  Val out = b.op1("Unsqueeze", {v, b.const_i64(axes)});
+  if (b.has_info(v) && b.info(v).shape) {
+    TensorInfo info = b.info(v);
+    auto shape = *info.shape;
+    std::vector<int64_t> sorted = axes;
+    int64_t out_rank = static_cast<int64_t>(shape.size() + axes.size());
+    for (auto& a : sorted) a = a < 0 ? a + out_rank : a;
+    std::sort(sorted.begin(), sorted.end());
+    for (auto a : sorted) shape.insert(shape.begin() + a, Dim::known(1));
+    info.shape = shape;
+    b.set_info(out, info);
+  }
+  return out;
+}
+
+Val squeeze(GraphBuilder& b, const Val& v, const std::vector<int64_t>& axes) {
+  Val out = b.op1("Squeeze", {v, b.const_i64(axes)});
+  if (b.has_info(v) && b.info(v).shape) {
+    TensorInfo info = b.info(v);
+    std::vector<Dim> shape;
+    int64_t r = info.rank();
+    for (int64_t i = 0; i < r; ++i) {
+      bool drop = false;
+      for (auto a : axes) drop = drop || norm_axis(a, r) == i;
+      if (!drop) shape.push_back((*info.shape)[i]);
+    }
+    info.shape = shape;
+    b.set_info(out, info);
+  }
+  return out;
+}
+
+Val reshape(GraphBuilder& b, const Val& v, const std::vector<int64_t>& shape) {
+  Val out = b.op1("Reshape", {v, b.const_i64(shape)});
+  if (b.has_info(v)) {
+    TensorInfo info;
+    info.dtype = b.dtype(v);
+    const TensorInfo& in = b.info(v);
+    bool all_known = true;
+    for (auto s : shape) all_known = all_known && s > 0;
+    if (all_known || (in.is_static() && shape.size() > 0)) {
+      std::vector<Dim> dims;
+      int64_t known = 1, infer = -1;
+      for (size_t i = 0; i < shape.size(); ++i) {
+        int64_t s = shape[i];
+        if (s == 0 && in.shape && i < in.shape->size()) s = (*in.shape)[i].value;
+        if (s < 0) infer = static_cast<int64_t>(i);
+        else known *= s;
+        dims.push_back(Dim::known(s));
+      }
+      if (infer >= 0 && in.is_static()) {
+        int64_t total = 1;
+        for (auto d : in.sizes()) total *= d;
+        dims[infer] = Dim::known(known == 0 ? 0 : total / known);
+      }
+      info.shape = dims;
+    }
+    b.set_info(out, info);
+  }
+  return out;
+}
+
+DType out_dtype(const ConvertCtx& c, size_t i) {
+  DType t = c.out_info(i).dtype;
+  if (t != DType::Undefined) return t;
+  for (size_t k = 0; k < c.num_inputs(); ++k)
+    if (c.in(k).is_tensor()) return c.b.dtype(c.tensor(k));
+  return DType::Float;
+}
+
+Val int_list_tensor(GraphBuilder& b, const Arg& list) {
+  if (!list.is_list()) {
+    if (list.is_tensor()) return cast_to(b, list.t(), DType::Int64);
+    return b.const_i64(list.to_ints());
+  }
+  bool all_const = true;
+  for (const auto& it : list.items) all_const = all_const && !it.is_tensor();
+  if (all_const) return b.const_i64(list.to_ints());
+  std::vector<Val> parts;
+  for (const auto& it : list.items) {
+    if (it.is_tensor()) {
+      Val v = cast_to(b, it.t(), DType::Int64);
+      parts.push_back(reshape(b, v, {1}));
+    } else {
+      parts.push_back(b.const_i64({it.to_int()}));
+    }
+  }
+  return b.op1("Concat", parts, {{"axis", int64_t{0}}});
+}
+
+}  // namespace torch2onnx

@@ -1,0 +1,34 @@
+// Small building blocks shared by converter families. Each emits ONNX valid for every opset
+// torch2onnx targets (13+).
+#pragma once
+
+#include <vector>
+
+#include "aten_lib/converter.h"
+
+namespace torch2onnx {
+
+// Wraps a negative axis into [0, rank). Example: norm_axis(-1, 4) == 3.
+int64_t norm_axis(int64_t axis, int64_t rank);
+
+// Cast unless already of dtype `to`. The dtype of `v` must be known to the builder.
+Val cast_to(GraphBuilder& b, const Val& v, DType to);
+
+// A tensor for an argument that may be a tensor or a constant number: numbers become scalar
+// constants of `dtype`; tensors are cast to `dtype`. Example: as_tensor(b, c.in(1), DType::Float).
+Val as_tensor(GraphBuilder& b, const Arg& a, DType dtype);
+
+// Unsqueeze/Squeeze with axes given as an input (opset 13 form).
+Val unsqueeze(GraphBuilder& b, const Val& v, const std::vector<int64_t>& axes);
+Val squeeze(GraphBuilder& b, const Val& v, const std::vector<int64_t>& axes);
+// Reshape to a constant shape (0 copies the input dim, -1 infers).
+Val reshape(GraphBuilder& b, const Val& v, const std::vector<int64_t>& shape);
+
+// The dtype LibTorch produced for output i, falling back to input `fallback`'s dtype.
+DType out_dtype(const ConvertCtx& c, size_t i = 0);
+
+// A 1-D int64 tensor from a list argument whose items may be constants or 0-d/1-element
+// tensors (dynamic sizes). Example: the `size` argument of aten::view.
+Val int_list_tensor(GraphBuilder& b, const Arg& list);
+
+}  // namespace torch2onnx

@@ -1,0 +1,355 @@
+#include "builder/graph_builder.h"
+
+#include <fcntl.h>
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <filesystem>
+#include <functional>
+
+#include "builder/error.h"
+
+namespace torch2onnx {
+
+namespace {
+
+onnx::TensorProto to_proto(const TensorData& d, const std::string& name) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(static_cast<int32_t>(d.dtype));
+  for (auto dim : d.dims) t.add_dims(dim);
+  t.set_raw_data(d.raw);
+  return t;
+}
+
+void set_type(onnx::ValueInfoProto* vi, const TensorInfo& info) {
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(static_cast<int32_t>(info.dtype));
+  if (!info.shape) return;
+  auto* shape = tt->mutable_shape();
+  for (const Dim& d : *info.shape) {
+    auto* pd = shape->add_dim();
+    if (!d.symbol.empty())
+      pd->set_dim_param(d.symbol);
+    else if (d.value >= 0)
+      pd->set_dim_value(d.value);
+  }
+}
+
+void fill_attr(onnx::AttributeProto* a, const Attr& attr) {
+  a->set_name(attr.name);
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          a->set_type(onnx::AttributeProto::INT);
+          a->set_i(v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          a->set_type(onnx::AttributeProto::FLOAT);
+          a->set_f(static_cast<float>(v));
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          a->set_type(onnx::AttributeProto::STRING);
+          a->set_s(v);
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          a->set_type(onnx::AttributeProto::INTS);
+          for (auto x : v) a->add_ints(x);
+        } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+          a->set_type(onnx::AttributeProto::FLOATS);
+          for (auto x : v) a->add_floats(static_cast<float>(x));
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          a->set_type(onnx::AttributeProto::STRINGS);
+          for (const auto& x : v) a->add_strings(x);
+        } else if constexpr (std::is_same_v<T, TensorData>) {
+          a->set_type(onnx::AttributeProto::TENSOR);
+          *a->mutable_t() = to_proto(v, "");
+        }
+      },
+      attr.value);
+}
+
+std::string sanitize(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
+                           c == '/' || c == ':' || c == '-')
+                              ? c
+                              : '_';
+  return out.empty() ? std::string("v") : out;
+}
+
+}  // namespace
+
+std::string to_string(const Attr& a) {
+  return std::visit(
+      [&](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
+          return fmt::format("{}={}", a.name, v);
+        else if constexpr (std::is_same_v<T, std::string>)
+          return fmt::format("{}='{}'", a.name, v);
+        else if constexpr (std::is_same_v<T, TensorData>)
+          return fmt::format("{}=<tensor {}>", a.name, dtype_name(v.dtype));
+        else
+          return fmt::format("{}=[{}]", a.name, fmt::join(v, ","));
+      },
+      a.value);
+}
+
+GraphBuilder::GraphBuilder(int opset, std::string graph_name)
+    : opset_(opset), model_(std::make_unique<onnx::ModelProto>()) {
+  model_->mutable_graph()->set_name(std::move(graph_name));
+}
+
+GraphBuilder::~GraphBuilder() = default;
+
+onnx::ModelProto& GraphBuilder::model() { return *model_; }
+
+std::string GraphBuilder::fresh_name(std::string_view hint) {
+  std::string base = sanitize(hint);
+  int& n = name_counts_[base];
+  std::string name = n == 0 ? base : fmt::format("{}_{}", base, n);
+  ++n;
+  // A generated "x_1" may collide with a hint that was literally "x_1".
+  while (n > 1 && name_counts_.count(name)) name = fmt::format("{}_{}", base, n++);
+  if (name != base) name_counts_[name] = 1;
+  return name;
+}
+
+Val GraphBuilder::add_input(const std::string& name, const TensorInfo& info) {
+  std::string n = fresh_name(name);
+  T2O_CHECK(n == sanitize(name), "graph input name '{}' is used twice", name);
+  inputs_.emplace_back(n, info);
+  infos_[n] = info;
+  return Val{n};
+}
+
+void GraphBuilder::add_output(const Val& v, const std::string& name) {
+  T2O_CHECK(v.valid(), "graph output '{}' has no value", name);
+  outputs_.emplace_back(v.name, name);
+}
+
+std::vector<std::string> GraphBuilder::output_names() const {
+  std::vector<std::string> out;
+  for (const auto& o : outputs_) out.push_back(o.second);
+  return out;
+}
+
+Val GraphBuilder::constant(const TensorData& data, std::string_view hint) {
+  T2O_CHECK(data.raw.size() == static_cast<size_t>(data.numel()) * dtype_size(data.dtype),
+            "constant '{}' has {} bytes for {} elements of {}", hint, data.raw.size(), data.numel(),
+            dtype_name(data.dtype));
+  std::string key = fmt::format("{}|{}|{}", static_cast<int>(data.dtype), fmt::join(data.dims, ","),
+                                std::hash<std::string>{}(data.raw));
+  auto it = constant_by_hash_.find(key);
+  if (it != constant_by_hash_.end() && constants_.at(it->second).raw == data.raw)
+    return Val{it->second};
+  std::string name = fresh_name(hint);
+  *model_->mutable_graph()->add_initializer() = to_proto(data, name);
+  TensorInfo info;
+  info.dtype = data.dtype;
+  info.shape.emplace();
+  for (auto d : data.dims) info.shape->push_back(Dim::known(d));
+  infos_[name] = info;
+  constants_.emplace(name, data);
+  constant_by_hash_.emplace(std::move(key), name);
+  return Val{name};
+}
+
+const TensorData* GraphBuilder::constant_data(const Val& v) const {
+  auto it = constants_.find(v.name);
+  return it == constants_.end() ? nullptr : &it->second;
+}
+
+std::vector<Val> GraphBuilder::op(std::string_view op_type, const std::vector<Val>& inputs,
+                                  const std::vector<Attr>& attrs, int num_outputs,
+                                  std::string_view domain) {
+  T2O_CHECK(!finished_, "the graph is already serialized");
+  std::string type(op_type);
+  std::string node_name =
+      fresh_name(scope_.empty() ? type : fmt::format("{}/{}", scope_, type));
+  onnx::NodeProto node;
+  node.set_op_type(type);
+  node.set_name(node_name);
+  if (!domain.empty()) node.set_domain(std::string(domain));
+  for (const auto& v : inputs) node.add_input(v.name);
+  for (const auto& a : attrs) fill_attr(node.add_attribute(), a);
+  std::vector<Val> outs;
+  for (int i = 0; i < num_outputs; ++i) {
+    std::string vname = num_outputs == 1 ? node_name : fmt::format("{}:{}", node_name, i);
+    name_counts_.emplace(vname, 1);
+    node.add_output(vname);
+    outs.push_back(Val{vname});
+  }
+  const std::string dom = domain.empty() ? std::string(onnx::ONNX_DOMAIN) : std::string(domain);
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(type, opset_, dom);
+  T2O_CHECK(schema != nullptr, "ONNX has no operator '{}' at opset {} (node {})", type, opset_,
+            node_name);
+  T2O_CHECK(!schema->Deprecated(), "ONNX operator '{}' is deprecated at opset {} (node {})", type,
+            opset_, node_name);
+  try {
+    schema->Verify(node);
+  } catch (const std::exception& e) {
+    std::vector<std::string> attr_text;
+    for (const auto& a : attrs) attr_text.push_back(to_string(a));
+    throw Error(fmt::format("invalid ONNX node {} ({} at opset {}, inputs [{}], attributes [{}]): {}",
+                            node_name, type, opset_, fmt::join(node.input(), ", "),
+                            fmt::join(attr_text, ", "), e.what()));
+  }
+  *model_->mutable_graph()->add_node() = std::move(node);
+  return outs;
+}
+
+void GraphBuilder::set_info(const Val& v, const TensorInfo& info) { infos_[v.name] = info; }
+
+bool GraphBuilder::has_info(const Val& v) const { return infos_.count(v.name) != 0; }
+
+const TensorInfo& GraphBuilder::info(const Val& v) const {
+  auto it = infos_.find(v.name);
+  T2O_CHECK(it != infos_.end(), "no shape/dtype is known for value '{}'", v.name);
+  return it->second;
+}
+
+std::vector<std::string> GraphBuilder::model_op_types() const {
+  std::vector<std::string> out;
+  for (const auto& n : model_->graph().node()) out.push_back(n.op_type());
+  return out;
+}
+
+size_t GraphBuilder::node_count() const { return model_->graph().node_size(); }
+
+GraphStats GraphBuilder::stats() const {
+  GraphStats s;
+  s.nodes = node_count();
+  for (const auto& init : model_->graph().initializer()) {
+    size_t n = 1;
+    for (auto d : init.dims()) n *= static_cast<size_t>(d);
+    s.parameters += n;
+    s.parameter_bytes += init.raw_data().size();
+  }
+  return s;
+}
+
+void GraphBuilder::finish(const SerializeOptions& opts) {
+  if (finished_) return;
+  auto& m = *model_;
+  m.set_ir_version(onnx::IR_VERSION);
+  m.set_producer_name("torch2onnx");
+  m.set_producer_version(opts.producer_version);
+  auto* imp = m.add_opset_import();
+  imp->set_domain("");
+  imp->set_version(opset_);
+  auto* g = m.mutable_graph();
+  for (const auto& [name, info] : inputs_) {
+    auto* vi = g->add_input();
+    vi->set_name(name);
+    set_type(vi, info);
+  }
+  std::set<std::string> graph_inputs;
+  for (const auto& in : inputs_) graph_inputs.insert(in.first);
+  std::set<std::string> used_output_names;
+  for (const auto& [value, out_name] : outputs_) {
+    T2O_CHECK(used_output_names.insert(out_name).second, "graph output name '{}' is used twice",
+              out_name);
+    // Graph outputs get their own name through an Identity, which also covers an output that is
+    // an input or a constant, and the same value returned twice.
+    std::string scope = scope_;
+    scope_ = "output";
+    onnx::NodeProto node;
+    node.set_op_type("Identity");
+    node.set_name(fresh_name("output/Identity"));
+    node.add_input(value);
+    node.add_output(out_name);
+    *g->add_node() = std::move(node);
+    scope_ = scope;
+    auto* vi = g->add_output();
+    vi->set_name(out_name);
+    auto it = infos_.find(value);
+    if (it != infos_.end()) set_type(vi, it->second);
+  }
+  finished_ = true;
+  if (opts.run_checker) {
+    try {
+      onnx::checker::check_model(m);
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("the ONNX checker rejected the exported model: {}", e.what()),
+                  "this is a torch2onnx bug; please report it with the model");
+    }
+  }
+  if (opts.run_shape_inference) {
+    try {
+      onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),
+                                         onnx::ShapeInferenceOptions(true, 1, false));
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("ONNX shape inference failed on the exported model: {}", e.what()),
+                  "this is a torch2onnx bug; please report it with the model");
+    }
+  }
+}
+
+std::string GraphBuilder::serialize_to_string(const SerializeOptions& opts) {
+  finish(opts);
+  std::string out;
+  T2O_CHECK(model_->SerializeToString(&out),
+            "the model could not be serialized (protobuf models are limited to 2 GB)");
+  return out;
+}
+
+void GraphBuilder::save(const std::string& path, const SerializeOptions& opts) {
+  write_file_atomic(path, serialize_to_string(opts));
+}
+
+void save_tensor_proto(const std::string& path, const TensorData& data, const std::string& name) {
+  std::string bytes;
+  T2O_CHECK(to_proto(data, name).SerializeToString(&bytes), "cannot serialize tensor '{}'", name);
+  write_file_atomic(path, bytes);
+}
+
+void write_file_atomic(const std::string& path, const std::string& bytes) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  T2O_CHECK(fs::is_directory(dir), "output folder '{}' does not exist", dir.string());
+  std::string tmpl = (dir / fmt::format(".{}.tmpXXXXXX", target.filename().string())).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  int fd = mkstemp(buf.data());
+  T2O_CHECK(fd >= 0, "cannot create a file in '{}': {}", dir.string(), std::strerror(errno));
+  std::string tmp(buf.data());
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    ::close(fd);
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("cannot write '{}': {} ({})", path, what, std::strerror(err)));
+  };
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write failed");
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail("fsync failed");
+  ::fchmod(fd, 0644);
+  if (::close(fd) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("cannot write '{}': close failed ({})", path, std::strerror(errno)));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("cannot write '{}': rename failed ({})", path, std::strerror(err)));
+  }
+}
+
+}  // namespace torch2onnx

@@ -1,0 +1,121 @@
+// The shape-aware ONNX graph builder. Converters add nodes through it; it validates each node
+// against the ONNX schema of the target opset, names values and nodes readably, stores each
+// constant once and serializes the model.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "builder/types.h"
+
+namespace onnx {
+class ModelProto;
+class GraphProto;
+}  // namespace onnx
+
+namespace torch2onnx {
+
+struct SerializeOptions {
+  std::string producer_version;
+  // Initializers at least this large go to a side file "<output>.data" when external data is on.
+  bool external_data = false;
+  size_t external_threshold = 1024;
+  bool run_checker = true;
+  bool run_shape_inference = true;
+};
+
+struct GraphStats {
+  size_t nodes = 0;
+  size_t parameters = 0;       // elements in initializers
+  size_t parameter_bytes = 0;  // bytes in initializers
+};
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(int opset, std::string graph_name = "torch2onnx");
+  ~GraphBuilder();
+  GraphBuilder(const GraphBuilder&) = delete;
+  GraphBuilder& operator=(const GraphBuilder&) = delete;
+
+  int opset() const { return opset_; }
+
+  // Graph inputs and outputs.
+  Val add_input(const std::string& name, const TensorInfo& info);
+  void add_output(const Val& v, const std::string& name);
+  std::vector<std::string> output_names() const;
+
+  // Constants. Identical contents are stored once. Example: b.constant(TensorData::i64_vector({0, -1}))
+  Val constant(const TensorData& data, std::string_view hint = "const");
+  Val const_i64(const std::vector<int64_t>& values) { return constant(TensorData::i64_vector(values)); }
+  Val const_i64_scalar(int64_t v) { return constant(TensorData::i64_scalar(v)); }
+  Val const_scalar(DType t, double v) { return constant(TensorData::scalar(t, v)); }
+  // The constant contents of a value when it is an initializer, else nullptr.
+  const TensorData* constant_data(const Val& v) const;
+
+  // Adds one node; returns its outputs. Validates against the schema of `op_type` at the target
+  // opset and throws Error naming the node on mismatch.
+  // Example: auto y = b.op("Relu", {x})[0];
+  std::vector<Val> op(std::string_view op_type, const std::vector<Val>& inputs,
+                      const std::vector<Attr>& attrs = {}, int num_outputs = 1,
+                      std::string_view domain = "");
+  Val op1(std::string_view op_type, const std::vector<Val>& inputs,
+          const std::vector<Attr>& attrs = {}) {
+    return op(op_type, inputs, attrs, 1)[0];
+  }
+
+  // Shape and dtype knowledge.
+  void set_info(const Val& v, const TensorInfo& info);
+  bool has_info(const Val& v) const;
+  const TensorInfo& info(const Val& v) const;  // throws when unknown
+  DType dtype(const Val& v) const { return info(v).dtype; }
+  int64_t rank(const Val& v) const { return info(v).rank(); }
+
+  // Node naming: nodes added while a scope is set are named "<scope>/<OpType>_<n>".
+  void set_scope(std::string scope) { scope_ = std::move(scope); }
+  const std::string& scope() const { return scope_; }
+  // A fresh value name derived from `hint`.
+  std::string fresh_name(std::string_view hint);
+
+  GraphStats stats() const;
+  size_t node_count() const;
+
+  // Finishes the model: value infos for inputs/outputs, opset import, checker, shape inference,
+  // then writes `path` atomically (temporary file in the same folder, fsync, rename).
+  void save(const std::string& path, const SerializeOptions& opts);
+  // The model as it would be saved (after checks), for tests and in-memory use.
+  std::string serialize_to_string(const SerializeOptions& opts);
+
+  onnx::ModelProto& model();
+  // Op types of the nodes added so far, in order (with the output Identity nodes once finished).
+  std::vector<std::string> model_op_types() const;
+
+ private:
+  void finish(const SerializeOptions& opts);
+
+  int opset_;
+  std::unique_ptr<onnx::ModelProto> model_;
+  std::string scope_;
+  std::unordered_map<std::string, int> name_counts_;
+  std::unordered_map<std::string, TensorInfo> infos_;
+  std::unordered_map<std::string, TensorData> constants_;         // by value name
+  std::unordered_map<std::string, std::string> constant_by_hash_;  // content key -> value name
+  std::vector<std::pair<std::string, TensorInfo>> inputs_;
+  std::vector<std::pair<std::string, std::string>> outputs_;  // (value, graph output name)
+  bool finished_ = false;
+};
+
+std::string to_string(const Attr& a);
+
+}  // namespace torch2onnx
+
+namespace torch2onnx {
+// Writes one tensor as a serialized onnx::TensorProto (the ONNX model zoo's test-data format).
+void save_tensor_proto(const std::string& path, const TensorData& data, const std::string& name);
+// Writes `bytes` to `path` atomically: a temporary file in the same folder, fsync, rename. An
+// error never leaves a partial file behind.
+void write_file_atomic(const std::string& path, const std::string& bytes);
+}  // namespace torch2onnx

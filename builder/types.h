@@ -1,0 +1,115 @@
+// Plain data types shared by the builder and the converters. Deliberately free of LibTorch and
+// ONNX headers so that aten_lib/ compiles quickly and could serve another graph front end.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace torch2onnx {
+
+// Numbering follows onnx::TensorProto_DataType so conversion is a cast.
+enum class DType : int32_t {
+  Undefined = 0,
+  Float = 1,
+  UInt8 = 2,
+  Int8 = 3,
+  UInt16 = 4,
+  Int16 = 5,
+  Int32 = 6,
+  Int64 = 7,
+  String = 8,
+  Bool = 9,
+  Float16 = 10,
+  Double = 11,
+  UInt32 = 12,
+  UInt64 = 13,
+  Complex64 = 14,
+  Complex128 = 15,
+  BFloat16 = 16,
+};
+
+const char* dtype_name(DType t);    // "f32", "i64", ... (the CLI spelling)
+size_t dtype_size(DType t);         // bytes per element; 0 for String/Undefined
+bool is_floating(DType t);          // f16, bf16, f32, f64
+
+// One dimension: a concrete size, a named symbolic size, or unknown (value < 0, no symbol).
+struct Dim {
+  int64_t value = -1;
+  std::string symbol;
+
+  static Dim known(int64_t v) { return Dim{v, {}}; }
+  static Dim named(std::string s, int64_t example = -1) { return Dim{example, std::move(s)}; }
+  bool is_static() const { return symbol.empty() && value >= 0; }
+};
+
+struct TensorInfo {
+  DType dtype = DType::Undefined;
+  std::optional<std::vector<Dim>> shape;  // nullopt: rank unknown
+
+  bool has_rank() const { return shape.has_value(); }
+  int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
+  // True when every dim is a concrete number.
+  bool is_static() const;
+  // Concrete sizes; throws when a dim is not static.
+  std::vector<int64_t> sizes() const;
+  std::string str() const;  // e.g. "f32[1,3,batch,224]"
+};
+
+// A constant tensor's bytes (little-endian, row-major).
+struct TensorData {
+  DType dtype = DType::Undefined;
+  std::vector<int64_t> dims;
+  std::string raw;
+
+  int64_t numel() const;
+  // Typed reads of one element, converting to the requested type.
+  int64_t int_at(int64_t i) const;
+  double double_at(int64_t i) const;
+  std::vector<int64_t> as_ints() const;
+
+  static TensorData i64(std::vector<int64_t> values, std::vector<int64_t> dims);
+  static TensorData i64_vector(const std::vector<int64_t>& values) {
+    return i64(values, {static_cast<int64_t>(values.size())});
+  }
+  static TensorData i64_scalar(int64_t v) { return i64({v}, {}); }
+  static TensorData f32(std::vector<float> values, std::vector<int64_t> dims);
+  static TensorData f64(std::vector<double> values, std::vector<int64_t> dims);
+  static TensorData boolean(std::vector<bool> values, std::vector<int64_t> dims);
+  // A scalar of any numeric dtype holding `v` (converted).
+  static TensorData scalar(DType t, double v);
+};
+
+// A value in the ONNX graph under construction. An empty name stands for an omitted optional
+// input.
+struct Val {
+  std::string name;
+  bool valid() const { return !name.empty(); }
+  bool operator==(const Val& o) const { return name == o.name; }
+};
+
+struct SubGraph;  // reserved for If/Loop bodies (control flow)
+
+// One node attribute, e.g. {"axis", int64_t{1}} or {"pads", std::vector<int64_t>{1, 1, 1, 1}}.
+struct Attr {
+  using Value = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                             std::vector<std::string>, TensorData>;
+  std::string name;
+  Value value;
+
+  Attr(std::string n, int64_t v) : name(std::move(n)), value(v) {}
+  Attr(std::string n, int v) : name(std::move(n)), value(int64_t{v}) {}
+  Attr(std::string n, bool v) : name(std::move(n)), value(int64_t{v ? 1 : 0}) {}
+  Attr(std::string n, double v) : name(std::move(n)), value(v) {}
+  Attr(std::string n, float v) : name(std::move(n)), value(double{v}) {}
+  Attr(std::string n, const char* v) : name(std::move(n)), value(std::string(v)) {}
+  Attr(std::string n, std::string v) : name(std::move(n)), value(std::move(v)) {}
+  Attr(std::string n, std::vector<int64_t> v) : name(std::move(n)), value(std::move(v)) {}
+  Attr(std::string n, std::vector<double> v) : name(std::move(n)), value(std::move(v)) {}
+  Attr(std::string n, std::vector<std::string> v) : name(std::move(n)), value(std::move(v)) {}
+  Attr(std::string n, TensorData v) : name(std::move(n)), value(std::move(v)) {}
+};
+
+}  // namespace torch2onnx

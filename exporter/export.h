@@ -1,0 +1,61 @@
+// torch2onnx's library entry point: export (and optionally verify) one TorchScript model.
+// Free of LibTorch headers so the CLI compiles quickly.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "builder/graph_builder.h"
+#include "exporter/options.h"
+
+namespace torch2onnx {
+
+struct OutputCheck {
+  std::string name;
+  double max_abs_error = 0;  // max |onnx - torch|
+  double max_rel_error = 0;  // max |onnx - torch| / max(1, max |torch|)
+  double max_abs_ref = 0;    // max |torch|
+  double tolerance = 0;      // max(atol, rtol * max |torch|)
+  bool shape_ok = true;
+  std::string problem;       // non-empty when the check failed for another reason
+  bool ok() const { return shape_ok && problem.empty() && max_abs_error <= tolerance; }
+};
+
+struct VerifyReport {
+  std::vector<OutputCheck> outputs;
+  std::string test_data_dir;  // <output stem>/test_data_set_0
+  double seconds = 0;
+  bool ok() const {
+    for (const auto& o : outputs)
+      if (!o.ok()) return false;
+    return !outputs.empty();
+  }
+};
+
+struct PhaseTimes {
+  double load = 0, prepare = 0, record = 0, convert = 0, serialize = 0;
+};
+
+struct ExportReport {
+  std::string output_path;
+  int opset = 0;
+  GraphStats stats;
+  double seconds = 0;  // export wall time, without verification
+  PhaseTimes phases;
+  std::vector<std::string> warnings;
+  std::vector<std::string> input_names, output_names;
+  std::optional<VerifyReport> verify;
+};
+
+using LogFn = std::function<void(const std::string&)>;
+
+// Exports options.model_path to ONNX (and verifies when options.verify). Throws Error on any
+// failure; an export failure never leaves an output file behind.
+ExportReport export_model(const ExportOptions& options, const LogFn& log = {});
+
+// The output path used when none is given: the model path with ".onnx".
+std::string default_output_path(const std::string& model_path);
+
+}  // namespace torch2onnx

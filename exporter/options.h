@@ -1,0 +1,40 @@
+// What a user asks torch2onnx to do: the CLI fills this, tests build it directly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "builder/types.h"
+
+namespace torch2onnx {
+
+// One forward argument: `[name:]dtype[dims]`, e.g. "x:f32[1,3,224,224]" or "ids:i64[batch=2,128]".
+struct InputSpec {
+  std::string name;  // empty: use the forward argument's name
+  DType dtype = DType::Float;
+  std::vector<Dim> dims;
+
+  std::string str() const;
+};
+
+// Parses one SPEC; throws Error saying what is wrong and showing the expected form.
+InputSpec parse_input_spec(const std::string& text);
+// "f32" -> DType::Float; throws for unknown names.
+DType parse_dtype(const std::string& text);
+
+struct ExportOptions {
+  std::string model_path;
+  std::string output_path;  // empty: model path with ".onnx"
+  std::vector<InputSpec> inputs;
+  int opset = 17;
+  std::vector<std::string> output_names;
+  std::vector<std::string> libraries;  // custom-op libraries loaded before the model
+  bool verify = false;
+  double rtol = 1e-4;  // tolerance = max(atol, rtol * max|torch|) per output
+  double atol = 1e-4;
+  uint64_t seed = 0;
+  int verbosity = 1;  // 0 quiet, 1 normal, 2 verbose
+};
+
+}  // namespace torch2onnx

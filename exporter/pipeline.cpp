@@ -1,0 +1,82 @@
+#include "exporter/pipeline.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+
+#include "aten_lib/converter.h"
+#include "exporter/torch_util.h"
+#include "exporter/walker.h"
+
+namespace torch2onnx {
+
+std::vector<at::Tensor> flatten_tensors(const c10::IValue& v) {
+  std::vector<at::Tensor> out;
+  std::function<void(const c10::IValue&)> rec = [&](const c10::IValue& x) {
+    if (x.isTensor()) {
+      out.push_back(x.toTensor());
+    } else if (x.isTuple()) {
+      for (const auto& e : x.toTupleRef().elements()) rec(e);
+    } else if (x.isList()) {
+      for (const auto& e : x.toListRef()) rec(e);
+    } else if (x.isGenericDict()) {
+      for (const auto& kv : x.toGenericDict()) rec(kv.value());
+    } else if (x.isInt()) {
+      out.push_back(at::scalar_tensor(x.toInt(), at::kLong));
+    } else if (x.isDouble()) {
+      out.push_back(at::scalar_tensor(x.toDouble(), at::kDouble));
+    } else if (x.isBool()) {
+      out.push_back(at::scalar_tensor(x.toBool(), at::kBool));
+    } else {
+      throw Error(fmt::format("the model returned a {}, which is not a tensor", x.tagKind()),
+                  "return tensors (or tuples/lists/dicts of tensors) from forward");
+    }
+  };
+  rec(v);
+  return out;
+}
+
+Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph,
+                        const std::vector<c10::IValue>& example_inputs,
+                        const std::vector<std::string>& input_names, int opset,
+                        const std::vector<std::string>& output_names) {
+  T2O_CHECK(opset >= kMinOpset && opset <= kMaxOpset, "opset {} is not supported",
+            opset);  // callers validate first; this guards library users
+  T2O_CHECK(graph->inputs().size() == example_inputs.size(),
+            "the graph has {} inputs but {} example inputs were given", graph->inputs().size(),
+            example_inputs.size());
+  at::NoGradGuard no_grad;
+  Converted c;
+  c.record = record_shapes(graph, example_inputs);
+  c.builder = std::make_unique<GraphBuilder>(opset);
+  const Registry& registry = Registry::global();
+  Walker walker(*c.builder, c.record, registry);
+  auto unsupported = walker.find_unsupported(*graph);
+  if (!unsupported.empty())
+    throw Error(format_unsupported(unsupported, opset),
+                "see `torch2onnx ops` for what is supported; file an issue with the op names");
+  for (size_t i = 0; i < graph->inputs().size(); ++i) {
+    const auto* v = graph->inputs()[i];
+    const c10::IValue& ex = example_inputs[i];
+    T2O_CHECK(ex.isTensor(), "graph input {} ('{}') is not a tensor; only tensor inputs are supported",
+              i, input_names.at(i));
+    Val in = c.builder->add_input(input_names.at(i), info_of(ex.toTensor()));
+    walker.bind_input(v, in);
+    c.input_names.push_back(in.name);
+  }
+  walker.run(*graph);
+  std::vector<Val> outs = walker.outputs(*graph);
+  T2O_CHECK(output_names.empty() || output_names.size() == outs.size(),
+            "--output-names gives {} names but the model has {} outputs", output_names.size(),
+            outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string name = !output_names.empty() ? output_names[i]
+                       : outs.size() == 1     ? std::string("output")
+                                              : fmt::format("output_{}", i);
+    c.builder->add_output(outs[i], name);
+    c.output_names.push_back(name);
+  }
+  c.warnings = walker.warnings();
+  return c;
+}
+
+}  // namespace torch2onnx

@@ -1,0 +1,119 @@
+#include "exporter/recorder.h"
+
+#include <torch/csrc/jit/runtime/custom_operator.h>
+#include <torch/csrc/jit/runtime/interpreter.h>
+
+#include <unordered_set>
+
+#include "builder/error.h"
+#include "exporter/torch_util.h"
+
+namespace torch2onnx {
+
+namespace {
+
+thread_local std::vector<TensorInfo>* g_observed = nullptr;
+
+const char* kObserve = "torch2onnx::observe";
+
+// torch2onnx::observe(Tensor x, int id) -> () stores x's info under id.
+torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
+    "torch2onnx::observe(Tensor x, int id) -> ()",
+    [](torch::jit::Stack& stack) {
+      int64_t id = stack.back().toInt();
+      stack.pop_back();
+      at::Tensor t = stack.back().toTensor();
+      stack.pop_back();
+      if (g_observed && id >= 0 && static_cast<size_t>(id) < g_observed->size() && t.defined()) {
+        try {
+          (*g_observed)[id] = info_of(t);
+        } catch (const Error&) {
+          // A dtype ONNX lacks: leave it unknown; a converter that needs it will say so.
+        }
+      }
+    },
+    c10::AliasAnalysisKind::CONSERVATIVE)});
+
+void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>& ids,
+                std::vector<torch::jit::Node*>& added) {
+  auto* graph = block->owningGraph();
+  auto observe = [&](torch::jit::Value* v, torch::jit::Node* after_or_null) {
+    if (!v->type()->isSubtypeOf(*c10::TensorType::get())) return;
+    int64_t id = static_cast<int64_t>(ids.size());
+    ids.push_back(v);
+    auto* idc = graph->create(c10::prim::Constant);
+    idc->i_(c10::attr::value, id);
+    idc->output()->setType(c10::IntType::get());
+    auto* n = graph->create(c10::Symbol::fromQualString(kObserve), {v, idc->output()}, 0);
+    if (after_or_null) {
+      n->insertAfter(after_or_null);
+    } else {
+      n->insertBefore(block->nodes().front());
+    }
+    idc->insertBefore(n);
+    added.push_back(n);
+    added.push_back(idc);
+  };
+  for (auto* in : block->inputs()) observe(in, nullptr);
+  std::vector<torch::jit::Node*> nodes(block->nodes().begin(), block->nodes().end());
+  for (auto* n : nodes) {
+    for (auto* sub : n->blocks()) instrument(sub, ids, added);
+    for (auto* out : n->outputs()) observe(out, n);
+  }
+}
+
+}  // namespace
+
+ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
+                          const std::vector<c10::IValue>& inputs) {
+  // Instrument a copy so the graph we convert is untouched.
+  auto copy = graph->copy();
+  std::vector<const torch::jit::Value*> copy_values;
+  std::vector<torch::jit::Node*> added;
+  instrument(copy->block(), copy_values, added);
+
+  std::unordered_set<const torch::jit::Node*> added_set(added.begin(), added.end());
+  // Map copied values back to the originals: copy() preserves node order, so walk both in step.
+  std::unordered_map<const torch::jit::Value*, const torch::jit::Value*> to_original;
+  std::function<void(torch::jit::Block*, torch::jit::Block*)> pair_blocks =
+      [&](torch::jit::Block* a, torch::jit::Block* b) {
+        for (size_t i = 0; i < a->inputs().size(); ++i) to_original[b->inputs()[i]] = a->inputs()[i];
+        auto ita = a->nodes().begin();
+        auto itb = b->nodes().begin();
+        for (; ita != a->nodes().end(); ++ita, ++itb) {
+          while (added_set.count(*itb)) ++itb;
+          for (size_t i = 0; i < ita->outputs().size(); ++i)
+            to_original[itb->outputs()[i]] = ita->outputs()[i];
+          for (size_t k = 0; k < ita->blocks().size(); ++k) pair_blocks(ita->blocks()[k], itb->blocks()[k]);
+        }
+      };
+  pair_blocks(graph->block(), copy->block());
+
+  std::vector<TensorInfo> observed(copy_values.size());
+  g_observed = &observed;
+  torch::jit::Stack stack(inputs.begin(), inputs.end());
+  try {
+    torch::jit::Code code(copy, "torch2onnx_record");
+    torch::jit::InterpreterState state(code);
+    state.run(stack);
+  } catch (const std::exception& e) {
+    g_observed = nullptr;
+    std::string msg = e.what();
+    auto cut = msg.find("\nException raised from");
+    if (cut != std::string::npos) msg = msg.substr(0, cut);
+    throw Error(fmt::format("the model failed in LibTorch on the given inputs: {}", msg),
+                "check the --input specs (count, dtypes and shapes) against what forward expects");
+  }
+  g_observed = nullptr;
+
+  ShapeRecord rec;
+  for (size_t i = 0; i < copy_values.size(); ++i) {
+    if (observed[i].dtype == DType::Undefined) continue;
+    auto it = to_original.find(copy_values[i]);
+    if (it != to_original.end()) rec.infos[it->second] = observed[i];
+  }
+  rec.outputs.assign(stack.begin(), stack.end());
+  return rec;
+}
+
+}  // namespace torch2onnx

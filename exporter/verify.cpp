@@ -1,0 +1,257 @@
+#include "exporter/verify.h"
+
+#include <ATen/ATen.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "builder/error.h"
+#include "exporter/torch_util.h"
+
+#ifndef T2O_SOURCE_DIR
+#define T2O_SOURCE_DIR ""
+#endif
+#ifndef T2O_INSTALL_DATADIR
+#define T2O_INSTALL_DATADIR ""
+#endif
+
+namespace torch2onnx {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kInstallHint =
+    "install ONNX Runtime for --verify: `npm ci --ignore-scripts --prefix third_party/onnxruntime` "
+    "in the torch2onnx source tree (or `make deps`), or set TORCH2ONNX_ORT_DIR to a folder with "
+    "run_model.js and node_modules/onnxruntime-node";
+
+const char* ort_type(DType t) {
+  switch (t) {
+    case DType::Float: return "float32";
+    case DType::Double: return "float64";
+    case DType::Float16: return "float16";
+    case DType::Int64: return "int64";
+    case DType::Int32: return "int32";
+    case DType::Int16: return "int16";
+    case DType::Int8: return "int8";
+    case DType::UInt8: return "uint8";
+    case DType::Bool: return "bool";
+    default: break;
+  }
+  throw Error(fmt::format("ONNX Runtime's JavaScript API cannot feed {} tensors", dtype_name(t)),
+              "use another input dtype for --verify");
+}
+
+DType from_ort_type(const std::string& s) {
+  for (DType t : {DType::Float, DType::Double, DType::Float16, DType::Int64, DType::Int32,
+                  DType::Int16, DType::Int8, DType::UInt8, DType::Bool})
+    if (s == ort_type(t)) return t;
+  throw Error(fmt::format("ONNX Runtime returned an output of type '{}' that cannot be compared", s));
+}
+
+fs::path self_exe_dir() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : p.parent_path();
+}
+
+bool runner_ok(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir / "run_model.js", ec) &&
+         fs::exists(dir / "node_modules" / "onnxruntime-node" / "package.json", ec);
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Runs argv, capturing stderr into `err`; returns the exit status.
+int run_process(const std::vector<std::string>& argv, std::string& err) {
+  char tmpl[] = "/tmp/torch2onnx_errXXXXXX";
+  int efd = mkstemp(tmpl);
+  T2O_CHECK(efd >= 0, "cannot create a temporary file: {}", std::strerror(errno));
+  pid_t pid = fork();
+  T2O_CHECK(pid >= 0, "cannot start a process: {}", std::strerror(errno));
+  if (pid == 0) {
+    dup2(efd, 2);
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    dprintf(2, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  close(efd);
+  err = read_all(tmpl);
+  unlink(tmpl);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+
+std::string find_ort_runner() {
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("TORCH2ONNX_ORT_DIR")) candidates.emplace_back(env);
+  fs::path exe = self_exe_dir();
+  if (!exe.empty()) candidates.push_back(exe / ".." / "share" / "torch2onnx" / "onnxruntime");
+  if (*T2O_INSTALL_DATADIR) candidates.push_back(fs::path(T2O_INSTALL_DATADIR) / "onnxruntime");
+  if (*T2O_SOURCE_DIR) candidates.push_back(fs::path(T2O_SOURCE_DIR) / "third_party" / "onnxruntime");
+  for (const auto& c : candidates)
+    if (runner_ok(c)) return fs::weakly_canonical(c).string();
+  throw Error("ONNX Runtime is not installed, so --verify cannot run", kInstallHint);
+}
+
+std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
+                                        const std::vector<std::string>& input_names,
+                                        const std::vector<at::Tensor>& inputs) {
+  std::string runner = find_ort_runner();
+  char tmpl[] = "/tmp/torch2onnx_ortXXXXXX";
+  T2O_CHECK(mkdtemp(tmpl) != nullptr, "cannot create a temporary folder: {}", std::strerror(errno));
+  fs::path dir(tmpl);
+  struct Cleanup {
+    fs::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } cleanup{dir};
+  std::ostringstream req;
+  req << fs::absolute(model_path).string() << "\n" << dir.string() << "\n";
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TensorData d = to_tensor_data(inputs[i]);
+    fs::path f = dir / fmt::format("input_{}.bin", i);
+    std::ofstream(f, std::ios::binary).write(d.raw.data(), static_cast<std::streamsize>(d.raw.size()));
+    req << input_names.at(i) << "\t" << ort_type(d.dtype) << "\t" << fmt::format("{}", fmt::join(d.dims, ","))
+        << "\t" << f.string() << "\n";
+  }
+  std::ofstream(dir / "request.txt") << req.str();
+  std::string err;
+  int rc = run_process({"node", (fs::path(runner) / "run_model.js").string(),
+                        (dir / "request.txt").string()},
+                       err);
+  if (rc == 127 && err.find("cannot run node") != std::string::npos)
+    throw Error("--verify needs Node.js (`node`) on PATH to run ONNX Runtime",
+                "install it with `apt-get install nodejs`");
+  if (rc != 0) {
+    while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+    throw Error(fmt::format("ONNX Runtime failed to run '{}': {}", model_path, err),
+                "the exported model is invalid for ONNX Runtime; please report it");
+  }
+  std::vector<at::Tensor> outs;
+  std::istringstream lines(read_all(dir / "outputs.txt"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::istringstream ls(line);
+    std::string part;
+    while (std::getline(ls, part, '\t')) f.push_back(part);
+    T2O_CHECK(f.size() == 4, "malformed ONNX Runtime output line '{}'", line);
+    TensorData d;
+    d.dtype = from_ort_type(f[1]);
+    std::istringstream ds(f[2]);
+    std::string dim;
+    while (std::getline(ds, dim, ',')) d.dims.push_back(std::stoll(dim));
+    d.raw = read_all(f[3]);
+    outs.push_back(from_tensor_data(d));
+  }
+  return outs;
+}
+
+std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
+                                         const std::vector<at::Tensor>& expected,
+                                         const std::vector<at::Tensor>& actual, double rtol,
+                                         double atol) {
+  std::vector<OutputCheck> checks;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    OutputCheck c;
+    c.name = i < names.size() ? names[i] : fmt::format("output_{}", i);
+    if (i >= actual.size()) {
+      c.problem = "ONNX Runtime did not return this output";
+      checks.push_back(c);
+      continue;
+    }
+    at::Tensor e = expected[i].detach().to(at::kDouble);
+    at::Tensor a = actual[i].detach().to(at::kDouble);
+    if (e.sizes() != a.sizes()) {
+      c.shape_ok = false;
+      c.problem = fmt::format("shape differs: LibTorch {} vs ONNX Runtime {}",
+                              fmt::join(e.sizes(), "x"), fmt::join(a.sizes(), "x"));
+      checks.push_back(c);
+      continue;
+    }
+    if (expected[i].scalar_type() != actual[i].scalar_type() &&
+        !(expected[i].scalar_type() == at::kBool && actual[i].scalar_type() == at::kByte))
+      c.problem = fmt::format("dtype differs: LibTorch {} vs ONNX Runtime {}",
+                              c10::toString(expected[i].scalar_type()),
+                              c10::toString(actual[i].scalar_type()));
+    if (e.numel() > 0) {
+      at::Tensor nan_e = at::isnan(e), nan_a = at::isnan(a);
+      if (!at::equal(nan_e, nan_a)) c.problem = "NaN positions differ";
+      at::Tensor finite = at::isfinite(e);
+      at::Tensor inf_mismatch = (~finite & ~nan_e) & (e != a);
+      if (inf_mismatch.any().item<bool>()) c.problem = "infinite values differ";
+      at::Tensor diff = at::where(finite, (e - a).abs(), at::zeros_like(e));
+      at::Tensor diff_nan = at::isnan(diff);
+      c.max_abs_error = diff.masked_fill(diff_nan, 0).max().item<double>();
+      if (diff_nan.any().item<bool>()) c.problem = "ONNX Runtime produced NaN where LibTorch did not";
+      c.max_abs_ref = at::where(finite, e.abs(), at::zeros_like(e)).max().item<double>();
+    }
+    c.max_rel_error = c.max_abs_error / std::max(1.0, c.max_abs_ref);
+    c.tolerance = std::max(atol, rtol * c.max_abs_ref);
+    checks.push_back(c);
+  }
+  return checks;
+}
+
+std::vector<at::Tensor> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  std::vector<at::Tensor> out;
+  for (const auto& s : specs) {
+    std::vector<int64_t> sizes;
+    for (const auto& d : s.dims) sizes.push_back(d.value);
+    auto st = to_scalar_type(s.dtype);
+    at::Tensor t;
+    if (is_floating(s.dtype)) {
+      t = at::randn(sizes, gen, at::TensorOptions().dtype(at::kFloat)).to(st);
+    } else if (s.dtype == DType::Bool) {
+      t = at::randint(0, 2, sizes, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+    } else {
+      t = at::randint(0, 10, sizes, gen, at::TensorOptions().dtype(at::kLong)).to(st);
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+void write_test_data(const std::string& dir, const std::vector<std::string>& input_names,
+                     const std::vector<at::Tensor>& inputs,
+                     const std::vector<std::string>& output_names,
+                     const std::vector<at::Tensor>& outputs) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  T2O_CHECK(!ec, "cannot create test-data folder '{}': {}", dir, ec.message());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    save_tensor_proto((fs::path(dir) / fmt::format("input_{}.pb", i)).string(),
+                      to_tensor_data(inputs[i]), input_names.at(i));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    save_tensor_proto((fs::path(dir) / fmt::format("output_{}.pb", i)).string(),
+                      to_tensor_data(outputs[i]), i < output_names.size() ? output_names[i] : "");
+}
+
+}  // namespace torch2onnx

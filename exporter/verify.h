@@ -1,0 +1,37 @@
+// Verification in ONNX Runtime (through the pinned onnxruntime-node package) against LibTorch.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <vector>
+
+#include "exporter/export.h"
+
+namespace torch2onnx {
+
+// Where the ONNX Runtime runner lives (folder with run_model.js and node_modules/); throws Error
+// with install instructions when it is missing.
+std::string find_ort_runner();
+
+// Runs `model_path` in ONNX Runtime on `inputs` (named) and returns its outputs in graph order.
+std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
+                                        const std::vector<std::string>& input_names,
+                                        const std::vector<at::Tensor>& inputs);
+
+// Compares ONNX Runtime's outputs with LibTorch's, per output.
+std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
+                                         const std::vector<at::Tensor>& expected,
+                                         const std::vector<at::Tensor>& actual, double rtol,
+                                         double atol);
+
+// Random inputs for the specs, reproducible from `seed`: floats ~ N(0,1), ints in [0, 10), bools.
+std::vector<at::Tensor> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed);
+
+// Writes <dir>/input_N.pb and output_N.pb (ONNX model zoo layout).
+void write_test_data(const std::string& dir, const std::vector<std::string>& input_names,
+                     const std::vector<at::Tensor>& inputs,
+                     const std::vector<std::string>& output_names,
+                     const std::vector<at::Tensor>& outputs);
+
+}  // namespace torch2onnx

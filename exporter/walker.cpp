@@ -1,0 +1,511 @@
+#include "exporter/walker.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <set>
+#include <unordered_set>
+
+#include "exporter/torch_util.h"
+
+namespace torch2onnx {
+
+namespace {
+
+using torch::jit::Node;
+using torch::jit::Value;
+
+// Ops that read only a tensor's metadata: with a static recorded shape they fold to constants.
+const std::unordered_set<std::string>& metadata_ops() {
+  static const std::unordered_set<std::string> ops = {
+      "aten::size",  "aten::dim",    "prim::dtype",   "prim::device", "aten::numel",
+      "prim::layout", "aten::is_floating_point", "prim::is_cuda", "aten::len", "prim::is_quantized",
+      "aten::is_complex"};
+  return ops;
+}
+
+// prim:: nodes (and list helpers) the walker handles itself.
+const std::unordered_set<std::string>& walker_ops() {
+  static const std::unordered_set<std::string> ops = {
+      "prim::Constant",     "prim::ListConstruct", "prim::ListUnpack",      "prim::TupleConstruct",
+      "prim::TupleUnpack",  "prim::NumToTensor",   "prim::unchecked_cast",  "prim::Uninitialized",
+      "prim::RaiseException", "aten::warn",        "prim::If",              "aten::__getitem__",
+      "prim::TupleIndex",   "prim::GetAttr",       "aten::detach",          "prim::RaiseException"};
+  return ops;
+}
+
+bool is_foldable(const Node* n) {
+  if (!n->blocks().empty() || n->hasSideEffects() || n->isNondeterministic()) return false;
+  if (n->kind() == c10::prim::GetAttr || n->kind() == c10::prim::CallMethod ||
+      n->kind() == c10::prim::CallFunction)
+    return false;
+  return n->maybeOperator() != nullptr;
+}
+
+bool is_inplace(const std::string& op) {
+  auto pos = op.find("::");
+  std::string name = pos == std::string::npos ? op : op.substr(pos + 2);
+  return name.size() > 1 && name.back() == '_' && name.substr(name.size() - 2) != "__" &&
+         name.front() != '_';
+}
+
+bool is_tensor_type(const Value* v) { return v->type()->isSubtypeOf(*c10::TensorType::get()); }
+
+std::string place_of(const Node* n) {
+  NodeWhere w = where_of(n);
+  std::string scope = w.scope.empty() ? "<top>" : w.scope;
+  return w.source.empty() ? scope : fmt::format("{} ({})", scope, w.source);
+}
+
+at::Tensor meta_tensor(const TensorInfo& info) {
+  return at::empty(info.sizes(), at::TensorOptions().dtype(to_scalar_type(info.dtype)).device(at::kMeta));
+}
+
+}  // namespace
+
+std::string format_unsupported(const std::vector<UnsupportedOp>& ops, int opset) {
+  std::string msg = fmt::format("{} op{} ha{} no converter at opset {}:", ops.size(),
+                                ops.size() == 1 ? "" : "s", ops.size() == 1 ? "s" : "ve", opset);
+  for (const auto& u : ops) {
+    msg += fmt::format("\n  {} ({} use{}): {}", u.op, u.uses, u.uses == 1 ? "" : "s",
+                       fmt::join(u.places, "; "));
+    if (u.places.size() < u.uses) msg += fmt::format("; ... {} more", u.uses - u.places.size());
+    if (u.available_from > 0) msg += fmt::format(" [supported from opset {}: use --opset {}]",
+                                                 u.available_from, u.available_from);
+  }
+  return msg;
+}
+
+Walker::Walker(GraphBuilder& b, const ShapeRecord& record, const Registry& registry)
+    : b_(b), record_(record), registry_(registry) {}
+
+// ---- pre-scan -------------------------------------------------------------------------------
+
+std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph& graph) const {
+  std::unordered_set<const Value*> consts;
+  std::map<std::string, UnsupportedOp> found;
+  std::function<void(const torch::jit::Block*)> scan = [&](const torch::jit::Block* block) {
+    for (const Node* n : block->nodes()) {
+      std::string op = n->kind().toQualString();
+      bool all_const = true;
+      for (const Value* in : n->inputs()) all_const = all_const && consts.count(in);
+      bool metadata_static = false;
+      if (metadata_ops().count(op) && !n->inputs().empty()) {
+        const TensorInfo* info = record_.find(n->inputs()[0]);
+        metadata_static = info && info->is_static();
+      }
+      if (n->kind() == c10::prim::Constant || metadata_static ||
+          (all_const && is_foldable(n) && !walker_ops().count(op))) {
+        for (const Value* o : n->outputs()) consts.insert(o);
+        continue;
+      }
+      if (n->kind() == c10::prim::If && consts.count(n->inputs()[0])) {
+        for (const auto* sub : n->blocks()) scan(sub);  // only one runs; both must be convertible
+        continue;
+      }
+      if (walker_ops().count(op)) {
+        if ((n->kind() == c10::prim::ListConstruct || n->kind() == c10::prim::TupleConstruct ||
+             n->kind() == c10::prim::ListUnpack || n->kind() == c10::prim::TupleUnpack) &&
+            all_const)
+          for (const Value* o : n->outputs()) consts.insert(o);
+        continue;
+      }
+      if (registry_.find(op, b_.opset())) continue;
+      auto& u = found[op];
+      u.op = op;
+      ++u.uses;
+      if (u.places.size() < 3) u.places.push_back(place_of(n));
+      for (const auto* e : registry_.entries())
+        if (e->op == op && (u.available_from == 0 || e->since_opset < u.available_from))
+          u.available_from = e->since_opset;
+    }
+  };
+  scan(graph.block());
+  std::vector<UnsupportedOp> out;
+  for (auto& [op, u] : found) out.push_back(std::move(u));
+  return out;
+}
+
+// ---- environment ----------------------------------------------------------------------------
+
+const Walker::Bound& Walker::lookup(const Value* v) const {
+  auto it = env_.find(v);
+  T2O_CHECK(it != env_.end() && it->second.kind != Bound::Kind::Unset,
+            "internal error: value %{} is used before it is defined", v->debugName());
+  return it->second;
+}
+
+void Walker::bind(const Value* v, Bound bound) {
+  if (bound.kind == Bound::Kind::Tensor) {
+    if (const TensorInfo* info = record_.find(v)) b_.set_info(bound.tensor, *info);
+  }
+  env_[v] = std::move(bound);
+}
+
+void Walker::bind_input(const Value* v, const Val& val) {
+  Bound bd;
+  bd.kind = Bound::Kind::Tensor;
+  bd.tensor = val;
+  env_[v] = bd;
+}
+
+Val Walker::materialize(const at::Tensor& t, const std::string& hint) {
+  const void* key = t.unsafeGetTensorImpl();
+  auto it = materialized_.find(key);
+  if (it != materialized_.end()) return it->second;
+  std::string name = hint;
+  if (name.rfind("self.", 0) == 0) name = name.substr(5);
+  // Debug names of plain temporaries are numbers ("123"); give constants a readable stem.
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "const";
+  Val v = b_.constant(to_tensor_data(t), name);
+  materialized_.emplace(key, v);
+  return v;
+}
+
+Arg Walker::to_arg(const Bound& bd, const Value* origin) {
+  switch (bd.kind) {
+    case Bound::Kind::Tensor: return Arg::of_tensor(bd.tensor);
+    case Bound::Kind::List: {
+      std::vector<Arg> items;
+      for (const auto& it : bd.items) items.push_back(to_arg(it, origin));
+      return Arg::of_list(std::move(items));
+    }
+    case Bound::Kind::Unset: return Arg::none();
+    case Bound::Kind::Const: break;
+  }
+  const c10::IValue& iv = bd.constant;
+  if (iv.isNone()) return Arg::none();
+  if (iv.isTensor()) {
+    const at::Tensor& t = iv.toTensor();
+    if (!t.defined()) return Arg::none();
+    return Arg::of_tensor(materialize(t, origin ? origin->debugName() : "const"));
+  }
+  if (iv.isInt()) return Arg::of_int(iv.toInt());
+  if (iv.isDouble()) return Arg::of_float(iv.toDouble());
+  if (iv.isBool()) return Arg::of_bool(iv.toBool());
+  if (iv.isString()) return Arg::of_string(iv.toStringRef());
+  if (iv.isDevice()) {
+    Arg a;
+    a.kind = Arg::Kind::Device;
+    a.s = iv.toDevice().str();
+    return a;
+  }
+  if (iv.isList() || iv.isTuple()) {
+    std::vector<Arg> items;
+    auto elems = iv.isList() ? iv.toListRef().vec() : iv.toTupleRef().elements().vec();
+    for (const auto& e : elems) {
+      Bound eb;
+      eb.kind = Bound::Kind::Const;
+      eb.constant = e;
+      items.push_back(to_arg(eb, origin));
+    }
+    return Arg::of_list(std::move(items));
+  }
+  Arg a;
+  a.kind = Arg::Kind::Other;
+  a.s = iv.tagKind();
+  return a;
+}
+
+Walker::Bound Walker::from_arg(const Arg& a, const Value* v) {
+  Bound bd;
+  switch (a.kind) {
+    case Arg::Kind::Tensor:
+      bd.kind = Bound::Kind::Tensor;
+      bd.tensor = a.tensor;
+      return bd;
+    case Arg::Kind::List: {
+      bool all_const = true;
+      for (const auto& it : a.items) all_const = all_const && it.is_number();
+      if (!all_const || a.items.empty()) {
+        bd.kind = Bound::Kind::List;
+        for (const auto& it : a.items) bd.items.push_back(from_arg(it, nullptr));
+        return bd;
+      }
+      bd.kind = Bound::Kind::Const;
+      if (a.items[0].kind == Arg::Kind::Float)
+        bd.constant = c10::IValue(a.to_doubles());
+      else
+        bd.constant = c10::IValue(a.to_ints());
+      return bd;
+    }
+    case Arg::Kind::Int: bd.constant = c10::IValue(a.i); break;
+    case Arg::Kind::Float: bd.constant = c10::IValue(a.f); break;
+    case Arg::Kind::Bool: bd.constant = c10::IValue(a.b); break;
+    case Arg::Kind::String: bd.constant = c10::IValue(a.s); break;
+    case Arg::Kind::None: bd.constant = c10::IValue(); break;
+    default:
+      throw Error(fmt::format("converter produced an unsupported result ({}) for %{}", a.describe(),
+                              v ? v->debugName() : "?"));
+  }
+  bd.kind = Bound::Kind::Const;
+  return bd;
+}
+
+// ---- conversion -----------------------------------------------------------------------------
+
+void Walker::run(const torch::jit::Graph& graph) {
+  node_index_ = 0;
+  run_block(graph.block());
+}
+
+void Walker::run_block(const torch::jit::Block* block) {
+  for (const Node* n : block->nodes()) run_node(n, node_index_++);
+}
+
+std::string Walker::describe_inputs(const Node* n) const {
+  std::vector<std::string> parts;
+  for (const Value* in : n->inputs()) {
+    auto it = env_.find(in);
+    std::string desc = "%" + in->debugName();
+    if (it != env_.end()) {
+      const Bound& bd = it->second;
+      if (bd.kind == Bound::Kind::Tensor && b_.has_info(bd.tensor))
+        desc += ": " + b_.info(bd.tensor).str();
+      else if (bd.kind == Bound::Kind::Const && !bd.constant.isTensor())
+        desc += fmt::format(" = {}", [&] {
+          std::ostringstream os;
+          os << bd.constant;
+          return os.str();
+        }());
+    }
+    parts.push_back(desc);
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+void Walker::run_node(const Node* n, size_t index) {
+  std::string op = n->kind().toQualString();
+  NodeWhere where = where_of(n);
+  b_.set_scope(where.scope.empty() ? op : fmt::format("{}/{}", where.scope, op));
+  try {
+    if (try_handle_prim(n)) return;
+    if (try_fold(n)) return;
+    const RegistryEntry* entry = registry_.find(op, b_.opset());
+    if (!entry)
+      throw Error(fmt::format("{} has no converter at opset {}", op, b_.opset()),
+                  "see `torch2onnx ops` for the supported ops");
+    convert(n, *entry);
+  } catch (const std::exception& e) {
+    const auto* err = dynamic_cast<const Error*>(&e);
+    std::string where_text = where.scope.empty() ? "<top level>" : where.scope;
+    if (!where.source.empty()) where_text += ", " + where.source;
+    throw Error(fmt::format("node #{} {} ({}) with inputs [{}]: {}", index, op, where_text,
+                            describe_inputs(n), e.what()),
+                err ? err->hint() : std::string());
+  }
+}
+
+bool Walker::try_handle_prim(const Node* n) {
+  using K = Bound::Kind;
+  auto kind = n->kind();
+  if (kind == c10::prim::Constant) {
+    Bound bd;
+    bd.kind = K::Const;
+    bd.constant = n->output()->type()->kind() == c10::TypeKind::NoneType
+                      ? c10::IValue()
+                      : *torch::jit::toIValue(n->output());
+    bind(n->output(), bd);
+    return true;
+  }
+  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) {
+    bool all_const = true;
+    for (const Value* in : n->inputs()) all_const = all_const && lookup(in).kind == K::Const;
+    if (all_const && kind == c10::prim::ListConstruct && is_foldable(n)) return try_fold(n);
+    Bound bd;
+    bd.kind = K::List;
+    for (const Value* in : n->inputs()) bd.items.push_back(lookup(in));
+    bind(n->output(), bd);
+    return true;
+  }
+  if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack) {
+    const Bound& src = lookup(n->input(0));
+    if (src.kind == K::List) {
+      T2O_CHECK(src.items.size() == n->outputs().size(), "unpacking {} items into {} values",
+                src.items.size(), n->outputs().size());
+      Bound copy = src;
+      for (size_t i = 0; i < n->outputs().size(); ++i) bind(n->outputs()[i], copy.items[i]);
+      return true;
+    }
+    T2O_CHECK(src.kind == K::Const, "cannot unpack a non-list value");
+    auto elems = src.constant.isList() ? src.constant.toListRef().vec()
+                                       : src.constant.toTupleRef().elements().vec();
+    T2O_CHECK(elems.size() == n->outputs().size(), "unpacking {} items into {} values", elems.size(),
+              n->outputs().size());
+    for (size_t i = 0; i < elems.size(); ++i) {
+      Bound bd;
+      bd.kind = K::Const;
+      bd.constant = elems[i];
+      bind(n->outputs()[i], bd);
+    }
+    return true;
+  }
+  if (kind == c10::aten::__getitem__ || kind == c10::prim::TupleIndex) {
+    const Bound& src = lookup(n->input(0));
+    if (src.kind != K::List) return false;  // constant lists fold; dicts/strings go to converters
+    const Bound& idx = lookup(n->input(1));
+    T2O_CHECK(idx.kind == K::Const && idx.constant.isInt(), "list index must be a constant int");
+    int64_t i = idx.constant.toInt();
+    int64_t size = static_cast<int64_t>(src.items.size());
+    if (i < 0) i += size;
+    T2O_CHECK(i >= 0 && i < size, "list index {} out of range for {} items", idx.constant.toInt(), size);
+    Bound item = src.items[static_cast<size_t>(i)];
+    bind(n->output(), item);
+    return true;
+  }
+  if (kind == c10::aten::len && lookup(n->input(0)).kind == K::List) {
+    Bound bd;
+    bd.kind = K::Const;
+    bd.constant = c10::IValue(static_cast<int64_t>(lookup(n->input(0)).items.size()));
+    bind(n->output(), bd);
+    return true;
+  }
+  if (kind == c10::prim::NumToTensor) {
+    const Bound& src = lookup(n->input(0));
+    if (src.kind == K::Const) return try_fold(n);
+    bind(n->output(), src);
+    return true;
+  }
+  if (kind == c10::prim::unchecked_cast || kind == c10::aten::detach) {
+    bind(n->output(), lookup(n->input(0)));
+    return true;
+  }
+  if (kind == c10::prim::Uninitialized) {
+    Bound bd;
+    bd.kind = K::Const;
+    bind(n->output(), bd);
+    return true;
+  }
+  if (kind == c10::prim::RaiseException || kind == c10::aten::warn) {
+    warnings_.push_back(fmt::format("dropped {} at {}", kind.toQualString(), place_of(n)));
+    return true;
+  }
+  if (kind == c10::prim::GetAttr)
+    throw Error("the graph still reads a module attribute after freezing",
+                "make the attribute a constant or a local variable in forward");
+  if (kind == c10::prim::If) {
+    const Bound& cond = lookup(n->input(0));
+    if (cond.kind != K::Const)
+      throw Error("data-dependent control flow (prim::If on a runtime value) is not supported yet",
+                  "trace the model with torch.jit.trace, or make the condition a constant");
+    const torch::jit::Block* taken = n->blocks()[cond.constant.toBool() ? 0 : 1];
+    run_block(taken);
+    for (size_t i = 0; i < n->outputs().size(); ++i) bind(n->outputs()[i], lookup(taken->outputs()[i]));
+    return true;
+  }
+  if (metadata_ops().count(kind.toQualString()) && !n->inputs().empty()) {
+    const Bound& src = lookup(n->input(0));
+    const TensorInfo* info = src.kind == K::Tensor ? record_.find(n->input(0)) : nullptr;
+    if (src.kind == K::Tensor && info && info->is_static()) {
+      torch::jit::Stack stack;
+      stack.emplace_back(meta_tensor(*info));
+      for (size_t i = 1; i < n->inputs().size(); ++i) {
+        const Bound& bd = lookup(n->inputs()[i]);
+        T2O_CHECK(bd.kind == K::Const, "{} argument {} must be a constant", kind.toQualString(), i);
+        stack.push_back(bd.constant);
+      }
+      n->getOperation()(stack);
+      for (size_t i = 0; i < n->outputs().size(); ++i) {
+        Bound bd;
+        bd.kind = K::Const;
+        bd.constant = stack[i];
+        if (bd.constant.isDevice()) bd.constant = c10::IValue(c10::Device(c10::kCPU));
+        bind(n->outputs()[i], bd);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Walker::try_fold(const Node* n) {
+  if (!is_foldable(n)) return false;
+  for (const Value* in : n->inputs())
+    if (lookup(in).kind != Bound::Kind::Const) return false;
+  torch::jit::Stack stack;
+  for (const Value* in : n->inputs()) stack.push_back(lookup(in).constant);
+  try {
+    n->getOperation()(stack);
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    auto cut = msg.find("\nException raised from");
+    throw Error(fmt::format("evaluating this constant expression failed in LibTorch: {}",
+                            cut == std::string::npos ? msg : msg.substr(0, cut)));
+  }
+  T2O_CHECK(stack.size() == n->outputs().size(), "constant evaluation returned {} values for {}",
+            stack.size(), n->outputs().size());
+  for (size_t i = 0; i < stack.size(); ++i) {
+    Bound bd;
+    bd.kind = Bound::Kind::Const;
+    bd.constant = std::move(stack[i]);
+    bind(n->outputs()[i], std::move(bd));
+  }
+  return true;
+}
+
+void Walker::convert(const Node* n, const RegistryEntry& entry) {
+  std::vector<Arg> args;
+  args.reserve(n->inputs().size());
+  for (const Value* in : n->inputs()) args.push_back(to_arg(lookup(in), in));
+  std::vector<TensorInfo> out_infos;
+  for (const Value* o : n->outputs()) {
+    const TensorInfo* info = record_.find(o);
+    out_infos.push_back(info ? *info : TensorInfo{});
+  }
+  ConvertCtx ctx(b_, entry.op, std::move(args), std::move(out_infos));
+  entry.fn(ctx);
+  for (size_t i = 0; i < n->outputs().size(); ++i) {
+    const Arg& a = ctx.outputs()[i];
+    const Value* o = n->outputs()[i];
+    bool may_be_none = o->type()->kind() == c10::TypeKind::NoneType ||
+                       o->type()->kind() == c10::TypeKind::OptionalType;
+    T2O_CHECK(!a.is_none() || may_be_none, "the {} converter did not produce output {} (%{})",
+              entry.op, i, o->debugName());
+    if (a.is_tensor() && is_tensor_type(o) && !record_.find(o) && !b_.has_info(a.tensor))
+      warnings_.push_back(fmt::format("no shape recorded for %{}", o->debugName()));
+    bind(o, from_arg(a, o));
+  }
+  // An in-place op also updates its first input for the nodes that follow.
+  if (is_inplace(entry.op) && !n->inputs().empty() && !n->outputs().empty())
+    env_[n->inputs()[0]] = env_[n->outputs()[0]];
+}
+
+void Walker::flatten(const Bound& bd, const Value* v, std::vector<Val>& out) {
+  switch (bd.kind) {
+    case Bound::Kind::Tensor: out.push_back(bd.tensor); return;
+    case Bound::Kind::List:
+      for (const auto& it : bd.items) flatten(it, nullptr, out);
+      return;
+    case Bound::Kind::Unset: throw Error("a graph output is never computed");
+    case Bound::Kind::Const: break;
+  }
+  const c10::IValue& iv = bd.constant;
+  if (iv.isTensor()) {
+    out.push_back(materialize(iv.toTensor(), "const_output"));
+  } else if (iv.isList() || iv.isTuple()) {
+    auto elems = iv.isList() ? iv.toListRef().vec() : iv.toTupleRef().elements().vec();
+    for (const auto& e : elems) {
+      Bound eb;
+      eb.kind = Bound::Kind::Const;
+      eb.constant = e;
+      flatten(eb, nullptr, out);
+    }
+  } else if (iv.isInt() || iv.isDouble() || iv.isBool()) {
+    at::Tensor t = iv.isInt() ? at::scalar_tensor(iv.toInt(), at::kLong)
+                   : iv.isDouble() ? at::scalar_tensor(iv.toDouble(), at::kDouble)
+                                   : at::scalar_tensor(iv.toBool(), at::kBool);
+    out.push_back(b_.constant(to_tensor_data(t), "const_output"));
+  } else {
+    throw Error(fmt::format("graph output %{} is a {} , not a tensor",
+                            v ? v->debugName() : "?", iv.tagKind()),
+                "return tensors (or tuples/lists of tensors) from forward");
+  }
+}
+
+std::vector<Val> Walker::outputs(const torch::jit::Graph& graph) {
+  std::vector<Val> out;
+  for (const Value* v : graph.outputs()) flatten(lookup(v), v, out);
+  return out;
+}
+
+}  // namespace torch2onnx

@@ -1,0 +1,74 @@
+// The graph walker: one pass over a prepared TorchScript graph, mapping each torch value to an
+// ONNX value or a compile-time constant, handling prim:: nodes itself and dispatching the rest to
+// the converter registry.
+#pragma once
+
+#include <ATen/core/ivalue.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "aten_lib/converter.h"
+#include "exporter/recorder.h"
+
+namespace torch2onnx {
+
+struct UnsupportedOp {
+  std::string op;
+  std::vector<std::string> places;  // "layer1.0.act (model.py:12)", one per use, first few
+  size_t uses = 0;
+  int available_from = 0;  // >0 when a converter exists at a newer opset
+};
+
+// The message for a list of unsupported ops: one line per op with where it is used.
+std::string format_unsupported(const std::vector<UnsupportedOp>& ops, int opset);
+
+class Walker {
+ public:
+  Walker(GraphBuilder& b, const ShapeRecord& record, const Registry& registry);
+
+  // Every node that would need a converter the registry lacks at the builder's opset.
+  std::vector<UnsupportedOp> find_unsupported(const torch::jit::Graph& graph) const;
+
+  void bind_input(const torch::jit::Value* v, const Val& val);
+  // Converts every node of the graph; throws Error naming the node on failure.
+  void run(const torch::jit::Graph& graph);
+  // The graph's outputs flattened to tensors (tuples and lists in order), constants materialized.
+  std::vector<Val> outputs(const torch::jit::Graph& graph);
+
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  struct Bound {
+    enum class Kind { Unset, Const, Tensor, List } kind = Kind::Unset;
+    c10::IValue constant;
+    Val tensor;
+    std::vector<Bound> items;
+  };
+
+  void run_block(const torch::jit::Block* block);
+  void run_node(const torch::jit::Node* n, size_t index);
+  bool try_handle_prim(const torch::jit::Node* n);
+  bool try_fold(const torch::jit::Node* n);
+  void convert(const torch::jit::Node* n, const RegistryEntry& entry);
+
+  const Bound& lookup(const torch::jit::Value* v) const;
+  void bind(const torch::jit::Value* v, Bound b);
+  Arg to_arg(const Bound& b, const torch::jit::Value* origin);
+  Bound from_arg(const Arg& a, const torch::jit::Value* v);
+  Val materialize(const at::Tensor& t, const std::string& hint);
+  void flatten(const Bound& b, const torch::jit::Value* v, std::vector<Val>& out);
+  std::string describe_inputs(const torch::jit::Node* n) const;
+
+  GraphBuilder& b_;
+  const ShapeRecord& record_;
+  const Registry& registry_;
+  std::unordered_map<const torch::jit::Value*, Bound> env_;
+  std::unordered_map<const void*, Val> materialized_;
+  std::vector<std::string> warnings_;
+  size_t node_index_ = 0;
+};
+
+}  // namespace torch2onnx

@@ -1,0 +1,37 @@
+// Test helpers: export a TorchScript IR snippet, run it in ONNX Runtime and compare with LibTorch.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <string>
+#include <vector>
+
+#include "exporter/export.h"
+
+namespace t2o_test {
+
+struct IrResult {
+  std::vector<std::string> op_types;  // ONNX node op types, in graph order (output Identity last)
+  std::vector<torch2onnx::OutputCheck> checks;
+  std::vector<at::Tensor> torch_outputs, ort_outputs;
+  size_t count(const std::string& op_type) const;
+};
+
+// Parses `ir` (graph(%x : Tensor, ...): ...), prepares it like a loaded model, exports at `opset`,
+// runs the ONNX file in ONNX Runtime on `inputs` and REQUIREs every output to match LibTorch's
+// within max(atol, rtol * max|torch|).
+IrResult check_ir(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset = 17,
+                  double rtol = 1e-4, double atol = 1e-4);
+
+// check_ir at opset 13 and 17 (the range ends), returning the opset-17 result.
+IrResult check_ir_opsets(const std::string& ir, const std::vector<at::Tensor>& inputs,
+                         double rtol = 1e-4, double atol = 1e-4);
+
+// Export only; returns the error message (empty on success). For tests of failures.
+std::string export_ir_error(const std::string& ir, const std::vector<at::Tensor>& inputs,
+                            int opset = 17);
+
+// Deterministic random input.
+at::Tensor randn(std::vector<int64_t> shape, uint64_t seed = 1);
+
+}  // namespace t2o_test

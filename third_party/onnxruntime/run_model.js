@@ -1,0 +1,51 @@
+// Runs one ONNX model in ONNX Runtime (onnxruntime-node) for torch2onnx --verify.
+// Request file (text): line 1 model path, line 2 output folder, then one line per input:
+//   name<TAB>type<TAB>dims(comma-separated)<TAB>raw-data file
+// Writes <folder>/output_N.bin and <folder>/outputs.txt (same line format), in graph order.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const ort = require('onnxruntime-node');
+
+const ARRAYS = {
+  float32: Float32Array, float64: Float64Array, float16: Uint16Array, int64: BigInt64Array,
+  int32: Int32Array, int16: Int16Array, int8: Int8Array, uint8: Uint8Array, bool: Uint8Array,
+};
+
+function view(type, buf) {
+  const Ctor = ARRAYS[type];
+  if (!Ctor) throw new Error(`unsupported input type ${type}`);
+  const copy = new Uint8Array(buf.byteLength);
+  copy.set(buf);
+  return new Ctor(copy.buffer, 0, buf.byteLength / Ctor.BYTES_PER_ELEMENT);
+}
+
+async function main() {
+  const lines = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter((l) => l.length);
+  const [model, outDir, ...inputs] = lines;
+  const threads = parseInt(process.env.TORCH2ONNX_ORT_THREADS || '1', 10);
+  const session = await ort.InferenceSession.create(model, {
+    intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+  });
+  const feeds = {};
+  for (const line of inputs) {
+    const [name, type, dimsText, file] = line.split('\t');
+    const dims = dimsText.length ? dimsText.split(',').map(Number) : [];
+    feeds[name] = new ort.Tensor(type, view(type, fs.readFileSync(file)), dims);
+  }
+  const results = await session.run(feeds);
+  const out = [];
+  session.outputNames.forEach((name, i) => {
+    const t = results[name];
+    const file = path.join(outDir, `output_${i}.bin`);
+    const data = t.data;
+    fs.writeFileSync(file, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    out.push([name, t.type, t.dims.join(','), file].join('\t'));
+  });
+  fs.writeFileSync(path.join(outDir, 'outputs.txt'), out.join('\n') + '\n');
+}
+
+main().catch((e) => {
+  process.stderr.write(String((e && e.message) || e).split('\n')[0] + '\n');
+  process.exit(1);
+});
