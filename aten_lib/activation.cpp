@@ -1,18 +1,304 @@
 // Activation functions: aten::relu, sigmoid, gelu, softmax, ...
+#include <cmath>
+
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
 namespace torch2onnx {
 
-void aten_relu(ConvertCtx& c) { c.set_out(0, c.b.op1("Relu", {c.tensor(0)})); }
+namespace {
 
-void aten_sigmoid(ConvertCtx& c) { c.set_out(0, c.b.op1("Sigmoid", {c.tensor(0)})); }
+// A node whose output dtype we know, so that later casts can be skipped.
+Val op_t(GraphBuilder& b, DType t, std::string_view op, const std::vector<Val>& inputs,
+         const std::vector<Attr>& attrs = {}) {
+  Val v = b.op1(op, inputs, attrs);
+  TensorInfo info;
+  info.dtype = t;
+  b.set_info(v, info);
+  return v;
+}
+
+// The dtype an activation computes in: the output's, except bfloat16, for which ONNX Runtime
+// has almost no kernels (computed in float and cast back).
+DType compute_type(const ConvertCtx& c) {
+  DType t = out_dtype(c);
+  return t == DType::BFloat16 ? DType::Float : t;
+}
+
+// Input 0 in the computation dtype.
+Val input(ConvertCtx& c, DType k) { return cast_to(c.b, c.tensor(0), k); }
+
+void set_result(ConvertCtx& c, const Val& v) { c.set_out(0, cast_to(c.b, v, out_dtype(c))); }
+
+double number(const ConvertCtx& c, size_t i, double dflt) {
+  if (!c.has(i)) return dflt;
+  T2O_CHECK(c.in(i).is_number(), "argument {} of {} must be a constant number, got {}", i, c.op(),
+            c.in(i).describe());
+  return c.in(i).to_double();
+}
+
+Val scalar(GraphBuilder& b, DType t, double v) { return b.const_scalar(t, v); }
+
+// One ONNX op on input 0 in the computation dtype.
+void unary(ConvertCtx& c, std::string_view op, const std::vector<Attr>& attrs = {}) {
+  DType k = compute_type(c);
+  set_result(c, op_t(c.b, k, op, {input(c, k)}, attrs));
+}
+
+// log(1 + exp(x)) scaled as torch does: softplus(beta * x) / beta.
+Val softplus(GraphBuilder& b, const Val& x, DType k, double beta) {
+  if (beta == 1.0) return op_t(b, k, "Softplus", {x});
+  Val bx = op_t(b, k, "Mul", {x, scalar(b, k, beta)});
+  return op_t(b, k, "Div", {op_t(b, k, "Softplus", {bx}), scalar(b, k, beta)});
+}
+
+Val hard_sigmoid(GraphBuilder& b, const Val& x, DType k) {
+  return op_t(b, k, "HardSigmoid", {x}, {{"alpha", 1.0 / 6.0}, {"beta", 0.5}});
+}
+
+}  // namespace
+
+void aten_relu(ConvertCtx& c) {
+  DType k = compute_type(c);
+  // Relu on integers arrives only in opset 14; max(x, 0) works everywhere.
+  if (!is_floating(k)) {
+    set_result(c, op_t(c.b, k, "Max", {input(c, k), scalar(c.b, k, 0)}));
+    return;
+  }
+  unary(c, "Relu");
+}
+
+void aten_sigmoid(ConvertCtx& c) { unary(c, "Sigmoid"); }
+void aten_tanh(ConvertCtx& c) { unary(c, "Tanh"); }
+
+void aten_hardtanh(ConvertCtx& c) {
+  DType k = compute_type(c);
+  double lo = number(c, 1, -1.0), hi = number(c, 2, 1.0);
+  set_result(c, op_t(c.b, k, "Clip", {input(c, k), scalar(c.b, k, lo), scalar(c.b, k, hi)}));
+}
+
+void aten_relu6(ConvertCtx& c) {
+  DType k = compute_type(c);
+  set_result(c, op_t(c.b, k, "Clip", {input(c, k), scalar(c.b, k, 0), scalar(c.b, k, 6)}));
+}
+
+void aten_silu(ConvertCtx& c) {
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  set_result(c, op_t(c.b, k, "Mul", {x, op_t(c.b, k, "Sigmoid", {x})}));
+}
+
+void aten_hardsigmoid(ConvertCtx& c) {
+  DType k = compute_type(c);
+  set_result(c, hard_sigmoid(c.b, input(c, k), k));
+}
+
+void aten_hardswish(ConvertCtx& c) {
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  if (c.b.opset() >= 14) {
+    set_result(c, op_t(c.b, k, "HardSwish", {x}));
+    return;
+  }
+  set_result(c, op_t(c.b, k, "Mul", {x, hard_sigmoid(c.b, x, k)}));
+}
+
+// No Gelu op before opset 20: 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation.
+void aten_gelu(ConvertCtx& c) {
+  std::string approximate = c.has(1) ? c.in(1).str() : "none";
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  Val inner;
+  if (approximate == "none") {
+    Val scaled = op_t(c.b, k, "Mul", {x, scalar(c.b, k, M_SQRT1_2)});
+    inner = op_t(c.b, k, "Erf", {scaled});
+  } else {
+    T2O_CHECK(approximate == "tanh", "gelu approximate='{}' is not supported ('none', 'tanh')",
+              approximate);
+    // sqrt(2/pi) * (x + 0.044715 x^3)
+    Val cube = op_t(c.b, k, "Mul", {op_t(c.b, k, "Mul", {x, x}), x});
+    Val sum = op_t(c.b, k, "Add", {x, op_t(c.b, k, "Mul", {cube, scalar(c.b, k, 0.044715)})});
+    Val arg = op_t(c.b, k, "Mul", {sum, scalar(c.b, k, std::sqrt(2.0 / M_PI))});
+    inner = op_t(c.b, k, "Tanh", {arg});
+  }
+  Val one_plus = op_t(c.b, k, "Add", {inner, scalar(c.b, k, 1.0)});
+  Val half_x = op_t(c.b, k, "Mul", {x, scalar(c.b, k, 0.5)});
+  set_result(c, op_t(c.b, k, "Mul", {half_x, one_plus}));
+}
+
+void aten_leaky_relu(ConvertCtx& c) { unary(c, "LeakyRelu", {{"alpha", number(c, 1, 0.01)}}); }
+
+// elu(x) = scale * (x > 0 ? x : alpha * (exp(x * input_scale) - 1))
+void aten_elu(ConvertCtx& c) {
+  double alpha = number(c, 1, 1.0), scale = number(c, 2, 1.0), input_scale = number(c, 3, 1.0);
+  if (scale == 1.0 && input_scale == 1.0) {
+    unary(c, "Elu", {{"alpha", alpha}});
+    return;
+  }
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  Val xs = input_scale == 1.0 ? x : op_t(c.b, k, "Mul", {x, scalar(c.b, k, input_scale)});
+  Val em1 = op_t(c.b, k, "Sub", {op_t(c.b, k, "Exp", {xs}), scalar(c.b, k, 1.0)});
+  Val neg = op_t(c.b, k, "Mul", {em1, scalar(c.b, k, alpha)});
+  Val pos = op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, 0)});
+  Val y = op_t(c.b, k, "Where", {pos, x, neg});
+  if (scale != 1.0) y = op_t(c.b, k, "Mul", {y, scalar(c.b, k, scale)});
+  set_result(c, y);
+}
+
+void aten_selu(ConvertCtx& c) {
+  unary(c, "Selu", {{"alpha", 1.6732632423543772848170429916717},
+                    {"gamma", 1.0507009873554804934193349852946}});
+}
+
+// celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); ONNX Celu takes float32 only.
+void aten_celu(ConvertCtx& c) {
+  double alpha = number(c, 1, 1.0);
+  DType k = compute_type(c);
+  if (k == DType::Float) {
+    unary(c, "Celu", {{"alpha", alpha}});
+    return;
+  }
+  Val x = input(c, k);
+  Val zero = scalar(c.b, k, 0);
+  Val scaled = op_t(c.b, k, "Div", {x, scalar(c.b, k, alpha)});
+  Val em1 = op_t(c.b, k, "Sub", {op_t(c.b, k, "Exp", {scaled}), scalar(c.b, k, 1.0)});
+  Val neg = op_t(c.b, k, "Min", {zero, op_t(c.b, k, "Mul", {em1, scalar(c.b, k, alpha)})});
+  set_result(c, op_t(c.b, k, "Add", {op_t(c.b, k, "Max", {zero, x}), neg}));
+}
+
+namespace {
+
+// Softmax/LogSoftmax over one dim (opset 13 semantics), in the requested dtype.
+void softmax_like(ConvertCtx& c, std::string_view op) {
+  DType k = compute_type(c);  // the `dtype` argument is reflected in the output dtype
+  Val x = input(c, k);
+  int64_t rank = c.info(0).rank();
+  T2O_CHECK(rank >= 0, "{} needs the input rank", c.op());
+  int64_t dim = c.has(1) ? c.in(1).to_int() : -1;
+  if (rank == 0) {  // torch accepts 0-d inputs; ONNX needs an axis to reduce over
+    Val y = op_t(c.b, k, op, {unsqueeze(c.b, x, {0})}, {{"axis", int64_t{0}}});
+    set_result(c, squeeze(c.b, y, {0}));
+    return;
+  }
+  set_result(c, op_t(c.b, k, op, {x}, {{"axis", norm_axis(dim, rank)}}));
+}
+
+}  // namespace
+
+void aten_softmax(ConvertCtx& c) { softmax_like(c, "Softmax"); }
+void aten_log_softmax(ConvertCtx& c) { softmax_like(c, "LogSoftmax"); }
+
+// torch: beta * x > threshold ? x : log(1 + exp(beta * x)) / beta
+void aten_softplus(ConvertCtx& c) {
+  double beta = number(c, 1, 1.0), threshold = number(c, 2, 20.0);
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  Val sp = softplus(c.b, x, k, beta);
+  Val bx = beta == 1.0 ? x : op_t(c.b, k, "Mul", {x, scalar(c.b, k, beta)});
+  Val linear = op_t(c.b, DType::Bool, "Greater", {bx, scalar(c.b, k, threshold)});
+  set_result(c, op_t(c.b, k, "Where", {linear, x, sp}));
+}
+
+// mish(x) = x * tanh(softplus(x)); the Mish op arrives only in opset 18.
+void aten_mish(ConvertCtx& c) {
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  Val t = op_t(c.b, k, "Tanh", {softplus(c.b, x, k, 1.0)});
+  set_result(c, op_t(c.b, k, "Mul", {x, t}));
+}
+
+// glu(x, dim) = a * sigmoid(b), where a and b are the two halves of x along dim.
+void aten_glu(ConvertCtx& c) {
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  int64_t rank = c.info(0).rank();
+  T2O_CHECK(rank > 0, "glu needs an input of known rank >= 1");
+  int64_t dim = norm_axis(c.has(1) ? c.in(1).to_int() : -1, rank);
+  // Without a `split` input, Split cuts into equal halves (torch requires an even size).
+  auto halves = c.b.op("Split", {x}, {{"axis", dim}}, 2);
+  Val gate = op_t(c.b, k, "Sigmoid", {halves[1]});
+  set_result(c, op_t(c.b, k, "Mul", {halves[0], gate}));
+}
+
+// The weight holds one slope per channel (dim 1), or a single slope; ONNX PRelu broadcasts the
+// slope from the right, so move the channel axis into place with trailing ones.
+void aten_prelu(ConvertCtx& c) {
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  int64_t rank = c.info(0).rank();
+  T2O_CHECK(rank >= 0, "prelu needs the input rank");
+  std::vector<int64_t> shape = {-1};
+  for (int64_t i = 2; i < rank; ++i) shape.push_back(1);
+  Val w = reshape(c.b, cast_to(c.b, c.tensor(1), k), shape);
+  set_result(c, op_t(c.b, k, "PRelu", {x, w}));
+}
+
+// log(sigmoid(x)) = -softplus(-x), stable for large |x|.
+void aten_log_sigmoid(ConvertCtx& c) {
+  DType k = compute_type(c);
+  Val nx = op_t(c.b, k, "Neg", {input(c, k)});
+  set_result(c, op_t(c.b, k, "Neg", {op_t(c.b, k, "Softplus", {nx})}));
+}
+
+void aten_hardshrink(ConvertCtx& c) {
+  unary(c, "Shrink", {{"lambd", number(c, 1, 0.5)}, {"bias", 0.0}});
+}
+
+void aten_softshrink(ConvertCtx& c) {
+  double lambd = number(c, 1, 0.5);
+  unary(c, "Shrink", {{"lambd", lambd}, {"bias", lambd}});
+}
+
+// threshold(x, t, v) = x > t ? x : v
+void aten_threshold(ConvertCtx& c) {
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  Val keep = op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, number(c, 1, 0))});
+  set_result(c, op_t(c.b, k, "Where", {keep, x, scalar(c.b, k, number(c, 2, 0))}));
+}
 
 void register_activation_ops(Registry& r) {
-  r.add("aten::relu", 13, aten_relu, {"Relu"});
-  r.add("aten::relu_", 13, aten_relu, {"Relu"});
+  r.add("aten::relu", 13, aten_relu, {"Relu", "Max"});
+  r.add("aten::relu_", 13, aten_relu, {"Relu", "Max"});
+  r.add("aten::hardtanh", 13, aten_hardtanh, {"Clip"});
+  r.add("aten::hardtanh_", 13, aten_hardtanh, {"Clip"});
+  r.add("aten::relu6", 13, aten_relu6, {"Clip"});
+  r.add("aten::relu6_", 13, aten_relu6, {"Clip"});
   r.add("aten::sigmoid", 13, aten_sigmoid, {"Sigmoid"});
   r.add("aten::sigmoid_", 13, aten_sigmoid, {"Sigmoid"});
+  r.add("aten::silu", 13, aten_silu, {"Sigmoid", "Mul"});
+  r.add("aten::silu_", 13, aten_silu, {"Sigmoid", "Mul"});
+  r.add("aten::hardswish", 13, aten_hardswish, {"HardSigmoid", "Mul"});
+  r.add("aten::hardswish_", 13, aten_hardswish, {"HardSigmoid", "Mul"});
+  r.add("aten::hardswish", 14, aten_hardswish, {"HardSwish"});
+  r.add("aten::hardswish_", 14, aten_hardswish, {"HardSwish"});
+  r.add("aten::hardsigmoid", 13, aten_hardsigmoid, {"HardSigmoid"});
+  r.add("aten::hardsigmoid_", 13, aten_hardsigmoid, {"HardSigmoid"});
+  r.add("aten::gelu", 13, aten_gelu, {"Erf", "Tanh", "Mul", "Add"});
+  r.add("aten::gelu_", 13, aten_gelu, {"Erf", "Tanh", "Mul", "Add"});
+  r.add("aten::leaky_relu", 13, aten_leaky_relu, {"LeakyRelu"});
+  r.add("aten::leaky_relu_", 13, aten_leaky_relu, {"LeakyRelu"});
+  r.add("aten::elu", 13, aten_elu, {"Elu", "Exp", "Where"});
+  r.add("aten::elu_", 13, aten_elu, {"Elu", "Exp", "Where"});
+  r.add("aten::selu", 13, aten_selu, {"Selu"});
+  r.add("aten::selu_", 13, aten_selu, {"Selu"});
+  r.add("aten::celu", 13, aten_celu, {"Celu"});
+  r.add("aten::celu_", 13, aten_celu, {"Celu"});
+  r.add("aten::softmax", 13, aten_softmax, {"Softmax"});
+  r.add("aten::log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
+  r.add("aten::tanh", 13, aten_tanh, {"Tanh"});
+  r.add("aten::tanh_", 13, aten_tanh, {"Tanh"});
+  r.add("aten::softplus", 13, aten_softplus, {"Softplus", "Where"});
+  r.add("aten::mish", 13, aten_mish, {"Softplus", "Tanh", "Mul"});
+  r.add("aten::mish_", 13, aten_mish, {"Softplus", "Tanh", "Mul"});
+  r.add("aten::glu", 13, aten_glu, {"Split", "Sigmoid", "Mul"});
+  r.add("aten::prelu", 13, aten_prelu, {"PRelu"});
+  r.add("aten::log_sigmoid", 13, aten_log_sigmoid, {"Softplus", "Neg"});
+  r.add("aten::hardshrink", 13, aten_hardshrink, {"Shrink"});
+  r.add("aten::softshrink", 13, aten_softshrink, {"Shrink"});
+  r.add("aten::threshold", 13, aten_threshold, {"Greater", "Where"});
+  r.add("aten::threshold_", 13, aten_threshold, {"Greater", "Where"});
 }
 
 }  // namespace torch2onnx

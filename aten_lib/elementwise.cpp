@@ -1,9 +1,581 @@
-// elementwise family converters.
+// Elementwise arithmetic, math, comparison and logical ops: aten::add, div, pow, clamp, eq, ...
+//
+// Type promotion follows LibTorch: the recorded output dtype decides the computation dtype, and
+// comparisons compute in the promoted type of their operands (torch.result_type rules, where a
+// Python scalar does not promote a tensor of the same category).
+#include <cmath>
+#include <string>
+
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
 namespace torch2onnx {
 
-void register_elementwise_ops(Registry& r) { (void)r; }
+namespace {
+
+bool is_int(DType t) {
+  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
+         t == DType::Int64 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+}
+
+int int_rank(DType t) {  // signed width order used by promote()
+  switch (t) {
+    case DType::Int8: return 1;
+    case DType::UInt8:
+    case DType::Int16: return 2;
+    case DType::Int32: return 3;
+    default: return 4;
+  }
+}
+
+// torch.promote_types for the dtypes ONNX can carry.
+DType promote(DType a, DType b) {
+  if (a == DType::Undefined) return b;
+  if (b == DType::Undefined || a == b) return a;
+  if (a == DType::Bool) return b;
+  if (b == DType::Bool) return a;
+  bool fa = is_floating(a), fb = is_floating(b);
+  if (fa && fb) {
+    if (a == DType::Double || b == DType::Double) return DType::Double;
+    return DType::Float;  // f16 with bf16, or either with f32
+  }
+  if (fa) return a;
+  if (fb) return b;
+  // Both integral: uint8 with a signed type needs at least int16.
+  int r = std::max(int_rank(a), int_rank(b));
+  if ((a == DType::UInt8 || b == DType::UInt8) && r == 2) return DType::Int16;
+  return r == 1 ? DType::Int8 : r == 2 ? DType::Int16 : r == 3 ? DType::Int32 : DType::Int64;
+}
+
+// torch's combine_categories: a lower-priority operand only wins by a higher category.
+DType combine(DType higher, DType lower) {
+  if (is_floating(higher)) return higher;
+  if (higher == DType::Bool || is_floating(lower)) return promote(higher, lower);
+  return higher != DType::Undefined ? higher : lower;
+}
+
+// torch.result_type over the given inputs. Tensors without recorded info (runtime scalars made
+// by other converters) do not take part.
+DType result_type(const ConvertCtx& c, std::initializer_list<size_t> idx) {
+  DType dim = DType::Undefined, zero = DType::Undefined, wrapped = DType::Undefined;
+  for (size_t i : idx) {
+    const Arg& a = c.in(i);
+    if (a.is_tensor()) {
+      if (!c.b.has_info(a.t())) continue;
+      const TensorInfo& info = c.b.info(a.t());
+      if (info.rank() == 0)
+        zero = promote(zero, info.dtype);
+      else
+        dim = promote(dim, info.dtype);
+    } else if (a.kind == Arg::Kind::Float) {
+      wrapped = promote(wrapped, DType::Float);
+    } else if (a.kind == Arg::Kind::Int) {
+      wrapped = promote(wrapped, DType::Int64);
+    } else if (a.kind == Arg::Kind::Bool) {
+      wrapped = promote(wrapped, DType::Bool);
+    }
+  }
+  DType t = combine(dim, combine(zero, wrapped));
+  return t == DType::Undefined ? DType::Float : t;
+}
+
+// The output dtype: recorded by LibTorch, else (non-tensor results) inferred from the inputs.
+DType out_type(const ConvertCtx& c, std::initializer_list<size_t> idx) {
+  DType t = c.out_info(0).dtype;
+  return t != DType::Undefined ? t : result_type(c, idx);
+}
+
+// The dtype to compute `t` in so that ONNX Runtime has kernels: narrow ints widen to int32 (the
+// result wraps the same way after the cast back), bfloat16 computes in float.
+DType kernel_type(DType t) {
+  if (t == DType::Int8 || t == DType::UInt8 || t == DType::Int16) return DType::Int32;
+  if (t == DType::BFloat16) return DType::Float;
+  return t;
+}
+
+// A node whose output dtype we know, so that later casts can be skipped.
+Val op_t(GraphBuilder& b, DType t, std::string_view op, const std::vector<Val>& inputs,
+         const std::vector<Attr>& attrs = {}) {
+  Val v = b.op1(op, inputs, attrs);
+  TensorInfo info;
+  info.dtype = t;
+  b.set_info(v, info);
+  return v;
+}
+
+// Input i (tensor or number) as a tensor of dtype t.
+Val operand(ConvertCtx& c, size_t i, DType t) {
+  const Arg& a = c.in(i);
+  if (a.is_tensor() && !c.b.has_info(a.t())) {
+    Val v = c.b.op1("Cast", {a.t()}, {{"to", static_cast<int64_t>(t)}});
+    TensorInfo info;
+    info.dtype = t;
+    c.b.set_info(v, info);
+    return v;
+  }
+  return as_tensor(c.b, a, t);
+}
+
+Val scalar(GraphBuilder& b, DType t, double v) { return b.const_scalar(t, v); }
+
+void set_out_as(ConvertCtx& c, const Val& v, DType t) { c.set_out(0, cast_to(c.b, v, t)); }
+
+double number(const ConvertCtx& c, size_t i, double dflt) {
+  if (!c.has(i)) return dflt;
+  T2O_CHECK(c.in(i).is_number(), "argument {} of {} must be a constant number, got {}", i, c.op(),
+            c.in(i).describe());
+  return c.in(i).to_double();
+}
+
+// Python-style remainder (sign of the divisor) of a and b, both of dtype k.
+Val py_mod(GraphBuilder& b, const Val& x, const Val& y, DType k) {
+  if (!is_floating(k)) return op_t(b, k, "Mod", {x, y}, {{"fmod", int64_t{0}}});
+  // ONNX Mod needs fmod=1 on floats; fix the sign the way ATen does: add b when signs differ.
+  Val m = op_t(b, k, "Mod", {x, y}, {{"fmod", int64_t{1}}});
+  Val zero = scalar(b, k, 0);
+  Val nonzero = op_t(b, DType::Bool, "Not", {op_t(b, DType::Bool, "Equal", {m, zero})});
+  Val differ = op_t(b, DType::Bool, "Xor", {op_t(b, DType::Bool, "Less", {y, zero}),
+                                             op_t(b, DType::Bool, "Less", {m, zero})});
+  Val fix = op_t(b, DType::Bool, "And", {nonzero, differ});
+  return op_t(b, k, "Where", {fix, op_t(b, k, "Add", {m, y}), m});
+}
+
+// Rounds toward zero: ONNX 13..17 has no Trunc op.
+Val trunc_float(GraphBuilder& b, const Val& x, DType k) {
+  Val neg = op_t(b, DType::Bool, "Less", {x, scalar(b, k, 0)});
+  return op_t(b, k, "Where", {neg, op_t(b, k, "Ceil", {x}), op_t(b, k, "Floor", {x})});
+}
+
+// a / b with torch's rounding modes in dtype k (integer Div truncates in ONNX).
+Val divide(GraphBuilder& b, const Val& x, const Val& y, DType k, const std::string& mode) {
+  if (mode.empty()) return op_t(b, k, "Div", {x, y});
+  if (mode == "trunc") {
+    Val q = op_t(b, k, "Div", {x, y});
+    return is_floating(k) ? trunc_float(b, q, k) : q;
+  }
+  T2O_CHECK(mode == "floor", "div rounding_mode '{}' is not supported (None, 'trunc', 'floor')",
+            mode);
+  if (is_floating(k)) return op_t(b, k, "Floor", {op_t(b, k, "Div", {x, y})});
+  // Exact for integers: subtracting the Python remainder leaves a multiple of b.
+  return op_t(b, k, "Div", {op_t(b, k, "Sub", {x, py_mod(b, x, y, k)}), y});
+}
+
+// ---- arithmetic ---------------------------------------------------------------------------------
+
+// self (op) alpha * other; `reverse` swaps the operands (rsub).
+void add_sub(ConvertCtx& c, const char* op, bool reverse) {
+  DType t = out_type(c, {0, 1});
+  double alpha = number(c, 2, 1.0);
+  if (t == DType::Bool) {  // torch adds bools as logical or
+    T2O_CHECK(std::string(op) == "Add", "{} is not defined for bool tensors", c.op());
+    c.set_out(0, op_t(c.b, t, "Or", {operand(c, 0, t), operand(c, 1, t)}));
+    return;
+  }
+  DType k = kernel_type(t);
+  Val x = operand(c, 0, k), y = operand(c, 1, k);
+  if (reverse) std::swap(x, y);
+  if (alpha != 1.0) y = op_t(c.b, k, "Mul", {y, scalar(c.b, k, alpha)});
+  set_out_as(c, op_t(c.b, k, op, {x, y}), t);
+}
+
+}  // namespace
+
+void aten_add(ConvertCtx& c) { add_sub(c, "Add", false); }
+void aten_sub(ConvertCtx& c) { add_sub(c, "Sub", false); }
+void aten_rsub(ConvertCtx& c) { add_sub(c, "Sub", true); }
+
+void aten_mul(ConvertCtx& c) {
+  DType t = out_type(c, {0, 1});
+  if (t == DType::Bool) {
+    c.set_out(0, op_t(c.b, t, "And", {operand(c, 0, t), operand(c, 1, t)}));
+    return;
+  }
+  DType k = kernel_type(t);
+  set_out_as(c, op_t(c.b, k, "Mul", {operand(c, 0, k), operand(c, 1, k)}), t);
+}
+
+void aten_div(ConvertCtx& c) {
+  DType t = out_type(c, {0, 1});
+  std::string mode;
+  if (c.has(2)) mode = c.in(2).str();
+  // True division of integers gives float; LibTorch recorded that as the output dtype.
+  if (mode.empty() && !is_floating(t)) t = DType::Float;
+  DType k = kernel_type(t);
+  set_out_as(c, divide(c.b, operand(c, 0, k), operand(c, 1, k), k, mode), t);
+}
+
+void aten_floor_divide(ConvertCtx& c) {
+  DType t = out_type(c, {0, 1});
+  DType k = kernel_type(t);
+  set_out_as(c, divide(c.b, operand(c, 0, k), operand(c, 1, k), k, "floor"), t);
+}
+
+void aten_remainder(ConvertCtx& c) {
+  DType t = out_type(c, {0, 1});
+  DType k = kernel_type(t);
+  set_out_as(c, py_mod(c.b, operand(c, 0, k), operand(c, 1, k), k), t);
+}
+
+void aten_fmod(ConvertCtx& c) {
+  DType t = out_type(c, {0, 1});
+  DType k = kernel_type(t);
+  Val y = op_t(c.b, k, "Mod", {operand(c, 0, k), operand(c, 1, k)}, {{"fmod", int64_t{1}}});
+  set_out_as(c, y, t);
+}
+
+void aten_pow(ConvertCtx& c) {
+  DType t = out_type(c, {0, 1});
+  DType k = kernel_type(t);
+  set_out_as(c, op_t(c.b, k, "Pow", {operand(c, 0, k), operand(c, 1, k)}), t);
+}
+
+void aten_minimum(ConvertCtx& c) {
+  DType t = out_type(c, {0, 1});
+  DType k = kernel_type(t);
+  set_out_as(c, op_t(c.b, k, "Min", {operand(c, 0, k), operand(c, 1, k)}), t);
+}
+
+void aten_maximum(ConvertCtx& c) {
+  DType t = out_type(c, {0, 1});
+  DType k = kernel_type(t);
+  set_out_as(c, op_t(c.b, k, "Max", {operand(c, 0, k), operand(c, 1, k)}), t);
+}
+
+// ---- unary math ---------------------------------------------------------------------------
+
+namespace {
+
+// One ONNX op applied in the output dtype (integer inputs of exp/sin/... become float first).
+void unary(ConvertCtx& c, const char* op) {
+  DType t = out_type(c, {0});
+  DType k = kernel_type(t);
+  set_out_as(c, op_t(c.b, k, op, {operand(c, 0, k)}), t);
+}
+
+}  // namespace
+
+void aten_neg(ConvertCtx& c) { unary(c, "Neg"); }
+void aten_abs(ConvertCtx& c) { unary(c, "Abs"); }
+void aten_exp(ConvertCtx& c) { unary(c, "Exp"); }
+void aten_log(ConvertCtx& c) { unary(c, "Log"); }
+void aten_sqrt(ConvertCtx& c) { unary(c, "Sqrt"); }
+void aten_reciprocal(ConvertCtx& c) { unary(c, "Reciprocal"); }
+void aten_sign(ConvertCtx& c) { unary(c, "Sign"); }
+void aten_erf(ConvertCtx& c) { unary(c, "Erf"); }
+void aten_sin(ConvertCtx& c) { unary(c, "Sin"); }
+void aten_cos(ConvertCtx& c) { unary(c, "Cos"); }
+void aten_tan(ConvertCtx& c) { unary(c, "Tan"); }
+void aten_asin(ConvertCtx& c) { unary(c, "Asin"); }
+void aten_acos(ConvertCtx& c) { unary(c, "Acos"); }
+void aten_atan(ConvertCtx& c) { unary(c, "Atan"); }
+void aten_sinh(ConvertCtx& c) { unary(c, "Sinh"); }
+void aten_cosh(ConvertCtx& c) { unary(c, "Cosh"); }
+
+void aten_rsqrt(ConvertCtx& c) {
+  DType t = out_type(c, {0});
+  DType k = kernel_type(t);
+  Val s = op_t(c.b, k, "Sqrt", {operand(c, 0, k)});
+  set_out_as(c, op_t(c.b, k, "Reciprocal", {s}), t);
+}
+
+void aten_log2(ConvertCtx& c) {
+  DType t = out_type(c, {0});
+  DType k = kernel_type(t);
+  Val l = op_t(c.b, k, "Log", {operand(c, 0, k)});
+  set_out_as(c, op_t(c.b, k, "Div", {l, scalar(c.b, k, std::log(2.0))}), t);
+}
+
+void aten_log1p(ConvertCtx& c) {
+  DType t = out_type(c, {0});
+  DType k = kernel_type(t);
+  Val x1 = op_t(c.b, k, "Add", {operand(c, 0, k), scalar(c.b, k, 1.0)});
+  set_out_as(c, op_t(c.b, k, "Log", {x1}), t);
+}
+
+void aten_expm1(ConvertCtx& c) {
+  DType t = out_type(c, {0});
+  DType k = kernel_type(t);
+  Val e = op_t(c.b, k, "Exp", {operand(c, 0, k)});
+  set_out_as(c, op_t(c.b, k, "Sub", {e, scalar(c.b, k, 1.0)}), t);
+}
+
+void aten_square(ConvertCtx& c) {
+  DType t = out_type(c, {0});
+  DType k = kernel_type(t);
+  Val x = operand(c, 0, k);
+  set_out_as(c, op_t(c.b, k, "Mul", {x, x}), t);
+}
+
+namespace {
+
+// Floor/Ceil/Round/trunc leave integers unchanged (LibTorch returns a copy).
+void rounding(ConvertCtx& c, const char* op) {
+  DType t = out_type(c, {0});
+  if (!is_floating(t)) {
+    c.set_out(0, cast_to(c.b, c.tensor(0), t));
+    return;
+  }
+  DType k = kernel_type(t);
+  Val x = operand(c, 0, k);
+  set_out_as(c, std::string(op) == "Trunc" ? trunc_float(c.b, x, k) : op_t(c.b, k, op, {x}), t);
+}
+
+}  // namespace
+
+void aten_floor(ConvertCtx& c) { rounding(c, "Floor"); }
+void aten_ceil(ConvertCtx& c) { rounding(c, "Ceil"); }
+void aten_trunc(ConvertCtx& c) { rounding(c, "Trunc"); }
+
+void aten_round(ConvertCtx& c) {
+  int64_t decimals = c.has(1) ? c.in(1).to_int() : 0;
+  DType t = out_type(c, {0});
+  if (decimals == 0 || !is_floating(t)) {
+    rounding(c, "Round");
+    return;
+  }
+  // Same scaling as ATen: Round (half to even) at the scaled position, then scale back.
+  DType k = kernel_type(t);
+  double p = std::pow(10.0, static_cast<double>(std::llabs(decimals)));
+  const char* in_op = decimals > 0 ? "Mul" : "Div";
+  const char* back_op = decimals > 0 ? "Div" : "Mul";
+  Val s = op_t(c.b, k, in_op, {operand(c, 0, k), scalar(c.b, k, p)});
+  Val r = op_t(c.b, k, "Round", {s});
+  set_out_as(c, op_t(c.b, k, back_op, {r, scalar(c.b, k, p)}), t);
+}
+
+// ---- clamp --------------------------------------------------------------------------------------
+
+namespace {
+
+// clamp with optional bounds at inputs lo/hi (either may be None; -1 means absent).
+void clamp_impl(ConvertCtx& c, int lo, int hi) {
+  bool has_lo = lo >= 0 && c.has(lo), has_hi = hi >= 0 && c.has(hi);
+  DType t = out_type(c, {0});
+  DType k = kernel_type(t);
+  Val x = operand(c, 0, k);
+  T2O_CHECK(has_lo || has_hi, "{} needs at least one of min and max (both are None)", c.op());
+  bool tensor_bounds = (has_lo && c.in(lo).is_tensor()) || (has_hi && c.in(hi).is_tensor());
+  if (!tensor_bounds) {
+    Val mn = has_lo ? scalar(c.b, k, c.in(lo).to_double()) : Val{};
+    Val mx = has_hi ? scalar(c.b, k, c.in(hi).to_double()) : Val{};
+    std::vector<Val> ins = {x, mn, mx};
+    if (!has_hi) ins.pop_back();
+    set_out_as(c, op_t(c.b, k, "Clip", ins), t);
+    return;
+  }
+  // Tensor bounds broadcast, which Clip's scalar min/max cannot; Max then Min matches torch's
+  // min(max(x, lo), hi) (hi wins when lo > hi).
+  if (has_lo) x = op_t(c.b, k, "Max", {x, operand(c, lo, k)});
+  if (has_hi) x = op_t(c.b, k, "Min", {x, operand(c, hi, k)});
+  set_out_as(c, x, t);
+}
+
+}  // namespace
+
+void aten_clamp(ConvertCtx& c) { clamp_impl(c, 1, 2); }
+void aten_clamp_min(ConvertCtx& c) { clamp_impl(c, 1, -1); }
+void aten_clamp_max(ConvertCtx& c) { clamp_impl(c, -1, 1); }
+
+// ---- selection ----------------------------------------------------------------------------------
+
+namespace {
+
+DType where_type(DType t) { return t == DType::Bool ? t : kernel_type(t); }
+
+}  // namespace
+
+void aten_where(ConvertCtx& c) {
+  T2O_CHECK(c.num_inputs() == 3,
+            "aten::where with only a condition (torch.nonzero(..., as_tuple=True)) is not "
+            "supported; got {} arguments",
+            c.num_inputs());
+  DType t = out_type(c, {1, 2});
+  DType k = where_type(t);
+  Val cond = operand(c, 0, DType::Bool);
+  set_out_as(c, op_t(c.b, k, "Where", {cond, operand(c, 1, k), operand(c, 2, k)}), t);
+}
+
+void aten_masked_fill(ConvertCtx& c) {
+  DType t = out_type(c, {0});
+  DType k = where_type(t);
+  Val mask = operand(c, 1, DType::Bool);
+  set_out_as(c, op_t(c.b, k, "Where", {mask, operand(c, 2, k), operand(c, 0, k)}), t);
+}
+
+// ---- comparisons and logic ----------------------------------------------------------------------
+
+namespace {
+
+// Compares in the promoted dtype; `negate` turns Equal into "not equal".
+void compare(ConvertCtx& c, const char* op, bool negate = false) {
+  DType p = result_type(c, {0, 1});
+  DType k = p == DType::Bool && std::string(op) == "Equal" ? p : kernel_type(p);
+  if (k == DType::Bool && std::string(op) != "Equal") k = DType::Int32;
+  Val y = op_t(c.b, DType::Bool, op, {operand(c, 0, k), operand(c, 1, k)});
+  if (negate) y = op_t(c.b, DType::Bool, "Not", {y});
+  DType t = c.out_info(0).dtype;  // in-place variants keep self's dtype
+  set_out_as(c, y, t == DType::Undefined ? DType::Bool : t);
+}
+
+void logical(ConvertCtx& c, const char* op) {
+  Val y = op_t(c.b, DType::Bool, op,
+               {operand(c, 0, DType::Bool), operand(c, 1, DType::Bool)});
+  DType t = c.out_info(0).dtype;
+  set_out_as(c, y, t == DType::Undefined ? DType::Bool : t);
+}
+
+}  // namespace
+
+void aten_eq(ConvertCtx& c) { compare(c, "Equal"); }
+void aten_ne(ConvertCtx& c) { compare(c, "Equal", true); }
+void aten_lt(ConvertCtx& c) { compare(c, "Less"); }
+void aten_le(ConvertCtx& c) { compare(c, "LessOrEqual"); }
+void aten_gt(ConvertCtx& c) { compare(c, "Greater"); }
+void aten_ge(ConvertCtx& c) { compare(c, "GreaterOrEqual"); }
+
+void aten_logical_and(ConvertCtx& c) { logical(c, "And"); }
+void aten_logical_or(ConvertCtx& c) { logical(c, "Or"); }
+void aten_logical_xor(ConvertCtx& c) { logical(c, "Xor"); }
+
+void aten_logical_not(ConvertCtx& c) {
+  Val y = op_t(c.b, DType::Bool, "Not", {operand(c, 0, DType::Bool)});
+  DType t = c.out_info(0).dtype;
+  set_out_as(c, y, t == DType::Undefined ? DType::Bool : t);
+}
+
+void aten_bitwise_not(ConvertCtx& c) {
+  DType t = out_type(c, {0});
+  if (t == DType::Bool) {
+    c.set_out(0, op_t(c.b, t, "Not", {operand(c, 0, t)}));
+    return;
+  }
+  T2O_CHECK(is_int(t), "bitwise_not needs a bool or integer tensor, got {}", dtype_name(t));
+  // BitwiseNot arrives in opset 18; in two's complement ~x == -1 - x (255 - x for uint8).
+  DType k = kernel_type(t);
+  double all_ones = t == DType::UInt8 ? 255.0 : -1.0;
+  T2O_CHECK(t != DType::UInt16 && t != DType::UInt32 && t != DType::UInt64,
+            "bitwise_not on {} is not supported", dtype_name(t));
+  set_out_as(c, op_t(c.b, k, "Sub", {scalar(c.b, k, all_ones), operand(c, 0, k)}), t);
+}
+
+void aten_isnan(ConvertCtx& c) {
+  DType in = c.b.has_info(c.tensor(0)) ? c.b.dtype(c.tensor(0)) : DType::Float;
+  if (is_floating(in)) {
+    c.set_out(0, op_t(c.b, DType::Bool, "IsNaN", {operand(c, 0, kernel_type(in))}));
+    return;
+  }
+  // Integers are never NaN: all false, in the input's shape.
+  Val shape = c.b.op1("Shape", {c.tensor(0)});
+  c.set_out(0, op_t(c.b, DType::Bool, "ConstantOfShape", {shape},
+                    {{"value", TensorData::boolean({false}, {1})}}));
+}
+
+void register_elementwise_ops(Registry& r) {
+  r.add("aten::add", 13, aten_add, {"Add", "Mul"});
+  r.add("aten::add_", 13, aten_add, {"Add", "Mul"});
+  r.add("aten::sub", 13, aten_sub, {"Sub", "Mul"});
+  r.add("aten::sub_", 13, aten_sub, {"Sub", "Mul"});
+  r.add("aten::rsub", 13, aten_rsub, {"Sub", "Mul"});
+  r.add("aten::mul", 13, aten_mul, {"Mul"});
+  r.add("aten::mul_", 13, aten_mul, {"Mul"});
+  r.add("aten::div", 13, aten_div, {"Div", "Floor", "Mod"});
+  r.add("aten::div_", 13, aten_div, {"Div", "Floor", "Mod"});
+  r.add("aten::true_divide", 13, aten_div, {"Div"});
+  r.add("aten::true_divide_", 13, aten_div, {"Div"});
+  r.add("aten::floor_divide", 13, aten_floor_divide, {"Div", "Floor", "Mod"});
+  r.add("aten::floor_divide_", 13, aten_floor_divide, {"Div", "Floor", "Mod"});
+  r.add("aten::remainder", 13, aten_remainder, {"Mod", "Where"});
+  r.add("aten::remainder_", 13, aten_remainder, {"Mod", "Where"});
+  r.add("aten::fmod", 13, aten_fmod, {"Mod"});
+  r.add("aten::fmod_", 13, aten_fmod, {"Mod"});
+  r.add("aten::pow", 13, aten_pow, {"Pow"});
+  r.add("aten::pow_", 13, aten_pow, {"Pow"});
+  r.add("aten::minimum", 13, aten_minimum, {"Min"});
+  r.add("aten::maximum", 13, aten_maximum, {"Max"});
+  r.add("aten::neg", 13, aten_neg, {"Neg"});
+  r.add("aten::neg_", 13, aten_neg, {"Neg"});
+  r.add("aten::abs", 13, aten_abs, {"Abs"});
+  r.add("aten::abs_", 13, aten_abs, {"Abs"});
+  r.add("aten::exp", 13, aten_exp, {"Exp"});
+  r.add("aten::exp_", 13, aten_exp, {"Exp"});
+  r.add("aten::expm1", 13, aten_expm1, {"Exp", "Sub"});
+  r.add("aten::expm1_", 13, aten_expm1, {"Exp", "Sub"});
+  r.add("aten::log", 13, aten_log, {"Log"});
+  r.add("aten::log_", 13, aten_log, {"Log"});
+  r.add("aten::log2", 13, aten_log2, {"Log", "Div"});
+  r.add("aten::log2_", 13, aten_log2, {"Log", "Div"});
+  r.add("aten::log1p", 13, aten_log1p, {"Add", "Log"});
+  r.add("aten::log1p_", 13, aten_log1p, {"Add", "Log"});
+  r.add("aten::sqrt", 13, aten_sqrt, {"Sqrt"});
+  r.add("aten::sqrt_", 13, aten_sqrt, {"Sqrt"});
+  r.add("aten::rsqrt", 13, aten_rsqrt, {"Sqrt", "Reciprocal"});
+  r.add("aten::rsqrt_", 13, aten_rsqrt, {"Sqrt", "Reciprocal"});
+  r.add("aten::reciprocal", 13, aten_reciprocal, {"Reciprocal"});
+  r.add("aten::reciprocal_", 13, aten_reciprocal, {"Reciprocal"});
+  r.add("aten::square", 13, aten_square, {"Mul"});
+  r.add("aten::square_", 13, aten_square, {"Mul"});
+  r.add("aten::sign", 13, aten_sign, {"Sign"});
+  r.add("aten::sign_", 13, aten_sign, {"Sign"});
+  r.add("aten::erf", 13, aten_erf, {"Erf"});
+  r.add("aten::erf_", 13, aten_erf, {"Erf"});
+  r.add("aten::sin", 13, aten_sin, {"Sin"});
+  r.add("aten::sin_", 13, aten_sin, {"Sin"});
+  r.add("aten::cos", 13, aten_cos, {"Cos"});
+  r.add("aten::cos_", 13, aten_cos, {"Cos"});
+  r.add("aten::tan", 13, aten_tan, {"Tan"});
+  r.add("aten::tan_", 13, aten_tan, {"Tan"});
+  r.add("aten::asin", 13, aten_asin, {"Asin"});
+  r.add("aten::asin_", 13, aten_asin, {"Asin"});
+  r.add("aten::acos", 13, aten_acos, {"Acos"});
+  r.add("aten::acos_", 13, aten_acos, {"Acos"});
+  r.add("aten::atan", 13, aten_atan, {"Atan"});
+  r.add("aten::atan_", 13, aten_atan, {"Atan"});
+  r.add("aten::sinh", 13, aten_sinh, {"Sinh"});
+  r.add("aten::sinh_", 13, aten_sinh, {"Sinh"});
+  r.add("aten::cosh", 13, aten_cosh, {"Cosh"});
+  r.add("aten::cosh_", 13, aten_cosh, {"Cosh"});
+  r.add("aten::floor", 13, aten_floor, {"Floor"});
+  r.add("aten::floor_", 13, aten_floor, {"Floor"});
+  r.add("aten::ceil", 13, aten_ceil, {"Ceil"});
+  r.add("aten::ceil_", 13, aten_ceil, {"Ceil"});
+  r.add("aten::trunc", 13, aten_trunc, {"Ceil", "Floor", "Where"});
+  r.add("aten::trunc_", 13, aten_trunc, {"Ceil", "Floor", "Where"});
+  r.add("aten::round", 13, aten_round, {"Round", "Mul", "Div"});
+  r.add("aten::round_", 13, aten_round, {"Round", "Mul", "Div"});
+  r.add("aten::clamp", 13, aten_clamp, {"Clip", "Max", "Min"});
+  r.add("aten::clamp_", 13, aten_clamp, {"Clip", "Max", "Min"});
+  r.add("aten::clip", 13, aten_clamp, {"Clip", "Max", "Min"});
+  r.add("aten::clip_", 13, aten_clamp, {"Clip", "Max", "Min"});
+  r.add("aten::clamp_min", 13, aten_clamp_min, {"Clip", "Max"});
+  r.add("aten::clamp_min_", 13, aten_clamp_min, {"Clip", "Max"});
+  r.add("aten::clamp_max", 13, aten_clamp_max, {"Clip", "Min"});
+  r.add("aten::clamp_max_", 13, aten_clamp_max, {"Clip", "Min"});
+  r.add("aten::where", 13, aten_where, {"Where"});
+  r.add("aten::masked_fill", 13, aten_masked_fill, {"Where"});
+  r.add("aten::masked_fill_", 13, aten_masked_fill, {"Where"});
+  r.add("aten::eq", 13, aten_eq, {"Equal"});
+  r.add("aten::eq_", 13, aten_eq, {"Equal"});
+  r.add("aten::ne", 13, aten_ne, {"Equal", "Not"});
+  r.add("aten::ne_", 13, aten_ne, {"Equal", "Not"});
+  r.add("aten::lt", 13, aten_lt, {"Less"});
+  r.add("aten::lt_", 13, aten_lt, {"Less"});
+  r.add("aten::le", 13, aten_le, {"LessOrEqual"});
+  r.add("aten::le_", 13, aten_le, {"LessOrEqual"});
+  r.add("aten::gt", 13, aten_gt, {"Greater"});
+  r.add("aten::gt_", 13, aten_gt, {"Greater"});
+  r.add("aten::ge", 13, aten_ge, {"GreaterOrEqual"});
+  r.add("aten::ge_", 13, aten_ge, {"GreaterOrEqual"});
+  r.add("aten::logical_and", 13, aten_logical_and, {"And"});
+  r.add("aten::logical_and_", 13, aten_logical_and, {"And"});
+  r.add("aten::logical_or", 13, aten_logical_or, {"Or"});
+  r.add("aten::logical_or_", 13, aten_logical_or, {"Or"});
+  r.add("aten::logical_xor", 13, aten_logical_xor, {"Xor"});
+  r.add("aten::logical_xor_", 13, aten_logical_xor, {"Xor"});
+  r.add("aten::logical_not", 13, aten_logical_not, {"Not"});
+  r.add("aten::logical_not_", 13, aten_logical_not, {"Not"});
+  r.add("aten::bitwise_not", 13, aten_bitwise_not, {"Not", "Sub"});
+  r.add("aten::bitwise_not_", 13, aten_bitwise_not, {"Not", "Sub"});
+  r.add("aten::isnan", 13, aten_isnan, {"IsNaN", "ConstantOfShape"});
+}
 
 }  // namespace torch2onnx

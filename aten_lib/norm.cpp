@@ -1,9 +1,211 @@
-// norm family converters.
+// Normalizations: aten::batch_norm, layer_norm, native_layer_norm, group_norm, instance_norm.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
 namespace torch2onnx {
 
-void register_norm_ops(Registry& r) { (void)r; }
+namespace {
+
+int64_t known_rank(const ConvertCtx& c, size_t i) {
+  int64_t r = c.info(i).rank();
+  T2O_CHECK(r >= 0, "{}: the rank of the input must be known", c.op());
+  return r;
+}
+
+// A constant filled with `v` of the given shape and dtype (the default weight or bias of
+// LayerNormalization, which needs a scale even when torch has none).
+Val filled(GraphBuilder& b, DType t, const std::vector<int64_t>& shape, float v) {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  Val f = b.constant(TensorData::f32(std::vector<float>(static_cast<size_t>(n), v), shape));
+  return t == DType::Float ? f : cast_to(b, f, t);
+}
+
+std::vector<int64_t> range(int64_t from, int64_t to) {
+  std::vector<int64_t> out;
+  for (int64_t i = from; i < to; ++i) out.push_back(i);
+  return out;
+}
+
+struct Moments {
+  Val centered;  // x - mean
+  Val mean;
+  Val rstd;      // 1 / sqrt(var + eps)
+};
+
+// Biased mean/variance over `axes` (kept), the statistics torch normalizes with. ReduceMean keeps
+// its axes attribute through opset 17.
+Moments moments(GraphBuilder& b, const Val& x, const std::vector<int64_t>& axes, double eps,
+                DType t) {
+  Moments m;
+  m.mean = b.op1("ReduceMean", {x}, {{"axes", axes}, {"keepdims", int64_t{1}}});
+  m.centered = b.op1("Sub", {x, m.mean});
+  Val sq = b.op1("Mul", {m.centered, m.centered});
+  Val var = b.op1("ReduceMean", {sq}, {{"axes", axes}, {"keepdims", int64_t{1}}});
+  Val stddev = b.op1("Sqrt", {b.op1("Add", {var, b.const_scalar(t, eps)})});
+  m.rstd = b.op1("Reciprocal", {stddev});
+  return m;
+}
+
+// A per-channel vector of shape [C] reshaped to broadcast against an N,C,* tensor of `rank`.
+Val channel_view(GraphBuilder& b, const Val& v, int64_t rank, DType t) {
+  std::vector<int64_t> shape{-1};
+  for (int64_t i = 2; i < rank; ++i) shape.push_back(1);
+  return reshape(b, cast_to(b, v, t), shape);
+}
+
+// y * weight + bias with per-channel (dim 1) parameters, either of which may be None.
+Val channel_affine(ConvertCtx& c, Val y, size_t w_idx, size_t b_idx, int64_t rank, DType t) {
+  if (c.has(w_idx)) y = c.b.op1("Mul", {y, channel_view(c.b, c.tensor(w_idx), rank, t)});
+  if (c.has(b_idx)) y = c.b.op1("Add", {y, channel_view(c.b, c.tensor(b_idx), rank, t)});
+  return y;
+}
+
+// Inference-mode normalization with given per-channel mean and var (input indices m_idx,
+// v_idx), weight w_idx and bias b_idx.
+Val running_stats_norm(ConvertCtx& c, size_t w_idx, size_t b_idx, size_t m_idx, size_t v_idx,
+                       double eps) {
+  Val x = c.tensor(0);
+  DType t = c.b.dtype(x);
+  int64_t rank = known_rank(c, 0);
+  if (c.has(w_idx) && c.has(b_idx) && rank >= 2) {
+    return c.b.op1("BatchNormalization",
+                   {x, cast_to(c.b, c.tensor(w_idx), t), cast_to(c.b, c.tensor(b_idx), t),
+                    cast_to(c.b, c.tensor(m_idx), t), cast_to(c.b, c.tensor(v_idx), t)},
+                   {{"epsilon", eps}});
+  }
+  // Without weight or bias BatchNormalization would need constants of size C, which may be
+  // unknown; the same arithmetic as Mul/Add works for any C.
+  Val mean = cast_to(c.b, c.tensor(m_idx), t);
+  Val var = cast_to(c.b, c.tensor(v_idx), t);
+  Val scale = c.b.op1("Reciprocal",
+                      {c.b.op1("Sqrt", {c.b.op1("Add", {var, c.b.const_scalar(t, eps)})})});
+  if (c.has(w_idx)) scale = c.b.op1("Mul", {scale, cast_to(c.b, c.tensor(w_idx), t)});
+  Val shift = c.b.op1("Neg", {c.b.op1("Mul", {mean, scale})});
+  if (c.has(b_idx)) shift = c.b.op1("Add", {shift, cast_to(c.b, c.tensor(b_idx), t)});
+  Val y = c.b.op1("Mul", {x, channel_view(c.b, scale, rank, t)});
+  return c.b.op1("Add", {y, channel_view(c.b, shift, rank, t)});
+}
+
+}  // namespace
+
+// batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps,
+// cudnn_enabled). Training mode normalizes with batch statistics; updating the running stats
+// has no meaning in an inference graph.
+void aten_batch_norm(ConvertCtx& c) {
+  double eps = c.in(7).to_double();
+  bool training = c.in(5).to_bool();
+  if (!training && c.has(3) && c.has(4)) {
+    c.set_out(0, running_stats_norm(c, 1, 2, 3, 4, eps));
+    return;
+  }
+  Val x = c.tensor(0);
+  DType t = c.b.dtype(x);
+  int64_t rank = known_rank(c, 0);
+  std::vector<int64_t> axes{0};
+  for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+  Moments m = moments(c.b, x, axes, eps, t);
+  Val y = c.b.op1("Mul", {m.centered, m.rstd});
+  c.set_out(0, channel_affine(c, y, 1, 2, rank, t));
+}
+
+// instance_norm(input, weight?, bias?, running_mean?, running_var?, use_input_stats, momentum,
+// eps, cudnn_enabled).
+void aten_instance_norm(ConvertCtx& c) {
+  double eps = c.in(7).to_double();
+  bool use_input_stats = c.in(5).to_bool();
+  if (!use_input_stats) {
+    T2O_CHECK(c.has(3) && c.has(4),
+              "{}: use_input_stats=False needs running_mean and running_var", c.op());
+    c.set_out(0, running_stats_norm(c, 1, 2, 3, 4, eps));
+    return;
+  }
+  Val x = c.tensor(0);
+  DType t = c.b.dtype(x);
+  int64_t rank = known_rank(c, 0);
+  T2O_CHECK(rank >= 3, "{}: expected an input of rank 3 or more (N, C, *), got rank {}", c.op(),
+            rank);
+  if (c.has(1) && c.has(2)) {
+    c.set_out(0, c.b.op1("InstanceNormalization",
+                         {x, cast_to(c.b, c.tensor(1), t), cast_to(c.b, c.tensor(2), t)},
+                         {{"epsilon", eps}}));
+    return;
+  }
+  Moments m = moments(c.b, x, range(2, rank), eps, t);
+  Val y = c.b.op1("Mul", {m.centered, m.rstd});
+  c.set_out(0, channel_affine(c, y, 1, 2, rank, t));
+}
+
+// group_norm(input, num_groups, weight?, bias?, eps, cudnn_enabled). GroupNormalization only
+// arrives in opset 18, so: reshape to (N, G, -1), normalize the last axis, reshape back.
+void aten_group_norm(ConvertCtx& c) {
+  Val x = c.tensor(0);
+  DType t = c.b.dtype(x);
+  int64_t rank = known_rank(c, 0);
+  int64_t groups = c.in(1).to_int();
+  double eps = c.has(4) ? c.in(4).to_double() : 1e-5;
+  Val grouped = reshape(c.b, x, {0, groups, -1});
+  Moments m = moments(c.b, grouped, {2}, eps, t);
+  Val y = c.b.op1("Mul", {m.centered, m.rstd});
+  y = c.b.op1("Reshape", {y, c.b.op1("Shape", {x})});
+  c.set_out(0, channel_affine(c, y, 2, 3, rank, t));
+}
+
+namespace {
+
+// Shared by layer_norm and native_layer_norm: returns (y, mean, rstd).
+std::vector<Val> layer_norm_impl(ConvertCtx& c, bool want_stats) {
+  Val x = c.tensor(0);
+  DType t = c.b.dtype(x);
+  int64_t rank = known_rank(c, 0);
+  std::vector<int64_t> shape = c.in(1).to_ints();
+  int64_t k = static_cast<int64_t>(shape.size());
+  T2O_CHECK(k >= 1 && k <= rank, "{}: normalized_shape {} does not fit an input of rank {}",
+            c.op(), k, rank);
+  double eps = c.has(4) ? c.in(4).to_double() : 1e-5;
+  if (c.b.opset() >= 17) {
+    Val scale = c.has(2) ? cast_to(c.b, c.tensor(2), t) : filled(c.b, t, shape, 1.0f);
+    std::vector<Val> inputs{x, scale};
+    if (c.has(3)) inputs.push_back(cast_to(c.b, c.tensor(3), t));
+    auto outs = c.b.op("LayerNormalization", inputs, {{"axis", -k}, {"epsilon", eps}},
+                       want_stats ? 3 : 1);
+    // The statistics come out in stash_type (float); torch returns them in the input dtype.
+    if (want_stats && t != DType::Float) {
+      outs[1] = cast_to(c.b, outs[1], t);
+      outs[2] = cast_to(c.b, outs[2], t);
+    }
+    return outs;
+  }
+  Moments m = moments(c.b, x, range(rank - k, rank), eps, t);
+  Val y = c.b.op1("Mul", {m.centered, m.rstd});
+  if (c.has(2)) y = c.b.op1("Mul", {y, cast_to(c.b, c.tensor(2), t)});
+  if (c.has(3)) y = c.b.op1("Add", {y, cast_to(c.b, c.tensor(3), t)});
+  return {y, m.mean, m.rstd};
+}
+
+}  // namespace
+
+// layer_norm(input, normalized_shape, weight?, bias?, eps, cudnn_enable).
+void aten_layer_norm(ConvertCtx& c) { c.set_out(0, layer_norm_impl(c, false)[0]); }
+
+// native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (out, mean, rstd); the
+// statistics keep the normalized dims as size 1, like LayerNormalization's extra outputs.
+void aten_native_layer_norm(ConvertCtx& c) {
+  auto outs = layer_norm_impl(c, true);
+  for (size_t i = 0; i < 3; ++i) c.set_out(i, outs[i]);
+}
+
+void register_norm_ops(Registry& r) {
+  r.add("aten::batch_norm", 13, aten_batch_norm,
+        {"BatchNormalization", "Mul", "Add", "ReduceMean", "Sqrt", "Reciprocal"});
+  r.add("aten::instance_norm", 13, aten_instance_norm,
+        {"InstanceNormalization", "BatchNormalization", "ReduceMean", "Mul", "Add"});
+  r.add("aten::group_norm", 13, aten_group_norm, {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
+  r.add("aten::layer_norm", 13, aten_layer_norm, {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
+  r.add("aten::layer_norm", 17, aten_layer_norm, {"LayerNormalization"});
+  r.add("aten::native_layer_norm", 13, aten_native_layer_norm,
+        {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
+  r.add("aten::native_layer_norm", 17, aten_native_layer_norm, {"LayerNormalization"});
+}
 
 }  // namespace torch2onnx

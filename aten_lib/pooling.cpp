@@ -1,9 +1,318 @@
-// pooling family converters.
+// Pooling: aten::max_pool{1,2,3}d[_with_indices], avg_pool{1,2,3}d,
+// adaptive_{avg,max}_pool{1,2,3}d, upsample_nearest2d, upsample_bilinear2d.
+#include <cmath>
+#include <optional>
+
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
 namespace torch2onnx {
 
-void register_pooling_ops(Registry& r) { (void)r; }
+namespace {
+
+// Torch accepts one value for every spatial dim (max_pool2d(x, kernel_size=[3])).
+std::vector<int64_t> per_dim(const Arg& a, size_t n, int64_t dflt, const char* what) {
+  std::vector<int64_t> v = a.is_none() ? std::vector<int64_t>{} : a.to_ints();
+  if (v.empty()) return std::vector<int64_t>(n, dflt);
+  if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
+  T2O_CHECK(v.size() == n, "{} has {} values for a pooling with {} spatial dims", what, v.size(),
+            n);
+  return v;
+}
+
+std::vector<int64_t> iota(int64_t from, size_t count) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < count; ++i) out.push_back(from + static_cast<int64_t>(i));
+  return out;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (auto d : v) p *= d;
+  return p;
+}
+
+// ONNX pooling needs (N, C, *spatial); torch also takes unbatched (C, *spatial) inputs.
+struct Batched {
+  Val x;
+  bool unbatched = false;
+  std::optional<std::vector<int64_t>> spatial;  // static spatial sizes, when known
+
+  Val restore(GraphBuilder& b, const Val& y) const { return unbatched ? squeeze(b, y, {0}) : y; }
+};
+
+Batched batched(const ConvertCtx& c, size_t n) {
+  const TensorInfo& info = c.info(0);
+  int64_t r = info.rank();
+  T2O_CHECK(r == static_cast<int64_t>(n) + 1 || r == static_cast<int64_t>(n) + 2,
+            "{}: expected an input of rank {} or {}, got {}", c.op(), n + 1, n + 2, info.str());
+  Batched out;
+  out.unbatched = r == static_cast<int64_t>(n) + 1;
+  out.x = out.unbatched ? unsqueeze(c.b, c.tensor(0), {0}) : c.tensor(0);
+  std::vector<int64_t> sizes;
+  for (int64_t i = r - static_cast<int64_t>(n); i < r; ++i) {
+    const Dim& d = (*info.shape)[i];
+    if (!d.is_static()) return out;
+    sizes.push_back(d.value);
+  }
+  out.spatial = sizes;
+  return out;
+}
+
+struct Window {
+  std::vector<int64_t> kernel, stride, pads, dilation;
+  bool ceil = false;
+};
+
+// kernel, stride (empty means = kernel), padding (same on both sides), dilation (optional).
+Window read_window(const ConvertCtx& c, size_t n, size_t k, size_t s, size_t p,
+                   std::optional<size_t> d, size_t ceil) {
+  Window w;
+  w.kernel = per_dim(c.in(k), n, 0, "kernel_size");
+  for (auto v : w.kernel) T2O_CHECK(v > 0, "{}: kernel_size must be positive, got {}", c.op(), v);
+  w.stride = per_dim(c.in(s), n, 0, "stride");
+  if (w.stride[0] == 0) w.stride = w.kernel;
+  std::vector<int64_t> pad = per_dim(c.in(p), n, 0, "padding");
+  w.pads = pad;
+  w.pads.insert(w.pads.end(), pad.begin(), pad.end());
+  w.dilation = d ? per_dim(c.in(*d), n, 1, "dilation") : std::vector<int64_t>(n, 1);
+  w.ceil = c.has(ceil) && c.in(ceil).to_bool();
+  return w;
+}
+
+// Torch drops a ceil_mode window that would start in the end padding; ONNX's formula keeps it.
+// When that happens, Slice the extra window off so every runtime agrees with torch.
+std::vector<Val> trim_ceil(GraphBuilder& b, const Batched& in, const Window& w,
+                           std::vector<Val> outs) {
+  if (!w.ceil || !in.spatial) return outs;
+  size_t n = w.kernel.size();
+  std::vector<int64_t> ends(n);
+  bool trim = false;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t pad = w.pads[i];
+    int64_t span = (*in.spatial)[i] + 2 * pad - w.dilation[i] * (w.kernel[i] - 1) - 1;
+    int64_t out = (span + w.stride[i] - 1) / w.stride[i] + 1;
+    if ((out - 1) * w.stride[i] >= (*in.spatial)[i] + pad) {
+      --out;
+      trim = true;
+    }
+    ends[i] = out;
+  }
+  if (!trim) return outs;
+  for (auto& v : outs)
+    v = b.op1("Slice", {v, b.const_i64(std::vector<int64_t>(n, 0)), b.const_i64(ends),
+                        b.const_i64(iota(2, n))});
+  return outs;
+}
+
+// ONNX MaxPool indices count over the whole (N, C, *spatial) tensor; torch's count within one
+// (n, c) plane.
+Val plane_indices(GraphBuilder& b, const Val& idx, const Batched& in, size_t n) {
+  if (in.spatial) return b.op1("Mod", {idx, b.const_i64_scalar(product(*in.spatial))});
+  // Dynamic sizes: a 1x1 MaxPool's indices at spatial position 0 are each plane's offset.
+  std::vector<int64_t> ones(n, 1);
+  Val all = b.op("MaxPool", {in.x}, {{"kernel_shape", ones}, {"strides", ones}}, 2)[1];
+  Val base = b.op1("Slice", {all, b.const_i64(std::vector<int64_t>(n, 0)), b.const_i64(ones),
+                             b.const_i64(iota(2, n))});
+  return b.op1("Sub", {idx, base});
+}
+
+void emit_max_pool(ConvertCtx& c, size_t n, bool with_indices) {
+  Batched in = batched(c, n);
+  Window w = read_window(c, n, 1, 2, 3, 4, 5);
+  std::vector<Attr> attrs{{"kernel_shape", w.kernel}, {"strides", w.stride}, {"pads", w.pads},
+                          {"dilations", w.dilation}, {"ceil_mode", int64_t{w.ceil ? 1 : 0}}};
+  auto outs = c.b.op("MaxPool", {in.x}, attrs, with_indices ? 2 : 1);
+  outs = trim_ceil(c.b, in, w, outs);
+  if (with_indices) outs[1] = plane_indices(c.b, outs[1], in, n);
+  for (size_t i = 0; i < outs.size(); ++i) c.set_out(i, in.restore(c.b, outs[i]));
+}
+
+// avg_pool{1,2,3}d(self, kernel, stride, padding, ceil_mode, count_include_pad,
+// divisor_override?); 1d has no divisor_override.
+void emit_avg_pool(ConvertCtx& c, size_t n) {
+  Batched in = batched(c, n);
+  Window w = read_window(c, n, 1, 2, 3, std::nullopt, 4);
+  bool include_pad = !c.has(5) || c.in(5).to_bool();
+  std::optional<int64_t> divisor;
+  if (n > 1 && c.has(6)) {
+    divisor = c.in(6).to_int();
+    T2O_CHECK(*divisor != 0, "{}: divisor_override must be non-zero", c.op());
+    // Without ceil_mode every window covers kernel_size elements of the padded input, so the
+    // sum is the count_include_pad average times the kernel area.
+    T2O_CHECK(!w.ceil, "{}: divisor_override together with ceil_mode=True is not supported",
+              c.op());
+    include_pad = true;
+  }
+  std::vector<Attr> attrs{{"kernel_shape", w.kernel}, {"strides", w.stride}, {"pads", w.pads},
+                          {"ceil_mode", int64_t{w.ceil ? 1 : 0}},
+                          {"count_include_pad", int64_t{include_pad ? 1 : 0}}};
+  Val y = c.b.op1("AveragePool", {in.x}, attrs);
+  y = trim_ceil(c.b, in, w, {y})[0];
+  if (divisor) {
+    double f = static_cast<double>(product(w.kernel)) / static_cast<double>(*divisor);
+    y = c.b.op1("Mul", {y, c.b.const_scalar(c.b.dtype(c.tensor(0)), f)});
+  }
+  c.set_out(0, in.restore(c.b, y));
+}
+
+// Adaptive window i of `out` over `in` elements: [floor(i*in/out), ceil((i+1)*in/out)).
+int64_t win_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
+int64_t win_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
+
+std::vector<int64_t> adaptive_sizes(const ConvertCtx& c, size_t n, const Batched& in,
+                                    bool need_static) {
+  std::vector<int64_t> out = per_dim(c.in(1), n, 1, "output_size");
+  for (auto o : out) T2O_CHECK(o > 0, "{}: output_size must be positive, got {}", c.op(), o);
+  T2O_CHECK(!need_static || in.spatial,
+            "{}: output_size {} needs static spatial input sizes, got {}", c.op(), out[0],
+            c.info(0).str());
+  return out;
+}
+
+bool all_ones(const std::vector<int64_t>& v) {
+  for (auto x : v)
+    if (x != 1) return false;
+  return true;
+}
+
+void emit_adaptive_avg(ConvertCtx& c, size_t n) {
+  Batched in = batched(c, n);
+  std::vector<int64_t> out = per_dim(c.in(1), n, 1, "output_size");
+  if (all_ones(out)) {
+    c.set_out(0, in.restore(c.b, c.b.op1("GlobalAveragePool", {in.x})));
+    return;
+  }
+  adaptive_sizes(c, n, in, true);
+  const auto& sp = *in.spatial;
+  // Dims whose size divides evenly pool with one AveragePool; the rest are averaged window by
+  // window (the mean is separable, so each dim can be reduced on its own).
+  std::vector<int64_t> kernel(n, 1);
+  bool any_pool = false;
+  for (size_t d = 0; d < n; ++d) {
+    if (sp[d] % out[d] == 0 && sp[d] != out[d]) {
+      kernel[d] = sp[d] / out[d];
+      any_pool = true;
+    }
+  }
+  Val y = in.x;
+  if (any_pool)
+    y = c.b.op1("AveragePool", {y}, {{"kernel_shape", kernel}, {"strides", kernel}});
+  for (size_t d = 0; d < n; ++d) {
+    if (sp[d] % out[d] == 0) continue;
+    int64_t axis = static_cast<int64_t>(d) + 2;
+    std::vector<Val> parts;
+    for (int64_t i = 0; i < out[d]; ++i) {
+      Val s = c.b.op1("Slice", {y, c.b.const_i64({win_start(i, sp[d], out[d])}),
+                                c.b.const_i64({win_end(i, sp[d], out[d])}), c.b.const_i64({axis})});
+      parts.push_back(c.b.op1("ReduceMean", {s}, {{"axes", std::vector<int64_t>{axis}},
+                                                  {"keepdims", int64_t{1}}}));
+    }
+    y = c.b.op1("Concat", parts, {{"axis", axis}});
+  }
+  c.set_out(0, in.restore(c.b, y));
+}
+
+// adaptive_max_pool returns (values, indices). Windows of uneven length are made even by a
+// Gather that repeats each window's first element (a repeat never changes the max, and the
+// first occurrence wins ties), so one MaxPool yields both outputs; a constant table maps its
+// indices back to input positions.
+void emit_adaptive_max(ConvertCtx& c, size_t n) {
+  Batched in = batched(c, n);
+  std::vector<int64_t> out = per_dim(c.in(1), n, 1, "output_size");
+  if (all_ones(out) && !in.spatial) {
+    Val values = c.b.op1("GlobalMaxPool", {in.x});
+    Val flat = reshape(c.b, in.x, {0, 0, -1});
+    Val idx = c.b.op1("ArgMax", {flat}, {{"axis", int64_t{2}}, {"keepdims", int64_t{1}}});
+    if (n > 1) idx = unsqueeze(c.b, idx, iota(3, n - 1));
+    c.set_out(0, in.restore(c.b, values));
+    c.set_out(1, in.restore(c.b, idx));
+    return;
+  }
+  adaptive_sizes(c, n, in, true);
+  const auto& sp = *in.spatial;
+  Val x = in.x;
+  std::vector<int64_t> kernel(n), gathered(n);
+  std::vector<std::vector<int64_t>> maps(n);  // gathered position -> input position, per dim
+  bool remapped = false;
+  for (size_t d = 0; d < n; ++d) {
+    if (sp[d] % out[d] == 0) {
+      kernel[d] = sp[d] / out[d];
+      gathered[d] = sp[d];
+      maps[d] = iota(0, static_cast<size_t>(sp[d]));
+      continue;
+    }
+    int64_t k = 0;
+    for (int64_t i = 0; i < out[d]; ++i)
+      k = std::max(k, win_end(i, sp[d], out[d]) - win_start(i, sp[d], out[d]));
+    for (int64_t i = 0; i < out[d]; ++i) {
+      int64_t s = win_start(i, sp[d], out[d]), e = win_end(i, sp[d], out[d]);
+      for (int64_t j = 0; j < k; ++j) maps[d].push_back(s + j < e ? s + j : s);
+    }
+    x = c.b.op1("Gather", {x, c.b.const_i64(maps[d])}, {{"axis", static_cast<int64_t>(d) + 2}});
+    kernel[d] = k;
+    gathered[d] = out[d] * k;
+    remapped = true;
+  }
+  auto outs = c.b.op("MaxPool", {x}, {{"kernel_shape", kernel}, {"strides", kernel}}, 2);
+  Val idx = c.b.op1("Mod", {outs[1], c.b.const_i64_scalar(product(gathered))});
+  if (remapped) {
+    int64_t total = product(gathered);
+    T2O_CHECK(total <= (int64_t{1} << 24), "{}: index table of {} entries is too large", c.op(),
+              total);
+    std::vector<int64_t> table(static_cast<size_t>(total));
+    for (int64_t f = 0; f < total; ++f) {
+      int64_t rest = f, pos = 0, stride = 1;
+      for (size_t d = n; d-- > 0;) {
+        pos += maps[d][static_cast<size_t>(rest % gathered[d])] * stride;
+        rest /= gathered[d];
+        stride *= sp[d];
+      }
+      table[static_cast<size_t>(f)] = pos;
+    }
+    idx = c.b.op1("Gather", {c.b.const_i64(table), idx}, {{"axis", int64_t{0}}});
+  }
+  c.set_out(0, in.restore(c.b, outs[0]));
+  c.set_out(1, in.restore(c.b, idx));
+}
+
+}  // namespace
+
+void aten_max_pool1d(ConvertCtx& c) { emit_max_pool(c, 1, false); }
+void aten_max_pool2d(ConvertCtx& c) { emit_max_pool(c, 2, false); }
+void aten_max_pool3d(ConvertCtx& c) { emit_max_pool(c, 3, false); }
+void aten_max_pool1d_with_indices(ConvertCtx& c) { emit_max_pool(c, 1, true); }
+void aten_max_pool2d_with_indices(ConvertCtx& c) { emit_max_pool(c, 2, true); }
+void aten_max_pool3d_with_indices(ConvertCtx& c) { emit_max_pool(c, 3, true); }
+void aten_avg_pool1d(ConvertCtx& c) { emit_avg_pool(c, 1); }
+void aten_avg_pool2d(ConvertCtx& c) { emit_avg_pool(c, 2); }
+void aten_avg_pool3d(ConvertCtx& c) { emit_avg_pool(c, 3); }
+void aten_adaptive_avg_pool1d(ConvertCtx& c) { emit_adaptive_avg(c, 1); }
+void aten_adaptive_avg_pool2d(ConvertCtx& c) { emit_adaptive_avg(c, 2); }
+void aten_adaptive_avg_pool3d(ConvertCtx& c) { emit_adaptive_avg(c, 3); }
+void aten_adaptive_max_pool1d(ConvertCtx& c) { emit_adaptive_max(c, 1); }
+void aten_adaptive_max_pool2d(ConvertCtx& c) { emit_adaptive_max(c, 2); }
+void aten_adaptive_max_pool3d(ConvertCtx& c) { emit_adaptive_max(c, 3); }
+
+void register_pooling_ops(Registry& r) {
+  r.add("aten::max_pool1d", 13, aten_max_pool1d, {"MaxPool"});
+  r.add("aten::max_pool2d", 13, aten_max_pool2d, {"MaxPool"});
+  r.add("aten::max_pool3d", 13, aten_max_pool3d, {"MaxPool"});
+  r.add("aten::max_pool1d_with_indices", 13, aten_max_pool1d_with_indices, {"MaxPool", "Mod"});
+  r.add("aten::max_pool2d_with_indices", 13, aten_max_pool2d_with_indices, {"MaxPool", "Mod"});
+  r.add("aten::max_pool3d_with_indices", 13, aten_max_pool3d_with_indices, {"MaxPool", "Mod"});
+  r.add("aten::avg_pool1d", 13, aten_avg_pool1d, {"AveragePool"});
+  r.add("aten::avg_pool2d", 13, aten_avg_pool2d, {"AveragePool"});
+  r.add("aten::avg_pool3d", 13, aten_avg_pool3d, {"AveragePool"});
+  r.add("aten::adaptive_avg_pool1d", 13, aten_adaptive_avg_pool1d,
+        {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
+  r.add("aten::adaptive_avg_pool2d", 13, aten_adaptive_avg_pool2d,
+        {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
+  r.add("aten::adaptive_avg_pool3d", 13, aten_adaptive_avg_pool3d,
+        {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
+  r.add("aten::adaptive_max_pool1d", 13, aten_adaptive_max_pool1d, {"MaxPool", "Gather", "Mod"});
+  r.add("aten::adaptive_max_pool2d", 13, aten_adaptive_max_pool2d, {"MaxPool", "Gather", "Mod"});
+  r.add("aten::adaptive_max_pool3d", 13, aten_adaptive_max_pool3d, {"MaxPool", "Gather", "Mod"});
+}
 
 }  // namespace torch2onnx

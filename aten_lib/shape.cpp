@@ -1,9 +1,611 @@
-// shape family converters.
+// Shape and layout ops: aten::view, reshape, permute, cat, split, slice, expand, pad, ...
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
 namespace torch2onnx {
 
-void register_shape_ops(Registry& r) { (void)r; }
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+int64_t rank_of(const ConvertCtx& c, size_t i) {
+  int64_t r = c.info(i).rank();
+  T2O_CHECK(r >= 0, "{} needs the rank of its input, which is unknown", c.op());
+  return r;
+}
+
+// The size of one dimension when it is a concrete number; ops whose output count depends on it
+// (split, chunk, unbind) cannot follow a dynamic size before opset 18.
+int64_t static_dim(const TensorInfo& info, int64_t axis, const std::string& op) {
+  T2O_CHECK(info.shape && axis < info.rank() && (*info.shape)[axis].is_static(),
+            "{} needs a static size for dimension {}, got shape {}", op, axis, info.str());
+  return (*info.shape)[axis].value;
+}
+
+// A 1-element int64 tensor from an Int constant or a runtime 0-d/1-element tensor.
+Val int_1d(GraphBuilder& b, const Arg& a) { return int_list_tensor(b, Arg::of_list({a})); }
+
+// Emits Split (sizes as an input from opset 13) and records each piece's info: LibTorch records
+// no shapes for the items of a Tensor[] result.
+std::vector<Val> split_pieces(GraphBuilder& b, const Val& x, int64_t axis,
+                              const std::vector<int64_t>& sizes) {
+  std::vector<Val> outs =
+      sizes.size() == 1 ? std::vector<Val>{x}
+                        : b.op("Split", {x, b.const_i64(sizes)}, {{"axis", axis}},
+                               static_cast<int>(sizes.size()));
+  const TensorInfo& in = b.info(x);
+  for (size_t k = 0; k < outs.size() && sizes.size() > 1; ++k) {
+    TensorInfo info = in;
+    if (info.shape) (*info.shape)[axis] = Dim::known(sizes[k]);
+    b.set_info(outs[k], info);
+  }
+  return outs;
+}
+
+Arg tensor_list(const std::vector<Val>& vals) {
+  std::vector<Arg> items;
+  for (const auto& v : vals) items.push_back(Arg::of_tensor(v));
+  return Arg::of_list(std::move(items));
+}
+
+Val transpose(GraphBuilder& b, const Val& x, const std::vector<int64_t>& perm) {
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  if (identity) return x;
+  return b.op1("Transpose", {x}, {{"perm", perm}});
+}
+
+Val slice(GraphBuilder& b, const Val& x, const Val& start, const Val& end, int64_t axis,
+          int64_t step = 1) {
+  return b.op1("Slice", {x, start, end, b.const_i64({axis}), b.const_i64({step})});
+}
+
+// Target shape for Reshape: the output's static sizes, else the list argument itself.
+Val target_shape(ConvertCtx& c, const Arg& list) {
+  if (c.out_info(0).is_static()) return c.b.const_i64(c.out_info(0).sizes());
+  return int_list_tensor(c.b, list);
+}
+
+}  // namespace
+
+void aten_identity(ConvertCtx& c) { c.set_out(0, c.tensor(0)); }
+
+void aten_flatten(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  if (r == 0) {
+    c.set_out(0, reshape(c.b, c.tensor(0), {1}));
+    return;
+  }
+  int64_t s = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
+  int64_t e = norm_axis(c.has(2) ? c.in(2).to_int() : -1, r);
+  if (s == e) return c.set_out(0, c.tensor(0));
+  if (c.out_info(0).is_static()) return c.set_out(0, reshape(c.b, c.tensor(0), c.out_info(0).sizes()));
+  // Dynamic sizes: keep the leading dims (0 copies them), merge the rest up to e, and copy the
+  // trailing dims from the runtime shape.
+  Val shape = c.b.op1("Shape", {c.tensor(0)});
+  std::vector<Val> parts;
+  if (s > 0) parts.push_back(c.b.const_i64(std::vector<int64_t>(s, 0)));
+  parts.push_back(c.b.const_i64({-1}));
+  if (e + 1 < r) parts.push_back(slice(c.b, shape, c.b.const_i64({e + 1}), c.b.const_i64({r}), 0));
+  Val target = parts.size() == 1 ? parts[0] : c.b.op1("Concat", parts, {{"axis", int64_t{0}}});
+  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), target}));
+}
+
+// view / reshape / _unsafe_view: the size list may hold -1 and, with dynamic shapes, tensors.
+void aten_view(ConvertCtx& c) {
+  if (c.in(1).is_tensor() || !c.in(1).is_list()) {  // view.dtype takes a ScalarType: not a reshape
+    T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
+              c.op());
+  }
+  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), target_shape(c, c.in(1))}));
+}
+
+void aten_view_as(ConvertCtx& c) {
+  Val shape = c.info(1).is_static() ? c.b.const_i64(c.info(1).sizes())
+                                    : c.b.op1("Shape", {c.tensor(1)});
+  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), shape}));
+}
+
+void aten_permute(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  std::vector<int64_t> perm = c.in(1).to_ints();
+  for (auto& p : perm) p = norm_axis(p, r);
+  c.set_out(0, transpose(c.b, c.tensor(0), perm));
+}
+
+void aten_transpose(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  if (r < 2) return c.set_out(0, c.tensor(0));
+  std::vector<int64_t> perm(r);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[norm_axis(c.in(1).to_int(), r)], perm[norm_axis(c.in(2).to_int(), r)]);
+  c.set_out(0, transpose(c.b, c.tensor(0), perm));
+}
+
+void aten_t(ConvertCtx& c) {
+  if (rank_of(c, 0) < 2) return c.set_out(0, c.tensor(0));
+  c.set_out(0, transpose(c.b, c.tensor(0), {1, 0}));
+}
+
+void aten_movedim(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  std::vector<int64_t> src = c.in(1).to_ints(), dst = c.in(2).to_ints();
+  T2O_CHECK(src.size() == dst.size(), "movedim got {} source and {} destination dims", src.size(),
+            dst.size());
+  std::vector<int64_t> perm(r, -1);
+  std::vector<bool> used(r, false);
+  for (size_t i = 0; i < src.size(); ++i) {
+    perm[norm_axis(dst[i], r)] = norm_axis(src[i], r);
+    used[norm_axis(src[i], r)] = true;
+  }
+  int64_t next = 0;
+  for (auto& p : perm) {
+    if (p >= 0) continue;
+    while (used[next]) ++next;
+    p = next++;
+  }
+  c.set_out(0, transpose(c.b, c.tensor(0), perm));
+}
+
+// cat / concat: LibTorch skips legacy empty 1-D inputs and promotes dtypes.
+void aten_cat(ConvertCtx& c) {
+  DType dt = out_dtype(c);
+  int64_t r = c.out_info(0).rank();
+  std::vector<Val> parts;
+  for (const auto& it : c.in(0).list()) {
+    const TensorInfo& info = c.b.info(it.t());
+    if (info.rank() == 1 && r != 1 && info.shape->at(0).is_static() && info.shape->at(0).value == 0)
+      continue;
+    if (r < 0) r = info.rank();
+    parts.push_back(cast_to(c.b, it.t(), dt));
+  }
+  T2O_CHECK(!parts.empty(), "{} of only empty tensors is not supported", c.op());
+  if (parts.size() == 1) return c.set_out(0, parts[0]);
+  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
+  c.set_out(0, c.b.op1("Concat", parts, {{"axis", axis}}));
+}
+
+void aten_stack(ConvertCtx& c) {
+  DType dt = out_dtype(c);
+  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, c.out_info(0).rank());
+  std::vector<Val> parts;
+  for (const auto& it : c.in(0).list())
+    parts.push_back(unsqueeze(c.b, cast_to(c.b, it.t(), dt), {axis}));
+  if (parts.size() == 1) return c.set_out(0, parts[0]);
+  c.set_out(0, c.b.op1("Concat", parts, {{"axis", axis}}));
+}
+
+// split.Tensor (int size), split.sizes (int[]), split_with_sizes.
+void aten_split(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
+  std::vector<int64_t> sizes;
+  if (c.in(1).is_list()) {
+    sizes = c.in(1).to_ints();
+  } else {
+    int64_t n = static_dim(c.info(0), axis, c.op()), step = c.in(1).to_int();
+    T2O_CHECK(step > 0, "split size must be positive, got {}", step);
+    for (int64_t done = 0; done < n || (n == 0 && sizes.empty()); done += step)
+      sizes.push_back(std::min(step, n - done));
+  }
+  c.set_out(0, tensor_list(split_pieces(c.b, c.tensor(0), axis, sizes)));
+}
+
+void aten_chunk(ConvertCtx& c) {
+  int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
+  int64_t n = static_dim(c.info(0), axis, c.op()), chunks = c.in(1).to_int();
+  T2O_CHECK(chunks > 0, "chunk count must be positive, got {}", chunks);
+  int64_t step = (n + chunks - 1) / chunks;
+  std::vector<int64_t> sizes;
+  for (int64_t done = 0; done < n; done += step) sizes.push_back(std::min(step, n - done));
+  if (sizes.empty()) sizes.push_back(0);
+  c.set_out(0, tensor_list(split_pieces(c.b, c.tensor(0), axis, sizes)));
+}
+
+void aten_tensor_split(ConvertCtx& c) {
+  T2O_CHECK(!c.in(1).is_tensor(), "tensor_split with a tensor of indices is not supported");
+  int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
+  int64_t n = static_dim(c.info(0), axis, c.op());
+  std::vector<int64_t> sizes;
+  if (c.in(1).is_list()) {
+    int64_t prev = 0;
+    for (int64_t idx : c.in(1).to_ints()) {
+      int64_t at = std::clamp(idx < 0 ? idx + n : idx, prev, n);
+      sizes.push_back(at - prev);
+      prev = at;
+    }
+    sizes.push_back(n - prev);
+  } else {
+    int64_t sections = c.in(1).to_int();
+    T2O_CHECK(sections > 0, "tensor_split needs a positive section count, got {}", sections);
+    for (int64_t k = 0; k < sections; ++k) sizes.push_back(n / sections + (k < n % sections ? 1 : 0));
+  }
+  c.set_out(0, tensor_list(split_pieces(c.b, c.tensor(0), axis, sizes)));
+}
+
+void aten_unbind(ConvertCtx& c) {
+  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, rank_of(c, 0));
+  int64_t n = static_dim(c.info(0), axis, c.op());
+  std::vector<Val> outs;
+  for (const Val& piece : split_pieces(c.b, c.tensor(0), axis, std::vector<int64_t>(n, 1)))
+    outs.push_back(squeeze(c.b, piece, {axis}));
+  c.set_out(0, tensor_list(outs));
+}
+
+// squeeze(): all size-1 dims; squeeze.dim / squeeze.dims: only those listed that have size 1.
+void aten_squeeze(ConvertCtx& c) {
+  const TensorInfo& info = c.info(0);
+  int64_t r = rank_of(c, 0);
+  if (r == 0) return c.set_out(0, c.tensor(0));
+  std::vector<int64_t> candidates;
+  if (c.has(1)) {
+    for (auto d : c.in(1).to_ints()) candidates.push_back(norm_axis(d, r));
+  } else {
+    candidates.resize(r);
+    std::iota(candidates.begin(), candidates.end(), 0);
+  }
+  std::vector<int64_t> axes;
+  for (auto a : candidates) {
+    const Dim& d = (*info.shape)[a];
+    if (d.is_static() && d.value == 1) axes.push_back(a);
+    T2O_CHECK(d.is_static() || c.has(1), "squeeze() without dims needs static sizes, got {}",
+              info.str());
+  }
+  if (axes.empty()) return c.set_out(0, c.tensor(0));
+  c.set_out(0, squeeze(c.b, c.tensor(0), axes));
+}
+
+void aten_unsqueeze(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  c.set_out(0, unsqueeze(c.b, c.tensor(0), {norm_axis(c.in(1).to_int(), r + 1)}));
+}
+
+// expand: -1 keeps a dim; Expand broadcasts, so 1 does the same there.
+void aten_expand(ConvertCtx& c) {
+  std::vector<Arg> items = c.in(1).list();
+  for (auto& it : items)
+    if (!it.is_tensor() && it.to_int() == -1) it = Arg::of_int(1);
+  c.set_out(0, c.b.op1("Expand", {c.tensor(0), int_list_tensor(c.b, Arg::of_list(items))}));
+}
+
+void aten_expand_as(ConvertCtx& c) {
+  Val shape = c.info(1).is_static() ? c.b.const_i64(c.info(1).sizes())
+                                    : c.b.op1("Shape", {c.tensor(1)});
+  c.set_out(0, c.b.op1("Expand", {c.tensor(0), shape}));
+}
+
+// repeat / tile: Tile needs one repeat per dim; extra repeats add leading dims.
+void aten_repeat(ConvertCtx& c) {
+  std::vector<int64_t> reps = c.in(1).to_ints();
+  int64_t r = rank_of(c, 0);
+  Val x = c.tensor(0);
+  int64_t n = static_cast<int64_t>(reps.size());
+  T2O_CHECK(n >= r || c.op() == "aten::tile", "repeat got {} repeats for a rank-{} tensor", n, r);
+  if (n < r) reps.insert(reps.begin(), r - n, 1);
+  if (n > r) {
+    std::vector<int64_t> lead(n - r);
+    std::iota(lead.begin(), lead.end(), 0);
+    x = unsqueeze(c.b, x, lead);
+  }
+  c.set_out(0, c.b.op1("Tile", {x, c.b.const_i64(reps)}));
+}
+
+void aten_slice(ConvertCtx& c) {
+  const TensorInfo& info = c.info(0);
+  int64_t r = rank_of(c, 0);
+  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
+  int64_t step = c.has(4) ? c.in(4).to_int() : 1;
+  T2O_CHECK(step > 0, "slice step must be positive, got {}", step);
+  bool const_bounds = !c.in(2).is_tensor() && !c.in(3).is_tensor();
+  int64_t start = c.has(2) && !c.in(2).is_tensor() ? c.in(2).to_int() : 0;
+  int64_t end = c.has(3) && !c.in(3).is_tensor() ? c.in(3).to_int() : kInt64Max;
+  // x[:, :] in scripted code slices every dim fully; skip the no-op.
+  if (const_bounds && step == 1 && start == 0 && (*info.shape)[axis].is_static() &&
+      end >= (*info.shape)[axis].value)
+    return c.set_out(0, c.tensor(0));
+  Val s = c.in(2).is_tensor() ? int_1d(c.b, c.in(2)) : c.b.const_i64({start});
+  Val e = c.in(3).is_tensor() ? int_1d(c.b, c.in(3)) : c.b.const_i64({end});
+  c.set_out(0, slice(c.b, c.tensor(0), s, e, axis, step));
+}
+
+void aten_narrow(ConvertCtx& c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  int64_t length = c.in(3).to_int();
+  Val s, e;
+  if (c.in(2).is_tensor()) {
+    s = int_1d(c.b, c.in(2));
+    e = c.b.op1("Add", {s, c.b.const_i64({length})});
+  } else {
+    int64_t start = c.in(2).to_int();
+    if (start < 0) start += static_dim(c.info(0), axis, c.op());
+    s = c.b.const_i64({start});
+    e = c.b.const_i64({start + length});
+  }
+  c.set_out(0, slice(c.b, c.tensor(0), s, e, axis));
+}
+
+void aten_select(ConvertCtx& c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  Val idx = c.in(2).is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor(2), DType::Int64), {})
+                                : c.b.const_i64_scalar(c.in(2).to_int());
+  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
+}
+
+void aten_index_select(ConvertCtx& c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  Val idx = c.tensor(2);
+  if (c.info(2).rank() == 0) idx = reshape(c.b, idx, {1});
+  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
+}
+
+void aten_gather(ConvertCtx& c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  c.set_out(0, c.b.op1("GatherElements", {c.tensor(0), c.tensor(2)}, {{"axis", axis}}));
+}
+
+// index.Tensor with one integer index tensor after leading Nones: a Gather on that axis.
+void aten_index(ConvertCtx& c) {
+  const auto& idx = c.in(1).list();
+  int64_t axis = -1;
+  for (size_t i = 0; i < idx.size(); ++i) {
+    if (idx[i].is_none()) continue;
+    T2O_CHECK(axis < 0, "{} with more than one index tensor is not supported", c.op());
+    axis = static_cast<int64_t>(i);
+  }
+  T2O_CHECK(axis >= 0, "{} without an index tensor", c.op());
+  Val index = idx[axis].t();
+  DType dt = c.b.dtype(index);
+  T2O_CHECK(dt == DType::Int64 || dt == DType::Int32,
+            "{} supports integer index tensors only, got {}", c.op(), dtype_name(dt));
+  c.set_out(0, c.b.op1("Gather", {c.tensor(0), index}, {{"axis", axis}}));
+}
+
+void aten_flip(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  std::vector<int64_t> axes = c.in(1).to_ints();
+  if (axes.empty()) return c.set_out(0, c.tensor(0));
+  for (auto& a : axes) a = norm_axis(a, r);
+  size_t n = axes.size();
+  c.set_out(0, c.b.op1("Slice", {c.tensor(0), c.b.const_i64(std::vector<int64_t>(n, -1)),
+                                 c.b.const_i64(std::vector<int64_t>(n, kInt64Min)),
+                                 c.b.const_i64(axes), c.b.const_i64(std::vector<int64_t>(n, -1))}));
+}
+
+// roll: the last `shift` elements move to the front; no dims rolls the flattened tensor.
+void aten_roll(ConvertCtx& c) {
+  std::vector<int64_t> shifts = c.in(1).to_ints();
+  std::vector<int64_t> dims = c.has(2) ? c.in(2).to_ints() : std::vector<int64_t>{};
+  Val x = c.tensor(0);
+  TensorInfo info = c.info(0);
+  bool flat = dims.empty();
+  if (flat) {
+    T2O_CHECK(shifts.size() == 1, "roll without dims takes one shift, got {}", shifts.size());
+    x = reshape(c.b, x, {-1});
+    info = c.b.info(x);
+    dims = {0};
+  }
+  T2O_CHECK(shifts.size() == dims.size(), "roll got {} shifts for {} dims", shifts.size(),
+            dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t axis = norm_axis(dims[i], info.rank());
+    int64_t n = static_dim(info, axis, c.op());
+    int64_t s = n == 0 ? 0 : ((shifts[i] % n) + n) % n;
+    if (s == 0) continue;
+    Val tail = slice(c.b, x, c.b.const_i64({n - s}), c.b.const_i64({n}), axis);
+    Val head = slice(c.b, x, c.b.const_i64({0}), c.b.const_i64({n - s}), axis);
+    x = c.b.op1("Concat", {tail, head}, {{"axis", axis}});
+    c.b.set_info(x, info);
+  }
+  if (flat) x = c.b.op1("Reshape", {x, c.b.op1("Shape", {c.tensor(0)})});
+  c.set_out(0, x);
+}
+
+// dropout and friends are the identity in inference (train=False).
+void aten_dropout(ConvertCtx& c) {
+  bool train = c.has(2) && c.in(2).to_bool();
+  double p = c.has(1) ? c.in(1).to_double() : 0.0;
+  T2O_CHECK(!train || p == 0.0, "{} in training mode (train=True, p={}) is not supported; export "
+            "the model in eval mode", c.op(), p);
+  c.set_out(0, c.tensor(0));
+}
+
+// All overloads of aten::to and type_as: only the dtype matters for ONNX.
+void aten_to(ConvertCtx& c) {
+  DType dt = c.out_info(0).dtype;
+  c.set_out(0, dt == DType::Undefined ? c.tensor(0) : cast_to(c.b, c.tensor(0), dt));
+}
+
+namespace {
+// ConstantOfShape with the output's dtype; `shape` is a 1-D int64 tensor.
+Val filled(ConvertCtx& c, const Val& shape, const Arg& value) {
+  DType dt = out_dtype(c);
+  if (value.is_tensor()) return c.b.op1("Expand", {cast_to(c.b, value.t(), dt), shape});
+  TensorData v = TensorData::scalar(dt, value.to_double());
+  v.dims = {1};
+  return c.b.op1("ConstantOfShape", {shape}, {{"value", v}});
+}
+
+Val like_shape(ConvertCtx& c) {
+  if (c.out_info(0).is_static()) return c.b.const_i64(c.out_info(0).sizes());
+  return c.b.op1("Shape", {c.tensor(0)});
+}
+}  // namespace
+
+void aten_zeros_like(ConvertCtx& c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(0))); }
+void aten_ones_like(ConvertCtx& c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(1))); }
+void aten_full_like(ConvertCtx& c) { c.set_out(0, filled(c, like_shape(c), c.in(1))); }
+
+// new_zeros(self, size) / zeros(size): the walker folds constant sizes, so the size list here
+// holds runtime values.
+void aten_new_zeros(ConvertCtx& c) {
+  size_t at = c.op() == "aten::zeros" ? 0 : 1;
+  c.set_out(0, filled(c, target_shape(c, c.in(at)), Arg::of_int(0)));
+}
+void aten_new_ones(ConvertCtx& c) {
+  size_t at = c.op() == "aten::ones" ? 0 : 1;
+  c.set_out(0, filled(c, target_shape(c, c.in(at)), Arg::of_int(1)));
+}
+void aten_new_full(ConvertCtx& c) {
+  size_t at = c.op() == "aten::full" ? 0 : 1;
+  c.set_out(0, filled(c, target_shape(c, c.in(at)), c.in(at + 1)));
+}
+
+// arange(end, ...), arange(start, end, ...), arange(start, end, step, ...) with runtime bounds.
+void aten_arange(ConvertCtx& c) {
+  size_t n = c.num_inputs();
+  size_t scalars = n == 5 ? 1 : n == 6 ? 2 : 3;
+  DType dt = out_dtype(c);
+  auto scalar = [&](size_t i, double def) {
+    if (i >= scalars) return c.b.const_scalar(dt, def);
+    const Arg& a = c.in(i);
+    return a.is_tensor() ? reshape(c.b, cast_to(c.b, a.t(), dt), {}) : c.b.const_scalar(dt, a.to_double());
+  };
+  Val start = scalars == 1 ? c.b.const_scalar(dt, 0) : scalar(0, 0);
+  Val end = scalars == 1 ? scalar(0, 0) : scalar(1, 0);
+  Val step = scalar(2, 1);
+  c.set_out(0, c.b.op1("Range", {start, end, step}));
+}
+
+namespace {
+// torch pads list (last dim first, begin/end pairs) to ONNX pads (all begins, then all ends).
+std::vector<int64_t> onnx_pads(const std::vector<int64_t>& pad, int64_t rank) {
+  T2O_CHECK(pad.size() % 2 == 0 && static_cast<int64_t>(pad.size()) <= 2 * rank,
+            "pad list of length {} does not fit a rank-{} tensor", pad.size(), rank);
+  std::vector<int64_t> out(2 * rank, 0);
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    int64_t dim = rank - 1 - static_cast<int64_t>(i);
+    out[dim] = pad[2 * i];
+    out[rank + dim] = pad[2 * i + 1];
+  }
+  return out;
+}
+
+Val pad_node(ConvertCtx& c, const std::string& mode, const Arg* value) {
+  std::vector<int64_t> pads = onnx_pads(c.in(1).to_ints(), rank_of(c, 0));
+  std::vector<Val> ins = {c.tensor(0), c.b.const_i64(pads)};
+  if (value && !value->is_none()) ins.push_back(as_tensor(c.b, *value, c.b.dtype(c.tensor(0))));
+  return c.b.op1("Pad", ins, {{"mode", mode}});
+}
+}  // namespace
+
+void aten_constant_pad_nd(ConvertCtx& c) { c.set_out(0, pad_node(c, "constant", &c.in(2))); }
+void aten_reflection_pad(ConvertCtx& c) { c.set_out(0, pad_node(c, "reflect", nullptr)); }
+void aten_replication_pad(ConvertCtx& c) { c.set_out(0, pad_node(c, "edge", nullptr)); }
+
+void aten_pad(ConvertCtx& c) {
+  std::string mode = c.has(2) ? c.in(2).str() : "constant";
+  if (mode == "constant") return c.set_out(0, pad_node(c, "constant", &c.in(3)));
+  if (mode == "reflect") return c.set_out(0, pad_node(c, "reflect", nullptr));
+  if (mode == "replicate") return c.set_out(0, pad_node(c, "edge", nullptr));
+  throw Error(fmt::format("pad mode '{}' is not supported (ONNX has 'wrap' only from opset 19)",
+                          mode));
+}
+
+// meshgrid: output k holds input k along one axis, broadcast over the others. 'xy' indexing
+// swaps the roles of the first two inputs.
+void aten_meshgrid(ConvertCtx& c) {
+  const auto& ins = c.in(0).list();
+  std::string indexing = c.has(1) ? c.in(1).str() : "ij";
+  T2O_CHECK(indexing == "ij" || indexing == "xy", "meshgrid indexing '{}' is not supported",
+            indexing);
+  int64_t n = static_cast<int64_t>(ins.size());
+  std::vector<int64_t> pos(n);
+  std::iota(pos.begin(), pos.end(), 0);
+  if (indexing == "xy" && n >= 2) std::swap(pos[0], pos[1]);
+  std::vector<Val> flat(n);
+  std::vector<Dim> dims(n);
+  for (int64_t k = 0; k < n; ++k) {
+    flat[k] = reshape(c.b, ins[k].t(), {-1});
+    const TensorInfo& info = c.b.info(ins[k].t());
+    dims[pos[k]] = info.is_static() ? Dim::known(info.rank() == 0 ? 1 : info.sizes()[0]) : Dim{};
+  }
+  std::vector<Val> shape_parts(n);
+  for (int64_t k = 0; k < n; ++k) shape_parts[pos[k]] = c.b.op1("Shape", {flat[k]});
+  Val shape = c.b.op1("Concat", shape_parts, {{"axis", int64_t{0}}});
+  std::vector<Val> outs;
+  for (int64_t k = 0; k < n; ++k) {
+    std::vector<int64_t> target(n, 1);
+    target[pos[k]] = -1;
+    Val y = c.b.op1("Expand", {reshape(c.b, flat[k], target), shape});
+    TensorInfo info;
+    info.dtype = c.b.dtype(ins[k].t());
+    info.shape = dims;
+    c.b.set_info(y, info);
+    outs.push_back(y);
+  }
+  c.set_out(0, tensor_list(outs));
+}
+
+void register_shape_ops(Registry& r) {
+  r.add("aten::flatten", 13, aten_flatten, {"Reshape"});
+  r.add("aten::view", 13, aten_view, {"Reshape"});
+  r.add("aten::reshape", 13, aten_view, {"Reshape"});
+  r.add("aten::_unsafe_view", 13, aten_view, {"Reshape"});
+  r.add("aten::view_as", 13, aten_view_as, {"Reshape"});
+  r.add("aten::reshape_as", 13, aten_view_as, {"Reshape"});
+  r.add("aten::permute", 13, aten_permute, {"Transpose"});
+  r.add("aten::transpose", 13, aten_transpose, {"Transpose"});
+  r.add("aten::transpose_", 13, aten_transpose, {"Transpose"});
+  r.add("aten::t", 13, aten_t, {"Transpose"});
+  r.add("aten::t_", 13, aten_t, {"Transpose"});
+  r.add("aten::movedim", 13, aten_movedim, {"Transpose"});
+  r.add("aten::moveaxis", 13, aten_movedim, {"Transpose"});
+  r.add("aten::contiguous", 13, aten_identity, {});
+  r.add("aten::clone", 13, aten_identity, {});
+  r.add("aten::cat", 13, aten_cat, {"Concat"});
+  r.add("aten::concat", 13, aten_cat, {"Concat"});
+  r.add("aten::concatenate", 13, aten_cat, {"Concat"});
+  r.add("aten::stack", 13, aten_stack, {"Unsqueeze", "Concat"});
+  r.add("aten::split", 13, aten_split, {"Split"});
+  r.add("aten::split_with_sizes", 13, aten_split, {"Split"});
+  r.add("aten::chunk", 13, aten_chunk, {"Split"});
+  r.add("aten::tensor_split", 13, aten_tensor_split, {"Split"});
+  r.add("aten::unbind", 13, aten_unbind, {"Split", "Squeeze"});
+  r.add("aten::squeeze", 13, aten_squeeze, {"Squeeze"});
+  r.add("aten::squeeze_", 13, aten_squeeze, {"Squeeze"});
+  r.add("aten::unsqueeze", 13, aten_unsqueeze, {"Unsqueeze"});
+  r.add("aten::unsqueeze_", 13, aten_unsqueeze, {"Unsqueeze"});
+  r.add("aten::expand", 13, aten_expand, {"Expand"});
+  r.add("aten::expand_as", 13, aten_expand_as, {"Expand"});
+  r.add("aten::repeat", 13, aten_repeat, {"Tile"});
+  r.add("aten::tile", 13, aten_repeat, {"Tile"});
+  r.add("aten::slice", 13, aten_slice, {"Slice"});
+  r.add("aten::narrow", 13, aten_narrow, {"Slice"});
+  r.add("aten::select", 13, aten_select, {"Gather"});
+  r.add("aten::index_select", 13, aten_index_select, {"Gather"});
+  r.add("aten::gather", 13, aten_gather, {"GatherElements"});
+  r.add("aten::index", 13, aten_index, {"Gather"});
+  r.add("aten::flip", 13, aten_flip, {"Slice"});
+  r.add("aten::roll", 13, aten_roll, {"Slice", "Concat"});
+  for (const char* op : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",
+                         "aten::feature_dropout_", "aten::alpha_dropout", "aten::alpha_dropout_",
+                         "aten::feature_alpha_dropout", "aten::feature_alpha_dropout_"})
+    r.add(op, 13, aten_dropout, {});
+  r.add("aten::to", 13, aten_to, {"Cast"});
+  r.add("aten::type_as", 13, aten_to, {"Cast"});
+  r.add("aten::zeros_like", 13, aten_zeros_like, {"ConstantOfShape"});
+  r.add("aten::ones_like", 13, aten_ones_like, {"ConstantOfShape"});
+  r.add("aten::full_like", 13, aten_full_like, {"ConstantOfShape"});
+  r.add("aten::new_zeros", 13, aten_new_zeros, {"ConstantOfShape"});
+  r.add("aten::new_ones", 13, aten_new_ones, {"ConstantOfShape"});
+  r.add("aten::new_full", 13, aten_new_full, {"ConstantOfShape"});
+  r.add("aten::zeros", 13, aten_new_zeros, {"ConstantOfShape"});
+  r.add("aten::ones", 13, aten_new_ones, {"ConstantOfShape"});
+  r.add("aten::full", 13, aten_new_full, {"ConstantOfShape"});
+  r.add("aten::arange", 13, aten_arange, {"Range"});
+  r.add("aten::pad", 13, aten_pad, {"Pad"});
+  r.add("aten::constant_pad_nd", 13, aten_constant_pad_nd, {"Pad"});
+  for (const char* op : {"aten::reflection_pad1d", "aten::reflection_pad2d", "aten::reflection_pad3d"})
+    r.add(op, 13, aten_reflection_pad, {"Pad"});
+  for (const char* op :
+       {"aten::replication_pad1d", "aten::replication_pad2d", "aten::replication_pad3d"})
+    r.add(op, 13, aten_replication_pad, {"Pad"});
+  r.add("aten::meshgrid", 13, aten_meshgrid, {"Reshape", "Expand"});
+}
 
 }  // namespace torch2onnx

@@ -73,7 +73,7 @@ InputSpec parse_input_spec(const std::string& raw) {
   try {
     spec.dtype = parse_dtype(trim(dtype_text));
   } catch (const Error& e) {
-    throw Error(fmt::format("input spec '{}': {}", raw, e.what()), e.hint());
+    throw Error(fmt::format("input spec '{}': {}", raw, e.what()), kSpecHelp);
   }
   std::string body = text.substr(open + 1, text.size() - open - 2);
   if (body.find_first_of("[]") != std::string::npos)

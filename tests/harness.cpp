@@ -91,3 +91,55 @@ std::string export_ir_error(const std::string& ir, const std::vector<at::Tensor>
 }
 
 }  // namespace t2o_test
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace t2o_test {
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
+CliResult run_cli(const std::vector<std::string>& args) {
+  std::string dir = fresh_dir("cli_capture");
+  std::string cmd = shell_quote(T2O_CLI);
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  cmd += " >" + shell_quote(dir + "/out") + " 2>" + shell_quote(dir + "/err") + " </dev/null";
+  int status = std::system(cmd.c_str());
+  CliResult r;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  else r.exit_code = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  r.out = slurp(dir + "/out");
+  r.err = slurp(dir + "/err");
+  return r;
+}
+
+std::string fresh_dir(const std::string& name) {
+  static int counter = 0;
+  fs::path d = fs::path(T2O_TEST_OUT) /
+               (name + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+std::string test_model(const std::string& name) {
+  return (fs::path(T2O_TEST_MODELS) / (name + ".pt")).string();
+}
+
+}  // namespace t2o_test

@@ -2,6 +2,13 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <catch2/catch.hpp>
+
+// LibTorch pulls in glog, whose fatal CHECK(cond) macro replaces Catch's CHECK: a failing check
+// would abort the test binary instead of being reported. Restore Catch's definition.
+#undef CHECK
+#define CHECK(...) \
+  INTERNAL_CATCH_TEST("CHECK", Catch::ResultDisposition::ContinueOnFailure, __VA_ARGS__)
 
 #include <string>
 #include <vector>
@@ -33,5 +40,23 @@ std::string export_ir_error(const std::string& ir, const std::vector<at::Tensor>
 
 // Deterministic random input.
 at::Tensor randn(std::vector<int64_t> shape, uint64_t seed = 1);
+
+}  // namespace t2o_test
+
+namespace t2o_test {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// Runs the torch2onnx CLI built with the tests, capturing stdout and stderr.
+CliResult run_cli(const std::vector<std::string>& args);
+
+// A fresh empty folder under the tests' output folder.
+std::string fresh_dir(const std::string& name);
+
+// Path of a small test model made by models/make_test_models.py.
+std::string test_model(const std::string& name);
 
 }  // namespace t2o_test

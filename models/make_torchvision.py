@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Make TorchScript fixtures of torchvision models (random weights, traced, eval mode).
+
+Run with Debian's interpreter, which has python3-torch and python3-torchvision:
+
+    /usr/bin/python3 models/make_torchvision.py --out ~/.cache/torch2onnx/models resnet18 resnet50
+
+Writes OUT/<name>.pt and prints one line per model: name, path and the --input spec to use.
+Existing files are kept (delete them to remake). Nothing is downloaded: weights are random, seeded.
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+import torch
+import torchvision
+
+# name -> (constructor keyword arguments, input shape)
+MODELS = {
+    "resnet18": ({}, [1, 3, 224, 224]),
+    "resnet50": ({}, [1, 3, 224, 224]),
+    "vgg11_bn": ({}, [1, 3, 224, 224]),
+    "alexnet": ({}, [1, 3, 224, 224]),
+    "mobilenet_v2": ({}, [1, 3, 224, 224]),
+    "mobilenet_v3_small": ({}, [1, 3, 224, 224]),
+    "squeezenet1_1": ({}, [1, 3, 224, 224]),
+    "densenet121": ({}, [1, 3, 224, 224]),
+    "shufflenet_v2_x1_0": ({}, [1, 3, 224, 224]),
+    "googlenet": ({"aux_logits": False, "init_weights": True}, [1, 3, 224, 224]),
+    "mnasnet1_0": ({}, [1, 3, 224, 224]),
+}
+
+# The models of the foundation issue's end-to-end tests.
+FOUNDATION = list(MODELS)
+
+
+def spec(shape):
+    return "x:f32[" + ",".join(str(d) for d in shape) + "]"
+
+
+def make(name, out_dir):
+    kwargs, shape = MODELS[name]
+    path = os.path.join(out_dir, name + ".pt")
+    if not os.path.exists(path):
+        torch.manual_seed(0)
+        model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
+        example = torch.randn(*shape)
+        with torch.no_grad():
+            traced = torch.jit.trace(model, example)
+        # Write to a temporary name first so an interrupted run never leaves a truncated fixture.
+        fd, tmp = tempfile.mkstemp(dir=out_dir, suffix=".pt.tmp")
+        os.close(fd)
+        traced.save(tmp)
+        os.replace(tmp, path)
+    return path, spec(shape)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, help="folder for the .pt files")
+    ap.add_argument("--list", action="store_true", help="print the known model names and exit")
+    ap.add_argument("models", nargs="*", help="model names (default: all foundation models)")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(MODELS))
+        return 0
+    names = args.models or FOUNDATION
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        print("unknown model(s): " + ", ".join(unknown) + "; known: " + ", ".join(MODELS), file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    for n in names:
+        path, s = make(n, args.out)
+        print(f"{n}\t{path}\t{s}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+#include <catch2/catch.hpp>
+
+#include "harness.h"
+
+using namespace t2o_test;
+
+namespace {
+
+std::string max_pool_ir(const std::string& op, const std::string& k, const std::string& s,
+                        const std::string& p, const std::string& d, bool ceil,
+                        bool indices = false) {
+  return R"IR(
+graph(%x : Tensor):
+  %ceil : bool = prim::Constant[value=)IR" +
+         std::string(ceil ? "1" : "0") + R"IR(]()
+  %k : int[] = prim::Constant[value=)IR" + k + R"IR(]()
+  %s : int[] = prim::Constant[value=)IR" + s + R"IR(]()
+  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
+  %d : int[] = prim::Constant[value=)IR" + d + "]()\n" +
+         (indices ? "  %y : Tensor, %i : Tensor = " + op + "(%x, %k, %s, %p, %d, %ceil)\n" +
+                        "  return (%y, %i)"
+                  : "  %y : Tensor = " + op + "(%x, %k, %s, %p, %d, %ceil)\n  return (%y)");
+}
+
+std::string avg_pool_ir(const std::string& op, const std::string& k, const std::string& s,
+                        const std::string& p, bool ceil, bool include_pad,
+                        const std::string& divisor) {
+  bool has_divisor = op != "aten::avg_pool1d";
+  return R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %ceil : bool = prim::Constant[value=)IR" +
+         std::string(ceil ? "1" : "0") + R"IR(]()
+  %cip : bool = prim::Constant[value=)IR" + std::string(include_pad ? "1" : "0") + R"IR(]()
+  %div : int = prim::Constant[value=)IR" + (divisor.empty() ? "1" : divisor) + R"IR(]()
+  %k : int[] = prim::Constant[value=)IR" + k + R"IR(]()
+  %s : int[] = prim::Constant[value=)IR" + s + R"IR(]()
+  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
+  %y : Tensor = )IR" + op + "(%x, %k, %s, %p, %ceil, %cip" +
+         (has_divisor ? (divisor.empty() ? ", %none" : ", %div") : "") + R"IR()
+  return (%y))IR";
+}
+
+std::string adaptive_ir(const std::string& op, const std::string& size, bool two_outputs) {
+  return R"IR(
+graph(%x : Tensor):
+  %o : int[] = prim::Constant[value=)IR" +
+         size + "]()\n" +
+         (two_outputs ? "  %y : Tensor, %i : Tensor = " + op + "(%x, %o)\n  return (%y, %i)"
+                      : "  %y : Tensor = " + op + "(%x, %o)\n  return (%y)");
+}
+
+}  // namespace
+
+TEST_CASE("aten::max_pool2d", "[pooling]") {
+  SECTION("kernel 3 stride 2 padding 1") {
+    auto r = check_ir_opsets(max_pool_ir("aten::max_pool2d", "[3, 3]", "[2, 2]", "[1, 1]",
+                                         "[1, 1]", false),
+                             {randn({2, 3, 9, 8}, 1)});
+    CHECK(r.count("MaxPool") == 1);
+  }
+  SECTION("empty stride means kernel, one-element lists broadcast") {
+    check_ir_opsets(max_pool_ir("aten::max_pool2d", "[2]", "[]", "[0]", "[1]", false),
+                    {randn({1, 2, 6, 7}, 1)});
+  }
+  SECTION("dilation and asymmetric kernel") {
+    check_ir_opsets(max_pool_ir("aten::max_pool2d", "[2, 3]", "[1, 2]", "[1, 0]", "[2, 1]", false),
+                    {randn({1, 2, 8, 9}, 1)});
+  }
+  SECTION("ceil_mode, including a dropped last window") {
+    check_ir_opsets(max_pool_ir("aten::max_pool2d", "[3, 3]", "[2, 2]", "[0, 0]", "[1, 1]", true),
+                    {randn({1, 2, 8, 10}, 1)});
+    // in 6, kernel 2, stride 2, pad 1: the ONNX formula gives 5 windows, torch 4.
+    check_ir_opsets(max_pool_ir("aten::max_pool2d", "[2, 2]", "[2, 2]", "[1, 1]", "[1, 1]", true),
+                    {randn({1, 2, 6, 6}, 1)});
+  }
+  SECTION("unbatched input") {
+    check_ir_opsets(max_pool_ir("aten::max_pool2d", "[2, 2]", "[2, 2]", "[0, 0]", "[1, 1]", false),
+                    {randn({3, 6, 6}, 1)});
+  }
+}
+
+TEST_CASE("aten::max_pool1d", "[pooling]") {
+  auto r = check_ir_opsets(max_pool_ir("aten::max_pool1d", "[3]", "[2]", "[1]", "[1]", false),
+                           {randn({2, 3, 11}, 1)});
+  CHECK(r.count("MaxPool") == 1);
+}
+
+TEST_CASE("aten::max_pool3d", "[pooling]") {
+  auto r = check_ir_opsets(
+      max_pool_ir("aten::max_pool3d", "[2, 2, 2]", "[2, 1, 2]", "[0, 1, 1]", "[1, 1, 1]", true),
+      {randn({1, 2, 5, 4, 7}, 1)});
+  CHECK(r.count("MaxPool") == 1);
+}
+
+TEST_CASE("aten::max_pool2d_with_indices", "[pooling]") {
+  SECTION("static shape") {
+    check_ir_opsets(max_pool_ir("aten::max_pool2d_with_indices", "[3, 3]", "[2, 2]", "[1, 1]",
+                                "[1, 1]", false, true),
+                    {randn({2, 3, 7, 8}, 1)});
+  }
+  SECTION("ceil_mode and unbatched") {
+    check_ir_opsets(max_pool_ir("aten::max_pool2d_with_indices", "[2, 2]", "[2, 2]", "[1, 1]",
+                                "[1, 1]", true, true),
+                    {randn({3, 6, 6}, 1)});
+  }
+}
+
+TEST_CASE("aten::max_pool1d_with_indices", "[pooling]") {
+  check_ir_opsets(
+      max_pool_ir("aten::max_pool1d_with_indices", "[2]", "[2]", "[0]", "[1]", false, true),
+      {randn({2, 3, 9}, 1)});
+}
+
+TEST_CASE("aten::avg_pool2d", "[pooling]") {
+  SECTION("padding counted and not counted") {
+    for (bool cip : {true, false}) {
+      auto r = check_ir_opsets(
+          avg_pool_ir("aten::avg_pool2d", "[3, 3]", "[2, 2]", "[1, 1]", false, cip, ""),
+          {randn({2, 3, 9, 8}, 1)});
+      CHECK(r.count("AveragePool") == 1);
+    }
+  }
+  SECTION("ceil_mode") {
+    for (bool cip : {true, false}) {
+      check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[3, 2]", "[2, 2]", "[1, 0]", true, cip, ""),
+                      {randn({1, 2, 8, 9}, 1)});
+      check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[2, 2]", "[2, 2]", "[1, 1]", true, cip, ""),
+                      {randn({1, 2, 6, 6}, 1)});
+    }
+  }
+  SECTION("empty stride, divisor_override") {
+    check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[2, 2]", "[]", "[0, 0]", false, true, ""),
+                    {randn({1, 2, 6, 6}, 1)});
+    check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[3, 3]", "[2, 2]", "[1, 1]", false, false,
+                                "5"),
+                    {randn({1, 2, 7, 7}, 1)});
+  }
+  SECTION("unbatched input") {
+    check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[2, 2]", "[1, 1]", "[0, 0]", false, true, ""),
+                    {randn({3, 5, 5}, 1)});
+  }
+}
+
+TEST_CASE("aten::avg_pool1d", "[pooling]") {
+  auto r = check_ir_opsets(avg_pool_ir("aten::avg_pool1d", "[3]", "[2]", "[1]", true, false, ""),
+                           {randn({2, 3, 10}, 1)});
+  CHECK(r.count("AveragePool") == 1);
+}
+
+TEST_CASE("aten::avg_pool3d", "[pooling]") {
+  auto r = check_ir_opsets(
+      avg_pool_ir("aten::avg_pool3d", "[2, 2, 2]", "[2, 2, 2]", "[1, 0, 1]", false, true, ""),
+      {randn({1, 2, 4, 6, 5}, 1)});
+  CHECK(r.count("AveragePool") == 1);
+}
+
+TEST_CASE("aten::adaptive_avg_pool2d", "[pooling]") {
+  SECTION("output 1 is a global pool") {
+    auto r = check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool2d", "[1, 1]", false),
+                             {randn({2, 3, 7, 5}, 1)});
+    CHECK(r.count("GlobalAveragePool") == 1);
+  }
+  SECTION("divisible sizes use AveragePool") {
+    auto r = check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool2d", "[4, 3]", false),
+                             {randn({1, 2, 8, 9}, 1)});
+    CHECK(r.count("AveragePool") == 1);
+    CHECK(r.count("Slice") == 0);
+  }
+  SECTION("uneven windows") {
+    check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool2d", "[3, 4]", false),
+                    {randn({1, 2, 7, 10}, 1)});
+    check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool2d", "[7, 2]", false),
+                    {randn({2, 3, 5, 8}, 1)});
+  }
+  SECTION("unbatched input") {
+    check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool2d", "[2, 3]", false),
+                    {randn({3, 5, 7}, 1)});
+  }
+}
+
+TEST_CASE("aten::adaptive_avg_pool1d", "[pooling]") {
+  check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool1d", "[4]", false), {randn({2, 3, 10}, 1)});
+  check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool1d", "[1]", false), {randn({2, 3, 10}, 1)});
+}
+
+TEST_CASE("aten::adaptive_avg_pool3d", "[pooling]") {
+  check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool3d", "[2, 3, 2]", false),
+                  {randn({1, 2, 4, 5, 6}, 1)});
+}
+
+TEST_CASE("aten::adaptive_max_pool2d", "[pooling]") {
+  SECTION("global") {
+    check_ir_opsets(adaptive_ir("aten::adaptive_max_pool2d", "[1, 1]", true),
+                    {randn({2, 3, 5, 6}, 1)});
+  }
+  SECTION("divisible") {
+    auto r = check_ir_opsets(adaptive_ir("aten::adaptive_max_pool2d", "[2, 3]", true),
+                             {randn({2, 3, 6, 6}, 1)});
+    CHECK(r.count("Gather") == 0);
+  }
+  SECTION("uneven windows") {
+    check_ir_opsets(adaptive_ir("aten::adaptive_max_pool2d", "[3, 4]", true),
+                    {randn({2, 3, 7, 10}, 1)});
+    check_ir_opsets(adaptive_ir("aten::adaptive_max_pool2d", "[7, 3]", true),
+                    {randn({1, 2, 5, 6}, 1)});
+  }
+  SECTION("unbatched input") {
+    check_ir_opsets(adaptive_ir("aten::adaptive_max_pool2d", "[2, 2]", true),
+                    {randn({3, 5, 5}, 1)});
+  }
+}
+
+TEST_CASE("aten::adaptive_max_pool1d", "[pooling]") {
+  check_ir_opsets(adaptive_ir("aten::adaptive_max_pool1d", "[3]", true), {randn({2, 3, 8}, 1)});
+}
+
+TEST_CASE("aten::adaptive_max_pool3d", "[pooling]") {
+  check_ir_opsets(adaptive_ir("aten::adaptive_max_pool3d", "[2, 2, 3]", true),
+                  {randn({1, 2, 3, 4, 5}, 1)});
+}

@@ -1,0 +1,198 @@
+#include <catch2/catch.hpp>
+
+#include "harness.h"
+
+using namespace t2o_test;
+
+namespace {
+const char* kConsts = R"IR(
+  %none : NoneType = prim::Constant()
+  %m1 : int = prim::Constant[value=-1]()
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %2 : int = prim::Constant[value=2]()
+  %false : bool = prim::Constant[value=0]()
+  %true : bool = prim::Constant[value=1]()
+  %d1 : int[] = prim::ListConstruct(%1)
+  %d02 : int[] = prim::ListConstruct(%0, %m1)
+  %long : int = prim::Constant[value=4]()
+  %double : int = prim::Constant[value=7]()
+)IR";
+
+std::string ir(const std::string& inputs, const std::string& body, const std::string& outs = "%y") {
+  return "graph(" + inputs + "):" + kConsts + body + "\n  return (" + outs + ")";
+}
+
+at::Tensor ints(std::vector<int64_t> shape, int64_t high, at::ScalarType t = at::kLong) {
+  return at::randint(0, high, shape, at::TensorOptions().dtype(t));
+}
+}  // namespace
+
+TEST_CASE("aten::sum", "[reduce]") {
+  SECTION("dims keepdim") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::sum(%x, %d02, %true, %none)
+  %b : Tensor = aten::sum(%x, %d1, %false, %none)
+  %y : Tensor = aten::sum(%x, %none))IR",
+                                "%a, %b, %y"),
+                             {randn({2, 3, 4})});
+    CHECK(r.count("ReduceSum") == 3);
+  }
+  SECTION("int32 sums to int64, dtype argument") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::sum(%x, %d1, %false, %none)
+  %y : Tensor = aten::sum(%x, %d1, %false, %double))IR",
+                       "%a, %y"),
+                    {ints({2, 3}, 9, at::kInt)});
+  }
+  SECTION("bool") {
+    check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::sum(%x, %none)"),
+                    {ints({2, 3}, 2).to(at::kBool)});
+  }
+}
+
+TEST_CASE("aten::mean", "[reduce]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::mean(%x, %d02, %true, %none)
+  %b : Tensor = aten::mean(%x, %none)
+  %y : Tensor = aten::mean(%x, %d1, %false, %double))IR",
+                              "%a, %b, %y"),
+                           {randn({2, 3, 4})});
+  CHECK(r.count("ReduceMean") == 3);
+}
+
+TEST_CASE("aten::prod", "[reduce]") {
+  check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::prod(%x, %1, %false, %none)
+  %y : Tensor = aten::prod(%x, %none))IR",
+                     "%a, %y"),
+                  {randn({2, 3, 4})});
+}
+
+TEST_CASE("aten::amax", "[reduce]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::amax(%x, %d1, %true)
+  %y : Tensor = aten::amin(%x, %d02, %false))IR",
+                              "%a, %y"),
+                           {randn({2, 3, 4})});
+  CHECK(r.count("ReduceMax") == 1);
+  CHECK(r.count("ReduceMin") == 1);
+}
+
+TEST_CASE("aten::max", "[reduce]") {
+  SECTION("dim: values and indices") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %v : Tensor, %i : Tensor = aten::max(%x, %1, %false)
+  %w : Tensor, %j : Tensor = aten::min(%x, %m1, %true))IR",
+                                "%v, %i, %w, %j"),
+                             {randn({2, 3, 4})});
+    CHECK(r.count("ArgMax") == 1);
+    CHECK(r.count("ArgMin") == 1);
+  }
+  SECTION("all") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::max(%x)
+  %y : Tensor = aten::min(%x))IR",
+                       "%a, %y"),
+                    {randn({2, 3, 4})});
+  }
+  SECTION("elementwise") {
+    check_ir_opsets(ir("%x : Tensor, %z : Tensor", R"IR(
+  %a : Tensor = aten::max(%x, %z)
+  %y : Tensor = aten::min(%x, %z))IR",
+                       "%a, %y"),
+                    {randn({2, 3}), randn({3}, 2)});
+  }
+}
+
+TEST_CASE("aten::argmax", "[reduce]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::argmax(%x, %1, %true)
+  %b : Tensor = aten::argmin(%x, %m1, %false)
+  %y : Tensor = aten::argmax(%x, %none, %false))IR",
+                              "%a, %b, %y"),
+                           {randn({2, 3, 4})});
+  CHECK(r.count("ArgMax") == 2);
+}
+
+TEST_CASE("aten::var", "[reduce]") {
+  SECTION("unbiased dims") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::var(%x, %d1, %true, %true)
+  %b : Tensor = aten::std(%x, %d02, %false, %false)
+  %y : Tensor = aten::std(%x, %true))IR",
+                       "%a, %b, %y"),
+                    {randn({2, 3, 4})});
+  }
+  SECTION("correction") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::var(%x, %d1, %0, %false)
+  %y : Tensor = aten::std(%x, %none, %2, %true))IR",
+                       "%a, %y"),
+                    {randn({2, 3, 4})});
+  }
+}
+
+TEST_CASE("aten::norm", "[reduce]") {
+  SECTION("p=2 over dims") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %y : Tensor = aten::norm(%x, %2, %d1, %true))IR"),
+                             {randn({2, 3, 4})});
+    CHECK(r.count("ReduceL2") == 1);
+  }
+  SECTION("other p") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %p3 : float = prim::Constant[value=3.]()
+  %inf : float = prim::Constant[value=inf]()
+  %a : Tensor = aten::norm(%x, %1, %d1, %false)
+  %b : Tensor = aten::norm(%x, %p3, %d02, %false)
+  %c : Tensor = aten::norm(%x, %inf, %d1, %false)
+  %y : Tensor = aten::norm(%x, %2))IR",
+                       "%a, %b, %c, %y"),
+                    {randn({2, 3, 4})});
+  }
+  SECTION("linalg_vector_norm") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::linalg_vector_norm(%x, %2, %d1, %true, %none)
+  %y : Tensor = aten::linalg_vector_norm(%x, %2, %none, %false, %none))IR",
+                       "%a, %y"),
+                    {randn({2, 3, 4})});
+  }
+}
+
+TEST_CASE("aten::logsumexp", "[reduce]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::logsumexp(%x, %d1, %true)
+  %y : Tensor = aten::logsumexp(%x, %d02, %false))IR",
+                              "%a, %y"),
+                           {randn({2, 3, 4})});
+  CHECK(r.count("ReduceLogSumExp") == 2);
+}
+
+TEST_CASE("aten::all", "[reduce]") {
+  SECTION("bool") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::all(%x, %1, %false)
+  %b : Tensor = aten::any(%x, %0, %true)
+  %c : Tensor = aten::all(%x)
+  %y : Tensor = aten::any(%x))IR",
+                       "%a, %b, %c, %y"),
+                    {ints({4, 3}, 2).to(at::kBool)});
+  }
+  SECTION("float") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::all(%x, %1, %false)
+  %y : Tensor = aten::any(%x, %m1, %false))IR",
+                       "%a, %y"),
+                    {ints({4, 3}, 2).to(at::kFloat)});
+  }
+}
+
+TEST_CASE("aten::cumsum", "[reduce]") {
+  auto r = check_ir_opsets(ir("%x : Tensor, %i : Tensor", R"IR(
+  %a : Tensor = aten::cumsum(%x, %1, %none)
+  %y : Tensor = aten::cumsum(%i, %m1, %none))IR",
+                              "%a, %y"),
+                           {randn({2, 3, 4}), ints({2, 3}, 9, at::kInt)});
+  CHECK(r.count("CumSum") == 2);
+}

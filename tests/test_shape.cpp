@@ -1,0 +1,384 @@
+#include <catch2/catch.hpp>
+
+#include "harness.h"
+
+using namespace t2o_test;
+
+namespace {
+// Common constants for the IR snippets below.
+const char* kConsts = R"IR(
+  %none : NoneType = prim::Constant()
+  %m1 : int = prim::Constant[value=-1]()
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %2 : int = prim::Constant[value=2]()
+  %3 : int = prim::Constant[value=3]()
+  %false : bool = prim::Constant[value=0]()
+  %true : bool = prim::Constant[value=1]()
+)IR";
+
+std::string ir(const std::string& inputs, const std::string& body, const std::string& outs = "%y") {
+  return "graph(" + inputs + "):" + kConsts + body + "\n  return (" + outs + ")";
+}
+
+at::Tensor ints(std::vector<int64_t> shape, int64_t high, at::ScalarType t = at::kLong) {
+  return at::randint(0, high, shape, at::TensorOptions().dtype(t));
+}
+}  // namespace
+
+TEST_CASE("aten::flatten", "[shape]") {
+  SECTION("start 1") {
+    auto r = check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::flatten(%x, %1, %m1)"),
+                             {randn({2, 3, 4, 5})});
+    CHECK(r.count("Reshape") == 1);
+  }
+  SECTION("middle") {
+    check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::flatten(%x, %1, %2)"),
+                    {randn({2, 3, 4, 5})});
+  }
+}
+
+TEST_CASE("aten::view", "[shape]") {
+  SECTION("view with -1") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%2, %m1)
+  %y : Tensor = aten::view(%x, %s))IR"),
+                             {randn({2, 3, 4})});
+    CHECK(r.count("Reshape") == 1);
+  }
+  SECTION("reshape") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%3, %m1, %2)
+  %y : Tensor = aten::reshape(%x, %s))IR"),
+                    {randn({2, 3, 4})});
+  }
+  SECTION("view_as / reshape_as") {
+    check_ir_opsets(ir("%x : Tensor, %o : Tensor", R"IR(
+  %a : Tensor = aten::view_as(%x, %o)
+  %y : Tensor = aten::reshape_as(%a, %x))IR"),
+                    {randn({2, 6}), randn({3, 4})});
+  }
+}
+
+TEST_CASE("aten::permute", "[shape]") {
+  SECTION("permute") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %p : int[] = prim::ListConstruct(%2, %0, %1)
+  %y : Tensor = aten::permute(%x, %p))IR"),
+                             {randn({2, 3, 4})});
+    CHECK(r.count("Transpose") == 1);
+  }
+  SECTION("transpose and t") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::transpose(%x, %m1, %0)
+  %b : Tensor = aten::flatten(%a, %1, %2)
+  %y : Tensor = aten::t(%b))IR"),
+                    {randn({2, 3, 4})});
+  }
+  SECTION("movedim") {
+    check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::movedim(%x, %0, %m1)"),
+                    {randn({2, 3, 4})});
+  }
+  SECTION("contiguous and clone are no-ops") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::relu(%x)
+  %b : Tensor = aten::contiguous(%a, %0)
+  %y : Tensor = aten::clone(%b, %none))IR"),
+                             {randn({2, 3})});
+    CHECK(r.count("Relu") == 1);
+  }
+}
+
+TEST_CASE("aten::cat", "[shape]") {
+  SECTION("cat") {
+    auto r = check_ir_opsets(ir("%x : Tensor, %z : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%x, %z, %x)
+  %y : Tensor = aten::cat(%l, %m1))IR"),
+                             {randn({2, 3}), randn({2, 5})});
+    CHECK(r.count("Concat") == 1);
+  }
+  SECTION("stack") {
+    check_ir_opsets(ir("%x : Tensor, %z : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%x, %z)
+  %y : Tensor = aten::stack(%l, %1))IR"),
+                    {randn({2, 3}), randn({2, 3})});
+  }
+  SECTION("mixed dtypes promote") {
+    check_ir_opsets(ir("%x : Tensor, %z : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%x, %z)
+  %y : Tensor = aten::cat(%l, %0))IR"),
+                    {randn({2, 3}), ints({1, 3}, 5)});
+  }
+}
+
+TEST_CASE("aten::split", "[shape]") {
+  SECTION("split int") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %l : Tensor[] = aten::split(%x, %2, %1)
+  %a : Tensor, %b : Tensor, %c : Tensor = prim::ListUnpack(%l)
+  %y : Tensor = aten::relu(%c))IR",
+                                "%a, %b, %y"),
+                             {randn({2, 5})});
+    CHECK(r.count("Split") == 1);
+  }
+  SECTION("split sizes") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%1, %3)
+  %l : Tensor[] = aten::split(%x, %s, %m1))IR",
+                       "%l"),
+                    {randn({2, 4})});
+  }
+  SECTION("split_with_sizes") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%2, %1)
+  %l : Tensor[] = aten::split_with_sizes(%x, %s, %0))IR",
+                       "%l"),
+                    {randn({3, 4})});
+  }
+  SECTION("chunk") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %l : Tensor[] = aten::chunk(%x, %3, %1))IR",
+                       "%l"),
+                    {randn({2, 7})});
+  }
+  SECTION("tensor_split sections and indices") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %l : Tensor[] = aten::tensor_split(%x, %3, %1)
+  %i : int[] = prim::ListConstruct(%1, %3)
+  %k : Tensor[] = aten::tensor_split(%x, %i, %1))IR",
+                       "%l, %k"),
+                    {randn({2, 7})});
+  }
+  SECTION("unbind") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %l : Tensor[] = aten::unbind(%x, %1)
+  %a : Tensor, %b : Tensor, %c : Tensor = prim::ListUnpack(%l)
+  %k : Tensor[] = prim::ListConstruct(%a, %c)
+  %y : Tensor = aten::cat(%k, %0))IR",
+                                "%y, %b"),
+                             {randn({2, 3, 4})});
+    CHECK(r.count("Split") == 1);
+  }
+}
+
+TEST_CASE("aten::squeeze", "[shape]") {
+  SECTION("all") {
+    check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::squeeze(%x)"), {randn({2, 1, 3, 1})});
+  }
+  SECTION("dim") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::squeeze(%x, %1)
+  %y : Tensor = aten::squeeze(%a, %0))IR"),
+                    {randn({2, 1, 3})});
+  }
+  SECTION("unsqueeze") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %a : Tensor = aten::unsqueeze(%x, %m1)
+  %y : Tensor = aten::unsqueeze(%a, %0))IR"),
+                             {randn({2, 3})});
+    CHECK(r.count("Unsqueeze") == 2);
+  }
+}
+
+TEST_CASE("aten::expand", "[shape]") {
+  SECTION("expand with -1 and new dims") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%2, %m1, %3)
+  %y : Tensor = aten::expand(%x, %s, %false))IR"),
+                             {randn({4, 1})});
+    CHECK(r.count("Expand") == 1);
+  }
+  SECTION("expand_as") {
+    check_ir_opsets(ir("%x : Tensor, %o : Tensor", "  %y : Tensor = aten::expand_as(%x, %o)"),
+                    {randn({1, 3}), randn({2, 3})});
+  }
+  SECTION("repeat and tile") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%2, %1, %3)
+  %a : Tensor = aten::repeat(%x, %s)
+  %t : int[] = prim::ListConstruct(%2)
+  %b : Tensor = aten::tile(%x, %t))IR",
+                       "%a, %b"),
+                    {randn({2, 3})});
+  }
+}
+
+TEST_CASE("aten::slice", "[shape]") {
+  SECTION("start end step") {
+    auto r = check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::slice(%x, %1, %1, %m1, %2)"),
+                             {randn({2, 8})});
+    CHECK(r.count("Slice") == 1);
+  }
+  SECTION("open end") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %big : int = prim::Constant[value=9223372036854775807]()
+  %y : Tensor = aten::slice(%x, %0, %1, %big, %1))IR"),
+                    {randn({4, 3})});
+  }
+  SECTION("None bounds") {
+    check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::slice(%x, %m1, %none, %2, %1)"),
+                    {randn({4, 3})});
+  }
+  SECTION("narrow") {
+    check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::narrow(%x, %1, %1, %2)"),
+                    {randn({2, 5})});
+  }
+  SECTION("select") {
+    auto r = check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::select(%x, %1, %m1)"),
+                             {randn({2, 5, 3})});
+    CHECK(r.count("Gather") == 1);
+  }
+}
+
+TEST_CASE("aten::index_select", "[shape]") {
+  SECTION("index_select") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_select(%x, %1, %i)"),
+                    {randn({2, 5}), ints({4}, 5)});
+  }
+  SECTION("gather") {
+    auto r = check_ir_opsets(
+        ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::gather(%x, %1, %i, %false)"),
+        {randn({2, 5}), ints({2, 3}, 5)});
+    CHECK(r.count("GatherElements") == 1);
+  }
+  SECTION("index with one tensor") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor", R"IR(
+  %l : Tensor?[] = prim::ListConstruct(%none, %i)
+  %y : Tensor = aten::index(%x, %l))IR"),
+                    {randn({2, 5, 3}), ints({2, 2}, 5)});
+  }
+}
+
+TEST_CASE("aten::flip", "[shape]") {
+  SECTION("flip") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %d : int[] = prim::ListConstruct(%0, %m1)
+  %y : Tensor = aten::flip(%x, %d))IR"),
+                    {randn({2, 3, 4})});
+  }
+  SECTION("roll with dims") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%2, %m1)
+  %d : int[] = prim::ListConstruct(%1, %0)
+  %y : Tensor = aten::roll(%x, %s, %d))IR"),
+                    {randn({3, 5})});
+  }
+  SECTION("roll flattened") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%3)
+  %d : int[] = prim::ListConstruct()
+  %y : Tensor = aten::roll(%x, %s, %d))IR"),
+                    {randn({3, 5})});
+  }
+}
+
+TEST_CASE("aten::dropout", "[shape]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %p : float = prim::Constant[value=0.5]()
+  %a : Tensor = aten::dropout(%x, %p, %false)
+  %b : Tensor = aten::feature_dropout(%a, %p, %false)
+  %y : Tensor = aten::alpha_dropout(%b, %p, %false))IR"),
+                           {randn({2, 3})});
+  CHECK(r.op_types.size() <= 1);  // at most the output Identity
+}
+
+TEST_CASE("aten::to", "[shape]") {
+  SECTION("to dtype") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %long : int = prim::Constant[value=4]()
+  %y : Tensor = aten::to(%x, %long, %false, %false, %none))IR"),
+                             {randn({2, 3}) * 10});
+    CHECK(r.count("Cast") == 1);
+  }
+  SECTION("to device") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %dev : Device = prim::Constant[value="cpu"]()
+  %double : int = prim::Constant[value=7]()
+  %y : Tensor = aten::to(%x, %dev, %double, %false, %false, %none))IR"),
+                    {randn({2, 3})});
+  }
+  SECTION("type_as") {
+    check_ir_opsets(ir("%x : Tensor, %o : Tensor", "  %y : Tensor = aten::type_as(%x, %o)"),
+                    {ints({2, 3}, 9), randn({1})});
+  }
+}
+
+TEST_CASE("aten::zeros_like", "[shape]") {
+  SECTION("zeros_like / ones_like / full_like") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %long : int = prim::Constant[value=4]()
+  %v : float = prim::Constant[value=2.5]()
+  %a : Tensor = aten::zeros_like(%x, %none, %none, %none, %none, %none)
+  %b : Tensor = aten::ones_like(%x, %long, %none, %none, %none, %none)
+  %c : Tensor = aten::full_like(%x, %v, %none, %none, %none, %none, %none))IR",
+                                "%a, %b, %c"),
+                             {randn({2, 3})});
+    CHECK(r.count("ConstantOfShape") == 3);
+  }
+  SECTION("new_zeros / new_ones / new_full with a runtime size") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %n : Tensor = aten::sum(%x, %none)
+  %ni : int = aten::Int(%n)
+  %s : int[] = prim::ListConstruct(%ni, %2)
+  %v : float = prim::Constant[value=2.5]()
+  %a : Tensor = aten::new_zeros(%x, %s, %none, %none, %none, %none)
+  %b : Tensor = aten::new_ones(%x, %s, %none, %none, %none, %none)
+  %c : Tensor = aten::new_full(%x, %s, %v, %none, %none, %none, %none))IR",
+                       "%a, %b, %c"),
+                    {at::full({3}, 1.0f)});
+  }
+}
+
+TEST_CASE("aten::arange", "[shape]") {
+  check_ir_opsets(ir("%x : Tensor", R"IR(
+  %n : Tensor = aten::sum(%x, %none)
+  %ni : int = aten::Int(%n)
+  %y : Tensor = aten::arange(%1, %ni, %2, %none, %none, %none, %none))IR"),
+                  {at::full({7}, 1.0f)});
+}
+
+TEST_CASE("aten::pad", "[shape]") {
+  SECTION("constant") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %p : int[] = prim::ListConstruct(%1, %2, %0, %1)
+  %mode : str = prim::Constant[value="constant"]()
+  %v : float = prim::Constant[value=1.5]()
+  %y : Tensor = aten::pad(%x, %p, %mode, %v))IR"),
+                             {randn({1, 2, 3, 4})});
+    CHECK(r.count("Pad") == 1);
+  }
+  SECTION("reflect and replicate") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %p : int[] = prim::ListConstruct(%1, %2, %2, %1)
+  %r : str = prim::Constant[value="reflect"]()
+  %e : str = prim::Constant[value="replicate"]()
+  %a : Tensor = aten::pad(%x, %p, %r, %none)
+  %b : Tensor = aten::pad(%x, %p, %e, %none)
+  %c : Tensor = aten::reflection_pad2d(%x, %p)
+  %d : Tensor = aten::replication_pad2d(%x, %p))IR",
+                       "%a, %b, %c, %d"),
+                    {randn({1, 2, 4, 5})});
+  }
+  SECTION("constant_pad_nd") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %p : int[] = prim::ListConstruct(%1, %1)
+  %y : Tensor = aten::constant_pad_nd(%x, %p, %2))IR"),
+                    {randn({2, 3})});
+  }
+}
+
+TEST_CASE("aten::meshgrid", "[shape]") {
+  SECTION("ij") {
+    check_ir_opsets(ir("%a : Tensor, %b : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%a, %b)
+  %y : Tensor[] = aten::meshgrid(%l))IR"),
+                    {randn({3}), randn({4})});
+  }
+  SECTION("xy") {
+    check_ir_opsets(ir("%a : Tensor, %b : Tensor, %c : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%a, %b, %c)
+  %xy : str = prim::Constant[value="xy"]()
+  %y : Tensor[] = aten::meshgrid(%l, %xy))IR"),
+                    {randn({3}), randn({4}), randn({2})});
+  }
+}
