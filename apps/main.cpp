@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -161,7 +162,12 @@ int main(int argc, char** argv) {
   }
 
   LogFn log;
-  if (o.verbosity >= 2) log = [](const std::string& m) { fmt::print(stderr, "torch2onnx: {}\n", m); };
+  auto t0 = std::chrono::steady_clock::now();
+  if (o.verbosity >= 2)
+    log = [t0](const std::string& m) {
+      double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      fmt::print(stderr, "torch2onnx: [{:6.2f} s] {}\n", t, m);
+    };
   try {
     ExportReport r = export_model(o, log);
     if (o.verbosity >= 2)

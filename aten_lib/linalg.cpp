@@ -12,9 +12,9 @@ bool gemm_ok(GraphBuilder& b, const Val& v) {
   return t == DType::Float || t == DType::Double || t == DType::Float16;
 }
 
-Val scaled(GraphBuilder& b, const Val& v, double k) {
+Val scaled(GraphBuilder& b, const Val& v, DType t, double k) {
   if (k == 1.0) return v;
-  return b.op1("Mul", {v, b.const_scalar(b.dtype(v), k)});
+  return b.op1("Mul", {v, b.const_scalar(t, k)});
 }
 
 }  // namespace
@@ -49,8 +49,9 @@ void aten_addmm(ConvertCtx& c) {
     c.set_out(0, b.op1("Gemm", ins, {{"alpha", alpha}, {"beta", beta}}));
     return;
   }
-  Val y = scaled(b, b.op1("MatMul", {c.tensor(1), c.tensor(2)}), alpha);
-  if (beta != 0.0) y = b.op1("Add", {y, scaled(b, c.tensor(0), beta)});
+  DType t = out_dtype(c);
+  Val y = scaled(b, b.op1("MatMul", {c.tensor(1), c.tensor(2)}), t, alpha);
+  if (beta != 0.0) y = b.op1("Add", {y, scaled(b, c.tensor(0), t, beta)});
   c.set_out(0, y);
 }
 
@@ -59,8 +60,9 @@ void aten_baddbmm(ConvertCtx& c) {
   GraphBuilder& b = c.b;
   double beta = c.has(3) ? c.in(3).to_double() : 1.0;
   double alpha = c.has(4) ? c.in(4).to_double() : 1.0;
-  Val y = scaled(b, b.op1("MatMul", {c.tensor(1), c.tensor(2)}), alpha);
-  if (beta != 0.0) y = b.op1("Add", {y, scaled(b, c.tensor(0), beta)});
+  DType t = out_dtype(c);
+  Val y = scaled(b, b.op1("MatMul", {c.tensor(1), c.tensor(2)}), t, alpha);
+  if (beta != 0.0) y = b.op1("Add", {y, scaled(b, c.tensor(0), t, beta)});
   c.set_out(0, y);
 }
 

@@ -144,11 +144,44 @@ void emit_avg_pool(ConvertCtx& c, size_t n) {
               c.op());
     include_pad = true;
   }
+  // Torch divides a ceil_mode window that runs past the end padding by the part inside the
+  // padded input; ONNX Runtime 1.20 gives other results there. Pool without counting padding
+  // and rescale by the constant ratio of the two divisors (separable per dim).
+  std::optional<std::vector<float>> rescale;
+  std::vector<int64_t> out_sizes;
+  if (w.ceil && include_pad && in.spatial) {
+    rescale = std::vector<float>{1.0f};
+    bool needed = false;
+    for (size_t d = 0; d < n; ++d) {
+      int64_t size = (*in.spatial)[d], k = w.kernel[d], st = w.stride[d], p = w.pads[d];
+      int64_t out = (size + 2 * p - k + st - 1) / st + 1;
+      if ((out - 1) * st >= size + p) --out;
+      out_sizes.push_back(out);
+      std::vector<float> next;
+      for (float f : *rescale) {
+        for (int64_t o = 0; o < out; ++o) {
+          int64_t start = o * st - p;
+          int64_t counted = std::min(start + k, size + p) - start;
+          int64_t valid = std::min(start + k, size) - std::max<int64_t>(start, 0);
+          needed = needed || valid != counted;
+          next.push_back(f * static_cast<float>(valid) / static_cast<float>(counted));
+        }
+      }
+      *rescale = std::move(next);
+    }
+    if (needed) include_pad = false;
+    else rescale.reset();
+  }
   std::vector<Attr> attrs{{"kernel_shape", w.kernel}, {"strides", w.stride}, {"pads", w.pads},
                           {"ceil_mode", int64_t{w.ceil ? 1 : 0}},
                           {"count_include_pad", int64_t{include_pad ? 1 : 0}}};
   Val y = c.b.op1("AveragePool", {in.x}, attrs);
   y = trim_ceil(c.b, in, w, {y})[0];
+  if (rescale) {
+    DType t = c.b.dtype(c.tensor(0));
+    Val f = c.b.constant(TensorData::f32(*rescale, out_sizes), "avg_pool_rescale");
+    y = c.b.op1("Mul", {y, t == DType::Float ? f : cast_to(c.b, f, t)});
+  }
   if (divisor) {
     double f = static_cast<double>(product(w.kernel)) / static_cast<double>(*divisor);
     y = c.b.op1("Mul", {y, c.b.const_scalar(c.b.dtype(c.tensor(0)), f)});
@@ -294,6 +327,58 @@ void aten_adaptive_max_pool1d(ConvertCtx& c) { emit_adaptive_max(c, 1); }
 void aten_adaptive_max_pool2d(ConvertCtx& c) { emit_adaptive_max(c, 2); }
 void aten_adaptive_max_pool3d(ConvertCtx& c) { emit_adaptive_max(c, 3); }
 
+namespace {
+
+// upsample_*2d.vec(input, output_size?, [align_corners,] scale_factors?) or
+// upsample_*2d(self, output_size, [align_corners,] scales_h?, scales_w?). Torch maps output to
+// input coordinates with the given scales when there are any, else with in/out, so Resize gets
+// scales in the first case and sizes in the second.
+void emit_upsample2d(ConvertCtx& c, const std::vector<Attr>& attrs, size_t first_scale) {
+  Val x = c.tensor(0);
+  T2O_CHECK(c.info(0).rank() == 4, "{}: expected a 4-D input, got {}", c.op(), c.info(0).str());
+  std::vector<double> scales;
+  const Arg& s = c.in(first_scale);
+  if (s.is_list()) {
+    scales = s.to_doubles();
+    if (scales.size() == 1) scales.push_back(scales[0]);
+  } else if (c.has(first_scale) && c.has(first_scale + 1)) {
+    scales = {s.to_double(), c.in(first_scale + 1).to_double()};
+  }
+  Val y;
+  if (!scales.empty()) {
+    T2O_CHECK(scales.size() == 2, "{}: expected 2 scale factors, got {}", c.op(), scales.size());
+    std::vector<float> all{1.0f, 1.0f, static_cast<float>(scales[0]),
+                           static_cast<float>(scales[1])};
+    Val sc = c.b.constant(TensorData::f32(all, {4}), "scales");
+    y = c.b.op1("Resize", {x, Val{}, sc}, attrs);
+  } else {
+    T2O_CHECK(c.has(1), "{}: needs output_size or scale factors", c.op());
+    Val nc = c.b.op1("Slice", {c.b.op1("Shape", {x}), c.b.const_i64({0}), c.b.const_i64({2})});
+    Val hw = int_list_tensor(c.b, c.in(1));
+    Val sizes = c.b.op1("Concat", {nc, hw}, {{"axis", int64_t{0}}});
+    y = c.b.op1("Resize", {x, Val{}, Val{}, sizes}, attrs);
+  }
+  c.set_out(0, y);
+}
+
+}  // namespace
+
+void aten_upsample_nearest2d(ConvertCtx& c) {
+  emit_upsample2d(c,
+                  {{"mode", "nearest"}, {"coordinate_transformation_mode", "asymmetric"},
+                   {"nearest_mode", "floor"}},
+                  2);
+}
+
+void aten_upsample_bilinear2d(ConvertCtx& c) {
+  bool align = c.in(2).to_bool();
+  emit_upsample2d(c,
+                  {{"mode", "linear"},
+                   {"coordinate_transformation_mode",
+                    align ? "align_corners" : "pytorch_half_pixel"}},
+                  3);
+}
+
 void register_pooling_ops(Registry& r) {
   r.add("aten::max_pool1d", 13, aten_max_pool1d, {"MaxPool"});
   r.add("aten::max_pool2d", 13, aten_max_pool2d, {"MaxPool"});
@@ -301,9 +386,9 @@ void register_pooling_ops(Registry& r) {
   r.add("aten::max_pool1d_with_indices", 13, aten_max_pool1d_with_indices, {"MaxPool", "Mod"});
   r.add("aten::max_pool2d_with_indices", 13, aten_max_pool2d_with_indices, {"MaxPool", "Mod"});
   r.add("aten::max_pool3d_with_indices", 13, aten_max_pool3d_with_indices, {"MaxPool", "Mod"});
-  r.add("aten::avg_pool1d", 13, aten_avg_pool1d, {"AveragePool"});
-  r.add("aten::avg_pool2d", 13, aten_avg_pool2d, {"AveragePool"});
-  r.add("aten::avg_pool3d", 13, aten_avg_pool3d, {"AveragePool"});
+  r.add("aten::avg_pool1d", 13, aten_avg_pool1d, {"AveragePool", "Mul"});
+  r.add("aten::avg_pool2d", 13, aten_avg_pool2d, {"AveragePool", "Mul"});
+  r.add("aten::avg_pool3d", 13, aten_avg_pool3d, {"AveragePool", "Mul"});
   r.add("aten::adaptive_avg_pool1d", 13, aten_adaptive_avg_pool1d,
         {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
   r.add("aten::adaptive_avg_pool2d", 13, aten_adaptive_avg_pool2d,
@@ -313,6 +398,8 @@ void register_pooling_ops(Registry& r) {
   r.add("aten::adaptive_max_pool1d", 13, aten_adaptive_max_pool1d, {"MaxPool", "Gather", "Mod"});
   r.add("aten::adaptive_max_pool2d", 13, aten_adaptive_max_pool2d, {"MaxPool", "Gather", "Mod"});
   r.add("aten::adaptive_max_pool3d", 13, aten_adaptive_max_pool3d, {"MaxPool", "Gather", "Mod"});
+  r.add("aten::upsample_nearest2d", 13, aten_upsample_nearest2d, {"Resize"});
+  r.add("aten::upsample_bilinear2d", 13, aten_upsample_bilinear2d, {"Resize"});
 }
 
 }  // namespace torch2onnx

@@ -348,21 +348,49 @@ void aten_gather(ConvertCtx& c) {
   c.set_out(0, c.b.op1("GatherElements", {c.tensor(0), c.tensor(2)}, {{"axis", axis}}));
 }
 
-// index.Tensor with one integer index tensor after leading Nones: a Gather on that axis.
+// index.Tensor (x[idx] with tensors). Supported: one integer index after leading Nones (Gather);
+// one boolean mask as the only index, at dim 0 (NonZero + GatherND); several integer indices on
+// the leading dims (broadcast, then GatherND).
 void aten_index(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
   const auto& idx = c.in(1).list();
-  int64_t axis = -1;
-  for (size_t i = 0; i < idx.size(); ++i) {
-    if (idx[i].is_none()) continue;
-    T2O_CHECK(axis < 0, "{} with more than one index tensor is not supported", c.op());
-    axis = static_cast<int64_t>(i);
+  std::vector<size_t> used;
+  for (size_t i = 0; i < idx.size(); ++i)
+    if (!idx[i].is_none()) used.push_back(i);
+  T2O_CHECK(!used.empty(), "{} without an index tensor", c.op());
+  auto is_mask = [&](size_t i) {
+    DType t = b.dtype(idx[i].t());
+    return t == DType::Bool || t == DType::UInt8;
+  };
+  if (used.size() == 1 && !is_mask(used[0])) {
+    int64_t axis = static_cast<int64_t>(used[0]);
+    c.set_out(0, b.op1("Gather", {c.tensor(0), idx[axis].t()}, {{"axis", axis}}));
+    return;
   }
-  T2O_CHECK(axis >= 0, "{} without an index tensor", c.op());
-  Val index = idx[axis].t();
-  DType dt = c.b.dtype(index);
-  T2O_CHECK(dt == DType::Int64 || dt == DType::Int32,
-            "{} supports integer index tensors only, got {}", c.op(), dtype_name(dt));
-  c.set_out(0, c.b.op1("Gather", {c.tensor(0), index}, {{"axis", axis}}));
+  if (used.size() == 1) {
+    T2O_CHECK(used[0] == 0, "{} supports a boolean mask only on the leading dims, got it at dim {}",
+              c.op(), used[0]);
+    Val nz = b.op1("NonZero", {cast_to(b, idx[0].t(), DType::Bool)});
+    Val coords = b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}});
+    c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
+    return;
+  }
+  for (size_t k = 0; k < used.size(); ++k)
+    T2O_CHECK(used[k] == k && !is_mask(used[k]),
+              "{} supports several index tensors only as integers on the leading dims", c.op());
+  // Broadcast the indices against each other, then stack them on a new last axis.
+  std::vector<Val> ints;
+  for (size_t k : used) ints.push_back(cast_to(b, idx[k].t(), DType::Int64));
+  Val sum = ints[0];
+  for (size_t k = 1; k < ints.size(); ++k) sum = b.op1("Add", {sum, ints[k]});
+  Val shape = b.op1("Shape", {sum});
+  std::vector<Val> parts;
+  for (const Val& v : ints) {
+    Val e = b.op1("Expand", {v, shape});
+    parts.push_back(b.op1("Unsqueeze", {e, b.const_i64({-1})}));
+  }
+  Val coords = b.op1("Concat", parts, {{"axis", int64_t{-1}}});
+  c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
 }
 
 void aten_flip(ConvertCtx& c) {
@@ -579,7 +607,7 @@ void register_shape_ops(Registry& r) {
   r.add("aten::select", 13, aten_select, {"Gather"});
   r.add("aten::index_select", 13, aten_index_select, {"Gather"});
   r.add("aten::gather", 13, aten_gather, {"GatherElements"});
-  r.add("aten::index", 13, aten_index, {"Gather"});
+  r.add("aten::index", 13, aten_index, {"Gather", "GatherND", "NonZero"});
   r.add("aten::flip", 13, aten_flip, {"Slice"});
   r.add("aten::roll", 13, aten_roll, {"Slice", "Concat"});
   for (const char* op : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",

@@ -143,30 +143,45 @@ std::vector<std::string> GraphBuilder::output_names() const {
   return out;
 }
 
-Val GraphBuilder::constant(const TensorData& data, std::string_view hint) {
+Val GraphBuilder::constant(TensorData data, std::string_view hint) {
   T2O_CHECK(data.raw.size() == static_cast<size_t>(data.numel()) * dtype_size(data.dtype),
             "constant '{}' has {} bytes for {} elements of {}", hint, data.raw.size(), data.numel(),
             dtype_name(data.dtype));
   std::string key = fmt::format("{}|{}|{}", static_cast<int>(data.dtype), fmt::join(data.dims, ","),
                                 std::hash<std::string>{}(data.raw));
+  auto* graph = model_->mutable_graph();
   auto it = constant_by_hash_.find(key);
-  if (it != constant_by_hash_.end() && constants_.at(it->second).raw == data.raw)
+  if (it != constant_by_hash_.end() &&
+      graph->initializer(constants_.at(it->second)).raw_data() == data.raw)
     return Val{it->second};
   std::string name = fresh_name(hint);
-  *model_->mutable_graph()->add_initializer() = to_proto(data, name);
   TensorInfo info;
   info.dtype = data.dtype;
   info.shape.emplace();
   for (auto d : data.dims) info.shape->push_back(Dim::known(d));
   infos_[name] = info;
-  constants_.emplace(name, data);
+  // Move the bytes into the proto: weights are copied once on their way to the file.
+  auto* init = graph->add_initializer();
+  init->set_name(name);
+  init->set_data_type(static_cast<int32_t>(data.dtype));
+  for (auto d : data.dims) init->add_dims(d);
+  init->set_raw_data(std::move(data.raw));
+  constants_.emplace(name, graph->initializer_size() - 1);
   constant_by_hash_.emplace(std::move(key), name);
   return Val{name};
 }
 
 const TensorData* GraphBuilder::constant_data(const Val& v) const {
+  auto cached = constant_cache_.find(v.name);
+  if (cached != constant_cache_.end()) return &cached->second;
   auto it = constants_.find(v.name);
-  return it == constants_.end() ? nullptr : &it->second;
+  if (it == constants_.end()) return nullptr;
+  const auto& init = model_->graph().initializer(it->second);
+  TensorData d;
+  d.dtype = static_cast<DType>(init.data_type());
+  d.dims.assign(init.dims().begin(), init.dims().end());
+  d.raw = init.raw_data();
+  return &constant_cache_.emplace(v.name, std::move(d)).first->second;
 }
 
 std::vector<Val> GraphBuilder::op(std::string_view op_type, const std::vector<Val>& inputs,
@@ -304,7 +319,11 @@ std::string GraphBuilder::serialize_to_string(const SerializeOptions& opts) {
 }
 
 void GraphBuilder::save(const std::string& path, const SerializeOptions& opts) {
-  write_file_atomic(path, serialize_to_string(opts));
+  finish(opts);
+  T2O_CHECK(model_->ByteSizeLong() < (size_t{2} << 30),
+            "the model is over 2 GB, the protobuf limit (external data is not supported yet)");
+  // Serialize straight into the file: no second in-memory copy of the weights.
+  write_file_atomic_with(path, [&](int fd) { return model_->SerializeToFileDescriptor(fd); });
 }
 
 void save_tensor_proto(const std::string& path, const TensorData& data, const std::string& name) {
@@ -314,6 +333,21 @@ void save_tensor_proto(const std::string& path, const TensorData& data, const st
 }
 
 void write_file_atomic(const std::string& path, const std::string& bytes) {
+  write_file_atomic_with(path, [&](int fd) {
+    size_t off = 0;
+    while (off < bytes.size()) {
+      ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return false;
+      }
+      off += static_cast<size_t>(n);
+    }
+    return true;
+  });
+}
+
+void write_file_atomic_with(const std::string& path, const std::function<bool(int fd)>& write) {
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -330,15 +364,8 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
     std::remove(tmp.c_str());
     throw Error(fmt::format("cannot write '{}': {} ({})", path, what, std::strerror(err)));
   };
-  size_t off = 0;
-  while (off < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write failed");
-    }
-    off += static_cast<size_t>(n);
-  }
+  errno = 0;
+  if (!write(fd)) fail("write failed");
   if (::fsync(fd) != 0) fail("fsync failed");
   ::fchmod(fd, 0644);
   if (::close(fd) != 0) {

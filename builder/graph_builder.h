@@ -3,6 +3,7 @@
 // constant once and serializes the model.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,7 +50,7 @@ class GraphBuilder {
   std::vector<std::string> output_names() const;
 
   // Constants. Identical contents are stored once. Example: b.constant(TensorData::i64_vector({0, -1}))
-  Val constant(const TensorData& data, std::string_view hint = "const");
+  Val constant(TensorData data, std::string_view hint = "const");
   Val const_i64(const std::vector<int64_t>& values) { return constant(TensorData::i64_vector(values)); }
   Val const_i64_scalar(int64_t v) { return constant(TensorData::i64_scalar(v)); }
   Val const_scalar(DType t, double v) { return constant(TensorData::scalar(t, v)); }
@@ -101,7 +102,8 @@ class GraphBuilder {
   std::string scope_;
   std::unordered_map<std::string, int> name_counts_;
   std::unordered_map<std::string, TensorInfo> infos_;
-  std::unordered_map<std::string, TensorData> constants_;         // by value name
+  std::unordered_map<std::string, int> constants_;  // value name -> initializer index
+  mutable std::unordered_map<std::string, TensorData> constant_cache_;  // filled by constant_data
   std::unordered_map<std::string, std::string> constant_by_hash_;  // content key -> value name
   std::vector<std::pair<std::string, TensorInfo>> inputs_;
   std::vector<std::pair<std::string, std::string>> outputs_;  // (value, graph output name)
@@ -118,4 +120,6 @@ void save_tensor_proto(const std::string& path, const TensorData& data, const st
 // Writes `bytes` to `path` atomically: a temporary file in the same folder, fsync, rename. An
 // error never leaves a partial file behind.
 void write_file_atomic(const std::string& path, const std::string& bytes);
+// Same, with the contents written by `write(fd)`, which returns false on failure (errno set).
+void write_file_atomic_with(const std::string& path, const std::function<bool(int fd)>& write);
 }  // namespace torch2onnx

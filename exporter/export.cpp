@@ -84,8 +84,9 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   std::vector<c10::IValue> ivals(example.begin(), example.end());
 
   t = std::chrono::steady_clock::now();
-  say("recording shapes on the example inputs");
+  say("recording shapes on the example inputs and converting");
   Converted c = convert_graph(m.graph, ivals, names, o.opset, o.output_names);
+  say(fmt::format("converted: {} ONNX nodes", c.builder->node_count()));
   r.phases.convert = since(t);
   r.input_names = c.input_names;
   r.output_names = c.output_names;
@@ -97,6 +98,7 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   so.producer_version = T2O_VERSION;
   c.builder->save(r.output_path, so);
   r.phases.serialize = since(t);
+  say("written");
   r.stats = c.builder->stats();
   r.seconds = since(t_start);
 

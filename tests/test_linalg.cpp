@@ -22,6 +22,13 @@ graph(%x : Tensor, %w : Tensor):
                              {randn({2, 5, 4}), randn({3, 4}, 2)});
     CHECK(r.count("MatMul") == 1);
   }
+  SECTION("1-D input") {
+    check_ir_opsets(R"IR(
+graph(%x : Tensor, %w : Tensor, %b : Tensor):
+  %y : Tensor = aten::linear(%x, %w, %b)
+  return (%y))IR",
+                    {randn({4}), randn({3, 4}, 2), randn({3}, 3)});
+  }
   SECTION("3-D input with bias") {
     check_ir_opsets(R"IR(
 graph(%x : Tensor, %w : Tensor, %b : Tensor):
@@ -73,6 +80,22 @@ graph(%a : Tensor, %b : Tensor, %p : Tensor, %q : Tensor, %v : Tensor):
                     {randn({2, 4}), randn({4, 3}, 2), randn({2, 2, 4}, 3), randn({2, 4, 3}, 4),
                      randn({4}, 5)});
   }
+  SECTION("1-D times 2-D") {
+    check_ir_opsets(R"IR(
+graph(%a : Tensor, %b : Tensor):
+  %y : Tensor = aten::matmul(%a, %b)
+  return (%y))IR",
+                    {randn({4}), randn({2, 4, 5}, 2)});
+  }
+  SECTION("integer mm and addmm") {
+    check_ir_opsets(R"IR(
+graph(%c : Tensor, %a : Tensor, %b : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %y : Tensor = aten::addmm(%c, %a, %b, %one, %one)
+  return (%y))IR",
+                    {at::randint(0, 5, {3}, at::kLong), at::randint(0, 5, {2, 4}, at::kLong),
+                     at::randint(0, 5, {4, 3}, at::kLong)});
+  }
   SECTION("outer") {
     check_ir_opsets(R"IR(
 graph(%a : Tensor, %b : Tensor):
@@ -83,6 +106,16 @@ graph(%a : Tensor, %b : Tensor):
 }
 
 TEST_CASE("aten::einsum", "[linalg]") {
+  SECTION("ellipsis and spaces") {
+    check_ir_opsets(R"IR(
+graph(%a : Tensor, %b : Tensor):
+  %eq : str = prim::Constant[value="...ij, ...kj -> ...ik"]()
+  %none : NoneType = prim::Constant()
+  %l : Tensor[] = prim::ListConstruct(%a, %b)
+  %y : Tensor = aten::einsum(%eq, %l, %none)
+  return (%y))IR",
+                    {randn({2, 3, 4}), randn({2, 5, 4}, 2)});
+  }
   auto r = check_ir_opsets(R"IR(
 graph(%a : Tensor, %b : Tensor):
   %eq : str = prim::Constant[value="bij,bjk->bik"]()

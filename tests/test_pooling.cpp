@@ -6,6 +6,12 @@ using namespace t2o_test;
 
 namespace {
 
+// The IR parser cannot read an empty list constant; build it with ListConstruct.
+std::string int_list(const std::string& name, const std::string& v) {
+  if (v == "[]") return "  %" + name + " : int[] = prim::ListConstruct()\n";
+  return "  %" + name + " : int[] = prim::Constant[value=" + v + "]()\n";
+}
+
 std::string max_pool_ir(const std::string& op, const std::string& k, const std::string& s,
                         const std::string& p, const std::string& d, bool ceil,
                         bool indices = false) {
@@ -14,8 +20,7 @@ graph(%x : Tensor):
   %ceil : bool = prim::Constant[value=)IR" +
          std::string(ceil ? "1" : "0") + R"IR(]()
   %k : int[] = prim::Constant[value=)IR" + k + R"IR(]()
-  %s : int[] = prim::Constant[value=)IR" + s + R"IR(]()
-  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
+)IR" + int_list("s", s) + R"IR(  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
   %d : int[] = prim::Constant[value=)IR" + d + "]()\n" +
          (indices ? "  %y : Tensor, %i : Tensor = " + op + "(%x, %k, %s, %p, %d, %ceil)\n" +
                         "  return (%y, %i)"
@@ -34,8 +39,7 @@ graph(%x : Tensor):
   %cip : bool = prim::Constant[value=)IR" + std::string(include_pad ? "1" : "0") + R"IR(]()
   %div : int = prim::Constant[value=)IR" + (divisor.empty() ? "1" : divisor) + R"IR(]()
   %k : int[] = prim::Constant[value=)IR" + k + R"IR(]()
-  %s : int[] = prim::Constant[value=)IR" + s + R"IR(]()
-  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
+)IR" + int_list("s", s) + R"IR(  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
   %y : Tensor = )IR" + op + "(%x, %k, %s, %p, %ceil, %cip" +
          (has_divisor ? (divisor.empty() ? ", %none" : ", %div") : "") + R"IR()
   return (%y))IR";
@@ -218,4 +222,65 @@ TEST_CASE("aten::adaptive_max_pool1d", "[pooling]") {
 TEST_CASE("aten::adaptive_max_pool3d", "[pooling]") {
   check_ir_opsets(adaptive_ir("aten::adaptive_max_pool3d", "[2, 2, 3]", true),
                   {randn({1, 2, 3, 4, 5}, 1)});
+}
+
+TEST_CASE("aten::upsample_nearest2d", "[pooling]") {
+  SECTION("output size") {
+    auto r = check_ir_opsets(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %size : int[] = prim::Constant[value=[7, 12]]()
+  %y : Tensor = aten::upsample_nearest2d(%x, %size, %none)
+  return (%y))IR",
+                             {randn({1, 2, 3, 5}, 1)});
+    CHECK(r.count("Resize") == 1);
+  }
+  SECTION("explicit overload with scales_h and scales_w") {
+    check_ir_opsets(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %two : float = prim::Constant[value=2.]()
+  %size : int[] = prim::Constant[value=[6, 10]]()
+  %y : Tensor = aten::upsample_nearest2d(%x, %size, %two, %two)
+  %z : Tensor = aten::upsample_nearest2d(%x, %size, %none, %none)
+  return (%y, %z))IR",
+                    {randn({1, 2, 3, 5}, 1)});
+  }
+  SECTION("scale factors") {
+    check_ir_opsets(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %two : float = prim::Constant[value=2.]()
+  %three : float = prim::Constant[value=3.]()
+  %sf : float[] = prim::ListConstruct(%two, %three)
+  %y : Tensor = aten::upsample_nearest2d(%x, %none, %sf)
+  return (%y))IR",
+                    {randn({1, 2, 3, 5}, 1)});
+  }
+}
+
+TEST_CASE("aten::upsample_bilinear2d", "[pooling]") {
+  for (std::string align : {"0", "1"}) {
+    SECTION("output size, align_corners=" + align) {
+      check_ir_opsets(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %align : bool = prim::Constant[value=)IR" + align + R"IR(]()
+  %size : int[] = prim::Constant[value=[6, 9]]()
+  %y : Tensor = aten::upsample_bilinear2d(%x, %size, %align, %none)
+  return (%y))IR",
+                      {randn({2, 3, 4, 5}, 1)});
+    }
+    SECTION("scale factor, align_corners=" + align) {
+      check_ir_opsets(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %align : bool = prim::Constant[value=)IR" + align + R"IR(]()
+  %two : float = prim::Constant[value=2.]()
+  %sf : float[] = prim::ListConstruct(%two, %two)
+  %y : Tensor = aten::upsample_bilinear2d(%x, %none, %align, %sf)
+  return (%y))IR",
+                      {randn({1, 2, 4, 3}, 1)});
+    }
+  }
 }

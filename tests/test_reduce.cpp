@@ -89,6 +89,12 @@ TEST_CASE("aten::max", "[reduce]") {
     CHECK(r.count("ArgMax") == 1);
     CHECK(r.count("ArgMin") == 1);
   }
+  SECTION("int64 dim") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %v : Tensor, %i : Tensor = aten::max(%x, %1, %false))IR",
+                       "%v, %i"),
+                    {at::randperm(12, at::kLong).reshape({3, 4})});
+  }
   SECTION("all") {
     check_ir_opsets(ir("%x : Tensor", R"IR(
   %a : Tensor = aten::max(%x)
@@ -142,11 +148,11 @@ TEST_CASE("aten::norm", "[reduce]") {
   }
   SECTION("other p") {
     check_ir_opsets(ir("%x : Tensor", R"IR(
-  %p3 : float = prim::Constant[value=3.]()
-  %inf : float = prim::Constant[value=inf]()
+  %p3 : float = prim::Constant[value=3.5]()
+  %p0 : float = prim::Constant[value=0.]()
   %a : Tensor = aten::norm(%x, %1, %d1, %false)
   %b : Tensor = aten::norm(%x, %p3, %d02, %false)
-  %c : Tensor = aten::norm(%x, %inf, %d1, %false)
+  %c : Tensor = aten::norm(%x, %p0, %d1, %false)
   %y : Tensor = aten::norm(%x, %2))IR",
                        "%a, %b, %c, %y"),
                     {randn({2, 3, 4})});
@@ -195,4 +201,6 @@ TEST_CASE("aten::cumsum", "[reduce]") {
                               "%a, %y"),
                            {randn({2, 3, 4}), ints({2, 3}, 9, at::kInt)});
   CHECK(r.count("CumSum") == 2);
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::cumsum(%x, %0, %double)"),
+                  {randn({5, 2})});
 }

@@ -32,6 +32,9 @@ TEST_CASE("aten::flatten", "[shape]") {
                              {randn({2, 3, 4, 5})});
     CHECK(r.count("Reshape") == 1);
   }
+  SECTION("0-d input") {
+    check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::flatten(%x, %0, %m1)"), {randn({})});
+  }
   SECTION("middle") {
     check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::flatten(%x, %1, %2)"),
                     {randn({2, 3, 4, 5})});
@@ -103,6 +106,12 @@ TEST_CASE("aten::cat", "[shape]") {
   %y : Tensor = aten::stack(%l, %1))IR"),
                     {randn({2, 3}), randn({2, 3})});
   }
+  SECTION("legacy empty tensor is skipped") {
+    check_ir_opsets(ir("%x : Tensor, %e : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%x, %e, %x)
+  %y : Tensor = aten::cat(%l, %1))IR"),
+                    {randn({2, 3}), randn({0})});
+  }
   SECTION("mixed dtypes promote") {
     check_ir_opsets(ir("%x : Tensor, %z : Tensor", R"IR(
   %l : Tensor[] = prim::ListConstruct(%x, %z)
@@ -171,6 +180,11 @@ TEST_CASE("aten::squeeze", "[shape]") {
   %y : Tensor = aten::squeeze(%a, %0))IR"),
                     {randn({2, 1, 3})});
   }
+  SECTION("dim that is not 1 is kept") {
+    auto r = check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::squeeze(%x, %0)"),
+                             {randn({2, 3})});
+    CHECK(r.count("Squeeze") == 0);
+  }
   SECTION("unsqueeze") {
     auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
   %a : Tensor = aten::unsqueeze(%x, %m1)
@@ -219,6 +233,22 @@ TEST_CASE("aten::slice", "[shape]") {
     check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::slice(%x, %m1, %none, %2, %1)"),
                     {randn({4, 3})});
   }
+  SECTION("runtime start (from a tensor value)") {
+    check_ir_opsets(ir("%x : Tensor, %n : Tensor", R"IR(
+  %s : Tensor = aten::sum(%n, %none)
+  %si : int = aten::Int(%s)
+  %a : Tensor = aten::slice(%x, %1, %si, %none, %1)
+  %y : Tensor = aten::narrow(%x, %1, %s, %2))IR",
+                       "%a, %y"),
+                    {randn({2, 6}), at::full({2}, 1, at::kLong)});
+  }
+  SECTION("full slice is a no-op") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %big : int = prim::Constant[value=9223372036854775807]()
+  %y : Tensor = aten::slice(%x, %0, %0, %big, %1))IR"),
+                             {randn({4, 3})});
+    CHECK(r.count("Slice") == 0);
+  }
   SECTION("narrow") {
     check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::narrow(%x, %1, %1, %2)"),
                     {randn({2, 5})});
@@ -246,6 +276,23 @@ TEST_CASE("aten::index_select", "[shape]") {
   %l : Tensor?[] = prim::ListConstruct(%none, %i)
   %y : Tensor = aten::index(%x, %l))IR"),
                     {randn({2, 5, 3}), ints({2, 2}, 5)});
+  }
+  SECTION("index with a boolean mask") {
+    auto r = check_ir_opsets(ir("%x : Tensor, %m : Tensor", R"IR(
+  %l : Tensor?[] = prim::ListConstruct(%m)
+  %y : Tensor = aten::index(%x, %l))IR"),
+                             {randn({4, 3, 2}), ints({4, 3}, 2).to(at::kBool)});
+    CHECK(r.count("NonZero") == 1);
+  }
+  SECTION("index with two broadcast tensors") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %j : Tensor", R"IR(
+  %l : Tensor?[] = prim::ListConstruct(%i, %j)
+  %y : Tensor = aten::index(%x, %l))IR"),
+                    {randn({4, 5, 2}), ints({3, 1}, 4), ints({2}, 5)});
+  }
+  SECTION("index_select with a 0-d index") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_select(%x, %0, %i)"),
+                    {randn({4, 5}), ints({}, 4)});
   }
 }
 
@@ -297,6 +344,14 @@ TEST_CASE("aten::to", "[shape]") {
   %y : Tensor = aten::to(%x, %dev, %double, %false, %false, %none))IR"),
                     {randn({2, 3})});
   }
+  SECTION("to other, dtype_layout") {
+    check_ir_opsets(ir("%x : Tensor, %o : Tensor", R"IR(
+  %a : Tensor = aten::to(%x, %o, %false, %false, %none)
+  %double : int = prim::Constant[value=7]()
+  %b : Tensor = aten::to(%x, %double, %none, %none, %none, %false, %false, %none))IR",
+                       "%a, %b"),
+                    {randn({2, 3}), ints({1}, 3, at::kInt)});
+  }
   SECTION("type_as") {
     check_ir_opsets(ir("%x : Tensor, %o : Tensor", "  %y : Tensor = aten::type_as(%x, %o)"),
                     {ints({2, 3}, 9), randn({1})});
@@ -314,6 +369,14 @@ TEST_CASE("aten::zeros_like", "[shape]") {
                                 "%a, %b, %c"),
                              {randn({2, 3})});
     CHECK(r.count("ConstantOfShape") == 3);
+  }
+  SECTION("bool and int fills") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %bool : int = prim::Constant[value=11]()
+  %a : Tensor = aten::ones_like(%x, %bool, %none, %none, %none, %none)
+  %y : Tensor = aten::full_like(%x, %3, %none, %none, %none, %none, %none))IR",
+                       "%a, %y"),
+                    {ints({2, 3}, 5)});
   }
   SECTION("new_zeros / new_ones / new_full with a runtime size") {
     check_ir_opsets(ir("%x : Tensor", R"IR(
