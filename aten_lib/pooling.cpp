@@ -193,14 +193,10 @@ void emit_avg_pool(ConvertCtx& c, size_t n) {
 int64_t win_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
 int64_t win_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
-std::vector<int64_t> adaptive_sizes(const ConvertCtx& c, size_t n, const Batched& in,
-                                    bool need_static) {
-  std::vector<int64_t> out = per_dim(c.in(1), n, 1, "output_size");
-  for (auto o : out) T2O_CHECK(o > 0, "{}: output_size must be positive, got {}", c.op(), o);
-  T2O_CHECK(!need_static || in.spatial,
-            "{}: output_size {} needs static spatial input sizes, got {}", c.op(), out[0],
+void require_static(const ConvertCtx& c, const Batched& in) {
+  T2O_CHECK(in.spatial.has_value(),
+            "{}: this output_size needs static spatial input sizes, got {}", c.op(),
             c.info(0).str());
-  return out;
 }
 
 bool all_ones(const std::vector<int64_t>& v) {
@@ -216,7 +212,7 @@ void emit_adaptive_avg(ConvertCtx& c, size_t n) {
     c.set_out(0, in.restore(c.b, c.b.op1("GlobalAveragePool", {in.x})));
     return;
   }
-  adaptive_sizes(c, n, in, true);
+  require_static(c, in);
   const auto& sp = *in.spatial;
   // Dims whose size divides evenly pool with one AveragePool; the rest are averaged window by
   // window (the mean is separable, so each dim can be reduced on its own).
@@ -262,7 +258,7 @@ void emit_adaptive_max(ConvertCtx& c, size_t n) {
     c.set_out(1, in.restore(c.b, idx));
     return;
   }
-  adaptive_sizes(c, n, in, true);
+  require_static(c, in);
   const auto& sp = *in.spatial;
   Val x = in.x;
   std::vector<int64_t> kernel(n), gathered(n);
