@@ -147,8 +147,9 @@ void aten_elu(ConvertCtx& c) {
 }
 
 void aten_selu(ConvertCtx& c) {
-  unary(c, "Selu", {{"alpha", 1.6732632423543772848170429916717},
-                    {"gamma", 1.0507009873554804934193349852946}});
+  unary(
+      c, "Selu",
+      {{"alpha", 1.6732632423543772848170429916717}, {"gamma", 1.0507009873554804934193349852946}});
 }
 
 // celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); ONNX Celu takes float32 only.
@@ -188,6 +189,18 @@ void softmax_like(ConvertCtx& c, std::string_view op) {
 
 void aten_softmax(ConvertCtx& c) { softmax_like(c, "Softmax"); }
 void aten_log_softmax(ConvertCtx& c) { softmax_like(c, "LogSoftmax"); }
+
+// logit(x, eps) = log(z / (1 - z)), z = clamp(x, eps, 1 - eps) when eps is given.
+void aten_logit(ConvertCtx& c) {
+  DType k = compute_type(c);
+  Val x = input(c, k);
+  if (c.has(1)) {
+    double eps = number(c, 1, 0);
+    x = op_t(c.b, k, "Clip", {x, scalar(c.b, k, eps), scalar(c.b, k, 1.0 - eps)});
+  }
+  Val one_minus = op_t(c.b, k, "Sub", {scalar(c.b, k, 1.0), x});
+  set_result(c, op_t(c.b, k, "Log", {op_t(c.b, k, "Div", {x, one_minus})}));
+}
 
 // torch: beta * x > threshold ? x : log(1 + exp(beta * x)) / beta
 void aten_softplus(ConvertCtx& c) {
@@ -287,6 +300,12 @@ void register_activation_ops(Registry& r) {
   r.add("aten::celu_", 13, aten_celu, {"Celu"});
   r.add("aten::softmax", 13, aten_softmax, {"Softmax"});
   r.add("aten::log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
+  r.add("aten::_softmax", 13, aten_softmax, {"Softmax"});
+  r.add("aten::_log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
+  r.add("aten::special_softmax", 13, aten_softmax, {"Softmax"});
+  r.add("aten::special_log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
+  r.add("aten::logit", 13, aten_logit, {"Clip", "Sub", "Div", "Log"});
+  r.add("aten::logit_", 13, aten_logit, {"Clip", "Sub", "Div", "Log"});
   r.add("aten::tanh", 13, aten_tanh, {"Tanh"});
   r.add("aten::tanh_", 13, aten_tanh, {"Tanh"});
   r.add("aten::softplus", 13, aten_softplus, {"Softplus", "Where"});

@@ -134,8 +134,9 @@ Val py_mod(GraphBuilder& b, const Val& x, const Val& y, DType k) {
   Val m = op_t(b, k, "Mod", {x, y}, {{"fmod", int64_t{1}}});
   Val zero = scalar(b, k, 0);
   Val nonzero = op_t(b, DType::Bool, "Not", {op_t(b, DType::Bool, "Equal", {m, zero})});
-  Val differ = op_t(b, DType::Bool, "Xor", {op_t(b, DType::Bool, "Less", {y, zero}),
-                                             op_t(b, DType::Bool, "Less", {m, zero})});
+  Val differ =
+      op_t(b, DType::Bool, "Xor",
+           {op_t(b, DType::Bool, "Less", {y, zero}), op_t(b, DType::Bool, "Less", {m, zero})});
   Val fix = op_t(b, DType::Bool, "And", {nonzero, differ});
   return op_t(b, k, "Where", {fix, op_t(b, k, "Add", {m, y}), m});
 }
@@ -308,6 +309,81 @@ void aten_square(ConvertCtx& c) {
 
 namespace {
 
+// f(x) in the output dtype, for ops built from a few ONNX nodes.
+template <typename F>
+void unary_with(ConvertCtx& c, F f) {
+  DType t = out_type(c, {0});
+  DType k = kernel_type(t);
+  set_out_as(c, f(operand(c, 0, k), k), t);
+}
+
+}  // namespace
+
+void aten_asinh(ConvertCtx& c) { unary(c, "Asinh"); }
+void aten_acosh(ConvertCtx& c) { unary(c, "Acosh"); }
+void aten_atanh(ConvertCtx& c) { unary(c, "Atanh"); }
+
+void aten_log10(ConvertCtx& c) {
+  unary_with(c, [&](const Val& x, DType k) {
+    return op_t(c.b, k, "Div", {op_t(c.b, k, "Log", {x}), scalar(c.b, k, std::log(10.0))});
+  });
+}
+
+void aten_exp2(ConvertCtx& c) {
+  unary_with(c, [&](const Val& x, DType k) { return op_t(c.b, k, "Pow", {scalar(c.b, k, 2), x}); });
+}
+
+void aten_erfc(ConvertCtx& c) {
+  unary_with(c, [&](const Val& x, DType k) {
+    return op_t(c.b, k, "Sub", {scalar(c.b, k, 1), op_t(c.b, k, "Erf", {x})});
+  });
+}
+
+void aten_deg2rad(ConvertCtx& c) {
+  unary_with(c, [&](const Val& x, DType k) {
+    return op_t(c.b, k, "Mul", {x, scalar(c.b, k, M_PI / 180.0)});
+  });
+}
+
+void aten_rad2deg(ConvertCtx& c) {
+  unary_with(c, [&](const Val& x, DType k) {
+    return op_t(c.b, k, "Mul", {x, scalar(c.b, k, 180.0 / M_PI)});
+  });
+}
+
+void aten_frac(ConvertCtx& c) {
+  unary_with(c, [&](const Val& x, DType k) {
+    return op_t(c.b, k, "Sub", {x, trunc_float(c.b, x, k)});
+  });
+}
+
+// self + value * t1 (op) t2, for addcmul / addcdiv.
+namespace {
+void addc(ConvertCtx& c, const char* op) {
+  DType t = out_type(c, {0, 1, 2});
+  DType k = kernel_type(t);
+  Val prod = op_t(c.b, k, op, {operand(c, 1, k), operand(c, 2, k)});
+  double value = number(c, 3, 1.0);
+  if (value != 1.0) prod = op_t(c.b, k, "Mul", {prod, scalar(c.b, k, value)});
+  set_out_as(c, op_t(c.b, k, "Add", {operand(c, 0, k), prod}), t);
+}
+}  // namespace
+
+void aten_addcmul(ConvertCtx& c) { addc(c, "Mul"); }
+void aten_addcdiv(ConvertCtx& c) { addc(c, "Div"); }
+
+// lerp(self, end, weight) = self + weight * (end - self)
+void aten_lerp(ConvertCtx& c) {
+  DType t = out_type(c, {0, 1});
+  DType k = kernel_type(t);
+  Val x = operand(c, 0, k);
+  Val diff = op_t(c.b, k, "Sub", {operand(c, 1, k), x});
+  Val step = op_t(c.b, k, "Mul", {diff, operand(c, 2, k)});
+  set_out_as(c, op_t(c.b, k, "Add", {x, step}), t);
+}
+
+namespace {
+
 // Floor/Ceil/Round/trunc leave integers unchanged (LibTorch returns a copy).
 void rounding(ConvertCtx& c, const char* op) {
   DType t = out_type(c, {0});
@@ -418,8 +494,7 @@ void compare(ConvertCtx& c, const char* op, bool negate = false) {
 }
 
 void logical(ConvertCtx& c, const char* op) {
-  Val y = op_t(c.b, DType::Bool, op,
-               {operand(c, 0, DType::Bool), operand(c, 1, DType::Bool)});
+  Val y = op_t(c.b, DType::Bool, op, {operand(c, 0, DType::Bool), operand(c, 1, DType::Bool)});
   DType t = c.out_info(0).dtype;
   set_out_as(c, y, t == DType::Undefined ? DType::Bool : t);
 }
@@ -469,6 +544,32 @@ void aten_isnan(ConvertCtx& c) {
   c.set_out(0, op_t(c.b, DType::Bool, "ConstantOfShape", {shape},
                     {{"value", TensorData::boolean({false}, {1})}}));
 }
+
+namespace {
+
+// IsInf / IsNaN tests on floats; integers are never inf or NaN.
+void float_test(ConvertCtx& c, bool finite) {
+  DType in = c.b.has_info(c.tensor(0)) ? c.b.dtype(c.tensor(0)) : DType::Float;
+  if (!is_floating(in)) {
+    Val shape = c.b.op1("Shape", {c.tensor(0)});
+    c.set_out(0, op_t(c.b, DType::Bool, "ConstantOfShape", {shape},
+                      {{"value", TensorData::boolean({finite}, {1})}}));
+    return;
+  }
+  Val x = operand(c, 0, kernel_type(in));
+  Val inf = op_t(c.b, DType::Bool, "IsInf", {x});
+  if (!finite) {
+    c.set_out(0, inf);
+    return;
+  }
+  Val bad = op_t(c.b, DType::Bool, "Or", {inf, op_t(c.b, DType::Bool, "IsNaN", {x})});
+  c.set_out(0, op_t(c.b, DType::Bool, "Not", {bad}));
+}
+
+}  // namespace
+
+void aten_isinf(ConvertCtx& c) { float_test(c, false); }
+void aten_isfinite(ConvertCtx& c) { float_test(c, true); }
 
 void register_elementwise_ops(Registry& r) {
   r.add("aten::add", 13, aten_add, {"Add", "Mul"});
@@ -576,6 +677,47 @@ void register_elementwise_ops(Registry& r) {
   r.add("aten::bitwise_not", 13, aten_bitwise_not, {"Not", "Sub"});
   r.add("aten::bitwise_not_", 13, aten_bitwise_not, {"Not", "Sub"});
   r.add("aten::isnan", 13, aten_isnan, {"IsNaN", "ConstantOfShape"});
+  r.add("aten::asinh", 13, aten_asinh, {"Asinh"});
+  r.add("aten::asinh_", 13, aten_asinh, {"Asinh"});
+  r.add("aten::acosh", 13, aten_acosh, {"Acosh"});
+  r.add("aten::acosh_", 13, aten_acosh, {"Acosh"});
+  r.add("aten::atanh", 13, aten_atanh, {"Atanh"});
+  r.add("aten::atanh_", 13, aten_atanh, {"Atanh"});
+  r.add("aten::log10", 13, aten_log10, {"Log", "Div"});
+  r.add("aten::log10_", 13, aten_log10, {"Log", "Div"});
+  r.add("aten::exp2", 13, aten_exp2, {"Pow"});
+  r.add("aten::exp2_", 13, aten_exp2, {"Pow"});
+  r.add("aten::erfc", 13, aten_erfc, {"Erf", "Sub"});
+  r.add("aten::erfc_", 13, aten_erfc, {"Erf", "Sub"});
+  r.add("aten::special_erf", 13, aten_erf, {"Erf"});
+  r.add("aten::special_erfc", 13, aten_erfc, {"Erf", "Sub"});
+  r.add("aten::special_expm1", 13, aten_expm1, {"Exp", "Sub"});
+  r.add("aten::deg2rad", 13, aten_deg2rad, {"Mul"});
+  r.add("aten::deg2rad_", 13, aten_deg2rad, {"Mul"});
+  r.add("aten::rad2deg", 13, aten_rad2deg, {"Mul"});
+  r.add("aten::rad2deg_", 13, aten_rad2deg, {"Mul"});
+  r.add("aten::frac", 13, aten_frac, {"Sub", "Floor", "Ceil", "Where"});
+  r.add("aten::frac_", 13, aten_frac, {"Sub", "Floor", "Ceil", "Where"});
+  r.add("aten::addcmul", 13, aten_addcmul, {"Mul", "Add"});
+  r.add("aten::addcmul_", 13, aten_addcmul, {"Mul", "Add"});
+  r.add("aten::addcdiv", 13, aten_addcdiv, {"Div", "Mul", "Add"});
+  r.add("aten::addcdiv_", 13, aten_addcdiv, {"Div", "Mul", "Add"});
+  r.add("aten::lerp", 13, aten_lerp, {"Sub", "Mul", "Add"});
+  r.add("aten::lerp_", 13, aten_lerp, {"Sub", "Mul", "Add"});
+  r.add("aten::isinf", 13, aten_isinf, {"IsInf"});
+  r.add("aten::isfinite", 13, aten_isfinite, {"IsInf", "IsNaN", "Or", "Not"});
+  // Aliases.
+  r.add("aten::subtract", 13, aten_sub, {"Sub", "Mul"});
+  r.add("aten::subtract_", 13, aten_sub, {"Sub", "Mul"});
+  r.add("aten::multiply", 13, aten_mul, {"Mul"});
+  r.add("aten::multiply_", 13, aten_mul, {"Mul"});
+  r.add("aten::divide", 13, aten_div, {"Div", "Floor", "Mod"});
+  r.add("aten::divide_", 13, aten_div, {"Div", "Floor", "Mod"});
+  r.add("aten::not_equal", 13, aten_ne, {"Equal", "Not"});
+  r.add("aten::less", 13, aten_lt, {"Less"});
+  r.add("aten::less_equal", 13, aten_le, {"LessOrEqual"});
+  r.add("aten::greater", 13, aten_gt, {"Greater"});
+  r.add("aten::greater_equal", 13, aten_ge, {"GreaterOrEqual"});
 }
 
 }  // namespace torch2onnx

@@ -7,84 +7,92 @@ namespace torch2onnx {
 namespace {
 
 // Gemm in ONNX Runtime covers floating types only; integer products go through MatMul.
-bool gemm_ok(GraphBuilder& b, const Val& v) {
+bool gemm_ok(GraphBuilder &b, const Val &v) {
   DType t = b.dtype(v);
   return t == DType::Float || t == DType::Double || t == DType::Float16;
 }
 
-Val scaled(GraphBuilder& b, const Val& v, DType t, double k) {
-  if (k == 1.0) return v;
+Val scaled(GraphBuilder &b, const Val &v, DType t, double k) {
+  if (k == 1.0)
+    return v;
   return b.op1("Mul", {v, b.const_scalar(t, k)});
 }
 
-}  // namespace
+} // namespace
 
 // linear(input, weight, bias?): y = input @ weight^T + bias.
-void aten_linear(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
-  const Val& x = c.tensor(0);
-  const Val& w = c.tensor(1);
+void aten_linear(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  const Val &x = c.tensor(0);
+  const Val &w = c.tensor(1);
   if (c.info(0).rank() == 2 && c.info(1).rank() == 2 && gemm_ok(b, x)) {
     std::vector<Val> ins = {x, w};
-    if (c.has(2)) ins.push_back(c.tensor(2));
+    if (c.has(2))
+      ins.push_back(c.tensor(2));
     c.set_out(0, b.op1("Gemm", ins, {{"transB", int64_t{1}}}));
     return;
   }
-  Val wt = c.info(1).rank() == 2 ? b.op1("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}})
-                                 : w;
+  Val wt =
+      c.info(1).rank() == 2 ? b.op1("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}}) : w;
   Val y = b.op1("MatMul", {x, wt});
-  if (c.has(2)) y = b.op1("Add", {y, c.tensor(2)});
+  if (c.has(2))
+    y = b.op1("Add", {y, c.tensor(2)});
   c.set_out(0, y);
 }
 
 // addmm(self, mat1, mat2, *, beta, alpha): beta * self + alpha * (mat1 @ mat2).
-void aten_addmm(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_addmm(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   double beta = c.has(3) ? c.in(3).to_double() : 1.0;
   double alpha = c.has(4) ? c.in(4).to_double() : 1.0;
   if (gemm_ok(b, c.tensor(1))) {
     std::vector<Val> ins = {c.tensor(1), c.tensor(2)};
     // beta == 0 ignores self entirely in LibTorch (NaN/inf included).
-    if (beta != 0.0) ins.push_back(c.tensor(0));
+    if (beta != 0.0)
+      ins.push_back(c.tensor(0));
     c.set_out(0, b.op1("Gemm", ins, {{"alpha", alpha}, {"beta", beta}}));
     return;
   }
   DType t = out_dtype(c);
   Val y = scaled(b, b.op1("MatMul", {c.tensor(1), c.tensor(2)}), t, alpha);
-  if (beta != 0.0) y = b.op1("Add", {y, scaled(b, c.tensor(0), t, beta)});
+  if (beta != 0.0)
+    y = b.op1("Add", {y, scaled(b, c.tensor(0), t, beta)});
   c.set_out(0, y);
 }
 
 // baddbmm(self, batch1, batch2, *, beta, alpha): beta * self + alpha * (batch1 @ batch2).
-void aten_baddbmm(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_baddbmm(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   double beta = c.has(3) ? c.in(3).to_double() : 1.0;
   double alpha = c.has(4) ? c.in(4).to_double() : 1.0;
   DType t = out_dtype(c);
   Val y = scaled(b, b.op1("MatMul", {c.tensor(1), c.tensor(2)}), t, alpha);
-  if (beta != 0.0) y = b.op1("Add", {y, scaled(b, c.tensor(0), t, beta)});
+  if (beta != 0.0)
+    y = b.op1("Add", {y, scaled(b, c.tensor(0), t, beta)});
   c.set_out(0, y);
 }
 
 // matmul, mm, bmm, dot, mv: ONNX MatMul follows numpy matmul, including the 1-D cases.
-void aten_matmul(ConvertCtx& c) { c.set_out(0, c.b.op1("MatMul", {c.tensor(0), c.tensor(1)})); }
+void aten_matmul(ConvertCtx &c) { c.set_out(0, c.b.op1("MatMul", {c.tensor(0), c.tensor(1)})); }
 
-void aten_outer(ConvertCtx& c) {
+void aten_outer(ConvertCtx &c) {
   DType dt = out_dtype(c);
   Val a = unsqueeze(c.b, cast_to(c.b, c.tensor(0), dt), {1});
   c.set_out(0, c.b.op1("Mul", {a, cast_to(c.b, c.tensor(1), dt)}));
 }
 
-void aten_einsum(ConvertCtx& c) {
+void aten_einsum(ConvertCtx &c) {
   std::string eq;
   for (char ch : c.in(0).str())
-    if (ch != ' ') eq += ch;
+    if (ch != ' ')
+      eq += ch;
   std::vector<Val> ins;
-  for (const auto& it : c.in(1).list()) ins.push_back(it.t());
+  for (const auto &it : c.in(1).list())
+    ins.push_back(it.t());
   c.set_out(0, c.b.op1("Einsum", ins, {{"equation", eq}}));
 }
 
-void register_linalg_ops(Registry& r) {
+void register_linalg_ops(Registry &r) {
   r.add("aten::linear", 13, aten_linear, {"Gemm", "MatMul", "Add"});
   r.add("aten::addmm", 13, aten_addmm, {"Gemm"});
   r.add("aten::addmm_", 13, aten_addmm, {"Gemm"});
@@ -100,4 +108,4 @@ void register_linalg_ops(Registry& r) {
   r.add("aten::einsum", 13, aten_einsum, {"Einsum"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

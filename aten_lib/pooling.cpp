@@ -193,6 +193,12 @@ void emit_avg_pool(ConvertCtx& c, size_t n) {
 int64_t win_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
 int64_t win_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
+std::vector<int64_t> adaptive_out(const ConvertCtx& c, size_t n) {
+  std::vector<int64_t> out = per_dim(c.in(1), n, 1, "output_size");
+  for (auto o : out) T2O_CHECK(o > 0, "{}: output_size must be positive, got {}", c.op(), o);
+  return out;
+}
+
 void require_static(const ConvertCtx& c, const Batched& in) {
   T2O_CHECK(in.spatial.has_value(),
             "{}: this output_size needs static spatial input sizes, got {}", c.op(),
@@ -207,7 +213,7 @@ bool all_ones(const std::vector<int64_t>& v) {
 
 void emit_adaptive_avg(ConvertCtx& c, size_t n) {
   Batched in = batched(c, n);
-  std::vector<int64_t> out = per_dim(c.in(1), n, 1, "output_size");
+  std::vector<int64_t> out = adaptive_out(c, n);
   if (all_ones(out)) {
     c.set_out(0, in.restore(c.b, c.b.op1("GlobalAveragePool", {in.x})));
     return;
@@ -248,7 +254,7 @@ void emit_adaptive_avg(ConvertCtx& c, size_t n) {
 // indices back to input positions.
 void emit_adaptive_max(ConvertCtx& c, size_t n) {
   Batched in = batched(c, n);
-  std::vector<int64_t> out = per_dim(c.in(1), n, 1, "output_size");
+  std::vector<int64_t> out = adaptive_out(c, n);
   if (all_ones(out) && !in.spatial) {
     Val values = c.b.op1("GlobalMaxPool", {in.x});
     Val flat = reshape(c.b, in.x, {0, 0, -1});

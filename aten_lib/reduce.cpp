@@ -14,70 +14,77 @@ namespace torch2onnx {
 namespace {
 
 // Normalised reduction axes; an absent or empty dim list means all dims (empty result).
-std::vector<int64_t> reduce_axes(const ConvertCtx& c, const Arg& dims) {
-  if (dims.is_none()) return {};
+std::vector<int64_t> reduce_axes(const ConvertCtx &c, const Arg &dims) {
+  if (dims.is_none())
+    return {};
   int64_t r = c.info(0).rank();
   T2O_CHECK(r >= 0, "{} needs the rank of its input, which is unknown", c.op());
   std::vector<int64_t> axes = dims.to_ints();
-  for (auto& a : axes) a = norm_axis(a, r);
+  for (auto &a : axes)
+    a = norm_axis(a, r);
   return axes;
 }
 
 // One Reduce* node. Axes empty = all dims. A 0-d input has nothing to reduce.
-Val reduce(GraphBuilder& b, const std::string& op, const Val& x, const std::vector<int64_t>& axes,
+Val reduce(GraphBuilder &b, const std::string &op, const Val &x, const std::vector<int64_t> &axes,
            bool keepdim) {
-  if (b.has_info(x) && b.rank(x) == 0) return x;
+  if (b.has_info(x) && b.rank(x) == 0)
+    return x;
   std::vector<Attr> attrs = {{"keepdims", keepdim}};
   if (op == "ReduceSum") {
     std::vector<Val> ins = {x};
-    if (!axes.empty()) ins.push_back(b.const_i64(axes));
+    if (!axes.empty())
+      ins.push_back(b.const_i64(axes));
     return b.op1(op, ins, attrs);
   }
-  if (!axes.empty()) attrs.push_back({"axes", axes});
+  if (!axes.empty())
+    attrs.push_back({"axes", axes});
   return b.op1(op, {x}, attrs);
 }
 
 // The dtype the reduction computes in: the output dtype (which reflects a dtype= argument and
 // LibTorch's promotion of integer sums to int64).
-Val input_as_out_dtype(ConvertCtx& c) { return cast_to(c.b, c.tensor(0), out_dtype(c)); }
+Val input_as_out_dtype(ConvertCtx &c) { return cast_to(c.b, c.tensor(0), out_dtype(c)); }
 
 // sum/mean/prod share the layout (self, dims?, keepdim, *, dtype) with a no-dim overload
 // (self, *, dtype). prod.dim_int takes a single int.
-void reduce_with_dtype(ConvertCtx& c, const std::string& op) {
+void reduce_with_dtype(ConvertCtx &c, const std::string &op) {
   bool has_dims = c.num_inputs() >= 4;
   std::vector<int64_t> axes = has_dims ? reduce_axes(c, c.in(1)) : std::vector<int64_t>{};
   bool keepdim = has_dims && c.in(2).to_bool();
   c.set_out(0, reduce(c.b, op, input_as_out_dtype(c), axes, keepdim));
 }
 
-}  // namespace
+} // namespace
 
-void aten_sum(ConvertCtx& c) { reduce_with_dtype(c, "ReduceSum"); }
-void aten_mean(ConvertCtx& c) { reduce_with_dtype(c, "ReduceMean"); }
-void aten_prod(ConvertCtx& c) { reduce_with_dtype(c, "ReduceProd"); }
+void aten_sum(ConvertCtx &c) { reduce_with_dtype(c, "ReduceSum"); }
+void aten_mean(ConvertCtx &c) { reduce_with_dtype(c, "ReduceMean"); }
+void aten_prod(ConvertCtx &c) { reduce_with_dtype(c, "ReduceProd"); }
 
-void aten_logsumexp(ConvertCtx& c) {
-  Val x = cast_to(c.b, c.tensor(0), out_dtype(c));  // integer inputs give floats in LibTorch
-  c.set_out(0, reduce(c.b, "ReduceLogSumExp", x, reduce_axes(c, c.in(1)),
-                      c.has(2) && c.in(2).to_bool()));
+void aten_logsumexp(ConvertCtx &c) {
+  Val x = cast_to(c.b, c.tensor(0), out_dtype(c)); // integer inputs give floats in LibTorch
+  c.set_out(
+      0, reduce(c.b, "ReduceLogSumExp", x, reduce_axes(c, c.in(1)), c.has(2) && c.in(2).to_bool()));
 }
 
-void aten_amax(ConvertCtx& c) {
+void aten_amax(ConvertCtx &c) {
   std::string op = c.op() == "aten::amax" ? "ReduceMax" : "ReduceMin";
-  c.set_out(0, reduce(c.b, op, c.tensor(0), reduce_axes(c, c.in(1)), c.has(2) && c.in(2).to_bool()));
+  c.set_out(0,
+            reduce(c.b, op, c.tensor(0), reduce_axes(c, c.in(1)), c.has(2) && c.in(2).to_bool()));
 }
 
 // max(self) / max.dim(self, dim, keepdim) -> (values, indices) / max.other(self, other).
-void aten_max(ConvertCtx& c) {
+void aten_max(ConvertCtx &c) {
   bool is_max = c.op() == "aten::max";
-  if (c.in(1).is_tensor()) {  // elementwise, with LibTorch's type promotion
+  if (c.in(1).is_tensor()) { // elementwise, with LibTorch's type promotion
     DType dt = out_dtype(c);
     c.set_out(0, c.b.op1(is_max ? "Max" : "Min",
                          {cast_to(c.b, c.tensor(0), dt), cast_to(c.b, c.tensor(1), dt)}));
     return;
   }
   std::string op = is_max ? "ReduceMax" : "ReduceMin";
-  if (c.num_inputs() == 1) return c.set_out(0, reduce(c.b, op, c.tensor(0), {}, false));
+  if (c.num_inputs() == 1)
+    return c.set_out(0, reduce(c.b, op, c.tensor(0), {}, false));
   std::vector<int64_t> axes = reduce_axes(c, c.in(1));
   bool keepdim = c.has(2) && c.in(2).to_bool();
   if (c.info(0).rank() == 0) {
@@ -91,7 +98,7 @@ void aten_max(ConvertCtx& c) {
 }
 
 // argmax(self, dim?, keepdim): no dim means the index into the flattened tensor.
-void aten_argmax(ConvertCtx& c) {
+void aten_argmax(ConvertCtx &c) {
   std::string op = c.op() == "aten::argmax" ? "ArgMax" : "ArgMin";
   bool keepdim = c.has(2) && c.in(2).to_bool();
   int64_t r = c.info(0).rank();
@@ -102,14 +109,15 @@ void aten_argmax(ConvertCtx& c) {
   }
   Val flat = reshape(c.b, c.tensor(0), {-1});
   Val idx = c.b.op1(op, {flat}, {{"axis", int64_t{0}}, {"keepdims", false}});
-  if (keepdim && r > 0) idx = reshape(c.b, idx, std::vector<int64_t>(r, 1));
+  if (keepdim && r > 0)
+    idx = reshape(c.b, idx, std::vector<int64_t>(r, 1));
   c.set_out(0, idx);
 }
 
 // var/std: var(self, unbiased) / var.dim(self, dim, unbiased, keepdim) /
 // var.correction(self, dim, *, correction, keepdim). .dim and .correction differ in the kind of
 // argument 2 (bool vs int/None).
-void aten_var(ConvertCtx& c) {
+void aten_var(ConvertCtx &c) {
   bool is_std = c.op() == "aten::std";
   std::vector<int64_t> axes;
   double correction = 1;
@@ -118,11 +126,13 @@ void aten_var(ConvertCtx& c) {
     correction = c.in(1).to_bool() ? 1 : 0;
   } else {
     axes = reduce_axes(c, c.in(1));
-    if (c.in(2).kind == Arg::Kind::Bool) correction = c.in(2).to_bool() ? 1 : 0;
-    else if (c.has(2)) correction = c.in(2).to_double();
+    if (c.in(2).kind == Arg::Kind::Bool)
+      correction = c.in(2).to_bool() ? 1 : 0;
+    else if (c.has(2))
+      correction = c.in(2).to_double();
     keepdim = c.has(3) && c.in(3).to_bool();
   }
-  GraphBuilder& b = c.b;
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   Val x = cast_to(b, c.tensor(0), dt);
   Val mean = reduce(b, "ReduceMean", x, axes, true);
@@ -130,12 +140,13 @@ void aten_var(ConvertCtx& c) {
   Val sq_sum = reduce(b, "ReduceSum", b.op1("Mul", {diff, diff}), axes, keepdim);
   // Element count per reduced slice: static when the shape is, else Size(x) / Size(mean).
   Val count;
-  const TensorInfo& info = c.info(0);
+  const TensorInfo &info = c.info(0);
   if (info.is_static()) {
     int64_t n = 1;
     auto sizes = info.sizes();
     for (size_t i = 0; i < sizes.size(); ++i)
-      if (axes.empty() || std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end())
+      if (axes.empty() ||
+          std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end())
         n *= sizes[i];
     count = b.const_scalar(dt, static_cast<double>(n) - correction);
   } else {
@@ -148,8 +159,8 @@ void aten_var(ConvertCtx& c) {
 }
 
 // norm(self, p?, [dim, keepdim], [dtype]) and linalg_vector_norm(self, ord, dim?, keepdim, dtype).
-void aten_norm(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_norm(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   double p = c.has(1) ? c.in(1).to_double() : 2.0;
   std::vector<int64_t> axes;
   bool keepdim = false;
@@ -178,15 +189,16 @@ void aten_norm(ConvertCtx& c) {
 }
 
 // all/any: no boolean reductions in ONNX, so reduce 0/1 as int32 with Min/Max.
-void aten_all(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_all(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   bool is_all = c.op() == "aten::all";
   std::vector<int64_t> axes;
   bool keepdim = false;
   if (c.num_inputs() >= 2) {
     axes = reduce_axes(c, c.in(1));
     keepdim = c.has(2) && c.in(2).to_bool();
-    if (c.in(1).is_none()) axes.clear();
+    if (c.in(1).is_none())
+      axes.clear();
   }
   Val flags = cast_to(b, cast_to(b, c.tensor(0), DType::Bool), DType::Int32);
   Val red = reduce(b, is_all ? "ReduceMin" : "ReduceMax", flags, axes, keepdim);
@@ -194,14 +206,15 @@ void aten_all(ConvertCtx& c) {
   c.set_out(0, cast_to(b, red, dt == DType::Undefined ? DType::Bool : dt));
 }
 
-void aten_cumsum(ConvertCtx& c) {
+void aten_cumsum(ConvertCtx &c) {
   int64_t axis = norm_axis(c.in(1).to_int(), c.info(0).rank());
   Val x = input_as_out_dtype(c);
-  if (c.info(0).rank() == 0) return c.set_out(0, x);
+  if (c.info(0).rank() == 0)
+    return c.set_out(0, x);
   c.set_out(0, c.b.op1("CumSum", {x, c.b.const_i64_scalar(axis)}));
 }
 
-void register_reduce_ops(Registry& r) {
+void register_reduce_ops(Registry &r) {
   r.add("aten::sum", 13, aten_sum, {"ReduceSum"});
   r.add("aten::mean", 13, aten_mean, {"ReduceMean"});
   r.add("aten::prod", 13, aten_prod, {"ReduceProd"});
@@ -222,4 +235,4 @@ void register_reduce_ops(Registry& r) {
   r.add("aten::cumsum_", 13, aten_cumsum, {"CumSum"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

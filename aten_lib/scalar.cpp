@@ -12,20 +12,21 @@ namespace torch2onnx {
 namespace {
 
 // Python ints are int64 and floats are double in TorchScript.
-Val to_number(ConvertCtx& c, DType t) {
+Val to_number(ConvertCtx &c, DType t) {
   Val x = c.tensor(0);
-  if (c.b.has_info(x) && c.b.rank(x) != 0) x = reshape(c.b, x, {});
+  if (c.b.has_info(x) && c.b.rank(x) != 0)
+    x = reshape(c.b, x, {});
   return cast_to(c.b, x, t);
 }
 
-}  // namespace
+} // namespace
 
-void aten_Int(ConvertCtx& c) { c.set_out(0, to_number(c, DType::Int64)); }
-void aten_Float(ConvertCtx& c) { c.set_out(0, to_number(c, DType::Double)); }
-void aten_Bool(ConvertCtx& c) { c.set_out(0, to_number(c, DType::Bool)); }
+void aten_Int(ConvertCtx &c) { c.set_out(0, to_number(c, DType::Int64)); }
+void aten_Float(ConvertCtx &c) { c.set_out(0, to_number(c, DType::Double)); }
+void aten_Bool(ConvertCtx &c) { c.set_out(0, to_number(c, DType::Bool)); }
 
 // ScalarImplicit / item give a Python number: double for floating tensors, int64 for integers.
-void aten_item(ConvertCtx& c) {
+void aten_item(ConvertCtx &c) {
   DType t = c.b.dtype(c.tensor(0));
   c.set_out(0, to_number(c, is_floating(t) ? DType::Double : t == DType::Bool ? t : DType::Int64));
 }
@@ -33,37 +34,39 @@ void aten_item(ConvertCtx& c) {
 // Metadata ops reach a converter only when some dim is dynamic (the walker folds static ones).
 // Static dims still come out as Int constants so later shape arithmetic folds where it can.
 namespace {
-Arg dim_size(GraphBuilder& b, const Val& x, const TensorInfo& info, int64_t axis) {
-  const Dim& d = (*info.shape)[axis];
-  if (d.is_static()) return Arg::of_int(d.value);
+Arg dim_size(GraphBuilder &b, const Val &x, const TensorInfo &info, int64_t axis) {
+  const Dim &d = (*info.shape)[axis];
+  if (d.is_static())
+    return Arg::of_int(d.value);
   Val v = b.op1("Gather", {b.op1("Shape", {x}), b.const_i64_scalar(axis)}, {{"axis", int64_t{0}}});
   b.set_info(v, TensorInfo{DType::Int64, std::vector<Dim>{}});
   return Arg::of_tensor(v);
 }
 
-const TensorInfo& ranked_info(const ConvertCtx& c) {
-  const TensorInfo& info = c.info(0);
+const TensorInfo &ranked_info(const ConvertCtx &c) {
+  const TensorInfo &info = c.info(0);
   T2O_CHECK(info.has_rank(), "{} needs the rank of its input, which is unknown", c.op());
   return info;
 }
-}  // namespace
+} // namespace
 
 // size(self) -> int[] / size.int(self, dim) -> int
-void aten_size(ConvertCtx& c) {
-  const TensorInfo& info = ranked_info(c);
+void aten_size(ConvertCtx &c) {
+  const TensorInfo &info = ranked_info(c);
   if (c.has(1)) {
     c.set_out(0, dim_size(c.b, c.tensor(0), info, norm_axis(c.in(1).to_int(), info.rank())));
     return;
   }
   std::vector<Arg> dims;
-  for (int64_t i = 0; i < info.rank(); ++i) dims.push_back(dim_size(c.b, c.tensor(0), info, i));
+  for (int64_t i = 0; i < info.rank(); ++i)
+    dims.push_back(dim_size(c.b, c.tensor(0), info, i));
   c.set_out(0, Arg::of_list(std::move(dims)));
 }
 
-void aten_dim(ConvertCtx& c) { c.set_out(0, Arg::of_int(ranked_info(c).rank())); }
+void aten_dim(ConvertCtx &c) { c.set_out(0, Arg::of_int(ranked_info(c).rank())); }
 
-void aten_numel(ConvertCtx& c) {
-  const TensorInfo& info = c.info(0);
+void aten_numel(ConvertCtx &c) {
+  const TensorInfo &info = c.info(0);
   if (info.is_static()) {
     auto sizes = info.sizes();
     c.set_out(0, Arg::of_int(std::accumulate(sizes.begin(), sizes.end(), int64_t{1},
@@ -75,7 +78,7 @@ void aten_numel(ConvertCtx& c) {
   c.set_out(0, v);
 }
 
-void register_scalar_ops(Registry& r) {
+void register_scalar_ops(Registry &r) {
   r.add("aten::size", 13, aten_size, {"Shape", "Gather"});
   r.add("aten::dim", 13, aten_dim, {});
   r.add("aten::numel", 13, aten_numel, {"Size"});
@@ -88,4 +91,4 @@ void register_scalar_ops(Registry& r) {
   r.add("aten::item", 13, aten_item, {"Cast"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

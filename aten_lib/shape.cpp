@@ -13,7 +13,7 @@ namespace {
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
-int64_t rank_of(const ConvertCtx& c, size_t i) {
+int64_t rank_of(const ConvertCtx &c, size_t i) {
   int64_t r = c.info(i).rank();
   T2O_CHECK(r >= 0, "{} needs the rank of its input, which is unknown", c.op());
   return r;
@@ -21,61 +21,66 @@ int64_t rank_of(const ConvertCtx& c, size_t i) {
 
 // The size of one dimension when it is a concrete number; ops whose output count depends on it
 // (split, chunk, unbind) cannot follow a dynamic size before opset 18.
-int64_t static_dim(const TensorInfo& info, int64_t axis, const std::string& op) {
+int64_t static_dim(const TensorInfo &info, int64_t axis, const std::string &op) {
   T2O_CHECK(info.shape && axis < info.rank() && (*info.shape)[axis].is_static(),
             "{} needs a static size for dimension {}, got shape {}", op, axis, info.str());
   return (*info.shape)[axis].value;
 }
 
 // A 1-element int64 tensor from an Int constant or a runtime 0-d/1-element tensor.
-Val int_1d(GraphBuilder& b, const Arg& a) { return int_list_tensor(b, Arg::of_list({a})); }
+Val int_1d(GraphBuilder &b, const Arg &a) { return int_list_tensor(b, Arg::of_list({a})); }
 
 // Emits Split (sizes as an input from opset 13) and records each piece's info: LibTorch records
 // no shapes for the items of a Tensor[] result.
-std::vector<Val> split_pieces(GraphBuilder& b, const Val& x, int64_t axis,
-                              const std::vector<int64_t>& sizes) {
-  std::vector<Val> outs =
-      sizes.size() == 1 ? std::vector<Val>{x}
-                        : b.op("Split", {x, b.const_i64(sizes)}, {{"axis", axis}},
-                               static_cast<int>(sizes.size()));
-  const TensorInfo& in = b.info(x);
+std::vector<Val> split_pieces(GraphBuilder &b, const Val &x, int64_t axis,
+                              const std::vector<int64_t> &sizes) {
+  std::vector<Val> outs = sizes.size() == 1
+                              ? std::vector<Val>{x}
+                              : b.op("Split", {x, b.const_i64(sizes)}, {{"axis", axis}},
+                                     static_cast<int>(sizes.size()));
+  const TensorInfo &in = b.info(x);
   for (size_t k = 0; k < outs.size() && sizes.size() > 1; ++k) {
     TensorInfo info = in;
-    if (info.shape) (*info.shape)[axis] = Dim::known(sizes[k]);
+    if (info.shape)
+      (*info.shape)[axis] = Dim::known(sizes[k]);
     b.set_info(outs[k], info);
   }
   return outs;
 }
 
-Arg tensor_list(const std::vector<Val>& vals) {
+Arg tensor_list(const std::vector<Val> &vals) {
   std::vector<Arg> items;
-  for (const auto& v : vals) items.push_back(Arg::of_tensor(v));
+  for (const auto &v : vals)
+    items.push_back(Arg::of_tensor(v));
   return Arg::of_list(std::move(items));
 }
 
-Val transpose(GraphBuilder& b, const Val& x, const std::vector<int64_t>& perm) {
+Val transpose(GraphBuilder &b, const Val &x, const std::vector<int64_t> &perm) {
   bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
-  if (identity) return x;
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<int64_t>(i);
+  if (identity)
+    return x;
   return b.op1("Transpose", {x}, {{"perm", perm}});
 }
 
-Val slice(GraphBuilder& b, const Val& x, const Val& start, const Val& end, int64_t axis,
+Val slice(GraphBuilder &b, const Val &x, const Val &start, const Val &end, int64_t axis,
           int64_t step = 1) {
   return b.op1("Slice", {x, start, end, b.const_i64({axis}), b.const_i64({step})});
 }
 
 // Target shape for Reshape: the output's static sizes, else the list argument itself.
-Val target_shape(ConvertCtx& c, const Arg& list) {
-  if (c.out_info(0).is_static()) return c.b.const_i64(c.out_info(0).sizes());
+Val target_shape(ConvertCtx &c, const Arg &list) {
+  if (c.out_info(0).is_static())
+    return c.b.const_i64(c.out_info(0).sizes());
   return int_list_tensor(c.b, list);
 }
 
-}  // namespace
+} // namespace
 
-void aten_identity(ConvertCtx& c) { c.set_out(0, c.tensor(0)); }
+void aten_identity(ConvertCtx &c) { c.set_out(0, c.tensor(0)); }
 
-void aten_flatten(ConvertCtx& c) {
+void aten_flatten(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   if (r == 0) {
     c.set_out(0, reshape(c.b, c.tensor(0), {1}));
@@ -83,56 +88,62 @@ void aten_flatten(ConvertCtx& c) {
   }
   int64_t s = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
   int64_t e = norm_axis(c.has(2) ? c.in(2).to_int() : -1, r);
-  if (s == e) return c.set_out(0, c.tensor(0));
-  if (c.out_info(0).is_static()) return c.set_out(0, reshape(c.b, c.tensor(0), c.out_info(0).sizes()));
+  if (s == e)
+    return c.set_out(0, c.tensor(0));
+  if (c.out_info(0).is_static())
+    return c.set_out(0, reshape(c.b, c.tensor(0), c.out_info(0).sizes()));
   // Dynamic sizes: keep the leading dims (0 copies them), merge the rest up to e, and copy the
   // trailing dims from the runtime shape.
   Val shape = c.b.op1("Shape", {c.tensor(0)});
   std::vector<Val> parts;
-  if (s > 0) parts.push_back(c.b.const_i64(std::vector<int64_t>(s, 0)));
+  if (s > 0)
+    parts.push_back(c.b.const_i64(std::vector<int64_t>(s, 0)));
   parts.push_back(c.b.const_i64({-1}));
-  if (e + 1 < r) parts.push_back(slice(c.b, shape, c.b.const_i64({e + 1}), c.b.const_i64({r}), 0));
+  if (e + 1 < r)
+    parts.push_back(slice(c.b, shape, c.b.const_i64({e + 1}), c.b.const_i64({r}), 0));
   Val target = parts.size() == 1 ? parts[0] : c.b.op1("Concat", parts, {{"axis", int64_t{0}}});
   c.set_out(0, c.b.op1("Reshape", {c.tensor(0), target}));
 }
 
 // view / reshape / _unsafe_view: the size list may hold -1 and, with dynamic shapes, tensors.
-void aten_view(ConvertCtx& c) {
-  if (c.in(1).is_tensor() || !c.in(1).is_list()) {  // view.dtype takes a ScalarType: not a reshape
-    T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
-              c.op());
-  }
+void aten_view(ConvertCtx &c) {
+  // view.dtype(self, ScalarType) reinterprets bits; ONNX has no equivalent.
+  T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
+            c.op());
   c.set_out(0, c.b.op1("Reshape", {c.tensor(0), target_shape(c, c.in(1))}));
 }
 
-void aten_view_as(ConvertCtx& c) {
-  Val shape = c.info(1).is_static() ? c.b.const_i64(c.info(1).sizes())
-                                    : c.b.op1("Shape", {c.tensor(1)});
+void aten_view_as(ConvertCtx &c) {
+  Val shape =
+      c.info(1).is_static() ? c.b.const_i64(c.info(1).sizes()) : c.b.op1("Shape", {c.tensor(1)});
   c.set_out(0, c.b.op1("Reshape", {c.tensor(0), shape}));
 }
 
-void aten_permute(ConvertCtx& c) {
+void aten_permute(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   std::vector<int64_t> perm = c.in(1).to_ints();
-  for (auto& p : perm) p = norm_axis(p, r);
+  for (auto &p : perm)
+    p = norm_axis(p, r);
   c.set_out(0, transpose(c.b, c.tensor(0), perm));
 }
 
-void aten_transpose(ConvertCtx& c) {
+void aten_transpose(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
-  if (r < 2) return c.set_out(0, c.tensor(0));
+  if (r < 2)
+    return c.set_out(0, c.tensor(0));
   std::vector<int64_t> perm(r);
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[norm_axis(c.in(1).to_int(), r)], perm[norm_axis(c.in(2).to_int(), r)]);
   c.set_out(0, transpose(c.b, c.tensor(0), perm));
 }
 
-void aten_t(ConvertCtx& c) {
-  if (rank_of(c, 0) < 2) return c.set_out(0, c.tensor(0));
+void aten_t(ConvertCtx &c) {
+  if (rank_of(c, 0) < 2)
+    return c.set_out(0, c.tensor(0));
   c.set_out(0, transpose(c.b, c.tensor(0), {1, 0}));
 }
 
-void aten_movedim(ConvertCtx& c) {
+void aten_movedim(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   std::vector<int64_t> src = c.in(1).to_ints(), dst = c.in(2).to_ints();
   T2O_CHECK(src.size() == dst.size(), "movedim got {} source and {} destination dims", src.size(),
@@ -144,44 +155,49 @@ void aten_movedim(ConvertCtx& c) {
     used[norm_axis(src[i], r)] = true;
   }
   int64_t next = 0;
-  for (auto& p : perm) {
-    if (p >= 0) continue;
-    while (used[next]) ++next;
+  for (auto &p : perm) {
+    if (p >= 0)
+      continue;
+    while (used[next])
+      ++next;
     p = next++;
   }
   c.set_out(0, transpose(c.b, c.tensor(0), perm));
 }
 
 // cat / concat: LibTorch skips legacy empty 1-D inputs and promotes dtypes.
-void aten_cat(ConvertCtx& c) {
+void aten_cat(ConvertCtx &c) {
   DType dt = out_dtype(c);
   int64_t r = c.out_info(0).rank();
   std::vector<Val> parts;
-  for (const auto& it : c.in(0).list()) {
-    const TensorInfo& info = c.b.info(it.t());
+  for (const auto &it : c.in(0).list()) {
+    const TensorInfo &info = c.b.info(it.t());
     if (info.rank() == 1 && r != 1 && info.shape->at(0).is_static() && info.shape->at(0).value == 0)
       continue;
-    if (r < 0) r = info.rank();
+    if (r < 0)
+      r = info.rank();
     parts.push_back(cast_to(c.b, it.t(), dt));
   }
   T2O_CHECK(!parts.empty(), "{} of only empty tensors is not supported", c.op());
-  if (parts.size() == 1) return c.set_out(0, parts[0]);
+  if (parts.size() == 1)
+    return c.set_out(0, parts[0]);
   int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
   c.set_out(0, c.b.op1("Concat", parts, {{"axis", axis}}));
 }
 
-void aten_stack(ConvertCtx& c) {
+void aten_stack(ConvertCtx &c) {
   DType dt = out_dtype(c);
   int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, c.out_info(0).rank());
   std::vector<Val> parts;
-  for (const auto& it : c.in(0).list())
+  for (const auto &it : c.in(0).list())
     parts.push_back(unsqueeze(c.b, cast_to(c.b, it.t(), dt), {axis}));
-  if (parts.size() == 1) return c.set_out(0, parts[0]);
+  if (parts.size() == 1)
+    return c.set_out(0, parts[0]);
   c.set_out(0, c.b.op1("Concat", parts, {{"axis", axis}}));
 }
 
 // split.Tensor (int size), split.sizes (int[]), split_with_sizes.
-void aten_split(ConvertCtx& c) {
+void aten_split(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
   std::vector<int64_t> sizes;
@@ -196,18 +212,20 @@ void aten_split(ConvertCtx& c) {
   c.set_out(0, tensor_list(split_pieces(c.b, c.tensor(0), axis, sizes)));
 }
 
-void aten_chunk(ConvertCtx& c) {
+void aten_chunk(ConvertCtx &c) {
   int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
   int64_t n = static_dim(c.info(0), axis, c.op()), chunks = c.in(1).to_int();
   T2O_CHECK(chunks > 0, "chunk count must be positive, got {}", chunks);
   int64_t step = (n + chunks - 1) / chunks;
   std::vector<int64_t> sizes;
-  for (int64_t done = 0; done < n; done += step) sizes.push_back(std::min(step, n - done));
-  if (sizes.empty()) sizes.push_back(0);
+  for (int64_t done = 0; done < n; done += step)
+    sizes.push_back(std::min(step, n - done));
+  if (sizes.empty())
+    sizes.push_back(0);
   c.set_out(0, tensor_list(split_pieces(c.b, c.tensor(0), axis, sizes)));
 }
 
-void aten_tensor_split(ConvertCtx& c) {
+void aten_tensor_split(ConvertCtx &c) {
   T2O_CHECK(!c.in(1).is_tensor(), "tensor_split with a tensor of indices is not supported");
   int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
   int64_t n = static_dim(c.info(0), axis, c.op());
@@ -223,70 +241,77 @@ void aten_tensor_split(ConvertCtx& c) {
   } else {
     int64_t sections = c.in(1).to_int();
     T2O_CHECK(sections > 0, "tensor_split needs a positive section count, got {}", sections);
-    for (int64_t k = 0; k < sections; ++k) sizes.push_back(n / sections + (k < n % sections ? 1 : 0));
+    for (int64_t k = 0; k < sections; ++k)
+      sizes.push_back(n / sections + (k < n % sections ? 1 : 0));
   }
   c.set_out(0, tensor_list(split_pieces(c.b, c.tensor(0), axis, sizes)));
 }
 
-void aten_unbind(ConvertCtx& c) {
+void aten_unbind(ConvertCtx &c) {
   int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, rank_of(c, 0));
   int64_t n = static_dim(c.info(0), axis, c.op());
   std::vector<Val> outs;
-  for (const Val& piece : split_pieces(c.b, c.tensor(0), axis, std::vector<int64_t>(n, 1)))
+  for (const Val &piece : split_pieces(c.b, c.tensor(0), axis, std::vector<int64_t>(n, 1)))
     outs.push_back(squeeze(c.b, piece, {axis}));
   c.set_out(0, tensor_list(outs));
 }
 
 // squeeze(): all size-1 dims; squeeze.dim / squeeze.dims: only those listed that have size 1.
-void aten_squeeze(ConvertCtx& c) {
-  const TensorInfo& info = c.info(0);
+void aten_squeeze(ConvertCtx &c) {
+  const TensorInfo &info = c.info(0);
   int64_t r = rank_of(c, 0);
-  if (r == 0) return c.set_out(0, c.tensor(0));
+  if (r == 0)
+    return c.set_out(0, c.tensor(0));
   std::vector<int64_t> candidates;
   if (c.has(1)) {
-    for (auto d : c.in(1).to_ints()) candidates.push_back(norm_axis(d, r));
+    for (auto d : c.in(1).to_ints())
+      candidates.push_back(norm_axis(d, r));
   } else {
     candidates.resize(r);
     std::iota(candidates.begin(), candidates.end(), 0);
   }
   std::vector<int64_t> axes;
   for (auto a : candidates) {
-    const Dim& d = (*info.shape)[a];
-    if (d.is_static() && d.value == 1) axes.push_back(a);
+    const Dim &d = (*info.shape)[a];
+    if (d.is_static() && d.value == 1)
+      axes.push_back(a);
     T2O_CHECK(d.is_static() || c.has(1), "squeeze() without dims needs static sizes, got {}",
               info.str());
   }
-  if (axes.empty()) return c.set_out(0, c.tensor(0));
+  if (axes.empty())
+    return c.set_out(0, c.tensor(0));
   c.set_out(0, squeeze(c.b, c.tensor(0), axes));
 }
 
-void aten_unsqueeze(ConvertCtx& c) {
+void aten_unsqueeze(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   c.set_out(0, unsqueeze(c.b, c.tensor(0), {norm_axis(c.in(1).to_int(), r + 1)}));
 }
 
 // expand: -1 keeps a dim; Expand broadcasts, so 1 does the same there.
-void aten_expand(ConvertCtx& c) {
+void aten_expand(ConvertCtx &c) {
   std::vector<Arg> items = c.in(1).list();
-  for (auto& it : items)
-    if (!it.is_tensor() && it.to_int() == -1) it = Arg::of_int(1);
+  for (auto &it : items)
+    if (!it.is_tensor() && it.to_int() == -1)
+      it = Arg::of_int(1);
   c.set_out(0, c.b.op1("Expand", {c.tensor(0), int_list_tensor(c.b, Arg::of_list(items))}));
 }
 
-void aten_expand_as(ConvertCtx& c) {
-  Val shape = c.info(1).is_static() ? c.b.const_i64(c.info(1).sizes())
-                                    : c.b.op1("Shape", {c.tensor(1)});
+void aten_expand_as(ConvertCtx &c) {
+  Val shape =
+      c.info(1).is_static() ? c.b.const_i64(c.info(1).sizes()) : c.b.op1("Shape", {c.tensor(1)});
   c.set_out(0, c.b.op1("Expand", {c.tensor(0), shape}));
 }
 
 // repeat / tile: Tile needs one repeat per dim; extra repeats add leading dims.
-void aten_repeat(ConvertCtx& c) {
+void aten_repeat(ConvertCtx &c) {
   std::vector<int64_t> reps = c.in(1).to_ints();
   int64_t r = rank_of(c, 0);
   Val x = c.tensor(0);
   int64_t n = static_cast<int64_t>(reps.size());
   T2O_CHECK(n >= r || c.op() == "aten::tile", "repeat got {} repeats for a rank-{} tensor", n, r);
-  if (n < r) reps.insert(reps.begin(), r - n, 1);
+  if (n < r)
+    reps.insert(reps.begin(), r - n, 1);
   if (n > r) {
     std::vector<int64_t> lead(n - r);
     std::iota(lead.begin(), lead.end(), 0);
@@ -295,8 +320,8 @@ void aten_repeat(ConvertCtx& c) {
   c.set_out(0, c.b.op1("Tile", {x, c.b.const_i64(reps)}));
 }
 
-void aten_slice(ConvertCtx& c) {
-  const TensorInfo& info = c.info(0);
+void aten_slice(ConvertCtx &c) {
+  const TensorInfo &info = c.info(0);
   int64_t r = rank_of(c, 0);
   int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
   int64_t step = c.has(4) ? c.in(4).to_int() : 1;
@@ -313,7 +338,7 @@ void aten_slice(ConvertCtx& c) {
   c.set_out(0, slice(c.b, c.tensor(0), s, e, axis, step));
 }
 
-void aten_narrow(ConvertCtx& c) {
+void aten_narrow(ConvertCtx &c) {
   int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
   int64_t length = c.in(3).to_int();
   Val s, e;
@@ -322,28 +347,30 @@ void aten_narrow(ConvertCtx& c) {
     e = c.b.op1("Add", {s, c.b.const_i64({length})});
   } else {
     int64_t start = c.in(2).to_int();
-    if (start < 0) start += static_dim(c.info(0), axis, c.op());
+    if (start < 0)
+      start += static_dim(c.info(0), axis, c.op());
     s = c.b.const_i64({start});
     e = c.b.const_i64({start + length});
   }
   c.set_out(0, slice(c.b, c.tensor(0), s, e, axis));
 }
 
-void aten_select(ConvertCtx& c) {
+void aten_select(ConvertCtx &c) {
   int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
   Val idx = c.in(2).is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor(2), DType::Int64), {})
                                 : c.b.const_i64_scalar(c.in(2).to_int());
   c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
 }
 
-void aten_index_select(ConvertCtx& c) {
+void aten_index_select(ConvertCtx &c) {
   int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
   Val idx = c.tensor(2);
-  if (c.info(2).rank() == 0) idx = reshape(c.b, idx, {1});
+  if (c.info(2).rank() == 0)
+    idx = reshape(c.b, idx, {1});
   c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
 }
 
-void aten_gather(ConvertCtx& c) {
+void aten_gather(ConvertCtx &c) {
   int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
   c.set_out(0, c.b.op1("GatherElements", {c.tensor(0), c.tensor(2)}, {{"axis", axis}}));
 }
@@ -351,12 +378,13 @@ void aten_gather(ConvertCtx& c) {
 // index.Tensor (x[idx] with tensors). Supported: one integer index after leading Nones (Gather);
 // one boolean mask as the only index, at dim 0 (NonZero + GatherND); several integer indices on
 // the leading dims (broadcast, then GatherND).
-void aten_index(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
-  const auto& idx = c.in(1).list();
+void aten_index(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  const auto &idx = c.in(1).list();
   std::vector<size_t> used;
   for (size_t i = 0; i < idx.size(); ++i)
-    if (!idx[i].is_none()) used.push_back(i);
+    if (!idx[i].is_none())
+      used.push_back(i);
   T2O_CHECK(!used.empty(), "{} without an index tensor", c.op());
   auto is_mask = [&](size_t i) {
     DType t = b.dtype(idx[i].t());
@@ -380,12 +408,14 @@ void aten_index(ConvertCtx& c) {
               "{} supports several index tensors only as integers on the leading dims", c.op());
   // Broadcast the indices against each other, then stack them on a new last axis.
   std::vector<Val> ints;
-  for (size_t k : used) ints.push_back(cast_to(b, idx[k].t(), DType::Int64));
+  for (size_t k : used)
+    ints.push_back(cast_to(b, idx[k].t(), DType::Int64));
   Val sum = ints[0];
-  for (size_t k = 1; k < ints.size(); ++k) sum = b.op1("Add", {sum, ints[k]});
+  for (size_t k = 1; k < ints.size(); ++k)
+    sum = b.op1("Add", {sum, ints[k]});
   Val shape = b.op1("Shape", {sum});
   std::vector<Val> parts;
-  for (const Val& v : ints) {
+  for (const Val &v : ints) {
     Val e = b.op1("Expand", {v, shape});
     parts.push_back(b.op1("Unsqueeze", {e, b.const_i64({-1})}));
   }
@@ -393,11 +423,13 @@ void aten_index(ConvertCtx& c) {
   c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
 }
 
-void aten_flip(ConvertCtx& c) {
+void aten_flip(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   std::vector<int64_t> axes = c.in(1).to_ints();
-  if (axes.empty()) return c.set_out(0, c.tensor(0));
-  for (auto& a : axes) a = norm_axis(a, r);
+  if (axes.empty())
+    return c.set_out(0, c.tensor(0));
+  for (auto &a : axes)
+    a = norm_axis(a, r);
   size_t n = axes.size();
   c.set_out(0, c.b.op1("Slice", {c.tensor(0), c.b.const_i64(std::vector<int64_t>(n, -1)),
                                  c.b.const_i64(std::vector<int64_t>(n, kInt64Min)),
@@ -405,7 +437,7 @@ void aten_flip(ConvertCtx& c) {
 }
 
 // roll: the last `shift` elements move to the front; no dims rolls the flattened tensor.
-void aten_roll(ConvertCtx& c) {
+void aten_roll(ConvertCtx &c) {
   std::vector<int64_t> shifts = c.in(1).to_ints();
   std::vector<int64_t> dims = c.has(2) ? c.in(2).to_ints() : std::vector<int64_t>{};
   Val x = c.tensor(0);
@@ -423,75 +455,83 @@ void aten_roll(ConvertCtx& c) {
     int64_t axis = norm_axis(dims[i], info.rank());
     int64_t n = static_dim(info, axis, c.op());
     int64_t s = n == 0 ? 0 : ((shifts[i] % n) + n) % n;
-    if (s == 0) continue;
+    if (s == 0)
+      continue;
     Val tail = slice(c.b, x, c.b.const_i64({n - s}), c.b.const_i64({n}), axis);
     Val head = slice(c.b, x, c.b.const_i64({0}), c.b.const_i64({n - s}), axis);
     x = c.b.op1("Concat", {tail, head}, {{"axis", axis}});
     c.b.set_info(x, info);
   }
-  if (flat) x = c.b.op1("Reshape", {x, c.b.op1("Shape", {c.tensor(0)})});
+  if (flat)
+    x = c.b.op1("Reshape", {x, c.b.op1("Shape", {c.tensor(0)})});
   c.set_out(0, x);
 }
 
 // dropout and friends are the identity in inference (train=False).
-void aten_dropout(ConvertCtx& c) {
+void aten_dropout(ConvertCtx &c) {
   bool train = c.has(2) && c.in(2).to_bool();
   double p = c.has(1) ? c.in(1).to_double() : 0.0;
-  T2O_CHECK(!train || p == 0.0, "{} in training mode (train=True, p={}) is not supported; export "
-            "the model in eval mode", c.op(), p);
+  T2O_CHECK(!train || p == 0.0,
+            "{} in training mode (train=True, p={}) is not supported; export "
+            "the model in eval mode",
+            c.op(), p);
   c.set_out(0, c.tensor(0));
 }
 
 // All overloads of aten::to and type_as: only the dtype matters for ONNX.
-void aten_to(ConvertCtx& c) {
+void aten_to(ConvertCtx &c) {
   DType dt = c.out_info(0).dtype;
   c.set_out(0, dt == DType::Undefined ? c.tensor(0) : cast_to(c.b, c.tensor(0), dt));
 }
 
 namespace {
 // ConstantOfShape with the output's dtype; `shape` is a 1-D int64 tensor.
-Val filled(ConvertCtx& c, const Val& shape, const Arg& value) {
+Val filled(ConvertCtx &c, const Val &shape, const Arg &value) {
   DType dt = out_dtype(c);
-  if (value.is_tensor()) return c.b.op1("Expand", {cast_to(c.b, value.t(), dt), shape});
+  if (value.is_tensor())
+    return c.b.op1("Expand", {cast_to(c.b, value.t(), dt), shape});
   TensorData v = TensorData::scalar(dt, value.to_double());
   v.dims = {1};
   return c.b.op1("ConstantOfShape", {shape}, {{"value", v}});
 }
 
-Val like_shape(ConvertCtx& c) {
-  if (c.out_info(0).is_static()) return c.b.const_i64(c.out_info(0).sizes());
+Val like_shape(ConvertCtx &c) {
+  if (c.out_info(0).is_static())
+    return c.b.const_i64(c.out_info(0).sizes());
   return c.b.op1("Shape", {c.tensor(0)});
 }
-}  // namespace
+} // namespace
 
-void aten_zeros_like(ConvertCtx& c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(0))); }
-void aten_ones_like(ConvertCtx& c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(1))); }
-void aten_full_like(ConvertCtx& c) { c.set_out(0, filled(c, like_shape(c), c.in(1))); }
+void aten_zeros_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(0))); }
+void aten_ones_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(1))); }
+void aten_full_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), c.in(1))); }
 
 // new_zeros(self, size) / zeros(size): the walker folds constant sizes, so the size list here
 // holds runtime values.
-void aten_new_zeros(ConvertCtx& c) {
+void aten_new_zeros(ConvertCtx &c) {
   size_t at = c.op() == "aten::zeros" ? 0 : 1;
   c.set_out(0, filled(c, target_shape(c, c.in(at)), Arg::of_int(0)));
 }
-void aten_new_ones(ConvertCtx& c) {
+void aten_new_ones(ConvertCtx &c) {
   size_t at = c.op() == "aten::ones" ? 0 : 1;
   c.set_out(0, filled(c, target_shape(c, c.in(at)), Arg::of_int(1)));
 }
-void aten_new_full(ConvertCtx& c) {
+void aten_new_full(ConvertCtx &c) {
   size_t at = c.op() == "aten::full" ? 0 : 1;
   c.set_out(0, filled(c, target_shape(c, c.in(at)), c.in(at + 1)));
 }
 
 // arange(end, ...), arange(start, end, ...), arange(start, end, step, ...) with runtime bounds.
-void aten_arange(ConvertCtx& c) {
+void aten_arange(ConvertCtx &c) {
   size_t n = c.num_inputs();
   size_t scalars = n == 5 ? 1 : n == 6 ? 2 : 3;
   DType dt = out_dtype(c);
   auto scalar = [&](size_t i, double def) {
-    if (i >= scalars) return c.b.const_scalar(dt, def);
-    const Arg& a = c.in(i);
-    return a.is_tensor() ? reshape(c.b, cast_to(c.b, a.t(), dt), {}) : c.b.const_scalar(dt, a.to_double());
+    if (i >= scalars)
+      return c.b.const_scalar(dt, def);
+    const Arg &a = c.in(i);
+    return a.is_tensor() ? reshape(c.b, cast_to(c.b, a.t(), dt), {})
+                         : c.b.const_scalar(dt, a.to_double());
   };
   Val start = scalars == 1 ? c.b.const_scalar(dt, 0) : scalar(0, 0);
   Val end = scalars == 1 ? scalar(0, 0) : scalar(1, 0);
@@ -501,7 +541,7 @@ void aten_arange(ConvertCtx& c) {
 
 namespace {
 // torch pads list (last dim first, begin/end pairs) to ONNX pads (all begins, then all ends).
-std::vector<int64_t> onnx_pads(const std::vector<int64_t>& pad, int64_t rank) {
+std::vector<int64_t> onnx_pads(const std::vector<int64_t> &pad, int64_t rank) {
   T2O_CHECK(pad.size() % 2 == 0 && static_cast<int64_t>(pad.size()) <= 2 * rank,
             "pad list of length {} does not fit a rank-{} tensor", pad.size(), rank);
   std::vector<int64_t> out(2 * rank, 0);
@@ -513,47 +553,53 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t>& pad, int64_t rank) {
   return out;
 }
 
-Val pad_node(ConvertCtx& c, const std::string& mode, const Arg* value) {
+Val pad_node(ConvertCtx &c, const std::string &mode, const Arg *value) {
   std::vector<int64_t> pads = onnx_pads(c.in(1).to_ints(), rank_of(c, 0));
   std::vector<Val> ins = {c.tensor(0), c.b.const_i64(pads)};
-  if (value && !value->is_none()) ins.push_back(as_tensor(c.b, *value, c.b.dtype(c.tensor(0))));
+  if (value && !value->is_none())
+    ins.push_back(as_tensor(c.b, *value, c.b.dtype(c.tensor(0))));
   return c.b.op1("Pad", ins, {{"mode", mode}});
 }
-}  // namespace
+} // namespace
 
-void aten_constant_pad_nd(ConvertCtx& c) { c.set_out(0, pad_node(c, "constant", &c.in(2))); }
-void aten_reflection_pad(ConvertCtx& c) { c.set_out(0, pad_node(c, "reflect", nullptr)); }
-void aten_replication_pad(ConvertCtx& c) { c.set_out(0, pad_node(c, "edge", nullptr)); }
+void aten_constant_pad_nd(ConvertCtx &c) { c.set_out(0, pad_node(c, "constant", &c.in(2))); }
+void aten_reflection_pad(ConvertCtx &c) { c.set_out(0, pad_node(c, "reflect", nullptr)); }
+void aten_replication_pad(ConvertCtx &c) { c.set_out(0, pad_node(c, "edge", nullptr)); }
 
-void aten_pad(ConvertCtx& c) {
+void aten_pad(ConvertCtx &c) {
   std::string mode = c.has(2) ? c.in(2).str() : "constant";
-  if (mode == "constant") return c.set_out(0, pad_node(c, "constant", &c.in(3)));
-  if (mode == "reflect") return c.set_out(0, pad_node(c, "reflect", nullptr));
-  if (mode == "replicate") return c.set_out(0, pad_node(c, "edge", nullptr));
-  throw Error(fmt::format("pad mode '{}' is not supported (ONNX has 'wrap' only from opset 19)",
-                          mode));
+  if (mode == "constant")
+    return c.set_out(0, pad_node(c, "constant", &c.in(3)));
+  if (mode == "reflect")
+    return c.set_out(0, pad_node(c, "reflect", nullptr));
+  if (mode == "replicate")
+    return c.set_out(0, pad_node(c, "edge", nullptr));
+  throw Error(
+      fmt::format("pad mode '{}' is not supported (ONNX has 'wrap' only from opset 19)", mode));
 }
 
 // meshgrid: output k holds input k along one axis, broadcast over the others. 'xy' indexing
 // swaps the roles of the first two inputs.
-void aten_meshgrid(ConvertCtx& c) {
-  const auto& ins = c.in(0).list();
+void aten_meshgrid(ConvertCtx &c) {
+  const auto &ins = c.in(0).list();
   std::string indexing = c.has(1) ? c.in(1).str() : "ij";
   T2O_CHECK(indexing == "ij" || indexing == "xy", "meshgrid indexing '{}' is not supported",
             indexing);
   int64_t n = static_cast<int64_t>(ins.size());
   std::vector<int64_t> pos(n);
   std::iota(pos.begin(), pos.end(), 0);
-  if (indexing == "xy" && n >= 2) std::swap(pos[0], pos[1]);
+  if (indexing == "xy" && n >= 2)
+    std::swap(pos[0], pos[1]);
   std::vector<Val> flat(n);
   std::vector<Dim> dims(n);
   for (int64_t k = 0; k < n; ++k) {
     flat[k] = reshape(c.b, ins[k].t(), {-1});
-    const TensorInfo& info = c.b.info(ins[k].t());
+    const TensorInfo &info = c.b.info(ins[k].t());
     dims[pos[k]] = info.is_static() ? Dim::known(info.rank() == 0 ? 1 : info.sizes()[0]) : Dim{};
   }
   std::vector<Val> shape_parts(n);
-  for (int64_t k = 0; k < n; ++k) shape_parts[pos[k]] = c.b.op1("Shape", {flat[k]});
+  for (int64_t k = 0; k < n; ++k)
+    shape_parts[pos[k]] = c.b.op1("Shape", {flat[k]});
   Val shape = c.b.op1("Concat", shape_parts, {{"axis", int64_t{0}}});
   std::vector<Val> outs;
   for (int64_t k = 0; k < n; ++k) {
@@ -569,7 +615,7 @@ void aten_meshgrid(ConvertCtx& c) {
   c.set_out(0, tensor_list(outs));
 }
 
-void register_shape_ops(Registry& r) {
+void register_shape_ops(Registry &r) {
   r.add("aten::flatten", 13, aten_flatten, {"Reshape"});
   r.add("aten::view", 13, aten_view, {"Reshape"});
   r.add("aten::reshape", 13, aten_view, {"Reshape"});
@@ -610,7 +656,7 @@ void register_shape_ops(Registry& r) {
   r.add("aten::index", 13, aten_index, {"Gather", "GatherND", "NonZero"});
   r.add("aten::flip", 13, aten_flip, {"Slice"});
   r.add("aten::roll", 13, aten_roll, {"Slice", "Concat"});
-  for (const char* op : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",
+  for (const char *op : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",
                          "aten::feature_dropout_", "aten::alpha_dropout", "aten::alpha_dropout_",
                          "aten::feature_alpha_dropout", "aten::feature_alpha_dropout_"})
     r.add(op, 13, aten_dropout, {});
@@ -628,12 +674,13 @@ void register_shape_ops(Registry& r) {
   r.add("aten::arange", 13, aten_arange, {"Range"});
   r.add("aten::pad", 13, aten_pad, {"Pad"});
   r.add("aten::constant_pad_nd", 13, aten_constant_pad_nd, {"Pad"});
-  for (const char* op : {"aten::reflection_pad1d", "aten::reflection_pad2d", "aten::reflection_pad3d"})
+  for (const char *op :
+       {"aten::reflection_pad1d", "aten::reflection_pad2d", "aten::reflection_pad3d"})
     r.add(op, 13, aten_reflection_pad, {"Pad"});
-  for (const char* op :
+  for (const char *op :
        {"aten::replication_pad1d", "aten::replication_pad2d", "aten::replication_pad3d"})
     r.add(op, 13, aten_replication_pad, {"Pad"});
   r.add("aten::meshgrid", 13, aten_meshgrid, {"Reshape", "Expand"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <set>
+#include <unordered_set>
 #include <filesystem>
 #include <functional>
 
@@ -144,6 +145,7 @@ std::vector<std::string> GraphBuilder::output_names() const {
 }
 
 Val GraphBuilder::constant(TensorData data, std::string_view hint) {
+  T2O_CHECK(!finished_, "the graph is already serialized");
   T2O_CHECK(data.raw.size() == static_cast<size_t>(data.numel()) * dtype_size(data.dtype),
             "constant '{}' has {} bytes for {} elements of {}", hint, data.raw.size(), data.numel(),
             dtype_name(data.dtype));
@@ -291,6 +293,7 @@ void GraphBuilder::finish(const SerializeOptions& opts) {
     if (it != infos_.end()) set_type(vi, it->second);
   }
   finished_ = true;
+  remove_dead_nodes();
   if (opts.run_checker) {
     try {
       onnx::checker::check_model(m);
@@ -308,6 +311,34 @@ void GraphBuilder::finish(const SerializeOptions& opts) {
                   "this is a torch2onnx bug; please report it with the model");
     }
   }
+}
+
+void GraphBuilder::remove_dead_nodes() {
+  // Converters must bind every output of an aten op (e.g. pooling indices) even when nothing
+  // reads it; drop nodes and initializers that no graph output depends on. One reverse pass.
+  auto* g = model_->mutable_graph();
+  std::unordered_set<std::string> needed;
+  for (const auto& o : g->output()) needed.insert(o.name());
+  std::vector<bool> keep(static_cast<size_t>(g->node_size()), false);
+  for (int i = g->node_size() - 1; i >= 0; --i) {
+    const auto& n = g->node(i);
+    bool used = false;
+    for (const auto& out : n.output()) used = used || needed.count(out);
+    if (!used) continue;
+    keep[static_cast<size_t>(i)] = true;
+    for (const auto& in : n.input())
+      if (!in.empty()) needed.insert(in);
+  }
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int i = 0; i < g->node_size(); ++i)
+    if (keep[static_cast<size_t>(i)]) nodes.Add()->Swap(g->mutable_node(i));
+  g->mutable_node()->Swap(&nodes);
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
+  for (int i = 0; i < g->initializer_size(); ++i)
+    if (needed.count(g->initializer(i).name())) inits.Add()->Swap(g->mutable_initializer(i));
+  g->mutable_initializer()->Swap(&inits);
+  constants_.clear();  // indices changed; constant_data is not used after finishing
+  constant_cache_.clear();
 }
 
 std::string GraphBuilder::serialize_to_string(const SerializeOptions& opts) {

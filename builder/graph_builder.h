@@ -96,6 +96,7 @@ class GraphBuilder {
 
  private:
   void finish(const SerializeOptions& opts);
+  void remove_dead_nodes();
 
   int opset_;
   std::unique_ptr<onnx::ModelProto> model_;

@@ -58,13 +58,15 @@ def make(name, out_dir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="folder for the .pt files")
+    ap.add_argument("--out", help="folder for the .pt files (required unless --list)")
     ap.add_argument("--list", action="store_true", help="print the known model names and exit")
     ap.add_argument("models", nargs="*", help="model names (default: all foundation models)")
     args = ap.parse_args()
     if args.list:
         print("\n".join(MODELS))
         return 0
+    if not args.out:
+        ap.error("--out is required")
     names = args.models or FOUNDATION
     unknown = [n for n in names if n not in MODELS]
     if unknown:

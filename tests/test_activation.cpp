@@ -48,8 +48,8 @@ TEST_CASE("aten::hardtanh", "[activation]") {
   }
   SECTION("float bounds, in place") {
     check_ir_opsets(ir1_inplace("aten::hardtanh_(%x, %lo, %hi)",
-                        "  %lo : float = prim::Constant[value=-0.5]()\n"
-                        "  %hi : float = prim::Constant[value=0.25]()\n"),
+                                "  %lo : float = prim::Constant[value=-0.5]()\n"
+                                "  %hi : float = prim::Constant[value=0.25]()\n"),
                     {randn({2, 8})});
   }
 }
@@ -80,24 +80,27 @@ TEST_CASE("aten::hardsigmoid", "[activation]") {
 
 TEST_CASE("aten::gelu", "[activation]") {
   SECTION("erf") {
-    auto r = check_ir_opsets(ir1("aten::gelu(%x, %a)", "  %a : str = prim::Constant[value=\"none\"]()\n"),
-                             {randn({2, 3, 8}) * 3});
+    auto r = check_ir_opsets(
+        ir1("aten::gelu(%x, %a)", "  %a : str = prim::Constant[value=\"none\"]()\n"),
+        {randn({2, 3, 8}) * 3});
     CHECK(r.count("Erf") == 1);
   }
   SECTION("tanh") {
-    auto r = check_ir_opsets(ir1("aten::gelu(%x, %a)", "  %a : str = prim::Constant[value=\"tanh\"]()\n"),
-                             {randn({2, 3, 8}) * 3});
+    auto r = check_ir_opsets(
+        ir1("aten::gelu(%x, %a)", "  %a : str = prim::Constant[value=\"tanh\"]()\n"),
+        {randn({2, 3, 8}) * 3});
     CHECK(r.count("Tanh") == 1);
   }
 }
 
 TEST_CASE("aten::leaky_relu", "[activation]") {
-  auto r = check_ir_opsets(ir1("aten::leaky_relu(%x, %s)",
-                               "  %s : float = prim::Constant[value=0.2]()\n"),
-                           {randn({2, 3, 4})});
+  auto r = check_ir_opsets(
+      ir1("aten::leaky_relu(%x, %s)", "  %s : float = prim::Constant[value=0.2]()\n"),
+      {randn({2, 3, 4})});
   CHECK(r.count("LeakyRelu") == 1);
-  check_ir_opsets(ir1_inplace("aten::leaky_relu_(%x, %s)", "  %s : float = prim::Constant[value=0.2]()\n"),
-                  {randn({2, 3, 4})});
+  check_ir_opsets(
+      ir1_inplace("aten::leaky_relu_(%x, %s)", "  %s : float = prim::Constant[value=0.2]()\n"),
+      {randn({2, 3, 4})});
 }
 
 TEST_CASE("aten::elu", "[activation]") {
@@ -125,13 +128,14 @@ TEST_CASE("aten::selu", "[activation]") {
 
 TEST_CASE("aten::celu", "[activation]") {
   SECTION("float") {
-    auto r = check_ir_opsets(ir1("aten::celu(%x, %a)", "  %a : float = prim::Constant[value=0.5]()\n"),
-                             {randn({3, 5})});
+    auto r = check_ir_opsets(
+        ir1("aten::celu(%x, %a)", "  %a : float = prim::Constant[value=0.5]()\n"), {randn({3, 5})});
     CHECK(r.count("Celu") == 1);
   }
   SECTION("double decomposes") {
-    auto r = check_ir_opsets(ir1("aten::celu(%x, %a)", "  %a : float = prim::Constant[value=0.5]()\n"),
-                             {randn({3, 5}).to(at::kDouble)});
+    auto r =
+        check_ir_opsets(ir1("aten::celu(%x, %a)", "  %a : float = prim::Constant[value=0.5]()\n"),
+                        {randn({3, 5}).to(at::kDouble)});
     CHECK(r.count("Celu") == 0);
   }
 }
@@ -165,6 +169,51 @@ TEST_CASE("aten::log_softmax", "[activation]") {
                                "  %none : NoneType = prim::Constant()\n"),
                            {randn({2, 5, 3})});
   CHECK(r.count("LogSoftmax") == 1);
+}
+
+TEST_CASE("aten::_softmax", "[activation]") {
+  check_ir_opsets(ir1("aten::_softmax(%x, %d, %f)",
+                      "  %d : int = prim::Constant[value=1]()\n"
+                      "  %f : bool = prim::Constant[value=0]()\n"),
+                  {randn({2, 5, 3})});
+  check_ir_opsets(ir1("aten::_log_softmax(%x, %d, %f)",
+                      "  %d : int = prim::Constant[value=1]()\n"
+                      "  %f : bool = prim::Constant[value=0]()\n"),
+                  {randn({2, 5, 3})});
+}
+
+TEST_CASE("aten::_log_softmax", "[activation]") {
+  check_ir_opsets(ir1("aten::_log_softmax(%x, %d, %f)",
+                      "  %d : int = prim::Constant[value=0]()\n"
+                      "  %f : bool = prim::Constant[value=0]()\n"),
+                  {randn({4, 3})});
+}
+
+TEST_CASE("aten::special_softmax", "[activation]") {
+  const char* consts =
+      "  %d : int = prim::Constant[value=-1]()\n  %n : NoneType = prim::Constant()\n";
+  check_ir_opsets(ir1("aten::special_softmax(%x, %d, %n)", consts), {randn({4, 3})});
+  check_ir_opsets(ir1("aten::special_log_softmax(%x, %d, %n)", consts), {randn({4, 3})});
+}
+
+TEST_CASE("aten::special_log_softmax", "[activation]") {
+  const char* consts =
+      "  %d : int = prim::Constant[value=0]()\n  %n : NoneType = prim::Constant()\n";
+  check_ir_opsets(ir1("aten::special_log_softmax(%x, %d, %n)", consts), {randn({4, 3})});
+}
+
+TEST_CASE("aten::logit", "[activation]") {
+  SECTION("no eps") {
+    check_ir_opsets(ir1("aten::logit(%x, %n)", "  %n : NoneType = prim::Constant()\n"),
+                    {at::rand({4, 5}) * 0.9 + 0.05});
+  }
+  SECTION("eps") {
+    auto x = at::rand({4, 5});
+    x[0][0] = 0;
+    x[1][1] = 1;
+    check_ir_opsets(ir1("aten::logit(%x, %e)", "  %e : float = prim::Constant[value=0.01]()\n"),
+                    {x});
+  }
 }
 
 TEST_CASE("aten::tanh", "[activation]") {
@@ -222,16 +271,16 @@ TEST_CASE("aten::log_sigmoid", "[activation]") {
 }
 
 TEST_CASE("aten::hardshrink", "[activation]") {
-  auto r = check_ir_opsets(ir1("aten::hardshrink(%x, %l)",
-                               "  %l : float = prim::Constant[value=0.5]()\n"),
-                           {randn({4, 8})});
+  auto r = check_ir_opsets(
+      ir1("aten::hardshrink(%x, %l)", "  %l : float = prim::Constant[value=0.5]()\n"),
+      {randn({4, 8})});
   CHECK(r.count("Shrink") == 1);
 }
 
 TEST_CASE("aten::softshrink", "[activation]") {
-  auto r = check_ir_opsets(ir1("aten::softshrink(%x, %l)",
-                               "  %l : float = prim::Constant[value=0.3]()\n"),
-                           {randn({4, 8})});
+  auto r = check_ir_opsets(
+      ir1("aten::softshrink(%x, %l)", "  %l : float = prim::Constant[value=0.3]()\n"),
+      {randn({4, 8})});
   CHECK(r.count("Shrink") == 1);
 }
 
@@ -245,14 +294,11 @@ TEST_CASE("aten::threshold", "[activation]") {
 TEST_CASE("activation dtypes", "[activation]") {
   SECTION("double") {
     // LibTorch 1.13 has few float16 CPU kernels, so float64 is the second dtype checked here.
+    // (ONNX Runtime's CPU HardSigmoid, Softplus and Selu take float32 only.)
     auto x = randn({2, 8}).to(at::kDouble) * 3;
-    for (const char* call : {"aten::sigmoid(%x)", "aten::tanh(%x)",
-                             "aten::hardswish(%x)", "aten::hardsigmoid(%x)", "aten::mish(%x)",
-                             "aten::selu(%x)", "aten::log_sigmoid(%x)", "aten::relu6(%x)"}) {
-      DYNAMIC_SECTION(call) {
+    for (const char* call : {"aten::sigmoid(%x)", "aten::tanh(%x)", "aten::relu6(%x)"}) {
       auto r = check_ir_opsets(ir1(call), {x});
       CHECK(r.count("Cast") == 0);
-      }
     }
   }
   SECTION("bfloat16 gelu computes in float") {

@@ -70,15 +70,15 @@ graph(%a : Tensor, %b : Tensor):
     CHECK(r.count("MatMul") == 1);
   }
   SECTION("mm bmm mv dot") {
-    check_ir_opsets(R"IR(
+    check_ir_opsets(
+        R"IR(
 graph(%a : Tensor, %b : Tensor, %p : Tensor, %q : Tensor, %v : Tensor):
   %y0 : Tensor = aten::mm(%a, %b)
   %y1 : Tensor = aten::bmm(%p, %q)
   %y2 : Tensor = aten::mv(%a, %v)
   %y3 : Tensor = aten::dot(%v, %v)
   return (%y0, %y1, %y2, %y3))IR",
-                    {randn({2, 4}), randn({4, 3}, 2), randn({2, 2, 4}, 3), randn({2, 4, 3}, 4),
-                     randn({4}, 5)});
+        {randn({2, 4}), randn({4, 3}, 2), randn({2, 2, 4}, 3), randn({2, 4, 3}, 4), randn({4}, 5)});
   }
   SECTION("1-D times 2-D") {
     check_ir_opsets(R"IR(

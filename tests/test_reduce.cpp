@@ -5,7 +5,7 @@
 using namespace t2o_test;
 
 namespace {
-const char* kConsts = R"IR(
+const char *kConsts = R"IR(
   %none : NoneType = prim::Constant()
   %m1 : int = prim::Constant[value=-1]()
   %0 : int = prim::Constant[value=0]()
@@ -19,14 +19,14 @@ const char* kConsts = R"IR(
   %double : int = prim::Constant[value=7]()
 )IR";
 
-std::string ir(const std::string& inputs, const std::string& body, const std::string& outs = "%y") {
+std::string ir(const std::string &inputs, const std::string &body, const std::string &outs = "%y") {
   return "graph(" + inputs + "):" + kConsts + body + "\n  return (" + outs + ")";
 }
 
 at::Tensor ints(std::vector<int64_t> shape, int64_t high, at::ScalarType t = at::kLong) {
   return at::randint(0, high, shape, at::TensorOptions().dtype(t));
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::sum", "[reduce]") {
   SECTION("dims keepdim") {

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
+#include "aten_lib/converter.h"
+#include "exporter/verify.h"
 #include "harness.h"
 
 using namespace t2o_test;
@@ -39,12 +43,6 @@ graph(%x : Tensor):
 // a builder whose input x has a symbolic first dim, converters called from the registry, and the
 // model run in ONNX Runtime on two batch sizes against LibTorch.
 
-#include <filesystem>
-
-#include "aten_lib/converter.h"
-#include "builder/error.h"
-#include "exporter/verify.h"
-
 namespace {
 
 using namespace torch2onnx;
@@ -56,21 +54,24 @@ struct DynGraph {
     x = b.add_input("x", TensorInfo{DType::Float, dims});
   }
   // Runs the converter for `op`; `out` is the output info LibTorch would record (may be symbolic).
-  Arg call(const std::string& op, std::vector<Arg> args, std::vector<TensorInfo> out = {}) {
-    if (out.empty()) out.push_back(TensorInfo{});
+  Arg call(const std::string &op, std::vector<Arg> args, std::vector<TensorInfo> out = {}) {
+    if (out.empty())
+      out.push_back(TensorInfo{});
     ConvertCtx c(b, op, std::move(args), out);
-    const RegistryEntry* e = Registry::global().find(op, b.opset());
+    const RegistryEntry *e = Registry::global().find(op, b.opset());
     REQUIRE(e != nullptr);
     e->fn(c);
     Arg r = c.outputs().at(0);
-    if (r.is_tensor() && out[0].dtype != DType::Undefined) b.set_info(r.t(), out[0]);
+    if (r.is_tensor() && out[0].dtype != DType::Undefined)
+      b.set_info(r.t(), out[0]);
     return r;
   }
-  at::Tensor run(const Val& y, const TensorInfo& info, const at::Tensor& input) {
+  at::Tensor run(const Val &y, const TensorInfo &info, const at::Tensor &input) {
     b.set_info(y, info);
     b.add_output(y, "y");
-    auto path = (std::filesystem::temp_directory_path() /
-                 ("dyn_" + std::to_string(::getpid()) + ".onnx")).string();
+    auto path =
+        (std::filesystem::temp_directory_path() / ("dyn_" + std::to_string(::getpid()) + ".onnx"))
+            .string();
     b.save(path, SerializeOptions{});
     auto outs = run_onnxruntime(path, {"x"}, {input});
     std::filesystem::remove(path);
@@ -80,68 +81,68 @@ struct DynGraph {
 
 std::vector<Dim> batch_dims(std::vector<int64_t> rest) {
   std::vector<Dim> d = {Dim::named("batch")};
-  for (auto r : rest) d.push_back(Dim::known(r));
+  for (auto r : rest)
+    d.push_back(Dim::known(r));
   return d;
 }
 
 TensorInfo f32(std::vector<Dim> d) { return TensorInfo{DType::Float, d}; }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::size", "[scalar]") {
-  for (int64_t batch : {2, 5}) {
-    for (int opset : {13, 17}) {
-      INFO("batch " << batch << " opset " << opset);
-      at::Tensor in = randn({batch, 3, 4});
-      SECTION("size feeds view: x.view(x.size(0), -1)") {
-        DynGraph g(opset, batch_dims({3, 4}));
-        Arg n = g.call("aten::size", {Arg::of_tensor(g.x), Arg::of_int(0)});
-        CHECK(n.is_tensor());
-        Arg shape = Arg::of_list({n, Arg::of_int(-1)});
-        TensorInfo out = f32(batch_dims({12}));
-        Val y = g.call("aten::view", {Arg::of_tensor(g.x), shape}, {out}).t();
-        CHECK(at::allclose(g.run(y, out, in), in.view({batch, -1})));
-      }
-      SECTION("size() list, numel and dim") {
-        DynGraph g(opset, batch_dims({3, 4}));
-        Arg sizes = g.call("aten::size", {Arg::of_tensor(g.x)});
-        REQUIRE(sizes.is_list());
-        CHECK(sizes.items[1].kind == Arg::Kind::Int);
-        CHECK(g.call("aten::dim", {Arg::of_tensor(g.x)}).to_int() == 3);
-        Arg numel = g.call("aten::numel", {Arg::of_tensor(g.x)});
-        Arg items = Arg::of_list({numel});
-        TensorInfo out = f32({Dim::named("n")});
-        Val y = g.call("aten::reshape", {Arg::of_tensor(g.x), items}, {out}).t();
-        CHECK(at::allclose(g.run(y, out, in), in.reshape({-1})));
-      }
-      SECTION("flatten keeps the dynamic batch") {
-        DynGraph g(opset, batch_dims({3, 4}));
-        TensorInfo out = f32(batch_dims({12}));
-        Val y = g.call("aten::flatten", {Arg::of_tensor(g.x), Arg::of_int(1), Arg::of_int(-1)},
-                       {out}).t();
-        CHECK(at::allclose(g.run(y, out, in), in.flatten(1)));
-      }
-      SECTION("flatten of the leading dims") {
-        DynGraph g(opset, batch_dims({3, 4}));
-        TensorInfo out = f32({Dim::named("b3"), Dim::known(4)});
-        Val y = g.call("aten::flatten", {Arg::of_tensor(g.x), Arg::of_int(0), Arg::of_int(1)},
-                       {out}).t();
-        CHECK(at::allclose(g.run(y, out, in), in.flatten(0, 1)));
-      }
-      SECTION("var over the dynamic dim") {
-        DynGraph g(opset, batch_dims({3, 4}));
-        TensorInfo out = f32({Dim::known(3), Dim::known(4)});
-        Arg dims = Arg::of_list({Arg::of_int(0)});
-        Val y = g.call("aten::var", {Arg::of_tensor(g.x), dims, Arg::of_bool(true),
-                                     Arg::of_bool(false)}, {out}).t();
-        CHECK(at::allclose(g.run(y, out, in), in.var(0), 1e-4, 1e-5));
-      }
-      SECTION("zeros_like") {
-        DynGraph g(opset, batch_dims({3, 4}));
-        TensorInfo out = f32(batch_dims({3, 4}));
-        Val y = g.call("aten::zeros_like", {Arg::of_tensor(g.x)}, {out}).t();
-        CHECK(at::equal(g.run(y, out, in), at::zeros_like(in)));
-      }
-    }
+  int64_t batch = GENERATE(2, 5);
+  int opset = GENERATE(13, 17);
+  INFO("batch " << batch << " opset " << opset);
+  at::Tensor in = randn({batch, 3, 4});
+  SECTION("size feeds view: x.view(x.size(0), -1)") {
+    DynGraph g(opset, batch_dims({3, 4}));
+    Arg n = g.call("aten::size", {Arg::of_tensor(g.x), Arg::of_int(0)});
+    CHECK(n.is_tensor());
+    Arg shape = Arg::of_list({n, Arg::of_int(-1)});
+    TensorInfo out = f32(batch_dims({12}));
+    Val y = g.call("aten::view", {Arg::of_tensor(g.x), shape}, {out}).t();
+    CHECK(at::allclose(g.run(y, out, in), in.view({batch, -1})));
+  }
+  SECTION("size() list, numel and dim") {
+    DynGraph g(opset, batch_dims({3, 4}));
+    Arg sizes = g.call("aten::size", {Arg::of_tensor(g.x)});
+    REQUIRE(sizes.is_list());
+    CHECK(sizes.items[1].kind == Arg::Kind::Int);
+    CHECK(g.call("aten::dim", {Arg::of_tensor(g.x)}).to_int() == 3);
+    Arg numel = g.call("aten::numel", {Arg::of_tensor(g.x)});
+    Arg items = Arg::of_list({numel});
+    TensorInfo out = f32({Dim::named("n")});
+    Val y = g.call("aten::reshape", {Arg::of_tensor(g.x), items}, {out}).t();
+    CHECK(at::allclose(g.run(y, out, in), in.reshape({-1})));
+  }
+  SECTION("flatten keeps the dynamic batch") {
+    DynGraph g(opset, batch_dims({3, 4}));
+    TensorInfo out = f32(batch_dims({12}));
+    Val y =
+        g.call("aten::flatten", {Arg::of_tensor(g.x), Arg::of_int(1), Arg::of_int(-1)}, {out}).t();
+    CHECK(at::allclose(g.run(y, out, in), in.flatten(1)));
+  }
+  SECTION("flatten of the leading dims") {
+    DynGraph g(opset, batch_dims({3, 4}));
+    TensorInfo out = f32({Dim::named("b3"), Dim::known(4)});
+    Val y =
+        g.call("aten::flatten", {Arg::of_tensor(g.x), Arg::of_int(0), Arg::of_int(1)}, {out}).t();
+    CHECK(at::allclose(g.run(y, out, in), in.flatten(0, 1)));
+  }
+  SECTION("var over the dynamic dim") {
+    DynGraph g(opset, batch_dims({3, 4}));
+    TensorInfo out = f32({Dim::known(3), Dim::known(4)});
+    Arg dims = Arg::of_list({Arg::of_int(0)});
+    Val y = g.call("aten::var",
+                   {Arg::of_tensor(g.x), dims, Arg::of_bool(true), Arg::of_bool(false)}, {out})
+                .t();
+    CHECK(at::allclose(g.run(y, out, in), in.var(0), 1e-4, 1e-5));
+  }
+  SECTION("zeros_like") {
+    DynGraph g(opset, batch_dims({3, 4}));
+    TensorInfo out = f32(batch_dims({3, 4}));
+    Val y = g.call("aten::zeros_like", {Arg::of_tensor(g.x)}, {out}).t();
+    CHECK(at::equal(g.run(y, out, in), at::zeros_like(in)));
   }
 }

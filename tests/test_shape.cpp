@@ -6,7 +6,7 @@ using namespace t2o_test;
 
 namespace {
 // Common constants for the IR snippets below.
-const char* kConsts = R"IR(
+const char *kConsts = R"IR(
   %none : NoneType = prim::Constant()
   %m1 : int = prim::Constant[value=-1]()
   %0 : int = prim::Constant[value=0]()
@@ -17,14 +17,14 @@ const char* kConsts = R"IR(
   %true : bool = prim::Constant[value=1]()
 )IR";
 
-std::string ir(const std::string& inputs, const std::string& body, const std::string& outs = "%y") {
+std::string ir(const std::string &inputs, const std::string &body, const std::string &outs = "%y") {
   return "graph(" + inputs + "):" + kConsts + body + "\n  return (" + outs + ")";
 }
 
 at::Tensor ints(std::vector<int64_t> shape, int64_t high, at::ScalarType t = at::kLong) {
   return at::randint(0, high, shape, at::TensorOptions().dtype(t));
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::flatten", "[shape]") {
   SECTION("start 1") {
@@ -262,8 +262,9 @@ TEST_CASE("aten::slice", "[shape]") {
 
 TEST_CASE("aten::index_select", "[shape]") {
   SECTION("index_select") {
-    check_ir_opsets(ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_select(%x, %1, %i)"),
-                    {randn({2, 5}), ints({4}, 5)});
+    check_ir_opsets(
+        ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_select(%x, %1, %i)"),
+        {randn({2, 5}), ints({4}, 5)});
   }
   SECTION("gather") {
     auto r = check_ir_opsets(
@@ -291,8 +292,9 @@ TEST_CASE("aten::index_select", "[shape]") {
                     {randn({4, 5, 2}), ints({3, 1}, 4), ints({2}, 5)});
   }
   SECTION("index_select with a 0-d index") {
-    check_ir_opsets(ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_select(%x, %0, %i)"),
-                    {randn({4, 5}), ints({}, 4)});
+    check_ir_opsets(
+        ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_select(%x, %0, %i)"),
+        {randn({4, 5}), ints({}, 4)});
   }
 }
 
@@ -326,7 +328,7 @@ TEST_CASE("aten::dropout", "[shape]") {
   %b : Tensor = aten::feature_dropout(%a, %p, %false)
   %y : Tensor = aten::alpha_dropout(%b, %p, %false))IR"),
                            {randn({2, 3})});
-  CHECK(r.op_types.size() <= 1);  // at most the output Identity
+  CHECK(r.op_types.size() <= 1); // at most the output Identity
 }
 
 TEST_CASE("aten::to", "[shape]") {
