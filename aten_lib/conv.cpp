@@ -6,16 +6,6 @@ namespace torch2onnx {
 
 namespace {
 
-// Torch accepts a one-element list for every spatial dim (conv2d(..., padding=[1])).
-std::vector<int64_t> per_dim(const Arg& a, size_t n, int64_t dflt, const char* what) {
-  std::vector<int64_t> v = a.is_none() ? std::vector<int64_t>{} : a.to_ints();
-  if (v.empty()) return std::vector<int64_t>(n, dflt);
-  if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
-  T2O_CHECK(v.size() == n, "{} has {} values for a convolution with {} spatial dims", what,
-            v.size(), n);
-  return v;
-}
-
 struct ConvArgs {
   const Arg* stride = nullptr;
   const Arg* padding = nullptr;  // an int list, or the string 'same' / 'valid'
@@ -48,8 +38,8 @@ void emit_conv(ConvertCtx& c, const ConvArgs& a) {
             "{}: the weight must be a 3-D, 4-D or 5-D tensor with known rank, got {}", c.op(),
             w.str());
   size_t n = static_cast<size_t>(w.rank() - 2);
-  std::vector<int64_t> stride = per_dim(*a.stride, n, 1, "stride");
-  std::vector<int64_t> dilation = per_dim(*a.dilation, n, 1, "dilation");
+  std::vector<int64_t> stride = per_spatial_dim(*a.stride, n, 1, "stride");
+  std::vector<int64_t> dilation = per_spatial_dim(*a.dilation, n, 1, "dilation");
 
   std::vector<int64_t> pads;
   if (a.padding->kind == Arg::Kind::String) {
@@ -62,7 +52,7 @@ void emit_conv(ConvertCtx& c, const ConvArgs& a) {
       pads = same_pads(c, dilation);
     }
   } else {
-    std::vector<int64_t> p = per_dim(*a.padding, n, 0, "padding");
+    std::vector<int64_t> p = per_spatial_dim(*a.padding, n, 0, "padding");
     pads = p;
     pads.insert(pads.end(), p.begin(), p.end());
   }
@@ -85,7 +75,7 @@ void emit_conv(ConvertCtx& c, const ConvArgs& a) {
   }
   Val y;
   if (a.transposed) {
-    std::vector<int64_t> out_pad = a.output_padding ? per_dim(*a.output_padding, n, 0,
+    std::vector<int64_t> out_pad = a.output_padding ? per_spatial_dim(*a.output_padding, n, 0,
                                                               "output_padding")
                                                     : std::vector<int64_t>(n, 0);
     attrs.emplace_back("output_padding", out_pad);

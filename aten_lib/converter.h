@@ -62,6 +62,10 @@ class ConvertCtx {
   GraphBuilder& b;
 
   const std::string& op() const { return op_; }
+  // The schema overload TorchScript resolved, e.g. "Tensor", "Scalar", "dim_IntList", "correction"
+  // ("" for the default overload or when unknown). Prefer it to guessing from argument kinds.
+  const std::string& overload() const { return overload_; }
+  void set_overload(std::string o) { overload_ = std::move(o); }
   size_t num_inputs() const { return in_.size(); }
   size_t num_outputs() const { return out_.size(); }
   // Input i; a missing trailing argument reads as None.
@@ -80,6 +84,7 @@ class ConvertCtx {
 
  private:
   std::string op_;
+  std::string overload_;
   std::vector<Arg> in_;
   std::vector<TensorInfo> out_info_;
   std::vector<Arg> out_;

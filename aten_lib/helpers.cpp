@@ -87,6 +87,14 @@ Val reshape(GraphBuilder& b, const Val& v, const std::vector<int64_t>& shape) {
   return out;
 }
 
+std::vector<int64_t> per_spatial_dim(const Arg& a, size_t n, int64_t dflt, const char* what) {
+  std::vector<int64_t> v = a.is_none() ? std::vector<int64_t>{} : a.to_ints();
+  if (v.empty()) return std::vector<int64_t>(n, dflt);
+  if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
+  T2O_CHECK(v.size() == n, "{} has {} values for {} spatial dims", what, v.size(), n);
+  return v;
+}
+
 DType out_dtype(const ConvertCtx& c, size_t i) {
   DType t = c.out_info(i).dtype;
   if (t != DType::Undefined) return t;

@@ -24,6 +24,10 @@ Val squeeze(GraphBuilder& b, const Val& v, const std::vector<int64_t>& axes);
 // Reshape to a constant shape (0 copies the input dim, -1 infers).
 Val reshape(GraphBuilder& b, const Val& v, const std::vector<int64_t>& shape);
 
+// A per-spatial-dim list argument: torch accepts one value for every dim (conv2d(padding=[1]))
+// and None/[] for the default. Example: per_spatial_dim(c.in(3), 2, 1, "stride") == {1, 1}.
+std::vector<int64_t> per_spatial_dim(const Arg& a, size_t n, int64_t dflt, const char* what);
+
 // The dtype LibTorch produced for output i, falling back to input `fallback`'s dtype.
 DType out_dtype(const ConvertCtx& c, size_t i = 0);
 

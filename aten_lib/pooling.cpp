@@ -10,16 +10,6 @@ namespace torch2onnx {
 
 namespace {
 
-// Torch accepts one value for every spatial dim (max_pool2d(x, kernel_size=[3])).
-std::vector<int64_t> per_dim(const Arg& a, size_t n, int64_t dflt, const char* what) {
-  std::vector<int64_t> v = a.is_none() ? std::vector<int64_t>{} : a.to_ints();
-  if (v.empty()) return std::vector<int64_t>(n, dflt);
-  if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
-  T2O_CHECK(v.size() == n, "{} has {} values for a pooling with {} spatial dims", what, v.size(),
-            n);
-  return v;
-}
-
 std::vector<int64_t> iota(int64_t from, size_t count) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < count; ++i) out.push_back(from + static_cast<int64_t>(i));
@@ -68,14 +58,14 @@ struct Window {
 Window read_window(const ConvertCtx& c, size_t n, size_t k, size_t s, size_t p,
                    std::optional<size_t> d, size_t ceil) {
   Window w;
-  w.kernel = per_dim(c.in(k), n, 0, "kernel_size");
+  w.kernel = per_spatial_dim(c.in(k), n, 0, "kernel_size");
   for (auto v : w.kernel) T2O_CHECK(v > 0, "{}: kernel_size must be positive, got {}", c.op(), v);
-  w.stride = per_dim(c.in(s), n, 0, "stride");
+  w.stride = per_spatial_dim(c.in(s), n, 0, "stride");
   if (w.stride[0] == 0) w.stride = w.kernel;
-  std::vector<int64_t> pad = per_dim(c.in(p), n, 0, "padding");
+  std::vector<int64_t> pad = per_spatial_dim(c.in(p), n, 0, "padding");
   w.pads = pad;
   w.pads.insert(w.pads.end(), pad.begin(), pad.end());
-  w.dilation = d ? per_dim(c.in(*d), n, 1, "dilation") : std::vector<int64_t>(n, 1);
+  w.dilation = d ? per_spatial_dim(c.in(*d), n, 1, "dilation") : std::vector<int64_t>(n, 1);
   w.ceil = c.has(ceil) && c.in(ceil).to_bool();
   return w;
 }
@@ -194,7 +184,7 @@ int64_t win_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
 int64_t win_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
 std::vector<int64_t> adaptive_out(const ConvertCtx& c, size_t n) {
-  std::vector<int64_t> out = per_dim(c.in(1), n, 1, "output_size");
+  std::vector<int64_t> out = per_spatial_dim(c.in(1), n, 1, "output_size");
   for (auto o : out) T2O_CHECK(o > 0, "{}: output_size must be positive, got {}", c.op(), o);
   return out;
 }

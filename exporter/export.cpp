@@ -109,7 +109,9 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
     std::vector<at::Tensor> expected;
     try {
       at::NoGradGuard no_grad;
-      expected = flatten_tensors(m.module.forward(ivals));
+      std::vector<c10::IValue> fresh;  // the model may modify its inputs in place
+      for (const auto& t : example) fresh.emplace_back(t.clone());
+      expected = flatten_tensors(m.module.forward(fresh));
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {

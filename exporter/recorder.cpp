@@ -91,7 +91,9 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
 
   std::vector<TensorInfo> observed(copy_values.size());
   g_observed = &observed;
-  torch::jit::Stack stack(inputs.begin(), inputs.end());
+  // Clone: an in-place op on a graph input must not change the caller's example tensors.
+  torch::jit::Stack stack;
+  for (const auto& in : inputs) stack.push_back(in.isTensor() ? c10::IValue(in.toTensor().clone()) : in);
   try {
     torch::jit::Code code(copy, "torch2onnx_record");
     torch::jit::InterpreterState state(code);

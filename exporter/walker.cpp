@@ -453,6 +453,7 @@ void Walker::convert(const Node* n, const RegistryEntry& entry) {
     out_infos.push_back(info ? *info : TensorInfo{});
   }
   ConvertCtx ctx(b_, entry.op, std::move(args), std::move(out_infos));
+  if (const auto* schema = n->maybeSchema()) ctx.set_overload(schema->overload_name());
   entry.fn(ctx);
   for (size_t i = 0; i < n->outputs().size(); ++i) {
     const Arg& a = ctx.outputs()[i];
