@@ -135,5 +135,12 @@ void register_linalg_ops(Registry& r);
 void register_shape_ops(Registry& r);
 void register_reduce_ops(Registry& r);
 void register_scalar_ops(Registry& r);
+void register_indexing_ops(Registry& r);
+void register_creation_ops(Registry& r);
+void register_image_ops(Registry& r);
+void register_math_ops(Registry& r);
+void register_loss_ops(Registry& r);
+void register_rnn_ops(Registry& r);
+void register_signal_ops(Registry& r);
 
 }  // namespace torch2onnx

@@ -125,7 +125,10 @@ const Registry& Registry::global() {
         {"conv", register_conv_ops},             {"pooling", register_pooling_ops},
         {"norm", register_norm_ops},             {"linalg", register_linalg_ops},
         {"shape", register_shape_ops},           {"reduce", register_reduce_ops},
-        {"scalar", register_scalar_ops},
+        {"scalar", register_scalar_ops},         {"indexing", register_indexing_ops},
+        {"creation", register_creation_ops},     {"image", register_image_ops},
+        {"math", register_math_ops},             {"loss", register_loss_ops},
+        {"rnn", register_rnn_ops},               {"signal", register_signal_ops},
     };
     for (const auto& [name, fn] : families) {
       r.set_family(name);

@@ -1,0 +1,9 @@
+// signal family converters.
+#include "aten_lib/converter.h"
+#include "aten_lib/helpers.h"
+
+namespace torch2onnx {
+
+void register_signal_ops(Registry& r) { (void)r; }
+
+}  // namespace torch2onnx
