@@ -6,7 +6,7 @@ CACHE ?= $(HOME)/.cache/torch2onnx
 PYTHON := /usr/bin/python3
 DEMO_MODEL := $(CACHE)/models/resnet18.pt
 
-.PHONY: deps build demo test test-fast docs clean
+.PHONY: deps build demo test test-fast docs clean zoo fuzz test-asan
 
 deps:
 	./scripts/install_deps.sh
@@ -26,14 +26,44 @@ demo: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# Everything except the end-to-end model tests.
+# Everything except the end-to-end model tests (e2e and the zoo subset).
 test-fast: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE e2e
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE "e2e|zoo"
+
+# The full torchvision zoo (models/zoo/torchvision.yaml: 94 models, opset 14 and 17, random
+# weights): makes the TorchScript files, exports and verifies each in its own process, writes
+# $(BUILD)/zoo/results.{md,xml,json} and puts the table into docs/zoo.md. Hours on 2 cores and
+# tens of GB in $(CACHE)/zoo. Exits non-zero when a model fails unexpectedly.
+ZOO_JOBS ?= 2
+zoo: build
+	$(PYTHON) models/make_zoo.py models/zoo/torchvision.yaml --out $(CACHE)/zoo
+	$(BUILD)/torch2onnx zoo models/zoo/torchvision.yaml --models $(CACHE)/zoo --jobs $(ZOO_JOBS) \
+	    --out $(BUILD)/zoo --report $(BUILD)/zoo/results.md --junit $(BUILD)/zoo/results.xml \
+	    --json $(BUILD)/zoo/results.json; rc=$$?; \
+	  $(PYTHON) models/make_zoo.py --splice $(BUILD)/zoo/results.md docs/zoo.md; exit $$rc
 
 # Regenerate docs/operators.md from the registry and the tests.
 docs: build
 	$(PYTHON) scripts/gen_operators_doc.py --cli $(BUILD)/torch2onnx --tests tests \
 	    --targets ../shared/aten_ops_target.txt --out docs/operators.md
+
+
+# libFuzzer targets (clang, build-fuzz/), each run for FUZZ_SECONDS: tests/fuzz/run_fuzzers.sh.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	CACHE=$(CACHE) tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS)
+
+# Unit tests built with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/). LibTorch is
+# not instrumented; its start-up leaks are not ours, so leak checking is off.
+ASAN_BUILD ?= build-asan
+ASAN_TESTS ?= test_reliability test_activation test_shape test_reduce
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DT2O_SANITIZE=ON \
+	    -DT2O_CACHE_DIR=$(CACHE)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target torch2onnx $(ASAN_TESTS)
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE e2e \
+	    -R "^(fixture_test_models|$(shell echo $(ASAN_TESTS) | sed 's/ /|/g')):"
 
 clean:
 	rm -rf $(BUILD)

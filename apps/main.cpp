@@ -4,10 +4,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 
+#include "apps/zoo.h"
 #include "aten_lib/converter.h"
 #include "builder/error.h"
 #include "exporter/export.h"
@@ -26,6 +29,9 @@ Examples:
 Input SPEC: [name:]dtype[dims], one per forward argument, in order.
   dtype: f32 f16 bf16 f64 i64 i32 i16 i8 u8 bool     dims: positive integers, e.g. [1,3,224,224]
   name: the ONNX input name (default: the forward argument's name)
+  symbolic dims: name=example, e.g. x:f32[batch=1,3,224,224] or ids:i64[batch=2,seq=128]; the same
+  name in two inputs is the same dim; the ONNX graph keeps it symbolic (recorded at the example and
+  at a second size to find every dim that depends on it).
 
 --verify runs the model in LibTorch and the exported file in ONNX Runtime on the same random
 inputs (seeded), writes them beside the output as <name>/test_data_set_0/{input,output}_N.pb,
@@ -100,12 +106,17 @@ int run_ops(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) write() then fails with EFBIG and the atomic writer reports
+  // it cleanly, instead of SIGXFSZ killing the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   if (argc > 1 && std::string(argv[1]) == "ops") return run_ops(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "zoo") return zoo::run_zoo(argc - 1, argv + 1);
 
   CLI::App app{"torch2onnx: convert a TorchScript model (torch.jit.trace/script + save) to ONNX and "
                "prove it computes what PyTorch computes.\n\n"
                "Usage: torch2onnx MODEL.pt [-o OUT.onnx] [--input SPEC]... [--opset N] [--verify]\n"
-               "       torch2onnx ops [--opset N] [--json]"};
+               "       torch2onnx ops [--opset N] [--json]\n"
+               "       torch2onnx zoo MANIFEST [--jobs N] [--shard I/N] ...   (see torch2onnx zoo --help)"};
   app.footer(kExamples);
   ExportOptions o;
   std::vector<std::string> specs;
@@ -120,13 +131,20 @@ int main(int argc, char** argv) {
       ->take_all();
   app.add_option("--opset", o.opset, fmt::format("ONNX opset to target, {} to {} (default {})",
                                                  kMinOpset, kMaxOpset, kDefaultOpset));
-  app.add_flag("--verify", o.verify,
+  auto* verify_flag = app.add_flag("--verify", o.verify,
                "run LibTorch and ONNX Runtime on the same random inputs and compare every output");
   app.add_option("--rtol", o.rtol,
                  "relative tolerance for --verify: an output passes when max|onnx - torch| <= "
-                 "max(atol, rtol * max|torch|) (default 1e-4)");
-  app.add_option("--atol", o.atol, "absolute tolerance for --verify (default 1e-4)");
-  app.add_option("--seed", o.seed, "seed for --verify's random inputs (default 0)");
+                 "max(atol, rtol * max|torch|) (default 1e-4)")
+      ->needs(verify_flag);
+  app.add_option("--atol", o.atol, "absolute tolerance for --verify (default 1e-4)")
+      ->needs(verify_flag);
+  app.add_option("--seed", o.seed, "seed for --verify's random inputs (default 0)")
+      ->needs(verify_flag);
+  std::string verify_dims;
+  app.add_option("--verify-dims", verify_dims,
+                 "also verify at these sizes of symbolic dims, e.g. --verify-dims batch=3,seq=77 "
+                 "(--verify always checks the example sizes and a second size per symbolic dim)");
   app.add_option("--output-names", output_names,
                  "comma-separated names for the ONNX outputs, e.g. --output-names logits,probs");
   app.add_option("--load-library", o.libraries,
@@ -139,12 +157,15 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     if (verbose && quiet) throw CLI::ValidationError("-v/--verbose and -q/--quiet", "choose one");
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    // Same form as every other error: one line naming the flag, one hint.
+    fmt::print(stderr, "torch2onnx: error: {}\n  hint: see torch2onnx --help\n", e.what());
+    return 2;
   }
   o.verbosity = quiet ? 0 : verbose ? 2 : 1;
   try {
     for (const auto& s : specs) o.inputs.push_back(parse_input_spec(s));
+    if (!verify_dims.empty()) o.verify_dims = parse_dim_sizes(verify_dims);
     if (!output_names.empty()) {
       size_t pos = 0;
       while (true) {
@@ -156,6 +177,7 @@ int main(int argc, char** argv) {
         pos = c + 1;
       }
     }
+    check_option_conflicts(o);
   } catch (const Error& e) {
     print_error(e);
     return 2;
@@ -180,12 +202,13 @@ int main(int argc, char** argv) {
       const auto& v = *r.verify;
       for (const auto& c : v.outputs) {
         if (o.verbosity >= 1 || !c.ok()) {
+          std::string at = c.sizes.empty() ? "" : " [" + c.sizes + "]";
           if (!c.problem.empty())
-            fmt::print("  verify {}: FAIL: {}\n", c.name, c.problem);
+            fmt::print("  verify {}{}: FAIL: {}\n", c.name, at, c.problem);
           else
-            fmt::print("  verify {}: max abs error {:.3g}, max rel error {:.3g} (max |torch| {:.3g}, "
+            fmt::print("  verify {}{}: max abs error {:.3g}, max rel error {:.3g} (max |torch| {:.3g}, "
                        "tolerance {:.3g}) {}\n",
-                       c.name, c.max_abs_error, c.max_rel_error, c.max_abs_ref, c.tolerance,
+                       c.name, at, c.max_abs_error, c.max_rel_error, c.max_abs_ref, c.tolerance,
                        c.ok() ? "ok" : "FAIL");
         }
       }

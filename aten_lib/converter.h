@@ -142,5 +142,8 @@ void register_math_ops(Registry& r);
 void register_loss_ops(Registry& r);
 void register_rnn_ops(Registry& r);
 void register_signal_ops(Registry& r);
+void register_math_linalg_ops(Registry& r);
+void register_select_ops(Registry& r);
+void register_attention_ops(Registry& r);
 
 }  // namespace torch2onnx

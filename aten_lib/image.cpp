@@ -1,9 +1,278 @@
-// image family converters.
+// Image ops: aten::upsample_{nearest1d,nearest3d,linear1d,trilinear3d,bicubic2d}, __interpolate,
+// grid_sampler, pixel_(un)shuffle, channel_shuffle, im2col, col2im.
+#include <algorithm>
+#include <cmath>
+
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
 namespace torch2onnx {
 
-void register_image_ops(Registry& r) { (void)r; }
+namespace {
+
+Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
+
+int64_t static_dim(const ConvertCtx& c, size_t i, int64_t d) {
+  const TensorInfo& info = c.info(i);
+  T2O_CHECK(info.shape && d < info.rank() && (*info.shape)[d].is_static(),
+            "{} needs a static size for dim {}, got {}", c.op(), d, info.str());
+  return (*info.shape)[d].value;
+}
+
+// Resize of the last `nd` dims to the given scales (mapping output to input with them) or,
+// without scales, to `sizes` (mapping with in/out), as LibTorch does.
+Val resize(ConvertCtx& c, const Val& x, int64_t nd, const std::vector<double>& scales,
+           const Arg& sizes, const std::vector<Attr>& attrs) {
+  GraphBuilder& b = c.b;
+  int64_t r = c.info(0).rank();
+  T2O_CHECK(r == nd + 2, "{}: expected a {}-D input, got {}", c.op(), nd + 2, c.info(0).str());
+  if (!scales.empty()) {
+    T2O_CHECK(static_cast<int64_t>(scales.size()) == nd, "{}: expected {} scale factors, got {}",
+              c.op(), nd, scales.size());
+    std::vector<float> all{1.0f, 1.0f};
+    for (double s : scales) all.push_back(static_cast<float>(s));
+    Val sc = b.constant(TensorData::f32(all, {r}), "scales");
+    return b.op1("Resize", {x, Val{}, sc}, attrs);
+  }
+  T2O_CHECK(!sizes.is_none(), "{}: needs output_size or scale factors", c.op());
+  Val nc = b.op1("Slice", {shape_of(b, x), b.const_i64({0}), b.const_i64({2})});
+  Val spatial = int_list_tensor(b, sizes);
+  if (sizes.is_list() && static_cast<int64_t>(sizes.items.size()) == 1 && nd > 1)
+    spatial = b.op1("Expand", {spatial, b.const_i64({nd})});
+  Val full = b.op1("Concat", {nc, spatial}, {{"axis", int64_t{0}}});
+  return b.op1("Resize", {x, Val{}, Val{}, full}, attrs);
+}
+
+std::vector<Attr> mode_attrs(const std::string& mode, bool align_corners) {
+  if (mode == "nearest")
+    return {{"mode", "nearest"}, {"coordinate_transformation_mode", "asymmetric"},
+            {"nearest_mode", "floor"}};
+  if (mode == "cubic")
+    return {{"mode", "cubic"}, {"cubic_coeff_a", -0.75},
+            {"coordinate_transformation_mode", align_corners ? "align_corners" : "half_pixel"}};
+  return {{"mode", "linear"},
+          {"coordinate_transformation_mode", align_corners ? "align_corners" : "pytorch_half_pixel"}};
+}
+
+// upsample_*.vec(input, output_size?, [align_corners,] scale_factors?) or
+// upsample_*(self, output_size, [align_corners,] scales_1?, ..., scales_nd?).
+void emit_upsample(ConvertCtx& c, int64_t nd, const std::string& mode) {
+  bool has_align = mode != "nearest";
+  bool align = has_align && c.in(2).to_bool();
+  size_t first = has_align ? 3 : 2;
+  std::vector<double> scales;
+  if (c.overload() == "vec") {
+    if (c.has(first)) scales = c.in(first).to_doubles();
+    if (scales.size() == 1 && nd > 1) scales.assign(nd, scales[0]);
+  } else {
+    bool all = true;
+    for (int64_t k = 0; k < nd; ++k) all = all && c.has(first + k);
+    if (all)
+      for (int64_t k = 0; k < nd; ++k) scales.push_back(c.in(first + k).to_double());
+  }
+  c.set_out(0, resize(c, c.tensor(0), nd, scales, c.in(1), mode_attrs(mode, align)));
+}
+
+}  // namespace
+
+void aten_upsample_nearest1d(ConvertCtx& c) { emit_upsample(c, 1, "nearest"); }
+void aten_upsample_nearest3d(ConvertCtx& c) { emit_upsample(c, 3, "nearest"); }
+void aten_upsample_linear1d(ConvertCtx& c) { emit_upsample(c, 1, "linear"); }
+void aten_upsample_trilinear3d(ConvertCtx& c) { emit_upsample(c, 3, "linear"); }
+void aten_upsample_bicubic2d(ConvertCtx& c) { emit_upsample(c, 2, "cubic"); }
+
+// __interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+// antialias): TorchScript's F.interpolate. size and scale_factor may be a number or a list.
+void aten___interpolate(ConvertCtx& c) {
+  int64_t r = c.info(0).rank();
+  T2O_CHECK(r >= 3 && r <= 5, "{}: expected a 3-D to 5-D input, got {}", c.op(), c.info(0).str());
+  int64_t nd = r - 2;
+  std::string mode = c.has(3) ? c.in(3).str() : "nearest";
+  bool align = c.has(4) && c.in(4).to_bool();
+  bool recompute = c.has(5) && c.in(5).to_bool();
+  T2O_CHECK(!(c.has(6) && c.in(6).to_bool()), "{}: antialias=True is not supported", c.op());
+  T2O_CHECK(mode == "nearest" || mode == "linear" ||
+                mode == "bilinear" || mode == "trilinear" || mode == "bicubic",
+            "{}: mode '{}' is not supported", c.op(), mode);
+  std::string kind = mode == "bicubic" ? "cubic" : mode.find("linear") != std::string::npos
+                                                       ? "linear"
+                                                       : mode;
+  std::vector<double> scales;
+  Arg sizes = c.in(1);
+  if (!c.has(1)) {
+    T2O_CHECK(c.has(2), "{}: needs size or scale_factor", c.op());
+    scales = c.in(2).to_doubles();
+    if (scales.size() == 1) scales.assign(nd, scales[0]);
+    if (recompute) {  // the output size, with in/out as the mapping
+      T2O_CHECK(c.out_info(0).is_static(), "{}: recompute_scale_factor needs static shapes",
+                c.op());
+      auto out = c.out_info(0).sizes();
+      std::vector<Arg> items;
+      for (int64_t k = 0; k < nd; ++k) items.push_back(Arg::of_int(out[2 + k]));
+      sizes = Arg::of_list(std::move(items));
+      scales.clear();
+    }
+  } else if (!sizes.is_list()) {
+    sizes = Arg::of_list(std::vector<Arg>(nd, sizes));
+  }
+  c.set_out(0, resize(c, c.tensor(0), nd, scales, sizes, mode_attrs(kind, align)));
+}
+
+// grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners): GridSample
+// (opset 16).
+void aten_grid_sampler(ConvertCtx& c) {
+  T2O_CHECK(c.info(0).rank() == 4, "{}: only 4-D inputs are supported, got {}", c.op(),
+            c.info(0).str());
+  static const char* modes[] = {"bilinear", "nearest", "bicubic"};
+  static const char* pads[] = {"zeros", "border", "reflection"};
+  int64_t m = c.in(2).to_int(), p = c.in(3).to_int();
+  T2O_CHECK(m >= 0 && m < 3 && p >= 0 && p < 3, "{}: unknown mode {} / padding mode {}", c.op(), m,
+            p);
+  c.set_out(0, c.b.op1("GridSample", {c.tensor(0), cast_to(c.b, c.tensor(1), c.b.dtype(c.tensor(0)))},
+                       {{"mode", modes[m]}, {"padding_mode", pads[p]},
+                        {"align_corners", c.in(4).to_bool()}}));
+}
+
+// pixel_shuffle(self, r): [*, C r^2, H, W] -> [*, C, H r, W r]; DepthToSpace (CRD) on 4-D.
+void aten_pixel_shuffle(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  int64_t f = c.in(1).to_int();
+  int64_t r = c.info(0).rank();
+  if (r == 4) {
+    c.set_out(0, b.op1("DepthToSpace", {c.tensor(0)}, {{"blocksize", f}, {"mode", "CRD"}}));
+    return;
+  }
+  T2O_CHECK(r >= 3, "{}: expected at least 3 dims, got {}", c.op(), c.info(0).str());
+  int64_t ch = static_dim(c, 0, r - 3), h = static_dim(c, 0, r - 2), w = static_dim(c, 0, r - 1);
+  Val x = reshape(b, c.tensor(0), {-1, ch / (f * f), f, f, h, w});
+  x = b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{0, 1, 4, 2, 5, 3}}});
+  Val lead = b.op1("Slice", {shape_of(b, c.tensor(0)), b.const_i64({0}), b.const_i64({r - 3})});
+  Val shape = b.op1("Concat", {lead, b.const_i64({ch / (f * f), h * f, w * f})}, {{"axis", int64_t{0}}});
+  c.set_out(0, b.op1("Reshape", {x, shape}));
+}
+
+// pixel_unshuffle(self, r): [*, C, H, W] -> [*, C r^2, H / r, W / r], channel-major (unlike
+// SpaceToDepth, which puts the block offset first).
+void aten_pixel_unshuffle(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  int64_t f = c.in(1).to_int();
+  int64_t r = c.info(0).rank();
+  T2O_CHECK(r >= 3, "{}: expected at least 3 dims, got {}", c.op(), c.info(0).str());
+  int64_t ch = static_dim(c, 0, r - 3), h = static_dim(c, 0, r - 2), w = static_dim(c, 0, r - 1);
+  Val x = reshape(b, c.tensor(0), {-1, ch, h / f, f, w / f, f});
+  x = b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{0, 1, 3, 5, 2, 4}}});
+  Val lead = b.op1("Slice", {shape_of(b, c.tensor(0)), b.const_i64({0}), b.const_i64({r - 3})});
+  Val shape =
+      b.op1("Concat", {lead, b.const_i64({ch * f * f, h / f, w / f})}, {{"axis", int64_t{0}}});
+  c.set_out(0, b.op1("Reshape", {x, shape}));
+}
+
+// channel_shuffle(self, groups): [N, g, C/g, *] -> [N, C/g, g, *].
+void aten_channel_shuffle(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  int64_t g = c.in(1).to_int();
+  int64_t ch = static_dim(c, 0, 1);
+  Val x = reshape(b, c.tensor(0), {0, g, ch / g, -1});
+  x = b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
+  c.set_out(0, b.op1("Reshape", {x, shape_of(b, c.tensor(0))}));
+}
+
+namespace {
+struct Patches {
+  std::vector<int64_t> k, dil, pad, stride;
+  int64_t hp = 0, wp = 0, oh = 0, ow = 0;  // padded input and number of patches per dim
+};
+
+Patches patches(const ConvertCtx& c, size_t first, int64_t h, int64_t w) {
+  Patches p;
+  p.k = per_spatial_dim(c.in(first), 2, 1, "kernel_size");
+  p.dil = per_spatial_dim(c.in(first + 1), 2, 1, "dilation");
+  p.pad = per_spatial_dim(c.in(first + 2), 2, 0, "padding");
+  p.stride = per_spatial_dim(c.in(first + 3), 2, 1, "stride");
+  p.hp = h + 2 * p.pad[0];
+  p.wp = w + 2 * p.pad[1];
+  p.oh = (p.hp - p.dil[0] * (p.k[0] - 1) - 1) / p.stride[0] + 1;
+  p.ow = (p.wp - p.dil[1] * (p.k[1] - 1) - 1) / p.stride[1] + 1;
+  return p;
+}
+
+// For kernel offset (i, j) and patch (y, x): the position in the padded image, row-major.
+template <typename F>
+void each_tap(const Patches& p, F f) {
+  for (int64_t i = 0; i < p.k[0]; ++i)
+    for (int64_t j = 0; j < p.k[1]; ++j)
+      for (int64_t y = 0; y < p.oh; ++y)
+        for (int64_t x = 0; x < p.ow; ++x) {
+          int64_t row = y * p.stride[0] + i * p.dil[0], col = x * p.stride[1] + j * p.dil[1];
+          f(i * p.k[1] + j, y * p.ow + x, row, col);
+        }
+}
+}  // namespace
+
+// im2col(self, kernel_size, dilation, padding, stride): [N, C, H, W] -> [N, C kh kw, L], one
+// Gather of the padded image.
+void aten_im2col(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  int64_t r = c.info(0).rank();
+  T2O_CHECK(r == 3 || r == 4, "{}: expected a 3-D or 4-D input, got {}", c.op(), c.info(0).str());
+  Val x = r == 3 ? unsqueeze(b, c.tensor(0), {0}) : c.tensor(0);
+  Patches p = patches(c, 1, static_dim(c, 0, r - 2), static_dim(c, 0, r - 1));
+  if (p.pad[0] || p.pad[1])
+    x = b.op1("Pad", {x, b.const_i64({0, 0, p.pad[0], p.pad[1], 0, 0, p.pad[0], p.pad[1]})});
+  x = reshape(b, x, {0, 0, p.hp * p.wp});
+  int64_t kk = p.k[0] * p.k[1], l = p.oh * p.ow;
+  std::vector<int64_t> idx(kk * l);
+  each_tap(p, [&](int64_t t, int64_t patch, int64_t row, int64_t col) {
+    idx[t * l + patch] = row * p.wp + col;
+  });
+  Val g = b.op1("Gather", {x, b.constant(TensorData::i64(idx, {kk, l}))}, {{"axis", int64_t{2}}});
+  Val y = reshape(b, g, {0, -1, l});
+  c.set_out(0, r == 3 ? squeeze(b, y, {0}) : y);
+}
+
+// col2im(self, output_size, kernel_size, dilation, padding, stride): the sum of overlapping
+// patches, as a MatMul with a constant 0/1 matrix (the Col2Im op arrives only in opset 18).
+void aten_col2im(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  int64_t r = c.info(0).rank();
+  T2O_CHECK(r == 2 || r == 3, "{}: expected a 2-D or 3-D input, got {}", c.op(), c.info(0).str());
+  std::vector<int64_t> out = c.in(1).to_ints();
+  T2O_CHECK(out.size() == 2, "{}: output_size needs 2 values", c.op());
+  Patches p = patches(c, 2, out[0], out[1]);
+  int64_t kk = p.k[0] * p.k[1], l = p.oh * p.ow, hw = out[0] * out[1];
+  DType dt = c.b.dtype(c.tensor(0));
+  DType k = dt == DType::Double ? dt : DType::Float;
+  std::vector<double> m(kk * l * hw, 0.0);
+  each_tap(p, [&](int64_t t, int64_t patch, int64_t row, int64_t col) {
+    int64_t y = row - p.pad[0], x = col - p.pad[1];
+    if (y >= 0 && y < out[0] && x >= 0 && x < out[1]) m[(t * l + patch) * hw + y * out[1] + x] = 1;
+  });
+  TensorData md = k == DType::Double ? TensorData::f64(m, {kk * l, hw})
+                                     : TensorData::f32(std::vector<float>(m.begin(), m.end()),
+                                                       {kk * l, hw});
+  Val x = r == 2 ? unsqueeze(b, c.tensor(0), {0}) : c.tensor(0);
+  x = reshape(b, cast_to(b, x, k), {0, -1, kk * l});  // [N, C, K L]
+  Val y = b.op1("MatMul", {x, b.constant(md, "col2im")});
+  y = reshape(b, y, {0, -1, out[0], out[1]});
+  if (r == 2) y = squeeze(b, y, {0});
+  c.set_out(0, cast_to(b, y, dt));
+}
+
+void register_image_ops(Registry& r) {
+  r.add("aten::upsample_nearest1d", 13, aten_upsample_nearest1d, {"Resize"});
+  r.add("aten::upsample_nearest3d", 13, aten_upsample_nearest3d, {"Resize"});
+  r.add("aten::upsample_linear1d", 13, aten_upsample_linear1d, {"Resize"});
+  r.add("aten::upsample_trilinear3d", 13, aten_upsample_trilinear3d, {"Resize"});
+  r.add("aten::upsample_bicubic2d", 13, aten_upsample_bicubic2d, {"Resize"});
+  r.add("aten::__interpolate", 13, aten___interpolate, {"Resize"});
+  r.add("aten::grid_sampler", 16, aten_grid_sampler, {"GridSample"});
+  r.add("aten::grid_sampler_2d", 16, aten_grid_sampler, {"GridSample"});
+  r.add("aten::pixel_shuffle", 13, aten_pixel_shuffle, {"DepthToSpace", "Reshape", "Transpose"});
+  r.add("aten::pixel_unshuffle", 13, aten_pixel_unshuffle, {"Reshape", "Transpose"});
+  r.add("aten::channel_shuffle", 13, aten_channel_shuffle, {"Reshape", "Transpose"});
+  r.add("aten::native_channel_shuffle", 13, aten_channel_shuffle, {"Reshape", "Transpose"});
+  r.add("aten::im2col", 13, aten_im2col, {"Pad", "Gather", "Reshape"});
+  r.add("aten::col2im", 13, aten_col2im, {"MatMul", "Reshape"});
+}
 
 }  // namespace torch2onnx

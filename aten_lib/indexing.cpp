@@ -1,9 +1,592 @@
-// indexing family converters.
+// Indexing ops that write or pick elements: aten::scatter*, index_put, index_add/copy/fill,
+// masked_scatter/select, take, nonzero, sort/topk, one_hot, embedding(_bag), bucketize,
+// select_scatter, slice_scatter.
+#include <limits>
+
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
 namespace torch2onnx {
 
-void register_indexing_ops(Registry& r) { (void)r; }
+namespace {
+
+int64_t rank_of(const ConvertCtx& c, size_t i) {
+  int64_t r = c.info(i).rank();
+  T2O_CHECK(r >= 0, "{} needs the rank of input {}, which is unknown", c.op(), i);
+  return r;
+}
+
+Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
+
+// Sizes of dims [from, to) of x as a 1-D int64 tensor.
+Val dims_of(GraphBuilder& b, const Val& x, int64_t from, int64_t to) {
+  return b.op1("Slice", {shape_of(b, x), b.const_i64({from}), b.const_i64({to})});
+}
+
+// Size of dim d as a 0-d int64 tensor.
+Val dim_scalar(GraphBuilder& b, const Val& x, int64_t d) {
+  return b.op1("Gather", {shape_of(b, x), b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
+}
+
+// 0, 1, ..., n-1 (int64) for a 0-d int64 n.
+Val iota(GraphBuilder& b, const Val& n) {
+  return b.op1("Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)});
+}
+
+Val concat0(GraphBuilder& b, const std::vector<Val>& parts) {
+  return parts.size() == 1 ? parts[0] : b.op1("Concat", parts, {{"axis", int64_t{0}}});
+}
+
+// Index values below zero count from the end of a dim of size n (0-d int64).
+Val wrap_negative(GraphBuilder& b, const Val& idx, const Val& n) {
+  Val neg = b.op1("Less", {idx, b.const_i64_scalar(0)});
+  return b.op1("Where", {neg, b.op1("Add", {idx, n}), idx});
+}
+
+// Shape [1, .., n, .., 1] that puts a 1-D tensor on axis d of a rank-r tensor.
+Val on_axis(GraphBuilder& b, const Val& v, int64_t d, int64_t r) {
+  std::vector<int64_t> shape(r, 1);
+  shape[d] = -1;
+  return reshape(b, v, shape);
+}
+
+// The neutral element of a reduction, for dtype t.
+double neutral(const std::string& reduce, DType t) {
+  if (reduce == "prod") return 1;
+  bool f = is_floating(t);
+  if (reduce == "amax")
+    return f ? -std::numeric_limits<double>::infinity()
+             : (t == DType::Int32 ? std::numeric_limits<int32_t>::min()
+                                  : static_cast<double>(std::numeric_limits<int64_t>::min()));
+  if (reduce == "amin")
+    return f ? std::numeric_limits<double>::infinity()
+             : (t == DType::Int32 ? std::numeric_limits<int32_t>::max()
+                                  : static_cast<double>(std::numeric_limits<int64_t>::max()));
+  return 0;
+}
+
+// scatter with a reduction, exact on every opset (ScatterElements reduces only from opset 16,
+// and only add/mul before 18): a one-hot of the index along dim d selects, per target position,
+// the src elements that land there; a Reduce* over the index dim combines them.
+// `index` and `src` have the same shape, each dim at most self's.
+Val scatter_dense(GraphBuilder& b, const Val& self, int64_t d, int64_t r, const Val& index,
+                  const Val& src, const std::string& reduce, bool include_self, DType dt) {
+  Val idx = cast_to(b, index, DType::Int64);
+  Val positions = iota(b, dim_scalar(b, self, d));
+  Val hot = b.op1("Equal", {unsqueeze(b, idx, {r}), positions});  // I + [S_d]
+  Val srcu = unsqueeze(b, cast_to(b, src, dt), {r});
+  bool mean = reduce == "mean";
+  std::string red = mean ? "sum" : reduce;
+  Val vals = b.op1("Where", {hot, srcu, b.const_scalar(dt, neutral(red, dt))});
+  Val reduced;
+  if (red == "sum") {
+    reduced = b.op1("ReduceSum", {vals, b.const_i64({d})}, {{"keepdims", int64_t{0}}});
+  } else {
+    const char* op = red == "prod" ? "ReduceProd" : red == "amax" ? "ReduceMax" : "ReduceMin";
+    T2O_CHECK(red == "prod" || red == "amax" || red == "amin",
+              "scatter reduce='{}' is not supported (sum, prod, mean, amax, amin)", reduce);
+    reduced = b.op1(op, {vals}, {{"axes", std::vector<int64_t>{d}}, {"keepdims", int64_t{0}}});
+  }
+  Val count = b.op1("ReduceSum", {cast_to(b, hot, DType::Int64), b.const_i64({d})},
+                    {{"keepdims", int64_t{0}}});
+  // The target axis came out last; move it back to d, then pad the other dims to self's.
+  std::vector<int64_t> perm;
+  for (int64_t k = 0; k < r; ++k) perm.push_back(k < d ? k : k == d ? r - 1 : k - 1);
+  if (d != r - 1) {
+    reduced = b.op1("Transpose", {reduced}, {{"perm", perm}});
+    count = b.op1("Transpose", {count}, {{"perm", perm}});
+  }
+  Val pads = b.op1("Concat", {b.const_i64(std::vector<int64_t>(r, 0)),
+                              b.op1("Sub", {shape_of(b, self), shape_of(b, count)})},
+                   {{"axis", int64_t{0}}});
+  reduced = b.op1("Pad", {reduced, pads});
+  count = b.op1("Pad", {count, pads});
+  Val hit = b.op1("Greater", {count, b.const_i64_scalar(0)});
+  Val s = cast_to(b, self, dt);
+  Val combined;
+  if (mean) {
+    Val total = include_self ? b.op1("Add", {s, reduced}) : reduced;
+    Val n = include_self ? b.op1("Add", {count, b.const_i64_scalar(1)}) : count;
+    n = b.op1("Max", {n, b.const_i64_scalar(1)});
+    if (is_floating(dt)) {
+      combined = b.op1("Div", {total, cast_to(b, n, dt)});
+    } else {  // torch floors integer means
+      Val q = b.op1("Div", {cast_to(b, total, DType::Double), cast_to(b, n, DType::Double)});
+      combined = cast_to(b, b.op1("Floor", {q}), dt);
+    }
+  } else if (!include_self) {
+    combined = reduced;
+  } else {
+    const char* op = red == "sum" ? "Add" : red == "prod" ? "Mul" : red == "amax" ? "Max" : "Min";
+    combined = b.op1(op, {s, reduced});
+  }
+  return b.op1("Where", {hit, combined, s});
+}
+
+// src cut to index's shape (torch reads only that corner of src).
+Val src_like_index(ConvertCtx& c, const Val& src, const Val& index) {
+  const TensorInfo& si = c.b.info(src);
+  const TensorInfo& ii = c.b.info(index);
+  if (si.is_static() && ii.is_static() && si.sizes() == ii.sizes()) return src;
+  int64_t r = ii.rank();
+  std::vector<int64_t> axes(r);
+  for (int64_t k = 0; k < r; ++k) axes[k] = k;
+  return c.b.op1("Slice", {src, c.b.const_i64(std::vector<int64_t>(r, 0)), shape_of(c.b, index),
+                           c.b.const_i64(axes)});
+}
+
+// Shared by scatter / scatter_add / scatter_reduce: `src` is a tensor or a number.
+void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool include_self) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  int64_t r = rank_of(c, 0);
+  T2O_CHECK(r > 0, "{} on a 0-d tensor is not supported", c.op());
+  int64_t d = norm_axis(c.in(1).to_int(), r);
+  Val self = cast_to(b, c.tensor(0), dt);
+  Val index = c.tensor(2);
+  Val src = src_arg.is_tensor() ? src_like_index(c, cast_to(b, src_arg.t(), dt), index)
+                                : b.op1("Expand", {as_tensor(b, src_arg, dt), shape_of(b, index)});
+  if (reduce == "add") reduce = "sum";
+  if (reduce == "multiply") reduce = "prod";
+  if (reduce.empty()) {
+    c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}}));
+    return;
+  }
+  if (b.opset() >= 16 && include_self && (reduce == "sum" || reduce == "prod")) {
+    c.set_out(0, b.op1("ScatterElements", {self, index, src},
+                       {{"axis", d}, {"reduction", reduce == "sum" ? "add" : "mul"}}));
+    return;
+  }
+  c.set_out(0, scatter_dense(b, self, d, r, index, src, reduce, include_self, dt));
+}
+
+// index tensors of index/index_put on the leading dims, wrapped and stacked on a last axis:
+// coords of shape B + [k].
+Val stacked_coords(GraphBuilder& b, const Val& self, const std::vector<Val>& idx) {
+  std::vector<Val> ints;
+  for (size_t k = 0; k < idx.size(); ++k)
+    ints.push_back(wrap_negative(b, cast_to(b, idx[k], DType::Int64),
+                                 dim_scalar(b, self, static_cast<int64_t>(k))));
+  Val sum = ints[0];
+  for (size_t k = 1; k < ints.size(); ++k) sum = b.op1("Add", {sum, ints[k]});
+  Val shape = shape_of(b, sum);
+  std::vector<Val> parts;
+  for (const Val& v : ints) parts.push_back(unsqueeze(b, b.op1("Expand", {v, shape}), {-1}));
+  return b.op1("Concat", parts, {{"axis", int64_t{-1}}});
+}
+
+}  // namespace
+
+// scatter.src / .value / .reduce / .value_reduce (self, dim, index, src|value[, reduce]).
+void aten_scatter(ConvertCtx& c) {
+  std::string reduce = c.has(4) ? c.in(4).str() : "";
+  emit_scatter(c, c.in(3), reduce, true);
+}
+
+void aten_scatter_add(ConvertCtx& c) { emit_scatter(c, c.in(3), "sum", true); }
+
+// scatter_reduce.two(self, dim, index, src, reduce, include_self)
+void aten_scatter_reduce(ConvertCtx& c) {
+  emit_scatter(c, c.in(3), c.in(4).str(), c.has(5) ? c.in(5).to_bool() : true);
+}
+
+// index_put(self, indices, values, accumulate): one boolean mask or integer indices, on the
+// leading dims.
+void aten_index_put(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  Val self = cast_to(b, c.tensor(0), dt);
+  int64_t r = rank_of(c, 0);
+  const auto& list = c.in(1).list();
+  std::vector<Val> idx;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].is_none()) {
+      T2O_CHECK(idx.size() == i, "{}: index tensors must be on the leading dims", c.op());
+      continue;
+    }
+    T2O_CHECK(idx.size() == i, "{}: index tensors must be on the leading dims (None at dim {})",
+              c.op(), idx.size());
+    idx.push_back(list[i].t());
+  }
+  T2O_CHECK(!idx.empty(), "{} without an index tensor", c.op());
+  Val values = cast_to(b, c.tensor(2), dt);
+  bool accumulate = c.has(3) && c.in(3).to_bool();
+  Val coords;
+  int64_t k;
+  DType it = b.dtype(idx[0]);
+  if (it == DType::Bool || it == DType::UInt8) {
+    T2O_CHECK(idx.size() == 1, "{} with a boolean mask and other indices is not supported", c.op());
+    k = b.rank(idx[0]);
+    coords = b.op1("Transpose", {b.op1("NonZero", {cast_to(b, idx[0], DType::Bool)})},
+                   {{"perm", std::vector<int64_t>{1, 0}}});
+  } else {
+    k = static_cast<int64_t>(idx.size());
+    coords = stacked_coords(b, self, idx);
+  }
+  Val batch = b.op1("Slice", {shape_of(b, coords), b.const_i64({0}), b.const_i64({-1})});
+  Val rest = dims_of(b, self, k, r);
+  Val upd = b.op1("Expand", {values, concat0(b, {batch, rest})});
+  if (!accumulate) {
+    c.set_out(0, b.op1("ScatterND", {self, coords, upd}));
+    return;
+  }
+  if (b.opset() >= 16) {
+    c.set_out(0, b.op1("ScatterND", {self, coords, upd}, {{"reduction", "add"}}));
+    return;
+  }
+  // Opset 13-15: flatten the indexed dims into one linear index, then scatter-add along it.
+  Val lin;
+  for (int64_t j = 0; j < k; ++j) {
+    Val cj = b.op1("Gather", {coords, b.const_i64_scalar(j)}, {{"axis", int64_t{-1}}});
+    lin = j == 0 ? cj : b.op1("Add", {b.op1("Mul", {lin, dim_scalar(b, self, j)}), cj});
+  }
+  Val flat_shape = concat0(b, {b.const_i64({-1}), rest});
+  Val self2 = b.op1("Reshape", {self, flat_shape});
+  Val upd2 = b.op1("Reshape", {upd, flat_shape});
+  int64_t r2 = r - k + 1;
+  std::vector<int64_t> lin_shape(r2, 1);
+  lin_shape[0] = -1;
+  Val index2 = b.op1("Expand", {reshape(b, lin, lin_shape), shape_of(b, upd2)});
+  Val out = scatter_dense(b, self2, 0, r2, index2, upd2, "sum", true, dt);
+  c.set_out(0, b.op1("Reshape", {out, shape_of(b, self)}));
+}
+
+namespace {
+// index (1-D, along dim d) spread over source's shape, for index_add / index_copy.
+Val spread_index(GraphBuilder& b, const Val& self, const Val& index, const Val& source, int64_t d,
+                 int64_t r) {
+  Val idx = wrap_negative(b, cast_to(b, index, DType::Int64), dim_scalar(b, self, d));
+  if (r == 0) return idx;
+  return b.op1("Expand", {on_axis(b, idx, d, r), shape_of(b, source)});
+}
+}  // namespace
+
+// index_add(self, dim, index, source, alpha)
+void aten_index_add(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  int64_t r = rank_of(c, 0);
+  int64_t d = norm_axis(c.in(1).to_int(), r);
+  Val self = cast_to(b, c.tensor(0), dt);
+  Val src = cast_to(b, c.tensor(3), dt);
+  if (c.has(4) && !(c.in(4).is_number() && c.in(4).to_double() == 1.0))
+    src = b.op1("Mul", {src, as_tensor(b, c.in(4), dt)});
+  Val index = spread_index(b, self, c.tensor(2), src, d, r);
+  if (b.opset() >= 16) {
+    c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}, {"reduction", "add"}}));
+    return;
+  }
+  c.set_out(0, scatter_dense(b, self, d, r, index, src, "sum", true, dt));
+}
+
+// index_copy(self, dim, index, source)
+void aten_index_copy(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  int64_t r = rank_of(c, 0);
+  int64_t d = norm_axis(c.in(1).to_int(), r);
+  Val self = cast_to(b, c.tensor(0), dt);
+  Val src = cast_to(b, c.tensor(3), dt);
+  Val index = spread_index(b, self, c.tensor(2), src, d, r);
+  c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}}));
+}
+
+// index_fill(self, dim, index, value): a mask over dim d from the listed positions.
+void aten_index_fill(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  int64_t r = rank_of(c, 0);
+  int64_t d = norm_axis(c.in(1).to_int(), r);
+  Val self = cast_to(b, c.tensor(0), dt);
+  Val n = dim_scalar(b, self, d);
+  Val idx = reshape(b, wrap_negative(b, cast_to(b, c.tensor(2), DType::Int64), n), {1, -1});
+  Val eq = cast_to(b, b.op1("Equal", {unsqueeze(b, iota(b, n), {1}), idx}), DType::Int64);
+  Val hit = cast_to(b, b.op1("ReduceMax", {eq}, {{"axes", std::vector<int64_t>{1}},
+                                                 {"keepdims", int64_t{0}}}),
+                    DType::Bool);
+  if (r > 0) hit = on_axis(b, hit, d, r);
+  Val value = as_tensor(b, c.in(3), dt);
+  if (c.in(3).is_tensor()) value = reshape(b, value, {});
+  c.set_out(0, b.op1("Where", {hit, value, self}));
+}
+
+// masked_scatter(self, mask, source): the k-th True position takes source.flatten()[k].
+void aten_masked_scatter(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  Val self = cast_to(b, c.tensor(0), dt);
+  Val mask = b.op1("Expand", {cast_to(b, c.tensor(1), DType::Bool), shape_of(b, self)});
+  self = b.op1("Expand", {self, shape_of(b, mask)});
+  Val flat_mask = reshape(b, mask, {-1});
+  Val pos = b.op1("CumSum", {cast_to(b, flat_mask, DType::Int64), b.const_i64_scalar(0)},
+                  {{"exclusive", int64_t{1}}});
+  Val src = reshape(b, cast_to(b, c.tensor(2), dt), {-1});
+  pos = b.op1("Min", {pos, b.op1("Sub", {b.op1("Size", {src}), b.const_i64_scalar(1)})});
+  Val picked = b.op1("Gather", {src, pos}, {{"axis", int64_t{0}}});
+  Val out = b.op1("Where", {flat_mask, picked, reshape(b, self, {-1})});
+  c.set_out(0, b.op1("Reshape", {out, shape_of(b, mask)}));
+}
+
+// masked_select(self, mask): 1-D, data-dependent length.
+void aten_masked_select(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  Val mask = cast_to(b, c.tensor(1), DType::Bool);
+  Val x = b.op1("Expand", {c.tensor(0), shape_of(b, mask)});  // Expand broadcasts both ways
+  mask = b.op1("Expand", {mask, shape_of(b, x)});
+  c.set_out(0, b.op1("Compress", {reshape(b, x, {-1}), reshape(b, mask, {-1})}, {{"axis", int64_t{0}}}));
+}
+
+void aten_take(ConvertCtx& c) {
+  Val flat = reshape(c.b, c.tensor(0), {-1});
+  c.set_out(0, c.b.op1("Gather", {flat, c.tensor(1)}, {{"axis", int64_t{0}}}));
+}
+
+void aten_nonzero(ConvertCtx& c) {
+  Val nz = c.b.op1("NonZero", {c.tensor(0)});
+  c.set_out(0, c.b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}}));
+}
+
+// nonzero_numpy: one 1-D index tensor per dim.
+void aten_nonzero_numpy(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  Val nz = c.b.op1("NonZero", {c.tensor(0)});
+  std::vector<Arg> items;
+  for (int64_t k = 0; k < r; ++k) {
+    Val v = c.b.op1("Gather", {nz, c.b.const_i64_scalar(k)}, {{"axis", int64_t{0}}});
+    c.b.set_info(v, TensorInfo{DType::Int64, std::vector<Dim>{Dim{}}});
+    items.push_back(Arg::of_tensor(v));
+  }
+  c.set_out(0, Arg::of_list(std::move(items)));
+}
+
+namespace {
+// TopK over dim d with k from a 0-d/1-element int64 (or the whole dim).
+std::vector<Val> topk(ConvertCtx& c, const Val& x, int64_t d, const Val* k, bool largest) {
+  GraphBuilder& b = c.b;
+  Val kk = k ? reshape(b, cast_to(b, *k, DType::Int64), {1})
+             : b.op1("Gather", {shape_of(b, x), b.const_i64({d})}, {{"axis", int64_t{0}}});
+  DType dt = b.dtype(x);
+  // ONNX Runtime's TopK has float/double/int32/int64 kernels only.
+  DType kt = (dt == DType::Float || dt == DType::Double || dt == DType::Int32 ||
+              dt == DType::Int64)
+                 ? dt
+                 : (is_floating(dt) ? DType::Float : DType::Int64);
+  auto outs = b.op("TopK", {cast_to(b, x, kt), kk},
+                   {{"axis", d}, {"largest", largest}, {"sorted", int64_t{1}}}, 2);
+  outs[0] = cast_to(b, outs[0], dt);
+  return outs;
+}
+
+// sort(self, dim, descending) or sort.stable(self, stable, dim, descending).
+std::pair<int64_t, bool> sort_args(const ConvertCtx& c, int64_t r) {
+  size_t at = c.overload() == "stable" ? 2 : 1;
+  int64_t d = c.has(at) ? c.in(at).to_int() : -1;
+  bool desc = c.has(at + 1) && c.in(at + 1).to_bool();
+  return {norm_axis(d, r), desc};
+}
+}  // namespace
+
+void aten_sort(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  if (r == 0) {
+    c.set_out(0, c.tensor(0));
+    c.set_out(1, c.b.const_scalar(DType::Int64, 0));
+    return;
+  }
+  auto [d, desc] = sort_args(c, r);
+  auto outs = topk(c, c.tensor(0), d, nullptr, desc);
+  c.set_out(0, outs[0]);
+  c.set_out(1, outs[1]);
+}
+
+void aten_argsort(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  auto [d, desc] = sort_args(c, r);
+  c.set_out(0, topk(c, c.tensor(0), d, nullptr, desc)[1]);
+}
+
+// topk(self, k, dim, largest, sorted): always sorted (an unsorted order is unspecified anyway).
+void aten_topk(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  int64_t d = norm_axis(c.has(2) ? c.in(2).to_int() : -1, r);
+  bool largest = !c.has(3) || c.in(3).to_bool();
+  Val k = as_tensor(c.b, c.in(1), DType::Int64);
+  auto outs = topk(c, c.tensor(0), d, &k, largest);
+  c.set_out(0, outs[0]);
+  c.set_out(1, outs[1]);
+}
+
+// one_hot(self, num_classes): -1 takes max(self) + 1.
+void aten_one_hot(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  Val x = cast_to(b, c.tensor(0), DType::Int64);
+  int64_t n = c.has(1) ? c.in(1).to_int() : -1;
+  Val depth = n >= 0 ? b.const_i64_scalar(n)
+                     : b.op1("Add", {b.op1("ReduceMax", {x}, {{"keepdims", int64_t{0}}}),
+                                     b.const_i64_scalar(1)});
+  Val eq = b.op1("Equal", {unsqueeze(b, x, {-1}), iota(b, depth)});
+  c.set_out(0, cast_to(b, eq, DType::Int64));
+}
+
+void aten_embedding(ConvertCtx& c) {
+  c.set_out(0, c.b.op1("Gather", {c.tensor(0), c.tensor(1)}, {{"axis", int64_t{0}}}));
+}
+
+// embedding_bag / _embedding_bag(_forward_only)(weight, indices, offsets, scale_grad_by_freq,
+// mode, sparse, per_sample_weights, include_last_offset[, padding_idx]). Only the first output
+// (the bags) is exact; offset2bag and bag_size are computed, max_indices is zero.
+void aten_embedding_bag(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  Val w = c.tensor(0);
+  Val indices = cast_to(b, c.tensor(1), DType::Int64);
+  int64_t mode = c.has(4) ? c.in(4).to_int() : 0;
+  T2O_CHECK(mode >= 0 && mode <= 2, "{}: unknown mode {}", c.op(), mode);
+  bool last = c.has(7) && c.in(7).to_bool();
+  int64_t padding_idx = c.has(8) ? c.in(8).to_int() : -1;
+  // aten gets 1-D indices (F.embedding_bag flattens 2-D ones and makes the offsets).
+  T2O_CHECK(b.rank(indices) == 1, "{}: expected 1-D indices, got {}", c.op(), c.info(1).str());
+  Val idx_flat = indices;
+  Val offsets = cast_to(b, c.tensor(2), DType::Int64);
+  if (last)
+    offsets = b.op1("Slice", {offsets, b.const_i64({0}), b.const_i64({-1}), b.const_i64({0})});
+  Val nbags = b.op1("Size", {offsets});
+  Val pos = iota(b, b.op1("Size", {idx_flat}));
+  Val started = b.op1("GreaterOrEqual", {unsqueeze(b, pos, {1}), unsqueeze(b, offsets, {0})});
+  Val bag_of = b.op1("Sub", {b.op1("ReduceSum", {cast_to(b, started, DType::Int64), b.const_i64({1})},
+                                   {{"keepdims", int64_t{0}}}),
+                             b.const_i64_scalar(1)});
+  // member[bag, i]: index i belongs to the bag and is not padding.
+  Val member = b.op1("Equal", {unsqueeze(b, iota(b, nbags), {1}), unsqueeze(b, bag_of, {0})});
+  if (padding_idx >= 0)
+    member = b.op1("And", {member, b.op1("Not", {b.op1("Equal", {unsqueeze(b, idx_flat, {0}),
+                                                                 b.const_i64_scalar(padding_idx)})})});
+  Val emb = cast_to(b, b.op1("Gather", {w, idx_flat}, {{"axis", int64_t{0}}}), dt);  // [n, D]
+  if (c.has(6)) {
+    T2O_CHECK(mode == 0, "{}: per_sample_weights need mode='sum'", c.op());
+    emb = b.op1("Mul", {emb, unsqueeze(b, reshape(b, cast_to(b, c.tensor(6), dt), {-1}), {1})});
+  }
+  Val count = b.op1("ReduceSum", {cast_to(b, member, DType::Int64), b.const_i64({1})},
+                    {{"keepdims", int64_t{0}}});
+  Val out;
+  if (mode == 2) {
+    Val m3 = unsqueeze(b, member, {2});
+    Val masked = b.op1("Where", {m3, unsqueeze(b, emb, {0}), b.const_scalar(dt, neutral("amax", dt))});
+    Val mx = b.op1("ReduceMax", {masked}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}});
+    Val empty = unsqueeze(b, b.op1("Equal", {count, b.const_i64_scalar(0)}), {1});
+    out = b.op1("Where", {empty, b.const_scalar(dt, 0), mx});
+  } else {
+    out = b.op1("MatMul", {cast_to(b, member, dt), emb});
+    if (mode == 1) {
+      Val n = cast_to(b, b.op1("Max", {count, b.const_i64_scalar(1)}), dt);
+      out = b.op1("Div", {out, unsqueeze(b, n, {1})});
+    }
+  }
+  c.set_out(0, out);
+  c.set_out(1, bag_of);
+  c.set_out(2, count);
+  c.set_out(3, b.op1("Mul", {count, b.const_i64_scalar(0)}));
+}
+
+// bucketize(self, boundaries, out_int32, right): the number of boundaries below x (or <= x).
+void aten_bucketize(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  Val bounds = c.tensor(1);
+  DType bt = b.dtype(bounds);
+  DType k = is_floating(bt) || (c.in(0).is_tensor() && is_floating(b.dtype(c.tensor(0))))
+                ? DType::Double
+                : DType::Int64;
+  Val x = as_tensor(b, c.in(0), k);
+  bool right = c.has(3) && c.in(3).to_bool();
+  Val xu = unsqueeze(b, x, {-1});
+  Val bb = cast_to(b, bounds, k);
+  Val below = right ? b.op1("LessOrEqual", {bb, xu}) : b.op1("Less", {bb, xu});
+  Val n = b.op1("ReduceSum", {cast_to(b, below, DType::Int64), b.const_i64({-1})},
+                {{"keepdims", int64_t{0}}});
+  c.set_out(0, cast_to(b, n, out_dtype(c)));
+}
+
+// select_scatter(self, src, dim, index): src fills the slice self.select(dim, index).
+void aten_select_scatter(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  int64_t r = rank_of(c, 0);
+  int64_t d = norm_axis(c.in(2).to_int(), r);
+  Val self = cast_to(b, c.tensor(0), dt);
+  Val n = dim_scalar(b, self, d);
+  Val at = wrap_negative(b, as_tensor(b, c.in(3), DType::Int64), n);
+  Val hit = on_axis(b, b.op1("Equal", {iota(b, n), at}), d, r);
+  Val src = unsqueeze(b, cast_to(b, c.tensor(1), dt), {d});
+  c.set_out(0, b.op1("Where", {hit, src, self}));
+}
+
+// slice_scatter(self, src, dim, start, end, step): positions start, start+step, ... < end take
+// src's elements in order along dim.
+void aten_slice_scatter(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  int64_t r = rank_of(c, 0);
+  int64_t d = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
+  int64_t step = c.has(5) ? c.in(5).to_int() : 1;
+  Val self = cast_to(b, c.tensor(0), dt);
+  Val n = dim_scalar(b, self, d);
+  auto bound = [&](size_t i, bool is_end) {
+    if (!c.has(i)) return is_end ? n : b.const_i64_scalar(0);
+    Val v = as_tensor(b, c.in(i), DType::Int64);
+    v = wrap_negative(b, v, n);
+    return b.op1("Min", {b.op1("Max", {v, b.const_i64_scalar(0)}), n});
+  };
+  Val start = bound(3, false), end = bound(4, true);
+  Val pos = iota(b, n);
+  Val off = b.op1("Sub", {pos, start});
+  Val in_range = b.op1("And", {b.op1("GreaterOrEqual", {pos, start}), b.op1("Less", {pos, end})});
+  Val on_step = b.op1("Equal", {b.op1("Mod", {off, b.const_i64_scalar(step)}), b.const_i64_scalar(0)});
+  Val hit = b.op1("And", {in_range, on_step});
+  Val src = cast_to(b, c.tensor(1), dt);
+  Val last = b.op1("Sub", {dim_scalar(b, src, d), b.const_i64_scalar(1)});
+  Val which = b.op1("Min", {b.op1("Max", {b.op1("Div", {off, b.const_i64_scalar(step)}),
+                                          b.const_i64_scalar(0)}),
+                            b.op1("Max", {last, b.const_i64_scalar(0)})});
+  Val spread = b.op1("Gather", {src, which}, {{"axis", d}});
+  c.set_out(0, b.op1("Where", {on_axis(b, hit, d, r), spread, self}));
+}
+
+void register_indexing_ops(Registry& r) {
+  for (const char* op : {"aten::scatter", "aten::scatter_"})
+    r.add(op, 13, aten_scatter,
+          {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad"});
+  for (const char* op : {"aten::scatter_add", "aten::scatter_add_"})
+    r.add(op, 13, aten_scatter_add, {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
+  for (const char* op : {"aten::scatter_reduce", "aten::scatter_reduce_"})
+    r.add(op, 13, aten_scatter_reduce,
+          {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "ReduceMax",
+           "ReduceMin", "Pad"});
+  for (const char* op : {"aten::index_put", "aten::index_put_", "aten::_index_put_impl",
+                         "aten::_index_put_impl_"})
+    r.add(op, 13, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
+  for (const char* op : {"aten::index_add", "aten::index_add_"})
+    r.add(op, 13, aten_index_add, {"ScatterElements", "Equal", "Where", "ReduceSum"});
+  for (const char* op : {"aten::index_copy", "aten::index_copy_"})
+    r.add(op, 13, aten_index_copy, {"ScatterElements"});
+  for (const char* op : {"aten::index_fill", "aten::index_fill_"})
+    r.add(op, 13, aten_index_fill, {"Equal", "ReduceMax", "Where"});
+  for (const char* op : {"aten::masked_scatter", "aten::masked_scatter_"})
+    r.add(op, 13, aten_masked_scatter, {"CumSum", "Gather", "Where"});
+  r.add("aten::masked_select", 13, aten_masked_select, {"Expand", "Compress"});
+  r.add("aten::take", 13, aten_take, {"Gather"});
+  r.add("aten::nonzero", 13, aten_nonzero, {"NonZero", "Transpose"});
+  r.add("aten::nonzero_numpy", 13, aten_nonzero_numpy, {"NonZero", "Gather"});
+  r.add("aten::sort", 13, aten_sort, {"TopK"});
+  r.add("aten::argsort", 13, aten_argsort, {"TopK"});
+  r.add("aten::topk", 13, aten_topk, {"TopK"});
+  r.add("aten::one_hot", 13, aten_one_hot, {"Equal", "Range", "Cast"});
+  r.add("aten::embedding", 13, aten_embedding, {"Gather"});
+  for (const char* op :
+       {"aten::embedding_bag", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"})
+    r.add(op, 13, aten_embedding_bag, {"Gather", "MatMul", "ReduceMax", "Where"});
+  r.add("aten::bucketize", 13, aten_bucketize, {"Less", "LessOrEqual", "ReduceSum"});
+  r.add("aten::select_scatter", 13, aten_select_scatter, {"Equal", "Where"});
+  r.add("aten::slice_scatter", 13, aten_slice_scatter, {"Gather", "Where"});
+}
 
 }  // namespace torch2onnx

@@ -1,9 +1,470 @@
-// math family converters.
+// Elementwise math without a single ONNX counterpart: atan2, xlogy, logaddexp, sinc, signbit,
+// nan_to_num, bit operations, ... Each is decomposed exactly (up to float rounding) into ONNX 13
+// ops; inf/nan/zero edge cases follow LibTorch's CPU kernels.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
+#include <cmath>
+#include <limits>
+#include <string>
+
 namespace torch2onnx {
 
-void register_math_ops(Registry& r) { (void)r; }
+namespace {
 
-}  // namespace torch2onnx
+// A node whose output dtype we know, so that later casts can be skipped.
+Val op_t(GraphBuilder &b, DType t, std::string_view op, const std::vector<Val> &inputs,
+         const std::vector<Attr> &attrs = {}) {
+  Val v = b.op1(op, inputs, attrs);
+  TensorInfo info;
+  info.dtype = t;
+  b.set_info(v, info);
+  return v;
+}
+
+Val scalar(GraphBuilder &b, DType t, double v) {
+  return b.const_scalar(t, v);
+}
+
+bool is_int(DType t) {
+  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
+         t == DType::Int64 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+}
+
+bool is_unsigned(DType t) {
+  return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+}
+
+// Half types compute in float: ONNX Runtime lacks most of their kernels.
+DType float_compute(DType t) {
+  if (t == DType::Float16 || t == DType::BFloat16 || !is_floating(t))
+    return DType::Float;
+  return t;
+}
+
+// Input i (tensor or number) in dtype t.
+Val operand(ConvertCtx &c, size_t i, DType t) {
+  return as_tensor(c.b, c.in(i), t);
+}
+
+double number(const ConvertCtx &c, size_t i, double dflt) {
+  if (!c.has(i))
+    return dflt;
+  T2O_CHECK(c.in(i).is_number(), "argument {} of {} must be a constant number, got {}", i, c.op(),
+            c.in(i).describe());
+  return c.in(i).to_double();
+}
+
+void set_result(ConvertCtx &c, const Val &v) {
+  c.set_out(0, cast_to(c.b, v, out_dtype(c)));
+}
+
+Val is_nan(GraphBuilder &b, const Val &x) {
+  return op_t(b, DType::Bool, "IsNaN", {x});
+}
+Val equal(GraphBuilder &b, const Val &x, const Val &y) {
+  return op_t(b, DType::Bool, "Equal", {x, y});
+}
+Val less(GraphBuilder &b, const Val &x, const Val &y) {
+  return op_t(b, DType::Bool, "Less", {x, y});
+}
+Val where(GraphBuilder &b, DType t, const Val &cond, const Val &x, const Val &y) {
+  return op_t(b, t, "Where", {cond, x, y});
+}
+
+// A bool tensor of x's shape, all false.
+Val all_false(GraphBuilder &b, const Val &x) {
+  Val t = cast_to(b, x, DType::Bool);
+  return op_t(b, DType::Bool, "Xor", {t, t});
+}
+
+} // namespace
+
+// atan2(y, x) = atan(y / x) moved to the right quadrant; x == 0 gives +-pi/2 (0 when y == 0).
+void aten_atan2(ConvertCtx &c) {
+  DType k = float_compute(out_dtype(c));
+  Val y = operand(c, 0, k), x = operand(c, 1, k);
+  Val zero = scalar(c.b, k, 0);
+  Val base = op_t(c.b, k, "Atan", {op_t(c.b, k, "Div", {y, x})});
+  Val y_neg = less(c.b, y, zero);
+  Val shift = where(c.b, k, y_neg, scalar(c.b, k, -M_PI), scalar(c.b, k, M_PI));
+  Val x_neg = less(c.b, x, zero);
+  Val r = where(c.b, k, x_neg, op_t(c.b, k, "Add", {base, shift}), base);
+  Val on_axis = op_t(c.b, k, "Mul", {op_t(c.b, k, "Sign", {y}), scalar(c.b, k, M_PI_2)});
+  set_result(c, where(c.b, k, equal(c.b, x, zero), on_axis, r));
+}
+
+// xlogy(x, y) = x * log(y), 0 where x == 0 unless y is nan.
+void aten_xlogy(ConvertCtx &c) {
+  DType k = float_compute(out_dtype(c));
+  Val x = operand(c, 0, k), y = operand(c, 1, k);
+  Val prod = op_t(c.b, k, "Mul", {x, op_t(c.b, k, "Log", {y})});
+  Val zero_x =
+      op_t(c.b, DType::Bool, "And",
+           {equal(c.b, x, scalar(c.b, k, 0)), op_t(c.b, DType::Bool, "Not", {is_nan(c.b, y)})});
+  set_result(c, where(c.b, k, zero_x, scalar(c.b, k, 0), prod));
+}
+
+namespace {
+
+// max(a, b) + log(1 + base^-|a - b|) / log(base); equal inputs (also +-inf) give a + log_base 2.
+void log_add_exp(ConvertCtx &c, double ln_base) {
+  DType k = float_compute(out_dtype(c));
+  Val a = operand(c, 0, k), b = operand(c, 1, k);
+  Val m = op_t(c.b, k, "Max", {a, b});
+  Val d = op_t(c.b, k, "Abs", {op_t(c.b, k, "Sub", {a, b})});
+  Val e = op_t(c.b, k, "Exp", {op_t(c.b, k, "Mul", {d, scalar(c.b, k, -ln_base)})});
+  Val l = op_t(c.b, k, "Log", {op_t(c.b, k, "Add", {e, scalar(c.b, k, 1)})});
+  if (ln_base != 1.0)
+    l = op_t(c.b, k, "Div", {l, scalar(c.b, k, ln_base)});
+  Val same = op_t(c.b, k, "Add", {a, scalar(c.b, k, std::log(2.0) / ln_base)});
+  set_result(c, where(c.b, k, equal(c.b, a, b), same, op_t(c.b, k, "Add", {m, l})));
+}
+
+} // namespace
+
+void aten_logaddexp(ConvertCtx &c) {
+  log_add_exp(c, 1.0);
+}
+void aten_logaddexp2(ConvertCtx &c) {
+  log_add_exp(c, std::log(2.0));
+}
+
+// out[i] = logsumexp(x[0..i]) along dim, as a masked logsumexp over an [n, n] triangle: each
+// prefix gets its own max, so no term underflows the way a single global shift would.
+void aten_logcumsumexp(ConvertCtx &c) {
+  DType k = float_compute(out_dtype(c));
+  Val x = cast_to(c.b, c.tensor(0), k);
+  const TensorInfo &info = c.info(0);
+  int64_t rank = info.rank();
+  T2O_CHECK(rank >= 0, "logcumsumexp needs the input rank");
+  if (rank == 0) {
+    set_result(c, x);
+    return;
+  }
+  int64_t dim = norm_axis(c.in(1).to_int(), rank);
+  const Dim &d = (*info.shape)[dim];
+  T2O_CHECK(d.is_static(), "logcumsumexp needs a static size along dim {}, got {}", dim,
+            info.str());
+  int64_t n = d.value;
+  // mask[i, j] = j > i, followed by one broadcast dim per axis after `dim`.
+  std::vector<bool> mask(static_cast<size_t>(n * n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      mask[i * n + j] = j > i;
+  std::vector<int64_t> mdims = {n, n};
+  for (int64_t a = dim + 1; a < rank; ++a)
+    mdims.push_back(1);
+  Val m = c.b.constant(TensorData::boolean(mask, mdims), "prefix_mask");
+  Val rows = unsqueeze(c.b, x, {dim}); // [..., 1 (i), n (j), ...]
+  Val neg_inf = scalar(c.b, k, -std::numeric_limits<double>::infinity());
+  Val masked = where(c.b, k, m, neg_inf, rows);
+  int64_t j = dim + 1;
+  Val mx =
+      op_t(c.b, k, "ReduceMax", {masked}, {{"axes", std::vector<int64_t>{j}}, {"keepdims", 1}});
+  // An all -inf (or +inf) prefix would give inf - inf; shifting by 0 there yields -inf (inf).
+  Val inf_mx = op_t(c.b, DType::Bool, "IsInf", {mx});
+  mx = where(c.b, k, inf_mx, scalar(c.b, k, 0), mx);
+  Val e = op_t(c.b, k, "Exp", {op_t(c.b, k, "Sub", {masked, mx})});
+  Val s = op_t(c.b, k, "ReduceSum", {e, c.b.const_i64({j})}, {{"keepdims", 1}});
+  Val y = op_t(c.b, k, "Add", {op_t(c.b, k, "Log", {s}), mx});
+  set_result(c, squeeze(c.b, y, {j}));
+}
+
+// heaviside(x, v) = x == 0 ? v : (x > 0 ? 1 : 0)
+void aten_heaviside(ConvertCtx &c) {
+  DType t = out_dtype(c);
+  DType k = t == DType::Bool ? DType::Bool : float_compute(t);
+  if (is_int(t))
+    k = t == DType::Int64 ? t : DType::Int32;
+  Val x = operand(c, 0, k == DType::Bool ? DType::Int32 : k);
+  Val v = operand(c, 1, k);
+  Val zero = scalar(c.b, c.b.dtype(x), 0);
+  Val pos = cast_to(c.b, op_t(c.b, DType::Bool, "Greater", {x, zero}), k);
+  set_result(c, where(c.b, k, equal(c.b, x, zero), v, pos));
+}
+
+// sinc(x) = sin(pi x) / (pi x), 1 at 0.
+void aten_sinc(ConvertCtx &c) {
+  DType k = float_compute(out_dtype(c));
+  Val x = operand(c, 0, k);
+  Val px = op_t(c.b, k, "Mul", {x, scalar(c.b, k, M_PI)});
+  Val r = op_t(c.b, k, "Div", {op_t(c.b, k, "Sin", {px}), px});
+  set_result(c, where(c.b, k, equal(c.b, x, scalar(c.b, k, 0)), scalar(c.b, k, 1), r));
+}
+
+// True for negative numbers and -0.0 (seen through 1 / -0.0 == -inf).
+void aten_signbit(ConvertCtx &c) {
+  DType t = c.info(0).dtype;
+  Val x = c.tensor(0);
+  if (t == DType::Bool || is_unsigned(t)) {
+    c.set_out(0, all_false(c.b, x));
+    return;
+  }
+  DType k = is_floating(t) ? float_compute(t) : (t == DType::Int64 ? t : DType::Int32);
+  x = cast_to(c.b, x, k);
+  Val zero = scalar(c.b, k, 0);
+  Val neg = less(c.b, x, zero);
+  if (is_floating(k)) {
+    Val neg_zero =
+        op_t(c.b, DType::Bool, "And",
+             {equal(c.b, x, zero), less(c.b, op_t(c.b, k, "Div", {scalar(c.b, k, 1), x}), zero)});
+    neg = op_t(c.b, DType::Bool, "Or", {neg, neg_zero});
+  }
+  c.set_out(0, neg);
+}
+
+namespace {
+
+void is_inf_signed(ConvertCtx &c, bool positive) {
+  DType t = c.info(0).dtype;
+  if (!is_floating(t)) {
+    c.set_out(0, all_false(c.b, c.tensor(0)));
+    return;
+  }
+  Val x = cast_to(c.b, c.tensor(0), float_compute(t));
+  c.set_out(0,
+            op_t(c.b, DType::Bool, "IsInf", {x},
+                 {{"detect_positive", positive ? 1 : 0}, {"detect_negative", positive ? 0 : 1}}));
+}
+
+double finfo_max(DType t) {
+  switch (t) {
+  case DType::Double:
+    return std::numeric_limits<double>::max();
+  case DType::Float16:
+    return 65504.0;
+  case DType::BFloat16:
+    return 3.3895313892515355e38;
+  default:
+    return std::numeric_limits<float>::max();
+  }
+}
+
+} // namespace
+
+void aten_isposinf(ConvertCtx &c) {
+  is_inf_signed(c, true);
+}
+void aten_isneginf(ConvertCtx &c) {
+  is_inf_signed(c, false);
+}
+
+// nan -> nan (0), +inf -> posinf (dtype max), -inf -> neginf (dtype lowest); ints pass through.
+void aten_nan_to_num(ConvertCtx &c) {
+  DType t = out_dtype(c);
+  if (!is_floating(t)) {
+    c.set_out(0, c.tensor(0));
+    return;
+  }
+  DType k = float_compute(t);
+  Val x = cast_to(c.b, c.tensor(0), k);
+  double big = finfo_max(t);
+  auto value = [&](size_t i, double dflt) { return scalar(c.b, k, number(c, i, dflt)); };
+  Val y = where(c.b, k, is_nan(c.b, x), value(1, 0.0), x);
+  y = where(c.b, k, op_t(c.b, DType::Bool, "IsInf", {x}, {{"detect_negative", 0}}), value(2, big),
+            y);
+  y = where(c.b, k, op_t(c.b, DType::Bool, "IsInf", {x}, {{"detect_positive", 0}}), value(3, -big),
+            y);
+  set_result(c, y);
+}
+
+// angle of a real number: pi for negatives, 0 otherwise, nan stays nan.
+void aten_angle(ConvertCtx &c) {
+  DType t = c.info(0).dtype;
+  T2O_CHECK(t != DType::Complex64 && t != DType::Complex128,
+            "angle of complex tensors is not supported (ONNX has no complex dtype)");
+  DType k = float_compute(out_dtype(c));
+  Val x = cast_to(c.b, c.tensor(0), k);
+  Val zero = scalar(c.b, k, 0);
+  Val r = where(c.b, k, less(c.b, x, zero), scalar(c.b, k, M_PI), zero);
+  set_result(c, where(c.b, k, is_nan(c.b, x), x, r));
+}
+
+// grad where min < x < max, else 0.
+void aten_hardtanh_backward(ConvertCtx &c) {
+  DType k = float_compute(out_dtype(c));
+  Val g = cast_to(c.b, c.tensor(0), k), x = cast_to(c.b, c.tensor(1), k);
+  Val inside = op_t(c.b, DType::Bool, "And",
+                    {op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, number(c, 2, -1))}),
+                     less(c.b, x, scalar(c.b, k, number(c, 3, 1)))});
+  set_result(c, where(c.b, k, inside, g, scalar(c.b, k, 0)));
+}
+
+// Python's // on runtime numbers: floor(a / b) for floats, floor division for ints.
+void aten_floordiv(ConvertCtx &c) {
+  auto kind_of = [&](size_t i) {
+    const Arg &a = c.in(i);
+    if (a.is_tensor())
+      return is_floating(c.b.dtype(a.t())) ? DType::Double : DType::Int64;
+    return a.kind == Arg::Kind::Float ? DType::Double : DType::Int64;
+  };
+  DType k =
+      kind_of(0) == DType::Double || kind_of(1) == DType::Double ? DType::Double : DType::Int64;
+  Val a = operand(c, 0, k), b = operand(c, 1, k);
+  Val q;
+  if (k == DType::Double) {
+    q = op_t(c.b, k, "Floor", {op_t(c.b, k, "Div", {a, b})});
+  } else {
+    // Truncating Div, minus one when the remainder is nonzero and the signs differ.
+    Val t = op_t(c.b, k, "Div", {a, b});
+    Val rem = op_t(c.b, k, "Sub", {a, op_t(c.b, k, "Mul", {t, b})});
+    Val zero = scalar(c.b, k, 0);
+    Val fix = op_t(c.b, DType::Bool, "And",
+                   {op_t(c.b, DType::Bool, "Not", {equal(c.b, rem, zero)}),
+                    op_t(c.b, DType::Bool, "Xor", {less(c.b, rem, zero), less(c.b, b, zero)})});
+    q = op_t(c.b, k, "Sub", {t, cast_to(c.b, fix, k)});
+  }
+  c.b.set_info(q, TensorInfo{k, std::vector<Dim>{}});
+  c.set_out(0, q);
+}
+
+namespace {
+
+// bitwise and/or/xor: And/Or/Xor on bools. Integer BitwiseAnd/Or/Xor arrive only in opset 18.
+void bitwise(ConvertCtx &c, const char *onnx_op) {
+  DType t = out_dtype(c);
+  T2O_CHECK(t == DType::Bool,
+            "{} on {} tensors needs ONNX Bitwise{} (opset 18+); opsets 13-17 support bool only",
+            c.op(), dtype_name(t), onnx_op);
+  c.set_out(0, op_t(c.b, t, onnx_op, {operand(c, 0, t), operand(c, 1, t)}));
+}
+
+DType unsigned_of(DType t) {
+  switch (t) {
+  case DType::Int8:
+  case DType::UInt8:
+    return DType::UInt8;
+  case DType::Int16:
+  case DType::UInt16:
+    return DType::UInt16;
+  case DType::Int32:
+  case DType::UInt32:
+    return DType::UInt32;
+  default:
+    return DType::UInt64;
+  }
+}
+
+int bits_of(DType t) {
+  return static_cast<int>(dtype_size(t) * 8);
+}
+
+// x << s or x >> s as torch computes it: shifts on the unsigned bit pattern; shifting by the
+// width or more gives 0, except that a signed right shift is arithmetic (saturates at -1). (Older
+// LibTorch builds shift by s mod width there, as the x86 instructions do.)
+void shift(ConvertCtx &c, bool left) {
+  DType t = out_dtype(c);
+  T2O_CHECK(is_int(t), "{} supports integer tensors, got {}", c.op(), dtype_name(t));
+  // ONNX Runtime has BitShift kernels for uint8/32/64 only; 16-bit values shift in 32 bits and
+  // the cast back keeps the low half.
+  DType u = unsigned_of(t) == DType::UInt16 ? DType::UInt32 : unsigned_of(t);
+  int bits = bits_of(t);
+  // int8/int16 have few ONNX Runtime kernels (Sub, Where): everything but the shift runs in int32.
+  DType w = t == DType::Int8 || t == DType::Int16 ? DType::Int32 : t;
+  Val x = operand(c, 0, w);
+  Val s = operand(c, 1, DType::Int64);
+  Val too_far = op_t(c.b, DType::Bool, "Not", {less(c.b, s, c.b.const_scalar(DType::Int64, bits))});
+  auto ushift = [&](const Val &v, const Val &amount) {
+    Val r = op_t(c.b, u, "BitShift", {cast_to(c.b, v, u), cast_to(c.b, amount, u)},
+                 {{"direction", left ? "LEFT" : "RIGHT"}});
+    return cast_to(c.b, cast_to(c.b, r, t), w);
+  };
+  Val zero = scalar(c.b, w, 0);
+  if (left || is_unsigned(t)) {
+    set_result(c, where(c.b, w, too_far, zero, ushift(x, s)));
+    return;
+  }
+  // Arithmetic right shift: for x < 0, ~((~x) >> s) with ~x = -1 - x, shifting at most bits-1.
+  Val s_c = op_t(c.b, DType::Int64, "Min", {s, c.b.const_scalar(DType::Int64, bits - 1)});
+  Val minus_one = scalar(c.b, w, -1);
+  Val pos = ushift(x, s_c);
+  Val neg = op_t(c.b, w, "Sub", {minus_one, ushift(op_t(c.b, w, "Sub", {minus_one, x}), s_c)});
+  set_result(c, where(c.b, w, less(c.b, x, zero), neg, pos));
+}
+
+} // namespace
+
+void aten_bitwise_and(ConvertCtx &c) {
+  bitwise(c, "And");
+}
+void aten_bitwise_or(ConvertCtx &c) {
+  bitwise(c, "Or");
+}
+void aten_bitwise_xor(ConvertCtx &c) {
+  bitwise(c, "Xor");
+}
+void aten_bitwise_left_shift(ConvertCtx &c) {
+  shift(c, true);
+}
+void aten_bitwise_right_shift(ConvertCtx &c) {
+  shift(c, false);
+}
+
+// Conjugation and negation views are the identity on real tensors.
+void aten_conj(ConvertCtx &c) {
+  DType t = c.info(0).dtype;
+  T2O_CHECK(t != DType::Complex64 && t != DType::Complex128,
+            "{} on complex tensors is not supported (ONNX has no complex dtype)", c.op());
+  c.set_out(0, c.tensor(0));
+}
+
+// Evaluation mode: leaky relu with the mean slope. Training mode: one slope per element drawn
+// uniformly from [lower, upper] (RandomUniformLike), applied to the negative inputs.
+void aten_rrelu(ConvertCtx &c) {
+  double lower = number(c, 1, 0.125), upper = number(c, 2, 1.0 / 3.0);
+  bool training = c.has(3) && c.in(3).to_bool();
+  DType k = float_compute(out_dtype(c));
+  Val x = cast_to(c.b, c.tensor(0), k);
+  if (!training) {
+    set_result(c, op_t(c.b, k, "LeakyRelu", {x}, {{"alpha", (lower + upper) / 2}}));
+    return;
+  }
+  Val slope = op_t(c.b, k, "RandomUniformLike", {x}, {{"low", lower}, {"high", upper}});
+  Val neg = less(c.b, x, scalar(c.b, k, 0));
+  set_result(c, where(c.b, k, neg, op_t(c.b, k, "Mul", {x, slope}), x));
+}
+
+void register_math_ops(Registry &r) {
+  r.add("aten::atan2", 13, aten_atan2, {"Atan", "Div", "Where"});
+  r.add("aten::atan2_", 13, aten_atan2, {"Atan", "Div", "Where"});
+  r.add("aten::arctan2", 13, aten_atan2, {"Atan", "Div", "Where"});
+  r.add("aten::xlogy", 13, aten_xlogy, {"Log", "Mul", "Where"});
+  r.add("aten::xlogy_", 13, aten_xlogy, {"Log", "Mul", "Where"});
+  r.add("aten::special_xlogy", 13, aten_xlogy, {"Log", "Mul", "Where"});
+  r.add("aten::logaddexp", 13, aten_logaddexp, {"Max", "Exp", "Log"});
+  r.add("aten::logaddexp2", 13, aten_logaddexp2, {"Max", "Exp", "Log"});
+  r.add("aten::logcumsumexp", 13, aten_logcumsumexp, {"Where", "ReduceMax", "ReduceSum", "Log"});
+  r.add("aten::heaviside", 13, aten_heaviside, {"Greater", "Where"});
+  r.add("aten::heaviside_", 13, aten_heaviside, {"Greater", "Where"});
+  r.add("aten::sinc", 13, aten_sinc, {"Sin", "Div", "Where"});
+  r.add("aten::sinc_", 13, aten_sinc, {"Sin", "Div", "Where"});
+  r.add("aten::special_sinc", 13, aten_sinc, {"Sin", "Div", "Where"});
+  r.add("aten::signbit", 13, aten_signbit, {"Less", "Or"});
+  r.add("aten::isposinf", 13, aten_isposinf, {"IsInf"});
+  r.add("aten::isneginf", 13, aten_isneginf, {"IsInf"});
+  r.add("aten::nan_to_num", 13, aten_nan_to_num, {"IsNaN", "IsInf", "Where"});
+  r.add("aten::nan_to_num_", 13, aten_nan_to_num, {"IsNaN", "IsInf", "Where"});
+  r.add("aten::angle", 13, aten_angle, {"Less", "Where"});
+  r.add("aten::hardtanh_backward", 13, aten_hardtanh_backward, {"Greater", "Less", "Where"});
+  r.add("aten::floordiv", 13, aten_floordiv, {"Div", "Floor"});
+  for (const char *op : {"aten::bitwise_and", "aten::bitwise_and_", "aten::__and__"})
+    r.add(op, 13, aten_bitwise_and, {"And"});
+  for (const char *op : {"aten::bitwise_or", "aten::bitwise_or_", "aten::__or__"})
+    r.add(op, 13, aten_bitwise_or, {"Or"});
+  for (const char *op : {"aten::bitwise_xor", "aten::bitwise_xor_", "aten::__xor__"})
+    r.add(op, 13, aten_bitwise_xor, {"Xor"});
+  for (const char *op :
+       {"aten::bitwise_left_shift", "aten::bitwise_left_shift_", "aten::__lshift__"})
+    r.add(op, 13, aten_bitwise_left_shift, {"BitShift", "Where"});
+  for (const char *op :
+       {"aten::bitwise_right_shift", "aten::bitwise_right_shift_", "aten::__rshift__"})
+    r.add(op, 13, aten_bitwise_right_shift, {"BitShift", "Where"});
+  for (const char *op :
+       {"aten::conj", "aten::conj_physical", "aten::resolve_conj", "aten::resolve_neg"})
+    r.add(op, 13, aten_conj, {});
+  r.add("aten::rrelu", 13, aten_rrelu, {"LeakyRelu", "RandomUniformLike"});
+  r.add("aten::rrelu_", 13, aten_rrelu, {"LeakyRelu", "RandomUniformLike"});
+}
+
+} // namespace torch2onnx

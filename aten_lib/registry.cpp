@@ -129,6 +129,9 @@ const Registry& Registry::global() {
         {"creation", register_creation_ops},     {"image", register_image_ops},
         {"math", register_math_ops},             {"loss", register_loss_ops},
         {"rnn", register_rnn_ops},               {"signal", register_signal_ops},
+        {"math_linalg", register_math_linalg_ops},
+        {"select", register_select_ops},
+        {"attention", register_attention_ops},
     };
     for (const auto& [name, fn] : families) {
       r.set_family(name);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <ATen/core/grad_mode.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "aten_lib/converter.h"
@@ -39,12 +40,40 @@ void validate(const ExportOptions& o, const std::string& out) {
                 "create it first or choose another -o path");
   if (fs::is_directory(out, ec))
     throw Error(fmt::format("the output path '{}' is a directory", out), "give a file name with -o");
-  for (const auto& s : o.inputs)
-    for (const auto& d : s.dims)
-      if (!d.symbol.empty())
-        throw Error(fmt::format("input '{}': symbolic dimension '{}' is not supported yet", s.str(),
-                                d.symbol),
-                    "give concrete sizes for now, e.g. x:f32[1,3,224,224]");
+}
+
+// The symbolic dims of the specs with their example sizes; the same name must mean the same size.
+std::vector<SymbolSizes> collect_symbols(const std::vector<InputSpec>& specs) {
+  std::vector<SymbolSizes> out;
+  for (const auto& s : specs)
+    for (const auto& d : s.dims) {
+      if (d.symbol.empty()) continue;
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& x) { return x.name == d.symbol; });
+      if (it == out.end()) {
+        // Another size for recording which dims are dynamic: different enough not to coincide
+        // with other dims, and keeps multiples of 32 (image sizes) multiples of 32.
+        int64_t alt = d.value + (d.value >= 32 ? 32 : std::max<int64_t>(d.value, 1));
+        out.push_back({d.symbol, d.value, alt});
+      } else if (it->example != d.value) {
+        throw Error(fmt::format("dimension '{}' is {} in one --input and {} in another", d.symbol,
+                                it->example, d.value),
+                    "a name stands for one size: give the same example size everywhere it is used");
+      }
+    }
+  return out;
+}
+
+std::vector<std::pair<std::string, int64_t>> sizes_of(const std::vector<SymbolSizes>& symbols,
+                                                      bool alternate) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& s : symbols) out.emplace_back(s.name, alternate ? s.alternate : s.example);
+  return out;
+}
+
+std::string sizes_text(const std::vector<std::pair<std::string, int64_t>>& sizes) {
+  std::vector<std::string> parts;
+  for (const auto& [n, v] : sizes) parts.push_back(fmt::format("{}={}", n, v));
+  return fmt::format("{}", fmt::join(parts, ","));
 }
 
 }  // namespace
@@ -77,15 +106,35 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
                             o.inputs.size() == 1 ? " was" : "s were"),
                 "give one --input SPEC per forward argument, in order, e.g. --input x:f32[1,3,224,224]");
   }
-  std::vector<std::string> names;
-  for (size_t i = 0; i < o.inputs.size(); ++i)
-    names.push_back(o.inputs[i].name.empty() ? m.arg_names[i] : o.inputs[i].name);
+  GraphInputs gi;
+  gi.symbols = collect_symbols(o.inputs);
+  for (const auto& [name, size] : o.verify_dims) {
+    bool known = false;
+    for (const auto& sym : gi.symbols) known = known || sym.name == name;
+    if (!known)
+      throw Error(fmt::format("--verify-dims names '{}', which is not a symbolic dim of any --input",
+                              name),
+                  "declare it in a spec, e.g. --input x:f32[batch=1,3,224,224]");
+  }
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    gi.names.push_back(o.inputs[i].name.empty() ? m.arg_names[i] : o.inputs[i].name);
+    TensorInfo info;
+    info.dtype = o.inputs[i].dtype;
+    info.shape = o.inputs[i].dims;
+    for (auto& d : *info.shape)
+      if (!d.symbol.empty()) d.value = -1;
+    gi.infos.push_back(info);
+  }
   auto example = make_example_inputs(o.inputs, o.seed);
-  std::vector<c10::IValue> ivals(example.begin(), example.end());
+  gi.example.assign(example.begin(), example.end());
+  if (!gi.symbols.empty()) {
+    auto alt = make_example_inputs(o.inputs, o.seed + 1, sizes_of(gi.symbols, true));
+    gi.alternate.assign(alt.begin(), alt.end());
+  }
 
   t = std::chrono::steady_clock::now();
   say("recording shapes on the example inputs and converting");
-  Converted c = convert_graph(m.graph, ivals, names, o.opset, o.output_names);
+  Converted c = convert_graph(m.graph, gi, o.opset, o.output_names);
   say(fmt::format("converted: {} ONNX nodes", c.builder->node_count()));
   r.phases.convert = since(t);
   r.input_names = c.input_names;
@@ -105,30 +154,47 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   if (o.verify) {
     auto tv = std::chrono::steady_clock::now();
     VerifyReport v;
-    say("verifying: running the model in LibTorch");
-    std::vector<at::Tensor> expected;
-    try {
-      at::NoGradGuard no_grad;
-      std::vector<c10::IValue> fresh;  // the model may modify its inputs in place
-      for (const auto& t : example) fresh.emplace_back(t.clone());
-      expected = flatten_tensors(m.module.forward(fresh));
-    } catch (const Error&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw Error(fmt::format("the model failed in LibTorch: {}", e.what()));
-    }
+    // The example sizes, the second recording sizes, and --verify-dims: each a test-data set.
+    std::vector<std::vector<std::pair<std::string, int64_t>>> size_sets = {{}};
+    if (!gi.symbols.empty()) size_sets.push_back(sizes_of(gi.symbols, true));
+    if (!o.verify_dims.empty()) size_sets.push_back(o.verify_dims);
     fs::path stem = fs::path(r.output_path).replace_extension("");
-    v.test_data_dir = (stem / "test_data_set_0").string();
-    write_test_data(v.test_data_dir, c.input_names, example, c.output_names, expected);
-    say("verifying: running the ONNX model in ONNX Runtime");
-    auto actual = run_onnxruntime(r.output_path, c.input_names, example);
-    v.outputs = compare_outputs(c.output_names, expected, actual, o.rtol, o.atol);
-    if (actual.size() != expected.size()) {
-      OutputCheck extra;
-      extra.name = "(outputs)";
-      extra.problem = fmt::format("LibTorch returned {} outputs, ONNX Runtime {}", expected.size(),
-                                  actual.size());
-      v.outputs.push_back(extra);
+    for (size_t k = 0; k < size_sets.size(); ++k) {
+      auto inputs = k == 0 ? example : make_example_inputs(o.inputs, o.seed + 100 + k, size_sets[k]);
+      std::string label = sizes_text(k == 0 ? sizes_of(gi.symbols, false) : size_sets[k]);
+      say(fmt::format("verifying{}: running the model in LibTorch", label.empty() ? "" : " at " + label));
+      std::vector<at::Tensor> expected;
+      try {
+        at::NoGradGuard no_grad;
+        std::vector<c10::IValue> fresh;  // the model may modify its inputs in place
+        for (const auto& in : inputs) fresh.emplace_back(in.clone());
+        expected = flatten_tensors(m.module.forward(fresh));
+      } catch (const Error&) {
+        throw;
+      } catch (const std::exception& e) {
+        std::string msg = e.what();
+        auto cut = msg.find("\nException raised from");
+        throw Error(fmt::format("the model failed in LibTorch{}: {}",
+                                label.empty() ? "" : " at " + label,
+                                cut == std::string::npos ? msg : msg.substr(0, cut)));
+      }
+      std::string dir = (stem / fmt::format("test_data_set_{}", k)).string();
+      if (k == 0) v.test_data_dir = dir;
+      write_test_data(dir, c.input_names, inputs, c.output_names, expected);
+      say("verifying: running the ONNX model in ONNX Runtime");
+      auto actual = run_onnxruntime(r.output_path, c.input_names, inputs);
+      auto checks = compare_outputs(c.output_names, expected, actual, o.rtol, o.atol);
+      if (actual.size() != expected.size()) {
+        OutputCheck extra;
+        extra.name = "(outputs)";
+        extra.problem = fmt::format("LibTorch returned {} outputs, ONNX Runtime {}",
+                                    expected.size(), actual.size());
+        checks.push_back(extra);
+      }
+      for (auto& ch : checks) {
+        ch.sizes = label;
+        v.outputs.push_back(ch);
+      }
     }
     v.seconds = since(tv);
     r.verify = v;

@@ -14,6 +14,7 @@ namespace torch2onnx {
 
 struct OutputCheck {
   std::string name;
+  std::string sizes;         // the symbolic dim sizes checked, e.g. "batch=3" (empty: static)
   double max_abs_error = 0;  // max |onnx - torch|
   double max_rel_error = 0;  // max |onnx - torch| / max(1, max |torch|)
   double max_abs_ref = 0;    // max |torch|
@@ -25,7 +26,7 @@ struct OutputCheck {
 
 struct VerifyReport {
   std::vector<OutputCheck> outputs;
-  std::string test_data_dir;  // <output stem>/test_data_set_0
+  std::string test_data_dir;  // <output stem>/test_data_set_0 (one set per size checked)
   double seconds = 0;
   bool ok() const {
     for (const auto& o : outputs)

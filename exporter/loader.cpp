@@ -1,6 +1,9 @@
 #include "exporter/loader.h"
 
+#include <ATen/Functions.h>
+#include <caffe2/serialize/inline_container.h>
 #include <dlfcn.h>
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -11,6 +14,10 @@
 #include <torch/csrc/jit/passes/remove_mutation.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <torch/version.h>
+
+#include <array>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
@@ -27,6 +34,8 @@ void load_op_library(const std::string& path) {
 }
 
 namespace {
+
+void check_zip_crcs(const std::string& path);
 
 void check_model_file(const std::string& path) {
   namespace fs = std::filesystem;
@@ -45,14 +54,302 @@ void check_model_file(const std::string& path) {
     throw Error(fmt::format("'{}' is not a TorchScript file (not a zip archive)", path),
                 "save the model with torch.jit.trace(...).save(path) or torch.jit.script(...).save(path); "
                 "a state_dict or torch.save() pickle cannot be converted");
+  f.close();
+  check_zip_crcs(path);
 }
 
+uint32_t crc32_update(uint32_t crc, const unsigned char* p, size_t n) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
+uint32_t le(const unsigned char* p, int bytes) {
+  uint32_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+// LibTorch 1.13 does not check the CRC-32 of the records it reads, and its TorchScript parser can
+// crash on corrupted code (found by tests/fuzz). Check every stored record's CRC first, so a
+// damaged file is reported as damaged. Deflated and zip64 records are left to LibTorch.
+void check_zip_crcs(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  f.seekg(0, std::ios::end);
+  const int64_t size = f.tellg();
+  const int64_t tail = std::min<int64_t>(size, 65536 + 22);
+  std::vector<unsigned char> end(static_cast<size_t>(tail));
+  f.seekg(size - tail);
+  f.read(reinterpret_cast<char*>(end.data()), tail);
+  int64_t eocd = -1;
+  for (int64_t i = tail - 22; i >= 0; --i)
+    if (le(&end[i], 4) == 0x06054b50u) {
+      eocd = i;
+      break;
+    }
+  if (eocd < 0) return;  // no central directory: LibTorch reports it (as cut short)
+  const uint32_t entries = le(&end[eocd + 10], 2), cd_size = le(&end[eocd + 12], 4),
+                 cd_offset = le(&end[eocd + 16], 4);
+  if (cd_offset == 0xFFFFFFFFu || int64_t{cd_offset} + cd_size > size) return;
+  std::vector<unsigned char> cd(cd_size);
+  f.seekg(cd_offset);
+  if (!f.read(reinterpret_cast<char*>(cd.data()), cd_size)) return;
+  std::vector<unsigned char> buf(1 << 16);
+  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
+  size_t pos = 0;
+  for (uint32_t e = 0; e < entries && pos + 46 <= cd.size(); ++e) {
+    const unsigned char* h = &cd[pos];
+    if (le(h, 4) != 0x02014b50u) return;
+    const uint32_t method = le(h + 10, 2), crc = le(h + 16, 4), csize = le(h + 20, 4);
+    const uint32_t name_len = le(h + 28, 2), extra_len = le(h + 30, 2), comment_len = le(h + 32, 2);
+    const uint32_t local = le(h + 42, 4);
+    if (pos + 46 + name_len > cd.size()) return;
+    std::string name(reinterpret_cast<const char*>(h + 46), name_len);
+    pos += 46 + name_len + extra_len + comment_len;
+    if (csize == 0xFFFFFFFFu || local == 0xFFFFFFFFu) continue;
+    if (method != 0) {
+      // Compressed (the code records): let LibTorch's reader inflate them, then check.
+      auto slash = name.find('/');
+      if (slash == std::string::npos || csize > (64u << 20)) continue;
+      if (!reader) {
+        try {
+          reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
+        } catch (const std::exception&) {
+          return;  // e.g. a newer file format: torch::jit::load explains it
+        }
+      }
+      uint32_t c = 0;
+      try {
+        auto [ptr, n] = reader->getRecord(name.substr(slash + 1));
+        c = crc32_update(0, static_cast<const unsigned char*>(ptr.get()), n);
+      } catch (const std::exception&) {
+        c = ~crc;  // it does not even inflate
+      }
+      if (c != crc)
+        throw Error(fmt::format("'{}' is corrupt: the record '{}' fails its checksum", path, name),
+                    "the file was damaged after it was saved; copy or save it again");
+      continue;
+    }
+    unsigned char lh[30];
+    f.clear();
+    f.seekg(local);
+    if (!f.read(reinterpret_cast<char*>(lh), 30) || le(lh, 4) != 0x04034b50u) continue;
+    const int64_t data = int64_t{local} + 30 + le(lh + 26, 2) + le(lh + 28, 2);
+    if (data + csize > size) continue;
+    f.seekg(data);
+    uint32_t c = 0;
+    for (uint32_t left = csize; left > 0;) {
+      const uint32_t n = std::min<uint32_t>(left, static_cast<uint32_t>(buf.size()));
+      if (!f.read(reinterpret_cast<char*>(buf.data()), n)) break;
+      c = crc32_update(c, buf.data(), n);
+      left -= n;
+    }
+    if (c != crc)
+      throw Error(fmt::format("'{}' is corrupt: the record '{}' fails its checksum", path, name),
+                  "the file was damaged after it was saved; copy or save it again");
+  }
+}
+
+// LibTorch's messages start with a newline or "[enforce fail at file.cc:123] . " and end with a
+// backtrace; keep the first meaningful line.
 std::string first_line(const std::string& s) {
-  auto nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
+  size_t a = 0;
+  while (a < s.size() && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  std::string line = s.substr(a, s.find('\n', a) == std::string::npos ? std::string::npos
+                                                                        : s.find('\n', a) - a);
+  if (line.rfind("[enforce fail at ", 0) == 0) {
+    auto close = line.find("] ");
+    if (close != std::string::npos) line = line.substr(close + 2);
+    if (line.rfind(". ", 0) == 0) line = line.substr(2);
+  }
+  auto improve = line.find(" (Could this error message be improved?");
+  if (improve != std::string::npos) line = line.substr(0, improve);
+  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+  return line;
+}
+
+std::string libtorch_version() {
+  return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
+}
+
+// The number after `key` in `msg`, or -1.
+long number_after(const std::string& msg, const std::string& key) {
+  auto p = msg.find(key);
+  if (p == std::string::npos) return -1;
+  p += key.size();
+  long v = 0;
+  bool any = false;
+  while (p < msg.size() && std::isdigit(static_cast<unsigned char>(msg[p]))) {
+    v = v * 10 + (msg[p++] - '0');
+    any = true;
+    if (v > 1000000) break;
+  }
+  return any ? v : -1;
+}
+
+// The op named after "Unknown builtin op: " ("demo::relu"), or "".
+std::string unknown_op_name(const std::string& msg) {
+  const std::string key = "Unknown builtin op: ";
+  auto p = msg.find(key);
+  if (p == std::string::npos) return {};
+  p += key.size();
+  size_t e = p;
+  while (e < msg.size() && (std::isalnum(static_cast<unsigned char>(msg[e])) || msg[e] == '_' ||
+                            msg[e] == ':' || msg[e] == '.'))
+    ++e;
+  std::string op = msg.substr(p, e - p);
+  while (!op.empty() && op.back() == '.') op.pop_back();
+  return op;
+}
+
+// Turns torch::jit::load's failure into what happened and what to do about it.
+[[noreturn]] void throw_load_error(const std::string& path, const std::string& msg) {
+  const std::string torch = libtorch_version();
+  if (msg.find("failed finding central directory") != std::string::npos ||
+      msg.find("failed reading zip archive") != std::string::npos)
+    throw Error(fmt::format("'{}' is cut short or corrupt: its zip archive is incomplete", path),
+                "the file was probably truncated (an interrupted download, copy or save); save or "
+                "copy it again and compare its size with the original");
+  long version = number_after(msg, "PyTorch file with version ");
+  if (version >= 0) {
+    long max = number_after(msg, "maximum supported version for reading is ");
+    throw Error(
+        fmt::format("'{}' was saved by a newer PyTorch than the LibTorch {} torch2onnx uses: file "
+                    "format version {}, LibTorch {} reads versions up to {}",
+                    path, torch, version, torch, max),
+        fmt::format("load the model in PyTorch {}.{} and save it again with torch.jit.save, or "
+                    "build torch2onnx against a LibTorch newer than {} that reads format version {}",
+                    TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, torch, version));
+  }
+  std::string op = unknown_op_name(msg);
+  if (!op.empty()) {
+    std::string ns = op.substr(0, op.find("::"));
+    if (ns == "aten" || ns == "prim" || ns == "quantized" || ns == "_caffe2")
+      throw Error(fmt::format("'{}' uses the op {}, which LibTorch {} does not have", path, op,
+                              torch),
+                  fmt::format("the model was probably saved by a newer PyTorch: save it again with "
+                              "PyTorch {}.{}, or avoid {} in the model",
+                              TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, op));
+    throw Error(fmt::format("'{}' uses the custom op {}, whose library is not loaded", path, op),
+                fmt::format("load the shared library that registers {} first with --load-library "
+                            "LIB.so (for torchvision ops: --load-library .../torchvision/_C.so)",
+                            op));
+  }
+  if (msg.find("Unknown type name") != std::string::npos ||
+      msg.find("torch.classes") != std::string::npos)
+    throw Error(fmt::format("'{}' uses a custom class whose library is not loaded: {}", path,
+                            first_line(msg)),
+                "load the shared library that registers it first with --load-library LIB.so");
+  if (msg.find("constants.pkl") != std::string::npos)
+    throw Error(fmt::format("'{}' was saved with torch.save, not as TorchScript", path),
+                "torch.save stores a Python pickle (a module or a state_dict); make TorchScript "
+                "with torch.jit.trace(model, example).save(path) or torch.jit.script(model).save(path)");
+  if (msg.find("hasRecord(\"version\")") != std::string::npos ||
+      msg.find("not in a subdirectory") != std::string::npos)
+    throw Error(fmt::format("'{}' is a zip archive but not a TorchScript file", path),
+                "save the model with torch.jit.trace(...).save(path) or torch.jit.script(...).save(path)");
+  throw Error(fmt::format("cannot load TorchScript model '{}': {}", path, first_line(msg)),
+              fmt::format("the file may be corrupt, or saved by a PyTorch other than {}.{}; save it "
+                          "again with torch.jit.save",
+                          TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR));
+}
+
+// "" when values of type `t` can be ONNX outputs (tensors, numbers, tuples/lists of them),
+// otherwise the offending type.
+std::string non_tensor_part(const c10::TypePtr& t) {
+  switch (t->kind()) {
+    case c10::TypeKind::TensorType:
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::FloatType:
+    case c10::TypeKind::BoolType:
+    case c10::TypeKind::NumberType:
+      return {};
+    case c10::TypeKind::TupleType:
+    case c10::TypeKind::ListType:
+      for (const auto& e : t->containedTypes()) {
+        std::string bad = non_tensor_part(e);
+        if (!bad.empty()) return bad;
+      }
+      return {};
+    default:
+      return t->annotation_str();
+  }
+}
+
+void check_outputs(const torch::jit::Graph& graph, const std::string& path) {
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const auto* v = graph.outputs()[i];
+    std::string bad = non_tensor_part(v->type());
+    if (bad.empty()) continue;
+    std::string what = v->type()->annotation_str();
+    throw Error(fmt::format("'{}': forward returns {}{}, which cannot be an ONNX output{}", path,
+                            what, graph.outputs().size() > 1 ? fmt::format(" (output {})", i) : "",
+                            bad == what ? "" : fmt::format(" (it holds a {})", bad)),
+                "return tensors, or a tuple of tensors, from forward (a dict: return its values "
+                "as a tuple and name them with --output-names)");
+  }
 }
 
 }  // namespace
+
+std::string summarize_torch_error(const std::string& what) {
+  // The interpreter's message: "The following operation failed ...", two tracebacks, then the
+  // reason ("RuntimeError: expected scalar type Long but found Float"), possibly wrapped.
+  const std::string marker = "RuntimeError: ";
+  auto p = what.rfind(marker);
+  std::string reason = p == std::string::npos ? first_line(what) : what.substr(p + marker.size());
+  for (char& c : reason)
+    if (c == '\n') c = ' ';
+  while (!reason.empty() && std::isspace(static_cast<unsigned char>(reason.back()))) reason.pop_back();
+  // The innermost line of the model's own source, if the traceback has one.
+  std::string where;
+  const std::string orig = "original code (most recent call last):";
+  auto o = what.find(orig);
+  if (o != std::string::npos) {
+    size_t pos = what.find('\n', o);
+    while (pos != std::string::npos && pos + 1 < what.size()) {
+      size_t end = what.find('\n', pos + 1);
+      std::string line = what.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
+      std::string t = first_line(line);
+      if (t.rfind(marker, 0) == 0 || t.empty()) break;
+      if (t.find("/torch/") == std::string::npos && t.find("(") != std::string::npos && where.empty())
+        where = t;  // the first frame outside torch itself: the model's code
+      pos = end;
+    }
+  }
+  return where.empty() ? reason : fmt::format("{} (at {})", reason, where);
+}
+
+std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph& graph) {
+  std::vector<std::string> out;
+  for (const auto* node : graph.nodes()) {
+    if (node->kind() != c10::prim::Constant || node->outputs().size() != 1) continue;
+    const auto* v = node->output();
+    if (v->type()->kind() != c10::TypeKind::TensorType) continue;
+    auto iv = torch::jit::toIValue(v);
+    if (!iv || !iv->isTensor()) continue;
+    const at::Tensor& t = iv->toTensor();
+    if (!t.defined() || !(t.is_floating_point() || t.is_complex()) || t.numel() == 0) continue;
+    int64_t nan = at::isnan(t).sum().item<int64_t>();
+    int64_t inf = at::isinf(t).sum().item<int64_t>();
+    if (nan == 0 && inf == 0) continue;
+    std::string name = v->debugName();
+    if (name.rfind("self.", 0) == 0) name = name.substr(5);
+    out.push_back(fmt::format("weight '{}' ({} values) has {} NaN and {} infinite value{}; the ONNX "
+                              "model keeps them and will likely output NaN/Inf too",
+                              name, t.numel(), nan, inf, inf == 1 ? "" : "s"));
+  }
+  return out;
+}
 
 LoadedModel load_model(const std::string& path) {
   check_model_file(path);
@@ -60,19 +357,19 @@ LoadedModel load_model(const std::string& path) {
   try {
     m.module = torch::jit::load(path);
   } catch (const std::exception& e) {
-    std::string msg = e.what();
-    std::string hint = "check that the file was saved by torch.jit.save with PyTorch 1.13 or older";
-    if (msg.find("Unknown builtin op") != std::string::npos ||
-        msg.find("Unknown type name") != std::string::npos)
-      hint = "the model uses a custom op: load its library first with --load-library LIB.so";
-    throw Error(fmt::format("cannot load TorchScript model '{}': {}", path, first_line(msg)), hint);
+    throw_load_error(path, e.what());
   }
+  if (!m.module.find_method("forward"))
+    throw Error(fmt::format("model '{}' has no forward method", path),
+                "export a module whose forward computes the outputs (torch.jit.trace or script)");
   m.module.eval();
   torch::jit::Module frozen;
   try {
     frozen = torch::jit::freeze_module(m.module);
   } catch (const std::exception& e) {
-    throw Error(fmt::format("cannot freeze model '{}': {}", path, first_line(e.what())));
+    throw Error(fmt::format("cannot freeze model '{}': {}", path, first_line(e.what())),
+                "torch2onnx freezes the model (torch.jit.freeze) to turn parameters into constants; "
+                "check that torch.jit.freeze(torch.jit.load(path).eval()) works in PyTorch");
   }
   auto method = frozen.get_method("forward");
   m.graph = method.graph()->copy();
@@ -93,6 +390,8 @@ LoadedModel load_model(const std::string& path) {
     m.graph->eraseInput(0);
   }
   prepare_graph(m.graph);
+  check_outputs(*m.graph, path);
+  m.warnings = nonfinite_weight_warnings(*m.graph);
   return m;
 }
 

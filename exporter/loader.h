@@ -17,10 +17,20 @@ struct LoadedModel {
   torch::jit::Module module;                    // eval mode, as saved (used as the reference)
   std::shared_ptr<torch::jit::Graph> graph;     // frozen, inlined, simplified forward
   std::vector<std::string> arg_names;           // forward's arguments, without self
+  std::vector<std::string> warnings;            // e.g. NaN/Inf in weights; the export goes on
 };
 
 // torch::jit::load + eval + freeze + prepare_graph. Throws Error naming the file and the reason.
 LoadedModel load_model(const std::string& path);
+
+// One warning per floating-point constant (frozen weight) holding NaN or Inf values, naming it,
+// e.g. "weight 'conv.weight' (216 values) has 1 NaN and 0 infinite values; ...".
+std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph& graph);
+
+// LibTorch's "The following operation failed in the TorchScript interpreter ..." message (two
+// tracebacks, ~30 lines) reduced to its reason and the model's source line, e.g.
+// "expected scalar type Long but found Float (at /src/model.py(26): forward)".
+std::string summarize_torch_error(const std::string& what);
 
 // The passes that make a graph easy to walk: inline, lower tuples, remove mutation, constant
 // propagation, dead-code elimination. Also used on IR-text graphs in tests.

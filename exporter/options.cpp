@@ -99,6 +99,26 @@ InputSpec parse_input_spec(const std::string& raw) {
   return spec;
 }
 
+void check_option_conflicts(const ExportOptions& o) {
+  for (size_t i = 0; i < o.inputs.size(); ++i)
+    for (size_t j = i + 1; j < o.inputs.size() && !o.inputs[i].name.empty(); ++j)
+      if (o.inputs[i].name == o.inputs[j].name)
+        throw Error(fmt::format("--input {} and --input {} both name an input '{}'",
+                                o.inputs[i].str(), o.inputs[j].str(), o.inputs[i].name),
+                    "give each input its own name, or leave names out to use forward's");
+  for (size_t i = 0; i < o.output_names.size(); ++i) {
+    for (size_t j = i + 1; j < o.output_names.size(); ++j)
+      if (o.output_names[i] == o.output_names[j])
+        throw Error(fmt::format("--output-names gives the name '{}' twice", o.output_names[i]),
+                    "ONNX value names must be unique; give each output its own name");
+    for (const auto& in : o.inputs)
+      if (in.name == o.output_names[i])
+        throw Error(fmt::format("--output-names '{}' is also the name of --input {}",
+                                o.output_names[i], in.str()),
+                    "ONNX value names must be unique; rename the input or the output");
+  }
+}
+
 std::string InputSpec::str() const {
   std::string out = name.empty() ? "" : name + ":";
   out += dtype_name(dtype);
@@ -109,6 +129,23 @@ std::string InputSpec::str() const {
                                   : fmt::format("{}={}", dims[i].symbol, dims[i].value);
   }
   return out + "]";
+}
+
+std::vector<std::pair<std::string, int64_t>> parse_dim_sizes(const std::string& text) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string item = trim(text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || !is_identifier(trim(item.substr(0, eq))))
+      throw Error(fmt::format("--verify-dims '{}': '{}' is not name=size", text, item),
+                  "e.g. --verify-dims batch=3,seq=77");
+    out.emplace_back(trim(item.substr(0, eq)), parse_size(trim(item.substr(eq + 1)), text));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace torch2onnx

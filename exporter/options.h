@@ -20,6 +20,8 @@ struct InputSpec {
 
 // Parses one SPEC; throws Error saying what is wrong and showing the expected form.
 InputSpec parse_input_spec(const std::string& text);
+// "batch=3,seq=77" -> {{"batch",3},{"seq",77}}; throws Error on malformed text.
+std::vector<std::pair<std::string, int64_t>> parse_dim_sizes(const std::string& text);
 // "f32" -> DType::Float; throws for unknown names.
 DType parse_dtype(const std::string& text);
 
@@ -31,10 +33,16 @@ struct ExportOptions {
   std::vector<std::string> output_names;
   std::vector<std::string> libraries;  // custom-op libraries loaded before the model
   bool verify = false;
+  // Extra sizes for symbolic dims to verify at, e.g. {{"batch", 3}, {"seq", 77}} (--verify-dims).
+  std::vector<std::pair<std::string, int64_t>> verify_dims;
   double rtol = 1e-4;  // tolerance = max(atol, rtol * max|torch|) per output
   double atol = 1e-4;
   uint64_t seed = 0;
   int verbosity = 1;  // 0 quiet, 1 normal, 2 verbose
 };
+
+// Flags that contradict each other: two inputs or two outputs with the same name, an output named
+// like an input. Throws Error naming the flags and the name.
+void check_option_conflicts(const ExportOptions& options);
 
 }  // namespace torch2onnx

@@ -39,14 +39,40 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph,
                         const std::vector<c10::IValue>& example_inputs,
                         const std::vector<std::string>& input_names, int opset,
                         const std::vector<std::string>& output_names) {
+  GraphInputs in;
+  in.names = input_names;
+  in.example = example_inputs;
+  for (const auto& v : example_inputs) {
+    T2O_CHECK(v.isTensor(), "only tensor inputs are supported");
+    in.infos.push_back(info_of(v.toTensor()));
+  }
+  return convert_graph(graph, in, opset, output_names);
+}
+
+Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const GraphInputs& inputs,
+                        int opset, const std::vector<std::string>& output_names) {
   T2O_CHECK(opset >= kMinOpset && opset <= kMaxOpset, "opset {} is not supported",
             opset);  // callers validate first; this guards library users
-  T2O_CHECK(graph->inputs().size() == example_inputs.size(),
+  T2O_CHECK(graph->inputs().size() == inputs.example.size(),
             "the graph has {} inputs but {} example inputs were given", graph->inputs().size(),
-            example_inputs.size());
+            inputs.example.size());
   at::NoGradGuard no_grad;
   Converted c;
-  c.record = record_shapes(graph, example_inputs);
+  c.record = record_shapes(graph, inputs.example);
+  if (!inputs.alternate.empty()) {
+    ShapeRecord other;
+    try {
+      other = record_shapes(graph, inputs.alternate);
+    } catch (const Error& e) {
+      std::vector<std::string> sizes;
+      for (const auto& s : inputs.symbols) sizes.push_back(fmt::format("{}={}", s.name, s.alternate));
+      throw Error(fmt::format("the model runs at the example sizes but fails at {}: {}",
+                              fmt::join(sizes, ", "), e.what()),
+                  "a traced model may have recorded a size as a constant; make that dim static in "
+                  "--input, or fix the model (use x.size(i) / x.shape in forward, or script it)");
+    }
+    merge_dynamic(c.record, other, inputs.symbols);
+  }
   c.builder = std::make_unique<GraphBuilder>(opset);
   const Registry& registry = Registry::global();
   Walker walker(*c.builder, c.record, registry);
@@ -56,10 +82,11 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph,
                 "see `torch2onnx ops` for what is supported; file an issue with the op names");
   for (size_t i = 0; i < graph->inputs().size(); ++i) {
     const auto* v = graph->inputs()[i];
-    const c10::IValue& ex = example_inputs[i];
-    T2O_CHECK(ex.isTensor(), "graph input {} ('{}') is not a tensor; only tensor inputs are supported",
-              i, input_names.at(i));
-    Val in = c.builder->add_input(input_names.at(i), info_of(ex.toTensor()));
+    T2O_CHECK(inputs.example[i].isTensor(),
+              "graph input {} ('{}') is not a tensor; only tensor inputs are supported", i,
+              inputs.names.at(i));
+    Val in = c.builder->add_input(inputs.names.at(i), inputs.infos.at(i));
+    c.record.infos[v] = inputs.infos.at(i);  // the declared (symbolic) dims win
     walker.bind_input(v, in);
     c.input_names.push_back(in.name);
   }

@@ -28,6 +28,19 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph,
                         const std::vector<std::string>& input_names, int opset,
                         const std::vector<std::string>& output_names);
 
+// The graph's inputs: names, declared infos (symbolic dims by name) and the example values the
+// model is recorded at. `alternate` (empty when every dim is static) holds the same inputs with
+// every symbolic dim at another size, so the recorder can tell which dims are dynamic.
+struct GraphInputs {
+  std::vector<std::string> names;
+  std::vector<TensorInfo> infos;
+  std::vector<c10::IValue> example, alternate;
+  std::vector<SymbolSizes> symbols;
+};
+
+Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const GraphInputs& inputs,
+                        int opset, const std::vector<std::string>& output_names);
+
 // Flattens tuples/lists of tensors (in order) into a list of tensors; scalars become 0-d tensors.
 std::vector<at::Tensor> flatten_tensors(const c10::IValue& v);
 

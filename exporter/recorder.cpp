@@ -118,4 +118,26 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
   return rec;
 }
 
+void merge_dynamic(ShapeRecord& example, const ShapeRecord& alternate,
+                   const std::vector<SymbolSizes>& symbols) {
+  for (auto& [value, info] : example.infos) {
+    const TensorInfo* other = alternate.find(value);
+    if (!info.shape) continue;
+    if (!other || !other->shape || other->shape->size() != info.shape->size()) {
+      // Rank changes with the input size (or the value was not computed): keep only the dtype.
+      info.shape.reset();
+      continue;
+    }
+    for (size_t i = 0; i < info.shape->size(); ++i) {
+      Dim& d = (*info.shape)[i];
+      int64_t b = (*other->shape)[i].value;
+      if (d.value == b) continue;
+      std::string name;
+      for (const auto& s : symbols)
+        if (s.example == d.value && s.alternate == b) name = s.name;
+      d = name.empty() ? Dim{} : Dim::named(name);
+    }
+  }
+}
+
 }  // namespace torch2onnx

@@ -26,4 +26,16 @@ struct ShapeRecord {
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
                           const std::vector<c10::IValue>& inputs);
 
+// One symbolic input dim and the two sizes the model was recorded at.
+struct SymbolSizes {
+  std::string name;
+  int64_t example = 0, alternate = 0;
+};
+
+// Merges a record at the example sizes with one at alternate sizes: dims equal in both stay
+// concrete; dims that differ become symbolic, named after the input symbol whose two sizes they
+// match (e.g. "batch"), or unnamed when they are some other expression of the symbols.
+void merge_dynamic(ShapeRecord& example, const ShapeRecord& alternate,
+                   const std::vector<SymbolSizes>& symbols);
+
 }  // namespace torch2onnx

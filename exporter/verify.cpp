@@ -219,20 +219,27 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
   return checks;
 }
 
-std::vector<at::Tensor> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed) {
+std::vector<at::Tensor> make_example_inputs(
+    const std::vector<InputSpec>& specs, uint64_t seed,
+    const std::vector<std::pair<std::string, int64_t>>& sizes) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   std::vector<at::Tensor> out;
   for (const auto& s : specs) {
-    std::vector<int64_t> sizes;
-    for (const auto& d : s.dims) sizes.push_back(d.value);
+    std::vector<int64_t> dims;
+    for (const auto& d : s.dims) {
+      int64_t v = d.value;
+      for (const auto& [name, size] : sizes)
+        if (!d.symbol.empty() && d.symbol == name) v = size;
+      dims.push_back(v);
+    }
     auto st = to_scalar_type(s.dtype);
     at::Tensor t;
     if (is_floating(s.dtype)) {
-      t = at::randn(sizes, gen, at::TensorOptions().dtype(at::kFloat)).to(st);
+      t = at::randn(dims, gen, at::TensorOptions().dtype(at::kFloat)).to(st);
     } else if (s.dtype == DType::Bool) {
-      t = at::randint(0, 2, sizes, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+      t = at::randint(0, 2, dims, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
     } else {
-      t = at::randint(0, 10, sizes, gen, at::TensorOptions().dtype(at::kLong)).to(st);
+      t = at::randint(0, 10, dims, gen, at::TensorOptions().dtype(at::kLong)).to(st);
     }
     out.push_back(t);
   }

@@ -26,7 +26,10 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
                                          double atol);
 
 // Random inputs for the specs, reproducible from `seed`: floats ~ N(0,1), ints in [0, 10), bools.
-std::vector<at::Tensor> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed);
+// `sizes` overrides symbolic dims by name (others use their example size).
+std::vector<at::Tensor> make_example_inputs(
+    const std::vector<InputSpec>& specs, uint64_t seed,
+    const std::vector<std::pair<std::string, int64_t>>& sizes = {});
 
 // Writes <dir>/input_N.pb and output_N.pb (ONNX model zoo layout).
 void write_test_data(const std::string& dir, const std::vector<std::string>& input_names,

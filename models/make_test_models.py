@@ -55,6 +55,99 @@ class TupleOut(nn.Module):
         return torch.relu(x), torch.sigmoid(x)
 
 
+# --- Fixtures for the reliability tests (tests/test_reliability.cpp) ---
+
+
+class NanWeights(nn.Module):
+    """A Linear whose weight holds a NaN and an Inf: the export goes on, with a warning."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        with torch.no_grad():
+            self.fc.weight[0, 0] = float("nan")
+            self.fc.weight[1, 2] = float("inf")
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class DictOut(nn.Module):
+    def forward(self, x):
+        return {"y": torch.relu(x)}
+
+
+class IntOut(nn.Module):
+    def forward(self, x):
+        return torch.relu(x), x.dim() * 2
+
+
+class NoneOut(nn.Module):
+    def forward(self, x):
+        y = torch.relu(x)
+        return None
+
+
+def rewrite_archive(src, dst, change):
+    """Copies the zip `src` to `dst`, passing each record through change(name, bytes) -> bytes or
+    None (drop it). For archives no PyTorch we have can save: a newer format, an unknown op."""
+    import zipfile
+
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(dst), suffix=".pt.tmp")
+    os.close(fd)
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w") as zout:
+        for info in zin.infolist():
+            data = change(info.filename, zin.read(info.filename))
+            if data is not None:
+                zout.writestr(info, data)
+    os.replace(tmp, dst)
+
+
+def replace_in_code(old, new):
+    # The debug_pkl records hold source ranges into the code; dropping them is allowed.
+    def change(name, data):
+        if name.endswith(".debug_pkl"):
+            return None
+        if name.endswith(".py"):
+            return data.replace(old, new)
+        return data
+
+    return change
+
+
+def make_derived(out):
+    """Broken or unusual files made from the models above (two_inputs.pt must exist)."""
+    import zipfile
+
+    base = os.path.join(out, "two_inputs.pt")
+    derived = {
+        # file format version 11: what a PyTorch newer than our LibTorch (1.13) would write
+        "newer_format": lambda p: rewrite_archive(
+            base, p, lambda n, d: b"11\n" if n.endswith("/version") else d),
+        # a custom op whose library is not loaded (made by editing the code; no compiled library)
+        "custom_op": lambda p: rewrite_archive(
+            base, p, replace_in_code(b"torch.relu(a)", b"ops.t2o_demo.relu(a)")),
+        # an aten op LibTorch 1.13 does not know: as if saved by a newer PyTorch
+        "newer_op": lambda p: rewrite_archive(
+            base, p, replace_in_code(b"torch.relu(a)", b"torch.frobnicate(a)")),
+    }
+    for name, make in derived.items():
+        path = os.path.join(out, name + ".pt")
+        if not os.path.exists(path):
+            make(path)
+        print(f"{name}\t{path}")
+    # a zip archive that is not TorchScript, and a torch.save pickle
+    path = os.path.join(out, "plain_zip.pt")
+    if not os.path.exists(path):
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("docs/readme.txt", "not a model")
+    print(f"plain_zip\t{path}")
+    path = os.path.join(out, "torch_save.pt")
+    if not os.path.exists(path):
+        torch.save(TwoInputs().state_dict(), path)
+    print(f"torch_save\t{path}")
+
+
 def save(module, example, path, script=False):
     module.eval()
     torch.manual_seed(0)
@@ -78,12 +171,17 @@ def main():
         "unsupported": (Unsupported(), (torch.rand(2, 3),), False),
         "two_inputs": (TwoInputs(), None, True),
         "tuple_out": (TupleOut(), (torch.randn(2, 3),), False),
+        "nan_weights": (NanWeights(), (torch.randn(2, 3),), False),
+        "dict_out": (DictOut(), None, True),
+        "int_out": (IntOut(), None, True),
+        "none_out": (NoneOut(), None, True),
     }
     for name, (module, example, script) in models.items():
         path = os.path.join(args.out, name + ".pt")
         if not os.path.exists(path):
             save(module, example, path, script)
         print(f"{name}\t{path}")
+    make_derived(args.out)
     return 0
 
 

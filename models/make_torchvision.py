@@ -34,6 +34,9 @@ MODELS = {
 # The models of the foundation issue's end-to-end tests.
 FOUNDATION = list(MODELS)
 
+# Also made on request (dynamic-shape tests).
+MODELS["vit_b_16"] = ({}, [1, 3, 224, 224])
+
 
 def spec(shape):
     return "x:f32[" + ",".join(str(d) for d in shape) + "]"
@@ -45,6 +48,12 @@ def make(name, out_dir):
     if not os.path.exists(path):
         torch.manual_seed(0)
         model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
+        # Some models zero-initialize their last layer (ViT's head): the output would be all zeros
+        # and a comparison meaningless. Give such weights small random values.
+        with torch.no_grad():
+            for p in model.parameters():
+                if p.dim() >= 2 and not p.any():
+                    p.normal_(0.0, 0.02)
         example = torch.randn(*shape)
         with torch.no_grad():
             traced = torch.jit.trace(model, example)

@@ -6,7 +6,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(build-essential cmake libtorch-dev libonnx-dev libprotobuf-dev protobuf-compiler
-          libcli11-dev libfmt-dev catch2 python3-torch python3-torchvision
+          libcli11-dev libfmt-dev catch2 libyaml-cpp-dev python3-torch python3-torchvision python3-yaml
           libopenblas0-pthread)  # OpenBLAS: LibTorch runs the model ~2x faster than with reference BLAS
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,189 @@
+// Reads a zoo manifest (YAML, parsed by yaml-cpp). Strict: unknown keys and wrong types are errors
+// with the line, so a typo in a CI manifest cannot silently drop a check.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "apps/zoo.h"
+#include "builder/error.h"
+#include "exporter/options.h"
+
+namespace fs = std::filesystem;
+
+namespace torch2onnx::zoo {
+namespace {
+
+struct Ctx {
+  std::string file;
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const {
+    throw Error(fmt::format("{}:{}: {}", file, n.Mark().line + 1, msg),
+                "see docs/zoo.md for the manifest format");
+  }
+};
+
+// Keys a model entry may have. `make` and `notes` are for models/make_zoo.py and for people.
+const std::set<std::string> kModelKeys = {"name",    "model",       "inputs",     "opset",
+                                          "rtol",    "atol",        "timeout",    "load_library",
+                                          "expect_fail", "output_names", "make", "notes"};
+const std::set<std::string> kDefaultKeys = {"opset", "rtol", "atol", "timeout", "load_library"};
+const std::set<std::string> kTopKeys = {"model_dir", "defaults", "models"};
+
+void check_keys(const Ctx& c, const YAML::Node& map, const std::set<std::string>& allowed,
+                const std::string& where) {
+  if (!map.IsMap()) c.fail(map, fmt::format("{} must be a mapping (key: value)", where));
+  for (const auto& kv : map) {
+    auto k = kv.first.as<std::string>();
+    if (!allowed.count(k))
+      c.fail(kv.first, fmt::format("unknown key '{}' in {} (known: {})", k, where,
+                                   fmt::join(allowed, ", ")));
+  }
+}
+
+template <typename T>
+T scalar(const Ctx& c, const YAML::Node& n, const std::string& key, const char* what) {
+  try {
+    return n.as<T>();
+  } catch (const YAML::Exception&) {
+    c.fail(n, fmt::format("'{}' must be {}", key, what));
+  }
+}
+
+// A string or a list of strings.
+std::vector<std::string> strings(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  std::vector<std::string> out;
+  if (n.IsScalar()) {
+    out.push_back(n.as<std::string>());
+  } else if (n.IsSequence()) {
+    for (const auto& e : n) out.push_back(scalar<std::string>(c, e, key, "a list of strings"));
+  } else {
+    c.fail(n, fmt::format("'{}' must be a string or a list of strings", key));
+  }
+  return out;
+}
+
+std::vector<int> opsets(const Ctx& c, const YAML::Node& n) {
+  std::vector<int> out;
+  if (n.IsSequence()) {
+    for (const auto& e : n) out.push_back(scalar<int>(c, e, "opset", "an integer or a list"));
+  } else {
+    out.push_back(scalar<int>(c, n, "opset", "an integer or a list of integers"));
+  }
+  if (out.empty()) c.fail(n, "'opset' is an empty list");
+  for (int o : out)
+    if (o < 13 || o > 17) c.fail(n, fmt::format("opset {} is outside 13..17", o));
+  return out;
+}
+
+std::string expand_home(const std::string& p) {
+  if (p.rfind("~/", 0) == 0 || p == "~") {
+    const char* home = std::getenv("HOME");
+    return std::string(home ? home : "") + p.substr(1);
+  }
+  return p;
+}
+
+struct Defaults {
+  std::vector<int> opsets{17};
+  std::optional<double> rtol, atol;
+  double timeout = 900;
+  std::vector<std::string> libraries;
+};
+
+void read_common(const Ctx& c, const YAML::Node& m, Defaults& d) {
+  if (m["opset"]) d.opsets = opsets(c, m["opset"]);
+  if (m["rtol"]) d.rtol = scalar<double>(c, m["rtol"], "rtol", "a number");
+  if (m["atol"]) d.atol = scalar<double>(c, m["atol"], "atol", "a number");
+  if (m["timeout"]) {
+    d.timeout = scalar<double>(c, m["timeout"], "timeout", "a number of seconds");
+    if (d.timeout <= 0) c.fail(m["timeout"], "'timeout' must be positive");
+  }
+  if (m["load_library"]) d.libraries = strings(c, m["load_library"], "load_library");
+}
+
+}  // namespace
+
+Manifest load_manifest(const std::string& path, const std::string& models_dir, int opset) {
+  Ctx c{path};
+  if (!fs::is_regular_file(path))
+    throw Error(fmt::format("manifest '{}' does not exist or is not a file", path));
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) throw Error(fmt::format("{}: the manifest must be a mapping with 'models'", path));
+  check_keys(c, root, kTopKeys, "the manifest");
+
+  Manifest m;
+  m.path = path;
+  fs::path base = fs::absolute(path).parent_path();
+  std::string dir = root["model_dir"] ? expand_home(root["model_dir"].as<std::string>()) : "";
+  if (!models_dir.empty()) dir = models_dir;
+  m.model_dir = dir.empty() ? base.string() : fs::path(dir).is_absolute() ? dir : (base / dir).string();
+
+  Defaults defaults;
+  if (root["defaults"]) {
+    check_keys(c, root["defaults"], kDefaultKeys, "defaults");
+    read_common(c, root["defaults"], defaults);
+  }
+  const YAML::Node models = root["models"];
+  if (!models || !models.IsSequence() || models.size() == 0)
+    throw Error(fmt::format("{}: 'models' must be a non-empty list", path));
+
+  std::set<std::string> names;
+  for (const auto& e : models) {
+    check_keys(c, e, kModelKeys, "a model entry");
+    if (!e["name"]) c.fail(e, "a model entry needs a 'name'");
+    auto name = scalar<std::string>(c, e["name"], "name", "a string");
+    if (name.empty() || name.find_first_of("/ \t@") != std::string::npos)
+      c.fail(e["name"], fmt::format("name '{}' must be non-empty without '/', '@' or spaces", name));
+    if (!names.insert(name).second) c.fail(e["name"], fmt::format("duplicate name '{}'", name));
+    if (!e["inputs"]) c.fail(e, fmt::format("model '{}' needs 'inputs' (a list of input specs)", name));
+
+    Defaults d = defaults;
+    read_common(c, e, d);
+    Job j;
+    j.name = name;
+    j.line = e.Mark().line + 1;
+    std::string model = e["model"] ? scalar<std::string>(c, e["model"], "model", "a path")
+                                   : name + ".pt";
+    model = expand_home(model);
+    j.model = fs::path(model).is_absolute() ? model : (fs::path(m.model_dir) / model).string();
+    j.inputs = strings(c, e["inputs"], "inputs");
+    for (const auto& s : j.inputs) {
+      try {
+        parse_input_spec(s);
+      } catch (const Error& err) {
+        c.fail(e["inputs"], fmt::format("model '{}': {}", name, err.what()));
+      }
+    }
+    if (e["output_names"]) j.output_names = strings(c, e["output_names"], "output_names");
+    if (e["expect_fail"]) {
+      j.expect_fail = scalar<std::string>(c, e["expect_fail"], "expect_fail", "a reason (string)");
+      if (j.expect_fail.empty()) c.fail(e["expect_fail"], "'expect_fail' needs a reason");
+    }
+    j.rtol = d.rtol;
+    j.atol = d.atol;
+    j.timeout = d.timeout;
+    for (const auto& lib : d.libraries) {
+      std::string l = expand_home(lib);
+      j.libraries.push_back(fs::path(l).is_absolute() || l.find('/') == std::string::npos
+                                ? l
+                                : (base / l).string());
+    }
+    std::vector<int> ops = opset > 0 ? std::vector<int>{opset} : d.opsets;
+    for (int o : ops) {
+      Job k = j;
+      k.opset = o;
+      if (ops.size() > 1) k.name = fmt::format("{}@op{}", name, o);
+      m.jobs.push_back(std::move(k));
+    }
+  }
+  return m;
+}
+
+}  // namespace torch2onnx::zoo

@@ -1,0 +1,394 @@
+// Linear-algebra helpers beyond matmul: cross, tensordot, cdist, norms, det, addmv/addr/addbmm,
+// bilinear, weight norm and the transposing views (mT, mH, numpy_T).
+#include "aten_lib/converter.h"
+#include "aten_lib/helpers.h"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+
+namespace torch2onnx {
+
+namespace {
+
+Val op_t(GraphBuilder &b, DType t, std::string_view op, const std::vector<Val> &inputs,
+         const std::vector<Attr> &attrs = {}) {
+  Val v = b.op1(op, inputs, attrs);
+  TensorInfo info;
+  info.dtype = t;
+  b.set_info(v, info);
+  return v;
+}
+
+Val scalar(GraphBuilder &b, DType t, double v) {
+  return b.const_scalar(t, v);
+}
+
+// Floats compute in float/double (half types in float); integers in int64, which MatMul, Einsum
+// and the reductions all have kernels for.
+DType compute_type(DType t) {
+  if (t == DType::Double)
+    return t;
+  if (is_floating(t))
+    return DType::Float;
+  return DType::Int64;
+}
+
+double number(const ConvertCtx &c, size_t i, double dflt) {
+  if (!c.has(i))
+    return dflt;
+  T2O_CHECK(c.in(i).is_number(), "argument {} of {} must be a constant number, got {}", i, c.op(),
+            c.in(i).describe());
+  return c.in(i).to_double();
+}
+
+void set_result(ConvertCtx &c, const Val &v, size_t i = 0) {
+  c.set_out(i, cast_to(c.b, v, out_dtype(c, i)));
+}
+
+int64_t rank_of(const ConvertCtx &c, size_t i) {
+  int64_t r = c.info(i).rank();
+  T2O_CHECK(r >= 0, "{} needs the rank of input {}", c.op(), i);
+  return r;
+}
+
+Val reduce(GraphBuilder &b, DType k, const char *op, const Val &x, std::vector<int64_t> axes,
+           bool keep) {
+  if (std::string(op) == "ReduceSum")
+    return op_t(b, k, op, {x, b.const_i64(axes)}, {{"keepdims", keep ? 1 : 0}});
+  return op_t(b, k, op, {x}, {{"axes", axes}, {"keepdims", keep ? 1 : 0}});
+}
+
+// The p-norm of x over `axes` (torch.linalg.vector_norm semantics for p = +-inf, 0, 1, 2, other).
+Val vector_norm(GraphBuilder &b, DType k, const Val &x, double p, const std::vector<int64_t> &axes,
+                bool keep) {
+  Val ax = op_t(b, k, "Abs", {x});
+  if (std::isinf(p))
+    return reduce(b, k, p > 0 ? "ReduceMax" : "ReduceMin", ax, axes, keep);
+  if (p == 0) {
+    Val nz = op_t(b, DType::Bool, "Not", {op_t(b, DType::Bool, "Equal", {x, scalar(b, k, 0)})});
+    return reduce(b, k, "ReduceSum", cast_to(b, nz, k), axes, keep);
+  }
+  if (p == 1)
+    return reduce(b, k, "ReduceSum", ax, axes, keep);
+  if (p == 2)
+    return op_t(b, k, "Sqrt", {reduce(b, k, "ReduceSum", op_t(b, k, "Mul", {x, x}), axes, keep)});
+  Val s = reduce(b, k, "ReduceSum", op_t(b, k, "Pow", {ax, scalar(b, k, p)}), axes, keep);
+  return op_t(b, k, "Pow", {s, scalar(b, k, 1.0 / p)});
+}
+
+// Matrix norms over the axes (d0 rows, d1 columns): 'fro', and the max/min absolute column
+// (ord +-1) or row (ord +-inf) sums. Spectral and nuclear norms need an SVD, which ONNX lacks.
+Val matrix_norm(GraphBuilder &b, DType k, const Val &x, const std::string &ord, double p,
+                int64_t d0, int64_t d1, bool keep) {
+  Val r;
+  if (ord == "fro") {
+    r = vector_norm(b, k, x, 2, {d0, d1}, true);
+  } else {
+    T2O_CHECK(ord.empty(), "matrix norm ord='{}' is not supported ('fro'; 'nuc' needs an SVD)",
+              ord);
+    T2O_CHECK(std::abs(p) == 1 || std::isinf(p),
+              "matrix norm ord={} is not supported (1, -1, inf, -inf, 'fro'; 2/-2 need an SVD)", p);
+    int64_t sum_axis = std::abs(p) == 1 ? d0 : d1, pick_axis = std::abs(p) == 1 ? d1 : d0;
+    Val s = reduce(b, k, "ReduceSum", op_t(b, k, "Abs", {x}), {sum_axis}, true);
+    r = reduce(b, k, p > 0 ? "ReduceMax" : "ReduceMin", s, {pick_axis}, true);
+  }
+  return keep ? r : squeeze(b, r, {d0, d1});
+}
+
+std::vector<int64_t> all_axes(int64_t rank) {
+  std::vector<int64_t> v(static_cast<size_t>(rank));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+std::vector<int64_t> norm_axes(std::vector<int64_t> axes, int64_t rank) {
+  for (auto &a : axes)
+    a = norm_axis(a, rank);
+  return axes;
+}
+
+} // namespace
+
+// cross(a, b) = a[[1,2,0]] * b[[2,0,1]] - a[[2,0,1]] * b[[1,2,0]] along dim.
+void aten_cross(ConvertCtx &c) {
+  const TensorInfo &out = c.out_info(0);
+  int64_t rank = out.rank();
+  T2O_CHECK(rank > 0, "{} needs the output rank", c.op());
+  int64_t dim;
+  if (c.has(2)) {
+    dim = norm_axis(c.in(2).to_int(), rank);
+  } else if (c.op() == "aten::linalg_cross") {
+    dim = rank - 1;
+  } else { // deprecated default: the first dim of size 3
+    dim = -1;
+    for (int64_t i = 0; i < rank && dim < 0; ++i)
+      if ((*out.shape)[i].value == 3)
+        dim = i;
+    T2O_CHECK(dim >= 0, "cross without dim needs a dim of size 3, got {}", out.str());
+  }
+  DType k = compute_type(out_dtype(c));
+  auto pick = [&](size_t i, std::vector<int64_t> idx) {
+    Val v = cast_to(c.b, c.tensor(i), k);
+    int64_t axis = dim - (rank - rank_of(c, i));
+    return op_t(c.b, k, "Gather", {v, c.b.const_i64(idx)}, {{"axis", axis}});
+  };
+  Val l = op_t(c.b, k, "Mul", {pick(0, {1, 2, 0}), pick(1, {2, 0, 1})});
+  Val r = op_t(c.b, k, "Mul", {pick(0, {2, 0, 1}), pick(1, {1, 2, 0})});
+  set_result(c, op_t(c.b, k, "Sub", {l, r}));
+}
+
+// tensordot as one Einsum: contracted dims share letters, free dims keep their order.
+void aten_tensordot(ConvertCtx &c) {
+  int64_t ra = rank_of(c, 0), rb = rank_of(c, 1);
+  auto da = norm_axes(c.in(2).to_ints(), ra), db = norm_axes(c.in(3).to_ints(), rb);
+  T2O_CHECK(da.size() == db.size(), "tensordot got {} and {} dims to contract", da.size(),
+            db.size());
+  T2O_CHECK(ra + rb <= 52, "tensordot supports at most 52 dims in total");
+  auto letter = [](int64_t i) { return static_cast<char>(i < 26 ? 'a' + i : 'A' + i - 26); };
+  std::string sa, sb, so;
+  for (int64_t i = 0; i < ra; ++i)
+    sa += letter(i);
+  for (int64_t i = 0; i < rb; ++i)
+    sb += letter(ra + i);
+  for (size_t i = 0; i < da.size(); ++i)
+    sb[db[i]] = sa[da[i]];
+  for (int64_t i = 0; i < ra; ++i)
+    if (std::find(da.begin(), da.end(), i) == da.end())
+      so += sa[i];
+  for (int64_t i = 0; i < rb; ++i)
+    if (std::find(db.begin(), db.end(), i) == db.end())
+      so += sb[i];
+  DType k = compute_type(out_dtype(c));
+  Val a = cast_to(c.b, c.tensor(0), k), b = cast_to(c.b, c.tensor(1), k);
+  set_result(c, op_t(c.b, k, "Einsum", {a, b}, {{"equation", sa + "," + sb + "->" + so}}));
+}
+
+// cdist: the p-norm of every row difference, [.., P, M] x [.., R, M] -> [.., P, R].
+void aten_cdist(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  double p = number(c, 2, 2.0);
+  Val a = unsqueeze(c.b, cast_to(c.b, c.tensor(0), k), {-2});
+  Val b = unsqueeze(c.b, cast_to(c.b, c.tensor(1), k), {-3});
+  Val d = op_t(c.b, k, "Sub", {a, b});
+  int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1)) + 1;
+  set_result(c, vector_norm(c.b, k, d, p, {rank - 1}, false));
+}
+
+// pairwise_distance = norm(x1 - x2 + eps, p) over the last dim.
+void aten_pairwise_distance(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  double p = number(c, 2, 2.0), eps = number(c, 3, 1e-6);
+  bool keep = c.has(4) && c.in(4).to_bool();
+  Val d = op_t(c.b, k, "Sub", {cast_to(c.b, c.tensor(0), k), cast_to(c.b, c.tensor(1), k)});
+  d = op_t(c.b, k, "Add", {d, scalar(c.b, k, eps)});
+  int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1));
+  T2O_CHECK(rank > 0, "pairwise_distance of 0-d tensors is not supported");
+  set_result(c, vector_norm(c.b, k, d, p, {rank - 1}, keep));
+}
+
+// sum((x1 / max(|x1|, eps)) * (x2 / max(|x2|, eps)), dim) on the broadcast inputs, as ATen does.
+void aten_cosine_similarity(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  Val a = cast_to(c.b, c.tensor(0), k), b = cast_to(c.b, c.tensor(1), k);
+  // Expand broadcasts both ways, so expanding to each other's shape gives the common shape.
+  a = op_t(c.b, k, "Expand", {a, c.b.op1("Shape", {b})});
+  b = op_t(c.b, k, "Expand", {b, c.b.op1("Shape", {a})});
+  int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1));
+  int64_t dim = norm_axis(c.has(2) ? c.in(2).to_int() : 1, rank);
+  Val eps = scalar(c.b, k, number(c, 3, 1e-8));
+  auto unit = [&](const Val &v) {
+    Val n = op_t(c.b, k, "Max", {vector_norm(c.b, k, v, 2, {dim}, true), eps});
+    return op_t(c.b, k, "Div", {v, n});
+  };
+  set_result(c, reduce(c.b, k, "ReduceSum", op_t(c.b, k, "Mul", {unit(a), unit(b)}), {dim}, false));
+}
+
+void aten_det(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  set_result(c, op_t(c.b, k, "Det", {cast_to(c.b, c.tensor(0), k)}));
+}
+
+// log(det): -inf for singular, nan for a negative determinant, as torch.logdet.
+void aten_logdet(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  Val d = op_t(c.b, k, "Det", {cast_to(c.b, c.tensor(0), k)});
+  set_result(c, op_t(c.b, k, "Log", {d}));
+}
+
+// linalg_norm(x, ord=None, dim=None, keepdim, dtype) and the ord_str overload.
+void aten_linalg_norm(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  Val x = cast_to(c.b, c.tensor(0), k);
+  int64_t rank = rank_of(c, 0);
+  bool keep = c.has(3) && c.in(3).to_bool();
+  std::vector<int64_t> dims =
+      c.has(2) ? norm_axes(c.in(2).to_ints(), rank) : std::vector<int64_t>{};
+  bool str_ord = c.in(1).kind == Arg::Kind::String;
+  if (!c.has(1)) { // 2-norm of the flattened input (or of the given dims)
+    set_result(c, vector_norm(c.b, k, x, 2, dims.empty() ? all_axes(rank) : dims, keep));
+    return;
+  }
+  if (dims.empty()) {
+    T2O_CHECK(rank == 1 || rank == 2, "linalg_norm with ord and no dim needs a 1-D or 2-D input");
+    dims = all_axes(rank);
+  }
+  if (dims.size() == 1 && !str_ord) {
+    set_result(c, vector_norm(c.b, k, x, c.in(1).to_double(), dims, keep));
+    return;
+  }
+  T2O_CHECK(dims.size() == 2, "linalg_norm needs 1 or 2 dims, got {}", dims.size());
+  std::string ord = str_ord ? c.in(1).str() : "";
+  set_result(
+      c, matrix_norm(c.b, k, x, ord, str_ord ? 0 : c.in(1).to_double(), dims[0], dims[1], keep));
+}
+
+// linalg_matrix_norm(A, ord, dim=[-2,-1], keepdim, dtype), numeric or string ord.
+void aten_linalg_matrix_norm(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  Val x = cast_to(c.b, c.tensor(0), k);
+  int64_t rank = rank_of(c, 0);
+  auto dims = norm_axes(c.has(2) ? c.in(2).to_ints() : std::vector<int64_t>{-2, -1}, rank);
+  T2O_CHECK(dims.size() == 2, "linalg_matrix_norm needs 2 dims, got {}", dims.size());
+  bool keep = c.has(3) && c.in(3).to_bool();
+  bool str_ord = !c.has(1) || c.in(1).kind == Arg::Kind::String;
+  std::string ord = !c.has(1) ? "fro" : str_ord ? c.in(1).str() : "";
+  set_result(
+      c, matrix_norm(c.b, k, x, ord, str_ord ? 0 : c.in(1).to_double(), dims[0], dims[1], keep));
+}
+
+void aten_frobenius_norm(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  int64_t rank = rank_of(c, 0);
+  auto dims = c.has(1) ? norm_axes(c.in(1).to_ints(), rank) : std::vector<int64_t>{};
+  if (dims.empty())
+    dims = all_axes(rank);
+  bool keep = c.has(2) && c.in(2).to_bool();
+  set_result(c, vector_norm(c.b, k, cast_to(c.b, c.tensor(0), k), 2, dims, keep));
+}
+
+namespace {
+
+// beta * self + alpha * prod; beta == 0 ignores self (nan and inf there do not propagate).
+Val beta_alpha(ConvertCtx &c, DType k, const Val &prod) {
+  double beta = number(c, 3, 1.0), alpha = number(c, 4, 1.0);
+  Val r = alpha == 1.0 ? prod : op_t(c.b, k, "Mul", {prod, scalar(c.b, k, alpha)});
+  if (beta == 0.0)
+    return r; // self only broadcasts to the product's shape
+  Val s = cast_to(c.b, c.tensor(0), k);
+  if (beta != 1.0)
+    s = op_t(c.b, k, "Mul", {s, scalar(c.b, k, beta)});
+  return op_t(c.b, k, "Add", {s, r});
+}
+
+} // namespace
+
+void aten_addmv(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  Val mv = op_t(c.b, k, "MatMul", {cast_to(c.b, c.tensor(1), k), cast_to(c.b, c.tensor(2), k)});
+  set_result(c, beta_alpha(c, k, mv));
+}
+
+void aten_addr(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  Val u = unsqueeze(c.b, cast_to(c.b, c.tensor(1), k), {1});
+  Val v = unsqueeze(c.b, cast_to(c.b, c.tensor(2), k), {0});
+  set_result(c, beta_alpha(c, k, op_t(c.b, k, "Mul", {u, v})));
+}
+
+void aten_addbmm(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  Val bmm = op_t(c.b, k, "MatMul", {cast_to(c.b, c.tensor(1), k), cast_to(c.b, c.tensor(2), k)});
+  set_result(c, beta_alpha(c, k, reduce(c.b, k, "ReduceSum", bmm, {0}, false)));
+}
+
+// y[.., o] = x1[.., i] W[o, i, j] x2[.., j] + b[o]
+void aten_bilinear(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  int64_t r1 = rank_of(c, 0), r2 = rank_of(c, 1);
+  T2O_CHECK(r1 == r2 && r1 >= 1 && r1 <= 20, "bilinear needs inputs of equal rank, got {} and {}",
+            r1, r2);
+  std::string batch;
+  for (int64_t i = 0; i + 1 < r1; ++i)
+    batch += static_cast<char>('a' + i);
+  std::string eq = batch + "x," + "zxy," + batch + "y->" + batch + "z";
+  Val y = op_t(
+      c.b, k, "Einsum",
+      {cast_to(c.b, c.tensor(0), k), cast_to(c.b, c.tensor(2), k), cast_to(c.b, c.tensor(1), k)},
+      {{"equation", eq}});
+  if (c.has(3))
+    y = op_t(c.b, k, "Add", {y, cast_to(c.b, c.tensor(3), k)});
+  set_result(c, y);
+}
+
+// v * g / ||v||, the norm over every dim but `dim` (over all dims for dim == -1).
+void aten__weight_norm(ConvertCtx &c) {
+  DType k = compute_type(out_dtype(c));
+  Val v = cast_to(c.b, c.tensor(0), k), g = cast_to(c.b, c.tensor(1), k);
+  int64_t rank = rank_of(c, 0);
+  int64_t dim = c.has(2) ? c.in(2).to_int() : 0;
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (dim == -1 || i != norm_axis(dim, rank))
+      axes.push_back(i);
+  Val n = vector_norm(c.b, k, v, 2, axes, dim != -1);
+  set_result(c, op_t(c.b, k, "Mul", {v, op_t(c.b, k, "Div", {g, n})}));
+}
+
+namespace {
+
+void transpose(ConvertCtx &c, std::vector<int64_t> perm) {
+  Val x = c.tensor(0);
+  Val y = c.b.op1("Transpose", {x}, {{"perm", perm}});
+  c.set_out(0, y);
+}
+
+} // namespace
+
+// The last two dims swapped (mH: conjugate too, the identity for real tensors).
+void aten_mT(ConvertCtx &c) {
+  DType t = c.info(0).dtype;
+  T2O_CHECK(t != DType::Complex64 && t != DType::Complex128,
+            "{} on complex tensors is not supported (ONNX has no complex dtype)", c.op());
+  int64_t rank = rank_of(c, 0);
+  T2O_CHECK(rank >= 2, "{} needs at least 2 dims, got {}", c.op(), rank);
+  auto perm = all_axes(rank);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  transpose(c, perm);
+}
+
+void aten_numpy_T(ConvertCtx &c) {
+  auto perm = all_axes(rank_of(c, 0));
+  std::reverse(perm.begin(), perm.end());
+  transpose(c, perm);
+}
+
+void register_math_linalg_ops(Registry &r) {
+  r.add("aten::cross", 13, aten_cross, {"Gather", "Mul", "Sub"});
+  r.add("aten::linalg_cross", 13, aten_cross, {"Gather", "Mul", "Sub"});
+  r.add("aten::tensordot", 13, aten_tensordot, {"Einsum"});
+  r.add("aten::cdist", 13, aten_cdist, {"Sub", "ReduceSum", "Sqrt"});
+  r.add("aten::pairwise_distance", 13, aten_pairwise_distance, {"Sub", "ReduceSum", "Sqrt"});
+  r.add("aten::cosine_similarity", 13, aten_cosine_similarity, {"ReduceSum", "Sqrt", "Div"});
+  r.add("aten::det", 13, aten_det, {"Det"});
+  r.add("aten::linalg_det", 13, aten_det, {"Det"});
+  r.add("aten::logdet", 13, aten_logdet, {"Det", "Log"});
+  r.add("aten::linalg_norm", 13, aten_linalg_norm, {"ReduceSum", "ReduceMax", "Sqrt"});
+  r.add("aten::linalg_matrix_norm", 13, aten_linalg_matrix_norm,
+        {"ReduceSum", "ReduceMax", "Sqrt"});
+  r.add("aten::frobenius_norm", 13, aten_frobenius_norm, {"ReduceSum", "Sqrt"});
+  r.add("aten::addmv", 13, aten_addmv, {"MatMul", "Add"});
+  r.add("aten::addmv_", 13, aten_addmv, {"MatMul", "Add"});
+  r.add("aten::addr", 13, aten_addr, {"Mul", "Add"});
+  r.add("aten::addr_", 13, aten_addr, {"Mul", "Add"});
+  r.add("aten::addbmm", 13, aten_addbmm, {"MatMul", "ReduceSum", "Add"});
+  r.add("aten::addbmm_", 13, aten_addbmm, {"MatMul", "ReduceSum", "Add"});
+  r.add("aten::bilinear", 13, aten_bilinear, {"Einsum", "Add"});
+  r.add("aten::_weight_norm", 13, aten__weight_norm, {"ReduceSum", "Sqrt", "Div", "Mul"});
+  r.add("aten::mT", 13, aten_mT, {"Transpose"});
+  r.add("aten::mH", 13, aten_mT, {"Transpose"});
+  r.add("aten::numpy_T", 13, aten_numpy_T, {"Transpose"});
+}
+
+} // namespace torch2onnx

@@ -1,0 +1,493 @@
+// Ops that pick, count or compare elements: aten::diagonal, tril/triu, unique*, histc, bincount,
+// repeat_interleave, unflatten, unfold, as_strided, equal/isclose/allclose, aminmax,
+// std_mean/var_mean.
+#include <algorithm>
+#include <cmath>
+
+#include "aten_lib/converter.h"
+#include "aten_lib/helpers.h"
+
+namespace torch2onnx {
+
+namespace {
+
+int64_t rank_of(const ConvertCtx& c, size_t i) {
+  int64_t r = c.info(i).rank();
+  T2O_CHECK(r >= 0, "{} needs the rank of input {}, which is unknown", c.op(), i);
+  return r;
+}
+
+int64_t static_dim(const ConvertCtx& c, size_t i, int64_t d) {
+  const TensorInfo& info = c.info(i);
+  T2O_CHECK((*info.shape)[d].is_static(), "{} needs a static size for dim {}, got {}", c.op(), d,
+            info.str());
+  return (*info.shape)[d].value;
+}
+
+Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
+
+Val dims_of(GraphBuilder& b, const Val& x, int64_t from, int64_t to) {
+  return b.op1("Slice", {shape_of(b, x), b.const_i64({from}), b.const_i64({to})});
+}
+
+Val dim_scalar(GraphBuilder& b, const Val& x, int64_t d) {
+  return b.op1("Gather", {shape_of(b, x), b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
+}
+
+Val iota(GraphBuilder& b, const Val& n) {
+  return b.op1("Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)});
+}
+
+Val concat0(GraphBuilder& b, const std::vector<Val>& parts) {
+  return parts.size() == 1 ? parts[0] : b.op1("Concat", parts, {{"axis", int64_t{0}}});
+}
+
+Val transpose(GraphBuilder& b, const Val& x, const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i)) return b.op1("Transpose", {x}, {{"perm", perm}});
+  return x;
+}
+
+Val reduce_attr(GraphBuilder& b, const char* op, const Val& x, const std::vector<int64_t>& axes,
+                bool keep) {
+  std::vector<Attr> attrs{{"keepdims", keep}};
+  if (!axes.empty()) attrs.emplace_back("axes", axes);
+  return b.op1(op, {x}, attrs);
+}
+
+// A Python bool result as a 0-d bool tensor: LibTorch records no shape for a bool, and graph
+// outputs need one.
+Val bool_scalar(GraphBuilder& b, const Val& v) {
+  Val out = b.op1("Cast", {v}, {{"to", static_cast<int64_t>(DType::Bool)}});
+  b.set_info(out, TensorInfo{DType::Bool, std::vector<Dim>{}});
+  return out;
+}
+
+}  // namespace
+
+// diagonal(self, offset, dim1, dim2): the two dims go last, then one Gather of the flat
+// positions of the diagonal (their sizes must be static).
+void aten_diagonal(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  int64_t r = rank_of(c, 0);
+  int64_t off = c.has(1) ? c.in(1).to_int() : 0;
+  int64_t d1 = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
+  int64_t d2 = norm_axis(c.has(3) ? c.in(3).to_int() : 1, r);
+  T2O_CHECK(d1 != d2, "{}: dim1 and dim2 are both {}", c.op(), d1);
+  int64_t rows = static_dim(c, 0, d1), cols = static_dim(c, 0, d2);
+  std::vector<int64_t> perm;
+  for (int64_t k = 0; k < r; ++k)
+    if (k != d1 && k != d2) perm.push_back(k);
+  perm.push_back(d1);
+  perm.push_back(d2);
+  Val x = transpose(b, c.tensor(0), perm);
+  std::vector<int64_t> flat_shape(r - 2, 0);
+  flat_shape.push_back(rows * cols);
+  x = reshape(b, x, flat_shape);
+  std::vector<int64_t> pos;
+  for (int64_t i = std::max<int64_t>(0, -off), j = std::max<int64_t>(0, off); i < rows && j < cols;
+       ++i, ++j)
+    pos.push_back(i * cols + j);
+  c.set_out(0, b.op1("Gather", {x, b.const_i64(pos)}, {{"axis", r - 2}}));
+}
+
+namespace {
+// tril/triu by a mask from row/column positions: works on every opset and dtype.
+void emit_tri(ConvertCtx& c, bool upper) {
+  GraphBuilder& b = c.b;
+  int64_t r = rank_of(c, 0);
+  T2O_CHECK(r >= 2, "{} needs at least 2 dims, got {}", c.op(), c.info(0).str());
+  int64_t k = c.has(1) ? c.in(1).to_int() : 0;
+  Val x = c.tensor(0);
+  Val rows = unsqueeze(b, iota(b, dim_scalar(b, x, r - 2)), {1});
+  Val cols = unsqueeze(b, iota(b, dim_scalar(b, x, r - 1)), {0});
+  Val diff = b.op1("Sub", {cols, rows});  // j - i
+  Val kk = b.const_i64_scalar(k);
+  Val keep = upper ? b.op1("GreaterOrEqual", {diff, kk}) : b.op1("LessOrEqual", {diff, kk});
+  Val zero = b.const_scalar(b.dtype(x), 0);
+  c.set_out(0, b.op1("Where", {keep, x, zero}));
+}
+
+// Trilu (opset 14) where ONNX Runtime has a kernel for the dtype.
+void emit_trilu(ConvertCtx& c, bool upper) {
+  DType t = c.b.dtype(c.tensor(0));
+  if (t != DType::Float && t != DType::Double && t != DType::Int64 && t != DType::Bool)
+    return emit_tri(c, upper);
+  std::vector<Val> in{c.tensor(0)};
+  if (c.has(1)) in.push_back(c.b.const_i64_scalar(c.in(1).to_int()));
+  c.set_out(0, c.b.op1("Trilu", in, {{"upper", upper}}));
+}
+}  // namespace
+
+void aten_tril(ConvertCtx& c) { emit_tri(c, false); }
+void aten_triu(ConvertCtx& c) { emit_tri(c, true); }
+void aten_tril_14(ConvertCtx& c) { emit_trilu(c, false); }
+void aten_triu_14(ConvertCtx& c) { emit_trilu(c, true); }
+
+namespace {
+// ONNX Unique (always sorted): outputs values, inverse, counts. ONNX Runtime has float/double/
+// int64/int8 kernels.
+std::vector<Val> unique(GraphBuilder& b, const Val& x, std::optional<int64_t> axis) {
+  DType t = b.dtype(x);
+  DType k = t == DType::Float || t == DType::Double || t == DType::Int64 || t == DType::Int8
+                ? t
+                : (is_floating(t) ? DType::Float : DType::Int64);
+  std::vector<Attr> attrs{{"sorted", int64_t{1}}};
+  if (axis) attrs.emplace_back("axis", *axis);
+  auto outs = b.op("Unique", {cast_to(b, x, k)}, attrs, 4);
+  return {k == t ? outs[0] : cast_to(b, outs[0], t), outs[2], outs[3]};
+}
+}  // namespace
+
+// _unique(self, sorted, return_inverse) / _unique2(self, sorted, return_inverse, return_counts):
+// flattened; the inverse takes self's shape.
+void aten_unique(ConvertCtx& c) {
+  auto outs = unique(c.b, c.tensor(0), std::nullopt);
+  c.set_out(0, outs[0]);
+  c.set_out(1, c.b.op1("Reshape", {outs[1], shape_of(c.b, c.tensor(0))}));
+  if (c.num_outputs() > 2) c.set_out(2, outs[2]);
+}
+
+// unique_dim(self, dim, sorted, return_inverse, return_counts)
+void aten_unique_dim(ConvertCtx& c) {
+  int64_t d = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  auto outs = unique(c.b, c.tensor(0), d);
+  for (size_t i = 0; i < 3; ++i) c.set_out(i, outs[i]);
+}
+
+// unique_consecutive(self, return_inverse, return_counts, dim): a run starts where a slice
+// differs from the one before it.
+void aten_unique_consecutive(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  Val x = c.tensor(0);
+  int64_t r = rank_of(c, 0);
+  bool flat = !c.has(3);
+  int64_t d = flat ? 0 : norm_axis(c.in(3).to_int(), r);
+  Val rows;  // [n, rest]
+  if (flat) {
+    rows = reshape(b, x, {-1, 1});
+  } else {
+    std::vector<int64_t> perm{d};
+    for (int64_t k = 0; k < r; ++k)
+      if (k != d) perm.push_back(k);
+    rows = reshape(b, transpose(b, x, perm), {0, -1});
+  }
+  Val n = dim_scalar(b, rows, 0);
+  auto part = [&](int64_t from, int64_t to) {
+    return b.op1("Slice", {rows, b.const_i64({from}), b.const_i64({to}), b.const_i64({0})});
+  };
+  Val differs = b.op1("Not", {b.op1("Equal", {part(1, INT64_MAX), part(0, -1)})});
+  Val any = b.op1("ReduceMax", {cast_to(b, differs, DType::Int32)},
+                  {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}});
+  Val starts_mask = b.op1("Concat", {b.constant(TensorData::boolean({true}, {1})),
+                                     cast_to(b, any, DType::Bool)},
+                          {{"axis", int64_t{0}}});
+  Val flat_x = flat ? reshape(b, x, {-1}) : x;
+  c.set_out(0, b.op1("Compress", {flat_x, starts_mask}, {{"axis", d}}));
+  Val inverse = b.op1("Sub", {b.op1("CumSum", {cast_to(b, starts_mask, DType::Int64),
+                                              b.const_i64_scalar(0)}),
+                              b.const_i64_scalar(1)});
+  c.set_out(1, flat ? b.op1("Reshape", {inverse, shape_of(b, x)}) : inverse);
+  Val starts = reshape(b, b.op1("NonZero", {starts_mask}), {-1});
+  Val ends = b.op1("Concat", {b.op1("Slice", {starts, b.const_i64({1}), b.const_i64({INT64_MAX})}),
+                              reshape(b, n, {1})},
+                   {{"axis", int64_t{0}}});
+  c.set_out(2, b.op1("Sub", {ends, starts}));
+}
+
+// histc(self, bins, min, max): equal-width bins; min == max takes the data's range.
+void aten_histc(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  int64_t bins = c.has(1) ? c.in(1).to_int() : 100;
+  double lo_v = c.has(2) ? c.in(2).to_double() : 0, hi_v = c.has(3) ? c.in(3).to_double() : 0;
+  Val x = reshape(b, cast_to(b, c.tensor(0), dt), {-1});
+  Val lo, hi;
+  if (lo_v == hi_v) {
+    lo = b.op1("ReduceMin", {x}, {{"keepdims", int64_t{0}}});
+    hi = b.op1("ReduceMax", {x}, {{"keepdims", int64_t{0}}});
+    Val same = b.op1("Equal", {lo, hi});
+    lo = b.op1("Where", {same, b.op1("Sub", {lo, b.const_scalar(dt, 1)}), lo});
+    hi = b.op1("Where", {same, b.op1("Add", {hi, b.const_scalar(dt, 1)}), hi});
+  } else {
+    lo = b.const_scalar(dt, lo_v);
+    hi = b.const_scalar(dt, hi_v);
+  }
+  // Same arithmetic order as LibTorch: (x - lo) * bins / (hi - lo), truncated.
+  Val pos = b.op1("Div", {b.op1("Mul", {b.op1("Sub", {x, lo}), b.const_scalar(dt, bins)}),
+                          b.op1("Sub", {hi, lo})});
+  Val bin = b.op1("Min", {cast_to(b, pos, DType::Int64), b.const_i64_scalar(bins - 1)});
+  Val inside = b.op1("And", {b.op1("GreaterOrEqual", {x, lo}), b.op1("LessOrEqual", {x, hi})});
+  bin = b.op1("Where", {inside, bin, b.const_i64_scalar(-1)});
+  Val hot = b.op1("Equal", {unsqueeze(b, bin, {1}), b.const_i64([&] {
+                              std::vector<int64_t> v(bins);
+                              for (int64_t i = 0; i < bins; ++i) v[i] = i;
+                              return v;
+                            }())});
+  Val counts = b.op1("ReduceSum", {cast_to(b, hot, DType::Int64), b.const_i64({0})},
+                     {{"keepdims", int64_t{0}}});
+  c.set_out(0, cast_to(b, counts, dt));
+}
+
+// bincount(self, weights, minlength)
+void aten_bincount(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  Val x = cast_to(b, c.tensor(0), DType::Int64);
+  int64_t minlength = c.has(2) ? c.in(2).to_int() : 0;
+  Val len = b.op1("Max", {b.op1("Add", {b.op1("ReduceMax", {x}, {{"keepdims", int64_t{0}}}),
+                                        b.const_i64_scalar(1)}),
+                          b.const_i64_scalar(minlength)});
+  Val hot = b.op1("Equal", {unsqueeze(b, x, {1}), iota(b, len)});
+  DType k = is_floating(dt) ? DType::Double : DType::Int64;
+  Val vals = cast_to(b, hot, k);
+  if (c.has(1)) vals = b.op1("Mul", {vals, unsqueeze(b, cast_to(b, c.tensor(1), k), {1})});
+  c.set_out(0, cast_to(b, b.op1("ReduceSum", {vals, b.const_i64({0})}, {{"keepdims", int64_t{0}}}),
+                       dt));
+}
+
+namespace {
+// repeat_interleave(repeats): position p of the result holds the i with
+// cumsum[i-1] <= p < cumsum[i], i.e. the number of cumsums <= p.
+Val repeat_index(GraphBuilder& b, const Val& repeats) {
+  Val rep = reshape(b, cast_to(b, repeats, DType::Int64), {-1});
+  Val cum = b.op1("CumSum", {rep, b.const_i64_scalar(0)});
+  Val total = b.op1("ReduceSum", {rep, b.const_i64({0})}, {{"keepdims", int64_t{0}}});
+  Val le = b.op1("LessOrEqual", {unsqueeze(b, cum, {0}), unsqueeze(b, iota(b, total), {1})});
+  return b.op1("ReduceSum", {cast_to(b, le, DType::Int64), b.const_i64({1})},
+               {{"keepdims", int64_t{0}}});
+}
+}  // namespace
+
+// repeat_interleave.Tensor(repeats) / .self_Tensor(self, repeats, dim) / .self_int(...).
+void aten_repeat_interleave(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  if (c.overload() == "Tensor") {
+    c.set_out(0, repeat_index(b, c.tensor(0)));
+    return;
+  }
+  Val x = c.tensor(0);
+  int64_t d = 0;
+  if (c.has(2)) {
+    d = norm_axis(c.in(2).to_int(), rank_of(c, 0));
+  } else {
+    x = reshape(b, x, {-1});
+  }
+  Val n = dim_scalar(b, x, d);
+  Val index;
+  if (c.in(1).is_tensor()) {
+    Val rep = b.op1("Expand", {reshape(b, cast_to(b, c.tensor(1), DType::Int64), {-1}),
+                               reshape(b, n, {1})});
+    index = repeat_index(b, rep);
+  } else {
+    Val k = b.const_i64_scalar(c.in(1).to_int());
+    index = b.op1("Div", {iota(b, b.op1("Mul", {n, k})), k});
+  }
+  c.set_out(0, b.op1("Gather", {x, index}, {{"axis", d}}));
+}
+
+// unflatten(self, dim, sizes)
+void aten_unflatten(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  int64_t r = rank_of(c, 0);
+  int64_t d = norm_axis(c.in(1).to_int(), r);
+  Val shape = c.out_info(0).is_static()
+                  ? b.const_i64(c.out_info(0).sizes())
+                  : concat0(b, {dims_of(b, c.tensor(0), 0, d), int_list_tensor(b, c.in(2)),
+                                dims_of(b, c.tensor(0), d + 1, r)});
+  c.set_out(0, b.op1("Reshape", {c.tensor(0), shape}));
+}
+
+// unfold(self, dimension, size, step): windows along dim d, window elements on a new last dim.
+void aten_unfold(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  int64_t r = rank_of(c, 0);
+  Val x = c.tensor(0);
+  if (r == 0) x = reshape(b, x, {1});
+  int64_t rr = std::max<int64_t>(r, 1);
+  int64_t d = norm_axis(c.in(1).to_int(), rr);
+  int64_t size = c.in(2).to_int(), step = c.in(3).to_int();
+  Val n = dim_scalar(b, x, d);
+  Val count = b.op1("Add", {b.op1("Div", {b.op1("Sub", {n, b.const_i64_scalar(size)}),
+                                          b.const_i64_scalar(step)}),
+                            b.const_i64_scalar(1)});
+  Val starts = b.op1("Mul", {iota(b, count), b.const_i64_scalar(step)});
+  std::vector<int64_t> offs(size);
+  for (int64_t i = 0; i < size; ++i) offs[i] = i;
+  Val idx = b.op1("Add", {unsqueeze(b, starts, {1}), b.const_i64(offs)});  // [count, size]
+  Val g = b.op1("Gather", {x, idx}, {{"axis", d}});  // ..., count, size, ...
+  std::vector<int64_t> perm;
+  for (int64_t k = 0; k <= rr; ++k)
+    if (k != d + 1) perm.push_back(k);
+  perm.push_back(d + 1);
+  c.set_out(0, transpose(b, g, perm));
+}
+
+void aten_view_copy(ConvertCtx& c) {
+  T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
+            c.op());
+  Val shape = c.out_info(0).is_static() ? c.b.const_i64(c.out_info(0).sizes())
+                                        : int_list_tensor(c.b, c.in(1));
+  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), shape}));
+}
+
+void aten_alias(ConvertCtx& c) { c.set_out(0, c.tensor(0)); }
+
+// as_strided(self, size, stride, storage_offset) on a contiguous self: a Gather of the flat
+// positions. A view of a non-contiguous tensor would read other storage; that is not expressible.
+void aten_as_strided(ConvertCtx& c) {
+  std::vector<int64_t> size = c.in(1).to_ints(), stride = c.in(2).to_ints();
+  int64_t offset = c.has(3) ? c.in(3).to_int() : 0;
+  T2O_CHECK(size.size() == stride.size(), "{}: {} sizes but {} strides", c.op(), size.size(),
+            stride.size());
+  std::vector<int64_t> pos{offset};
+  for (size_t k = 0; k < size.size(); ++k) {
+    std::vector<int64_t> next;
+    for (int64_t p : pos)
+      for (int64_t i = 0; i < size[k]; ++i) next.push_back(p + i * stride[k]);
+    pos = std::move(next);
+  }
+  Val idx = c.b.constant(TensorData::i64(pos, size));
+  c.set_out(0, c.b.op1("Gather", {reshape(c.b, c.tensor(0), {-1}), idx}, {{"axis", int64_t{0}}}));
+}
+
+// equal(self, other) -> bool: same shape and all elements equal.
+void aten_equal(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  const TensorInfo &a = c.info(0), &o = c.info(1);
+  if (a.is_static() && o.is_static() && a.sizes() != o.sizes()) {
+    c.set_out(0, b.constant(TensorData::boolean({false}, {})));  // the builder knows its shape
+    return;
+  }
+  DType t = b.dtype(c.tensor(0));
+  Val y = cast_to(b, c.tensor(1), t);
+  Val x = c.tensor(0);
+  if (t == DType::Bool || !is_floating(t)) {
+    x = cast_to(b, x, DType::Int64);
+    y = cast_to(b, y, DType::Int64);
+  }
+  // A trailing 1 keeps the ReduceMin defined on empty tensors; shapes must match too.
+  Val one = b.constant(TensorData::i64({1}, {1}));
+  std::vector<Val> parts{cast_to(b, reshape(b, b.op1("Equal", {x, y}), {-1}), DType::Int64), one};
+  if (a.rank() == o.rank() && !(a.is_static() && o.is_static()))
+    parts.push_back(cast_to(b, b.op1("Equal", {shape_of(b, x), shape_of(b, y)}), DType::Int64));
+  T2O_CHECK(a.rank() == o.rank() || (a.is_static() && o.is_static()),
+            "{}: inputs of different rank with dynamic shapes", c.op());
+  Val all = b.op1("ReduceMin", {b.op1("Concat", parts, {{"axis", int64_t{0}}})},
+                  {{"keepdims", int64_t{0}}});
+  c.set_out(0, bool_scalar(b, all));
+}
+
+namespace {
+Val isclose(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  DType t = b.dtype(c.tensor(0));
+  DType k = is_floating(t) ? t : DType::Double;
+  if (k == DType::BFloat16 || k == DType::Float16) k = DType::Float;
+  Val x = cast_to(b, c.tensor(0), k), y = cast_to(b, c.tensor(1), k);
+  double rtol = c.has(2) ? c.in(2).to_double() : 1e-5, atol = c.has(3) ? c.in(3).to_double() : 1e-8;
+  bool equal_nan = c.has(4) && c.in(4).to_bool();
+  // As LibTorch: equal, or a finite error within atol + |rtol * other|.
+  Val tol = b.op1("Add", {b.const_scalar(k, atol),
+                          b.op1("Abs", {b.op1("Mul", {b.const_scalar(k, rtol), y})})});
+  Val err = b.op1("Abs", {b.op1("Sub", {x, y})});
+  Val finite = b.op1("Less", {err, b.const_scalar(k, INFINITY)});
+  Val close = b.op1("And", {finite, b.op1("LessOrEqual", {err, tol})});
+  close = b.op1("Or", {close, b.op1("Equal", {x, y})});
+  if (equal_nan)
+    close = b.op1("Or", {close, b.op1("And", {b.op1("IsNaN", {x}), b.op1("IsNaN", {y})})});
+  return close;
+}
+}  // namespace
+
+void aten_isclose(ConvertCtx& c) { c.set_out(0, isclose(c)); }
+
+void aten_allclose(ConvertCtx& c) {
+  Val close = cast_to(c.b, isclose(c), DType::Int32);
+  Val all = c.b.op1("ReduceMin", {close}, {{"keepdims", int64_t{0}}});
+  c.set_out(0, bool_scalar(c.b, all));
+}
+
+// aminmax(self, dim, keepdim)
+void aten_aminmax(ConvertCtx& c) {
+  int64_t r = rank_of(c, 0);
+  std::vector<int64_t> axes;
+  if (c.has(1)) axes = {norm_axis(c.in(1).to_int(), r)};
+  bool keep = c.has(2) && c.in(2).to_bool();
+  Val x = c.tensor(0);
+  if (r == 0) {
+    c.set_out(0, x);
+    c.set_out(1, x);
+    return;
+  }
+  c.set_out(0, reduce_attr(c.b, "ReduceMin", x, axes, keep));
+  c.set_out(1, reduce_attr(c.b, "ReduceMax", x, axes, keep));
+}
+
+namespace {
+// std_mean / var_mean: (self, unbiased) | .dim(self, dim, unbiased, keepdim) |
+// .correction(self, dim, correction, keepdim).
+void emit_var_mean(ConvertCtx& c, bool take_sqrt) {
+  GraphBuilder& b = c.b;
+  int64_t r = rank_of(c, 0);
+  DType dt = out_dtype(c, 1);
+  Val x = cast_to(b, c.tensor(0), dt);
+  std::vector<int64_t> axes;
+  double correction = 1;
+  bool keep = false;
+  if (c.overload().empty()) {
+    correction = (!c.has(1) || c.in(1).to_bool()) ? 1 : 0;
+  } else {
+    if (c.has(1)) axes = c.in(1).to_ints();
+    if (c.overload() == "correction")
+      correction = c.has(2) ? c.in(2).to_double() : 1;
+    else
+      correction = (!c.has(2) || c.in(2).to_bool()) ? 1 : 0;
+    keep = c.has(3) && c.in(3).to_bool();
+  }
+  if (axes.empty())
+    for (int64_t k = 0; k < r; ++k) axes.push_back(k);
+  for (auto& a : axes) a = norm_axis(a, r);
+  Val mean = reduce_attr(b, "ReduceMean", x, axes, true);
+  Val dev = b.op1("Sub", {x, mean});
+  Val ss = b.op1("ReduceSum", {b.op1("Mul", {dev, dev}), b.const_i64(axes)}, {{"keepdims", keep}});
+  Val n = cast_to(b, b.op1("Div", {b.op1("Size", {x}), b.op1("Size", {mean})}), dt);
+  Val var = b.op1("Div", {ss, b.op1("Max", {b.op1("Sub", {n, b.const_scalar(dt, correction)}),
+                                           b.const_scalar(dt, 0)})});
+  c.set_out(0, take_sqrt ? b.op1("Sqrt", {var}) : var);
+  c.set_out(1, keep ? mean : reduce_attr(b, "ReduceMean", x, axes, false));
+}
+}  // namespace
+
+void aten_std_mean(ConvertCtx& c) { emit_var_mean(c, true); }
+void aten_var_mean(ConvertCtx& c) { emit_var_mean(c, false); }
+
+void register_select_ops(Registry& r) {
+  r.add("aten::diagonal", 13, aten_diagonal, {"Transpose", "Reshape", "Gather"});
+  r.add("aten::diagonal_copy", 13, aten_diagonal, {"Transpose", "Reshape", "Gather"});
+  r.add("aten::tril", 13, aten_tril, {"Range", "Where"});
+  r.add("aten::triu", 13, aten_triu, {"Range", "Where"});
+  r.add("aten::tril", 14, aten_tril_14, {"Trilu", "Range", "Where"});
+  r.add("aten::triu", 14, aten_triu_14, {"Trilu", "Range", "Where"});
+  r.add("aten::_unique", 13, aten_unique, {"Unique"});
+  r.add("aten::_unique2", 13, aten_unique, {"Unique"});
+  r.add("aten::unique_dim", 13, aten_unique_dim, {"Unique"});
+  r.add("aten::unique_consecutive", 13, aten_unique_consecutive,
+        {"Equal", "ReduceMax", "Compress", "CumSum", "NonZero"});
+  r.add("aten::histc", 13, aten_histc, {"Equal", "ReduceSum"});
+  r.add("aten::bincount", 13, aten_bincount, {"Equal", "ReduceSum"});
+  r.add("aten::repeat_interleave", 13, aten_repeat_interleave, {"CumSum", "Gather"});
+  r.add("aten::unflatten", 13, aten_unflatten, {"Reshape"});
+  r.add("aten::unfold", 13, aten_unfold, {"Gather", "Transpose"});
+  r.add("aten::view_copy", 13, aten_view_copy, {"Reshape"});
+  r.add("aten::alias", 13, aten_alias, {});
+  r.add("aten::as_strided", 13, aten_as_strided, {"Gather"});
+  r.add("aten::equal", 13, aten_equal, {"Equal", "ReduceMin"});
+  r.add("aten::isclose", 13, aten_isclose, {"Abs", "LessOrEqual", "Or"});
+  r.add("aten::allclose", 13, aten_allclose, {"Abs", "LessOrEqual", "ReduceMin"});
+  r.add("aten::aminmax", 13, aten_aminmax, {"ReduceMin", "ReduceMax"});
+  r.add("aten::std_mean", 13, aten_std_mean, {"ReduceMean", "ReduceSum", "Sqrt"});
+  r.add("aten::var_mean", 13, aten_var_mean, {"ReduceMean", "ReduceSum"});
+}
+
+}  // namespace torch2onnx

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Make the TorchScript models the dynamic-shape tests use (random weights, seeded, traced).
+
+    /usr/bin/python3 models/make_dynamic_models.py --out ~/.cache/torch2onnx/dynamic_models
+
+Writes OUT/<name>.pt and prints: name, path, --input specs (symbolic), --verify-dims.
+"""
+import argparse
+import math
+import os
+import sys
+import tempfile
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Attention(nn.Module):
+    """Multi-head self-attention written out, so the graph has the size()-driven reshapes that
+    BERT and GPT implementations have."""
+
+    def __init__(self, dim, heads, causal):
+        super().__init__()
+        self.heads, self.causal = heads, causal
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x, mask=None):
+        b, t, c = x.size()
+        q, k, v = self.qkv(x).split(c, dim=2)
+        q = q.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        k = k.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        v = v.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        if self.causal:
+            causal = torch.tril(torch.ones(t, t, device=x.device, dtype=torch.bool))
+            att = att.masked_fill(~causal, float("-inf"))
+        if mask is not None:
+            att = att.masked_fill(mask[:, None, None, :] == 0, float("-inf"))
+        att = F.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(b, t, c)
+        return self.proj(y)
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads, causal):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.attn = Attention(dim, heads, causal)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+
+    def forward(self, x, mask=None):
+        x = x + self.attn(self.ln1(x), mask)
+        return x + self.mlp(self.ln2(x))
+
+
+class BertLike(nn.Module):
+    def __init__(self, vocab=1000, dim=64, heads=4, layers=2, max_len=512):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Embedding(max_len, dim)
+        self.blocks = nn.ModuleList([Block(dim, heads, causal=False) for _ in range(layers)])
+        self.ln = nn.LayerNorm(dim)
+        self.pool = nn.Linear(dim, dim)
+
+    def forward(self, ids, mask):
+        pos = torch.arange(ids.size(1), device=ids.device).unsqueeze(0)
+        x = self.tok(ids) + self.pos(pos)
+        for blk in self.blocks:
+            x = blk(x, mask)
+        x = self.ln(x)
+        return x, torch.tanh(self.pool(x[:, 0]))
+
+
+class GptLike(nn.Module):
+    def __init__(self, vocab=1000, dim=64, heads=4, layers=2, max_len=512):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Embedding(max_len, dim)
+        self.blocks = nn.ModuleList([Block(dim, heads, causal=True) for _ in range(layers)])
+        self.ln = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, vocab, bias=False)
+
+    def forward(self, ids):
+        pos = torch.arange(ids.size(1), device=ids.device).unsqueeze(0)
+        x = self.tok(ids) + self.pos(pos)
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.ln(x))
+
+
+def models():
+    torch.manual_seed(0)
+    ids = torch.randint(0, 10, (2, 16))
+    mask = torch.ones(2, 16, dtype=torch.long)
+    return {
+        "bert_like": (BertLike(), (ids, mask),
+                      ["ids:i64[batch=2,seq=16]", "mask:i64[batch=2,seq=16]"], "batch=3,seq=7"),
+        "gpt_like": (GptLike(), (ids,), ["ids:i64[batch=2,seq=16]"], "batch=1,seq=33"),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for name, (module, example, specs, verify_dims) in models().items():
+        path = os.path.join(args.out, name + ".pt")
+        if not os.path.exists(path):
+            module.eval()
+            with torch.no_grad():
+                traced = torch.jit.trace(module, example)
+            fd, tmp = tempfile.mkstemp(dir=args.out, suffix=".pt.tmp")
+            os.close(fd)
+            traced.save(tmp)
+            os.replace(tmp, path)
+        print(f"{name}\t{path}\t{' '.join(specs)}\t{verify_dims}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Make the TorchScript files a zoo manifest lists (torchvision models, random weights, traced).
+
+Run with Debian's interpreter (python3-torch, python3-torchvision, python3-yaml):
+
+    /usr/bin/python3 models/make_zoo.py models/zoo/ci.yaml [--out DIR] [--only resnet18,swin_t]
+
+For each model entry it builds torchvision.models.get_model(make.fn or name, weights=None,
+**make.kwargs) with seeded random weights (nothing is downloaded), traces it in eval mode on random
+inputs of the shapes in the entry's `inputs`, and writes it where the manifest says (model_dir /
+model, default NAME.pt), beside a NAME.pt.json recording how it was made: a file is remade only
+when that recipe changes. Entries with `make: false` (e.g. hand-made test models) are skipped.
+
+torch.jit.trace runs with strict=False so models whose forward returns a dict (segmentation) or
+a list (RAFT's flow estimates) can be traced; torch2onnx gives each returned tensor one ONNX output.
+Prints one line per model: name, status (made / kept / skipped / FAILED) and path.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+
+import torch
+import torchvision
+import yaml
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
+          "i64": torch.int64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8,
+          "u8": torch.uint8, "bool": torch.bool}
+
+
+def parse_spec(spec):
+    """'x:f32[1,3,224,224]' -> (torch.float32, [1, 3, 224, 224])."""
+    m = re.fullmatch(r"(?:[A-Za-z_][\w.]*:)?(\w+)\[([^\]]*)\]", spec.strip())
+    if not m or m.group(1) not in DTYPES:
+        raise ValueError(f"bad input spec '{spec}' (expected [name:]dtype[dims], e.g. x:f32[1,3,224,224])")
+    dims = [int(d.split("=")[-1]) for d in m.group(2).split(",") if d.strip()]
+    return DTYPES[m.group(1)], dims
+
+
+def example(spec):
+    dtype, dims = parse_spec(spec)
+    if dtype.is_floating_point:
+        return torch.randn(*dims).to(dtype)
+    return torch.randint(0, 10, dims).to(dtype)
+
+
+def expand_home(p):
+    return os.path.expanduser(p) if p.startswith("~") else p
+
+
+def model_dir(manifest_path, doc, override):
+    base = os.path.dirname(os.path.abspath(manifest_path))
+    d = override or expand_home(doc.get("model_dir") or "")
+    return base if not d else d if os.path.isabs(d) else os.path.join(base, d)
+
+
+def recipe(entry):
+    make = entry.get("make") or {}
+    inputs = entry["inputs"] if isinstance(entry["inputs"], list) else [entry["inputs"]]
+    return {"fn": make.get("fn", entry["name"]), "kwargs": make.get("kwargs", {}), "inputs": inputs,
+            "torch": torch.__version__, "torchvision": torchvision.__version__,
+            "zero_weights": "randomized"}
+
+
+def randomize_zero_weights(model):
+    """Gives all-zero weight matrices (ViT's classification head starts at zero) small random
+    values: with zero weights every output is 0 and a comparison with ONNX Runtime proves nothing."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2 and not p.any():
+                p.normal_(0, 0.02)
+
+
+def make(entry, path):
+    r = recipe(entry)
+    meta = path + ".json"
+    if os.path.exists(path) and os.path.exists(meta):
+        with open(meta) as f:
+            if json.load(f) == r:
+                return "kept"
+    torch.manual_seed(0)
+    model = torchvision.models.get_model(r["fn"], weights=None, **r["kwargs"]).eval()
+    randomize_zero_weights(model)
+    inputs = tuple(example(s) for s in r["inputs"])
+    with torch.no_grad():
+        traced = torch.jit.trace(model, inputs, strict=False, check_trace=False)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    # Write to a temporary name first so an interrupted run never leaves a truncated file.
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".pt.tmp")
+    os.close(fd)
+    traced.save(tmp)
+    os.replace(tmp, path)
+    with open(meta, "w") as f:
+        json.dump(r, f, indent=1)
+    return "made"
+
+
+BEGIN, END = "<!-- zoo-table: begin -->", "<!-- zoo-table: end -->"
+
+
+def splice(table_path, doc_path):
+    """Replaces the text between the zoo-table markers of doc_path with the file table_path."""
+    with open(table_path) as f:
+        table = f.read().strip()
+    with open(doc_path) as f:
+        doc = f.read()
+    if BEGIN not in doc or END not in doc:
+        print(f"{doc_path} has no '{BEGIN}' ... '{END}' markers", file=sys.stderr)
+        return 2
+    head, rest = doc.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    with open(doc_path, "w") as f:
+        f.write(f"{head}{BEGIN}\n{table}\n{END}{tail}")
+    print(f"make_zoo: {doc_path} now holds {table_path}")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("manifest", nargs="?", help="zoo manifest (YAML), e.g. models/zoo/ci.yaml")
+    ap.add_argument("--splice", nargs=2, metavar=("TABLE.md", "DOC.md"),
+                    help="put a `torch2onnx zoo --report` table into DOC.md between its zoo-table "
+                         "markers (for docs/zoo.md) and exit")
+    ap.add_argument("--out", help="folder for the .pt files (default: the manifest's model_dir)")
+    ap.add_argument("--only", help="comma-separated model names to make (default: all)")
+    ap.add_argument("--list", action="store_true", help="print the models and their inputs, make nothing")
+    args = ap.parse_args()
+    if args.splice:
+        return splice(*args.splice)
+    if not args.manifest:
+        ap.error("a manifest is required")
+    with open(args.manifest) as f:
+        doc = yaml.safe_load(f)
+    out = model_dir(args.manifest, doc, args.out)
+    only = set(args.only.split(",")) if args.only else None
+    entries = [e for e in doc["models"] if only is None or e["name"] in only]
+    if only and len(entries) != len(only):
+        known = {e["name"] for e in doc["models"]}
+        print("unknown model(s): " + ", ".join(sorted(only - known)), file=sys.stderr)
+        return 2
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    failed = 0
+    for e in entries:
+        if e.get("make") is False:
+            print(f"{e['name']}\tskipped", flush=True)
+            continue
+        path = os.path.join(out, expand_home(e.get("model", e["name"] + ".pt")))
+        if args.list:
+            print(f"{e['name']}\t{path}\t{' '.join(recipe(e)['inputs'])}")
+            continue
+        t0 = time.time()
+        try:
+            status = make(e, path)
+        except Exception as ex:  # one broken model must not stop the others
+            failed += 1
+            status = f"FAILED: {type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"
+        print(f"{e['name']}\t{status}\t{path}\t{time.time() - t0:.1f} s", flush=True)
+    if failed:
+        print(f"make_zoo: {failed} of {len(entries)} model(s) could not be made; the zoo reports "
+              "them as failed (missing file)", file=sys.stderr)
+    return 1 if failed and failed == len(entries) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

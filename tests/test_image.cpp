@@ -1,0 +1,192 @@
+#include <catch2/catch.hpp>
+
+#include "harness.h"
+
+using namespace t2o_test;
+
+namespace {
+
+const char* kConsts =
+    "  %none : NoneType = prim::Constant()\n"
+    "  %false : bool = prim::Constant[value=0]()\n"
+    "  %true : bool = prim::Constant[value=1]()\n"
+    "  %0 : int = prim::Constant[value=0]()\n"
+    "  %1 : int = prim::Constant[value=1]()\n"
+    "  %2 : int = prim::Constant[value=2]()\n"
+    "  %3 : int = prim::Constant[value=3]()\n"
+    "  %5 : int = prim::Constant[value=5]()\n"
+    "  %6 : int = prim::Constant[value=6]()\n"
+    "  %7 : int = prim::Constant[value=7]()\n"
+    "  %s2 : float = prim::Constant[value=2.]()\n"
+    "  %s15 : float = prim::Constant[value=1.5]()\n";
+
+std::string ir(const std::string& args, const std::string& body) {
+  return "graph(" + args + "):\n" + kConsts + body + "\n  return (%y)";
+}
+
+}  // namespace
+
+TEST_CASE("aten::upsample_nearest1d", "[image]") {
+  auto x = randn({1, 2, 5});
+  SECTION("output size") {
+    auto r = check_ir_opsets(ir("%x : Tensor", "  %o : int[] = prim::ListConstruct(%7)\n"
+                                               "  %y : Tensor = aten::upsample_nearest1d(%x, %o, "
+                                               "%none)"),
+                             {x});
+    CHECK(r.count("Resize") == 1);
+  }
+  SECTION("vec with scales") {
+    check_ir_opsets(ir("%x : Tensor", "  %f : float[] = prim::ListConstruct(%s2)\n"
+                                      "  %y : Tensor = aten::upsample_nearest1d(%x, %none, %f)"),
+                    {x});
+  }
+}
+
+TEST_CASE("aten::upsample_nearest3d", "[image]") {
+  auto x = randn({1, 2, 2, 3, 4});
+  check_ir_opsets(ir("%x : Tensor", "  %o : int[] = prim::ListConstruct(%3, %5, %7)\n"
+                                    "  %y : Tensor = aten::upsample_nearest3d(%x, %o, %none, %none, "
+                                    "%none)"),
+                  {x});
+  check_ir_opsets(ir("%x : Tensor", "  %f : float[] = prim::ListConstruct(%s2, %s2, %s2)\n"
+                                    "  %y : Tensor = aten::upsample_nearest3d(%x, %none, %f)"),
+                  {x});
+}
+
+TEST_CASE("aten::upsample_linear1d", "[image]") {
+  auto x = randn({2, 3, 5});
+  for (const char* align : {"%false", "%true"}) {
+    check_ir_opsets(ir("%x : Tensor", std::string("  %o : int[] = prim::ListConstruct(%7)\n"
+                                                  "  %y : Tensor = aten::upsample_linear1d(%x, %o, ") +
+                                          align + ", %none)"),
+                    {x});
+  }
+  check_ir_opsets(ir("%x : Tensor", "  %f : float[] = prim::ListConstruct(%s2)\n"
+                                    "  %y : Tensor = aten::upsample_linear1d(%x, %none, %false, %f)"),
+                  {x});
+}
+
+TEST_CASE("aten::upsample_trilinear3d", "[image]") {
+  auto x = randn({1, 2, 2, 3, 4});
+  for (const char* align : {"%false", "%true"}) {
+    check_ir_opsets(ir("%x : Tensor", std::string("  %o : int[] = prim::ListConstruct(%3, %5, %7)\n"
+                                                  "  %y : Tensor = aten::upsample_trilinear3d(%x, "
+                                                  "%o, ") +
+                                          align + ", %none, %none, %none)"),
+                    {x});
+  }
+}
+
+TEST_CASE("aten::upsample_bicubic2d", "[image]") {
+  auto x = randn({1, 2, 4, 5});
+  for (const char* align : {"%false", "%true"}) {
+    check_ir_opsets(ir("%x : Tensor", std::string("  %o : int[] = prim::ListConstruct(%7, %7)\n"
+                                                  "  %y : Tensor = aten::upsample_bicubic2d(%x, "
+                                                  "%o, ") +
+                                          align + ", %none, %none)"),
+                    {x});
+  }
+  check_ir_opsets(ir("%x : Tensor", "  %f : float[] = prim::ListConstruct(%s2, %s2)\n"
+                                    "  %y : Tensor = aten::upsample_bicubic2d(%x, %none, %false, %f)"),
+                  {x});
+}
+
+TEST_CASE("aten::__interpolate", "[image]") {
+  auto x = randn({1, 2, 4, 6});
+  SECTION("size, bilinear") {
+    check_ir_opsets(ir("%x : Tensor", "  %m : str = prim::Constant[value=\"bilinear\"]()\n"
+                                      "  %o : int[] = prim::ListConstruct(%5, %7)\n"
+                                      "  %y : Tensor = aten::__interpolate(%x, %o, %none, %m, "
+                                      "%false, %none, %false)"),
+                    {x});
+  }
+  SECTION("scale, nearest") {
+    check_ir_opsets(ir("%x : Tensor", "  %m : str = prim::Constant[value=\"nearest\"]()\n"
+                                      "  %y : Tensor = aten::__interpolate(%x, %none, %s2, %m, "
+                                      "%none, %none, %false)"),
+                    {x});
+  }
+  SECTION("scale recomputed, bicubic") {
+    check_ir_opsets(ir("%x : Tensor", "  %m : str = prim::Constant[value=\"bicubic\"]()\n"
+                                      "  %y : Tensor = aten::__interpolate(%x, %none, %s15, %m, "
+                                      "%false, %true, %false)"),
+                    {x});
+  }
+}
+
+TEST_CASE("aten::grid_sampler", "[image]") {
+  auto x = randn({1, 2, 4, 5});
+  auto grid = at::rand({1, 3, 6, 2}) * 2.2 - 1.1;
+  for (int mode = 0; mode < 2; ++mode)
+    for (int pad = 0; pad < 3; ++pad)
+      for (const char* align : {"%false", "%true"}) {
+        std::string body = "  %mode : int = prim::Constant[value=" + std::to_string(mode) +
+                           "]()\n  %pad : int = prim::Constant[value=" + std::to_string(pad) +
+                           "]()\n  %y : Tensor = aten::grid_sampler(%x, %g, %mode, %pad, " +
+                           align + ")";
+        auto r = check_ir(ir("%x : Tensor, %g : Tensor", body), {x, grid}, 16);
+        CHECK(r.count("GridSample") == 1);
+        check_ir(ir("%x : Tensor, %g : Tensor", body), {x, grid}, 17);
+      }
+  CHECK(export_ir_error(ir("%x : Tensor, %g : Tensor",
+                           "  %y : Tensor = aten::grid_sampler(%x, %g, %0, %0, %false)"),
+                        {x, grid}, 13)
+            .find("opset 16") != std::string::npos);
+}
+
+TEST_CASE("aten::grid_sampler_2d", "[image]") {
+  auto x = randn({2, 3, 5, 5});
+  auto grid = at::rand({2, 4, 4, 2}) * 2 - 1;
+  check_ir(ir("%x : Tensor, %g : Tensor",
+              "  %y : Tensor = aten::grid_sampler_2d(%x, %g, %0, %1, %true)"),
+           {x, grid}, 17);
+}
+
+TEST_CASE("aten::pixel_shuffle", "[image]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::pixel_shuffle(%x, %2)"),
+                           {randn({2, 8, 3, 4})});
+  CHECK(r.count("DepthToSpace") == 1);
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::pixel_shuffle(%x, %3)"),
+                  {randn({2, 2, 9, 2, 3})});
+}
+
+TEST_CASE("aten::pixel_unshuffle", "[image]") {
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::pixel_unshuffle(%x, %2)"),
+                  {randn({2, 3, 4, 6})});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::pixel_unshuffle(%x, %3)"),
+                  {randn({2, 6, 3})});
+}
+
+TEST_CASE("aten::channel_shuffle", "[image]") {
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::channel_shuffle(%x, %3)"),
+                  {randn({2, 6, 3, 2})});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::native_channel_shuffle(%x, %2)"),
+                  {randn({1, 4, 5})});
+}
+
+TEST_CASE("aten::im2col", "[image]") {
+  auto x = randn({2, 3, 6, 5});
+  check_ir_opsets(ir("%x : Tensor", "  %k : int[] = prim::ListConstruct(%3, %2)\n"
+                                    "  %d : int[] = prim::ListConstruct(%1, %1)\n"
+                                    "  %p : int[] = prim::ListConstruct(%1, %0)\n"
+                                    "  %s : int[] = prim::ListConstruct(%2, %1)\n"
+                                    "  %y : Tensor = aten::im2col(%x, %k, %d, %p, %s)"),
+                  {x});
+  check_ir_opsets(ir("%x : Tensor", "  %k : int[] = prim::ListConstruct(%2, %2)\n"
+                                    "  %d : int[] = prim::ListConstruct(%2, %1)\n"
+                                    "  %p : int[] = prim::ListConstruct(%0, %1)\n"
+                                    "  %s : int[] = prim::ListConstruct(%1, %2)\n"
+                                    "  %y : Tensor = aten::im2col(%x, %k, %d, %p, %s)"),
+                  {randn({3, 6, 5})});
+}
+
+TEST_CASE("aten::col2im", "[image]") {
+  // [N, C*kh*kw, L] for a 6x5 image, kernel 3x2, padding (1, 0), stride (2, 1): L = 3 * 4.
+  check_ir_opsets(ir("%x : Tensor", "  %o : int[] = prim::ListConstruct(%6, %5)\n"
+                                    "  %k : int[] = prim::ListConstruct(%3, %2)\n"
+                                    "  %d : int[] = prim::ListConstruct(%1, %1)\n"
+                                    "  %p : int[] = prim::ListConstruct(%1, %0)\n"
+                                    "  %s : int[] = prim::ListConstruct(%2, %1)\n"
+                                    "  %y : Tensor = aten::col2im(%x, %o, %k, %d, %p, %s)"),
+                  {randn({2, 18, 12})});
+}

@@ -1,0 +1,339 @@
+#include <catch2/catch.hpp>
+
+#include "harness.h"
+
+using namespace t2o_test;
+
+namespace {
+
+const char* kConsts =
+    "  %none : NoneType = prim::Constant()\n"
+    "  %false : bool = prim::Constant[value=0]()\n"
+    "  %true : bool = prim::Constant[value=1]()\n"
+    "  %m1 : int = prim::Constant[value=-1]()\n"
+    "  %0 : int = prim::Constant[value=0]()\n"
+    "  %1 : int = prim::Constant[value=1]()\n"
+    "  %2 : int = prim::Constant[value=2]()\n"
+    "  %3 : int = prim::Constant[value=3]()\n"
+    "  %half : float = prim::Constant[value=0.5]()\n";
+
+// graph(<args>) computing %y with `body` (IR lines using the constants above).
+std::string ir(const std::string& args, const std::string& body) {
+  return "graph(" + args + "):\n" + kConsts + body + "\n  return (%y)";
+}
+
+// The same for an in-place op acting on %x = -x0 (LibTorch must not modify the graph input).
+std::string ir_inplace(const std::string& args, const std::string& body) {
+  return "graph(%x0 : Tensor, " + args + "):\n" + kConsts + "  %x : Tensor = aten::neg(%x0)\n" +
+         body + "\n  return (%y)";
+}
+
+// A random permutation along dim 0 of a [n, m] index tensor (no duplicate targets).
+at::Tensor perm_index(int64_t n, int64_t m) { return at::argsort(at::rand({n, m}), 0, false); }
+
+at::Tensor ints(int64_t lo, int64_t hi, std::vector<int64_t> shape) {
+  return at::randint(lo, hi, shape, at::kLong);
+}
+
+}  // namespace
+
+TEST_CASE("aten::scatter", "[indexing]") {
+  auto x = randn({4, 5}), src = randn({4, 5}, 2);
+  SECTION("src") {
+    auto r = check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
+                                "  %y : Tensor = aten::scatter(%x, %0, %i, %s)"),
+                             {x, perm_index(4, 5), src});
+    CHECK(r.count("ScatterElements") == 1);
+  }
+  SECTION("smaller index, dim 1") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
+                       "  %y : Tensor = aten::scatter(%x, %1, %i, %s)"),
+                    {x, at::argsort(at::rand({3, 5}), 1, false).slice(1, 0, 3), src});
+  }
+  SECTION("value") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor",
+                       "  %y : Tensor = aten::scatter(%x, %0, %i, %half)"),
+                    {x, perm_index(2, 5)});
+  }
+  SECTION("reduce add / multiply, duplicates") {
+    for (const char* red : {"add", "multiply"}) {
+      std::string body = std::string("  %red : str = prim::Constant[value=\"") + red +
+                         "\"]()\n  %y : Tensor = aten::scatter(%x, %0, %i, %s, %red)";
+      check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor", body),
+                      {x, ints(0, 4, {6, 5}), randn({6, 5}, 3)});
+    }
+  }
+  SECTION("value reduce") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor",
+                       "  %red : str = prim::Constant[value=\"add\"]()\n"
+                       "  %y : Tensor = aten::scatter(%x, %1, %i, %half, %red)"),
+                    {x, ints(0, 5, {4, 7})});
+  }
+  SECTION("in place") {
+    check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
+                               "  %y : Tensor = aten::scatter_(%x, %0, %i, %s)"),
+                    {x, perm_index(4, 5), src});
+  }
+}
+
+TEST_CASE("aten::scatter_add", "[indexing]") {
+  auto x = randn({3, 4, 5});
+  auto idx = ints(0, 4, {3, 6, 5});
+  auto src = randn({3, 6, 5}, 2);
+  auto r13 = check_ir(ir("%x : Tensor, %i : Tensor, %s : Tensor",
+                         "  %y : Tensor = aten::scatter_add(%x, %1, %i, %s)"),
+                      {x, idx, src}, 13);
+  CHECK(r13.count("ScatterElements") == 0);
+  auto r17 = check_ir(ir("%x : Tensor, %i : Tensor, %s : Tensor",
+                         "  %y : Tensor = aten::scatter_add(%x, %1, %i, %s)"),
+                      {x, idx, src}, 17);
+  CHECK(r17.count("ScatterElements") == 1);
+  check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
+                             "  %y : Tensor = aten::scatter_add_(%x, %2, %i, %s)"),
+                  {x, ints(0, 5, {3, 4, 2}), randn({3, 4, 2}, 4)});
+  SECTION("int") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
+                       "  %y : Tensor = aten::scatter_add(%x, %0, %i, %s)"),
+                    {ints(-5, 5, {4, 3}), ints(0, 4, {5, 3}), ints(-5, 5, {5, 3})});
+  }
+}
+
+TEST_CASE("aten::scatter_reduce", "[indexing]") {
+  auto x = randn({4, 5});
+  auto idx = ints(0, 4, {6, 5});
+  auto src = randn({6, 5}, 2);
+  for (const char* red : {"sum", "prod", "mean", "amax", "amin"}) {
+    for (const char* self : {"%true", "%false"}) {
+      DYNAMIC_SECTION(red << " include_self " << self) {
+        std::string body = std::string("  %red : str = prim::Constant[value=\"") + red +
+                           "\"]()\n  %y : Tensor = aten::scatter_reduce(%x, %0, %i, %s, %red, " +
+                           self + ")";
+        check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor", body), {x, idx, src});
+      }
+    }
+  }
+  SECTION("in place, int amax") {
+    check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
+                               "  %red : str = prim::Constant[value=\"amax\"]()\n"
+                               "  %y : Tensor = aten::scatter_reduce_(%x, %1, %i, %s, %red, %false)"),
+                    {ints(-9, 9, {3, 4}), ints(0, 4, {3, 6}), ints(-9, 9, {3, 6})});
+  }
+}
+
+TEST_CASE("aten::index_put", "[indexing]") {
+  auto x = randn({5, 4});
+  SECTION("int index, values") {
+    auto r = check_ir_opsets(ir("%x : Tensor, %i : Tensor, %v : Tensor",
+                                "  %l : Tensor?[] = prim::ListConstruct(%i)\n"
+                                "  %y : Tensor = aten::index_put(%x, %l, %v, %false)"),
+                             {x, at::tensor({3, 0, -1}, at::kLong), randn({3, 4}, 2)});
+    CHECK(r.count("ScatterND") == 1);
+  }
+  SECTION("two indices, broadcast value") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %j : Tensor, %v : Tensor",
+                       "  %l : Tensor?[] = prim::ListConstruct(%i, %j)\n"
+                       "  %y : Tensor = aten::index_put(%x, %l, %v, %false)"),
+                    {x, at::tensor({1, 4}, at::kLong), at::tensor({2, 0}, at::kLong),
+                     randn({}, 3)});
+  }
+  SECTION("mask") {
+    check_ir_opsets(ir("%x : Tensor, %m : Tensor, %v : Tensor",
+                       "  %l : Tensor?[] = prim::ListConstruct(%m)\n"
+                       "  %y : Tensor = aten::index_put(%x, %l, %v, %false)"),
+                    {x, at::rand({5, 4}) > 0.5, randn({1}, 3)});
+  }
+  SECTION("accumulate with duplicates") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %v : Tensor",
+                       "  %l : Tensor?[] = prim::ListConstruct(%i)\n"
+                       "  %y : Tensor = aten::index_put(%x, %l, %v, %true)"),
+                    {x, at::tensor({1, 3, 1, 1}, at::kLong), randn({4, 4}, 2)});
+  }
+  SECTION("accumulate, two indices") {
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %j : Tensor, %v : Tensor",
+                       "  %l : Tensor?[] = prim::ListConstruct(%i, %j)\n"
+                       "  %y : Tensor = aten::index_put(%x, %l, %v, %true)"),
+                    {x, at::tensor({1, 4, 1}, at::kLong), at::tensor({2, 0, 2}, at::kLong),
+                     randn({3}, 3)});
+  }
+  SECTION("_index_put_impl_") {
+    check_ir_opsets(ir_inplace("%i : Tensor, %v : Tensor",
+                               "  %l : Tensor?[] = prim::ListConstruct(%i)\n"
+                               "  %y : Tensor = aten::_index_put_impl_(%x, %l, %v, %true, %false)"),
+                    {x, at::tensor({2, 2}, at::kLong), randn({2, 4}, 2)});
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %v : Tensor",
+                       "  %l : Tensor?[] = prim::ListConstruct(%i)\n"
+                       "  %y : Tensor = aten::_index_put_impl(%x, %l, %v, %false, %false)"),
+                    {x, at::tensor({3, 1}, at::kLong), randn({2, 4}, 2)});
+  }
+  SECTION("in place") {
+    check_ir_opsets(ir_inplace("%i : Tensor, %v : Tensor",
+                               "  %l : Tensor?[] = prim::ListConstruct(%i)\n"
+                               "  %y : Tensor = aten::index_put_(%x, %l, %v, %false)"),
+                    {x, at::tensor({2, 0}, at::kLong), randn({2, 4}, 2)});
+  }
+}
+
+TEST_CASE("aten::index_add", "[indexing]") {
+  auto x = randn({5, 3});
+  check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
+                     "  %y : Tensor = aten::index_add(%x, %0, %i, %s, %2)"),
+                  {x, at::tensor({1, 4, 1, 0}, at::kLong), randn({4, 3}, 2)});
+  check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
+                             "  %y : Tensor = aten::index_add_(%x, %1, %i, %s, %1)"),
+                  {x, at::tensor({2, 2}, at::kLong), randn({5, 2}, 2)});
+}
+
+TEST_CASE("aten::index_copy", "[indexing]") {
+  auto x = randn({5, 3});
+  auto r = check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
+                              "  %y : Tensor = aten::index_copy(%x, %0, %i, %s)"),
+                           {x, at::tensor({4, 1}, at::kLong), randn({2, 3}, 2)});
+  CHECK(r.count("ScatterElements") == 1);
+  check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
+                             "  %y : Tensor = aten::index_copy_(%x, %1, %i, %s)"),
+                  {x, at::tensor({2, 0}, at::kLong), randn({5, 2}, 2)});
+}
+
+TEST_CASE("aten::index_fill", "[indexing]") {
+  auto x = randn({4, 5});
+  check_ir_opsets(ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_fill(%x, %1, %i, %half)"),
+                  {x, at::tensor({0, 3, -1}, at::kLong)});
+  check_ir_opsets(ir("%x : Tensor, %i : Tensor, %v : Tensor",
+                     "  %y : Tensor = aten::index_fill(%x, %0, %i, %v)"),
+                  {x, at::tensor({2}, at::kLong), randn({}, 3)});
+  check_ir_opsets(ir_inplace("%i : Tensor", "  %y : Tensor = aten::index_fill_(%x, %0, %i, %2)"),
+                  {x, at::tensor({1, 2}, at::kLong)});
+}
+
+TEST_CASE("aten::masked_scatter", "[indexing]") {
+  auto x = randn({3, 4});
+  check_ir_opsets(ir("%x : Tensor, %m : Tensor, %s : Tensor",
+                     "  %y : Tensor = aten::masked_scatter(%x, %m, %s)"),
+                  {x, at::rand({3, 4}) > 0.5, randn({4, 5}, 2)});
+  check_ir_opsets(ir_inplace("%m : Tensor, %s : Tensor",
+                             "  %y : Tensor = aten::masked_scatter_(%x, %m, %s)"),
+                  {x, at::rand({4}) > 0.3, randn({12}, 2)});
+}
+
+TEST_CASE("aten::masked_select", "[indexing]") {
+  auto r = check_ir_opsets(ir("%x : Tensor, %m : Tensor", "  %y : Tensor = aten::masked_select(%x, %m)"),
+                           {randn({3, 4}), at::rand({4}) > 0.5});
+  CHECK(r.count("Compress") == 1);
+}
+
+TEST_CASE("aten::take", "[indexing]") {
+  check_ir_opsets(ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::take(%x, %i)"),
+                  {randn({3, 4}), at::tensor({0, 11, -1, 5}, at::kLong).reshape({2, 2})});
+}
+
+TEST_CASE("aten::nonzero", "[indexing]") {
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::nonzero(%x)"),
+                  {at::randint(0, 2, {3, 4}, at::kLong)});
+}
+
+TEST_CASE("aten::nonzero_numpy", "[indexing]") {
+  check_ir_opsets("graph(%x : Tensor):\n"
+                  "  %l : Tensor[] = aten::nonzero_numpy(%x)\n"
+                  "  %a : Tensor, %b : Tensor = prim::ListUnpack(%l)\n"
+                  "  return (%a, %b)",
+                  {randn({3, 4}) > 0.2});
+}
+
+TEST_CASE("aten::sort", "[indexing]") {
+  auto x = at::randperm(24, at::kFloat).reshape({4, 6});
+  check_ir_opsets("graph(%x : Tensor):\n" + std::string(kConsts) +
+                      "  %v : Tensor, %i : Tensor = aten::sort(%x, %m1, %false)\n"
+                      "  return (%v, %i)",
+                  {x});
+  check_ir_opsets("graph(%x : Tensor):\n" + std::string(kConsts) +
+                      "  %v : Tensor, %i : Tensor = aten::sort(%x, %true, %0, %true)\n"
+                      "  return (%v, %i)",
+                  {x});
+}
+
+TEST_CASE("aten::argsort", "[indexing]") {
+  auto x = at::randperm(24, at::kFloat).reshape({4, 6});
+  auto r = check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::argsort(%x, %0, %true)"), {x});
+  CHECK(r.count("TopK") == 1);
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::argsort(%x, %m1, %false)"),
+                  {at::randperm(24, at::kLong).reshape({4, 6})});
+}
+
+TEST_CASE("aten::topk", "[indexing]") {
+  auto x = at::randperm(24, at::kFloat).reshape({4, 6});
+  check_ir_opsets("graph(%x : Tensor):\n" + std::string(kConsts) +
+                      "  %v : Tensor, %i : Tensor = aten::topk(%x, %3, %m1, %true, %true)\n"
+                      "  return (%v, %i)",
+                  {x});
+  check_ir_opsets("graph(%x : Tensor):\n" + std::string(kConsts) +
+                      "  %v : Tensor, %i : Tensor = aten::topk(%x, %2, %0, %false, %true)\n"
+                      "  return (%v, %i)",
+                  {x});
+}
+
+TEST_CASE("aten::one_hot", "[indexing]") {
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::one_hot(%x, %m1)"), {ints(0, 5, {2, 3})});
+  check_ir_opsets(ir("%x : Tensor", "  %c : int = prim::Constant[value=7]()\n"
+                                    "  %y : Tensor = aten::one_hot(%x, %c)"),
+                  {ints(0, 5, {4})});
+}
+
+TEST_CASE("aten::embedding", "[indexing]") {
+  auto r = check_ir_opsets(ir("%w : Tensor, %i : Tensor",
+                              "  %y : Tensor = aten::embedding(%w, %i, %m1, %false, %false)"),
+                           {randn({10, 4}), ints(0, 10, {2, 3})});
+  CHECK(r.count("Gather") == 1);
+}
+
+TEST_CASE("aten::embedding_bag", "[indexing]") {
+  auto w = randn({10, 3});
+  auto idx = at::tensor({1, 2, 4, 5, 4, 3, 2, 9}, at::kLong);
+  auto off = at::tensor({0, 3, 3, 6}, at::kLong);
+  for (int mode = 0; mode < 3; ++mode) {
+    DYNAMIC_SECTION("mode " << mode) {
+      std::string body = "  %mode : int = prim::Constant[value=" + std::to_string(mode) +
+                         "]()\n"
+                         "  %y : Tensor, %b : Tensor, %c : Tensor, %d : Tensor = "
+                         "aten::embedding_bag(%w, %i, %o, %false, %mode, %false, %none, %false)";
+      check_ir_opsets(ir("%w : Tensor, %i : Tensor, %o : Tensor", body), {w, idx, off});
+    }
+  }
+  SECTION("_embedding_bag: per-sample weights, include_last_offset, padding_idx") {
+    check_ir_opsets(ir("%w : Tensor, %i : Tensor, %o : Tensor, %p : Tensor",
+                       "  %y, %b, %c, %d = aten::_embedding_bag(%w, %i, %o, %false, %0, %false, %p,"
+                       " %true, %2)"),
+                    {w, idx, at::tensor({0, 3, 5, 8}, at::kLong), randn({8}, 3)});
+  }
+  SECTION("_embedding_bag_forward_only") {
+    check_ir_opsets(ir("%w : Tensor, %i : Tensor, %o : Tensor",
+                       "  %y, %b, %c, %d = aten::_embedding_bag_forward_only(%w, %i, %o, %false,"
+                       " %0, %false, %none, %false, %m1)"),
+                    {w, idx, off});
+  }
+}
+
+TEST_CASE("aten::bucketize", "[indexing]") {
+  auto bounds = at::tensor({-1.0f, 0.0f, 0.5f, 2.0f});
+  auto x = at::tensor({-3.0f, -1.0f, 0.2f, 0.5f, 0.7f, 5.0f}).reshape({2, 3});
+  check_ir_opsets(ir("%x : Tensor, %b : Tensor",
+                     "  %y : Tensor = aten::bucketize(%x, %b, %false, %false)"),
+                  {x, bounds});
+  check_ir_opsets(ir("%x : Tensor, %b : Tensor",
+                     "  %y : Tensor = aten::bucketize(%x, %b, %true, %true)"),
+                  {x, bounds});
+}
+
+TEST_CASE("aten::select_scatter", "[indexing]") {
+  check_ir_opsets(ir("%x : Tensor, %s : Tensor",
+                     "  %y : Tensor = aten::select_scatter(%x, %s, %1, %m1)"),
+                  {randn({3, 4, 2}), randn({3, 2}, 2)});
+}
+
+TEST_CASE("aten::slice_scatter", "[indexing]") {
+  check_ir_opsets(ir("%x : Tensor, %s : Tensor",
+                     "  %y : Tensor = aten::slice_scatter(%x, %s, %1, %1, %none, %2)"),
+                  {randn({3, 6}), randn({3, 3}, 2)});
+  check_ir_opsets(ir("%x : Tensor, %s : Tensor",
+                     "  %y : Tensor = aten::slice_scatter(%x, %s, %0, %m1, %none, %1)"),
+                  {randn({3, 6}), randn({1, 6}, 2)});
+}

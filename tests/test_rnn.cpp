@@ -1,0 +1,205 @@
+#include "harness.h"
+
+#include <catch2/catch.hpp>
+
+using namespace t2o_test;
+
+namespace {
+
+// A full-sequence recurrent op with its weights as graph inputs (as nn.LSTM/GRU/RNN trace to,
+// but with the frozen weight list replaced by inputs so nothing folds).
+struct RnnCase {
+  std::string op; // "lstm", "gru", "rnn_tanh", "rnn_relu"
+  int64_t input = 3, hidden = 4, layers = 1, batch = 2, steps = 5;
+  bool bidir = false, batch_first = false, bias = true;
+};
+
+int64_t gates(const std::string &op) {
+  return op == "lstm" ? 4 : op == "gru" ? 3 : 1;
+}
+
+void run_case(const RnnCase &k) {
+  int64_t nd = k.bidir ? 2 : 1, g = gates(k.op);
+  std::vector<at::Tensor> inputs;
+  std::string sig = "graph(%x : Tensor, %h0 : Tensor";
+  inputs.push_back(k.batch_first ? randn({k.batch, k.steps, k.input}, 1)
+                                 : randn({k.steps, k.batch, k.input}, 1));
+  inputs.push_back(randn({k.layers * nd, k.batch, k.hidden}, 2));
+  if (k.op == "lstm") {
+    sig += ", %c0 : Tensor";
+    inputs.push_back(randn({k.layers * nd, k.batch, k.hidden}, 3));
+  }
+  std::vector<std::string> params;
+  uint64_t seed = 10;
+  for (int64_t l = 0; l < k.layers; ++l)
+    for (int64_t d = 0; d < nd; ++d) {
+      int64_t in = l == 0 ? k.input : k.hidden * nd;
+      std::vector<std::vector<int64_t>> shapes = {{g * k.hidden, in}, {g * k.hidden, k.hidden}};
+      if (k.bias) {
+        shapes.push_back({g * k.hidden});
+        shapes.push_back({g * k.hidden});
+      }
+      for (auto &s : shapes) {
+        std::string name = "%p" + std::to_string(params.size());
+        sig += ", " + name + " : Tensor";
+        params.push_back(name);
+        inputs.push_back(randn(s, seed++) * 0.5);
+      }
+    }
+  std::string plist;
+  for (size_t i = 0; i < params.size(); ++i)
+    plist += (i ? ", " : "") + params[i];
+  auto b = [](bool v) { return std::string(v ? "1" : "0"); };
+  std::string ir = sig + "):\n" + "  %params : Tensor[] = prim::ListConstruct(" + plist + ")\n" +
+                   "  %bias : bool = prim::Constant[value=" + b(k.bias) + "]()\n" +
+                   "  %layers : int = prim::Constant[value=" + std::to_string(k.layers) + "]()\n" +
+                   "  %drop : float = prim::Constant[value=0.]()\n" +
+                   "  %train : bool = prim::Constant[value=0]()\n" +
+                   "  %bidir : bool = prim::Constant[value=" + b(k.bidir) + "]()\n" +
+                   "  %bf : bool = prim::Constant[value=" + b(k.batch_first) + "]()\n";
+  if (k.op == "lstm") {
+    ir += "  %hx : Tensor[] = prim::ListConstruct(%h0, %c0)\n"
+          "  %y : Tensor, %hn : Tensor, %cn : Tensor = aten::lstm(%x, %hx, %params, %bias, "
+          "%layers, %drop, %train, %bidir, %bf)\n"
+          "  return (%y, %hn, %cn)";
+  } else {
+    ir += "  %y : Tensor, %hn : Tensor = aten::" + k.op +
+          "(%x, %h0, %params, %bias, %layers, %drop, %train, %bidir, %bf)\n"
+          "  return (%y, %hn)";
+  }
+  std::string onnx = k.op == "lstm" ? "LSTM" : k.op == "gru" ? "GRU" : "RNN";
+  auto r = check_ir_opsets(ir, inputs);
+  CHECK(r.count(onnx) == static_cast<size_t>(k.layers));
+}
+
+// Single-step cells: weights as graph inputs.
+void run_cell(const std::string &op, bool bias, bool batched) {
+  int64_t g = gates(op == "lstm_cell" ? "lstm" : op == "gru_cell" ? "gru" : "rnn");
+  int64_t in = 3, h = 5, b = 4;
+  auto shape = [&](int64_t n) {
+    return batched ? std::vector<int64_t>{b, n} : std::vector<int64_t>{n};
+  };
+  std::vector<at::Tensor> inputs = {randn(shape(in), 1), randn(shape(h), 2)};
+  std::string sig = "graph(%x : Tensor, %h : Tensor";
+  std::string hx = "%h";
+  std::string pre;
+  if (op == "lstm_cell") {
+    sig += ", %c : Tensor";
+    inputs.push_back(randn(shape(h), 3));
+    pre = "  %hx : Tensor[] = prim::ListConstruct(%h, %c)\n";
+    hx = "%hx";
+  }
+  sig += ", %wi : Tensor, %wh : Tensor";
+  inputs.push_back(randn({g * h, in}, 4) * 0.5);
+  inputs.push_back(randn({g * h, h}, 5) * 0.5);
+  std::string biases = "%n, %n";
+  if (bias) {
+    sig += ", %bi : Tensor, %bh : Tensor";
+    inputs.push_back(randn({g * h}, 6));
+    inputs.push_back(randn({g * h}, 7));
+    biases = "%bi, %bh";
+  }
+  std::string call = "aten::" + op + "(%x, " + hx + ", %wi, %wh, " + biases + ")";
+  std::string ir = sig + "):\n  %n : NoneType = prim::Constant()\n" + pre;
+  if (op == "lstm_cell")
+    ir += "  %y : Tensor, %cy : Tensor = " + call + "\n  return (%y, %cy)";
+  else
+    ir += "  %y : Tensor = " + call + "\n  return (%y)";
+  check_ir_opsets(ir, inputs);
+}
+
+} // namespace
+
+TEST_CASE("aten::lstm", "[rnn]") {
+  SECTION("one layer") {
+    run_case({"lstm"});
+  }
+  SECTION("two layers, bidirectional, batch_first") {
+    RnnCase k{"lstm"};
+    k.layers = 2;
+    k.bidir = true;
+    k.batch_first = true;
+    run_case(k);
+  }
+  SECTION("no biases") {
+    RnnCase k{"lstm"};
+    k.bias = false;
+    k.bidir = true;
+    run_case(k);
+  }
+}
+
+TEST_CASE("aten::gru", "[rnn]") {
+  SECTION("one layer") {
+    run_case({"gru"});
+  }
+  SECTION("three layers, bidirectional, batch_first") {
+    RnnCase k{"gru"};
+    k.layers = 3;
+    k.bidir = true;
+    k.batch_first = true;
+    run_case(k);
+  }
+  SECTION("no biases") {
+    RnnCase k{"gru"};
+    k.bias = false;
+    run_case(k);
+  }
+}
+
+TEST_CASE("aten::rnn_tanh", "[rnn]") {
+  run_case({"rnn_tanh"});
+  RnnCase k{"rnn_tanh"};
+  k.layers = 2;
+  k.bidir = true;
+  run_case(k);
+}
+
+TEST_CASE("aten::rnn_relu", "[rnn]") {
+  RnnCase k{"rnn_relu"};
+  k.layers = 2;
+  k.bidir = true;
+  k.batch_first = true;
+  run_case(k);
+}
+
+TEST_CASE("aten::lstm_cell", "[rnn]") {
+  run_cell("lstm_cell", true, true);
+  run_cell("lstm_cell", false, true);
+}
+
+TEST_CASE("aten::gru_cell", "[rnn]") {
+  run_cell("gru_cell", true, true);
+  run_cell("gru_cell", false, true);
+}
+
+TEST_CASE("aten::rnn_tanh_cell", "[rnn]") {
+  run_cell("rnn_tanh_cell", true, true);
+  run_cell("rnn_tanh_cell", false, true);
+}
+
+TEST_CASE("aten::rnn_relu_cell", "[rnn]") {
+  run_cell("rnn_relu_cell", true, true);
+}
+
+TEST_CASE("rnn in training mode with dropout is rejected", "[rnn]") {
+  // Two layers sharing one 3x3 weight pair, no biases.
+  auto ir = [](const char *drop, const char *train) {
+    return std::string("graph(%x : Tensor, %h0 : Tensor, %w : Tensor, %r : Tensor):\n"
+                       "  %params : Tensor[] = prim::ListConstruct(%w, %r, %w, %r)\n"
+                       "  %f : bool = prim::Constant[value=0]()\n"
+                       "  %t : bool = prim::Constant[value=") +
+           train +
+           "]()\n"
+           "  %two : int = prim::Constant[value=2]()\n"
+           "  %drop : float = prim::Constant[value=" +
+           drop +
+           "]()\n"
+           "  %y : Tensor, %hn : Tensor = aten::rnn_tanh(%x, %h0, %params, %f, %two, %drop, %t, "
+           "%f, %f)\n  return (%y, %hn)";
+  };
+  std::vector<at::Tensor> in = {randn({5, 2, 3}, 1), randn({2, 2, 3}, 2), randn({3, 3}, 3) * 0.5,
+                                randn({3, 3}, 4) * 0.5};
+  check_ir_opsets(ir("0.5", "0"), in); // eval mode: dropout is off
+  CHECK(export_ir_error(ir("0.5", "1"), in).find("training mode") != std::string::npos);
+}

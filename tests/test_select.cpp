@@ -1,0 +1,243 @@
+#include <catch2/catch.hpp>
+
+#include "harness.h"
+
+using namespace t2o_test;
+
+namespace {
+
+const char* kConsts =
+    "  %none : NoneType = prim::Constant()\n"
+    "  %false : bool = prim::Constant[value=0]()\n"
+    "  %true : bool = prim::Constant[value=1]()\n"
+    "  %m1 : int = prim::Constant[value=-1]()\n"
+    "  %m2 : int = prim::Constant[value=-2]()\n"
+    "  %0 : int = prim::Constant[value=0]()\n"
+    "  %1 : int = prim::Constant[value=1]()\n"
+    "  %2 : int = prim::Constant[value=2]()\n"
+    "  %3 : int = prim::Constant[value=3]()\n";
+
+std::string ir(const std::string& args, const std::string& body) {
+  return "graph(" + args + "):\n" + kConsts + body + "\n  return (%y)";
+}
+
+// Several outputs: `outs` like "%a, %b".
+std::string ir_n(const std::string& args, const std::string& body, const std::string& outs) {
+  return "graph(" + args + "):\n" + kConsts + body + "\n  return (" + outs + ")";
+}
+
+at::Tensor ints(int64_t lo, int64_t hi, std::vector<int64_t> shape) {
+  return at::randint(lo, hi, shape, at::kLong);
+}
+
+}  // namespace
+
+TEST_CASE("aten::diagonal", "[select]") {
+  auto x = randn({3, 4, 5});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::diagonal(%x, %0, %0, %1)"), {x});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::diagonal(%x, %1, %m1, %0)"), {x});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::diagonal(%x, %m2, %1, %2)"), {x});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::diagonal_copy(%x, %1, %1, %2)"), {x});
+}
+
+TEST_CASE("aten::tril", "[select]") {
+  auto x = randn({2, 4, 5});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %0)"), {x});
+  auto r13 = check_ir(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %m1)"), {x}, 13);
+  CHECK(r13.count("Trilu") == 0);
+  auto r17 = check_ir(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %m1)"), {x}, 17);
+  CHECK(r17.count("Trilu") == 1);
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %1)"), {ints(0, 9, {4, 3})});
+}
+
+TEST_CASE("aten::triu", "[select]") {
+  auto x = randn({4, 5});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::triu(%x, %1)"), {x});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::triu(%x, %m2)"),
+                  {ints(0, 9, {4, 3}).to(at::kInt)});
+}
+
+TEST_CASE("aten::_unique", "[select]") {
+  auto x = ints(0, 6, {3, 5});
+  check_ir_opsets(ir_n("%x : Tensor", "  %y : Tensor, %i : Tensor = aten::_unique(%x, %true, %true)",
+                       "%y, %i"),
+                  {x});
+  check_ir_opsets(ir_n("%x : Tensor",
+                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::_unique2(%x, %true, %true, "
+                       "%true)",
+                       "%y, %i, %c"),
+                  {at::round(randn({7}) * 2)});
+}
+
+TEST_CASE("aten::_unique2", "[select]") {
+  check_ir_opsets(ir_n("%x : Tensor",
+                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::_unique2(%x, %true, %false, "
+                       "%true)",
+                       "%y, %c"),
+                  {ints(0, 4, {10})});
+}
+
+TEST_CASE("aten::unique_dim", "[select]") {
+  auto x = at::tensor({1, 2, 1, 2, 0, 0, 1, 2, 3, 3, 0, 0}, at::kLong).reshape({6, 2});
+  check_ir_opsets(ir_n("%x : Tensor",
+                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_dim(%x, %0, %true, "
+                       "%true, %true)",
+                       "%y, %i, %c"),
+                  {x});
+}
+
+TEST_CASE("aten::unique_consecutive", "[select]") {
+  check_ir_opsets(ir_n("%x : Tensor",
+                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_consecutive(%x, "
+                       "%true, %true, %none)",
+                       "%y, %i, %c"),
+                  {at::tensor({1, 1, 2, 2, 3, 1, 1, 2}, at::kLong).reshape({2, 4})});
+  check_ir_opsets(ir_n("%x : Tensor",
+                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_consecutive(%x, "
+                       "%true, %true, %1)",
+                       "%y, %i, %c"),
+                  {at::tensor({1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 3, 4}, at::kFloat).reshape({2, 6})});
+}
+
+TEST_CASE("aten::histc", "[select]") {
+  auto x = randn({50});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::histc(%x, %3, %0, %0)"), {x});
+  check_ir_opsets(ir("%x : Tensor", "  %lo : float = prim::Constant[value=-1.]()\n"
+                                    "  %hi : float = prim::Constant[value=1.5]()\n"
+                                    "  %b : int = prim::Constant[value=7]()\n"
+                                    "  %y : Tensor = aten::histc(%x, %b, %lo, %hi)"),
+                  {x});
+}
+
+TEST_CASE("aten::bincount", "[select]") {
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::bincount(%x, %none, %0)"),
+                  {ints(0, 6, {20})});
+  check_ir_opsets(ir("%x : Tensor, %w : Tensor",
+                     "  %n : int = prim::Constant[value=9]()\n"
+                     "  %y : Tensor = aten::bincount(%x, %w, %n)"),
+                  {ints(0, 6, {20}), randn({20})});
+}
+
+TEST_CASE("aten::repeat_interleave", "[select]") {
+  auto x = randn({3, 2});
+  SECTION("int repeats, dim") {
+    check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::repeat_interleave(%x, %2, %0, %none)"),
+                    {x});
+  }
+  SECTION("int repeats, flattened") {
+    check_ir_opsets(
+        ir("%x : Tensor", "  %y : Tensor = aten::repeat_interleave(%x, %3, %none, %none)"), {x});
+  }
+  SECTION("tensor repeats") {
+    check_ir_opsets(ir("%x : Tensor, %r : Tensor",
+                       "  %y : Tensor = aten::repeat_interleave(%x, %r, %1, %none)"),
+                    {x, at::tensor({2, 0}, at::kLong)});
+    check_ir_opsets(ir("%x : Tensor, %r : Tensor",
+                       "  %y : Tensor = aten::repeat_interleave(%x, %r, %none, %none)"),
+                    {x, at::tensor({1, 3, 0, 2, 1, 1}, at::kLong)});
+  }
+  SECTION("repeats only") {
+    check_ir_opsets(ir("%r : Tensor", "  %y : Tensor = aten::repeat_interleave(%r, %none)"),
+                    {at::tensor({1, 3, 0, 2}, at::kLong)});
+  }
+}
+
+TEST_CASE("aten::unflatten", "[select]") {
+  check_ir_opsets(ir("%x : Tensor", "  %s : int[] = prim::ListConstruct(%2, %m1)\n"
+                                    "  %y : Tensor = aten::unflatten(%x, %1, %s)"),
+                  {randn({3, 6, 2})});
+}
+
+TEST_CASE("aten::unfold", "[select]") {
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::unfold(%x, %1, %3, %2)"),
+                  {randn({2, 8, 3})});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::unfold(%x, %m1, %2, %1)"),
+                  {randn({2, 5})});
+}
+
+TEST_CASE("aten::view_copy", "[select]") {
+  check_ir_opsets(ir("%x : Tensor", "  %s : int[] = prim::ListConstruct(%3, %m1)\n"
+                                    "  %y : Tensor = aten::view_copy(%x, %s)"),
+                  {randn({3, 2, 2})});
+}
+
+TEST_CASE("aten::alias", "[select]") {
+  check_ir_opsets(ir("%x : Tensor", "  %a : Tensor = aten::alias(%x)\n"
+                                    "  %y : Tensor = aten::mul(%a, %a)"),
+                  {randn({3, 2})});
+}
+
+TEST_CASE("aten::as_strided", "[select]") {
+  check_ir_opsets(ir("%x : Tensor", "  %s : int[] = prim::ListConstruct(%2, %2)\n"
+                                    "  %st : int[] = prim::ListConstruct(%1, %3)\n"
+                                    "  %y : Tensor = aten::as_strided(%x, %s, %st, %1)"),
+                  {randn({3, 4})});
+}
+
+TEST_CASE("aten::equal", "[select]") {
+  auto x = randn({3, 4});
+  check_ir_opsets(ir("%x : Tensor, %z : Tensor", "  %y : bool = aten::equal(%x, %z)"), {x, x.clone()});
+  check_ir_opsets(ir("%x : Tensor, %z : Tensor", "  %y : bool = aten::equal(%x, %z)"),
+                  {x, randn({3, 4}, 2)});
+  check_ir_opsets(ir("%x : Tensor, %z : Tensor", "  %y : bool = aten::equal(%x, %z)"),
+                  {x, randn({4}, 2)});
+}
+
+TEST_CASE("aten::isclose", "[select]") {
+  auto x = at::tensor({1.0f, 2.0f, NAN, INFINITY, 1.0f});
+  auto z = at::tensor({1.0f + 1e-6f, 2.1f, NAN, INFINITY, -INFINITY});
+  std::string consts = "  %rt : float = prim::Constant[value=1e-05]()\n"
+                       "  %at : float = prim::Constant[value=1e-08]()\n";
+  check_ir_opsets(ir("%x : Tensor, %z : Tensor",
+                     consts + "  %y : Tensor = aten::isclose(%x, %z, %rt, %at, %false)"),
+                  {x, z});
+  check_ir_opsets(ir("%x : Tensor, %z : Tensor",
+                     consts + "  %y : Tensor = aten::isclose(%x, %z, %rt, %at, %true)"),
+                  {x, z});
+}
+
+TEST_CASE("aten::allclose", "[select]") {
+  auto x = randn({3, 4});
+  std::string consts = "  %rt : float = prim::Constant[value=1e-05]()\n"
+                       "  %at : float = prim::Constant[value=1e-08]()\n";
+  check_ir_opsets(ir("%x : Tensor, %z : Tensor",
+                     consts + "  %y : bool = aten::allclose(%x, %z, %rt, %at, %false)"),
+                  {x, x + 1e-7});
+  check_ir_opsets(ir("%x : Tensor, %z : Tensor",
+                     consts + "  %y : bool = aten::allclose(%x, %z, %rt, %at, %false)"),
+                  {x, x + 1e-3});
+}
+
+TEST_CASE("aten::aminmax", "[select]") {
+  auto x = randn({3, 4});
+  check_ir_opsets(ir_n("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %1, %true)",
+                       "%a, %b"),
+                  {x});
+  check_ir_opsets(ir_n("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %none, %false)",
+                       "%a, %b"),
+                  {x});
+}
+
+TEST_CASE("aten::std_mean", "[select]") {
+  auto x = randn({3, 4, 5});
+  check_ir_opsets(ir_n("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::std_mean(%x, %true)",
+                       "%a, %b"),
+                  {x});
+  check_ir_opsets(ir_n("%x : Tensor",
+                       "  %d : int[] = prim::ListConstruct(%1, %m1)\n"
+                       "  %a : Tensor, %b : Tensor = aten::std_mean(%x, %d, %false, %true)",
+                       "%a, %b"),
+                  {x});
+}
+
+TEST_CASE("aten::var_mean", "[select]") {
+  auto x = randn({3, 4, 5});
+  check_ir_opsets(ir_n("%x : Tensor",
+                       "  %d : int[] = prim::ListConstruct(%1)\n"
+                       "  %a : Tensor, %b : Tensor = aten::var_mean(%x, %d, %2, %false)",
+                       "%a, %b"),
+                  {x});
+  check_ir_opsets(ir_n("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::var_mean(%x, %false)",
+                       "%a, %b"),
+                  {x});
+}
