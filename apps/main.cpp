@@ -192,6 +192,8 @@ int main(int argc, char** argv) {
     };
   try {
     ExportReport r = export_model(o, log);
+    if (o.verbosity >= 1)
+      for (const auto& w : r.notices) fmt::print(stderr, "torch2onnx: warning: {}\n", w);
     if (o.verbosity >= 2)
       for (const auto& w : r.warnings) fmt::print(stderr, "torch2onnx: warning: {}\n", w);
     if (o.verbosity >= 1)

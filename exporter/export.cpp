@@ -98,6 +98,7 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   say(fmt::format("loading {}", o.model_path));
   LoadedModel m = load_model(o.model_path);
   r.phases.load = since(t);
+  r.notices = m.warnings;
 
   if (o.inputs.size() != m.arg_names.size()) {
     throw Error(fmt::format("forward({}) takes {} input{} but {} --input spec{} given",
@@ -172,11 +173,8 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
       } catch (const Error&) {
         throw;
       } catch (const std::exception& e) {
-        std::string msg = e.what();
-        auto cut = msg.find("\nException raised from");
         throw Error(fmt::format("the model failed in LibTorch{}: {}",
-                                label.empty() ? "" : " at " + label,
-                                cut == std::string::npos ? msg : msg.substr(0, cut)));
+                                label.empty() ? "" : " at " + label, summarize_torch_error(e.what())));
       }
       std::string dir = (stem / fmt::format("test_data_set_{}", k)).string();
       if (k == 0) v.test_data_dir = dir;

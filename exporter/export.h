@@ -45,7 +45,8 @@ struct ExportReport {
   GraphStats stats;
   double seconds = 0;  // export wall time, without verification
   PhaseTimes phases;
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  // details, printed with -v
+  std::vector<std::string> notices;   // problems a user should see (e.g. NaN weights), always printed
   std::vector<std::string> input_names, output_names;
   std::optional<VerifyReport> verify;
 };

@@ -273,6 +273,10 @@ std::string non_tensor_part(const c10::TypePtr& t) {
     case c10::TypeKind::BoolType:
     case c10::TypeKind::NumberType:
       return {};
+    case c10::TypeKind::DictType:
+      // One ONNX output per value, named after its key: the keys must be strings.
+      if (t->containedTypes()[0]->kind() != c10::TypeKind::StringType) return t->annotation_str();
+      return non_tensor_part(t->containedTypes()[1]);
     case c10::TypeKind::TupleType:
     case c10::TypeKind::ListType:
       for (const auto& e : t->containedTypes()) {
@@ -294,8 +298,7 @@ void check_outputs(const torch::jit::Graph& graph, const std::string& path) {
     throw Error(fmt::format("'{}': forward returns {}{}, which cannot be an ONNX output{}", path,
                             what, graph.outputs().size() > 1 ? fmt::format(" (output {})", i) : "",
                             bad == what ? "" : fmt::format(" (it holds a {})", bad)),
-                "return tensors, or a tuple of tensors, from forward (a dict: return its values "
-                "as a tuple and name them with --output-names)");
+                "return tensors, or tuples, lists or string-keyed dicts of tensors, from forward");
   }
 }
 

@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
+#include <set>
+
 #include "aten_lib/converter.h"
 #include "exporter/torch_util.h"
 #include "exporter/walker.h"
@@ -91,15 +93,20 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
     c.input_names.push_back(in.name);
   }
   walker.run(*graph);
-  std::vector<Val> outs = walker.outputs(*graph);
+  auto outs = walker.outputs(*graph);
   T2O_CHECK(output_names.empty() || output_names.size() == outs.size(),
             "--output-names gives {} names but the model has {} outputs", output_names.size(),
             outs.size());
+  // Default names: dict keys where the output came from a dict, else output / output_N.
+  std::set<std::string> hints;
+  bool hints_usable = true;
+  for (const auto& o : outs) hints_usable = hints_usable && (o.second.empty() || hints.insert(o.second).second);
   for (size_t i = 0; i < outs.size(); ++i) {
-    std::string name = !output_names.empty() ? output_names[i]
-                       : outs.size() == 1     ? std::string("output")
-                                              : fmt::format("output_{}", i);
-    c.builder->add_output(outs[i], name);
+    std::string name = !output_names.empty()                        ? output_names[i]
+                       : hints_usable && !outs[i].second.empty()    ? outs[i].second
+                       : outs.size() == 1                            ? std::string("output")
+                                                                     : fmt::format("output_{}", i);
+    c.builder->add_output(outs[i].first, name);
     c.output_names.push_back(name);
   }
   c.warnings = walker.warnings();

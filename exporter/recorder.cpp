@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "builder/error.h"
+#include "exporter/loader.h"
 #include "exporter/torch_util.h"
 
 namespace torch2onnx {
@@ -100,10 +101,8 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
     state.run(stack);
   } catch (const std::exception& e) {
     g_observed = nullptr;
-    std::string msg = e.what();
-    auto cut = msg.find("\nException raised from");
-    if (cut != std::string::npos) msg = msg.substr(0, cut);
-    throw Error(fmt::format("the model failed in LibTorch on the given inputs: {}", msg),
+    throw Error(fmt::format("the model failed in LibTorch on the given inputs: {}",
+                            summarize_torch_error(e.what())),
                 "check the --input specs (count, dtypes and shapes) against what forward expects");
   }
   g_observed = nullptr;

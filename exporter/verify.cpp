@@ -211,6 +211,8 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
       c.max_abs_error = diff.masked_fill(diff_nan, 0).max().item<double>();
       if (diff_nan.any().item<bool>()) c.problem = "ONNX Runtime produced NaN where LibTorch did not";
       c.max_abs_ref = at::where(finite, e.abs(), at::zeros_like(e)).max().item<double>();
+      if (!finite.any().item<bool>() && c.problem.empty())
+        c.problem = "LibTorch's output has no finite value (all NaN/Inf): the comparison proves nothing";
     }
     c.max_rel_error = c.max_abs_error / std::max(1.0, c.max_abs_ref);
     c.tolerance = std::max(atol, rtol * c.max_abs_ref);

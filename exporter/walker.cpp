@@ -30,7 +30,7 @@ const std::unordered_set<std::string>& walker_ops() {
       "prim::Constant",     "prim::ListConstruct", "prim::ListUnpack",      "prim::TupleConstruct",
       "prim::TupleUnpack",  "prim::NumToTensor",   "prim::unchecked_cast",  "prim::Uninitialized",
       "prim::RaiseException", "aten::warn",        "prim::If",              "aten::__getitem__",
-      "prim::TupleIndex",   "prim::GetAttr",       "aten::detach",          "prim::RaiseException"};
+      "prim::TupleIndex",   "prim::GetAttr",       "prim::DictConstruct",       "aten::detach",          "prim::RaiseException"};
   return ops;
 }
 
@@ -318,6 +318,19 @@ bool Walker::try_handle_prim(const Node* n) {
     bind(n->output(), bd);
     return true;
   }
+  if (kind == c10::prim::DictConstruct) {
+    Bound bd;
+    bd.kind = K::List;
+    for (size_t i = 0; i + 1 < n->inputs().size(); i += 2) {
+      const Bound& key = lookup(n->inputs()[i]);
+      T2O_CHECK(key.kind == K::Const && key.constant.isString(),
+                "only dicts with constant string keys are supported");
+      bd.keys.push_back(key.constant.toStringRef());
+      bd.items.push_back(lookup(n->inputs()[i + 1]));
+    }
+    bind(n->output(), bd);
+    return true;
+  }
   if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack) {
     const Bound& src = lookup(n->input(0));
     if (src.kind == K::List) {
@@ -342,8 +355,18 @@ bool Walker::try_handle_prim(const Node* n) {
   }
   if (kind == c10::aten::__getitem__ || kind == c10::prim::TupleIndex) {
     const Bound& src = lookup(n->input(0));
-    if (src.kind != K::List) return false;  // constant lists fold; dicts/strings go to converters
+    if (src.kind != K::List) return false;  // constant lists fold; strings go to converters
     const Bound& idx = lookup(n->input(1));
+    if (!src.keys.empty()) {
+      T2O_CHECK(idx.kind == K::Const && idx.constant.isString(), "dict key must be a constant string");
+      for (size_t k = 0; k < src.keys.size(); ++k)
+        if (src.keys[k] == idx.constant.toStringRef()) {
+          Bound item = src.items[k];
+          bind(n->output(), item);
+          return true;
+        }
+      throw Error(fmt::format("the dict has no key '{}'", idx.constant.toStringRef()));
+    }
     T2O_CHECK(idx.kind == K::Const && idx.constant.isInt(), "list index must be a constant int");
     int64_t i = idx.constant.toInt();
     int64_t size = static_cast<int64_t>(src.items.size());
@@ -471,41 +494,43 @@ void Walker::convert(const Node* n, const RegistryEntry& entry) {
     env_[n->inputs()[0]] = env_[n->outputs()[0]];
 }
 
-void Walker::flatten(const Bound& bd, const Value* v, std::vector<Val>& out) {
+void Walker::flatten(const Bound& bd, const Value* v, const std::string& hint,
+                     std::vector<std::pair<Val, std::string>>& out) {
   switch (bd.kind) {
-    case Bound::Kind::Tensor: out.push_back(bd.tensor); return;
+    case Bound::Kind::Tensor: out.emplace_back(bd.tensor, hint); return;
     case Bound::Kind::List:
-      for (const auto& it : bd.items) flatten(it, nullptr, out);
+      for (size_t i = 0; i < bd.items.size(); ++i)
+        flatten(bd.items[i], nullptr, i < bd.keys.size() ? bd.keys[i] : std::string(), out);
       return;
     case Bound::Kind::Unset: throw Error("a graph output is never computed");
     case Bound::Kind::Const: break;
   }
   const c10::IValue& iv = bd.constant;
   if (iv.isTensor()) {
-    out.push_back(materialize(iv.toTensor(), "const_output"));
+    out.emplace_back(materialize(iv.toTensor(), "const_output"), hint);
   } else if (iv.isList() || iv.isTuple()) {
     auto elems = iv.isList() ? iv.toListRef().vec() : iv.toTupleRef().elements().vec();
     for (const auto& e : elems) {
       Bound eb;
       eb.kind = Bound::Kind::Const;
       eb.constant = e;
-      flatten(eb, nullptr, out);
+      flatten(eb, nullptr, std::string(), out);
     }
   } else if (iv.isInt() || iv.isDouble() || iv.isBool()) {
     at::Tensor t = iv.isInt() ? at::scalar_tensor(iv.toInt(), at::kLong)
                    : iv.isDouble() ? at::scalar_tensor(iv.toDouble(), at::kDouble)
                                    : at::scalar_tensor(iv.toBool(), at::kBool);
-    out.push_back(b_.constant(to_tensor_data(t), "const_output"));
+    out.emplace_back(b_.constant(to_tensor_data(t), "const_output"), hint);
   } else {
-    throw Error(fmt::format("graph output %{} is a {} , not a tensor",
-                            v ? v->debugName() : "?", iv.tagKind()),
-                "return tensors (or tuples/lists of tensors) from forward");
+    throw Error(fmt::format("graph output %{} is a {}, not a tensor", v ? v->debugName() : "?",
+                            iv.tagKind()),
+                "return tensors (or tuples/lists/dicts of tensors) from forward");
   }
 }
 
-std::vector<Val> Walker::outputs(const torch::jit::Graph& graph) {
-  std::vector<Val> out;
-  for (const Value* v : graph.outputs()) flatten(lookup(v), v, out);
+std::vector<std::pair<Val, std::string>> Walker::outputs(const torch::jit::Graph& graph) {
+  std::vector<std::pair<Val, std::string>> out;
+  for (const Value* v : graph.outputs()) flatten(lookup(v), v, std::string(), out);
   return out;
 }
 

@@ -35,8 +35,9 @@ class Walker {
   void bind_input(const torch::jit::Value* v, const Val& val);
   // Converts every node of the graph; throws Error naming the node on failure.
   void run(const torch::jit::Graph& graph);
-  // The graph's outputs flattened to tensors (tuples and lists in order), constants materialized.
-  std::vector<Val> outputs(const torch::jit::Graph& graph);
+  // The graph's outputs flattened to tensors (tuples, lists and dicts in order), constants
+  // materialized; each with a name hint (the dict key it came from, else empty).
+  std::vector<std::pair<Val, std::string>> outputs(const torch::jit::Graph& graph);
 
   const std::vector<std::string>& warnings() const { return warnings_; }
 
@@ -46,6 +47,7 @@ class Walker {
     c10::IValue constant;
     Val tensor;
     std::vector<Bound> items;
+    std::vector<std::string> keys;  // a dict: one key per item
   };
 
   void run_block(const torch::jit::Block* block);
@@ -59,7 +61,8 @@ class Walker {
   Arg to_arg(const Bound& b, const torch::jit::Value* origin);
   Bound from_arg(const Arg& a, const torch::jit::Value* v);
   Val materialize(const at::Tensor& t, const std::string& hint);
-  void flatten(const Bound& b, const torch::jit::Value* v, std::vector<Val>& out);
+  void flatten(const Bound& b, const torch::jit::Value* v, const std::string& hint,
+               std::vector<std::pair<Val, std::string>>& out);
   std::string describe_inputs(const torch::jit::Node* n) const;
 
   GraphBuilder& b_;

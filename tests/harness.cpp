@@ -143,3 +143,80 @@ std::string test_model(const std::string& name) {
 }
 
 }  // namespace t2o_test
+
+#include <ATen/core/grad_mode.h>
+
+#include "exporter/torch_util.h"
+
+namespace t2o_test {
+
+namespace {
+void require_match(const std::string& what, const std::vector<std::string>& names,
+                   const std::vector<at::Tensor>& expected, const std::vector<at::Tensor>& actual,
+                   std::vector<OutputCheck>* checks) {
+  INFO("inputs: " << what);
+  REQUIRE(actual.size() == expected.size());
+  auto cs = compare_outputs(names, expected, actual, 1e-4, 1e-4);
+  for (const auto& ch : cs) {
+    INFO("output " << ch.name << ": " << ch.problem << " max abs error " << ch.max_abs_error
+                   << " tolerance " << ch.tolerance);
+    REQUIRE(ch.ok());
+  }
+  if (checks) *checks = cs;
+}
+}  // namespace
+
+IrResult check_ir_dynamic(const std::string& ir, const std::vector<at::Tensor>& example,
+                          const std::vector<at::Tensor>& alternate, int opset) {
+  INFO("opset " << opset << " (dynamic)\n" << ir);
+  REQUIRE(example.size() == alternate.size());
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(ir, graph.get());
+  prepare_graph(graph);
+  GraphInputs gi;
+  for (size_t i = 0; i < example.size(); ++i) {
+    gi.names.push_back("input_" + std::to_string(i));
+    TensorInfo info = info_of(example[i]);
+    REQUIRE(example[i].dim() == alternate[i].dim());
+    for (int64_t d = 0; d < example[i].dim(); ++d)
+      if (example[i].size(d) != alternate[i].size(d))
+        (*info.shape)[d] = Dim::named("d" + std::to_string(i) + "_" + std::to_string(d), -1);
+    gi.infos.push_back(info);
+    gi.example.emplace_back(example[i]);
+    gi.alternate.emplace_back(alternate[i]);
+  }
+  IrResult r;
+  Converted c;
+  try {
+    c = convert_graph(graph, gi, opset, {});
+  } catch (const torch2onnx::Error& e) {
+    FAIL("export failed: " << e.what() << (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
+  }
+  fs::path dir = fs::temp_directory_path() / "torch2onnx_tests";
+  fs::create_directories(dir);
+  std::string path = (dir / ("ir_dyn_" + std::to_string(::getpid()) + "_" +
+                             std::to_string(opset) + ".onnx"))
+                         .string();
+  try {
+    c.builder->save(path, SerializeOptions{});
+  } catch (const torch2onnx::Error& e) {
+    FAIL("serialization failed: " << e.what());
+  }
+  for (const auto& n : c.builder->model_op_types()) r.op_types.push_back(n);
+  r.torch_outputs = flatten_tensors(c10::ivalue::Tuple::create(c.record.outputs));
+  r.ort_outputs = run_onnxruntime(path, c.input_names, example);
+  std::vector<at::Tensor> alt_torch, alt_ort = run_onnxruntime(path, c.input_names, alternate);
+  fs::remove(path);
+  {
+    at::NoGradGuard no_grad;
+    // A fresh copy of the inputs: in-place ops in the graph must not change the caller's.
+    std::vector<c10::IValue> alt;
+    for (const auto& t : alternate) alt.emplace_back(t.clone());
+    alt_torch = flatten_tensors(c10::ivalue::Tuple::create(record_shapes(graph, alt).outputs));
+  }
+  require_match("example", c.output_names, r.torch_outputs, r.ort_outputs, &r.checks);
+  require_match("alternate", c.output_names, alt_torch, alt_ort, nullptr);
+  return r;
+}
+
+}  // namespace t2o_test

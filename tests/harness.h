@@ -60,3 +60,14 @@ std::string fresh_dir(const std::string& name);
 std::string test_model(const std::string& name);
 
 }  // namespace t2o_test
+
+namespace t2o_test {
+
+// Like check_ir, with dynamic shapes: every dim whose size differs between `example` and
+// `alternate` becomes symbolic ("d<input>_<dim>"), so the walker cannot fold shape metadata.
+// Runs ONNX Runtime on both input sets and REQUIREs each to match LibTorch on the same inputs.
+// Returns the result on the example inputs.
+IrResult check_ir_dynamic(const std::string& ir, const std::vector<at::Tensor>& example,
+                          const std::vector<at::Tensor>& alternate, int opset = 17);
+
+}  // namespace t2o_test

@@ -97,3 +97,76 @@ TEST_CASE("in-place bool and matrix ops match LibTorch", "[inplace]") {
                     {randn({2, 3, 3}, 1), randn({2, 3, 3}, 2)});
   }
 }
+
+// An in-place op on a view (x[a:b, c:] = v traces to slice, slice, fill_/copy_) must change the
+// view's base for every later reader: swin's shifted-window attention mask and mvit's
+// attn[:, :, 1:, 1:] += rel_pos are built this way.
+TEST_CASE("in-place ops on views write back to the base", "[inplace]") {
+  const std::string head =
+      "  %none : NoneType = prim::Constant()\n  %false : bool = prim::Constant[value=0]()\n"
+      "  %zero : int = prim::Constant[value=0]()\n  %one : int = prim::Constant[value=1]()\n"
+      "  %two : int = prim::Constant[value=2]()\n  %three : int = prim::Constant[value=3]()\n"
+      "  %m1 : int = prim::Constant[value=-1]()\n  %m2 : int = prim::Constant[value=-2]()\n"
+      "  %end : int = prim::Constant[value=9223372036854775807]()\n";
+  SECTION("fill_ on a slice of a slice of new_zeros (swin attention mask)") {
+    auto r = check_ir_opsets("graph(%x : Tensor):\n" + head +
+                                 "  %v : float = prim::Constant[value=3.]()\n"
+                                 "  %h : int = aten::size(%x, %zero)\n"
+                                 "  %w : int = aten::size(%x, %one)\n"
+                                 "  %size : int[] = prim::ListConstruct(%h, %w)\n"
+                                 "  %z : Tensor = aten::new_zeros(%x, %size, %none, %none, %none, %none)\n"
+                                 "  %a : Tensor = aten::slice(%z, %zero, %zero, %m2, %one)\n"
+                                 "  %b : Tensor = aten::slice(%a, %one, %m2, %end, %one)\n"
+                                 "  %f : Tensor = aten::fill_(%b, %v)\n"
+                                 "  %c : Tensor = aten::slice(%z, %zero, %m2, %end, %one)\n"
+                                 "  %g : Tensor = aten::fill_(%c, %two)\n"
+                                 "  %y : Tensor = aten::add(%z, %x, %one)\n"
+                                 "  return (%y)",
+                             {randn({5, 6})});
+    CHECK(r.count("Where") >= 2);
+  }
+  SECTION("copy_ of a runtime value into a select of a clone (x[:, 1] = w)") {
+    const std::string ir = "graph(%x : Tensor, %w : Tensor):\n" + head +
+                           "  %c : Tensor = aten::clone(%x, %none)\n"
+                           "  %s : Tensor = aten::select(%c, %one, %one)\n"
+                           "  %r : Tensor = aten::copy_(%s, %w, %false)\n"
+                           "  %y : Tensor = aten::mul(%c, %two)\n"
+                           "  return (%y)";
+    check_ir_opsets(ir, {randn({3, 4}, 1), randn({3}, 2)});
+    check_ir_dynamic(ir, {randn({3, 4}, 1), randn({3}, 2)}, {randn({5, 4}, 3), randn({5}, 4)});
+  }
+  SECTION("copy_ of a runtime value into a slice of a constant buffer") {
+    check_ir_opsets("graph(%x : Tensor):\n" + head +
+                        "  %shape : int[] = prim::ListConstruct(%three, %three)\n"
+                        "  %z : Tensor = aten::zeros(%shape, %none, %none, %none, %none)\n"
+                        "  %s : Tensor = aten::slice(%z, %one, %one, %end, %one)\n"
+                        "  %r : Tensor = aten::copy_(%s, %x, %false)\n"
+                        "  return (%z)",
+                    {randn({3, 2})});
+  }
+  SECTION("add_ on a slice chain (mvit attn[:, :, 1:, 1:] += rel_pos), then setitem's copy_") {
+    check_ir_opsets("graph(%x : Tensor, %w : Tensor):\n" + head +
+                        "  %a : Tensor = aten::mul(%x, %x)\n"
+                        "  %s1 : Tensor = aten::slice(%a, %two, %one, %end, %one)\n"
+                        "  %s2 : Tensor = aten::slice(%s1, %three, %one, %end, %one)\n"
+                        "  %t : Tensor = aten::add_(%s2, %w, %one)\n"
+                        "  %u1 : Tensor = aten::slice(%a, %two, %one, %end, %one)\n"
+                        "  %u2 : Tensor = aten::slice(%u1, %three, %one, %end, %one)\n"
+                        "  %k : Tensor = aten::copy_(%u2, %t, %false)\n"
+                        "  %y : Tensor = aten::relu(%a)\n"
+                        "  return (%y)",
+                    {randn({1, 2, 4, 4}, 1), randn({1, 2, 3, 3}, 2)});
+  }
+  SECTION("zero_ on a slice of a flattening view and on a narrow") {
+    check_ir_opsets("graph(%x : Tensor):\n" + head +
+                        "  %c : Tensor = aten::clone(%x, %none)\n"
+                        "  %flat : int[] = prim::ListConstruct(%m1)\n"
+                        "  %v : Tensor = aten::view(%c, %flat)\n"
+                        "  %s : Tensor = aten::slice(%v, %zero, %two, %m2, %three)\n"
+                        "  %f : Tensor = aten::zero_(%s)\n"
+                        "  %n : Tensor = aten::narrow(%c, %one, %one, %two)\n"
+                        "  %g : Tensor = aten::fill_(%n, %three)\n"
+                        "  return (%c)",
+                    {randn({3, 4})});
+  }
+}
