@@ -131,6 +131,9 @@ int main(int argc, char** argv) {
       ->take_all();
   app.add_option("--opset", o.opset, fmt::format("ONNX opset to target, {} to {} (default {})",
                                                  kMinOpset, kMaxOpset, kDefaultOpset));
+  app.add_flag("--external-data", o.external_data,
+               "write the weights to OUT.onnx.data (ONNX external data); automatic for models "
+               "over 2 GB");
   auto* verify_flag = app.add_flag("--verify", o.verify,
                "run LibTorch and ONNX Runtime on the same random inputs and compare every output");
   app.add_option("--rtol", o.rtol,

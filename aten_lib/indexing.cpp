@@ -1,6 +1,7 @@
 // Indexing ops that write or pick elements: aten::scatter*, index_put, index_add/copy/fill,
 // masked_scatter/select, take, nonzero, sort/topk, one_hot, embedding(_bag), bucketize,
 // select_scatter, slice_scatter.
+#include <algorithm>
 #include <limits>
 
 #include "aten_lib/converter.h"
@@ -532,7 +533,12 @@ void aten_slice_scatter(ConvertCtx& c) {
   Val n = dim_scalar(b, self, d);
   auto bound = [&](size_t i, bool is_end) {
     if (!c.has(i)) return is_end ? n : b.const_i64_scalar(0);
-    Val v = as_tensor(b, c.in(i), DType::Int64);
+    // A constant int stays exact: as_tensor goes through double, which turns the INT64_MAX a
+    // traced `x[a:]` passes as end into INT64_MIN. Clamped so that wrap_negative cannot overflow.
+    const Arg& a = c.in(i);
+    Val v = a.kind == Arg::Kind::Int
+                ? b.const_i64_scalar(std::clamp<int64_t>(a.i, -(int64_t{1} << 62), int64_t{1} << 62))
+                : as_tensor(b, a, DType::Int64);
     v = wrap_negative(b, v, n);
     return b.op1("Min", {b.op1("Max", {v, b.const_i64_scalar(0)}), n});
   };

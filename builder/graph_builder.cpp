@@ -251,6 +251,8 @@ GraphStats GraphBuilder::stats() const {
     for (auto d : init.dims()) n *= static_cast<size_t>(d);
     s.parameters += n;
     s.parameter_bytes += init.raw_data().size();
+    for (const auto& e : init.external_data())
+      if (e.key() == "length") s.parameter_bytes += std::stoull(e.value());
   }
   return s;
 }
@@ -349,12 +351,65 @@ std::string GraphBuilder::serialize_to_string(const SerializeOptions& opts) {
   return out;
 }
 
-void GraphBuilder::save(const std::string& path, const SerializeOptions& opts) {
+bool GraphBuilder::save(const std::string& path, const SerializeOptions& opts) {
   finish(opts);
-  T2O_CHECK(model_->ByteSizeLong() < (size_t{2} << 30),
-            "the model is over 2 GB, the protobuf limit (external data is not supported yet)");
+  // A protobuf message cannot exceed 2 GB: larger models keep their weights in a side file
+  // ("<file>.data", ONNX external data), which ONNX Runtime loads from beside the model.
+  constexpr size_t kProtoLimit = (size_t{2} << 30) - (size_t{64} << 20);
+  bool external = opts.external_data || model_->ByteSizeLong() > kProtoLimit;
+  if (external) external = externalize(path, opts.external_threshold);
   // Serialize straight into the file: no second in-memory copy of the weights.
   write_file_atomic_with(path, [&](int fd) { return model_->SerializeToFileDescriptor(fd); });
+  return external;
+}
+
+bool GraphBuilder::externalize(const std::string& path, size_t threshold) {
+  namespace fs = std::filesystem;
+  std::string data_name = fs::path(path).filename().string() + ".data";
+  std::string data_path = (fs::path(path).parent_path() / data_name).string();
+  auto* g = model_->mutable_graph();
+  std::vector<int> moved;
+  for (int i = 0; i < g->initializer_size(); ++i)
+    if (g->initializer(i).raw_data().size() >= threshold) moved.push_back(i);
+  if (moved.empty()) return false;
+  // Offsets aligned to 4 KiB so runtimes can map the file.
+  std::vector<std::pair<size_t, size_t>> where;  // offset, length
+  write_file_atomic_with(data_path, [&](int fd) {
+    size_t offset = 0;
+    static const std::string zeros(4096, '\0');
+    for (int i : moved) {
+      const std::string& raw = g->initializer(i).raw_data();
+      size_t pad = (4096 - offset % 4096) % 4096;
+      if (pad && ::write(fd, zeros.data(), pad) != static_cast<ssize_t>(pad)) return false;
+      offset += pad;
+      size_t done = 0;
+      while (done < raw.size()) {
+        ssize_t n = ::write(fd, raw.data() + done, raw.size() - done);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          return false;
+        }
+        done += static_cast<size_t>(n);
+      }
+      where.emplace_back(offset, raw.size());
+      offset += raw.size();
+    }
+    return true;
+  });
+  for (size_t k = 0; k < moved.size(); ++k) {
+    auto* t = g->mutable_initializer(moved[k]);
+    t->clear_raw_data();
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto add = [&](const char* key, const std::string& value) {
+      auto* e = t->add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    };
+    add("location", data_name);
+    add("offset", std::to_string(where[k].first));
+    add("length", std::to_string(where[k].second));
+  }
+  return true;
 }
 
 void save_tensor_proto(const std::string& path, const TensorData& data, const std::string& name) {

@@ -24,7 +24,7 @@ struct SerializeOptions {
   std::string producer_version;
   // Initializers at least this large go to a side file "<output>.data" when external data is on.
   bool external_data = false;
-  size_t external_threshold = 1024;
+  size_t external_threshold = 256;
   bool run_checker = true;
   bool run_shape_inference = true;
 };
@@ -85,8 +85,9 @@ class GraphBuilder {
   size_t node_count() const;
 
   // Finishes the model: value infos for inputs/outputs, opset import, checker, shape inference,
-  // then writes `path` atomically (temporary file in the same folder, fsync, rename).
-  void save(const std::string& path, const SerializeOptions& opts);
+  // then writes `path` atomically (temporary file in the same folder, fsync, rename). Returns
+  // true when the weights went to the side file "<path>.data" (asked for, or over 2 GB).
+  bool save(const std::string& path, const SerializeOptions& opts);
   // The model as it would be saved (after checks), for tests and in-memory use.
   std::string serialize_to_string(const SerializeOptions& opts);
 
@@ -97,6 +98,8 @@ class GraphBuilder {
  private:
   void finish(const SerializeOptions& opts);
   void remove_dead_nodes();
+  // Moves initializers of at least `threshold` bytes to "<path>.data"; false when none is.
+  bool externalize(const std::string& path, size_t threshold);
 
   int opset_;
   std::unique_ptr<onnx::ModelProto> model_;

@@ -146,7 +146,11 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   say(fmt::format("writing {}", r.output_path));
   SerializeOptions so;
   so.producer_version = T2O_VERSION;
-  c.builder->save(r.output_path, so);
+  so.external_data = o.external_data;
+  if (c.builder->save(r.output_path, so))
+    r.notices.push_back(fmt::format(
+        "weights written to {}.data (ONNX external data){}; keep it beside the model",
+        r.output_path, o.external_data ? "" : " because the model is over 2 GB, the protobuf limit"));
   r.phases.serialize = since(t);
   say("written");
   r.stats = c.builder->stats();

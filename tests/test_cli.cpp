@@ -23,6 +23,7 @@ TEST_CASE("cli: --help documents every flag with an example", "[cli]") {
   auto r = run_cli({"--help"});
   CHECK(r.exit_code == 0);
   for (const char* flag : {"--output", "--input", "--opset", "--verify", "--rtol", "--atol",
+                           "--verify-dims", "--external-data",
                            "--output-names", "--load-library", "--verbose", "--quiet", "--seed"})
     CHECK(contains(r.out, flag));
   CHECK(contains(r.out, "x:f32[1,3,224,224]"));
@@ -182,4 +183,16 @@ TEST_CASE("cli: quiet prints nothing on success and ops lists converters", "[cli
   CHECK(contains(ops.out, "ops at opset 13"));
   auto json = run_cli({"ops", "--json"});
   CHECK(contains(json.out, "\"op\": \"aten::relu\""));
+}
+
+TEST_CASE("cli: --external-data writes the weights beside the model and verifies", "[cli]") {
+  std::string dir = fresh_dir("external");
+  auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "x:f32[1,3,16,16]",
+                    "--external-data", "--verify"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(fs::exists(dir + "/m.onnx.data"));
+  CHECK(fs::file_size(dir + "/m.onnx.data") >= 8 * 3 * 3 * 3 * 4);  // the conv weight moved
+  CHECK(contains(r.err, "ONNX external data"));
+  CHECK(contains(r.out, "verify output: max abs error"));
 }

@@ -336,4 +336,10 @@ TEST_CASE("aten::slice_scatter", "[indexing]") {
   check_ir_opsets(ir("%x : Tensor, %s : Tensor",
                      "  %y : Tensor = aten::slice_scatter(%x, %s, %0, %m1, %none, %1)"),
                   {randn({3, 6}), randn({1, 6}, 2)});
+  // A traced x[..., -2:] passes INT64_MAX as end (it once became INT64_MIN through a double).
+  check_ir_opsets(ir("%x : Tensor, %s : Tensor",
+                     "  %m2 : int = prim::Constant[value=-2]()\n"
+                     "  %end : int = prim::Constant[value=9223372036854775807]()\n"
+                     "  %y : Tensor = aten::slice_scatter(%x, %s, %1, %m2, %end, %1)"),
+                  {randn({3, 6}), randn({3, 2}, 2)});
 }
