@@ -145,5 +145,6 @@ void register_signal_ops(Registry& r);
 void register_math_linalg_ops(Registry& r);
 void register_select_ops(Registry& r);
 void register_attention_ops(Registry& r);
+void register_aliases_ops(Registry& r);
 
 }  // namespace torch2onnx

@@ -132,6 +132,7 @@ const Registry& Registry::global() {
         {"math_linalg", register_math_linalg_ops},
         {"select", register_select_ops},
         {"attention", register_attention_ops},
+        {"aliases", register_aliases_ops},
     };
     for (const auto& [name, fn] : families) {
       r.set_family(name);

@@ -49,6 +49,19 @@ bool is_inplace(const std::string& op) {
          name.front() != '_';
 }
 
+// Ops whose output aliases its first input and whose mutation write_back can scatter back.
+bool is_view_op(const Node* n) {
+  static const std::unordered_set<std::string> ops = {"aten::slice", "aten::select", "aten::view",
+                                                      "aten::unsqueeze", "aten::squeeze",
+                                                      "aten::narrow"};
+  if (!ops.count(n->kind().toQualString()) || n->outputs().size() != 1 || n->inputs().empty() ||
+      !n->input(0)->type()->isSubtypeOf(*c10::TensorType::get()))
+    return false;
+  // view(dtype) reinterprets the bytes: reshaping back would be wrong, so it is not tracked.
+  return n->kind() != c10::aten::view ||
+         (n->inputs().size() == 2 && n->input(1)->type()->cast<c10::ListType>() != nullptr);
+}
+
 bool is_tensor_type(const Value* v) { return v->type()->isSubtypeOf(*c10::TensorType::get()); }
 
 std::string place_of(const Node* n) {
@@ -279,6 +292,7 @@ void Walker::run_node(const Node* n, size_t index) {
   NodeWhere where = where_of(n);
   b_.set_scope(where.scope.empty() ? op : fmt::format("{}/{}", where.scope, op));
   try {
+    if (is_view_op(n)) view_of_[n->output()] = n;
     if (try_handle_prim(n)) return;
     if (try_fold(n)) return;
     const RegistryEntry* entry = registry_.find(op, b_.opset());
@@ -490,8 +504,58 @@ void Walker::convert(const Node* n, const RegistryEntry& entry) {
     bind(o, from_arg(a, o));
   }
   // An in-place op also updates its first input for the nodes that follow.
-  if (is_inplace(entry.op) && !n->inputs().empty() && !n->outputs().empty())
+  if (is_inplace(entry.op) && !n->inputs().empty() && !n->outputs().empty()) {
     env_[n->inputs()[0]] = env_[n->outputs()[0]];
+    write_back(n->inputs()[0]);
+  }
+}
+
+void Walker::write_back(const Value* view) {
+  // Constant bases need nothing: a folded view shares the base's storage, so an in-place op
+  // folded on it already changed the base. Only converted (ONNX) in-place results are scattered.
+  for (auto it = view_of_.find(view); it != view_of_.end(); it = view_of_.find(view)) {
+    const Node* vn = it->second;
+    const Value* base = vn->input(0);
+    std::string op = vn->kind().toQualString();
+    std::vector<Arg> args = {to_arg(lookup(base), base), to_arg(lookup(view), view)};
+    std::string scatter;
+    if (op == "aten::slice") {
+      scatter = "aten::slice_scatter";
+      for (size_t i = 1; i < vn->inputs().size(); ++i)
+        args.push_back(to_arg(lookup(vn->input(i)), vn->input(i)));
+    } else if (op == "aten::select") {
+      scatter = "aten::select_scatter";
+      for (size_t i = 1; i < vn->inputs().size(); ++i)
+        args.push_back(to_arg(lookup(vn->input(i)), vn->input(i)));
+    } else if (op == "aten::narrow") {
+      const Bound& start = lookup(vn->input(2));
+      const Bound& length = lookup(vn->input(3));
+      T2O_CHECK(start.kind == Bound::Kind::Const && start.constant.isInt() &&
+                    length.kind == Bound::Kind::Const && length.constant.isInt(),
+                "an in-place op on aten::narrow with a runtime start or length is not supported");
+      scatter = "aten::slice_scatter";
+      args.push_back(to_arg(lookup(vn->input(1)), vn->input(1)));
+      args.push_back(Arg::of_int(start.constant.toInt()));
+      args.push_back(Arg::of_int(start.constant.toInt() + length.constant.toInt()));
+      args.push_back(Arg::of_int(1));
+    }
+    Bound out;
+    out.kind = Bound::Kind::Tensor;
+    if (scatter.empty()) {
+      // view/unsqueeze/squeeze keep every element in order: reshape back to the base's shape.
+      Val base_val = args[0].t();
+      out.tensor = b_.op1("Reshape", {args[1].t(), b_.op1("Shape", {base_val})});
+    } else {
+      const RegistryEntry* entry = registry_.find(scatter, b_.opset());
+      T2O_CHECK(entry, "{} has no converter at opset {}", scatter, b_.opset());
+      const TensorInfo* info = record_.find(base);
+      ConvertCtx ctx(b_, entry->op, std::move(args), {info ? *info : TensorInfo{}});
+      entry->fn(ctx);
+      out.tensor = ctx.outputs()[0].t();
+    }
+    bind(base, out);
+    view = base;
+  }
 }
 
 void Walker::flatten(const Bound& bd, const Value* v, const std::string& hint,

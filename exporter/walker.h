@@ -55,6 +55,9 @@ class Walker {
   bool try_handle_prim(const torch::jit::Node* n);
   bool try_fold(const torch::jit::Node* n);
   void convert(const torch::jit::Node* n, const RegistryEntry& entry);
+  // After an in-place op on a view (x[a:b] = v, x[:, i].fill_(v)), rebinds the view's base (and
+  // its base, up the chain) to the base with the view's new contents scattered in.
+  void write_back(const torch::jit::Value* view);
 
   const Bound& lookup(const torch::jit::Value* v) const;
   void bind(const torch::jit::Value* v, Bound b);
@@ -70,6 +73,8 @@ class Walker {
   const Registry& registry_;
   std::unordered_map<const torch::jit::Value*, Bound> env_;
   std::unordered_map<const void*, Val> materialized_;
+  // Values made by a view op (slice, select, view, ...) -> that node, for write_back.
+  std::unordered_map<const torch::jit::Value*, const torch::jit::Node*> view_of_;
   std::vector<std::string> warnings_;
   size_t node_index_ = 0;
 };
