@@ -93,16 +93,6 @@ DType kernel_type(DType t) {
   return t;
 }
 
-// A node whose output dtype we know, so that later casts can be skipped.
-Val op_t(GraphBuilder& b, DType t, std::string_view op, const std::vector<Val>& inputs,
-         const std::vector<Attr>& attrs = {}) {
-  Val v = b.op1(op, inputs, attrs);
-  TensorInfo info;
-  info.dtype = t;
-  b.set_info(v, info);
-  return v;
-}
-
 // Input i (tensor or number) as a tensor of dtype t.
 Val operand(ConvertCtx& c, size_t i, DType t) {
   const Arg& a = c.in(i);

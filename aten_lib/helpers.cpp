@@ -9,6 +9,15 @@ int64_t norm_axis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + r : axis;
 }
 
+Val op_t(GraphBuilder& b, DType t, std::string_view op, const std::vector<Val>& inputs,
+         const std::vector<Attr>& attrs) {
+  Val v = b.op1(op, inputs, attrs);
+  TensorInfo info;
+  info.dtype = t;
+  b.set_info(v, info);
+  return v;
+}
+
 Val cast_to(GraphBuilder& b, const Val& v, DType to) {
   if (b.has_info(v) && b.dtype(v) == to) return v;
   Val out = b.op1("Cast", {v}, {{"to", static_cast<int64_t>(to)}});

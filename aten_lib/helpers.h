@@ -11,6 +11,11 @@ namespace torch2onnx {
 // Wraps a negative axis into [0, rank). Example: norm_axis(-1, 4) == 3.
 int64_t norm_axis(int64_t axis, int64_t rank);
 
+// A node whose output dtype is known (recorded so later cast_to calls can be skipped).
+// Example: op_t(b, DType::Bool, "Not", {x}).
+Val op_t(GraphBuilder& b, DType t, std::string_view op, const std::vector<Val>& inputs,
+         const std::vector<Attr>& attrs = {});
+
 // Cast unless already of dtype `to`. The dtype of `v` must be known to the builder.
 Val cast_to(GraphBuilder& b, const Val& v, DType to);
 

@@ -9,15 +9,6 @@ namespace torch2onnx {
 
 namespace {
 
-Val op_t(GraphBuilder &b, DType t, std::string_view op, const std::vector<Val> &inputs,
-         const std::vector<Attr> &attrs = {}) {
-  Val v = b.op1(op, inputs, attrs);
-  TensorInfo info;
-  info.dtype = t;
-  b.set_info(v, info);
-  return v;
-}
-
 Val scalar(GraphBuilder &b, DType t, double v) {
   return b.const_scalar(t, v);
 }

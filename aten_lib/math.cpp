@@ -12,16 +12,6 @@ namespace torch2onnx {
 
 namespace {
 
-// A node whose output dtype we know, so that later casts can be skipped.
-Val op_t(GraphBuilder &b, DType t, std::string_view op, const std::vector<Val> &inputs,
-         const std::vector<Attr> &attrs = {}) {
-  Val v = b.op1(op, inputs, attrs);
-  TensorInfo info;
-  info.dtype = t;
-  b.set_info(v, info);
-  return v;
-}
-
 Val scalar(GraphBuilder &b, DType t, double v) {
   return b.const_scalar(t, v);
 }

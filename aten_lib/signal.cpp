@@ -13,15 +13,6 @@ namespace torch2onnx {
 
 namespace {
 
-Val op_t(GraphBuilder &b, DType t, std::string_view op, const std::vector<Val> &inputs,
-         const std::vector<Attr> &attrs = {}) {
-  Val v = b.op1(op, inputs, attrs);
-  TensorInfo info;
-  info.dtype = t;
-  b.set_info(v, info);
-  return v;
-}
-
 // Argument i as an int, or `dflt` when None.
 int64_t opt_int(const ConvertCtx &c, size_t i, int64_t dflt) {
   return c.has(i) ? c.in(i).to_int() : dflt;
