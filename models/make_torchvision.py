@@ -6,15 +6,24 @@ Run with Debian's interpreter, which has python3-torch and python3-torchvision:
     /usr/bin/python3 models/make_torchvision.py --out ~/.cache/torch2onnx/models resnet18 resnet50
 
 Writes OUT/<name>.pt and prints one line per model: name, path and the --input spec to use.
-Existing files are kept (delete them to remake). Nothing is downloaded: weights are random, seeded.
+Existing files are kept unless they were made by another version of the recipe (NAME.pt.json
+records it). Nothing is downloaded: weights are random, seeded, with batch-norm statistics
+calibrated on random inputs (models/fixture_weights.py) so outputs depend on the input.
 """
 import argparse
 import os
 import sys
 import tempfile
 
+import json
+
 import torch
 import torchvision
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_weights  # noqa: E402
+
+RECIPE = "fixture_weights.prepare v1"
 
 # name -> (constructor keyword arguments, input shape)
 MODELS = {
@@ -45,16 +54,17 @@ def spec(shape):
 def make(name, out_dir):
     kwargs, shape = MODELS[name]
     path = os.path.join(out_dir, name + ".pt")
-    if not os.path.exists(path):
+    meta = path + ".json"
+    recipe = {"kwargs": kwargs, "shape": shape, "weights": RECIPE, "torch": torch.__version__}
+    current = False
+    if os.path.exists(path) and os.path.exists(meta):
+        with open(meta) as f:
+            current = json.load(f) == recipe
+    if not current:
         torch.manual_seed(0)
         model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
-        # Some models zero-initialize their last layer (ViT's head): the output would be all zeros
-        # and a comparison meaningless. Give such weights small random values.
-        with torch.no_grad():
-            for p in model.parameters():
-                if p.dim() >= 2 and not p.any():
-                    p.normal_(0.0, 0.02)
         example = torch.randn(*shape)
+        fixture_weights.prepare(model, (example,))
         with torch.no_grad():
             traced = torch.jit.trace(model, example)
         # Write to a temporary name first so an interrupted run never leaves a truncated fixture.
@@ -62,6 +72,8 @@ def make(name, out_dir):
         os.close(fd)
         traced.save(tmp)
         os.replace(tmp, path)
+        with open(meta, "w") as f:
+            json.dump(recipe, f)
     return path, spec(shape)
 
 

@@ -27,6 +27,9 @@ import torch
 import torchvision
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_weights  # noqa: E402
+
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
           "i64": torch.int64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8,
           "u8": torch.uint8, "bool": torch.bool}
@@ -63,16 +66,7 @@ def recipe(entry):
     inputs = entry["inputs"] if isinstance(entry["inputs"], list) else [entry["inputs"]]
     return {"fn": make.get("fn", entry["name"]), "kwargs": make.get("kwargs", {}), "inputs": inputs,
             "torch": torch.__version__, "torchvision": torchvision.__version__,
-            "zero_weights": "randomized"}
-
-
-def randomize_zero_weights(model):
-    """Gives all-zero weight matrices (ViT's classification head starts at zero) small random
-    values: with zero weights every output is 0 and a comparison with ONNX Runtime proves nothing."""
-    with torch.no_grad():
-        for p in model.parameters():
-            if p.dim() >= 2 and not p.any():
-                p.normal_(0, 0.02)
+            "weights": "fixture_weights.prepare v1"}
 
 
 def make(entry, path):
@@ -84,8 +78,8 @@ def make(entry, path):
                 return "kept"
     torch.manual_seed(0)
     model = torchvision.models.get_model(r["fn"], weights=None, **r["kwargs"]).eval()
-    randomize_zero_weights(model)
     inputs = tuple(example(s) for s in r["inputs"])
+    fixture_weights.prepare(model, inputs)
     with torch.no_grad():
         traced = torch.jit.trace(model, inputs, strict=False, check_trace=False)
     os.makedirs(os.path.dirname(path), exist_ok=True)
