@@ -154,6 +154,13 @@ int main(int argc, char** argv) {
                  "shared library registering custom ops, loaded before the model (like "
                  "torch.ops.load_library); repeatable")
       ->take_all();
+  app.add_flag("!--no-optimize", o.optimize,
+               "skip the graph rewrites (Conv+BatchNormalization folding, no-op and Identity "
+               "removal, common subexpressions); for debugging the exporter");
+  bool timings = false;
+  app.add_flag("--timings", timings,
+               "print the time of each phase (load, prepare, record, convert, optimize, "
+               "serialize) and the rewrites applied, on stderr");
   app.add_flag("-v,--verbose", verbose, "print each step and warnings");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
   try {
@@ -199,6 +206,17 @@ int main(int argc, char** argv) {
       for (const auto& w : r.notices) fmt::print(stderr, "torch2onnx: warning: {}\n", w);
     if (o.verbosity >= 2)
       for (const auto& w : r.warnings) fmt::print(stderr, "torch2onnx: warning: {}\n", w);
+    if (timings || o.verbosity >= 2) {
+      const auto& p = r.phases;
+      fmt::print(stderr,
+                 "torch2onnx: phases: load {:.3f} s, prepare {:.3f} s, record {:.3f} s, convert "
+                 "{:.3f} s, optimize {:.3f} s, serialize {:.3f} s\n",
+                 p.load, p.prepare, p.record, p.convert, p.optimize, p.serialize);
+      std::vector<std::string> applied;
+      for (const auto& [rule, n] : r.optimized.applied) applied.push_back(fmt::format("{} {}", rule, n));
+      fmt::print(stderr, "torch2onnx: rewrites: {} -> {} nodes{}{}\n", r.optimized.nodes_before,
+                 r.optimized.nodes_after, applied.empty() ? "" : ": ", fmt::join(applied, ", "));
+    }
     if (o.verbosity >= 1)
       fmt::print("{}: opset {}, {} nodes, {} parameters ({}), {:.2f} s\n", r.output_path, r.opset,
                  r.stats.nodes, human_count(static_cast<double>(r.stats.parameters)),

@@ -296,6 +296,7 @@ void GraphBuilder::finish(const SerializeOptions& opts) {
   }
   finished_ = true;
   remove_dead_nodes();
+  if (opts.optimize) opts.optimize(m);
   if (opts.run_checker) {
     try {
       onnx::checker::check_model(m);

@@ -27,6 +27,8 @@ struct SerializeOptions {
   size_t external_threshold = 256;
   bool run_checker = true;
   bool run_shape_inference = true;
+  // Graph rewrites, run on the finished graph before the checker (builder/optimize.h).
+  std::function<void(onnx::ModelProto&)> optimize;
 };
 
 struct GraphStats {

@@ -97,7 +97,8 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   auto t = std::chrono::steady_clock::now();
   say(fmt::format("loading {}", o.model_path));
   LoadedModel m = load_model(o.model_path);
-  r.phases.load = since(t);
+  r.phases.load = m.load_seconds;
+  r.phases.prepare = m.prepare_seconds;
   r.notices = m.warnings;
 
   if (o.inputs.size() != m.arg_names.size()) {
@@ -137,7 +138,8 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   say("recording shapes on the example inputs and converting");
   Converted c = convert_graph(m.graph, gi, o.opset, o.output_names);
   say(fmt::format("converted: {} ONNX nodes", c.builder->node_count()));
-  r.phases.convert = since(t);
+  r.phases.record = c.record_seconds;
+  r.phases.convert = c.convert_seconds;
   r.input_names = c.input_names;
   r.output_names = c.output_names;
   r.warnings = c.warnings;
@@ -147,11 +149,17 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   SerializeOptions so;
   so.producer_version = T2O_VERSION;
   so.external_data = o.external_data;
+  if (o.optimize)
+    so.optimize = [&](onnx::ModelProto& model) {
+      auto t_opt = std::chrono::steady_clock::now();
+      r.optimized = optimize_model(model);
+      r.phases.optimize = since(t_opt);
+    };
   if (c.builder->save(r.output_path, so))
     r.notices.push_back(fmt::format(
         "weights written to {}.data (ONNX external data){}; keep it beside the model",
         r.output_path, o.external_data ? "" : " because the model is over 2 GB, the protobuf limit"));
-  r.phases.serialize = since(t);
+  r.phases.serialize = since(t) - r.phases.optimize;
   say("written");
   r.stats = c.builder->stats();
   r.seconds = since(t_start);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "builder/graph_builder.h"
+#include "builder/optimize.h"
 #include "exporter/options.h"
 
 namespace torch2onnx {
@@ -35,8 +36,11 @@ struct VerifyReport {
   }
 };
 
+// Seconds per export phase: torch::jit::load; freezing and graph passes; the LibTorch run that
+// records shapes; the walk that builds ONNX nodes; graph rewrites (builder/optimize.h); checks,
+// shape inference and writing the file.
 struct PhaseTimes {
-  double load = 0, prepare = 0, record = 0, convert = 0, serialize = 0;
+  double load = 0, prepare = 0, record = 0, convert = 0, optimize = 0, serialize = 0;
 };
 
 struct ExportReport {
@@ -45,6 +49,7 @@ struct ExportReport {
   GraphStats stats;
   double seconds = 0;  // export wall time, without verification
   PhaseTimes phases;
+  OptimizeReport optimized;
   std::vector<std::string> warnings;  // details, printed with -v
   std::vector<std::string> notices;   // problems a user should see (e.g. NaN weights), always printed
   std::vector<std::string> input_names, output_names;

@@ -1,5 +1,7 @@
 #include "exporter/loader.h"
 
+#include <chrono>
+
 #include <ATen/Functions.h>
 #include <caffe2/serialize/inline_container.h>
 #include <dlfcn.h>
@@ -357,6 +359,7 @@ std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph& grap
 LoadedModel load_model(const std::string& path) {
   check_model_file(path);
   LoadedModel m;
+  auto t0 = std::chrono::steady_clock::now();
   try {
     m.module = torch::jit::load(path);
   } catch (const std::exception& e) {
@@ -366,6 +369,8 @@ LoadedModel load_model(const std::string& path) {
     throw Error(fmt::format("model '{}' has no forward method", path),
                 "export a module whose forward computes the outputs (torch.jit.trace or script)");
   m.module.eval();
+  auto t1 = std::chrono::steady_clock::now();
+  m.load_seconds = std::chrono::duration<double>(t1 - t0).count();
   torch::jit::Module frozen;
   try {
     frozen = torch::jit::freeze_module(m.module);
@@ -395,6 +400,7 @@ LoadedModel load_model(const std::string& path) {
   prepare_graph(m.graph);
   check_outputs(*m.graph, path);
   m.warnings = nonfinite_weight_warnings(*m.graph);
+  m.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   return m;
 }
 

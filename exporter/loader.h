@@ -18,6 +18,8 @@ struct LoadedModel {
   std::shared_ptr<torch::jit::Graph> graph;     // frozen, inlined, simplified forward
   std::vector<std::string> arg_names;           // forward's arguments, without self
   std::vector<std::string> warnings;            // e.g. NaN/Inf in weights; the export goes on
+  double load_seconds = 0;     // torch::jit::load
+  double prepare_seconds = 0;  // freeze, inline, graph passes, weight checks
 };
 
 // torch::jit::load + eval + freeze + prepare_graph. Throws Error naming the file and the reason.

@@ -34,6 +34,7 @@ struct ExportOptions {
   std::vector<std::string> libraries;  // custom-op libraries loaded before the model
   bool verify = false;
   bool external_data = false;  // weights in "<output>.data" (automatic over 2 GB)
+  bool optimize = true;        // graph rewrites (builder/optimize.h); --no-optimize turns them off
   // Extra sizes for symbolic dims to verify at, e.g. {{"batch", 3}, {"seq", 77}} (--verify-dims).
   std::vector<std::pair<std::string, int64_t>> verify_dims;
   double rtol = 1e-4;  // tolerance = max(atol, rtol * max|torch|) per output

@@ -1,5 +1,7 @@
 #include "exporter/pipeline.h"
 
+#include <chrono>
+
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
@@ -60,6 +62,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
             inputs.example.size());
   at::NoGradGuard no_grad;
   Converted c;
+  auto t0 = std::chrono::steady_clock::now();
   c.record = record_shapes(graph, inputs.example);
   if (!inputs.alternate.empty()) {
     ShapeRecord other;
@@ -75,6 +78,8 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
     }
     merge_dynamic(c.record, other, inputs.symbols);
   }
+  auto t1 = std::chrono::steady_clock::now();
+  c.record_seconds = std::chrono::duration<double>(t1 - t0).count();
   c.builder = std::make_unique<GraphBuilder>(opset);
   const Registry& registry = Registry::global();
   Walker walker(*c.builder, c.record, registry);
@@ -110,6 +115,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
     c.output_names.push_back(name);
   }
   c.warnings = walker.warnings();
+  c.convert_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   return c;
 }
 

@@ -19,6 +19,8 @@ struct Converted {
   ShapeRecord record;  // includes LibTorch's outputs of the graph on the example inputs
   std::vector<std::string> input_names, output_names;
   std::vector<std::string> warnings;
+  double record_seconds = 0;   // running the graph in LibTorch to record shapes
+  double convert_seconds = 0;  // walking the graph and building the ONNX nodes
 };
 
 // Records shapes, checks every op has a converter, and converts. `input_names` and `dims` name

@@ -72,6 +72,15 @@ class NanWeights(nn.Module):
         return self.fc(x)
 
 
+class BigConstant(nn.Module):
+    """A 2.24 GB weight computed at export time (the .pt file stays tiny): the ONNX model is over
+    protobuf's 2 GB limit, so torch2onnx must switch to external data by itself."""
+
+    def forward(self, idx):
+        w = torch.arange(560000000, dtype=torch.float32) * 0.001
+        return w.index_select(0, idx) + 1.0
+
+
 class DictOut(nn.Module):
     def forward(self, x):
         return {"y": torch.relu(x)}
@@ -175,6 +184,7 @@ def main():
         "dict_out": (DictOut(), None, True),
         "int_out": (IntOut(), None, True),
         "none_out": (NoneOut(), None, True),
+        "big_constant": (BigConstant(), None, True),
     }
     for name, (module, example, script) in models.items():
         path = os.path.join(args.out, name + ".pt")

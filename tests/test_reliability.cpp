@@ -291,6 +291,22 @@ TEST_CASE("reliability: outputs that are not tensors are named", "[reliability]"
   }
 }
 
+TEST_CASE("reliability: a model over 2 GB switches to external data by itself and says so",
+          "[reliability][big]") {
+  // big_constant computes a 2.24 GB weight at export time (its .pt file is tiny).
+  std::string dir = fresh_dir("big");
+  auto r = run_cli({test_model("big_constant"), "-o", dir + "/m.onnx", "--input", "idx:i64[4]",
+                    "--verify"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.err, "because the model is over 2 GB"));
+  CHECK(contains(r.err, dir + "/m.onnx.data"));
+  CHECK(contains(r.out, "verify output: max abs error"));
+  CHECK(fs::file_size(dir + "/m.onnx.data") >= size_t{2240000000});
+  CHECK(fs::file_size(dir + "/m.onnx") < 100000);
+  fs::remove_all(dir);  // 2.2 GB: do not keep it in the build tree
+}
+
 TEST_CASE("reliability: LibTorch's interpreter errors shrink to the reason and the source line",
           "[reliability]") {
   std::string what =
