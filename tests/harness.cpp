@@ -38,9 +38,25 @@ at::Tensor randn(std::vector<int64_t> shape, uint64_t seed) {
   return at::randn(shape, gen, at::TensorOptions().dtype(at::kFloat));
 }
 
+namespace {
+IrResult check_ir_impl(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset,
+                       double rtol, double atol, bool optimize);
+}
+
 IrResult check_ir(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset,
                   double rtol, double atol) {
-  INFO("opset " << opset << "\n" << ir);
+  return check_ir_impl(ir, inputs, opset, rtol, atol, false);
+}
+
+IrResult check_ir_optimized(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset,
+                            double rtol, double atol) {
+  return check_ir_impl(ir, inputs, opset, rtol, atol, true);
+}
+
+namespace {
+IrResult check_ir_impl(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset,
+                       double rtol, double atol, bool optimize) {
+  INFO("opset " << opset << (optimize ? " (optimized)" : "") << "\n" << ir);
   IrResult r;
   Converted c;
   try {
@@ -53,6 +69,7 @@ IrResult check_ir(const std::string& ir, const std::vector<at::Tensor>& inputs, 
   std::string path =
       (dir / ("ir_" + std::to_string(::getpid()) + "_" + std::to_string(opset) + ".onnx")).string();
   SerializeOptions so;
+  if (optimize) so.optimize = [&](onnx::ModelProto& m) { r.rewrites = optimize_model(m); };
   try {
     c.builder->save(path, so);
   } catch (const torch2onnx::Error& e) {
@@ -71,6 +88,7 @@ IrResult check_ir(const std::string& ir, const std::vector<at::Tensor>& inputs, 
   }
   return r;
 }
+}  // namespace
 
 IrResult check_ir_opsets(const std::string& ir, const std::vector<at::Tensor>& inputs, double rtol,
                          double atol) {

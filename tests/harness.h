@@ -21,6 +21,7 @@ struct IrResult {
   std::vector<std::string> op_types;  // ONNX node op types, in graph order (output Identity last)
   std::vector<torch2onnx::OutputCheck> checks;
   std::vector<at::Tensor> torch_outputs, ort_outputs;
+  torch2onnx::OptimizeReport rewrites;  // check_ir_optimized only
   size_t count(const std::string& op_type) const;
 };
 
@@ -29,6 +30,11 @@ struct IrResult {
 // within max(atol, rtol * max|torch|).
 IrResult check_ir(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset = 17,
                   double rtol = 1e-4, double atol = 1e-4);
+
+// check_ir with the graph rewrites of builder/optimize.h on (as torch2onnx runs by default);
+// the result's `rewrites` says which rules fired.
+IrResult check_ir_optimized(const std::string& ir, const std::vector<at::Tensor>& inputs,
+                            int opset = 17, double rtol = 1e-4, double atol = 1e-4);
 
 // check_ir at opset 13 and 17 (the range ends), returning the opset-17 result.
 IrResult check_ir_opsets(const std::string& ir, const std::vector<at::Tensor>& inputs,

@@ -1,0 +1,201 @@
+// The graph rewrites of builder/optimize.h, one rule at a time: each fires where its condition
+// holds (numerics still match LibTorch in ONNX Runtime) and stays away where it does not.
+#include <algorithm>
+
+#include "builder/graph_builder.h"
+#include "builder/optimize.h"
+#include "harness.h"
+
+using namespace t2o_test;
+using namespace torch2onnx;
+
+namespace {
+
+size_t applied(const OptimizeReport& r, const std::string& rule) {
+  auto it = r.applied.find(rule);
+  return it == r.applied.end() ? 0 : it->second;
+}
+
+// A builder graph with one f32 input of `dims`, built by `body`, optimized; returns op types.
+struct Built {
+  std::vector<std::string> ops;
+  OptimizeReport report;
+  size_t count(const std::string& op) const {
+    return static_cast<size_t>(std::count(ops.begin(), ops.end(), op));
+  }
+};
+
+Built build(const std::vector<int64_t>& dims, const std::function<void(GraphBuilder&, Val)>& body) {
+  GraphBuilder b(17);
+  TensorInfo info;
+  info.dtype = DType::Float;
+  std::vector<Dim> shape;
+  for (auto d : dims) shape.push_back(Dim{d, ""});
+  info.shape = shape;
+  Val x = b.add_input("x", info);
+  body(b, x);
+  Built out;
+  SerializeOptions so;
+  so.optimize = [&](onnx::ModelProto& m) { out.report = optimize_model(m); };
+  b.serialize_to_string(so);
+  out.ops = b.model_op_types();
+  return out;
+}
+
+// Conv weights and batch-norm statistics made from deterministic ops, so they fold to constants.
+const char* kConvBn = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %true : bool = prim::Constant[value=1]()
+  %i0 : int = prim::Constant[value=0]()
+  %i1 : int = prim::Constant[value=1]()
+  %i3 : int = prim::Constant[value=3]()
+  %i4 : int = prim::Constant[value=4]()
+  %n : int = prim::Constant[value=108]()
+  %f6 : int = prim::Constant[value=6]()
+  %mom : float = prim::Constant[value=0.1]()
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %r : Tensor = aten::arange(%n, %f6, %none, %none, %none)
+  %s : Tensor = aten::sin(%r)
+  %wshape : int[] = prim::ListConstruct(%i4, %i3, %i3, %i3)
+  %w : Tensor = aten::reshape(%s, %wshape)
+  %r4 : Tensor = aten::arange(%i4, %f6, %none, %none, %none)
+  %gamma : Tensor = aten::cos(%r4)
+  %beta : Tensor = aten::sin(%r4)
+  %mean : Tensor = aten::sin(%gamma)
+  %var0 : Tensor = aten::exp(%beta)
+  %var : Tensor = aten::mul(%var0, %var0)
+  %stride : int[] = prim::ListConstruct(%i1, %i1)
+  %pad : int[] = prim::ListConstruct(%i1, %i1)
+  %c : Tensor = aten::conv2d(%x, %w, %none, %stride, %pad, %stride, %i1)
+  %y : Tensor = aten::batch_norm(%c, %gamma, %beta, %mean, %var, %false, %mom, %eps, %true)
+  %z : Tensor = aten::relu(%y)
+  return (%z)
+)IR";
+
+}  // namespace
+
+TEST_CASE("optimize: fold-conv-batchnorm folds the statistics into the Conv", "[optimize]") {
+  auto r = check_ir_optimized(kConvBn, {randn({2, 3, 9, 9})});
+  CHECK(applied(r.rewrites, "fold-conv-batchnorm") == 1);
+  CHECK(r.count("BatchNormalization") == 0);
+  CHECK(r.count("Conv") == 1);
+  SECTION("not when the Conv's output is also used elsewhere") {
+    std::string ir = kConvBn;
+    auto pos = ir.find("  return (%z)");
+    ir.replace(pos, std::string::npos, "  %o : Tensor = aten::add(%z, %c, %i1)\n  return (%o)\n");
+    auto r2 = check_ir_optimized(ir, {randn({2, 3, 9, 9})});
+    CHECK(applied(r2.rewrites, "fold-conv-batchnorm") == 0);
+    CHECK(r2.count("BatchNormalization") == 1);
+  }
+}
+
+TEST_CASE("optimize: cse computes a repeated subexpression once", "[optimize]") {
+  const char* ir = R"IR(
+graph(%x : Tensor):
+  %i1 : int = prim::Constant[value=1]()
+  %a : Tensor = aten::sigmoid(%x)
+  %b : Tensor = aten::sigmoid(%x)
+  %c : Tensor = aten::mul(%a, %x)
+  %d : Tensor = aten::mul(%b, %x)
+  %e : Tensor = aten::add(%c, %d, %i1)
+  return (%e)
+)IR";
+  auto r = check_ir_optimized(ir, {randn({3, 5})});
+  CHECK(applied(r.rewrites, "cse") == 2);  // the second Sigmoid, then the second Mul
+  CHECK(r.count("Sigmoid") == 1);
+  CHECK(r.count("Mul") == 1);
+  SECTION("random ops are never merged") {
+    auto b = build({2, 3}, [](GraphBuilder& g, Val x) {
+      auto r1 = g.op1("RandomUniformLike", {x});
+      auto r2 = g.op1("RandomUniformLike", {x});
+      g.add_output(g.op1("Add", {r1, r2}), "y");
+    });
+    CHECK(b.count("RandomUniformLike") == 2);
+    CHECK(applied(b.report, "cse") == 0);
+  }
+}
+
+TEST_CASE("optimize: identity removes Identity nodes, also before graph outputs", "[optimize]") {
+  auto b = build({2, 3}, [](GraphBuilder& g, Val x) {
+    auto i1 = g.op1("Identity", {x});
+    auto r = g.op1("Relu", {i1});
+    g.add_output(r, "y");
+  });
+  CHECK(b.count("Identity") == 0);  // the inner one and the output Identity
+  CHECK(applied(b.report, "identity") == 2);
+  SECTION("an input returned as an output keeps its Identity") {
+    auto k = build({2, 3}, [](GraphBuilder& g, Val x) { g.add_output(x, "y"); });
+    CHECK(k.count("Identity") == 1);
+  }
+  SECTION("a value returned twice keeps one of the two Identity nodes") {
+    auto k = build({2, 3}, [](GraphBuilder& g, Val x) {
+      auto r = g.op1("Relu", {x});
+      g.add_output(r, "y1");
+      g.add_output(r, "y2");
+    });
+    CHECK(k.count("Identity") == 2);  // Relu has two readers: neither output can take its name
+  }
+}
+
+TEST_CASE("optimize: noop-cast drops casts to the type a value already has", "[optimize]") {
+  auto b = build({2, 3}, [](GraphBuilder& g, Val x) {
+    auto same = g.op1("Cast", {x}, {Attr("to", 1)});               // f32 -> f32
+    auto other = g.op1("Cast", {same}, {Attr("to", 11)});          // f32 -> f64 stays
+    g.add_output(other, "y");
+  });
+  CHECK(b.count("Cast") == 1);
+  CHECK(applied(b.report, "noop-cast") == 1);
+}
+
+TEST_CASE("optimize: noop-reshape drops Reshape/Expand to the same shape", "[optimize]") {
+  const char* ir = R"IR(
+graph(%x : Tensor):
+  %i2 : int = prim::Constant[value=2]()
+  %i3 : int = prim::Constant[value=3]()
+  %im1 : int = prim::Constant[value=-1]()
+  %same : int[] = prim::ListConstruct(%i2, %im1)
+  %other : int[] = prim::ListConstruct(%i3, %i2)
+  %a : Tensor = aten::reshape(%x, %same)
+  %b : Tensor = aten::relu(%a)
+  %c : Tensor = aten::reshape(%b, %other)
+  return (%c)
+)IR";
+  auto r = check_ir_optimized(ir, {randn({2, 3})});
+  CHECK(applied(r.rewrites, "noop-reshape") >= 1);
+  CHECK(r.count("Reshape") == 1);  // [2,3] -> [3,2] stays
+  SECTION("Expand that broadcasts nothing") {
+    auto b = build({2, 3}, [](GraphBuilder& g, Val x) {
+      auto e1 = g.op1("Expand", {x, g.const_i64({1, 3})});     // no-op
+      auto e2 = g.op1("Expand", {e1, g.const_i64({4, 2, 3})});  // adds a dim: stays
+      g.add_output(e2, "y");
+    });
+    CHECK(b.count("Expand") == 1);
+  }
+}
+
+TEST_CASE("optimize: noop-transpose and noop-dropout", "[optimize]") {
+  auto b = build({2, 3, 4}, [](GraphBuilder& g, Val x) {
+    auto t1 = g.op1("Transpose", {x}, {Attr("perm", std::vector<int64_t>{0, 1, 2})});
+    auto t2 = g.op1("Transpose", {t1}, {Attr("perm", std::vector<int64_t>{0, 2, 1})});
+    auto d = g.op("Dropout", {t2}, {}, 1)[0];
+    g.add_output(g.op1("Relu", {d}), "y");
+  });
+  CHECK(b.count("Transpose") == 1);
+  CHECK(b.count("Dropout") == 0);
+  CHECK(applied(b.report, "noop-transpose") == 1);
+  CHECK(applied(b.report, "noop-dropout") == 1);
+}
+
+TEST_CASE("optimize: long chains stay linear (aliases resolve through the whole chain)", "[optimize]") {
+  // 20000 Identity nodes in a row: each aliases to the previous; the result must read x directly.
+  auto b = build({4}, [](GraphBuilder& g, Val x) {
+    Val v = x;
+    for (int i = 0; i < 20000; ++i) v = g.op1("Identity", {v});
+    g.add_output(g.op1("Neg", {v}), "y");
+  });
+  CHECK(b.ops.size() == 1);
+  CHECK(b.ops[0] == "Neg");
+  CHECK(b.report.nodes_before == 20002);
+}
