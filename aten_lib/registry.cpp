@@ -4,6 +4,8 @@
 
 namespace torch2onnx {
 
+void register_scalar_dynamic_ops(Registry& r);  // aten_lib/scalar_ops_dynamic.cpp
+
 // ---- Arg ------------------------------------------------------------------------------------
 
 std::string Arg::describe() const {
@@ -133,6 +135,7 @@ const Registry& Registry::global() {
         {"select", register_select_ops},
         {"attention", register_attention_ops},
         {"aliases", register_aliases_ops},
+        {"scalar_dynamic", register_scalar_dynamic_ops},
     };
     for (const auto& [name, fn] : families) {
       r.set_family(name);

@@ -46,6 +46,39 @@ void set_type(onnx::ValueInfoProto* vi, const TensorInfo& info) {
   }
 }
 
+void set_value_type(onnx::ValueInfoProto* vi, const std::string& name, const ValueType& t) {
+  vi->set_name(name);
+  if (t.dtype == DType::Undefined) return;
+  TensorInfo info{t.dtype, t.shape};
+  if (!t.sequence) {
+    set_type(vi, info);
+    return;
+  }
+  onnx::ValueInfoProto elem;
+  set_type(&elem, info);
+  *vi->mutable_type()->mutable_sequence_type()->mutable_elem_type() = elem.type();
+}
+
+// Every value name a node reads, including those its subgraphs read from enclosing scopes.
+void collect_reads(const onnx::NodeProto& n, std::unordered_set<std::string>& out) {
+  for (const auto& in : n.input())
+    if (!in.empty()) out.insert(in);
+  for (const auto& a : n.attribute()) {
+    if (a.has_g())
+      for (const auto& sub : a.g().node()) collect_reads(sub, out);
+    for (const auto& g : a.graphs())
+      for (const auto& sub : g.node()) collect_reads(sub, out);
+  }
+}
+
+void collect_op_types(const onnx::GraphProto& g, std::vector<std::string>& out) {
+  for (const auto& n : g.node()) {
+    out.push_back(n.op_type());
+    for (const auto& a : n.attribute())
+      if (a.has_g()) collect_op_types(a.g(), out);
+  }
+}
+
 void fill_attr(onnx::AttributeProto* a, const Attr& attr) {
   a->set_name(attr.name);
   std::visit(
@@ -189,6 +222,20 @@ const TensorData* GraphBuilder::constant_data(const Val& v) const {
 std::vector<Val> GraphBuilder::op(std::string_view op_type, const std::vector<Val>& inputs,
                                   const std::vector<Attr>& attrs, int num_outputs,
                                   std::string_view domain) {
+  return add_node(op_type, inputs, attrs, {}, num_outputs, domain);
+}
+
+std::vector<Val> GraphBuilder::op_with_subgraphs(
+    std::string_view op_type, const std::vector<Val>& inputs,
+    const std::vector<std::pair<std::string, Subgraph>>& graphs, int num_outputs,
+    const std::vector<Attr>& attrs) {
+  return add_node(op_type, inputs, attrs, graphs, num_outputs, "");
+}
+
+std::vector<Val> GraphBuilder::add_node(std::string_view op_type, const std::vector<Val>& inputs,
+                                        const std::vector<Attr>& attrs,
+                                        const std::vector<std::pair<std::string, Subgraph>>& graphs,
+                                        int num_outputs, std::string_view domain) {
   T2O_CHECK(!finished_, "the graph is already serialized");
   std::string type(op_type);
   std::string node_name =
@@ -199,6 +246,13 @@ std::vector<Val> GraphBuilder::op(std::string_view op_type, const std::vector<Va
   if (!domain.empty()) node.set_domain(std::string(domain));
   for (const auto& v : inputs) node.add_input(v.name);
   for (const auto& a : attrs) fill_attr(node.add_attribute(), a);
+  for (const auto& [name, g] : graphs) {
+    T2O_CHECK(g != nullptr, "subgraph attribute '{}' of {} is empty", name, type);
+    auto* a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = *g;
+  }
   std::vector<Val> outs;
   for (int i = 0; i < num_outputs; ++i) {
     std::string vname = num_outputs == 1 ? node_name : fmt::format("{}:{}", node_name, i);
@@ -221,8 +275,62 @@ std::vector<Val> GraphBuilder::op(std::string_view op_type, const std::vector<Va
                             node_name, type, opset_, fmt::join(node.input(), ", "),
                             fmt::join(attr_text, ", "), e.what()));
   }
-  *model_->mutable_graph()->add_node() = std::move(node);
+  *current_graph()->add_node() = std::move(node);
   return outs;
+}
+
+
+onnx::GraphProto* GraphBuilder::current_graph() {
+  return open_graphs_.empty() ? model_->mutable_graph() : open_graphs_.back().get();
+}
+
+void GraphBuilder::begin_subgraph(std::string_view name) {
+  T2O_CHECK(!finished_, "the graph is already serialized");
+  auto g = std::make_unique<onnx::GraphProto>();
+  g->set_name(fresh_name(name));
+  open_graphs_.push_back(std::move(g));
+}
+
+Val GraphBuilder::add_subgraph_input(std::string_view hint, const ValueType& type) {
+  T2O_CHECK(!open_graphs_.empty(), "add_subgraph_input outside a subgraph");
+  std::string n = fresh_name(hint);
+  set_value_type(open_graphs_.back()->add_input(), n, type);
+  if (!type.sequence) infos_[n] = TensorInfo{type.dtype, type.shape};
+  return Val{n};
+}
+
+Subgraph GraphBuilder::end_subgraph(const std::vector<Val>& outputs,
+                                    const std::vector<ValueType>& types) {
+  T2O_CHECK(!open_graphs_.empty(), "end_subgraph without begin_subgraph");
+  T2O_CHECK(outputs.size() == types.size(), "subgraph: {} outputs but {} types", outputs.size(),
+            types.size());
+  onnx::GraphProto* g = open_graphs_.back().get();
+  std::unordered_set<std::string> made_here, used;
+  for (const auto& n : g->node())
+    for (const auto& o : n.output()) made_here.insert(o);
+  std::string scope = scope_;
+  scope_ = g->name();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    T2O_CHECK(outputs[i].valid(), "subgraph output {} has no value", i);
+    Val out = outputs[i];
+    // An output must be made inside the subgraph, once: outer values, inputs and constants (and
+    // a value returned twice) get a copy. Identity takes sequences only from opset 14; before,
+    // inserting and erasing a placeholder element copies one.
+    if (!made_here.count(out.name) || !used.insert(out.name).second) {
+      if (types[i].sequence && opset_ < 14) {
+        Val dummy = constant(TensorData::scalar(types[i].dtype, 0), "placeholder");
+        out = op1("SequenceErase", {op1("SequenceInsert", {out, dummy})});
+      } else {
+        out = op1("Identity", {out});
+      }
+      used.insert(out.name);
+    }
+    set_value_type(g->add_output(), out.name, types[i]);
+  }
+  scope_ = scope;
+  Subgraph done(open_graphs_.back().release());
+  open_graphs_.pop_back();
+  return done;
 }
 
 void GraphBuilder::set_info(const Val& v, const TensorInfo& info) { infos_[v.name] = info; }
@@ -237,7 +345,7 @@ const TensorInfo& GraphBuilder::info(const Val& v) const {
 
 std::vector<std::string> GraphBuilder::model_op_types() const {
   std::vector<std::string> out;
-  for (const auto& n : model_->graph().node()) out.push_back(n.op_type());
+  collect_op_types(model_->graph(), out);
   return out;
 }
 
@@ -259,6 +367,8 @@ GraphStats GraphBuilder::stats() const {
 
 void GraphBuilder::finish(const SerializeOptions& opts) {
   if (finished_) return;
+  T2O_CHECK(open_graphs_.empty(), "internal error: {} subgraph(s) were never finished",
+            open_graphs_.size());
   auto& m = *model_;
   m.set_ir_version(onnx::IR_VERSION);
   m.set_producer_name("torch2onnx");
@@ -329,8 +439,7 @@ void GraphBuilder::remove_dead_nodes() {
     for (const auto& out : n.output()) used = used || needed.count(out);
     if (!used) continue;
     keep[static_cast<size_t>(i)] = true;
-    for (const auto& in : n.input())
-      if (!in.empty()) needed.insert(in);
+    collect_reads(n, needed);
   }
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   for (int i = 0; i < g->node_size(); ++i)

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,6 +31,18 @@ struct SerializeOptions {
   // Graph rewrites, run on the finished graph before the checker (builder/optimize.h).
   std::function<void(onnx::ModelProto&)> optimize;
 };
+
+// The type of a subgraph input or output (an If branch's or a Loop body's): a tensor of `dtype`, or
+// a sequence of such tensors. The shape is written only when set (a loop-carried value may change
+// shape between iterations, so callers usually leave it unset).
+struct ValueType {
+  DType dtype = DType::Undefined;
+  bool sequence = false;
+  std::optional<std::vector<Dim>> shape;
+};
+
+// A finished nested graph, ready to be an If/Loop attribute.
+using Subgraph = std::shared_ptr<onnx::GraphProto>;
 
 struct GraphStats {
   size_t nodes = 0;
@@ -70,6 +83,25 @@ class GraphBuilder {
     return op(op_type, inputs, attrs, 1)[0];
   }
 
+  // Adds a node with graph attributes (If's then_branch/else_branch, Loop's body).
+  // Example: b.op_with_subgraphs("If", {cond}, {{"then_branch", t}, {"else_branch", e}}, 2);
+  std::vector<Val> op_with_subgraphs(std::string_view op_type, const std::vector<Val>& inputs,
+                                     const std::vector<std::pair<std::string, Subgraph>>& graphs,
+                                     int num_outputs, const std::vector<Attr>& attrs = {});
+
+  // Nested graphs. Between begin_subgraph() and end_subgraph(), op() adds nodes to the innermost
+  // subgraph; names stay unique across the whole model and constants stay initializers of the
+  // main graph (ONNX lets a subgraph read any value of its enclosing scopes by name).
+  //   b.begin_subgraph("then");
+  //   Val y = b.op1("Relu", {x});              // x from the outer graph
+  //   Subgraph then_g = b.end_subgraph({y}, {ValueType{DType::Float}});
+  void begin_subgraph(std::string_view name);
+  Val add_subgraph_input(std::string_view hint, const ValueType& type);
+  // Outputs not made inside the subgraph (outer values, constants) are copied in, so callers can
+  // return any value.
+  Subgraph end_subgraph(const std::vector<Val>& outputs, const std::vector<ValueType>& types);
+  size_t subgraph_depth() const { return open_graphs_.size(); }
+
   // Shape and dtype knowledge.
   void set_info(const Val& v, const TensorInfo& info);
   bool has_info(const Val& v) const;
@@ -94,11 +126,17 @@ class GraphBuilder {
   std::string serialize_to_string(const SerializeOptions& opts);
 
   onnx::ModelProto& model();
-  // Op types of the nodes added so far, in order (with the output Identity nodes once finished).
+  // Op types of the nodes added so far, in order (with the output Identity nodes once finished);
+  // a node's subgraphs follow it.
   std::vector<std::string> model_op_types() const;
 
  private:
   void finish(const SerializeOptions& opts);
+  onnx::GraphProto* current_graph();
+  std::vector<Val> add_node(std::string_view op_type, const std::vector<Val>& inputs,
+                            const std::vector<Attr>& attrs,
+                            const std::vector<std::pair<std::string, Subgraph>>& graphs,
+                            int num_outputs, std::string_view domain);
   void remove_dead_nodes();
   // Moves initializers of at least `threshold` bytes to "<path>.data"; false when none is.
   bool externalize(const std::string& path, size_t threshold);
@@ -114,6 +152,7 @@ class GraphBuilder {
   std::vector<std::pair<std::string, TensorInfo>> inputs_;
   std::vector<std::pair<std::string, std::string>> outputs_;  // (value, graph output name)
   bool finished_ = false;
+  std::vector<std::unique_ptr<onnx::GraphProto>> open_graphs_;  // innermost last
 };
 
 std::string to_string(const Attr& a);

@@ -17,6 +17,21 @@ thread_local std::vector<TensorInfo>* g_observed = nullptr;
 
 const char* kObserve = "torch2onnx::observe";
 
+// A value inside a loop body is observed once per iteration: keep what every observation agrees
+// on (dims that differ become unknown, a rank that differs leaves the rank unknown).
+void merge_observation(TensorInfo& seen, const TensorInfo& now) {
+  if (seen.dtype == DType::Undefined) {
+    seen = now;
+    return;
+  }
+  if (!seen.shape || !now.shape || seen.shape->size() != now.shape->size()) {
+    seen.shape.reset();
+    return;
+  }
+  for (size_t i = 0; i < seen.shape->size(); ++i)
+    if ((*seen.shape)[i].value != (*now.shape)[i].value) (*seen.shape)[i] = Dim{};
+}
+
 // torch2onnx::observe(Tensor x, int id) -> () stores x's info under id.
 torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
     "torch2onnx::observe(Tensor x, int id) -> ()",
@@ -27,7 +42,7 @@ torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
       stack.pop_back();
       if (g_observed && id >= 0 && static_cast<size_t>(id) < g_observed->size() && t.defined()) {
         try {
-          (*g_observed)[id] = info_of(t);
+          merge_observation((*g_observed)[id], info_of(t));
         } catch (const Error&) {
           // A dtype ONNX lacks: leave it unknown; a converter that needs it will say so.
         }

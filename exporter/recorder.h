@@ -22,6 +22,8 @@ struct ShapeRecord {
   }
 };
 
+// Values inside loop bodies are observed on every iteration: their dims that vary are unknown
+// (Dim{}); values in branches that did not run (or loops that ran zero times) have no entry.
 // Throws Error with LibTorch's reason when the model rejects the inputs.
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
                           const std::vector<c10::IValue>& inputs);

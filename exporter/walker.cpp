@@ -30,7 +30,9 @@ const std::unordered_set<std::string>& walker_ops() {
       "prim::Constant",     "prim::ListConstruct", "prim::ListUnpack",      "prim::TupleConstruct",
       "prim::TupleUnpack",  "prim::NumToTensor",   "prim::unchecked_cast",  "prim::Uninitialized",
       "prim::RaiseException", "aten::warn",        "prim::If",              "aten::__getitem__",
-      "prim::TupleIndex",   "prim::GetAttr",       "prim::DictConstruct",       "aten::detach",          "prim::RaiseException"};
+      "prim::TupleIndex",   "prim::GetAttr",       "prim::DictConstruct",   "aten::detach",
+      "prim::Loop",         "aten::append",        "aten::__is__",          "aten::__isnot__",
+      "aten::list"};
   return ops;
 }
 
@@ -64,14 +66,26 @@ bool is_view_op(const Node* n) {
 
 bool is_tensor_type(const Value* v) { return v->type()->isSubtypeOf(*c10::TensorType::get()); }
 
+
 std::string place_of(const Node* n) {
   NodeWhere w = where_of(n);
   std::string scope = w.scope.empty() ? "<top>" : w.scope;
   return w.source.empty() ? scope : fmt::format("{} ({})", scope, w.source);
 }
 
+// Metadata that does not depend on the sizes (dtype, device, rank): folds even when some dims
+// are dynamic, as long as the rank is known.
+bool foldable_metadata(const std::string& op, const TensorInfo* info) {
+  static const std::unordered_set<std::string> size_free = {
+      "aten::dim",   "prim::dtype", "prim::device", "prim::layout",      "aten::is_floating_point",
+      "prim::is_cuda", "aten::is_complex", "prim::is_quantized"};
+  return info && (info->is_static() || (info->has_rank() && size_free.count(op)));
+}
+
 at::Tensor meta_tensor(const TensorInfo& info) {
-  return at::empty(info.sizes(), at::TensorOptions().dtype(to_scalar_type(info.dtype)).device(at::kMeta));
+  std::vector<int64_t> sizes;
+  for (const Dim& d : *info.shape) sizes.push_back(d.is_static() ? d.value : 1);
+  return at::empty(sizes, at::TensorOptions().dtype(to_scalar_type(info.dtype)).device(at::kMeta));
 }
 
 }  // namespace
@@ -99,21 +113,25 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph& gra
   std::map<std::string, UnsupportedOp> found;
   std::function<void(const torch::jit::Block*)> scan = [&](const torch::jit::Block* block) {
     for (const Node* n : block->nodes()) {
+      if (only_feeds_checks(n)) continue;
       std::string op = n->kind().toQualString();
       bool all_const = true;
       for (const Value* in : n->inputs()) all_const = all_const && consts.count(in);
       bool metadata_static = false;
       if (metadata_ops().count(op) && !n->inputs().empty()) {
         const TensorInfo* info = record_.find(n->inputs()[0]);
-        metadata_static = info && info->is_static();
+        metadata_static = foldable_metadata(op, info);
       }
       if (n->kind() == c10::prim::Constant || metadata_static ||
           (all_const && is_foldable(n) && !walker_ops().count(op))) {
         for (const Value* o : n->outputs()) consts.insert(o);
         continue;
       }
-      if (n->kind() == c10::prim::If && consts.count(n->inputs()[0])) {
-        for (const auto* sub : n->blocks()) scan(sub);  // only one runs; both must be convertible
+      if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop) {
+        // Both branches must be convertible (a constant condition picks one; a runtime one
+        // becomes an ONNX If); a branch that raises is dropped, so it is not scanned.
+        for (const auto* sub : n->blocks())
+          if (!block_raises(sub)) scan(sub);
         continue;
       }
       if (walker_ops().count(op)) {
@@ -123,7 +141,8 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph& gra
           for (const Value* o : n->outputs()) consts.insert(o);
         continue;
       }
-      if (registry_.find(op, b_.opset())) continue;
+      if (registry_.find(converter_key(n), b_.opset()) || registry_.find(op, b_.opset())) continue;
+      op = converter_key(n);
       auto& u = found[op];
       u.op = op;
       ++u.uses;
@@ -150,7 +169,7 @@ const Walker::Bound& Walker::lookup(const Value* v) const {
 
 void Walker::bind(const Value* v, Bound bound) {
   if (bound.kind == Bound::Kind::Tensor) {
-    if (const TensorInfo* info = record_.find(v)) b_.set_info(bound.tensor, *info);
+    if (const TensorInfo* info = info_of_value(v)) b_.set_info(bound.tensor, *info);
   }
   env_[v] = std::move(bound);
 }
@@ -184,6 +203,11 @@ Arg Walker::to_arg(const Bound& bd, const Value* origin) {
       return Arg::of_list(std::move(items));
     }
     case Bound::Kind::Unset: return Arg::none();
+    case Bound::Kind::Seq:
+      throw Error(fmt::format("%{} is a list built at run time (an ONNX sequence); only "
+                              "len, indexing, append, torch.stack and torch.cat take one",
+                              origin ? origin->debugName() : "?"),
+                  "stack the list into a tensor first (torch.stack), or make its length fixed");
     case Bound::Kind::Const: break;
   }
   const c10::IValue& iv = bd.constant;
@@ -263,7 +287,10 @@ void Walker::run(const torch::jit::Graph& graph) {
 }
 
 void Walker::run_block(const torch::jit::Block* block) {
-  for (const Node* n : block->nodes()) run_node(n, node_index_++);
+  for (const Node* n : block->nodes()) {
+    if (only_feeds_checks(n)) continue;
+    run_node(n, node_index_++);
+  }
 }
 
 std::string Walker::describe_inputs(const Node* n) const {
@@ -293,9 +320,11 @@ void Walker::run_node(const Node* n, size_t index) {
   b_.set_scope(where.scope.empty() ? op : fmt::format("{}/{}", where.scope, op));
   try {
     if (is_view_op(n)) view_of_[n->output()] = n;
+    if (try_control_flow(n)) return;
     if (try_handle_prim(n)) return;
     if (try_fold(n)) return;
-    const RegistryEntry* entry = registry_.find(op, b_.opset());
+    const RegistryEntry* entry = registry_.find(converter_key(n), b_.opset());
+    if (!entry) entry = registry_.find(op, b_.opset());
     if (!entry)
       throw Error(fmt::format("{} has no converter at opset {}", op, b_.opset()),
                   "see `torch2onnx ops` for the supported ops");
@@ -422,9 +451,10 @@ bool Walker::try_handle_prim(const Node* n) {
                 "make the attribute a constant or a local variable in forward");
   if (kind == c10::prim::If) {
     const Bound& cond = lookup(n->input(0));
-    if (cond.kind != K::Const)
-      throw Error("data-dependent control flow (prim::If on a runtime value) is not supported yet",
-                  "trace the model with torch.jit.trace, or make the condition a constant");
+    if (cond.kind != K::Const) {
+      convert_if(n);
+      return true;
+    }
     const torch::jit::Block* taken = n->blocks()[cond.constant.toBool() ? 0 : 1];
     run_block(taken);
     for (size_t i = 0; i < n->outputs().size(); ++i) bind(n->outputs()[i], lookup(taken->outputs()[i]));
@@ -433,7 +463,7 @@ bool Walker::try_handle_prim(const Node* n) {
   if (metadata_ops().count(kind.toQualString()) && !n->inputs().empty()) {
     const Bound& src = lookup(n->input(0));
     const TensorInfo* info = src.kind == K::Tensor ? record_.find(n->input(0)) : nullptr;
-    if (src.kind == K::Tensor && info && info->is_static()) {
+    if (src.kind == K::Tensor && foldable_metadata(kind.toQualString(), info)) {
       torch::jit::Stack stack;
       stack.emplace_back(meta_tensor(*info));
       for (size_t i = 1; i < n->inputs().size(); ++i) {
@@ -455,12 +485,67 @@ bool Walker::try_handle_prim(const Node* n) {
   return false;
 }
 
+namespace {
+// A list of constant numbers (prim::ListConstruct of constants is a List, not folded) as an
+// IValue of its TorchScript type, so ops on it (e.g. size lists compared with !=) can fold.
+bool as_constant(const Walker::Bound& bd, const c10::TypePtr& type, c10::IValue& out) {
+  using K = Walker::Bound::Kind;
+  if (bd.kind == K::Const) {
+    out = bd.constant;
+    return true;
+  }
+  auto lt = type->cast<c10::ListType>();
+  if (bd.kind != K::List || !bd.keys.empty() || !lt) return false;
+  auto elem = lt->getElementType()->kind();
+  for (const auto& it : bd.items)
+    if (it.kind != K::Const) return false;
+  if (elem == c10::TypeKind::IntType) {
+    std::vector<int64_t> v;
+    for (const auto& it : bd.items) {
+      if (!it.constant.isInt()) return false;
+      v.push_back(it.constant.toInt());
+    }
+    out = c10::IValue(v);
+    return true;
+  }
+  if (elem == c10::TypeKind::FloatType) {
+    std::vector<double> v;
+    for (const auto& it : bd.items) {
+      if (!it.constant.isDouble()) return false;
+      v.push_back(it.constant.toDouble());
+    }
+    out = c10::IValue(v);
+    return true;
+  }
+  if (elem == c10::TypeKind::TensorType) {  // e.g. torch.stack of shape values (detection models)
+    c10::List<at::Tensor> v;
+    for (const auto& it : bd.items) {
+      if (!it.constant.isTensor()) return false;
+      v.push_back(it.constant.toTensor());
+    }
+    out = c10::IValue(v);
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
 bool Walker::try_fold(const Node* n) {
   if (!is_foldable(n)) return false;
-  for (const Value* in : n->inputs())
-    if (lookup(in).kind != Bound::Kind::Const) return false;
   torch::jit::Stack stack;
-  for (const Value* in : n->inputs()) stack.push_back(lookup(in).constant);
+  bool from_lists = false;
+  for (const Value* in : n->inputs()) {
+    c10::IValue iv;
+    if (!as_constant(lookup(in), in->type(), iv)) return false;
+    // A list of constant tensors folds like the tensors themselves (no larger result).
+    from_lists = from_lists || (lookup(in).kind != Bound::Kind::Const && !iv.isTensorList());
+    stack.push_back(std::move(iv));
+  }
+  // Size lists fold only into numbers (e.g. `h.size() != expected`); ops that make tensors from
+  // them (zeros, ones) stay ONNX ops rather than becoming possibly large initializers.
+  if (from_lists)
+    for (const Value* o : n->outputs())
+      if (is_tensor_type(o)) return false;
   try {
     n->getOperation()(stack);
   } catch (const std::exception& e) {
@@ -484,10 +569,14 @@ void Walker::convert(const Node* n, const RegistryEntry& entry) {
   std::vector<Arg> args;
   args.reserve(n->inputs().size());
   for (const Value* in : n->inputs()) args.push_back(to_arg(lookup(in), in));
+  infer_missing(n);
   std::vector<TensorInfo> out_infos;
   for (const Value* o : n->outputs()) {
-    const TensorInfo* info = record_.find(o);
-    out_infos.push_back(info ? *info : TensorInfo{});
+    const TensorInfo* info = info_of_value(o);
+    DType num = number_dtype(o->type());
+    out_infos.push_back(info ? *info
+                        : num != DType::Undefined ? TensorInfo{num, std::vector<Dim>{}}
+                                                  : TensorInfo{});
   }
   ConvertCtx ctx(b_, entry.op, std::move(args), std::move(out_infos));
   if (const auto* schema = n->maybeSchema()) ctx.set_overload(schema->overload_name());
@@ -499,8 +588,11 @@ void Walker::convert(const Node* n, const RegistryEntry& entry) {
                        o->type()->kind() == c10::TypeKind::OptionalType;
     T2O_CHECK(!a.is_none() || may_be_none, "the {} converter did not produce output {} (%{})",
               entry.op, i, o->debugName());
-    if (a.is_tensor() && is_tensor_type(o) && !record_.find(o) && !b_.has_info(a.tensor))
+    if (a.is_tensor() && is_tensor_type(o) && !info_of_value(o) && !b_.has_info(a.tensor))
       warnings_.push_back(fmt::format("no shape recorded for %{}", o->debugName()));
+    // A number computed at run time is a 0-d tensor.
+    if (a.is_tensor() && !b_.has_info(a.tensor) && number_dtype(o->type()) != DType::Undefined)
+      b_.set_info(a.tensor, TensorInfo{number_dtype(o->type()), std::vector<Dim>{}});
     bind(o, from_arg(a, o));
   }
   // An in-place op also updates its first input for the nodes that follow.
@@ -567,6 +659,9 @@ void Walker::flatten(const Bound& bd, const Value* v, const std::string& hint,
         flatten(bd.items[i], nullptr, i < bd.keys.size() ? bd.keys[i] : std::string(), out);
       return;
     case Bound::Kind::Unset: throw Error("a graph output is never computed");
+    case Bound::Kind::Seq:
+      throw Error(fmt::format("graph output %{} is a list built at run time", v ? v->debugName() : "?"),
+                  "return torch.stack(list) (or torch.cat) instead of the list");
     case Bound::Kind::Const: break;
   }
   const c10::IValue& iv = bd.constant;

@@ -22,6 +22,12 @@ struct UnsupportedOp {
   int available_from = 0;  // >0 when a converter exists at a newer opset
 };
 
+// int, float and bool values computed at run time are 0-d tensors of these dtypes (Undefined for
+// other types).
+DType number_dtype(const c10::TypePtr& t);
+// True when a block raises (prim::RaiseException at its top level): such a branch is dropped.
+bool block_raises(const torch::jit::Block* block);
+
 // The message for a list of unsupported ops: one line per op with where it is used.
 std::string format_unsupported(const std::vector<UnsupportedOp>& ops, int opset);
 
@@ -41,14 +47,20 @@ class Walker {
 
   const std::vector<std::string>& warnings() const { return warnings_; }
 
- private:
+ public:
   struct Bound {
-    enum class Kind { Unset, Const, Tensor, List } kind = Kind::Unset;
+    // List: a list/tuple/dict whose length is known at export time (items may be runtime
+    // tensors). Seq: a tensor list built at run time (in a loop), an ONNX sequence in `tensor`.
+    enum class Kind { Unset, Const, Tensor, List, Seq } kind = Kind::Unset;
     c10::IValue constant;
     Val tensor;
     std::vector<Bound> items;
     std::vector<std::string> keys;  // a dict: one key per item
+    DType seq_dtype = DType::Undefined;  // Seq: the element dtype
   };
+  using Env = std::unordered_map<const torch::jit::Value*, Bound>;
+
+ private:
 
   void run_block(const torch::jit::Block* block);
   void run_node(const torch::jit::Node* n, size_t index);
@@ -58,6 +70,34 @@ class Walker {
   // After an in-place op on a view (x[a:b] = v, x[:, i].fill_(v)), rebinds the view's base (and
   // its base, up the chain) to the base with the view's new contents scattered in.
   void write_back(const torch::jit::Value* view);
+
+  // Control flow (exporter/control_flow.cpp).
+  bool try_control_flow(const torch::jit::Node* n);
+  void convert_if(const torch::jit::Node* n);
+  void convert_loop(const torch::jit::Node* n);
+  bool try_unroll(const torch::jit::Node* n);
+  bool try_list_op(const torch::jit::Node* n);
+  // Values defined outside `n` that nodes inside its blocks modify (list appends, in-place ops):
+  // they become extra If outputs / loop-carried values.
+  std::vector<const torch::jit::Value*> outer_mutations(const torch::jit::Node* n) const;
+  // A value as the ONNX values that carry it across a subgraph boundary (flattened tuples;
+  // numbers as 0-d tensors; tensor lists as sequences), shaped by its TorchScript type.
+  void pack(const Bound& bd, const c10::TypePtr& type, const torch::jit::Value* origin,
+            std::vector<Val>& vals, std::vector<ValueType>& types,
+            const std::vector<ValueType>* want);
+  Bound unpack(const c10::TypePtr& type, const std::vector<Val>& vals, size_t& pos,
+               const torch::jit::Value* origin);
+  Val to_sequence(const Bound& bd, DType dtype);
+  Val to_scalar_tensor(const Bound& bd, DType dtype);
+  DType list_elem_dtype(const torch::jit::Value* list) const;
+  // Shape/dtype of an unrecorded value (in a branch that did not run): LibTorch runs the node on
+  // placeholder inputs of the known shapes. Keeps what it learns in inferred_.
+  void infer_missing(const torch::jit::Node* n);
+  const TensorInfo* info_of_value(const torch::jit::Value* v) const;
+  std::string converter_key(const torch::jit::Node* n) const;
+  // True for a node computing numbers only used to decide whether to raise an exception (e.g.
+  // `if h.size() != expected: raise`): the check is dropped, so the node is skipped.
+  bool only_feeds_checks(const torch::jit::Node* n) const;
 
   const Bound& lookup(const torch::jit::Value* v) const;
   void bind(const torch::jit::Value* v, Bound b);
@@ -71,10 +111,12 @@ class Walker {
   GraphBuilder& b_;
   const ShapeRecord& record_;
   const Registry& registry_;
-  std::unordered_map<const torch::jit::Value*, Bound> env_;
+  Env env_;
   std::unordered_map<const void*, Val> materialized_;
   // Values made by a view op (slice, select, view, ...) -> that node, for write_back.
   std::unordered_map<const torch::jit::Value*, const torch::jit::Node*> view_of_;
+  std::unordered_map<const torch::jit::Value*, TensorInfo> inferred_;
+  mutable std::unordered_map<const torch::jit::Node*, bool> feeds_checks_;
   std::vector<std::string> warnings_;
   size_t node_index_ = 0;
 };

@@ -1,0 +1,344 @@
+// Data-dependent control flow (prim::If / prim::Loop on runtime values, tensor lists built in
+// loops, runtime number arithmetic): IR snippets checked on inputs that take every branch, and
+// scripted models (models/make_control_flow_models.py) exported once and verified in ONNX
+// Runtime against LibTorch on several random inputs.
+#include "harness.h"
+
+#include <torch/script.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "builder/error.h"
+#include "exporter/options.h"
+#include "exporter/pipeline.h"
+#include "exporter/verify.h"
+
+using namespace t2o_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// sum(x) > 0 ? relu(x) * 2 (and k = 1) : -x (and k = 0); then y + k. The int k is a constant in
+// each branch, materialized inside it.
+const char* kIfIr = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : float = prim::Constant[value=2.]()
+  %s : Tensor = aten::sum(%x, %none)
+  %c : Tensor = aten::gt(%s, %zero)
+  %b : bool = aten::Bool(%c)
+  %y : Tensor, %k : int = prim::If(%b)
+    block0():
+      %r : Tensor = aten::relu(%x)
+      %m : Tensor = aten::mul(%r, %two)
+      -> (%m, %one)
+    block1():
+      %n : Tensor = aten::neg(%x)
+      -> (%n, %zero)
+  %z : Tensor = aten::add(%y, %k, %one)
+  return (%z, %k)
+)IR";
+
+// for i in range(x.size(0)): acc = tanh(x[i] + acc) * (i + 1); outs.append(acc); then
+// stack(outs), cat(outs) / len(outs) and outs[-1].
+const char* kForIr = R"IR(
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %none : NoneType = prim::Constant()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %minus1 : int = prim::Constant[value=-1]()
+  %outs : Tensor[] = prim::ListConstruct()
+  %d1 : int = aten::size(%x, %one)
+  %shape : int[] = prim::ListConstruct(%d1)
+  %acc0 : Tensor = aten::zeros(%shape, %none, %none, %none, %none)
+  %n : int = aten::size(%x, %zero)
+  %acc : Tensor = prim::Loop(%n, %true, %acc0)
+    block0(%i : int, %a : Tensor):
+      %xi : Tensor = aten::select(%x, %zero, %i)
+      %t : Tensor = aten::add(%xi, %a, %one)
+      %h : Tensor = aten::tanh(%t)
+      %i1 : int = aten::add(%i, %one)
+      %a1 : Tensor = aten::mul(%h, %i1)
+      %l : Tensor[] = aten::append(%outs, %a1)
+      -> (%true, %a1)
+  %len : int = aten::len(%outs)
+  %st : Tensor = aten::stack(%outs, %zero)
+  %ct : Tensor = aten::cat(%outs, %zero)
+  %mean : Tensor = aten::div(%ct, %len)
+  %last : Tensor = aten::__getitem__(%outs, %minus1)
+  return (%st, %mean, %last, %acc)
+)IR";
+
+// while sum(|y|) < 100 and i < 50: y = y * 1.5 + 0.25; i += 1
+const char* kWhileIr = R"IR(
+graph(%x : Tensor):
+  %false : bool = prim::Constant[value=0]()
+  %none : NoneType = prim::Constant()
+  %limit : float = prim::Constant[value=100.]()
+  %zero : int = prim::Constant[value=0]()
+  %max : int = prim::Constant[value=9223372036854775807]()
+  %k : float = prim::Constant[value=1.5]()
+  %q : float = prim::Constant[value=0.25]()
+  %one : int = prim::Constant[value=1]()
+  %fifty : int = prim::Constant[value=50]()
+  %a0 : Tensor = aten::abs(%x)
+  %s0 : Tensor = aten::sum(%a0, %none)
+  %c0 : Tensor = aten::lt(%s0, %limit)
+  %go : bool = aten::Bool(%c0)
+  %i : int, %y : Tensor = prim::Loop(%max, %go, %zero, %x)
+    block0(%it : int, %i0 : int, %y0 : Tensor):
+      %m : Tensor = aten::mul(%y0, %k)
+      %y1 : Tensor = aten::add(%m, %q, %one)
+      %i1 : int = aten::add(%i0, %one)
+      %a : Tensor = aten::abs(%y1)
+      %s : Tensor = aten::sum(%a, %none)
+      %c : Tensor = aten::lt(%s, %limit)
+      %b : bool = aten::Bool(%c)
+      %more : bool = prim::If(%b)
+        block0():
+          %r : bool = aten::lt(%i1, %fifty)
+          -> (%r)
+        block1():
+          -> (%false)
+      -> (%more, %i1, %y1)
+  return (%y, %i)
+)IR";
+
+at::Tensor filled(std::vector<int64_t> shape, double v) {
+  return at::full(shape, v, at::TensorOptions().dtype(at::kFloat));
+}
+
+// Bytes of an ONNX file.
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Nodes of `op_type` in a serialized model: NodeProto.op_type is field 4 (tag 0x22), so the
+// bytes 0x22 <len> <op_type> mark each one (subgraphs included).
+size_t count_op(const std::string& model, const std::string& op_type) {
+  std::string key = std::string("\x22") + static_cast<char>(op_type.size()) + op_type;
+  size_t n = 0;
+  for (size_t p = model.find(key); p != std::string::npos; p = model.find(key, p + 1)) ++n;
+  return n;
+}
+
+std::string fixture(const std::string& name) {
+  return (fs::path(T2O_CF_MODELS) / (name + ".pt")).string();
+}
+
+// Exports `name` once (with --verify at `seeds[0]`), then runs the same ONNX file in ONNX Runtime
+// on the inputs of every other seed and compares with the model's forward in LibTorch. Returns
+// the ONNX bytes.
+std::string export_and_verify(const std::string& name, const std::vector<std::string>& specs,
+                              const std::vector<uint64_t>& seeds,
+                              const std::vector<std::pair<std::string, int64_t>>& sizes = {}) {
+  using namespace torch2onnx;
+  INFO("model " << name);
+  ExportOptions o;
+  o.model_path = fixture(name);
+  REQUIRE(fs::exists(o.model_path));
+  o.output_path = fresh_dir("control_flow") + "/" + name + ".onnx";
+  for (const auto& s : specs) o.inputs.push_back(parse_input_spec(s));
+  o.verify = true;
+  o.seed = seeds.at(0);
+  o.verify_dims = sizes;
+  ExportReport r;
+  try {
+    r = export_model(o);
+  } catch (const Error& e) {
+    FAIL("export failed: " << e.what() << "\n  hint: " << e.hint());
+  }
+  REQUIRE(r.verify.has_value());
+  for (const auto& ch : r.verify->outputs) {
+    INFO("output " << ch.name << " " << ch.sizes << ": " << ch.problem << " max abs error "
+                   << ch.max_abs_error << " tolerance " << ch.tolerance);
+    CHECK(ch.ok());
+  }
+  auto module = torch::jit::load(o.model_path);
+  module.eval();
+  for (size_t k = 1; k < seeds.size(); ++k) {
+    INFO("seed " << seeds[k]);
+    auto inputs = make_example_inputs(o.inputs, seeds[k]);
+    std::vector<c10::IValue> args;
+    for (const auto& t : inputs) args.emplace_back(t.clone());
+    std::vector<at::Tensor> expected;
+    {
+      at::NoGradGuard no_grad;
+      expected = flatten_tensors(module.forward(args));
+    }
+    auto actual = run_onnxruntime(o.output_path, r.input_names, inputs);
+    REQUIRE(actual.size() == expected.size());
+    for (const auto& ch : compare_outputs(r.output_names, expected, actual, 1e-4, 1e-4)) {
+      INFO("output " << ch.name << ": " << ch.problem << " max abs error " << ch.max_abs_error
+                     << " tolerance " << ch.tolerance);
+      CHECK(ch.ok());
+    }
+  }
+  return slurp(o.output_path);
+}
+
+}  // namespace
+
+TEST_CASE("prim::If on a runtime condition becomes an ONNX If", "[control_flow]") {
+  SECTION("then branch") {
+    auto r = check_ir_opsets(kIfIr, {filled({2, 3}, 0.5) + randn({2, 3}, 1) * 0.1});
+    CHECK(r.count("If") == 1);
+  }
+  SECTION("else branch") {
+    auto r = check_ir(kIfIr, {filled({2, 3}, -0.5) + randn({2, 3}, 2) * 0.1});
+    CHECK(r.count("If") == 1);
+  }
+}
+
+TEST_CASE("prim::Loop with a constant small trip count is unrolled", "[control_flow]") {
+  auto r = check_ir_opsets(kForIr, {randn({4, 3}, 3)});
+  CHECK(r.count("Loop") == 0);
+  CHECK(r.count("SequenceInsert") == 0);  // the list has a known length when unrolled
+}
+
+TEST_CASE("prim::Loop over a long or dynamic dim becomes an ONNX Loop with sequences",
+          "[control_flow]") {
+  SECTION("20 iterations (over the unroll limit)") {
+    auto r = check_ir_opsets(kForIr, {randn({20, 3}, 4) * 0.3});
+    CHECK(r.count("Loop") == 1);
+    CHECK(r.count("SequenceInsert") == 1);
+    CHECK(r.count("ConcatFromSequence") == 2);
+    CHECK(r.count("SequenceLength") == 1);
+    CHECK(r.count("SequenceAt") == 1);
+  }
+  SECTION("dynamic trip count, verified at two lengths") {
+    auto r = check_ir_dynamic(kForIr, {randn({5, 3}, 5)}, {randn({9, 3}, 6)});
+    CHECK(r.count("Loop") == 1);
+  }
+}
+
+TEST_CASE("while loop on a runtime condition", "[control_flow]") {
+  // Different inputs stop after different numbers of iterations (and one never enters).
+  for (double scale : {0.01, 0.5, 3.0, 40.0}) {
+    INFO("scale " << scale);
+    auto r = check_ir(kWhileIr, {randn({2, 3}, 7) * scale});
+    CHECK(r.count("Loop") == 1);
+  }
+  check_ir(kWhileIr, {randn({2, 3}, 8)}, 13);
+}
+
+TEST_CASE("runtime int and bool arithmetic as 0-d tensors", "[control_flow]") {
+  // n = number of positive elements (a runtime int); Python semantics of //, %, comparisons.
+  const char* ir = R"IR(
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %three : int = prim::Constant[value=3]()
+  %minus4 : int = prim::Constant[value=-4]()
+  %half : float = prim::Constant[value=0.5]()
+  %p : Tensor = aten::gt(%x, %zero)
+  %none : NoneType = prim::Constant()
+  %c : Tensor = aten::sum(%p, %none)
+  %n : int = aten::Int(%c)
+  %m : int = aten::sub(%n, %three)
+  %fd : int = aten::floordiv(%m, %minus4)
+  %rm : int = aten::remainder(%m, %minus4)
+  %lt : bool = aten::lt(%m, %zero)
+  %nb : bool = aten::__not__(%lt)
+  %f : float = aten::mul(%n, %half)
+  %mx : int = prim::max(%n, %three)
+  %i : int = aten::Int(%f)
+  return (%fd, %rm, %nb, %f, %mx, %i)
+)IR";
+  check_ir_opsets(ir, {randn({9}, 9)});
+  check_ir(ir, {randn({9}, 10) - 1.5});
+}
+
+TEST_CASE("a branch that raises is dropped", "[control_flow]") {
+  const char* ir = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %msg : str = prim::Constant[value="negative"]()
+  %zero : int = prim::Constant[value=0]()
+  %s : Tensor = aten::sum(%x, %none)
+  %c : Tensor = aten::lt(%s, %zero)
+  %b : bool = aten::Bool(%c)
+  %y : Tensor = prim::If(%b)
+    block0():
+      prim::RaiseException(%msg, %none)
+      %u : Tensor = prim::Uninitialized()
+      -> (%u)
+    block1():
+      %r : Tensor = aten::relu(%x)
+      -> (%r)
+  return (%y)
+)IR";
+  auto r = check_ir(ir, {at::abs(randn({2, 3}, 11))});
+  CHECK(r.count("If") == 0);
+}
+
+TEST_CASE("scripted model: data-dependent if with early return", "[control_flow][fixture]") {
+  // Pick seeds whose inputs take each of the three paths (sum > 0; sum <= 0 with mean >= -0.3;
+  // mean < -0.3, the early return).
+  auto spec = torch2onnx::parse_input_spec("x:f32[2,3]");
+  std::vector<uint64_t> seeds;
+  bool seen[3] = {false, false, false};
+  for (uint64_t s = 0; s < 200 && !(seen[0] && seen[1] && seen[2]); ++s) {
+    auto x = torch2onnx::make_example_inputs({spec}, s)[0];
+    int path = x.sum().item<float>() > 0 ? 0 : x.mean().item<float>() < -0.3 ? 2 : 1;
+    if (!seen[path]) seeds.push_back(s);
+    seen[path] = true;
+  }
+  REQUIRE(seeds.size() == 3);
+  std::string model = export_and_verify("if_sum", {"x:f32[2,3]"}, seeds);
+  CHECK(count_op(model, "If") == 2);
+}
+
+TEST_CASE("scripted model: for loop collecting a list, then torch.stack", "[control_flow][fixture]") {
+  SECTION("static length 5: unrolled") {
+    std::string model = export_and_verify("for_stack", {"x:f32[5,3,4]"}, {0, 1, 2});
+    CHECK(count_op(model, "Loop") == 0);
+  }
+  SECTION("symbolic length: ONNX Loop, verified at 3 lengths") {
+    std::string model = export_and_verify("for_stack", {"x:f32[n=5,3,4]"}, {0, 1}, {{"n", 11}});
+    CHECK(count_op(model, "Loop") == 1);
+    CHECK(count_op(model, "ConcatFromSequence") == 2);
+  }
+}
+
+TEST_CASE("scripted model: while loop", "[control_flow][fixture]") {
+  std::string model = export_and_verify("while_loop", {"x:f32[2,3]"}, {0, 1, 2, 3, 4});
+  CHECK(count_op(model, "Loop") == 1);
+}
+
+TEST_CASE("scripted model: nn.LSTMCell / nn.GRUCell stepped in a for loop",
+          "[control_flow][fixture]") {
+  SECTION("static time steps (unrolled)") {
+    export_and_verify("cell_loop", {"x:f32[6,2,8]"}, {0, 1});
+  }
+  SECTION("symbolic time steps (ONNX Loop)") {
+    std::string model = export_and_verify("cell_loop", {"x:f32[t=6,2,8]"}, {0, 1}, {{"t", 3}});
+    CHECK(count_op(model, "Loop") == 1);
+  }
+}
+
+TEST_CASE("nn.LSTM / nn.GRU: multi-layer, bidirectional, batch_first, traced and scripted",
+          "[control_flow][fixture]") {
+  const std::vector<std::string> specs = {"x:f32[b=3,t=7,6]", "h0:f32[4,b=3,10]"};
+  for (const char* kind : {"lstm", "gru"})
+    for (const char* state : {"", "_h0"})
+      for (const char* how : {"", "_traced"}) {
+        std::string name = std::string(kind) + state + how;
+        SECTION(name) {
+          // Scripted models keep their checks (prim::If on sizes, optional h0): verified at
+          // dynamic batch and sequence sizes too. Traced ones fix the sizes.
+          bool scripted = std::string(how).empty();
+          std::string model =
+              scripted ? export_and_verify(name, specs, {0, 1}, {{"b", 2}, {"t", 4}})
+                       : export_and_verify(name, {"x:f32[3,7,6]", "h0:f32[4,3,10]"}, {0, 1});
+          CHECK(count_op(model, std::string(kind) == "lstm" ? "LSTM" : "GRU") == 3);
+        }
+      }
+}
