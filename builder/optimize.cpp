@@ -167,8 +167,27 @@ bool OptGraph::static_shape(const std::string& value, std::vector<int64_t>& dims
   return true;
 }
 
+const float* OptGraph::float_data(const std::string& value, size_t& n) const {
+  const auto* t = initializer(value);
+  if (!t || t->data_type() != onnx::TensorProto::FLOAT || !t->has_raw_data()) return nullptr;
+  n = t->raw_data().size() / sizeof(float);
+  return reinterpret_cast<const float*>(t->raw_data().data());
+}
+
+void OptGraph::release_if_unused(const std::string& value) {
+  auto it = s_->init_index.find(value);
+  if (it == s_->init_index.end() || uses(value) > 0) return;
+  std::string().swap(*s_->g->mutable_initializer(it->second)->mutable_raw_data());
+}
+
 std::string OptGraph::add_float_initializer(const std::string& hint, const std::vector<int64_t>& dims,
                                             const std::vector<float>& values) {
+  return add_float_initializer_raw(
+      hint, dims, std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+}
+
+std::string OptGraph::add_float_initializer_raw(const std::string& hint, const std::vector<int64_t>& dims,
+                                                std::string&& bytes) {
   auto& s = *s_;
   std::string name;
   do name = hint + "_" + std::to_string(++s.fresh);
@@ -178,7 +197,7 @@ std::string OptGraph::add_float_initializer(const std::string& hint, const std::
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::FLOAT);
   for (auto d : dims) t->add_dims(d);
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  t->set_raw_data(std::move(bytes));
   s.init_index[name] = s.g->initializer_size() - 1;
   s.types[name].mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
   return name;
@@ -411,8 +430,10 @@ bool rule_fold_conv_batchnorm(OptGraph& g, int i) {
   if (p < 0 || g.uses(x) != 1 || g.is_graph_output(x)) return false;
   auto& conv = g.node(p);
   if (conv.op_type() != "Conv" || !conv.domain().empty() || conv.input_size() < 2) return false;
-  std::vector<float> w, b, scale, shift, mean, var;
-  if (!g.float_values(conv.input(1), w)) return false;
+  std::vector<float> b, scale, shift, mean, var;
+  size_t wn = 0;
+  const float* w = g.float_data(conv.input(1), wn);  // read in place: weights can be large
+  if (!w) return false;
   const auto* wt = g.initializer(conv.input(1));
   if (wt->dims_size() < 1) return false;
   int64_t m = wt->dims(0);
@@ -424,22 +445,26 @@ bool rule_fold_conv_batchnorm(OptGraph& g, int i) {
     return false;
   auto sm = static_cast<size_t>(m);
   if (m <= 0 || b.size() != sm || scale.size() != sm || shift.size() != sm || mean.size() != sm ||
-      var.size() != sm || w.size() % sm != 0)
+      var.size() != sm || wn % sm != 0)
     return false;
   const auto* eps_attr = attr(bn, "epsilon");
   double eps = eps_attr ? eps_attr->f() : 1e-5;
-  size_t per = w.size() / sm;
-  std::vector<float> w2(w.size()), b2(sm);
+  size_t per = wn / sm;
+  std::string w2(wn * sizeof(float), '\0');
+  auto* out_w = reinterpret_cast<float*>(w2.data());
+  std::vector<float> b2(sm);
   for (size_t c = 0; c < sm; ++c) {
     double s = static_cast<double>(scale[c]) / std::sqrt(static_cast<double>(var[c]) + eps);
-    for (size_t k = 0; k < per; ++k) w2[c * per + k] = static_cast<float>(w[c * per + k] * s);
+    for (size_t k = 0; k < per; ++k) out_w[c * per + k] = static_cast<float>(w[c * per + k] * s);
     b2[c] = static_cast<float>((static_cast<double>(b[c]) - mean[c]) * s + shift[c]);
   }
   std::vector<int64_t> wdims(wt->dims().begin(), wt->dims().end());
   std::string stem = conv.input(1);
-  std::string wname = g.add_float_initializer(stem + "_bnfold", wdims, w2);
+  std::string old_w = stem, old_b = has_bias ? conv.input(2) : std::string();
+  std::string wname = g.add_float_initializer_raw(stem + "_bnfold", wdims, std::move(w2));
   std::string bname = g.add_float_initializer(stem + "_bnfold_bias", {m}, b2);
   std::string out = bn.output(0);
+  std::vector<std::string> bn_inputs(bn.input().begin(), bn.input().end());
   g.remove(i);
   auto& c = g.node(p);  // re-fetch: adding initializers does not move nodes, but be explicit
   g.replace_input(p, 1, wname);
@@ -448,6 +473,11 @@ bool rule_fold_conv_batchnorm(OptGraph& g, int i) {
   else
     g.append_input(p, bname);
   g.rename_output(p, 0, out);
+  // The old weights are usually read by this Conv only: free them now, not at the end, so the
+  // peak memory holds one copy of the model's weights plus one layer.
+  g.release_if_unused(old_w);
+  if (!old_b.empty()) g.release_if_unused(old_b);
+  for (int k = 1; k < 5; ++k) g.release_if_unused(bn_inputs[static_cast<size_t>(k)]);
   return true;
 }
 

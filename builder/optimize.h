@@ -78,9 +78,16 @@ class OptGraph {
   int elem_type(const std::string& value) const;
   bool static_shape(const std::string& value, std::vector<int64_t>& dims) const;
 
+  // A float32 initializer's values in place (raw data only), or nullptr; `n` gets the count.
+  const float* float_data(const std::string& value, size_t& n) const;
   // Adds a float32 initializer with a fresh name derived from `hint`; returns the name.
   std::string add_float_initializer(const std::string& hint, const std::vector<int64_t>& dims,
                                     const std::vector<float>& values);
+  // Same, taking the little-endian bytes (moved in, not copied).
+  std::string add_float_initializer_raw(const std::string& hint, const std::vector<int64_t>& dims,
+                                        std::string&& bytes);
+  // Frees an initializer's data now when nothing reads it any more (it is dropped at commit).
+  void release_if_unused(const std::string& value);
   // Removes node i (its inputs lose one use each).
   void remove(int i);
   // Every use of `from` now reads `to` instead (`from` must not be a graph output).

@@ -143,6 +143,11 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   r.input_names = c.input_names;
   r.output_names = c.output_names;
   r.warnings = c.warnings;
+  if (!o.verify) {
+    // The weights now live in the ONNX graph; LibTorch's copies are not needed for writing it.
+    m.module = torch::jit::Module();
+    m.graph.reset();
+  }
 
   t = std::chrono::steady_clock::now();
   say(fmt::format("writing {}", r.output_path));

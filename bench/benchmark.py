@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""The torch2onnx benchmark: export speed, memory and graph quality against torch.onnx.export.
+
+    make bench                       (builds, makes the fixtures, runs this, updates the doc)
+    /usr/bin/python3 bench/benchmark.py --cli build/torch2onnx --floor build/t2o_floor \\
+        [--runs 5] [--ort-runs 20] [--models resnet50,swin_t] [--chains 1000,10000,100000] \\
+        [--doc docs/performance.md] [--json out.json]
+
+For each model (traced, random weights, seed 0; the same TorchScript file for both exporters), in
+the same run, interleaved, median of --runs runs:
+  - whole-process wall time and peak RSS of `torch2onnx` and of torch.onnx.export (opset 17,
+    constant folding on) under Debian's /usr/bin/python3 (bench/peer_export.py);
+  - torch2onnx's phase times (--timings);
+  - the floor: bench/floor.cpp (t2o_floor) starts LibTorch, loads the file, writes its weights;
+  - both ONNX files: node count, file size, ONNX Runtime latency (1 thread, median of --ort-runs);
+  - scaling: synthetic chains of N nodes (bench/make_chain.py), torch2onnx export time.
+Ratios are reported (ours / peer, ours / floor). Results go between the markers of --doc.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PY = "/usr/bin/python3"
+
+# name, input specs, fixture source
+MODELS = [
+    ("resnet50", ["x:f32[1,3,224,224]"], "zoo"),
+    ("convnext_base", ["x:f32[1,3,224,224]"], "zoo"),
+    ("vit_b_16", ["x:f32[1,3,224,224]"], "zoo"),
+    ("swin_t", ["x:f32[1,3,224,224]"], "zoo"),
+    ("efficientnet_b0", ["x:f32[1,3,224,224]"], "zoo"),
+    ("mobilenet_v3_large", ["x:f32[1,3,224,224]"], "zoo"),
+    ("gpt_like", ["ids:i64[1,128]"], "dynamic"),
+]
+
+BEGIN, END = "<!-- bench: begin -->", "<!-- bench: end -->"
+
+
+def timed(cmd, env=None):
+    """Runs cmd under /usr/bin/time; returns (wall seconds, peak RSS bytes, stdout, stderr)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
+        t0 = time.monotonic()
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", tf.name] + cmd, capture_output=True,
+                           text=True, env=env)
+        wall = time.monotonic() - t0
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+        rss_kb = int(tf.read().strip().splitlines()[-1])
+    return wall, rss_kb * 1024, p.stdout, p.stderr
+
+
+def parse_phases(stderr):
+    m = re.search(r"phases: (.*)", stderr)
+    out = {}
+    if m:
+        for part in m.group(1).split(","):
+            name, value = part.strip().split()[:2]
+            out[name] = float(value)
+    r = re.search(r"rewrites: (\d+) -> (\d+) nodes", stderr)
+    if r:
+        out["nodes_before_rewrites"] = int(r.group(1))
+    return out
+
+
+def onnx_stats(path):
+    import onnx  # python3-onnx (Debian)
+    m = onnx.load(path, load_external_data=False)
+    size = os.path.getsize(path)
+    if os.path.exists(path + ".data"):
+        size += os.path.getsize(path + ".data")
+    return len(m.graph.node), size
+
+
+def ort_spec(spec):
+    m = re.fullmatch(r"(?:(\w+):)?(\w+)\[([\d,]+)\]", spec)
+    t = "int64" if m.group(2) == "i64" else "float32"
+    return f"{m.group(1) or 'x'}:{t}:{m.group(3)}"
+
+
+def ort_latency(path, specs, runs):
+    p = subprocess.run(["node", os.path.join(HERE, "ort_latency.js"), path, str(runs)] +
+                       [ort_spec(s) for s in specs], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)["median_ms"]
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def make_fixtures(names, cache):
+    zoo = [n for n, _, src in MODELS if src == "zoo" and n in names]
+    if zoo:
+        subprocess.run([PY, os.path.join(ROOT, "models", "make_zoo.py"),
+                        os.path.join(ROOT, "models", "zoo", "torchvision.yaml"), "--out",
+                        os.path.join(cache, "zoo"), "--only", ",".join(zoo)], check=True,
+                       stdout=subprocess.DEVNULL)
+    if "gpt_like" in names:
+        subprocess.run([PY, os.path.join(ROOT, "models", "make_dynamic_models.py"), "--out",
+                        os.path.join(cache, "dynamic_models")], check=True, stdout=subprocess.DEVNULL)
+
+
+def model_path(name, src, cache):
+    return os.path.join(cache, "zoo" if src == "zoo" else "dynamic_models", name + ".pt")
+
+
+def bench_model(args, name, specs, path, work, log):
+    ours_onnx, peer_onnx = os.path.join(work, f"{name}.onnx"), os.path.join(work, f"{name}_peer.onnx")
+    floor_bin = os.path.join(work, f"{name}.bin")
+    inputs = [a for s in specs for a in ("--input", s)]
+    r = {"ours": [], "ours_rss": [], "peer": [], "peer_rss": [], "floor": [], "floor_rss": [],
+         "phases": []}
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    for i in range(args.runs):
+        w, rss, _, err = timed([args.cli, path, "-o", ours_onnx, "--opset", "17", "--timings"] + inputs)
+        r["ours"].append(w)
+        r["ours_rss"].append(rss)
+        r["phases"].append(parse_phases(err))
+        w, rss, _, _ = timed([PY, os.path.join(HERE, "peer_export.py"), path, peer_onnx] + specs, env)
+        r["peer"].append(w)
+        r["peer_rss"].append(rss)
+        w, rss, out, _ = timed([args.floor, path, floor_bin])
+        r["floor"].append(w)
+        r["floor_rss"].append(rss)
+        r["weight_bytes"] = int(out.strip())
+        log(f"  {name} run {i + 1}/{args.runs}: ours {r['ours'][-1]:.2f} s, peer {r['peer'][-1]:.2f} s, "
+            f"floor {r['floor'][-1]:.2f} s")
+    os.remove(floor_bin)
+    res = {"model": name, "inputs": specs, "weight_bytes": r["weight_bytes"]}
+    for k in ("ours", "ours_rss", "peer", "peer_rss", "floor", "floor_rss"):
+        res[k] = med(r[k])
+        res[k + "_runs"] = r[k]
+    res["phases"] = {p: med([ph.get(p, float("nan")) for ph in r["phases"]])
+                     for p in ("load", "prepare", "record", "convert", "optimize", "serialize")}
+    res["ours_nodes"], res["ours_bytes"] = onnx_stats(ours_onnx)
+    res["peer_nodes"], res["peer_bytes"] = onnx_stats(peer_onnx)
+    res["nodes_before_rewrites"] = r["phases"][-1].get("nodes_before_rewrites")
+    # Latency: alternate the two files so drift in machine load hits both alike.
+    lat_o, lat_p = [], []
+    for _ in range(3):
+        lat_o.append(ort_latency(ours_onnx, specs, args.ort_runs))
+        lat_p.append(ort_latency(peer_onnx, specs, args.ort_runs))
+    res["ours_ms"], res["peer_ms"] = med(lat_o), med(lat_p)
+    for f in (ours_onnx, peer_onnx):
+        for g in (f, f + ".data"):
+            if os.path.exists(g):
+                os.remove(g)
+    return res
+
+
+def bench_chains(args, work, cache, log):
+    out = []
+    for n in args.chains:
+        path = os.path.join(cache, "bench", f"chain_{n}.pt")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        subprocess.run([PY, os.path.join(HERE, "make_chain.py"), str(n), path], check=True)
+        onnx_path = os.path.join(work, f"chain_{n}.onnx")
+        walls, phases = [], []
+        for _ in range(3):
+            w, _, _, err = timed([args.cli, path, "-o", onnx_path, "--input", "x:f32[1,16]", "--timings"])
+            walls.append(w)
+            phases.append(parse_phases(err))
+        ph = {p: med([x.get(p, float("nan")) for x in phases])
+              for p in ("load", "prepare", "record", "convert", "optimize", "serialize")}
+        out.append({"nodes": n, "wall": med(walls), "phases": ph})
+        log(f"  chain {n}: {med(walls):.2f} s")
+        os.remove(onnx_path)
+    return out
+
+
+def fmt_mb(b):
+    return f"{b / 1e6:.0f}"
+
+
+def render(results, chains, baseline_rss, meta):
+    L = []
+    L.append(f"Measured {meta['date']} on {meta['machine']}; load average {meta['load_before']} before, "
+             f"{meta['load_after']} after. Command: `{meta['command']}`. Median of {meta['runs']} "
+             f"interleaved runs per exporter; ONNX Runtime latency: 1 thread, median of "
+             f"{meta['ort_runs']} runs (median of 3 alternating sessions).")
+    L.append("")
+    L.append("### Whole-process export time")
+    L.append("")
+    L.append("| model | weights MB | torch2onnx s | torch.onnx.export s | floor s | peer / ours | ours / floor |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in results:
+        L.append(f"| {r['model']} | {fmt_mb(r['weight_bytes'])} | {r['ours']:.2f} | {r['peer']:.2f} | "
+                 f"{r['floor']:.2f} | {r['peer'] / r['ours']:.2f}x | {r['ours'] / r['floor']:.2f}x |")
+    L.append("")
+    L.append("### torch2onnx phases (seconds, in-process, median)")
+    L.append("")
+    L.append("| model | load | prepare | record | convert | optimize | serialize | sum | process |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in results:
+        p = r["phases"]
+        s = sum(p.values())
+        L.append(f"| {r['model']} | " + " | ".join(f"{p[k]:.3f}" for k in
+                 ("load", "prepare", "record", "convert", "optimize", "serialize")) +
+                 f" | {s:.2f} | {r['ours']:.2f} |")
+    L.append("")
+    L.append("`process` is the whole-process wall time; the difference to `sum` is starting the process "
+             "and LibTorch (dynamic loading, static initializers) and exiting.")
+    L.append("")
+    L.append("### Peak memory (RSS, MB)")
+    L.append("")
+    L.append(f"LibTorch's own baseline (`t2o_floor --baseline`): {fmt_mb(baseline_rss)} MB.")
+    L.append("")
+    L.append("| model | weights | torch2onnx | torch.onnx.export | floor | ours / (weights + baseline) |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for r in results:
+        L.append(f"| {r['model']} | {fmt_mb(r['weight_bytes'])} | {fmt_mb(r['ours_rss'])} | "
+                 f"{fmt_mb(r['peer_rss'])} | {fmt_mb(r['floor_rss'])} | "
+                 f"{r['ours_rss'] / (r['weight_bytes'] + baseline_rss):.2f}x |")
+    L.append("")
+    L.append("### The exported graphs")
+    L.append("")
+    L.append("| model | nodes ours (before rewrites) | nodes peer | MB ours | MB peer | ORT ms ours | ORT ms peer | ours / peer latency |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in results:
+        L.append(f"| {r['model']} | {r['ours_nodes']} ({r['nodes_before_rewrites']}) | {r['peer_nodes']} | "
+                 f"{r['ours_bytes'] / 1e6:.1f} | {r['peer_bytes'] / 1e6:.1f} | {r['ours_ms']:.1f} | "
+                 f"{r['peer_ms']:.1f} | {r['ours_ms'] / r['peer_ms']:.2f} |")
+    if chains:
+        L.append("")
+        L.append("### Scaling: synthetic chains (torch2onnx, median of 3)")
+        L.append("")
+        L.append("| nodes | export s | µs per node | load | prepare | record | convert | optimize | serialize |")
+        L.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for c in chains:
+            p = c["phases"]
+            L.append(f"| {c['nodes']} | {c['wall']:.2f} | {c['wall'] / c['nodes'] * 1e6:.0f} | " +
+                     " | ".join(f"{p[k]:.2f}" for k in
+                                ("load", "prepare", "record", "convert", "optimize", "serialize")) + " |")
+    L.append("")
+    L.append("### Targets")
+    L.append("")
+    def verdict(ok):
+        return "met" if ok else "**not met**"
+    worst_speed = min(r["peer"] / r["ours"] for r in results)
+    L.append(f"- ≥ 3× faster than torch.onnx.export on every model: worst {worst_speed:.2f}x — "
+             f"{verdict(worst_speed >= 3)}")
+    cb = [r for r in results if r["model"] == "convnext_base"]
+    if cb:
+        s = cb[0]["peer"] / cb[0]["ours"]
+        L.append(f"- ≥ 10× on convnext_base: {s:.2f}x — {verdict(s >= 10)}")
+    worst_floor = max(r["ours"] / r["floor"] for r in results)
+    L.append(f"- export ≤ 1.5× the floor: worst {worst_floor:.2f}x — {verdict(worst_floor <= 1.5)}")
+    worst_rss = max(r["ours_rss"] / (r["weight_bytes"] + baseline_rss) for r in results)
+    L.append(f"- peak RSS ≤ 1.5× (weights + LibTorch baseline): worst {worst_rss:.2f}x — "
+             f"{verdict(worst_rss <= 1.5)}")
+    worst_lat = max(r["ours_ms"] / r["peer_ms"] for r in results)
+    L.append(f"- ONNX Runtime latency ≤ the peer's: worst ours/peer {worst_lat:.2f} — "
+             f"{verdict(worst_lat <= 1.0)} (differences under ~5% are within run-to-run noise)")
+    worst_nodes = max(r["ours_nodes"] / r["peer_nodes"] for r in results)
+    L.append(f"- node count ≤ the peer's: worst ours/peer {worst_nodes:.2f} — {verdict(worst_nodes <= 1.0)}")
+    if len(chains) >= 2:
+        per = [c["wall"] / c["nodes"] for c in chains]
+        growth = per[-1] / per[0]
+        L.append(f"- linear scaling: time per node from {chains[0]['nodes']} to {chains[-1]['nodes']} nodes "
+                 f"changes by {growth:.2f}x (fixed start-up cost makes small chains look slower per node) — "
+                 f"{verdict(growth <= 1.5)}")
+    return "\n".join(L)
+
+
+def splice(doc, text):
+    with open(doc) as f:
+        s = f.read()
+    if BEGIN not in s or END not in s:
+        raise SystemExit(f"{doc} has no {BEGIN} ... {END} markers")
+    head, rest = s.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    with open(doc, "w") as f:
+        f.write(f"{head}{BEGIN}\n{text}\n{END}{tail}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", default=os.path.join(ROOT, "build", "torch2onnx"))
+    ap.add_argument("--floor", default=os.path.join(ROOT, "build", "t2o_floor"))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--ort-runs", type=int, default=20)
+    ap.add_argument("--models", help="comma-separated subset of: " + ",".join(m[0] for m in MODELS))
+    ap.add_argument("--chains", default="1000,10000,100000",
+                    help="chain lengths for the scaling part ('' to skip)")
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/torch2onnx"))
+    ap.add_argument("--doc", help="markdown file whose bench markers receive the tables")
+    ap.add_argument("--json", help="also write the raw results here")
+    args = ap.parse_args()
+    args.chains = [int(c) for c in args.chains.split(",") if c.strip()]
+    names = args.models.split(",") if args.models else [m[0] for m in MODELS]
+    unknown = set(names) - {m[0] for m in MODELS}
+    if unknown:
+        ap.error("unknown model(s): " + ", ".join(sorted(unknown)))
+
+    def log(msg):
+        print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "machine": f"{os.cpu_count()} cores, {platform.machine()}",
+            "load_before": "%.1f" % os.getloadavg()[0], "runs": args.runs, "ort_runs": args.ort_runs,
+            "command": "make bench" if not args.models else "bench/benchmark.py --models " + args.models}
+    log("making fixtures")
+    make_fixtures(names, args.cache)
+    _, baseline_rss, _, _ = timed([args.floor, "--baseline"])
+    results = []
+    with tempfile.TemporaryDirectory(prefix="t2o-bench-") as work:
+        for name, specs, src in MODELS:
+            if name not in names:
+                continue
+            log(f"{name}")
+            results.append(bench_model(args, name, specs, model_path(name, src, args.cache), work, log))
+        log("chains")
+        chains = bench_chains(args, work, args.cache, log)
+    meta["load_after"] = "%.1f" % os.getloadavg()[0]
+    text = render(results, chains, baseline_rss, meta)
+    print(text)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"meta": meta, "baseline_rss": baseline_rss, "models": results, "chains": chains},
+                      f, indent=1)
+    if args.doc:
+        splice(args.doc, text)
+        log(f"{args.doc} updated")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
