@@ -258,6 +258,8 @@ void aten_col2im(ConvertCtx& c) {
   c.set_out(0, cast_to(b, y, dt));
 }
 
+void aten_grid_sampler_decomposed(ConvertCtx& c);  // grid_sample_decomposed.cpp
+
 void register_image_ops(Registry& r) {
   r.add("aten::upsample_nearest1d", 13, aten_upsample_nearest1d, {"Resize"});
   r.add("aten::upsample_nearest3d", 13, aten_upsample_nearest3d, {"Resize"});
@@ -265,6 +267,10 @@ void register_image_ops(Registry& r) {
   r.add("aten::upsample_trilinear3d", 13, aten_upsample_trilinear3d, {"Resize"});
   r.add("aten::upsample_bicubic2d", 13, aten_upsample_bicubic2d, {"Resize"});
   r.add("aten::__interpolate", 13, aten___interpolate, {"Resize"});
+  r.add("aten::grid_sampler", 13, aten_grid_sampler_decomposed,
+        {"GatherElements", "Floor", "Round", "Clip", "Mul", "Add"});
+  r.add("aten::grid_sampler_2d", 13, aten_grid_sampler_decomposed,
+        {"GatherElements", "Floor", "Round", "Clip", "Mul", "Add"});
   r.add("aten::grid_sampler", 16, aten_grid_sampler, {"GridSample"});
   r.add("aten::grid_sampler_2d", 16, aten_grid_sampler, {"GridSample"});
   r.add("aten::pixel_shuffle", 13, aten_pixel_shuffle, {"DepthToSpace", "Reshape", "Transpose"});

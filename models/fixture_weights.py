@@ -46,9 +46,59 @@ def calibrate_batchnorm(model, inputs, rounds=2):
     return len(bns)
 
 
+def _flat(out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, dict):
+        out = list(out.values())
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _flat(o)]
+    return []
+
+
+def float32_error(model, inputs):
+    """How far the model's float32 result is from its float64 result, relative to the output's
+    scale: max |f32 - f64| / max(1, max |f64|) over all outputs. This is the rounding error any
+    float32 runtime must expect; a comparison tolerance below it cannot be met."""
+    import copy
+    with torch.no_grad():
+        a = _flat(model(*inputs))
+        d = copy.deepcopy(model).double()
+        b = _flat(d(*[x.double() if x.is_floating_point() else x for x in inputs]))
+    worst = 0.0
+    for x, y in zip(a, b):
+        if x.is_floating_point() and x.numel():
+            scale = max(1.0, y.abs().max().item())
+            worst = max(worst, (x.double() - y).abs().max().item() / scale)
+    return worst
+
+
+def condition(model, inputs, target=2e-5, factor=0.8, steps=12):
+    """Random deep residual networks with calibrated batch norm are chaotic: each block adds its
+    own full-scale branch, so rounding differences grow with depth (ResNet-152's float32 output
+    differs from its float64 output by 4e-4 of its scale, 4x the verification tolerance). Trained
+    networks are not like that. Scale every batch-norm layer's weight (gamma) by `factor` until
+    the float32 rounding error is at most `target` (1/5 of the 1e-4 tolerance). A no-op for models
+    that are already well-conditioned. Returns (total scale applied, final error)."""
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    scale = 1.0
+    err = float32_error(model, inputs) if bns else 0.0
+    for _ in range(steps):
+        if err <= target or not bns:
+            break
+        with torch.no_grad():
+            for m in bns:
+                if m.weight is not None:
+                    m.weight.mul_(factor)
+        scale *= factor
+        err = float32_error(model, inputs)
+    return scale, err
+
+
 def prepare(model, inputs):
-    """Both of the above; the model is left in eval mode."""
+    """All of the above; the model is left in eval mode."""
     model.eval()
     randomize_zero_weights(model)
     calibrate_batchnorm(model, inputs)
+    condition(model, inputs)
     return model
