@@ -6,7 +6,7 @@ CACHE ?= $(HOME)/.cache/torch2onnx
 PYTHON := /usr/bin/python3
 DEMO_MODEL := $(CACHE)/models/resnet18.pt
 
-.PHONY: deps build demo test test-fast docs clean zoo fuzz test-asan
+.PHONY: deps build demo test test-fast docs clean zoo fuzz test-asan bench
 
 deps:
 	./scripts/install_deps.sh
@@ -41,6 +41,16 @@ zoo: build
 	    --out $(BUILD)/zoo --report $(BUILD)/zoo/results.md --junit $(BUILD)/zoo/results.xml \
 	    --json $(BUILD)/zoo/results.json; rc=$$?; \
 	  $(PYTHON) models/make_zoo.py --splice $(BUILD)/zoo/results.md docs/zoo.md; exit $$rc
+
+# The benchmark of issue 5 (bench/benchmark.py): torch2onnx vs torch.onnx.export on 7 models
+# (export time, phases, floor, peak RSS, node count, file size, ONNX Runtime latency) and chains
+# of 1k/10k/100k nodes; writes the tables into docs/performance.md. ~15 min on 2 cores; run it
+# on an otherwise idle machine. BENCH_ARGS=--runs 3 --models resnet50 for a quick look.
+BENCH_ARGS ?=
+bench: build
+	cmake --build $(BUILD) -j $(JOBS) --target t2o_floor
+	$(PYTHON) bench/benchmark.py --cli $(BUILD)/torch2onnx --floor $(BUILD)/t2o_floor \
+	    --doc docs/performance.md --json $(BUILD)/bench.json $(BENCH_ARGS)
 
 # Regenerate docs/operators.md from the registry and the tests.
 docs: build
