@@ -24,7 +24,8 @@ TEST_CASE("cli: --help documents every flag with an example", "[cli]") {
   CHECK(r.exit_code == 0);
   for (const char* flag : {"--output", "--input", "--opset", "--verify", "--rtol", "--atol",
                            "--verify-dims", "--external-data",
-                           "--output-names", "--load-library", "--verbose", "--quiet", "--seed"})
+                           "--output-names", "--load-library", "--verbose", "--quiet", "--seed",
+                           "--timings", "--no-optimize"})
     CHECK(contains(r.out, flag));
   CHECK(contains(r.out, "x:f32[1,3,224,224]"));
 }
@@ -195,4 +196,22 @@ TEST_CASE("cli: --external-data writes the weights beside the model and verifies
   CHECK(fs::file_size(dir + "/m.onnx.data") >= 8 * 3 * 3 * 3 * 4);  // the conv weight moved
   CHECK(contains(r.err, "ONNX external data"));
   CHECK(contains(r.out, "verify output: max abs error"));
+}
+
+TEST_CASE("cli: --timings prints the phases and the rewrites; --no-optimize turns them off",
+          "[cli]") {
+  std::string dir = fresh_dir("timings");
+  auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "f32[1,3,16,16]",
+                    "--timings", "--verify"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const char* phase : {"load ", "prepare ", "record ", "convert ", "optimize ", "serialize "})
+    CHECK(contains(r.err, phase));
+  CHECK(contains(r.err, "fold-conv-batchnorm 1"));  // TinyCnn: Conv -> BatchNorm -> ReLU
+  auto n = run_cli({test_model("tiny_cnn"), "-o", dir + "/n.onnx", "--input", "f32[1,3,16,16]",
+                    "--timings", "--no-optimize", "--verify"});
+  INFO(n.out << n.err);
+  REQUIRE(n.exit_code == 0);
+  CHECK_FALSE(contains(n.err, "fold-conv-batchnorm"));
+  CHECK(contains(n.out, "verify output: max abs error"));
 }
