@@ -177,13 +177,31 @@ std::vector<std::string> GraphBuilder::output_names() const {
   return out;
 }
 
+namespace {
+// A hash of a constant's bytes for deduplication. Large weights are sampled (both ends and 256
+// strided slices) instead of hashed whole: hashing every byte of a ViT's weights cost ~0.3 s.
+// A match is always confirmed by comparing all bytes.
+size_t content_hash(const std::string& raw) {
+  constexpr size_t kWhole = 64 << 10, kEnd = 4 << 10, kSlices = 256, kSlice = 16;
+  if (raw.size() <= kWhole) return std::hash<std::string>{}(raw);
+  std::string sample;
+  sample.reserve(2 * kEnd + kSlices * kSlice + 16);
+  sample.append(raw, 0, kEnd);
+  sample.append(raw, raw.size() - kEnd, kEnd);
+  size_t step = (raw.size() - kSlice) / kSlices;
+  for (size_t i = 0; i < kSlices; ++i) sample.append(raw, i * step, kSlice);
+  sample += std::to_string(raw.size());
+  return std::hash<std::string>{}(sample);
+}
+}  // namespace
+
 Val GraphBuilder::constant(TensorData data, std::string_view hint) {
   T2O_CHECK(!finished_, "the graph is already serialized");
   T2O_CHECK(data.raw.size() == static_cast<size_t>(data.numel()) * dtype_size(data.dtype),
             "constant '{}' has {} bytes for {} elements of {}", hint, data.raw.size(), data.numel(),
             dtype_name(data.dtype));
   std::string key = fmt::format("{}|{}|{}", static_cast<int>(data.dtype), fmt::join(data.dims, ","),
-                                std::hash<std::string>{}(data.raw));
+                                content_hash(data.raw));
   auto* graph = model_->mutable_graph();
   auto it = constant_by_hash_.find(key);
   if (it != constant_by_hash_.end() &&

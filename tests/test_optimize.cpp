@@ -199,3 +199,19 @@ TEST_CASE("optimize: long chains stay linear (aliases resolve through the whole 
   CHECK(b.ops[0] == "Neg");
   CHECK(b.report.nodes_before == 20002);
 }
+
+TEST_CASE("builder: identical constants are stored once, large ones too", "[optimize]") {
+  GraphBuilder b(17);
+  std::vector<float> big(100000);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i % 97) * 0.5f;
+  Val a = b.constant(TensorData::f32(big, {100000}), "w");
+  Val same = b.constant(TensorData::f32(big, {100000}), "w");
+  CHECK(a.name == same.name);
+  // Differs in one element between the sampled slices: must not be merged with `a`.
+  auto other = big;
+  other[50001] += 1.0f;
+  Val c = b.constant(TensorData::f32(other, {100000}), "w");
+  CHECK(c.name != a.name);
+  Val reshaped = b.constant(TensorData::f32(big, {1000, 100}), "w");  // same bytes, other shape
+  CHECK(reshaped.name != a.name);
+}
