@@ -8,6 +8,7 @@
 #include <set>
 
 #include "aten_lib/converter.h"
+#include "exporter/baked_dims.h"
 #include "exporter/torch_util.h"
 #include "exporter/walker.h"
 
@@ -65,17 +66,11 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
   auto t0 = std::chrono::steady_clock::now();
   c.record = record_shapes(graph, inputs.example);
   if (!inputs.alternate.empty()) {
-    ShapeRecord other;
-    try {
-      other = record_shapes(graph, inputs.alternate);
-    } catch (const Error& e) {
-      std::vector<std::string> sizes;
-      for (const auto& s : inputs.symbols) sizes.push_back(fmt::format("{}={}", s.name, s.alternate));
-      throw Error(fmt::format("the model runs at the example sizes but fails at {}: {}",
-                              fmt::join(sizes, ", "), e.what()),
-                  "a traced model may have recorded a size as a constant; make that dim static in "
-                  "--input, or fix the model (use x.size(i) / x.shape in forward, or script it)");
-    }
+    std::string failure;
+    ShapeRecord other = record_shapes(graph, inputs.alternate, &failure);
+    // Sizes the trace recorded as constants (or a failure at the alternate sizes): one error
+    // listing each with where it is and how to fix it.
+    check_baked_dims(graph, inputs, c.record, other, failure);
     merge_dynamic(c.record, other, inputs.symbols);
   }
   auto t1 = std::chrono::steady_clock::now();

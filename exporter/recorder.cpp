@@ -38,8 +38,12 @@ torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
     [](torch::jit::Stack& stack) {
       int64_t id = stack.back().toInt();
       stack.pop_back();
-      at::Tensor t = stack.back().toTensor();
+      c10::IValue v = std::move(stack.back());
       stack.pop_back();
+      // prim::Uninitialized (a value only a raising path leaves unset, e.g. in torchvision's
+      // scripted mask-pasting loop) is typed Tensor but holds none: nothing to record.
+      if (!v.isTensor()) return;
+      at::Tensor t = v.toTensor();
       if (g_observed && id >= 0 && static_cast<size_t>(id) < g_observed->size() && t.defined()) {
         try {
           merge_observation((*g_observed)[id], info_of(t));
@@ -81,7 +85,7 @@ void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>&
 }  // namespace
 
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
-                          const std::vector<c10::IValue>& inputs) {
+                          const std::vector<c10::IValue>& inputs, std::string* failure) {
   // Instrument a copy so the graph we convert is untouched.
   auto copy = graph->copy();
   std::vector<const torch::jit::Value*> copy_values;
@@ -106,6 +110,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
   pair_blocks(graph->block(), copy->block());
 
   std::vector<TensorInfo> observed(copy_values.size());
+  if (failure) failure->clear();
   g_observed = &observed;
   // Clone: an in-place op on a graph input must not change the caller's example tensors.
   torch::jit::Stack stack;
@@ -116,9 +121,15 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
     state.run(stack);
   } catch (const std::exception& e) {
     g_observed = nullptr;
-    throw Error(fmt::format("the model failed in LibTorch on the given inputs: {}",
-                            summarize_torch_error(e.what())),
-                "check the --input specs (count, dtypes and shapes) against what forward expects");
+    if (failure) {
+      *failure = summarize_torch_error(e.what());
+      stack.clear();
+    } else {
+      throw Error(fmt::format("the model failed in LibTorch on the given inputs: {}",
+                              summarize_torch_error(e.what())),
+                  "check the --input specs (count, dtypes and shapes) against what forward "
+                  "expects");
+    }
   }
   g_observed = nullptr;
 

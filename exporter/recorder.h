@@ -24,9 +24,11 @@ struct ShapeRecord {
 
 // Values inside loop bodies are observed on every iteration: their dims that vary are unknown
 // (Dim{}); values in branches that did not run (or loops that ran zero times) have no entry.
-// Throws Error with LibTorch's reason when the model rejects the inputs.
+// Throws Error with LibTorch's reason when the model rejects the inputs; with `failure` given, it
+// stores that reason there instead and returns what was observed before the failing node (no
+// outputs), so a caller can tell where the run stopped.
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
-                          const std::vector<c10::IValue>& inputs);
+                          const std::vector<c10::IValue>& inputs, std::string* failure = nullptr);
 
 // One symbolic input dim and the two sizes the model was recorded at.
 struct SymbolSizes {
