@@ -1,5 +1,8 @@
 #include "exporter/verify.h"
 
+#include <csignal>
+#include <cstring>
+
 #include <ATen/ATen.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -147,6 +150,14 @@ std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
   if (rc == 127 && err.find("cannot run node") != std::string::npos)
     throw Error("--verify needs Node.js (`node`) on PATH to run ONNX Runtime",
                 "install it with `apt-get install nodejs`");
+  if (rc > 128) {
+    int sig = rc - 128;
+    throw Error(fmt::format("ONNX Runtime was killed by signal {} ({}) while running '{}'", sig,
+                            ::strsignal(sig), model_path),
+                sig == SIGKILL ? "most often the system ran out of memory (the kernel's OOM killer): "
+                                 "run fewer exports at once (zoo --jobs 1) or on a larger machine"
+                               : "the model is kept for a closer look; please report it");
+  }
   if (rc != 0) {
     while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
     throw Error(fmt::format("ONNX Runtime failed to run '{}': {}", model_path, err),
