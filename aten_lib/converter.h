@@ -146,5 +146,6 @@ void register_math_linalg_ops(Registry& r);
 void register_select_ops(Registry& r);
 void register_attention_ops(Registry& r);
 void register_aliases_ops(Registry& r);
+void register_torchvision_ops(Registry& r);  // torchvision::nms, torchvision::roi_align
 
 }  // namespace torch2onnx

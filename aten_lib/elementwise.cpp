@@ -450,7 +450,10 @@ DType where_type(DType t) { return t == DType::Bool ? t : kernel_type(t); }
 
 }  // namespace
 
+void aten_where_condition(ConvertCtx& c);  // detection_ops.cpp: where(condition) -> Tensor[]
+
 void aten_where(ConvertCtx& c) {
+  if (c.num_inputs() == 1) return aten_where_condition(c);
   T2O_CHECK(c.num_inputs() == 3,
             "aten::where with only a condition (torch.nonzero(..., as_tuple=True)) is not "
             "supported; got {} arguments",

@@ -136,6 +136,7 @@ const Registry& Registry::global() {
         {"attention", register_attention_ops},
         {"aliases", register_aliases_ops},
         {"scalar_dynamic", register_scalar_dynamic_ops},
+        {"torchvision", register_torchvision_ops},
     };
     for (const auto& [name, fn] : families) {
       r.set_family(name);

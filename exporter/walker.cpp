@@ -546,6 +546,10 @@ bool Walker::try_fold(const Node* n) {
   if (from_lists)
     for (const Value* o : n->outputs())
       if (is_tensor_type(o)) return false;
+  // An in-place op folded on a constant tensor changes it: an initializer made from it earlier
+  // holds the old contents, so later uses must make a new one (e.g. `offset += n` in a loop).
+  if (is_inplace(n->kind().toQualString()) && !stack.empty() && stack[0].isTensor())
+    materialized_.erase(stack[0].toTensor().unsafeGetTensorImpl());
   try {
     n->getOperation()(stack);
   } catch (const std::exception& e) {

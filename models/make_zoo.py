@@ -10,6 +10,8 @@ For each model entry it builds torchvision.models.get_model(make.fn or name, wei
 inputs of the shapes in the entry's `inputs`, and writes it where the manifest says (model_dir /
 model, default NAME.pt), beside a NAME.pt.json recording how it was made: a file is remade only
 when that recipe changes. Entries with `make: false` (e.g. hand-made test models) are skipped.
+`make.wrapper: detection` wraps a detection model so it takes one [N, 3, H, W] tensor and returns
+flat tensors (models/detection_fixtures.py).
 
 torch.jit.trace runs with strict=False so models whose forward returns a dict (segmentation) or
 a list (RAFT's flow estimates) can be traced; torch2onnx gives each returned tensor one ONNX output.
@@ -29,6 +31,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_weights  # noqa: E402
+from detection_fixtures import DetectionOutputs  # noqa: E402
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
           "i64": torch.int64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8,
@@ -61,12 +64,21 @@ def model_dir(manifest_path, doc, override):
     return base if not d else d if os.path.isabs(d) else os.path.join(base, d)
 
 
+WRAPPERS = {"detection": DetectionOutputs}
+
+
 def recipe(entry):
     make = entry.get("make") or {}
     inputs = entry["inputs"] if isinstance(entry["inputs"], list) else [entry["inputs"]]
-    return {"fn": make.get("fn", entry["name"]), "kwargs": make.get("kwargs", {}), "inputs": inputs,
-            "torch": torch.__version__, "torchvision": torchvision.__version__,
-            "weights": "fixture_weights.prepare v1"}
+    r = {"fn": make.get("fn", entry["name"]), "kwargs": make.get("kwargs", {}), "inputs": inputs,
+         "torch": torch.__version__, "torchvision": torchvision.__version__,
+         "weights": "fixture_weights.prepare v1"}
+    if "wrapper" in make:  # only then, so the recipes (and files) of other entries stay as they are
+        if make["wrapper"] not in WRAPPERS:
+            raise ValueError(f"unknown wrapper '{make['wrapper']}' (known: {', '.join(WRAPPERS)})")
+        r["wrapper"] = make["wrapper"]
+        r["wrapper_version"] = WRAPPERS[make["wrapper"]].VERSION
+    return r
 
 
 def make(entry, path):
@@ -78,8 +90,13 @@ def make(entry, path):
                 return "kept"
     torch.manual_seed(0)
     model = torchvision.models.get_model(r["fn"], weights=None, **r["kwargs"]).eval()
+    if "wrapper" in r:
+        model = WRAPPERS[r["wrapper"]](model).eval()
     inputs = tuple(example(s) for s in r["inputs"])
-    fixture_weights.prepare(model, inputs)
+    if hasattr(model, "prepare"):  # a wrapper that prepares its weights its own way
+        model.prepare(inputs)
+    else:
+        fixture_weights.prepare(model, inputs)
     with torch.no_grad():
         traced = torch.jit.trace(model, inputs, strict=False, check_trace=False)
     os.makedirs(os.path.dirname(path), exist_ok=True)
