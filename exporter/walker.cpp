@@ -184,13 +184,13 @@ void Walker::bind_input(const Value* v, const Val& val) {
 Val Walker::materialize(const at::Tensor& t, const std::string& hint) {
   const void* key = t.unsafeGetTensorImpl();
   auto it = materialized_.find(key);
-  if (it != materialized_.end()) return it->second;
+  if (it != materialized_.end()) return it->second.second;
   std::string name = hint;
   if (name.rfind("self.", 0) == 0) name = name.substr(5);
   // Debug names of plain temporaries are numbers ("123"); give constants a readable stem.
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "const";
   Val v = b_.constant(to_tensor_data(t), name);
-  materialized_.emplace(key, v);
+  materialized_.emplace(key, std::make_pair(t, v));
   return v;
 }
 

@@ -112,7 +112,10 @@ class Walker {
   const ShapeRecord& record_;
   const Registry& registry_;
   Env env_;
-  std::unordered_map<const void*, Val> materialized_;
+  // Initializers made from constant tensors, by tensor. The tensor is kept alive with its entry:
+  // otherwise a folded temporary freed in one unrolled loop iteration could hand its address to
+  // another tensor in the next, which would then get the first one's initializer.
+  std::unordered_map<const void*, std::pair<at::Tensor, Val>> materialized_;
   // Values made by a view op (slice, select, view, ...) -> that node, for write_back.
   std::unordered_map<const torch::jit::Value*, const torch::jit::Node*> view_of_;
   std::unordered_map<const torch::jit::Value*, TensorInfo> inferred_;
