@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "apps/zoo.h"
 #include "builder/graph_builder.h"
 #include "fuzz/fuzz_targets.h"
 #include "exporter/loader.h"
@@ -376,16 +377,25 @@ TEST_CASE("reliability: inputs the fuzzers found stay fixed", "[reliability][fuz
   // tests/fuzz/regressions/<target>/: every input that once crashed or hung a fuzz target.
   fs::path root = fs::path(__FILE__).parent_path() / "fuzz" / "regressions";
   int replayed = 0;
-  for (const char* target : {"input_spec", "load_model"}) {
+  for (const char* target : {"input_spec", "load_model", "manifest"}) {
     if (!fs::is_directory(root / target)) continue;
     for (const auto& e : fs::directory_iterator(root / target)) {
       if (!e.is_regular_file() || e.path().extension() == ".md") continue;
       INFO(e.path().string());
       std::string bytes = slurp(e.path().string());
       const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-      if (std::string(target) == "input_spec")
+      if (std::string(target) == "input_spec") {
         t2o_fuzz::fuzz_input_spec(data, bytes.size());
-      else {
+      } else if (std::string(target) == "manifest") {
+        std::string p = t2o_fuzz::write_temp(data, bytes.size(), ".yaml");
+        CHECK_NOTHROW([&] {
+          try {
+            torch2onnx::zoo::load_manifest(p, "/tmp", 0);
+          } catch (const torch2onnx::Error&) {
+          }
+        }());
+        fs::remove(p);
+      } else {
         std::string p = t2o_fuzz::write_temp(data, bytes.size(), ".pt");
         CHECK_NOTHROW([&] {
           try {

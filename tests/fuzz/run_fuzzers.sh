@@ -28,6 +28,7 @@ if [ ! -f "$cache/test_models/two_inputs.pt" ]; then
 fi
 mkdir -p "$build/artifacts"
 status=0
+summary=()
 for t in "${targets[@]}"; do
   corpus="$build/corpus/$t"
   mkdir -p "$corpus"
@@ -53,17 +54,30 @@ for t in "${targets[@]}"; do
   # detect_leaks=0 in the environment too: fork mode does not pass -detect_leaks to its children.
   leaks=1
   [ "$t" != load_model ] || leaks=0
+  start=$(date +%s)
   ASAN_OPTIONS="detect_leaks=$leaks" TMPDIR="${TMPDIR:-/tmp}" "$build/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 \
       -artifact_prefix="$build/artifacts/$t-" "${extra[@]}" "$corpus" >"$log" 2>&1 || true
+  secs=$(( $(date +%s) - start ))
   after=$(ls "$build/artifacts" | grep -c "^$t-" || true)
-  # Executions: the final stats (normal mode) or the last status line (fork mode).
+  # Executions and speed: libFuzzer's final stats (normal mode; "#N DONE ... exec/s: R" is the
+  # same), or the parent's last status line "#N: ... oom/timeout/crash: O/T/C ..." in fork mode,
+  # whose exec/s is the last job's, so the overall rate is executions / wall time.
+  last=$(grep -E "^#[0-9]+" "$log" | tail -1 || true)
   runs=$(grep -E "^stat::number_of_executed_units" "$log" | tail -1 | awk '{print $2}' || true)
-  [ -n "$runs" ] || runs=$(grep -oE "^#[0-9]+" "$log" | tail -1 | tr -d '#' || true)
-  echo "  $runs executions, corpus $(ls "$corpus" | wc -l) files, $((after - before)) new findings"
+  [ -n "$runs" ] || runs=$(echo "$last" | grep -oE "^#[0-9]+" | tr -d '#' || true)
+  rate=$(grep -E "^stat::average_exec_per_sec" "$log" | tail -1 | awk '{print $2}' || true)
+  [ -n "$rate" ] || [ -z "$runs" ] || rate=$(( runs / (secs > 0 ? secs : 1) ))  # fork mode: overall
+  fork=$(echo "$last" | grep -oE "oom/timeout/crash: [0-9/]+" || true)
+  corpus_files=$(ls "$corpus" | wc -l)
+  echo "fuzz_$t: ${runs:-?} executions in ${secs} s (${rate:-?} exec/s), corpus ${corpus_files} files," \
+       "$((after - before)) new findings${fork:+ (fork mode $fork)}"
+  summary+=("fuzz_$t: ${runs:-?} executions, ${secs} s, ${rate:-?} exec/s, $((after - before)) new findings")
   if [ "$after" -gt "$before" ]; then
     status=1
     echo "  FOUND A PROBLEM: see $log and $build/artifacts/$t-*"
     grep -E "ERROR|SUMMARY|t2o_fuzz:" "$log" | head -10 | sed "s/^/    /"
   fi
 done
+echo "summary ($(date -u +%Y-%m-%d), ${seconds} s per target):"
+printf '  %s\n' "${summary[@]}"
 exit $status
