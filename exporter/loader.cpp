@@ -112,16 +112,31 @@ void check_zip_crcs(const std::string& path) {
       break;
     }
   if (eocd < 0) return;  // no central directory: LibTorch reports it (as cut short)
-  const uint32_t entries = le(&end[eocd + 10], 2), cd_size = le(&end[eocd + 12], 4),
-                 cd_offset = le(&end[eocd + 16], 4);
-  if (cd_offset == 0xFFFFFFFFu || int64_t{cd_offset} + cd_size > size) return;
-  std::vector<unsigned char> cd(cd_size);
-  f.seekg(cd_offset);
-  if (!f.read(reinterpret_cast<char*>(cd.data()), cd_size)) return;
+  uint64_t entries = le(&end[eocd + 10], 2), cd_size = le(&end[eocd + 12], 4),
+           cd_offset = le(&end[eocd + 16], 4);
+  // PyTorch also writes a zip64 end record, and when its locator is there LibTorch's reader
+  // (miniz) takes the central directory's place and size from it alone, ignoring the fields
+  // above: do the same, or a file whose 32-bit fields are damaged skips this check (tests/fuzz).
+  if (eocd >= 20 && le(&end[eocd - 20], 4) == 0x07064b50u) {
+    const uint64_t z64 = le(&end[eocd - 12], 4) | uint64_t{le(&end[eocd - 8], 4)} << 32;
+    unsigned char r[56];
+    if (z64 > static_cast<uint64_t>(size)) return;  // LibTorch reports the broken record
+    f.seekg(static_cast<std::streamoff>(z64));
+    if (!f.read(reinterpret_cast<char*>(r), 56) || le(r, 4) != 0x06064b50u) return;
+    entries = le(r + 32, 4) | uint64_t{le(r + 36, 4)} << 32;
+    cd_size = le(r + 40, 4) | uint64_t{le(r + 44, 4)} << 32;
+    cd_offset = le(r + 48, 4) | uint64_t{le(r + 52, 4)} << 32;
+  }
+  if (cd_offset == 0xFFFFFFFFu || cd_size > static_cast<uint64_t>(size) ||
+      cd_offset > static_cast<uint64_t>(size) - cd_size)
+    return;
+  std::vector<unsigned char> cd(static_cast<size_t>(cd_size));
+  f.seekg(static_cast<std::streamoff>(cd_offset));
+  if (!f.read(reinterpret_cast<char*>(cd.data()), static_cast<std::streamsize>(cd_size))) return;
   std::vector<unsigned char> buf(1 << 16);
   std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
   size_t pos = 0;
-  for (uint32_t e = 0; e < entries && pos + 46 <= cd.size(); ++e) {
+  for (uint64_t e = 0; e < entries && pos + 46 <= cd.size(); ++e) {
     const unsigned char* h = &cd[pos];
     if (le(h, 4) != 0x02014b50u) return;
     const uint32_t method = le(h + 10, 2), crc = le(h + 16, 4), csize = le(h + 20, 4);
@@ -131,6 +146,14 @@ void check_zip_crcs(const std::string& path) {
     std::string name(reinterpret_cast<const char*>(h + 46), name_len);
     pos += 46 + name_len + extra_len + comment_len;
     if (csize == 0xFFFFFFFFu || local == 0xFFFFFFFFu) continue;
+    // LibTorch allocates a record's stated size before reading it: a damaged size field would
+    // ask for gigabytes (found by tests/fuzz). Stored records are as long as their data, and
+    // deflate expands at most 1032:1.
+    const uint32_t usize = le(h + 24, 4);
+    if (usize != 0xFFFFFFFFu && (method == 0 ? usize != csize : usize > uint64_t{csize} * 1032 + 1024))
+      throw Error(fmt::format("'{}' is corrupt: the record '{}' claims {} bytes from {} stored", path,
+                              name, usize, csize),
+                  "the file was damaged after it was saved; copy or save it again");
     if (method != 0) {
       // Compressed (the code records): let LibTorch's reader inflate them, then check.
       auto slash = name.find('/');
