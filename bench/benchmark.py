@@ -43,6 +43,8 @@ MODELS = [
 ]
 
 BEGIN, END = "<!-- bench: begin -->", "<!-- bench: end -->"
+# torch2onnx --timings phases, in order.
+PHASES = ("load", "prepare", "record", "convert", "optimize", "serialize")
 
 
 def timed(cmd, env=None):
@@ -146,7 +148,7 @@ def bench_model(args, name, specs, path, work, log):
         res[k] = med(r[k])
         res[k + "_runs"] = r[k]
     res["phases"] = {p: med([ph.get(p, float("nan")) for ph in r["phases"]])
-                     for p in ("load", "prepare", "record", "convert", "optimize", "serialize")}
+                     for p in PHASES}
     res["ours_nodes"], res["ours_bytes"] = onnx_stats(ours_onnx)
     res["peer_nodes"], res["peer_bytes"] = onnx_stats(peer_onnx) if not peer_error else (None, None)
     res["nodes_before_rewrites"] = r["phases"][-1].get("nodes_before_rewrites")
@@ -177,7 +179,7 @@ def bench_chains(args, work, cache, log):
             walls.append(w)
             phases.append(parse_phases(err))
         ph = {p: med([x.get(p, float("nan")) for x in phases])
-              for p in ("load", "prepare", "record", "convert", "optimize", "serialize")}
+              for p in PHASES}
         out.append({"nodes": n, "wall": med(walls), "phases": ph})
         log(f"  chain {n}: {med(walls):.2f} s")
         os.remove(onnx_path)
@@ -220,7 +222,7 @@ def render(results, chains, baseline_rss, meta):
         p = r["phases"]
         s = sum(p.values())
         L.append(f"| {r['model']} | " + " | ".join(f"{p[k]:.3f}" for k in
-                 ("load", "prepare", "record", "convert", "optimize", "serialize")) +
+                 PHASES) +
                  f" | {s:.2f} | {r['ours']:.2f} |")
     L.append("")
     L.append("`process` is the whole-process wall time; the difference to `sum` is starting the process "
@@ -260,7 +262,7 @@ def render(results, chains, baseline_rss, meta):
             p = c["phases"]
             L.append(f"| {c['nodes']} | {c['wall']:.2f} | {c['wall'] / c['nodes'] * 1e6:.0f} | " +
                      " | ".join(f"{p[k]:.2f}" for k in
-                                ("load", "prepare", "record", "convert", "optimize", "serialize")) + " |")
+                                PHASES) + " |")
     L.append("")
     L.append("### Targets")
     L.append("")
