@@ -24,6 +24,7 @@
 #include <fstream>
 
 #include "builder/error.h"
+#include "exporter/pickle_check.h"
 
 namespace torch2onnx {
 
@@ -38,6 +39,7 @@ void load_op_library(const std::string& path) {
 namespace {
 
 void check_zip_crcs(const std::string& path);
+void check_pickles(const std::string& path);
 
 void check_model_file(const std::string& path) {
   namespace fs = std::filesystem;
@@ -58,6 +60,7 @@ void check_model_file(const std::string& path) {
                 "a state_dict or torch.save() pickle cannot be converted");
   f.close();
   check_zip_crcs(path);
+  check_pickles(path);
 }
 
 // CRC-32 (zip's polynomial), slicing-by-8: eight table lookups per 8 bytes, several GB/s, so
@@ -193,6 +196,33 @@ void check_zip_crcs(const std::string& path) {
     }
     if (c != crc)
       throw Error(fmt::format("'{}' is corrupt: the record '{}' fails its checksum", path, name),
+                  "the file was damaged after it was saved; copy or save it again");
+  }
+}
+
+// See exporter/pickle_check.h: a pickle record whose stated string length is impossible makes
+// LibTorch allocate up to 4 GB before it notices the file is damaged.
+void check_pickles(const std::string& path) {
+  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
+  std::vector<std::string> names;
+  try {
+    reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
+    names = reader->getAllRecords();
+  } catch (const std::exception&) {
+    return;  // torch::jit::load explains what is wrong with the archive
+  }
+  for (const std::string& name : names) {
+    const bool pickle = name.size() > 3 && name.compare(name.size() - 3, 3, "pkl") == 0;
+    if (!pickle) continue;
+    std::string problem;
+    try {
+      auto [ptr, n] = reader->getRecord(name);
+      problem = pickle_length_problem(static_cast<const unsigned char*>(ptr.get()), n);
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (!problem.empty())
+      throw Error(fmt::format("'{}' is corrupt: in the pickle record '{}', {}", path, name, problem),
                   "the file was damaged after it was saved; copy or save it again");
   }
 }

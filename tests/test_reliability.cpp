@@ -2,6 +2,7 @@
 // message naming the file or flag and what to do, no output file, and an existing output file
 // left untouched. Also: byte-identical repeated exports and the atomic writer. (The simpler cases,
 // missing model, empty file, malformed specs..., are in test_cli.cpp.)
+#include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -12,6 +13,7 @@
 #include "builder/graph_builder.h"
 #include "fuzz/fuzz_targets.h"
 #include "exporter/loader.h"
+#include "exporter/pickle_check.h"
 #include "harness.h"
 
 using namespace t2o_test;
@@ -118,6 +120,47 @@ TEST_CASE("reliability: corrupt bytes inside a TorchScript archive", "[reliabili
     auto r = expect_clean_failure(model, {"--input", "f32[1,3,16,16]"});
     CHECK(contains(r.err, model));
   }
+}
+
+// A hostile file can carry correct checksums: rewrite tiny_cnn with LibTorch's own writer and one
+// string length in data.pkl raised to ~4 GB. LibTorch's unpickler would allocate that much before
+// noticing (tests/fuzz found it); the loader must refuse it first.
+TEST_CASE("reliability: an impossible length inside a pickle record with valid checksums",
+          "[reliability]") {
+  caffe2::serialize::PyTorchStreamReader in(test_model("tiny_cnn"));
+  auto [pkl, pkl_size] = in.getRecord("data.pkl");
+  std::string data(static_cast<const char*>(pkl.get()), pkl_size);
+  CHECK(torch2onnx::pickle_length_problem(reinterpret_cast<const unsigned char*>(data.data()),
+                                          data.size()) == "");
+  // The first BINUNICODE ('X' + 4-byte length) is the first attribute name, after PROTO 2,
+  // GLOBAL "__torch__\n<class>\n", BINPUT, EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, BINPUT, MARK.
+  size_t x = data.find("X", data.find('\n', data.find('\n') + 1));
+  REQUIRE(x != std::string::npos);
+  REQUIRE(data.compare(x + 5, 8, "training") == 0);
+  data[x + 4] = static_cast<char>(0xf6);
+  std::string problem = torch2onnx::pickle_length_problem(
+      reinterpret_cast<const unsigned char*>(data.data()), data.size());
+  CHECK(contains(problem, fmt::format("the value at byte {} claims", x)));
+
+  std::string dir = fresh_dir("pickle_len");
+  std::string model = dir + "/hostile.pt";
+  {
+    caffe2::serialize::PyTorchStreamWriter out(model);
+    for (const std::string& name : in.getAllRecords()) {
+      if (name == "version") continue;  // the writer adds it
+      if (name == "data.pkl") {
+        out.writeRecord(name, data.data(), data.size());
+      } else {
+        auto [ptr, n] = in.getRecord(name);
+        out.writeRecord(name, ptr.get(), n);
+      }
+    }
+    out.writeEndOfFile();
+  }
+  auto r = expect_clean_failure(model, {"--input", "f32[1,3,16,16]"});
+  CHECK(contains(r.err, "in the pickle record 'data.pkl'"));
+  CHECK(contains(r.err, "claims 4127195144 bytes"));  // 0xf6000008
+  CHECK(contains(r.err, model));
 }
 
 TEST_CASE("reliability: zip archives that are not TorchScript", "[reliability]") {
