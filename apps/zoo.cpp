@@ -45,6 +45,7 @@ std::vector<std::string> child_args(const Job& j, const std::string& exe, const 
   if (j.rtol) a.insert(a.end(), {"--rtol", fmt::format("{}", *j.rtol)});
   if (j.atol) a.insert(a.end(), {"--atol", fmt::format("{}", *j.atol)});
   for (const auto& l : j.libraries) a.insert(a.end(), {"--load-library", l});
+  if (!j.verify_dims.empty()) a.insert(a.end(), {"--verify-dims", j.verify_dims});
   if (!j.output_names.empty()) a.insert(a.end(), {"--output-names", fmt::format("{}", fmt::join(j.output_names, ","))});
   return a;
 }
@@ -168,7 +169,7 @@ Examples:
 
 MANIFEST is YAML (see docs/zoo.md): model_dir, defaults (opset, rtol, atol, timeout,
 load_library) and a list of models (name, model, inputs, opset, rtol, atol, timeout,
-load_library, output_names, expect_fail: "reason").
+load_library, output_names, verify_dims, expect_fail: "reason").
 
 Status per model: pass, fail (export or verification failed), crash (killed by a signal or an
 unexpected exit status), timeout, xfail (failed as the manifest expects), xpass (passed although

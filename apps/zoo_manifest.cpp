@@ -28,7 +28,8 @@ struct Ctx {
 // Keys a model entry may have. `make` and `notes` are for models/make_zoo.py and for people.
 const std::set<std::string> kModelKeys = {"name",    "model",       "inputs",     "opset",
                                           "rtol",    "atol",        "timeout",    "load_library",
-                                          "expect_fail", "output_names", "make", "notes"};
+                                          "expect_fail", "output_names", "verify_dims", "make",
+                                          "notes"};
 const std::set<std::string> kDefaultKeys = {"opset", "rtol", "atol", "timeout", "load_library"};
 const std::set<std::string> kTopKeys = {"model_dir", "defaults", "models"};
 
@@ -172,6 +173,14 @@ Manifest read_manifest(const std::string& path, const std::string& models_dir, i
       }
     }
     if (e["output_names"]) j.output_names = strings(c, e["output_names"], "output_names");
+    if (e["verify_dims"]) {
+      j.verify_dims = scalar<std::string>(c, e["verify_dims"], "verify_dims", "e.g. \"h=640,w=640\"");
+      try {
+        parse_dim_sizes(j.verify_dims);
+      } catch (const Error& err) {
+        c.fail(e["verify_dims"], fmt::format("model '{}': {}", name, err.what()));
+      }
+    }
     if (e["expect_fail"]) {
       j.expect_fail = scalar<std::string>(c, e["expect_fail"], "expect_fail", "a reason (string)");
       if (j.expect_fail.empty()) c.fail(e["expect_fail"], "'expect_fail' needs a reason");

@@ -202,6 +202,26 @@ void aten_split(ConvertCtx &c) {
   int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
   std::vector<int64_t> sizes;
   if (c.in(1).is_list()) {
+    bool dynamic = false;
+    for (const Arg &a : c.in(1).list())
+      dynamic = dynamic || a.is_tensor();
+    if (dynamic) {
+      // Sizes computed at run time (e.g. torchvision's boxes_per_image, which follow the number
+      // of detections): ONNX Split takes them as a tensor; one piece is the whole input.
+      const auto &items = c.in(1).list();
+      if (items.size() == 1)
+        return c.set_out(0, tensor_list({c.tensor(0)}));
+      std::vector<Val> outs =
+          c.b.op("Split", {c.tensor(0), int_list_tensor(c.b, c.in(1))}, {{"axis", axis}},
+                 static_cast<int>(items.size()));
+      for (auto &o : outs) {
+        TensorInfo info = c.info(0);
+        if (info.shape)
+          (*info.shape)[axis] = Dim{};
+        c.b.set_info(o, info);
+      }
+      return c.set_out(0, tensor_list(outs));
+    }
     sizes = c.in(1).to_ints();
   } else {
     int64_t n = static_dim(c.info(0), axis, c.op()), step = c.in(1).to_int();

@@ -73,6 +73,23 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
     check_baked_dims(graph, inputs, c.record, other, failure);
     merge_dynamic(c.record, other, inputs.symbols);
   }
+  // Sizes that follow the number of rows nonzero / nms / ... return (detections) are found by
+  // running again with fewer rows (a count capped by [:10] changes), and with one more (a count
+  // that was 0 or 1 at the example changes). See docs/dynamic_shapes.md.
+  if (has_data_dependent_rows(graph->block())) {
+    for (Shrink mode : {Shrink::ToFew, Shrink::Grow}) {
+      std::string failure;
+      ShapeRecord shrunk = record_shapes(graph, inputs.example, &failure, mode);
+      if (failure.empty()) {
+        merge_data_dependent(c.record, shrunk);
+      } else {
+        c.warnings.push_back(fmt::format(
+            "the model failed in LibTorch when its data-dependent counts (nonzero, nms, ...) were "
+            "{}, so sizes that follow them may be fixed at the example's: {}",
+            mode == Shrink::ToFew ? "reduced to 2" : "increased by 1", failure));
+      }
+    }
+  }
   auto t1 = std::chrono::steady_clock::now();
   c.record_seconds = std::chrono::duration<double>(t1 - t0).count();
   c.builder = std::make_unique<GraphBuilder>(opset);
@@ -109,7 +126,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
     c.builder->add_output(outs[i].first, name);
     c.output_names.push_back(name);
   }
-  c.warnings = walker.warnings();
+  for (auto& w : walker.warnings()) c.warnings.push_back(w);
   c.convert_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   return c;
 }

@@ -1,5 +1,6 @@
 #include "exporter/recorder.h"
 
+#include <ATen/Functions.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
 
@@ -54,13 +55,51 @@ torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
     },
     c10::AliasAnalysisKind::CONSERVATIVE)});
 
+// What the shrink ops keep of a data-dependent count n during a record_shapes run.
+thread_local Shrink g_shrink = Shrink::None;
+
+at::Tensor shrink_rows(const at::Tensor& t) {
+  if (t.dim() == 0) return t;
+  const int64_t n = t.size(0);
+  if (g_shrink == Shrink::Grow) {
+    // One more row of zeros: index 0 (valid wherever the indexed tensor is not empty), or 0.
+    std::vector<int64_t> row = t.sizes().vec();
+    row[0] = 1;
+    return at::cat({t, at::zeros(row, t.options())});
+  }
+  return t.narrow(0, 0, n > 2 ? 2 : n == 2 ? 1 : n);  // Shrink::ToFew
+}
+
+// torch2onnx::shrink(Tensor x) -> Tensor and torch2onnx::shrink_list(Tensor[] xs) -> Tensor[]:
+// the first rows only (see record_shapes' `shrink_counts`).
+torch::jit::RegisterOperators reg_shrink({
+    torch::jit::Operator(
+        "torch2onnx::shrink(Tensor x) -> Tensor",
+        [](torch::jit::Stack& stack) {
+          at::Tensor t = stack.back().toTensor();
+          stack.back() = shrink_rows(t);
+        },
+        c10::AliasAnalysisKind::FROM_SCHEMA),
+    torch::jit::Operator(
+        "torch2onnx::shrink_list(Tensor[] xs) -> Tensor[]",
+        [](torch::jit::Stack& stack) {
+          auto list = stack.back().toTensorVector();
+          for (auto& t : list) t = shrink_rows(t);
+          stack.back() = c10::IValue(list);
+        },
+        c10::AliasAnalysisKind::FROM_SCHEMA),
+});
+
 void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>& ids,
-                std::vector<torch::jit::Node*>& added) {
+                std::vector<torch::jit::Node*>& added, Shrink shrink) {
   auto* graph = block->owningGraph();
-  auto observe = [&](torch::jit::Value* v, torch::jit::Node* after_or_null) {
+  // Observes `seen` under the id of `v` (they differ when a shrink node stands between them).
+  auto observe = [&](torch::jit::Value* v, torch::jit::Node* after_or_null,
+                     torch::jit::Value* seen = nullptr) {
     if (!v->type()->isSubtypeOf(*c10::TensorType::get())) return;
     int64_t id = static_cast<int64_t>(ids.size());
     ids.push_back(v);
+    v = seen ? seen : v;
     auto* idc = graph->create(c10::prim::Constant);
     idc->i_(c10::attr::value, id);
     idc->output()->setType(c10::IntType::get());
@@ -77,20 +116,54 @@ void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>&
   for (auto* in : block->inputs()) observe(in, nullptr);
   std::vector<torch::jit::Node*> nodes(block->nodes().begin(), block->nodes().end());
   for (auto* n : nodes) {
-    for (auto* sub : n->blocks()) instrument(sub, ids, added);
+    for (auto* sub : n->blocks()) instrument(sub, ids, added, shrink);
+    if (shrink != Shrink::None && has_data_dependent_rows(n)) {
+      // Every later use reads the shrunk value; it is observed as the node's output.
+      torch::jit::Value* out = n->output(0);
+      const bool list = out->type()->kind() == c10::TypeKind::ListType;
+      auto* s = graph->create(c10::Symbol::fromQualString(list ? "torch2onnx::shrink_list"
+                                                               : "torch2onnx::shrink"),
+                              {out}, 1);
+      s->output()->setType(out->type());
+      s->insertAfter(n);
+      out->replaceAllUsesAfterNodeWith(s, s->output());
+      added.push_back(s);
+      observe(out, s, s->output());
+      for (size_t i = 1; i < n->outputs().size(); ++i) observe(n->output(i), n);
+      continue;
+    }
     for (auto* out : n->outputs()) observe(out, n);
   }
 }
 
 }  // namespace
 
+bool has_data_dependent_rows(const torch::jit::Node* n) {
+  static const std::unordered_set<std::string> ops = {"aten::nonzero", "aten::argwhere",
+                                                      "aten::masked_select", "torchvision::nms"};
+  if (n->outputs().size() != 1) return false;
+  const std::string op = n->kind().toQualString();
+  // aten::where(Tensor condition) -> Tensor[] (the one-argument form: one index tensor per dim)
+  return ops.count(op) > 0 || (op == "aten::where" && n->inputs().size() == 1);
+}
+
+bool has_data_dependent_rows(const torch::jit::Block* block) {
+  for (const auto* n : block->nodes()) {
+    if (has_data_dependent_rows(n)) return true;
+    for (const auto* sub : n->blocks())
+      if (has_data_dependent_rows(sub)) return true;
+  }
+  return false;
+}
+
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
-                          const std::vector<c10::IValue>& inputs, std::string* failure) {
+                          const std::vector<c10::IValue>& inputs, std::string* failure,
+                          Shrink shrink_counts) {
   // Instrument a copy so the graph we convert is untouched.
   auto copy = graph->copy();
   std::vector<const torch::jit::Value*> copy_values;
   std::vector<torch::jit::Node*> added;
-  instrument(copy->block(), copy_values, added);
+  instrument(copy->block(), copy_values, added, shrink_counts);
 
   std::unordered_set<const torch::jit::Node*> added_set(added.begin(), added.end());
   // Map copied values back to the originals: copy() preserves node order, so walk both in step.
@@ -112,6 +185,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
   std::vector<TensorInfo> observed(copy_values.size());
   if (failure) failure->clear();
   g_observed = &observed;
+  g_shrink = shrink_counts;
   // Clone: an in-place op on a graph input must not change the caller's example tensors.
   torch::jit::Stack stack;
   for (const auto& in : inputs) stack.push_back(in.isTensor() ? c10::IValue(in.toTensor().clone()) : in);
@@ -121,6 +195,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
     state.run(stack);
   } catch (const std::exception& e) {
     g_observed = nullptr;
+    g_shrink = Shrink::None;
     if (failure) {
       *failure = summarize_torch_error(e.what());
       stack.clear();
@@ -132,6 +207,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
     }
   }
   g_observed = nullptr;
+  g_shrink = Shrink::None;
 
   ShapeRecord rec;
   for (size_t i = 0; i < copy_values.size(); ++i) {
@@ -141,6 +217,24 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
   }
   rec.outputs.assign(stack.begin(), stack.end());
   return rec;
+}
+
+void merge_data_dependent(ShapeRecord& example, const ShapeRecord& shrunk) {
+  for (auto& [value, info] : example.infos) {
+    if (!info.shape) continue;
+    const TensorInfo* other = shrunk.find(value);
+    // Not computed in this run (a branch that did not run with fewer rows, e.g. "if there are no
+    // boxes, return"): the other run, or the example, decides.
+    if (!other) continue;
+    if (!other->shape || other->shape->size() != info.shape->size()) {
+      info.shape.reset();
+      continue;
+    }
+    for (size_t i = 0; i < info.shape->size(); ++i) {
+      Dim& d = (*info.shape)[i];
+      if (d.is_static() && d.value != (*other->shape)[i].value) d = Dim{};
+    }
+  }
 }
 
 void merge_dynamic(ShapeRecord& example, const ShapeRecord& alternate,

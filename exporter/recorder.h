@@ -27,8 +27,26 @@ struct ShapeRecord {
 // Throws Error with LibTorch's reason when the model rejects the inputs; with `failure` given, it
 // stores that reason there instead and returns what was observed before the failing node (no
 // outputs), so a caller can tell where the run stopped.
+//
+// With `shrink_counts`, every op whose number of rows depends on the data (nonzero, one-argument
+// where, masked_select, torchvision::nms: see has_data_dependent_rows) passes on fewer rows (ToFew:
+// its first 2 of many, 1 of 2) or one more (Grow: a row of zeros, i.e. index 0), so a run at the
+// example inputs shows which sizes follow those counts.
+enum class Shrink { None, ToFew, Grow };
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
-                          const std::vector<c10::IValue>& inputs, std::string* failure = nullptr);
+                          const std::vector<c10::IValue>& inputs, std::string* failure = nullptr,
+                          Shrink shrink_counts = Shrink::None);
+
+// Whether the node (or any node of the block, nested blocks included) has an output whose number
+// of rows depends on the values of its inputs, not only on their shapes.
+bool has_data_dependent_rows(const torch::jit::Node* n);
+bool has_data_dependent_rows(const torch::jit::Block* block);
+
+// Sizes that follow a data-dependent count (NonZero's number of rows...) are not sizes at all:
+// static dims of `example` that differ in `shrunk` (a shrink_counts run at the same inputs)
+// become unknown. Without this, e.g. the number of detections seen at the example image would be
+// written into the ONNX file as a constant.
+void merge_data_dependent(ShapeRecord& example, const ShapeRecord& shrunk);
 
 // One symbolic input dim and the two sizes the model was recorded at.
 struct SymbolSizes {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,35 @@ namespace torch2onnx {
 namespace fs = std::filesystem;
 
 namespace {
+
+// ONNX Runtime's stderr on a failure: its own log line (coloured with terminal escapes, prefixed
+// with a timestamp) and then run_model.js's one-line message, which says the same. Keep the
+// message, without escapes.
+std::string ort_message(const std::string& raw) {
+  std::string plain;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '\x1b' && i + 1 < raw.size() && raw[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < raw.size() && !std::isalpha(static_cast<unsigned char>(raw[j]))) ++j;
+      i = j;
+      continue;
+    }
+    plain += raw[i];
+  }
+  std::string kept;
+  size_t start = 0;
+  while (start < plain.size()) {
+    size_t end = plain.find('\n', start);
+    if (end == std::string::npos) end = plain.size();
+    std::string line = plain.substr(start, end - start);
+    start = end + 1;
+    if (line.find(":onnxruntime:") != std::string::npos || line.empty()) continue;
+    kept += (kept.empty() ? "" : "\n") + line;
+  }
+  if (kept.empty()) kept = plain;
+  while (!kept.empty() && (kept.back() == '\n' || kept.back() == ' ')) kept.pop_back();
+  return kept;
+}
 
 const char* kInstallHint =
     "install ONNX Runtime for --verify: `npm ci --ignore-scripts --prefix third_party/onnxruntime` "
@@ -159,7 +189,7 @@ std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
                                : "the model is kept for a closer look; please report it");
   }
   if (rc != 0) {
-    while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+    err = ort_message(err);
     throw Error(fmt::format("ONNX Runtime failed to run '{}': {}", model_path, err),
                 "the exported model is invalid for ONNX Runtime; please report it");
   }

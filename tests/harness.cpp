@@ -184,9 +184,11 @@ void require_match(const std::string& what, const std::vector<std::string>& name
 }
 }  // namespace
 
-IrResult check_ir_dynamic(const std::string& ir, const std::vector<at::Tensor>& example,
-                          const std::vector<at::Tensor>& alternate, int opset) {
-  INFO("opset " << opset << " (dynamic)\n" << ir);
+namespace {
+IrResult check_ir_two_inputs(const std::string& ir, const std::vector<at::Tensor>& example,
+                             const std::vector<at::Tensor>& alternate, int opset,
+                             bool record_alternate) {
+  INFO("opset " << opset << (record_alternate ? " (dynamic)\n" : " (unseen inputs)\n") << ir);
   REQUIRE(example.size() == alternate.size());
   auto graph = std::make_shared<torch::jit::Graph>();
   torch::jit::parseIR(ir, graph.get());
@@ -201,7 +203,7 @@ IrResult check_ir_dynamic(const std::string& ir, const std::vector<at::Tensor>& 
         (*info.shape)[d] = Dim::named("d" + std::to_string(i) + "_" + std::to_string(d), -1);
     gi.infos.push_back(info);
     gi.example.emplace_back(example[i]);
-    gi.alternate.emplace_back(alternate[i]);
+    if (record_alternate) gi.alternate.emplace_back(alternate[i]);
   }
   IrResult r;
   Converted c;
@@ -235,6 +237,17 @@ IrResult check_ir_dynamic(const std::string& ir, const std::vector<at::Tensor>& 
   require_match("example", c.output_names, r.torch_outputs, r.ort_outputs, &r.checks);
   require_match("alternate", c.output_names, alt_torch, alt_ort, nullptr);
   return r;
+}
+}  // namespace
+
+IrResult check_ir_dynamic(const std::string& ir, const std::vector<at::Tensor>& example,
+                          const std::vector<at::Tensor>& alternate, int opset) {
+  return check_ir_two_inputs(ir, example, alternate, opset, true);
+}
+
+IrResult check_ir_unseen(const std::string& ir, const std::vector<at::Tensor>& example,
+                         const std::vector<at::Tensor>& unseen, int opset) {
+  return check_ir_two_inputs(ir, example, unseen, opset, false);
 }
 
 }  // namespace t2o_test

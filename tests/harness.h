@@ -76,4 +76,9 @@ namespace t2o_test {
 IrResult check_ir_dynamic(const std::string& ir, const std::vector<at::Tensor>& example,
                           const std::vector<at::Tensor>& alternate, int opset = 17);
 
+// Exports with shapes recorded on `example` only, then REQUIREs ONNX Runtime to match LibTorch on
+// `example` and on `unseen` (same shapes, other values: e.g. other counts of nonzero rows).
+IrResult check_ir_unseen(const std::string& ir, const std::vector<at::Tensor>& example,
+                         const std::vector<at::Tensor>& unseen, int opset = 17);
+
 }  // namespace t2o_test

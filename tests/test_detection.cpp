@@ -208,3 +208,39 @@ TEST_CASE("detection graph patterns: in-place update of a folded constant", "[de
   CHECK(at::allclose(r.torch_outputs[0].slice(0, 4, 6) - r.torch_outputs[0].slice(0, 0, 2),
                      at::full({2, 5}, 10.0f)));
 }
+
+TEST_CASE("detection graph patterns: sizes that follow a data-dependent count stay dynamic",
+          "[detection]") {
+  // torchvision keeps `keep[:detections_per_img]` of torch.where(scores > thresh)[0] and views the
+  // kept indices as (-1, 1, 1, 1) (MultiScaleRoIAlign): the count seen at the example (3 after
+  // the cap; 0 boxes above 2.0) must not become a constant in the ONNX file. The unseen input
+  // has the same shape but other counts (2 and 2).
+  const char *ir = "graph(%x : Tensor):\n"
+                   "  %zero : int = prim::Constant[value=0]()\n"
+                   "  %one : int = prim::Constant[value=1]()\n"
+                   "  %three : int = prim::Constant[value=3]()\n"
+                   "  %neg : int = prim::Constant[value=-1]()\n"
+                   "  %t0 : float = prim::Constant[value=0.]()\n"
+                   "  %t2 : float = prim::Constant[value=2.]()\n"
+                   "  %m : Tensor = aten::gt(%x, %t0)\n"
+                   "  %w : Tensor[] = aten::where(%m)\n"
+                   "  %idx : Tensor = aten::__getitem__(%w, %zero)\n"
+                   "  %top : Tensor = aten::slice(%idx, %zero, %zero, %three, %one)\n"
+                   "  %v : Tensor = aten::index_select(%x, %zero, %top)\n"
+                   "  %s : int[] = prim::ListConstruct(%neg, %one)\n"
+                   "  %a : Tensor = aten::view(%v, %s)\n"
+                   "  %m2 : Tensor = aten::gt(%x, %t2)\n"
+                   "  %w2 : Tensor[] = aten::where(%m2)\n"
+                   "  %idx2 : Tensor = aten::__getitem__(%w2, %zero)\n"
+                   "  %v2 : Tensor = aten::index_select(%x, %zero, %idx2)\n"
+                   "  %b : Tensor = aten::view(%v2, %s)\n"
+                   "  %n : int = aten::size(%v2, %zero)\n"
+                   "  %nt : Tensor = prim::NumToTensor(%n)\n"
+                   "  return (%a, %b, %nt)";
+  auto example = at::tensor({0.5f, 1.5f, -1.0f, 0.25f, 1.0f, -0.5f});
+  auto unseen = at::tensor({-0.5f, 3.5f, -1.0f, -0.25f, 2.5f, -0.5f});
+  auto r = check_ir_unseen(ir, {example}, {unseen});
+  CHECK(r.torch_outputs[0].size(0) == 3);
+  CHECK(r.torch_outputs[1].size(0) == 0);
+  CHECK(r.count("NonZero") == 2);
+}

@@ -130,6 +130,28 @@ TEST_CASE("zoo: expected failures and --opset keep the exit status 0", "[zoo]") 
   CHECK(contains(r.out, "0 failed unexpectedly"));
 }
 
+TEST_CASE("zoo: verify_dims passes --verify-dims to the model's export", "[zoo]") {
+  std::string dir = fresh_dir("zoo_verify_dims");
+  std::string manifest = write_manifest(
+      dir, "model_dir: " + std::string(T2O_TEST_MODELS) + "\nmodels:\n"
+           "  - {name: sym, model: tiny_cnn.pt, inputs: \"x:f32[batch=1,3,16,16]\", "
+           "verify_dims: \"batch=5\"}\n");
+  auto r = run_cli({"zoo", manifest, "--out", dir + "/o"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  std::string log = slurp(dir + "/o/logs/sym.log");
+  INFO(log);
+  CHECK(contains(log, "[batch=1]"));
+  CHECK(contains(log, "[batch=5]"));
+  SECTION("a malformed value is a manifest error with the line") {
+    auto bad = write_manifest(dir, "models:\n  - name: a\n    inputs: \"f32[1]\"\n"
+                                   "    verify_dims: \"batch\"\n");
+    auto b = run_cli({"zoo", bad});
+    CHECK(b.exit_code == 2);
+    CHECK(contains(b.err, "zoo.yaml:4:"));
+  }
+}
+
 TEST_CASE("zoo: manifest mistakes are reported with the line, before anything runs", "[zoo]") {
   std::string dir = fresh_dir("zoo_bad");
   SECTION("unknown key") {
