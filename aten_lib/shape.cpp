@@ -92,13 +92,16 @@ void aten_flatten(ConvertCtx &c) {
     return c.set_out(0, c.tensor(0));
   if (c.out_info(0).is_static())
     return c.set_out(0, reshape(c.b, c.tensor(0), c.out_info(0).sizes()));
-  // Dynamic sizes: keep the leading dims (0 copies them), merge the rest up to e, and copy the
-  // trailing dims from the runtime shape.
+  // Dynamic sizes: the leading and trailing dims from the runtime shape, the merged one as the
+  // product of dims s..e. (Not 0 and -1: with no elements, e.g. no detection, Reshape cannot
+  // infer a -1 beside a 0, while torch's flatten gives [0, 4] for [0, 1, 4].)
   Val shape = c.b.op1("Shape", {c.tensor(0)});
   std::vector<Val> parts;
   if (s > 0)
-    parts.push_back(c.b.const_i64(std::vector<int64_t>(s, 0)));
-  parts.push_back(c.b.const_i64({-1}));
+    parts.push_back(slice(c.b, shape, c.b.const_i64({0}), c.b.const_i64({s}), 0));
+  parts.push_back(c.b.op1("ReduceProd",
+                          {slice(c.b, shape, c.b.const_i64({s}), c.b.const_i64({e + 1}), 0)},
+                          {{"axes", std::vector<int64_t>{0}}, {"keepdims", int64_t{1}}}));
   if (e + 1 < r)
     parts.push_back(slice(c.b, shape, c.b.const_i64({e + 1}), c.b.const_i64({r}), 0));
   Val target = parts.size() == 1 ? parts[0] : c.b.op1("Concat", parts, {{"axis", int64_t{0}}});
@@ -636,7 +639,7 @@ void aten_meshgrid(ConvertCtx &c) {
 }
 
 void register_shape_ops(Registry &r) {
-  r.add("aten::flatten", 13, aten_flatten, {"Reshape"});
+  r.add("aten::flatten", 13, aten_flatten, {"Reshape", "Shape", "Slice", "ReduceProd", "Concat"});
   r.add("aten::view", 13, aten_view, {"Reshape"});
   r.add("aten::reshape", 13, aten_view, {"Reshape"});
   r.add("aten::_unsafe_view", 13, aten_view, {"Reshape"});

@@ -76,7 +76,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
   // Sizes that follow the number of rows nonzero / nms / ... return (detections) are found by
   // running again with fewer rows (a count capped by [:10] changes), and with one more (a count
   // that was 0 or 1 at the example changes). See docs/dynamic_shapes.md.
-  if (has_data_dependent_rows(graph->block())) {
+  if (has_data_dependent_rows(graph->block(), c.record)) {
     for (Shrink mode : {Shrink::ToFew, Shrink::Grow}) {
       std::string failure;
       ShapeRecord shrunk = record_shapes(graph, inputs.example, &failure, mode);

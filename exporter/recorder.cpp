@@ -88,6 +88,20 @@ torch::jit::RegisterOperators reg_shrink({
           stack.back() = c10::IValue(list);
         },
         c10::AliasAnalysisKind::FROM_SCHEMA),
+    // x[mask]: aten::index with one boolean (or uint8) mask on the leading dim returns as many
+    // rows as the mask has true values; with integer indices its rows follow their shape.
+    torch::jit::Operator(
+        "torch2onnx::shrink_masked(Tensor x, Tensor?[] indices) -> Tensor",
+        [](torch::jit::Stack& stack) {
+          c10::List<c10::IValue> indices = stack.back().toList();
+          stack.pop_back();
+          bool mask = indices.size() >= 1 && indices.get(0).isTensor() &&
+                      (indices.get(0).toTensor().scalar_type() == at::kBool ||
+                       indices.get(0).toTensor().scalar_type() == at::kByte);
+          for (size_t i = 1; i < indices.size(); ++i) mask = mask && indices.get(i).isNone();
+          if (mask) stack.back() = shrink_rows(stack.back().toTensor());
+        },
+        c10::AliasAnalysisKind::FROM_SCHEMA),
 });
 
 void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>& ids,
@@ -117,13 +131,17 @@ void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>&
   std::vector<torch::jit::Node*> nodes(block->nodes().begin(), block->nodes().end());
   for (auto* n : nodes) {
     for (auto* sub : n->blocks()) instrument(sub, ids, added, shrink);
-    if (shrink != Shrink::None && has_data_dependent_rows(n)) {
+    const bool masked = n->kind() == c10::aten::index && n->outputs().size() == 1 &&
+                        n->inputs().size() == 2;
+    if (shrink != Shrink::None && (has_data_dependent_rows(n) || masked)) {
       // Every later use reads the shrunk value; it is observed as the node's output.
       torch::jit::Value* out = n->output(0);
       const bool list = out->type()->kind() == c10::TypeKind::ListType;
-      auto* s = graph->create(c10::Symbol::fromQualString(list ? "torch2onnx::shrink_list"
-                                                               : "torch2onnx::shrink"),
-                              {out}, 1);
+      auto* s = masked ? graph->create(c10::Symbol::fromQualString("torch2onnx::shrink_masked"),
+                                       {out, n->input(1)}, 1)
+                       : graph->create(c10::Symbol::fromQualString(list ? "torch2onnx::shrink_list"
+                                                                        : "torch2onnx::shrink"),
+                                       {out}, 1);
       s->output()->setType(out->type());
       s->insertAfter(n);
       out->replaceAllUsesAfterNodeWith(s, s->output());
@@ -147,11 +165,19 @@ bool has_data_dependent_rows(const torch::jit::Node* n) {
   return ops.count(op) > 0 || (op == "aten::where" && n->inputs().size() == 1);
 }
 
-bool has_data_dependent_rows(const torch::jit::Block* block) {
+bool has_data_dependent_rows(const torch::jit::Block* block, const ShapeRecord& example) {
   for (const auto* n : block->nodes()) {
     if (has_data_dependent_rows(n)) return true;
+    // x[mask]: the example run tells whether aten::index got a boolean mask.
+    if (n->kind() == c10::aten::index && n->inputs().size() == 2 &&
+        n->input(1)->node()->kind() == c10::prim::ListConstruct) {
+      for (const auto* i : n->input(1)->node()->inputs()) {
+        const TensorInfo* info = example.find(i);
+        if (info && (info->dtype == DType::Bool || info->dtype == DType::UInt8)) return true;
+      }
+    }
     for (const auto* sub : n->blocks())
-      if (has_data_dependent_rows(sub)) return true;
+      if (has_data_dependent_rows(sub, example)) return true;
   }
   return false;
 }

@@ -29,7 +29,8 @@ struct ShapeRecord {
 // outputs), so a caller can tell where the run stopped.
 //
 // With `shrink_counts`, every op whose number of rows depends on the data (nonzero, one-argument
-// where, masked_select, torchvision::nms: see has_data_dependent_rows) passes on fewer rows (ToFew:
+// where, masked_select, torchvision::nms, aten::index with a boolean mask: see
+// has_data_dependent_rows) passes on fewer rows (ToFew:
 // its first 2 of many, 1 of 2) or one more (Grow: a row of zeros, i.e. index 0), so a run at the
 // example inputs shows which sizes follow those counts.
 enum class Shrink { None, ToFew, Grow };
@@ -38,9 +39,10 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
                           Shrink shrink_counts = Shrink::None);
 
 // Whether the node (or any node of the block, nested blocks included) has an output whose number
-// of rows depends on the values of its inputs, not only on their shapes.
+// of rows depends on the values of its inputs, not only on their shapes. For a block, `example`
+// (a record of it) tells whether an aten::index was given a boolean mask (x[mask]).
 bool has_data_dependent_rows(const torch::jit::Node* n);
-bool has_data_dependent_rows(const torch::jit::Block* block);
+bool has_data_dependent_rows(const torch::jit::Block* block, const ShapeRecord& example);
 
 // Sizes that follow a data-dependent count (NonZero's number of rows...) are not sizes at all:
 // static dims of `example` that differ in `shrunk` (a shrink_counts run at the same inputs)

@@ -244,3 +244,44 @@ TEST_CASE("detection graph patterns: sizes that follow a data-dependent count st
   CHECK(r.torch_outputs[1].size(0) == 0);
   CHECK(r.count("NonZero") == 2);
 }
+
+TEST_CASE("detection graph patterns: rows selected by a boolean mask stay dynamic", "[detection]") {
+  // x[x > 0].view(-1, 1): aten::index with a boolean mask returns as many rows as the mask has
+  // true values (3 at the example, 2 and 0 in the unseen inputs).
+  const char *ir = "graph(%x : Tensor):\n"
+                   "  %one : int = prim::Constant[value=1]()\n"
+                   "  %neg : int = prim::Constant[value=-1]()\n"
+                   "  %t0 : float = prim::Constant[value=0.]()\n"
+                   "  %m : Tensor = aten::gt(%x, %t0)\n"
+                   "  %l : Tensor?[] = prim::ListConstruct(%m)\n"
+                   "  %v : Tensor = aten::index(%x, %l)\n"
+                   "  %s : int[] = prim::ListConstruct(%neg, %one)\n"
+                   "  %a : Tensor = aten::view(%v, %s)\n"
+                   "  return (%a)";
+  auto example = at::tensor({0.5f, 1.5f, -1.0f, 0.25f, -0.5f});
+  auto r = check_ir_unseen(ir, {example}, {at::tensor({-0.5f, 3.5f, -1.0f, -0.25f, 2.5f})});
+  CHECK(r.torch_outputs[0].size(0) == 3);
+  check_ir_unseen(ir, {example}, {at::full({5}, -1.0f)});
+}
+
+TEST_CASE("detection graph patterns: flatten of a dynamic count, also when it is 0", "[detection]") {
+  // RetinaNet flattens per-level box deltas [n, 1, 4] to [n, 4]; a level may keep no box.
+  const char *ir = "graph(%x : Tensor):\n"
+                   "  %zero : int = prim::Constant[value=0]()\n"
+                   "  %one : int = prim::Constant[value=1]()\n"
+                   "  %two : int = prim::Constant[value=2]()\n"
+                   "  %neg : int = prim::Constant[value=-1]()\n"
+                   "  %t0 : float = prim::Constant[value=0.]()\n"
+                   "  %a : Tensor = aten::select(%x, %two, %zero)\n"
+                   "  %c : Tensor = aten::select(%a, %one, %zero)\n"
+                   "  %m : Tensor = aten::gt(%c, %t0)\n"
+                   "  %l : Tensor?[] = prim::ListConstruct(%m)\n"
+                   "  %v : Tensor = aten::index(%x, %l)\n"
+                   "  %f : Tensor = aten::flatten(%v, %one, %neg)\n"
+                   "  return (%f)";
+  auto example = randn({6, 1, 4}, 5).abs();
+  example.select(0, 1).fill_(-1.0f);  // 5 of 6 rows kept at the example
+  auto r = check_ir_unseen(ir, {example}, {at::full({6, 1, 4}, -1.0f)});
+  CHECK(r.torch_outputs[0].size(0) == 5);
+  CHECK(r.torch_outputs[0].size(1) == 4);
+}
