@@ -77,7 +77,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
   // running again with fewer rows (a count capped by [:10] changes), and with one more (a count
   // that was 0 or 1 at the example changes). See docs/dynamic_shapes.md.
   if (has_data_dependent_rows(graph->block(), c.record)) {
-    for (Shrink mode : {Shrink::ToFew, Shrink::Grow}) {
+    for (CountChange mode : {CountChange::Fewer, CountChange::More}) {
       std::string failure;
       ShapeRecord shrunk = record_shapes(graph, inputs.example, &failure, mode);
       if (failure.empty()) {
@@ -86,7 +86,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
         c.warnings.push_back(fmt::format(
             "the model failed in LibTorch when its data-dependent counts (nonzero, nms, ...) were "
             "{}, so sizes that follow them may be fixed at the example's: {}",
-            mode == Shrink::ToFew ? "reduced to 2" : "increased by 1", failure));
+            mode == CountChange::Fewer ? "reduced to 2" : "increased by 1", failure));
       }
     }
   }

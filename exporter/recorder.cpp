@@ -55,23 +55,23 @@ torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
     },
     c10::AliasAnalysisKind::CONSERVATIVE)});
 
-// What the shrink ops keep of a data-dependent count n during a record_shapes run.
-thread_local Shrink g_shrink = Shrink::None;
+// How the shrink ops change a data-dependent count during a record_shapes run.
+thread_local CountChange g_counts = CountChange::None;
 
 at::Tensor shrink_rows(const at::Tensor& t) {
   if (t.dim() == 0) return t;
   const int64_t n = t.size(0);
-  if (g_shrink == Shrink::Grow) {
+  if (g_counts == CountChange::More) {
     // One more row of zeros: index 0 (valid wherever the indexed tensor is not empty), or 0.
     std::vector<int64_t> row = t.sizes().vec();
     row[0] = 1;
     return at::cat({t, at::zeros(row, t.options())});
   }
-  return t.narrow(0, 0, n > 2 ? 2 : n == 2 ? 1 : n);  // Shrink::ToFew
+  return t.narrow(0, 0, n > 2 ? 2 : n == 2 ? 1 : n);  // CountChange::Fewer
 }
 
 // torch2onnx::shrink(Tensor x) -> Tensor and torch2onnx::shrink_list(Tensor[] xs) -> Tensor[]:
-// the first rows only (see record_shapes' `shrink_counts`).
+// the rows changed as record_shapes' `counts` says.
 torch::jit::RegisterOperators reg_shrink({
     torch::jit::Operator(
         "torch2onnx::shrink(Tensor x) -> Tensor",
@@ -104,8 +104,13 @@ torch::jit::RegisterOperators reg_shrink({
         c10::AliasAnalysisKind::FROM_SCHEMA),
 });
 
+// aten::index(self, indices): x[i] or x[mask], one output.
+bool is_index_with_list(const torch::jit::Node* n) {
+  return n->kind() == c10::aten::index && n->inputs().size() == 2 && n->outputs().size() == 1;
+}
+
 void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>& ids,
-                std::vector<torch::jit::Node*>& added, Shrink shrink) {
+                std::vector<torch::jit::Node*>& added, CountChange counts) {
   auto* graph = block->owningGraph();
   // Observes `seen` under the id of `v` (they differ when a shrink node stands between them).
   auto observe = [&](torch::jit::Value* v, torch::jit::Node* after_or_null,
@@ -130,10 +135,9 @@ void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>&
   for (auto* in : block->inputs()) observe(in, nullptr);
   std::vector<torch::jit::Node*> nodes(block->nodes().begin(), block->nodes().end());
   for (auto* n : nodes) {
-    for (auto* sub : n->blocks()) instrument(sub, ids, added, shrink);
-    const bool masked = n->kind() == c10::aten::index && n->outputs().size() == 1 &&
-                        n->inputs().size() == 2;
-    if (shrink != Shrink::None && (has_data_dependent_rows(n) || masked)) {
+    for (auto* sub : n->blocks()) instrument(sub, ids, added, counts);
+    const bool masked = is_index_with_list(n);  // whether by a mask: shrink_masked checks
+    if (counts != CountChange::None && (has_data_dependent_rows(n) || masked)) {
       // Every later use reads the shrunk value; it is observed as the node's output.
       torch::jit::Value* out = n->output(0);
       const bool list = out->type()->kind() == c10::TypeKind::ListType;
@@ -169,8 +173,7 @@ bool has_data_dependent_rows(const torch::jit::Block* block, const ShapeRecord& 
   for (const auto* n : block->nodes()) {
     if (has_data_dependent_rows(n)) return true;
     // x[mask]: the example run tells whether aten::index got a boolean mask.
-    if (n->kind() == c10::aten::index && n->inputs().size() == 2 &&
-        n->input(1)->node()->kind() == c10::prim::ListConstruct) {
+    if (is_index_with_list(n) && n->input(1)->node()->kind() == c10::prim::ListConstruct) {
       for (const auto* i : n->input(1)->node()->inputs()) {
         const TensorInfo* info = example.find(i);
         if (info && (info->dtype == DType::Bool || info->dtype == DType::UInt8)) return true;
@@ -184,12 +187,12 @@ bool has_data_dependent_rows(const torch::jit::Block* block, const ShapeRecord& 
 
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
                           const std::vector<c10::IValue>& inputs, std::string* failure,
-                          Shrink shrink_counts) {
+                          CountChange counts) {
   // Instrument a copy so the graph we convert is untouched.
   auto copy = graph->copy();
   std::vector<const torch::jit::Value*> copy_values;
   std::vector<torch::jit::Node*> added;
-  instrument(copy->block(), copy_values, added, shrink_counts);
+  instrument(copy->block(), copy_values, added, counts);
 
   std::unordered_set<const torch::jit::Node*> added_set(added.begin(), added.end());
   // Map copied values back to the originals: copy() preserves node order, so walk both in step.
@@ -211,7 +214,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
   std::vector<TensorInfo> observed(copy_values.size());
   if (failure) failure->clear();
   g_observed = &observed;
-  g_shrink = shrink_counts;
+  g_counts = counts;
   // Clone: an in-place op on a graph input must not change the caller's example tensors.
   torch::jit::Stack stack;
   for (const auto& in : inputs) stack.push_back(in.isTensor() ? c10::IValue(in.toTensor().clone()) : in);
@@ -221,7 +224,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
     state.run(stack);
   } catch (const std::exception& e) {
     g_observed = nullptr;
-    g_shrink = Shrink::None;
+    g_counts = CountChange::None;
     if (failure) {
       *failure = summarize_torch_error(e.what());
       stack.clear();
@@ -233,7 +236,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
     }
   }
   g_observed = nullptr;
-  g_shrink = Shrink::None;
+  g_counts = CountChange::None;
 
   ShapeRecord rec;
   for (size_t i = 0; i < copy_values.size(); ++i) {

@@ -28,15 +28,14 @@ struct ShapeRecord {
 // stores that reason there instead and returns what was observed before the failing node (no
 // outputs), so a caller can tell where the run stopped.
 //
-// With `shrink_counts`, every op whose number of rows depends on the data (nonzero, one-argument
-// where, masked_select, torchvision::nms, aten::index with a boolean mask: see
-// has_data_dependent_rows) passes on fewer rows (ToFew:
-// its first 2 of many, 1 of 2) or one more (Grow: a row of zeros, i.e. index 0), so a run at the
-// example inputs shows which sizes follow those counts.
-enum class Shrink { None, ToFew, Grow };
+// With `counts`, every op whose number of rows depends on the data (nonzero, one-argument where,
+// masked_select, torchvision::nms, aten::index with a boolean mask: see has_data_dependent_rows)
+// passes on fewer rows (Fewer: its first 2 of many, 1 of 2) or one more (More: a row of zeros,
+// i.e. index 0), so a run at the example inputs shows which sizes follow those counts.
+enum class CountChange { None, Fewer, More };
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
                           const std::vector<c10::IValue>& inputs, std::string* failure = nullptr,
-                          Shrink shrink_counts = Shrink::None);
+                          CountChange counts = CountChange::None);
 
 // Whether the node (or any node of the block, nested blocks included) has an output whose number
 // of rows depends on the values of its inputs, not only on their shapes. For a block, `example`
@@ -45,7 +44,7 @@ bool has_data_dependent_rows(const torch::jit::Node* n);
 bool has_data_dependent_rows(const torch::jit::Block* block, const ShapeRecord& example);
 
 // Sizes that follow a data-dependent count (NonZero's number of rows...) are not sizes at all:
-// static dims of `example` that differ in `shrunk` (a shrink_counts run at the same inputs)
+// static dims of `example` that differ in `shrunk` (a run with changed counts at the same inputs)
 // become unknown. Without this, e.g. the number of detections seen at the example image would be
 // written into the ONNX file as a constant.
 void merge_data_dependent(ShapeRecord& example, const ShapeRecord& shrunk);
