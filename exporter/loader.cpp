@@ -38,8 +38,9 @@ void load_op_library(const std::string& path) {
 
 namespace {
 
-void check_zip_crcs(const std::string& path);
-void check_pickles(const std::string& path);
+using Reader = std::unique_ptr<caffe2::serialize::PyTorchStreamReader>;
+void check_zip_crcs(const std::string& path, Reader& reader);
+void check_pickles(const std::string& path, Reader& reader);
 
 void check_model_file(const std::string& path) {
   namespace fs = std::filesystem;
@@ -59,8 +60,9 @@ void check_model_file(const std::string& path) {
                 "save the model with torch.jit.trace(...).save(path) or torch.jit.script(...).save(path); "
                 "a state_dict or torch.save() pickle cannot be converted");
   f.close();
-  check_zip_crcs(path);
-  check_pickles(path);
+  Reader reader;  // LibTorch's reader of the archive, opened by the first check that needs it
+  check_zip_crcs(path, reader);
+  check_pickles(path, reader);
 }
 
 // CRC-32 (zip's polynomial), slicing-by-8: eight table lookups per 8 bytes, several GB/s, so
@@ -100,7 +102,19 @@ uint32_t le(const unsigned char* p, int bytes) {
 // LibTorch 1.13 does not check the CRC-32 of the records it reads, and its TorchScript parser can
 // crash on corrupted code (found by tests/fuzz). Check every stored record's CRC first, so a
 // damaged file is reported as damaged. Deflated and zip64 records are left to LibTorch.
-void check_zip_crcs(const std::string& path) {
+// Opens `reader` unless it is open; false when LibTorch cannot read the archive (e.g. a newer file
+// format: torch::jit::load explains it).
+bool open_reader(const std::string& path, Reader& reader) {
+  if (reader) return true;
+  try {
+    reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+void check_zip_crcs(const std::string& path, Reader& reader) {
   std::ifstream f(path, std::ios::binary);
   f.seekg(0, std::ios::end);
   const int64_t size = f.tellg();
@@ -137,7 +151,6 @@ void check_zip_crcs(const std::string& path) {
   f.seekg(static_cast<std::streamoff>(cd_offset));
   if (!f.read(reinterpret_cast<char*>(cd.data()), static_cast<std::streamsize>(cd_size))) return;
   std::vector<unsigned char> buf(1 << 16);
-  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
   size_t pos = 0;
   for (uint64_t e = 0; e < entries && pos + 46 <= cd.size(); ++e) {
     const unsigned char* h = &cd[pos];
@@ -161,13 +174,7 @@ void check_zip_crcs(const std::string& path) {
       // Compressed (the code records): let LibTorch's reader inflate them, then check.
       auto slash = name.find('/');
       if (slash == std::string::npos || csize > (64u << 20)) continue;
-      if (!reader) {
-        try {
-          reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
-        } catch (const std::exception&) {
-          return;  // e.g. a newer file format: torch::jit::load explains it
-        }
-      }
+      if (!open_reader(path, reader)) return;
       uint32_t c = 0;
       try {
         auto [ptr, n] = reader->getRecord(name.substr(slash + 1));
@@ -202,11 +209,10 @@ void check_zip_crcs(const std::string& path) {
 
 // See exporter/pickle_check.h: a pickle record whose stated string length is impossible makes
 // LibTorch allocate up to 4 GB before it notices the file is damaged.
-void check_pickles(const std::string& path) {
-  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
+void check_pickles(const std::string& path, Reader& reader) {
+  if (!open_reader(path, reader)) return;
   std::vector<std::string> names;
   try {
-    reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
     names = reader->getAllRecords();
   } catch (const std::exception&) {
     return;  // torch::jit::load explains what is wrong with the archive
