@@ -10,11 +10,12 @@ Writes OUT/<name>.pt and prints: name, path, --input spec (symbolic).
 import argparse
 import os
 import sys
-import tempfile
 import warnings
 
 import torch
 import torch.nn as nn
+
+from fixture_io import save_module
 
 
 class FlattenHead(nn.Module):
@@ -125,10 +126,7 @@ def main():
                 # The tracer warns about int(x.size(0)): recording that is the point here.
                 warnings.simplefilter("ignore", torch.jit.TracerWarning)
                 traced = torch.jit.trace(module, (example,))
-            fd, tmp = tempfile.mkstemp(dir=args.out, suffix=".pt.tmp")
-            os.close(fd)
-            traced.save(tmp)
-            os.replace(tmp, path)
+            save_module(traced, path)
         print(f"{name}\t{path}\t{spec}")
     return 0
 

@@ -10,11 +10,12 @@ and prints: name, path, --input specs.
 import argparse
 import os
 import sys
-import tempfile
 from typing import List, Optional, Tuple
 
 import torch
 import torch.nn as nn
+
+from fixture_io import save_module
 
 
 class IfSum(nn.Module):
@@ -134,13 +135,6 @@ def models():
     }
 
 
-def save(module, path):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".pt.tmp")
-    os.close(fd)
-    module.save(tmp)
-    os.replace(tmp, path)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", required=True)
@@ -154,7 +148,7 @@ def main():
             if not os.path.exists(path):
                 with torch.no_grad():
                     m = torch.jit.trace(module, example) if traced else torch.jit.script(module)
-                save(m, path)
+                save_module(m, path)
             print(f"{vname}\t{path}\t{' '.join(specs)}")
     return 0
 

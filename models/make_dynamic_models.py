@@ -9,11 +9,12 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from fixture_io import save_module
 
 
 class Attention(nn.Module):
@@ -112,10 +113,7 @@ def main():
             module.eval()
             with torch.no_grad():
                 traced = torch.jit.trace(module, example)
-            fd, tmp = tempfile.mkstemp(dir=args.out, suffix=".pt.tmp")
-            os.close(fd)
-            traced.save(tmp)
-            os.replace(tmp, path)
+            save_module(traced, path)
         print(f"{name}\t{path}\t{' '.join(specs)}\t{verify_dims}")
     return 0
 

@@ -13,6 +13,8 @@ import tempfile
 import torch
 import torch.nn as nn
 
+from fixture_io import save_module
+
 
 class TinyCnn(nn.Module):
     def __init__(self):
@@ -162,10 +164,7 @@ def save(module, example, path, script=False):
     torch.manual_seed(0)
     with torch.no_grad():
         m = torch.jit.script(module) if script else torch.jit.trace(module, example)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".pt.tmp")
-    os.close(fd)
-    m.save(tmp)
-    os.replace(tmp, path)
+    save_module(m, path)
 
 
 def main():

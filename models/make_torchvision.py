@@ -13,7 +13,6 @@ calibrated on random inputs (models/fixture_weights.py) so outputs depend on the
 import argparse
 import os
 import sys
-import tempfile
 
 import json
 
@@ -22,6 +21,7 @@ import torchvision
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_weights  # noqa: E402
+from fixture_io import save_module  # noqa: E402
 
 RECIPE = "fixture_weights.prepare v1"
 
@@ -67,11 +67,7 @@ def make(name, out_dir):
         fixture_weights.prepare(model, (example,))
         with torch.no_grad():
             traced = torch.jit.trace(model, example)
-        # Write to a temporary name first so an interrupted run never leaves a truncated fixture.
-        fd, tmp = tempfile.mkstemp(dir=out_dir, suffix=".pt.tmp")
-        os.close(fd)
-        traced.save(tmp)
-        os.replace(tmp, path)
+        save_module(traced, path)
         with open(meta, "w") as f:
             json.dump(recipe, f)
     return path, spec(shape)

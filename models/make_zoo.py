@@ -22,7 +22,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import time
 
 import torch
@@ -31,6 +30,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_weights  # noqa: E402
+from fixture_io import save_module  # noqa: E402
 from detection_fixtures import DetectionOutputs  # noqa: E402
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
@@ -100,11 +100,7 @@ def make(entry, path):
     with torch.no_grad():
         traced = torch.jit.trace(model, inputs, strict=False, check_trace=False)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    # Write to a temporary name first so an interrupted run never leaves a truncated file.
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".pt.tmp")
-    os.close(fd)
-    traced.save(tmp)
-    os.replace(tmp, path)
+    save_module(traced, path)
     with open(meta, "w") as f:
         json.dump(r, f, indent=1)
     return "made"
