@@ -6,7 +6,7 @@ CACHE ?= $(HOME)/.cache/torch2onnx
 PYTHON := /usr/bin/python3
 DEMO_MODEL := $(CACHE)/models/resnet18.pt
 
-.PHONY: deps build demo test test-fast docs clean zoo fuzz test-asan bench
+.PHONY: deps build demo test test-fast docs clean zoo fuzz test-asan bench format format-check
 
 deps:
 	./scripts/install_deps.sh
@@ -85,6 +85,13 @@ else
 	. tests/sanitizer/env.sh && ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE "e2e|zoo|dynamic" \
 	    -R "^($(shell echo $(ASAN_TESTS) | sed 's/ /|/g')):"
 endif
+
+# clang-format (the repo's .clang-format) on every tracked C++ file; ctest checks it as
+# format:clang-format, so `make test` and CI fail on unformatted code.
+format:
+	./scripts/check_format.sh --fix
+format-check:
+	./scripts/check_format.sh
 
 clean:
 	rm -rf $(BUILD)

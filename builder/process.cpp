@@ -1,0 +1,195 @@
+#include "builder/process.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+namespace torch2onnx {
+namespace {
+
+// Fixed-size tables: the signal handler may not allocate or take locks. A slot is claimed with a
+// compare-and-swap (Free -> Writing), filled, then published (Active).
+enum SlotState : int { kFree = 0, kWriting = 1, kActive = 2 };
+
+constexpr int kMaxFiles = 128;
+constexpr size_t kMaxPath = 4096;
+struct FileSlot {
+  std::atomic<int> state{kFree};
+  bool is_dir = false;
+  char path[kMaxPath];
+};
+FileSlot g_files[kMaxFiles];
+
+constexpr int kMaxChildren = 32;
+struct ChildSlot {
+  std::atomic<int> state{kFree};
+  pid_t pid = 0;
+};
+ChildSlot g_children[kMaxChildren];
+
+std::atomic<const char *> g_phase{nullptr};
+std::atomic<bool> g_installed{false};
+std::atomic<int> g_handling{0};
+
+template <typename Slot> int claim(Slot *slots, int n) {
+  for (int i = 0; i < n; ++i) {
+    int expected = kFree;
+    if (slots[i].state.compare_exchange_strong(expected, kWriting))
+      return i;
+  }
+  return -1; // table full: the guard does nothing (cleanup is best effort past 128 files)
+}
+
+void write_err(const char *s) {
+  size_t n = std::strlen(s);
+  while (n > 0) {
+    ssize_t w = ::write(2, s, n);
+    if (w <= 0)
+      return;
+    s += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+void undo_all() {
+  for (auto &c : g_children)
+    if (c.state.load() == kActive && c.pid > 0) {
+      ::kill(-c.pid, SIGKILL); // its process group, when it leads one
+      ::kill(c.pid, SIGKILL);
+    }
+  for (auto &f : g_files)
+    if (f.state.load() == kActive && !f.is_dir)
+      ::unlink(f.path);
+  // Folders last, newest first (a folder registered after another may sit inside it).
+  for (int i = kMaxFiles - 1; i >= 0; --i)
+    if (g_files[i].state.load() == kActive && g_files[i].is_dir)
+      ::rmdir(g_files[i].path);
+}
+
+const char *signal_name(int sig) {
+  switch (sig) {
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+  case SIGHUP:
+    return "SIGHUP";
+  case SIGSEGV:
+    return "SIGSEGV";
+  case SIGBUS:
+    return "SIGBUS";
+  case SIGILL:
+    return "SIGILL";
+  case SIGFPE:
+    return "SIGFPE";
+  case SIGABRT:
+    return "SIGABRT";
+  }
+  return "a signal";
+}
+
+void on_interrupt(int sig) {
+  if (g_handling.exchange(1) != 0)
+    return;
+  undo_all();
+  write_err("\ntorch2onnx: interrupted (");
+  write_err(signal_name(sig));
+  write_err("); temporary files removed, nothing written\n");
+  ::_exit(128 + sig);
+}
+
+void on_crash(int sig) {
+  if (g_handling.exchange(1) != 0)
+    ::_exit(1);
+  undo_all();
+  write_err("torch2onnx: error: crashed (");
+  write_err(signal_name(sig));
+  write_err(")");
+  if (const char *phase = g_phase.load()) {
+    write_err(" while ");
+    write_err(phase);
+  }
+  write_err("\n  hint: ");
+  write_err(sig == SIGSEGV
+                ? "a segfault here is most often a stack overflow in LibTorch on a very deep graph "
+                  "or a fault in a custom-op library; nothing was written. Please report it with "
+                  "the model if neither applies\n"
+                : "nothing was written; please report it with the command and the model\n");
+  ::_exit(1);
+}
+
+} // namespace
+
+void ensure_alt_signal_stack() {
+  // A stack overflow leaves no stack for the handler: give each thread that may overflow one.
+  static thread_local bool done = false;
+  if (done)
+    return;
+  static thread_local char stack[64 * 1024];
+  stack_t ss{};
+  ss.ss_sp = stack;
+  ss.ss_size = sizeof(stack);
+  ss.ss_flags = 0;
+  if (::sigaltstack(&ss, nullptr) == 0)
+    done = true;
+}
+
+void install_signal_cleanup() {
+  ensure_alt_signal_stack();
+  if (g_installed.exchange(true))
+    return;
+  struct sigaction sa {};
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = on_interrupt;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP})
+    ::sigaction(sig, &sa, nullptr);
+  struct sigaction crash {};
+  sigemptyset(&crash.sa_mask);
+  crash.sa_handler = on_crash;
+  crash.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+    ::sigaction(sig, &crash, nullptr);
+}
+
+void set_phase(const char *phase) {
+  g_phase.store(phase);
+}
+const char *current_phase() {
+  return g_phase.load();
+}
+
+TempFileGuard::TempFileGuard(const std::string &path, bool is_dir) {
+  if (path.size() >= kMaxPath)
+    return;
+  slot_ = claim(g_files, kMaxFiles);
+  if (slot_ < 0)
+    return;
+  auto &s = g_files[slot_];
+  std::memcpy(s.path, path.c_str(), path.size() + 1);
+  s.is_dir = is_dir;
+  s.state.store(kActive);
+}
+
+TempFileGuard::~TempFileGuard() {
+  if (slot_ >= 0)
+    g_files[slot_].state.store(kFree);
+}
+
+ChildGuard::ChildGuard(pid_t pid) {
+  slot_ = claim(g_children, kMaxChildren);
+  if (slot_ < 0)
+    return;
+  g_children[slot_].pid = pid;
+  g_children[slot_].state.store(kActive);
+}
+
+ChildGuard::~ChildGuard() {
+  if (slot_ >= 0)
+    g_children[slot_].state.store(kFree);
+}
+
+} // namespace torch2onnx

@@ -1,0 +1,69 @@
+// Process-level safety. What the process must undo when it is stopped from outside (SIGINT,
+// SIGTERM, SIGHUP) or dies (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT): temporary files and folders
+// it is writing, and child processes it started. The signal handlers only make async-signal-safe
+// calls: they kill the registered children, unlink the registered files, remove the registered
+// (then empty) folders, print one line and _exit.
+//
+// Example:
+//   install_signal_cleanup();                  // once, in main
+//   TempFileGuard g(tmp_path);                 // removed on SIGINT while g lives
+//   ChildGuard c(pid);                         // killed (its process group) on SIGINT
+//   PhaseGuard p("verifying: running the model in LibTorch");  // named if the process crashes
+#pragma once
+
+#include <functional>
+#include <string>
+#include <sys/types.h>
+
+namespace torch2onnx {
+
+// Installs the handlers (idempotent) and an alternate signal stack, so a stack overflow still
+// reports. Interrupts exit 128 + signal (130 for SIGINT, 143 for SIGTERM); a crash prints
+// "torch2onnx: error: crashed (SIGSEGV) while <phase>" and exits 1.
+void install_signal_cleanup();
+// An alternate signal stack for the calling thread (install_signal_cleanup does the main
+// thread's); call it first thing in any thread that runs LibTorch's interpreter.
+void ensure_alt_signal_stack();
+
+// The step the process is in, for the crash message. Kept until replaced.
+void set_phase(const char *phase);
+const char *current_phase();
+
+class PhaseGuard {
+public:
+  explicit PhaseGuard(const char *phase) : previous_(current_phase()) { set_phase(phase); }
+  ~PhaseGuard() { set_phase(previous_); }
+  PhaseGuard(const PhaseGuard &) = delete;
+  PhaseGuard &operator=(const PhaseGuard &) = delete;
+
+private:
+  const char *previous_;
+};
+
+// A file (or, with is_dir, an empty-at-the-end folder) removed if a signal ends the process while
+// the guard lives. Register a folder before the files written into it: files are removed first.
+class TempFileGuard {
+public:
+  explicit TempFileGuard(const std::string &path, bool is_dir = false);
+  ~TempFileGuard();
+  TempFileGuard(const TempFileGuard &) = delete;
+  TempFileGuard &operator=(const TempFileGuard &) = delete;
+
+private:
+  int slot_ = -1;
+};
+
+// A child process (and its process group when it leads one) killed if a signal ends the process
+// while the guard lives.
+class ChildGuard {
+public:
+  explicit ChildGuard(pid_t pid);
+  ~ChildGuard();
+  ChildGuard(const ChildGuard &) = delete;
+  ChildGuard &operator=(const ChildGuard &) = delete;
+
+private:
+  int slot_ = -1;
+};
+
+} // namespace torch2onnx
