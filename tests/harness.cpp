@@ -38,6 +38,12 @@ at::Tensor randn(std::vector<int64_t> shape, uint64_t seed) {
   return at::randn(shape, gen, at::TensorOptions().dtype(at::kFloat));
 }
 
+at::Tensor ints(std::vector<int64_t> shape, int64_t lo, int64_t hi, at::ScalarType t) {
+  return at::randint(lo, hi, shape, at::TensorOptions().dtype(t));
+}
+
+at::Tensor scalar_long(int64_t v) { return at::scalar_tensor(v, at::kLong); }
+
 namespace {
 IrResult check_ir_impl(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset,
                        double rtol, double atol, bool optimize);
@@ -96,6 +102,24 @@ IrResult check_ir_opsets(const std::string& ir, const std::vector<at::Tensor>& i
   return check_ir(ir, inputs, 17, rtol, atol);
 }
 
+std::vector<at::Tensor> run_ir_in_ort(const std::string& ir, const std::vector<at::Tensor>& inputs,
+                                      int opset) {
+  INFO("opset " << opset << "\n" << ir);
+  Converted c;
+  try {
+    c = convert_ir(ir, inputs, opset);
+  } catch (const torch2onnx::Error& e) {
+    FAIL("export failed: " << e.what());
+  }
+  fs::path dir = fs::temp_directory_path() / "torch2onnx_tests";
+  fs::create_directories(dir);
+  std::string path = (dir / ("ir_ort_" + std::to_string(::getpid()) + ".onnx")).string();
+  c.builder->save(path, SerializeOptions{});
+  auto out = run_onnxruntime(path, c.input_names, inputs);
+  fs::remove(path);
+  return out;
+}
+
 std::string export_ir_error(const std::string& ir, const std::vector<at::Tensor>& inputs,
                             int opset) {
   try {
@@ -118,8 +142,7 @@ std::string export_ir_error(const std::string& ir, const std::vector<at::Tensor>
 
 namespace t2o_test {
 
-namespace {
-std::string slurp(const std::string& path) {
+std::string file_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::ostringstream ss;
   ss << f.rdbuf();
@@ -131,19 +154,24 @@ std::string shell_quote(const std::string& s) {
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
-}  // namespace
 
 CliResult run_cli(const std::vector<std::string>& args) {
-  std::string dir = fresh_dir("cli_capture");
   std::string cmd = shell_quote(T2O_CLI);
   for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " >" + shell_quote(dir + "/out") + " 2>" + shell_quote(dir + "/err") + " </dev/null";
-  int status = std::system(cmd.c_str());
+  return run_command(cmd);
+}
+
+CliResult run_command(const std::string& cmd) {
+  std::string dir = fresh_dir("cli_capture");
+  // The redirections belong to the shell that runs `cmd`, outside anything `cmd` sets up.
+  std::string full =
+      cmd + " >" + shell_quote(dir + "/out") + " 2>" + shell_quote(dir + "/err") + " </dev/null";
+  int status = std::system(full.c_str());
   CliResult r;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   else r.exit_code = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  r.out = slurp(dir + "/out");
-  r.err = slurp(dir + "/err");
+  r.out = file_bytes(dir + "/out");
+  r.err = file_bytes(dir + "/err");
   return r;
 }
 

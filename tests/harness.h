@@ -40,12 +40,24 @@ IrResult check_ir_optimized(const std::string& ir, const std::vector<at::Tensor>
 IrResult check_ir_opsets(const std::string& ir, const std::vector<at::Tensor>& inputs,
                          double rtol = 1e-4, double atol = 1e-4);
 
+// Exports and runs the ONNX file in ONNX Runtime without comparing against LibTorch: for ops with
+// random or undefined values. FAILs if the export fails.
+std::vector<at::Tensor> run_ir_in_ort(const std::string& ir, const std::vector<at::Tensor>& inputs,
+                                      int opset);
+
 // Export only; returns the error message (empty on success). For tests of failures.
 std::string export_ir_error(const std::string& ir, const std::vector<at::Tensor>& inputs,
                             int opset = 17);
 
 // Deterministic random input.
 at::Tensor randn(std::vector<int64_t> shape, uint64_t seed = 1);
+
+// Random integers in [lo, hi) of dtype `t` (from LibTorch's global generator).
+at::Tensor ints(std::vector<int64_t> shape, int64_t lo = -10, int64_t hi = 10,
+                at::ScalarType t = at::kLong);
+
+// A 0-d int64 tensor: an input that aten::Int turns into a size the walker cannot fold.
+at::Tensor scalar_long(int64_t v);
 
 }  // namespace t2o_test
 
@@ -58,6 +70,16 @@ struct CliResult {
 
 // Runs the torch2onnx CLI built with the tests, capturing stdout and stderr.
 CliResult run_cli(const std::vector<std::string>& args);
+
+// Runs the shell command `cmd` with no stdin, capturing stdout and stderr; a process killed by
+// signal N exits 128 + N, as in the shell.
+CliResult run_command(const std::string& cmd);
+
+// `s` quoted for the shell.
+std::string shell_quote(const std::string& s);
+
+// The bytes of a file ("" when it cannot be read).
+std::string file_bytes(const std::string& path);
 
 // A fresh empty folder under the tests' output folder.
 std::string fresh_dir(const std::string& name);

@@ -1,15 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
+#include "ir_text.h"
 
 using namespace t2o_test;
 
 namespace {
-
-// graph(%x) with the constants `consts` (IR lines) and one `call` producing %y.
-std::string ir1(const std::string& call, const std::string& consts = "") {
-  return "graph(%x : Tensor):\n" + consts + "  %y : Tensor = " + call + "\n  return (%y)";
-}
 
 // Like ir1, for in-place ops: they act on a temporary (-x), so that LibTorch does not modify the
 // graph input the harness later feeds to ONNX Runtime.

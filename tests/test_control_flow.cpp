@@ -7,8 +7,6 @@
 #include <torch/script.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "builder/error.h"
 #include "exporter/options.h"
@@ -113,14 +111,6 @@ at::Tensor filled(std::vector<int64_t> shape, double v) {
   return at::full(shape, v, at::TensorOptions().dtype(at::kFloat));
 }
 
-// Bytes of an ONNX file.
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // Nodes of `op_type` in a serialized model: NodeProto.op_type is field 4 (tag 0x22), so the
 // bytes 0x22 <len> <op_type> mark each one (subgraphs included).
 size_t count_op(const std::string& model, const std::string& op_type) {
@@ -182,7 +172,7 @@ std::string export_and_verify(const std::string& name, const std::vector<std::st
       CHECK(ch.ok());
     }
   }
-  return slurp(o.output_path);
+  return file_bytes(o.output_path);
 }
 
 }  // namespace

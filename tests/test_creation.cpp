@@ -1,76 +1,21 @@
-#include <torch/csrc/jit/ir/irparser.h>
-
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-
 #include "harness.h"
-#include "builder/error.h"
-#include "exporter/loader.h"
-#include "exporter/pipeline.h"
-#include "exporter/verify.h"
+#include "ir_text.h"
 
 using namespace t2o_test;
 
 namespace {
 
-const char* kConsts =
-    "  %none : NoneType = prim::Constant()\n"
-    "  %false : bool = prim::Constant[value=0]()\n"
-    "  %true : bool = prim::Constant[value=1]()\n"
-    "  %m1 : int = prim::Constant[value=-1]()\n"
-    "  %0 : int = prim::Constant[value=0]()\n"
-    "  %1 : int = prim::Constant[value=1]()\n"
-    "  %2 : int = prim::Constant[value=2]()\n"
-    "  %3 : int = prim::Constant[value=3]()\n"
-    "  %long : int = prim::Constant[value=4]()\n"
-    "  %double : int = prim::Constant[value=7]()\n"
-    "  %half : float = prim::Constant[value=0.5]()\n";
-
-std::string ir(const std::string& args, const std::string& body) {
-  return "graph(" + args + "):\n" + kConsts + body + "\n  return (%y)";
-}
-
-std::string ir_n(const std::string& args, const std::string& body, const std::string& outs) {
-  return "graph(" + args + "):\n" + kConsts + body + "\n  return (" + outs + ")";
-}
-
 // A runtime int (the walker cannot fold it) from a 0-d int64 input %t.
 const char* kRuntimeN = "  %n : int = aten::Int(%t)\n";
-
-at::Tensor scalar_long(int64_t v) { return at::scalar_tensor(v, at::kLong); }
-
-// Export and run in ONNX Runtime without comparing: for ops with random or undefined values.
-std::vector<at::Tensor> run_ort(const std::string& text, const std::vector<at::Tensor>& inputs,
-                                int opset) {
-  INFO("opset " << opset << "\n" << text);
-  auto graph = std::make_shared<torch::jit::Graph>();
-  torch::jit::parseIR(text, graph.get());
-  torch2onnx::prepare_graph(graph);
-  std::vector<c10::IValue> ivals(inputs.begin(), inputs.end());
-  std::vector<std::string> names;
-  for (size_t i = 0; i < inputs.size(); ++i) names.push_back("input_" + std::to_string(i));
-  torch2onnx::Converted conv;
-  try {
-    conv = torch2onnx::convert_graph(graph, ivals, names, opset, {});
-  } catch (const torch2onnx::Error& e) {
-    FAIL("export failed: " << e.what());
-  }
-  auto path = (std::filesystem::temp_directory_path() /
-               ("creation_" + std::to_string(::getpid()) + ".onnx"))
-                  .string();
-  conv.builder->save(path, torch2onnx::SerializeOptions{});
-  auto out = torch2onnx::run_onnxruntime(path, conv.input_names, inputs);
-  std::filesystem::remove(path);
-  return out;
-}
 
 // Runs at opsets 13 and 17 and checks the single output's shape and dtype; returns opset 17's.
 at::Tensor run_random(const std::string& text, const std::vector<at::Tensor>& inputs,
                       std::vector<int64_t> shape, at::ScalarType dtype) {
   at::Tensor y;
   for (int opset : {13, 17}) {
-    auto outs = run_ort(text, inputs, opset);
+    auto outs = run_ir_in_ort(text, inputs, opset);
     REQUIRE(outs.size() == 1);
     y = outs[0];
     CHECK(y.sizes().vec() == shape);
@@ -240,7 +185,7 @@ TEST_CASE("aten::broadcast_to", "[creation]") {
 }
 
 TEST_CASE("aten::broadcast_tensors", "[creation]") {
-  check_ir_opsets(ir_n("%a : Tensor, %b : Tensor, %c : Tensor",
+  check_ir_opsets(ir("%a : Tensor, %b : Tensor, %c : Tensor",
                        "  %l : Tensor[] = prim::ListConstruct(%a, %b, %c)\n"
                        "  %o : Tensor[] = aten::broadcast_tensors(%l)\n"
                        "  %p : Tensor, %q : Tensor, %r : Tensor = prim::ListUnpack(%o)",
@@ -255,7 +200,7 @@ TEST_CASE("aten::atleast_1d", "[creation]") {
 
 TEST_CASE("aten::atleast_2d", "[creation]") {
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::atleast_2d(%x)"), {randn({3})});
-  check_ir_opsets(ir_n("%a : Tensor, %b : Tensor",
+  check_ir_opsets(ir("%a : Tensor, %b : Tensor",
                        "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
                        "  %o : Tensor[] = aten::atleast_2d(%l)\n"
                        "  %p : Tensor, %q : Tensor = prim::ListUnpack(%o)",

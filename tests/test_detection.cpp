@@ -4,6 +4,7 @@
 // e2e:detection:* tests (tests/CMakeLists.txt).
 #include "exporter/loader.h"
 #include "harness.h"
+#include "ir_text.h"
 
 #include <catch2/catch.hpp>
 
@@ -155,32 +156,26 @@ TEST_CASE("torchvision::roi_align", "[detection]") {
 TEST_CASE("detection graph patterns: shape arithmetic on tensors folds", "[detection]") {
   // GeneralizedRCNNTransform._onnx_batch_images: the padded size is torch.stack of image sizes,
   // max, ceil to a multiple of 32; the padding amounts must fold to ints for aten::pad.
-  const char *ir = "graph(%x : Tensor):\n"
-                   "  %zero : int = prim::Constant[value=0]()\n"
-                   "  %one : int = prim::Constant[value=1]()\n"
-                   "  %two : int = prim::Constant[value=2]()\n"
-                   "  %f32 : int = prim::Constant[value=6]()\n"
-                   "  %i64 : int = prim::Constant[value=4]()\n"
-                   "  %false : bool = prim::Constant[value=0]()\n"
-                   "  %none : NoneType = prim::Constant()\n"
-                   "  %s32 : float = prim::Constant[value=32.]()\n"
-                   "  %mode : str = prim::Constant[value=\"constant\"]()\n"
-                   "  %h : int = aten::size(%x, %two)\n"
-                   "  %ht : Tensor = prim::NumToTensor(%h)\n"
-                   "  %hl : Tensor[] = prim::ListConstruct(%ht)\n"
-                   "  %hs : Tensor = aten::stack(%hl, %zero)\n"
-                   "  %hf : Tensor = aten::to(%hs, %f32, %false, %false, %none)\n"
-                   "  %hm : Tensor = aten::max(%hf)\n"
-                   "  %hd : Tensor = aten::div(%hm, %s32)\n"
-                   "  %hc : Tensor = aten::ceil(%hd)\n"
-                   "  %hp : Tensor = aten::mul(%hc, %s32)\n"
-                   "  %hi : Tensor = aten::to(%hp, %i64, %false, %false, %none)\n"
-                   "  %d : Tensor = aten::sub(%hi, %ht, %one)\n"
-                   "  %di : int = aten::Int(%d)\n"
-                   "  %pads : int[] = prim::ListConstruct(%zero, %di, %zero, %di)\n"
-                   "  %y : Tensor = aten::pad(%x, %pads, %mode, %none)\n"
-                   "  return (%y)";
-  auto r = check_ir(ir, {randn({1, 3, 40, 40}, 3)});
+  const std::string text = ir("%x : Tensor", R"IR(
+  %f32 : int = prim::Constant[value=6]()
+  %i64 : int = prim::Constant[value=4]()
+  %s32 : float = prim::Constant[value=32.]()
+  %mode : str = prim::Constant[value="constant"]()
+  %h : int = aten::size(%x, %2)
+  %ht : Tensor = prim::NumToTensor(%h)
+  %hl : Tensor[] = prim::ListConstruct(%ht)
+  %hs : Tensor = aten::stack(%hl, %0)
+  %hf : Tensor = aten::to(%hs, %f32, %false, %false, %none)
+  %hm : Tensor = aten::max(%hf)
+  %hd : Tensor = aten::div(%hm, %s32)
+  %hc : Tensor = aten::ceil(%hd)
+  %hp : Tensor = aten::mul(%hc, %s32)
+  %hi : Tensor = aten::to(%hp, %i64, %false, %false, %none)
+  %d : Tensor = aten::sub(%hi, %ht, %1)
+  %di : int = aten::Int(%d)
+  %pads : int[] = prim::ListConstruct(%0, %di, %0, %di)
+  %y : Tensor = aten::pad(%x, %pads, %mode, %none))IR");
+  auto r = check_ir(text, {randn({1, 3, 40, 40}, 3)});
   CHECK(r.torch_outputs[0].size(2) == 64);
   CHECK(r.count("Pad") == 1);
 }
@@ -188,22 +183,19 @@ TEST_CASE("detection graph patterns: shape arithmetic on tensors folds", "[detec
 TEST_CASE("detection graph patterns: in-place update of a folded constant", "[detection]") {
   // RegionProposalNetwork._get_top_n_idx: `offset += num_anchors` between uses of offset; each
   // use must see the value it had at that point.
-  const char *ir = "graph(%x : Tensor):\n"
-                   "  %zero : int = prim::Constant[value=0]()\n"
-                   "  %one : int = prim::Constant[value=1]()\n"
-                   "  %n : int = aten::size(%x, %one)\n"
-                   "  %nt : Tensor = prim::NumToTensor(%n)\n"
-                   "  %off : Tensor = aten::add(%nt, %zero, %one)\n"
-                   "  %a : Tensor = aten::add(%x, %off, %one)\n"
-                   "  %off2 : Tensor = aten::add_(%off, %nt, %one)\n"
-                   "  %b : Tensor = aten::add(%x, %off2, %one)\n"
-                   "  %off3 : Tensor = aten::add_(%off2, %nt, %one)\n"
-                   "  %c : Tensor = aten::add(%x, %off3, %one)\n"
-                   "  %l : Tensor[] = prim::ListConstruct(%a, %b, %c)\n"
-                   "  %y : Tensor = aten::cat(%l, %zero)\n"
-                   "  return (%y)";
+  const std::string text = ir("%x : Tensor", R"IR(
+  %n : int = aten::size(%x, %1)
+  %nt : Tensor = prim::NumToTensor(%n)
+  %off : Tensor = aten::add(%nt, %0, %1)
+  %a : Tensor = aten::add(%x, %off, %1)
+  %off2 : Tensor = aten::add_(%off, %nt, %1)
+  %b : Tensor = aten::add(%x, %off2, %1)
+  %off3 : Tensor = aten::add_(%off2, %nt, %1)
+  %c : Tensor = aten::add(%x, %off3, %1)
+  %l : Tensor[] = prim::ListConstruct(%a, %b, %c)
+  %y : Tensor = aten::cat(%l, %0))IR");
   auto x = randn({2, 5}, 4);
-  auto r = check_ir(ir, {x});
+  auto r = check_ir(text, {x});
   // a = x + 5, b = x + 10, c = x + 15: the offsets differ.
   CHECK(at::allclose(r.torch_outputs[0].slice(0, 4, 6) - r.torch_outputs[0].slice(0, 0, 2),
                      at::full({2, 5}, 10.0f)));
@@ -215,31 +207,27 @@ TEST_CASE("detection graph patterns: sizes that follow a data-dependent count st
   // kept indices as (-1, 1, 1, 1) (MultiScaleRoIAlign): the count seen at the example (3 after
   // the cap; 0 boxes above 2.0) must not become a constant in the ONNX file. The unseen input
   // has the same shape but other counts (2 and 2).
-  const char *ir = "graph(%x : Tensor):\n"
-                   "  %zero : int = prim::Constant[value=0]()\n"
-                   "  %one : int = prim::Constant[value=1]()\n"
-                   "  %three : int = prim::Constant[value=3]()\n"
-                   "  %neg : int = prim::Constant[value=-1]()\n"
-                   "  %t0 : float = prim::Constant[value=0.]()\n"
-                   "  %t2 : float = prim::Constant[value=2.]()\n"
-                   "  %m : Tensor = aten::gt(%x, %t0)\n"
-                   "  %w : Tensor[] = aten::where(%m)\n"
-                   "  %idx : Tensor = aten::__getitem__(%w, %zero)\n"
-                   "  %top : Tensor = aten::slice(%idx, %zero, %zero, %three, %one)\n"
-                   "  %v : Tensor = aten::index_select(%x, %zero, %top)\n"
-                   "  %s : int[] = prim::ListConstruct(%neg, %one)\n"
-                   "  %a : Tensor = aten::view(%v, %s)\n"
-                   "  %m2 : Tensor = aten::gt(%x, %t2)\n"
-                   "  %w2 : Tensor[] = aten::where(%m2)\n"
-                   "  %idx2 : Tensor = aten::__getitem__(%w2, %zero)\n"
-                   "  %v2 : Tensor = aten::index_select(%x, %zero, %idx2)\n"
-                   "  %b : Tensor = aten::view(%v2, %s)\n"
-                   "  %n : int = aten::size(%v2, %zero)\n"
-                   "  %nt : Tensor = prim::NumToTensor(%n)\n"
-                   "  return (%a, %b, %nt)";
+  const std::string text = ir("%x : Tensor", R"IR(
+  %t0 : float = prim::Constant[value=0.]()
+  %t2 : float = prim::Constant[value=2.]()
+  %m : Tensor = aten::gt(%x, %t0)
+  %w : Tensor[] = aten::where(%m)
+  %idx : Tensor = aten::__getitem__(%w, %0)
+  %top : Tensor = aten::slice(%idx, %0, %0, %3, %1)
+  %v : Tensor = aten::index_select(%x, %0, %top)
+  %s : int[] = prim::ListConstruct(%m1, %1)
+  %a : Tensor = aten::view(%v, %s)
+  %g2 : Tensor = aten::gt(%x, %t2)
+  %w2 : Tensor[] = aten::where(%g2)
+  %idx2 : Tensor = aten::__getitem__(%w2, %0)
+  %v2 : Tensor = aten::index_select(%x, %0, %idx2)
+  %b : Tensor = aten::view(%v2, %s)
+  %n : int = aten::size(%v2, %0)
+  %nt : Tensor = prim::NumToTensor(%n))IR",
+                                  "%a, %b, %nt");
   auto example = at::tensor({0.5f, 1.5f, -1.0f, 0.25f, 1.0f, -0.5f});
   auto unseen = at::tensor({-0.5f, 3.5f, -1.0f, -0.25f, 2.5f, -0.5f});
-  auto r = check_ir_unseen(ir, {example}, {unseen});
+  auto r = check_ir_unseen(text, {example}, {unseen});
   CHECK(r.torch_outputs[0].size(0) == 3);
   CHECK(r.torch_outputs[1].size(0) == 0);
   CHECK(r.count("NonZero") == 2);
@@ -248,40 +236,34 @@ TEST_CASE("detection graph patterns: sizes that follow a data-dependent count st
 TEST_CASE("detection graph patterns: rows selected by a boolean mask stay dynamic", "[detection]") {
   // x[x > 0].view(-1, 1): aten::index with a boolean mask returns as many rows as the mask has
   // true values (3 at the example, 2 and 0 in the unseen inputs).
-  const char *ir = "graph(%x : Tensor):\n"
-                   "  %one : int = prim::Constant[value=1]()\n"
-                   "  %neg : int = prim::Constant[value=-1]()\n"
-                   "  %t0 : float = prim::Constant[value=0.]()\n"
-                   "  %m : Tensor = aten::gt(%x, %t0)\n"
-                   "  %l : Tensor?[] = prim::ListConstruct(%m)\n"
-                   "  %v : Tensor = aten::index(%x, %l)\n"
-                   "  %s : int[] = prim::ListConstruct(%neg, %one)\n"
-                   "  %a : Tensor = aten::view(%v, %s)\n"
-                   "  return (%a)";
+  const std::string text = ir("%x : Tensor", R"IR(
+  %t0 : float = prim::Constant[value=0.]()
+  %m : Tensor = aten::gt(%x, %t0)
+  %l : Tensor?[] = prim::ListConstruct(%m)
+  %v : Tensor = aten::index(%x, %l)
+  %s : int[] = prim::ListConstruct(%m1, %1)
+  %a : Tensor = aten::view(%v, %s))IR",
+                                  "%a");
   auto example = at::tensor({0.5f, 1.5f, -1.0f, 0.25f, -0.5f});
-  auto r = check_ir_unseen(ir, {example}, {at::tensor({-0.5f, 3.5f, -1.0f, -0.25f, 2.5f})});
+  auto r = check_ir_unseen(text, {example}, {at::tensor({-0.5f, 3.5f, -1.0f, -0.25f, 2.5f})});
   CHECK(r.torch_outputs[0].size(0) == 3);
-  check_ir_unseen(ir, {example}, {at::full({5}, -1.0f)});
+  check_ir_unseen(text, {example}, {at::full({5}, -1.0f)});
 }
 
 TEST_CASE("detection graph patterns: flatten of a dynamic count, also when it is 0", "[detection]") {
   // RetinaNet flattens per-level box deltas [n, 1, 4] to [n, 4]; a level may keep no box.
-  const char *ir = "graph(%x : Tensor):\n"
-                   "  %zero : int = prim::Constant[value=0]()\n"
-                   "  %one : int = prim::Constant[value=1]()\n"
-                   "  %two : int = prim::Constant[value=2]()\n"
-                   "  %neg : int = prim::Constant[value=-1]()\n"
-                   "  %t0 : float = prim::Constant[value=0.]()\n"
-                   "  %a : Tensor = aten::select(%x, %two, %zero)\n"
-                   "  %c : Tensor = aten::select(%a, %one, %zero)\n"
-                   "  %m : Tensor = aten::gt(%c, %t0)\n"
-                   "  %l : Tensor?[] = prim::ListConstruct(%m)\n"
-                   "  %v : Tensor = aten::index(%x, %l)\n"
-                   "  %f : Tensor = aten::flatten(%v, %one, %neg)\n"
-                   "  return (%f)";
+  const std::string text = ir("%x : Tensor", R"IR(
+  %t0 : float = prim::Constant[value=0.]()
+  %a : Tensor = aten::select(%x, %2, %0)
+  %c : Tensor = aten::select(%a, %1, %0)
+  %m : Tensor = aten::gt(%c, %t0)
+  %l : Tensor?[] = prim::ListConstruct(%m)
+  %v : Tensor = aten::index(%x, %l)
+  %f : Tensor = aten::flatten(%v, %1, %m1))IR",
+                                  "%f");
   auto example = randn({6, 1, 4}, 5).abs();
   example.select(0, 1).fill_(-1.0f);  // 5 of 6 rows kept at the example
-  auto r = check_ir_unseen(ir, {example}, {at::full({6, 1, 4}, -1.0f)});
+  auto r = check_ir_unseen(text, {example}, {at::full({6, 1, 4}, -1.0f)});
   CHECK(r.torch_outputs[0].size(0) == 5);
   CHECK(r.torch_outputs[0].size(1) == 4);
 }

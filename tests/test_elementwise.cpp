@@ -39,11 +39,6 @@ std::string ir2_inplace(const std::string& call) {
          call + "\n  return (%y)";
 }
 
-at::Tensor ints(std::vector<int64_t> shape, int64_t lo = -10, int64_t hi = 10,
-                at::ScalarType t = at::kLong) {
-  return at::randint(lo, hi, shape, at::TensorOptions().dtype(t));
-}
-
 // Non-zero integers of both signs, for divisors.
 at::Tensor divisors(std::vector<int64_t> shape) {
   return ints(shape, 1, 6) * (ints(shape, 0, 2) * 2 - 1);

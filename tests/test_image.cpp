@@ -1,30 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
+#include "ir_text.h"
 
 using namespace t2o_test;
-
-namespace {
-
-const char* kConsts =
-    "  %none : NoneType = prim::Constant()\n"
-    "  %false : bool = prim::Constant[value=0]()\n"
-    "  %true : bool = prim::Constant[value=1]()\n"
-    "  %0 : int = prim::Constant[value=0]()\n"
-    "  %1 : int = prim::Constant[value=1]()\n"
-    "  %2 : int = prim::Constant[value=2]()\n"
-    "  %3 : int = prim::Constant[value=3]()\n"
-    "  %5 : int = prim::Constant[value=5]()\n"
-    "  %6 : int = prim::Constant[value=6]()\n"
-    "  %7 : int = prim::Constant[value=7]()\n"
-    "  %s2 : float = prim::Constant[value=2.]()\n"
-    "  %s15 : float = prim::Constant[value=1.5]()\n";
-
-std::string ir(const std::string& args, const std::string& body) {
-  return "graph(" + args + "):\n" + kConsts + body + "\n  return (%y)";
-}
-
-}  // namespace
 
 TEST_CASE("aten::upsample_nearest1d", "[image]") {
   auto x = randn({1, 2, 5});

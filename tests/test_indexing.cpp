@@ -1,39 +1,19 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
+#include "ir_text.h"
 
 using namespace t2o_test;
 
 namespace {
 
-const char* kConsts =
-    "  %none : NoneType = prim::Constant()\n"
-    "  %false : bool = prim::Constant[value=0]()\n"
-    "  %true : bool = prim::Constant[value=1]()\n"
-    "  %m1 : int = prim::Constant[value=-1]()\n"
-    "  %0 : int = prim::Constant[value=0]()\n"
-    "  %1 : int = prim::Constant[value=1]()\n"
-    "  %2 : int = prim::Constant[value=2]()\n"
-    "  %3 : int = prim::Constant[value=3]()\n"
-    "  %half : float = prim::Constant[value=0.5]()\n";
-
-// graph(<args>) computing %y with `body` (IR lines using the constants above).
-std::string ir(const std::string& args, const std::string& body) {
-  return "graph(" + args + "):\n" + kConsts + body + "\n  return (%y)";
-}
-
 // The same for an in-place op acting on %x = -x0 (LibTorch must not modify the graph input).
 std::string ir_inplace(const std::string& args, const std::string& body) {
-  return "graph(%x0 : Tensor, " + args + "):\n" + kConsts + "  %x : Tensor = aten::neg(%x0)\n" +
-         body + "\n  return (%y)";
+  return ir("%x0 : Tensor, " + args, "  %x : Tensor = aten::neg(%x0)\n" + body);
 }
 
 // A random permutation along dim 0 of a [n, m] index tensor (no duplicate targets).
 at::Tensor perm_index(int64_t n, int64_t m) { return at::argsort(at::rand({n, m}), 0, false); }
-
-at::Tensor ints(int64_t lo, int64_t hi, std::vector<int64_t> shape) {
-  return at::randint(lo, hi, shape, at::kLong);
-}
 
 }  // namespace
 
@@ -60,14 +40,14 @@ TEST_CASE("aten::scatter", "[indexing]") {
       std::string body = std::string("  %red : str = prim::Constant[value=\"") + red +
                          "\"]()\n  %y : Tensor = aten::scatter(%x, %0, %i, %s, %red)";
       check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor", body),
-                      {x, ints(0, 4, {6, 5}), randn({6, 5}, 3)});
+                      {x, ints({6, 5}, 0, 4), randn({6, 5}, 3)});
     }
   }
   SECTION("value reduce") {
     check_ir_opsets(ir("%x : Tensor, %i : Tensor",
                        "  %red : str = prim::Constant[value=\"add\"]()\n"
                        "  %y : Tensor = aten::scatter(%x, %1, %i, %half, %red)"),
-                    {x, ints(0, 5, {4, 7})});
+                    {x, ints({4, 7}, 0, 5)});
   }
   SECTION("in place") {
     check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
@@ -78,7 +58,7 @@ TEST_CASE("aten::scatter", "[indexing]") {
 
 TEST_CASE("aten::scatter_add", "[indexing]") {
   auto x = randn({3, 4, 5});
-  auto idx = ints(0, 4, {3, 6, 5});
+  auto idx = ints({3, 6, 5}, 0, 4);
   auto src = randn({3, 6, 5}, 2);
   auto r13 = check_ir(ir("%x : Tensor, %i : Tensor, %s : Tensor",
                          "  %y : Tensor = aten::scatter_add(%x, %1, %i, %s)"),
@@ -90,17 +70,17 @@ TEST_CASE("aten::scatter_add", "[indexing]") {
   CHECK(r17.count("ScatterElements") == 1);
   check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
                              "  %y : Tensor = aten::scatter_add_(%x, %2, %i, %s)"),
-                  {x, ints(0, 5, {3, 4, 2}), randn({3, 4, 2}, 4)});
+                  {x, ints({3, 4, 2}, 0, 5), randn({3, 4, 2}, 4)});
   SECTION("int") {
     check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
                        "  %y : Tensor = aten::scatter_add(%x, %0, %i, %s)"),
-                    {ints(-5, 5, {4, 3}), ints(0, 4, {5, 3}), ints(-5, 5, {5, 3})});
+                    {ints({4, 3}, -5, 5), ints({5, 3}, 0, 4), ints({5, 3}, -5, 5)});
   }
 }
 
 TEST_CASE("aten::scatter_reduce", "[indexing]") {
   auto x = randn({4, 5});
-  auto idx = ints(0, 4, {6, 5});
+  auto idx = ints({6, 5}, 0, 4);
   auto src = randn({6, 5}, 2);
   for (const char* red : {"sum", "prod", "mean", "amax", "amin"}) {
     for (const char* self : {"%true", "%false"}) {
@@ -116,7 +96,7 @@ TEST_CASE("aten::scatter_reduce", "[indexing]") {
     check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
                                "  %red : str = prim::Constant[value=\"amax\"]()\n"
                                "  %y : Tensor = aten::scatter_reduce_(%x, %1, %i, %s, %red, %false)"),
-                    {ints(-9, 9, {3, 4}), ints(0, 4, {3, 6}), ints(-9, 9, {3, 6})});
+                    {ints({3, 4}, -9, 9), ints({3, 6}, 0, 4), ints({3, 6}, -9, 9)});
   }
 }
 
@@ -241,13 +221,11 @@ TEST_CASE("aten::nonzero_numpy", "[indexing]") {
 
 TEST_CASE("aten::sort", "[indexing]") {
   auto x = at::randperm(24, at::kFloat).reshape({4, 6});
-  check_ir_opsets("graph(%x : Tensor):\n" + std::string(kConsts) +
-                      "  %v : Tensor, %i : Tensor = aten::sort(%x, %m1, %false)\n"
-                      "  return (%v, %i)",
+  check_ir_opsets(ir("%x : Tensor", "  %v : Tensor, %i : Tensor = aten::sort(%x, %m1, %false)",
+                     "%v, %i"),
                   {x});
-  check_ir_opsets("graph(%x : Tensor):\n" + std::string(kConsts) +
-                      "  %v : Tensor, %i : Tensor = aten::sort(%x, %true, %0, %true)\n"
-                      "  return (%v, %i)",
+  check_ir_opsets(ir("%x : Tensor", "  %v : Tensor, %i : Tensor = aten::sort(%x, %true, %0, %true)",
+                     "%v, %i"),
                   {x});
 }
 
@@ -261,27 +239,25 @@ TEST_CASE("aten::argsort", "[indexing]") {
 
 TEST_CASE("aten::topk", "[indexing]") {
   auto x = at::randperm(24, at::kFloat).reshape({4, 6});
-  check_ir_opsets("graph(%x : Tensor):\n" + std::string(kConsts) +
-                      "  %v : Tensor, %i : Tensor = aten::topk(%x, %3, %m1, %true, %true)\n"
-                      "  return (%v, %i)",
+  check_ir_opsets(ir("%x : Tensor",
+                     "  %v : Tensor, %i : Tensor = aten::topk(%x, %3, %m1, %true, %true)", "%v, %i"),
                   {x});
-  check_ir_opsets("graph(%x : Tensor):\n" + std::string(kConsts) +
-                      "  %v : Tensor, %i : Tensor = aten::topk(%x, %2, %0, %false, %true)\n"
-                      "  return (%v, %i)",
+  check_ir_opsets(ir("%x : Tensor",
+                     "  %v : Tensor, %i : Tensor = aten::topk(%x, %2, %0, %false, %true)", "%v, %i"),
                   {x});
 }
 
 TEST_CASE("aten::one_hot", "[indexing]") {
-  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::one_hot(%x, %m1)"), {ints(0, 5, {2, 3})});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::one_hot(%x, %m1)"), {ints({2, 3}, 0, 5)});
   check_ir_opsets(ir("%x : Tensor", "  %c : int = prim::Constant[value=7]()\n"
                                     "  %y : Tensor = aten::one_hot(%x, %c)"),
-                  {ints(0, 5, {4})});
+                  {ints({4}, 0, 5)});
 }
 
 TEST_CASE("aten::embedding", "[indexing]") {
   auto r = check_ir_opsets(ir("%w : Tensor, %i : Tensor",
                               "  %y : Tensor = aten::embedding(%w, %i, %m1, %false, %false)"),
-                           {randn({10, 4}), ints(0, 10, {2, 3})});
+                           {randn({10, 4}), ints({2, 3}, 0, 10)});
   CHECK(r.count("Gather") == 1);
 }
 
@@ -338,7 +314,6 @@ TEST_CASE("aten::slice_scatter", "[indexing]") {
                   {randn({3, 6}), randn({1, 6}, 2)});
   // A traced x[..., -2:] passes INT64_MAX as end (it once became INT64_MIN through a double).
   check_ir_opsets(ir("%x : Tensor, %s : Tensor",
-                     "  %m2 : int = prim::Constant[value=-2]()\n"
                      "  %end : int = prim::Constant[value=9223372036854775807]()\n"
                      "  %y : Tensor = aten::slice_scatter(%x, %s, %1, %m2, %end, %1)"),
                   {randn({3, 6}), randn({3, 2}, 2)});

@@ -1,27 +1,12 @@
-#include "exporter/loader.h"
-#include "exporter/pipeline.h"
-#include "exporter/verify.h"
 #include "harness.h"
+#include "ir_text.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 #include <limits>
-#include <torch/csrc/jit/ir/irparser.h>
 
 using namespace t2o_test;
 
 namespace {
-
-// graph(%x) with the constants `consts` (IR lines) and one `call` producing %y.
-std::string ir1(const std::string &call, const std::string &consts = "") {
-  return "graph(%x : Tensor):\n" + consts + "  %y : Tensor = " + call + "\n  return (%y)";
-}
-
-// graph(%x, %z) with one call producing %y.
-std::string ir2(const std::string &call, const std::string &consts = "") {
-  return "graph(%x : Tensor, %z : Tensor):\n" + consts + "  %y : Tensor = " + call +
-         "\n  return (%y)";
-}
 
 // In-place ops act on a temporary (x * 1), so LibTorch does not modify the graph input.
 std::string ir2_inplace(const std::string &call, const std::string &consts = "") {
@@ -36,26 +21,6 @@ const float kNan = std::numeric_limits<float>::quiet_NaN();
 // Special values that the decompositions must treat like LibTorch.
 at::Tensor specials() {
   return at::tensor({0.f, -0.f, 1.f, -2.5f, kInf, -kInf, kNan, 3.f});
-}
-
-// Exports `ir` and runs it in ONNX Runtime without comparing against LibTorch (random ops).
-std::vector<at::Tensor> ort_run(const std::string &ir, const std::vector<at::Tensor> &inputs,
-                                int opset) {
-  auto graph = std::make_shared<torch::jit::Graph>();
-  torch::jit::parseIR(ir, graph.get());
-  torch2onnx::prepare_graph(graph);
-  std::vector<c10::IValue> ivals(inputs.begin(), inputs.end());
-  std::vector<std::string> names;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    names.push_back("input_" + std::to_string(i));
-  auto c = torch2onnx::convert_graph(graph, ivals, names, opset, {});
-  auto dir = std::filesystem::temp_directory_path() / "torch2onnx_tests";
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / ("math_rand_" + std::to_string(::getpid()) + ".onnx")).string();
-  c.builder->save(path, torch2onnx::SerializeOptions{});
-  auto out = torch2onnx::run_onnxruntime(path, c.input_names, inputs);
-  std::filesystem::remove(path);
-  return out;
 }
 
 } // namespace
@@ -291,7 +256,7 @@ TEST_CASE("aten::rrelu", "[math]") {
     auto ir = ir1("aten::rrelu(%x, %lo, %hi, %t, %n)",
                   std::string(consts) + "  %t : bool = prim::Constant[value=1]()\n");
     for (int opset : {13, 17}) {
-      auto out = ort_run(ir, {x}, opset);
+      auto out = run_ir_in_ort(ir, {x}, opset);
       REQUIRE(out.size() == 1);
       auto y = out[0];
       auto pos = x >= 0;

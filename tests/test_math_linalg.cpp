@@ -1,19 +1,11 @@
 #include "harness.h"
+#include "ir_text.h"
 
 #include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
 namespace {
-
-std::string ir1(const std::string &call, const std::string &consts = "") {
-  return "graph(%x : Tensor):\n" + consts + "  %y : Tensor = " + call + "\n  return (%y)";
-}
-
-std::string ir2(const std::string &call, const std::string &consts = "") {
-  return "graph(%x : Tensor, %z : Tensor):\n" + consts + "  %y : Tensor = " + call +
-         "\n  return (%y)";
-}
 
 std::string ir3(const std::string &call, const std::string &consts = "") {
   return "graph(%x : Tensor, %u : Tensor, %v : Tensor):\n" + consts + "  %y : Tensor = " + call +

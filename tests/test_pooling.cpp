@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
+#include "ir_text.h"
 
 using namespace t2o_test;
 
@@ -114,6 +115,30 @@ TEST_CASE("aten::max_pool1d_with_indices", "[pooling]") {
   check_ir_opsets(
       max_pool_ir("aten::max_pool1d_with_indices", "[2]", "[2]", "[0]", "[1]", false, true),
       {randn({2, 3, 9}, 1)});
+}
+
+TEST_CASE("aten::max_pool3d_with_indices", "[pooling]") {
+  SECTION("kernel 2") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %k : int[] = prim::Constant[value=[2, 2, 2]]()
+  %s : int[] = prim::Constant[value=[2, 2, 2]]()
+  %pd : int[] = prim::Constant[value=[0, 0, 0]]()
+  %dl : int[] = prim::Constant[value=[1, 1, 1]]()
+  %y : Tensor, %i : Tensor = aten::max_pool3d_with_indices(%x, %k, %s, %pd, %dl, %false))IR",
+                                "%y, %i"),
+                             {randn({1, 2, 4, 6, 6})});
+    CHECK(r.count("MaxPool") == 1);
+  }
+  SECTION("padding, stride, ceil_mode, unbatched") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %k : int[] = prim::Constant[value=[3, 2, 3]]()
+  %s : int[] = prim::Constant[value=[2, 1, 2]]()
+  %pd : int[] = prim::Constant[value=[1, 0, 1]]()
+  %dl : int[] = prim::Constant[value=[1, 1, 1]]()
+  %y : Tensor, %i : Tensor = aten::max_pool3d_with_indices(%x, %k, %s, %pd, %dl, %true))IR",
+                       "%y, %i"),
+                    {randn({2, 5, 4, 6})});
+  }
 }
 
 TEST_CASE("aten::avg_pool2d", "[pooling]") {

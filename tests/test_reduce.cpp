@@ -1,32 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
+#include "ir_text.h"
 
 using namespace t2o_test;
-
-namespace {
-const char *kConsts = R"IR(
-  %none : NoneType = prim::Constant()
-  %m1 : int = prim::Constant[value=-1]()
-  %0 : int = prim::Constant[value=0]()
-  %1 : int = prim::Constant[value=1]()
-  %2 : int = prim::Constant[value=2]()
-  %false : bool = prim::Constant[value=0]()
-  %true : bool = prim::Constant[value=1]()
-  %d1 : int[] = prim::ListConstruct(%1)
-  %d02 : int[] = prim::ListConstruct(%0, %m1)
-  %long : int = prim::Constant[value=4]()
-  %double : int = prim::Constant[value=7]()
-)IR";
-
-std::string ir(const std::string &inputs, const std::string &body, const std::string &outs = "%y") {
-  return "graph(" + inputs + "):" + kConsts + body + "\n  return (" + outs + ")";
-}
-
-at::Tensor ints(std::vector<int64_t> shape, int64_t high, at::ScalarType t = at::kLong) {
-  return at::randint(0, high, shape, at::TensorOptions().dtype(t));
-}
-} // namespace
 
 TEST_CASE("aten::sum", "[reduce]") {
   SECTION("dims keepdim") {
@@ -43,11 +20,11 @@ TEST_CASE("aten::sum", "[reduce]") {
   %a : Tensor = aten::sum(%x, %d1, %false, %none)
   %y : Tensor = aten::sum(%x, %d1, %false, %double))IR",
                        "%a, %y"),
-                    {ints({2, 3}, 9, at::kInt)});
+                    {ints({2, 3}, 0, 9, at::kInt)});
   }
   SECTION("bool") {
     check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::sum(%x, %none)"),
-                    {ints({2, 3}, 2).to(at::kBool)});
+                    {ints({2, 3}, 0, 2).to(at::kBool)});
   }
 }
 
@@ -183,14 +160,14 @@ TEST_CASE("aten::all", "[reduce]") {
   %c : Tensor = aten::all(%x)
   %y : Tensor = aten::any(%x))IR",
                        "%a, %b, %c, %y"),
-                    {ints({4, 3}, 2).to(at::kBool)});
+                    {ints({4, 3}, 0, 2).to(at::kBool)});
   }
   SECTION("float") {
     check_ir_opsets(ir("%x : Tensor", R"IR(
   %a : Tensor = aten::all(%x, %1, %false)
   %y : Tensor = aten::any(%x, %m1, %false))IR",
                        "%a, %y"),
-                    {ints({4, 3}, 2).to(at::kFloat)});
+                    {ints({4, 3}, 0, 2).to(at::kFloat)});
   }
 }
 
@@ -199,7 +176,7 @@ TEST_CASE("aten::cumsum", "[reduce]") {
   %a : Tensor = aten::cumsum(%x, %1, %none)
   %y : Tensor = aten::cumsum(%i, %m1, %none))IR",
                               "%a, %y"),
-                           {randn({2, 3, 4}), ints({2, 3}, 9, at::kInt)});
+                           {randn({2, 3, 4}), ints({2, 3}, 0, 9, at::kInt)});
   CHECK(r.count("CumSum") == 2);
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::cumsum(%x, %0, %double)"),
                   {randn({5, 2})});

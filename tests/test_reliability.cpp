@@ -23,35 +23,17 @@ namespace {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// run_cli with a file-size limit (ulimit -f, in 512-byte blocks) on the CLI process only.
+// run_cli with a file-size limit (ulimit -f, in 512-byte blocks) on the CLI process only: the
+// output redirections run_command adds belong to the outer shell, so the limit does not apply.
 CliResult run_cli_limited(const std::vector<std::string>& args, int blocks) {
-  std::string dir = fresh_dir("cli_limited");
-  std::string cmd = "sh -c " + quote("ulimit -f " + std::to_string(blocks) + "; exec \"$@\"") + " sh " +
-                    quote(T2O_CLI);
-  for (const auto& a : args) cmd += " " + quote(a);
-  // The redirections belong to the outer shell, so the limit does not apply to them.
-  cmd += " >" + quote(dir + "/out") + " 2>" + quote(dir + "/err") + " </dev/null";
-  int status = std::system(cmd.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(dir + "/out");
-  r.err = slurp(dir + "/err");
-  return r;
+  std::string cmd = "sh -c " + shell_quote("ulimit -f " + std::to_string(blocks) + "; exec \"$@\"") +
+                    " sh " + shell_quote(T2O_CLI);
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  return run_command(cmd);
 }
 
 // Files in `dir` other than `keep` (temporaries a failed write might leave behind).
@@ -82,13 +64,13 @@ CliResult expect_clean_failure(const std::string& model, const std::vector<std::
   write_bytes(out, "previous contents");
   CliResult again = run_cli(args);
   CHECK(again.exit_code == exit_code);
-  CHECK(slurp(out) == "previous contents");
+  CHECK(file_bytes(out) == "previous contents");
   CHECK(other_files(dir, {"out.onnx"}).empty());
   return r;
 }
 
 std::string cut_copy(const std::string& src, size_t size, const std::string& dir, const std::string& name) {
-  std::string bytes = slurp(src);
+  std::string bytes = file_bytes(src);
   std::string p = dir + "/" + name;
   write_bytes(p, bytes.substr(0, std::min(size, bytes.size())));
   return p;
@@ -110,7 +92,7 @@ TEST_CASE("reliability: a TorchScript file cut short is reported as truncated", 
 
 TEST_CASE("reliability: corrupt bytes inside a TorchScript archive", "[reliability]") {
   std::string dir = fresh_dir("corrupt");
-  std::string bytes = slurp(test_model("tiny_cnn"));
+  std::string bytes = file_bytes(test_model("tiny_cnn"));
   for (size_t at : {bytes.size() / 4, bytes.size() / 2, bytes.size() - 200}) {
     std::string b = bytes;
     for (size_t i = at; i < at + 64 && i < b.size(); ++i) b[i] = static_cast<char>(b[i] ^ 0x5a);
@@ -279,7 +261,7 @@ TEST_CASE("reliability: output paths that cannot be written", "[reliability]") {
                       "--input", "f32[2,3]", "--input", "f32[2,3]"});
     CHECK(r.exit_code == 1);
     CHECK(contains(r.err, "is the model file itself"));
-    CHECK(slurp(model) == slurp(test_model("two_inputs")));
+    CHECK(file_bytes(model) == file_bytes(test_model("two_inputs")));
   }
 }
 
@@ -298,11 +280,11 @@ TEST_CASE("reliability: a full disk mid-write leaves no file and no temporary", 
   write_bytes(out, "previous contents");
   auto again = run_cli_limited(args, 2);
   CHECK(again.exit_code == 1);
-  CHECK(slurp(out) == "previous contents");
+  CHECK(file_bytes(out) == "previous contents");
   CHECK(other_files(dir, {"m.onnx"}).empty());
   auto ok = run_cli(args);  // and without the limit it works
   CHECK(ok.exit_code == 0);
-  CHECK(slurp(out) != "previous contents");
+  CHECK(file_bytes(out) != "previous contents");
 }
 
 TEST_CASE("reliability: NaN and Inf weights give a warning naming the weight", "[reliability]") {
@@ -379,7 +361,7 @@ TEST_CASE("reliability: exporting the same model twice gives byte-identical file
     auto b = run_cli({test_model(name), "-o", dir + "/b.onnx", "--input", spec});
     REQUIRE(a.exit_code == 0);
     REQUIRE(b.exit_code == 0);
-    std::string x = slurp(dir + "/a.onnx"), y = slurp(dir + "/b.onnx");
+    std::string x = file_bytes(dir + "/a.onnx"), y = file_bytes(dir + "/b.onnx");
     CHECK(!x.empty());
     CHECK(x == y);
   }
@@ -400,13 +382,13 @@ TEST_CASE("reliability: the atomic writer replaces the file whole or not at all"
   SECTION("a failing writer keeps the previous file") {
     write_bytes(p, "old");
     CHECK_THROWS(torch2onnx::write_file_atomic_with(p, [](int) { return false; }));
-    CHECK(slurp(p) == "old");
+    CHECK(file_bytes(p) == "old");
     CHECK(other_files(dir, {"f.bin"}).empty());
   }
   SECTION("success replaces the file, readable by all, no temporary left") {
     write_bytes(p, "old");
     torch2onnx::write_file_atomic(p, "new contents");
-    CHECK(slurp(p) == "new contents");
+    CHECK(file_bytes(p) == "new contents");
     CHECK((fs::status(p).permissions() & fs::perms::others_read) != fs::perms::none);
     CHECK(other_files(dir, {"f.bin"}).empty());
   }
@@ -425,7 +407,7 @@ TEST_CASE("reliability: inputs the fuzzers found stay fixed", "[reliability][fuz
     for (const auto& e : fs::directory_iterator(root / target)) {
       if (!e.is_regular_file() || e.path().extension() == ".md") continue;
       INFO(e.path().string());
-      std::string bytes = slurp(e.path().string());
+      std::string bytes = file_bytes(e.path().string());
       const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
       if (std::string(target) == "input_spec") {
         t2o_fuzz::fuzz_input_spec(data, bytes.size());

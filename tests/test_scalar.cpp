@@ -5,6 +5,7 @@
 #include "aten_lib/converter.h"
 #include "exporter/verify.h"
 #include "harness.h"
+#include "ir_text.h"
 
 using namespace t2o_test;
 
@@ -36,6 +37,35 @@ graph(%x : Tensor):
   %tm : Tensor = prim::NumToTensor(%m)
   return (%tn, %tm))IR",
                   {randn({5})});
+}
+
+// dim/numel fold on static shapes; with a dynamic dim their converters run.
+TEST_CASE("aten::dim", "[scalar]") {
+  for (int opset : {13, 17}) {
+    check_ir_dynamic(ir("%x : Tensor", R"IR(
+  %d : int = aten::dim(%x)
+  %y : Tensor = aten::mul(%x, %d))IR"),
+                     {randn({2, 3, 4})}, {randn({5, 3, 4}, 2)}, opset);
+  }
+}
+
+TEST_CASE("aten::numel", "[scalar]") {
+  SECTION("dynamic shape") {
+    for (int opset : {13, 17}) {
+      auto r = check_ir_dynamic(ir("%x : Tensor", R"IR(
+  %n : int = aten::numel(%x)
+  %y : Tensor = aten::add(%x, %n, %1))IR"),
+                                {randn({2, 3})}, {randn({4, 5}, 2)}, opset);
+      CHECK(r.count("Size") == 1);
+    }
+  }
+  SECTION("static shape folds") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %n : int = aten::numel(%x)
+  %y : Tensor = aten::add(%x, %n, %1))IR"),
+                             {randn({2, 3})});
+    CHECK(r.count("Size") == 0);
+  }
 }
 
 // ---- dynamic sizes ----------------------------------------------------------------------------

@@ -1,36 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
+#include "ir_text.h"
 
 using namespace t2o_test;
-
-namespace {
-
-const char* kConsts =
-    "  %none : NoneType = prim::Constant()\n"
-    "  %false : bool = prim::Constant[value=0]()\n"
-    "  %true : bool = prim::Constant[value=1]()\n"
-    "  %m1 : int = prim::Constant[value=-1]()\n"
-    "  %m2 : int = prim::Constant[value=-2]()\n"
-    "  %0 : int = prim::Constant[value=0]()\n"
-    "  %1 : int = prim::Constant[value=1]()\n"
-    "  %2 : int = prim::Constant[value=2]()\n"
-    "  %3 : int = prim::Constant[value=3]()\n";
-
-std::string ir(const std::string& args, const std::string& body) {
-  return "graph(" + args + "):\n" + kConsts + body + "\n  return (%y)";
-}
-
-// Several outputs: `outs` like "%a, %b".
-std::string ir_n(const std::string& args, const std::string& body, const std::string& outs) {
-  return "graph(" + args + "):\n" + kConsts + body + "\n  return (" + outs + ")";
-}
-
-at::Tensor ints(int64_t lo, int64_t hi, std::vector<int64_t> shape) {
-  return at::randint(lo, hi, shape, at::kLong);
-}
-
-}  // namespace
 
 TEST_CASE("aten::diagonal", "[select]") {
   auto x = randn({3, 4, 5});
@@ -47,22 +20,22 @@ TEST_CASE("aten::tril", "[select]") {
   CHECK(r13.count("Trilu") == 0);
   auto r17 = check_ir(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %m1)"), {x}, 17);
   CHECK(r17.count("Trilu") == 1);
-  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %1)"), {ints(0, 9, {4, 3})});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %1)"), {ints({4, 3}, 0, 9)});
 }
 
 TEST_CASE("aten::triu", "[select]") {
   auto x = randn({4, 5});
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::triu(%x, %1)"), {x});
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::triu(%x, %m2)"),
-                  {ints(0, 9, {4, 3}).to(at::kInt)});
+                  {ints({4, 3}, 0, 9).to(at::kInt)});
 }
 
 TEST_CASE("aten::_unique", "[select]") {
-  auto x = ints(0, 6, {3, 5});
-  check_ir_opsets(ir_n("%x : Tensor", "  %y : Tensor, %i : Tensor = aten::_unique(%x, %true, %true)",
+  auto x = ints({3, 5}, 0, 6);
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor, %i : Tensor = aten::_unique(%x, %true, %true)",
                        "%y, %i"),
                   {x});
-  check_ir_opsets(ir_n("%x : Tensor",
+  check_ir_opsets(ir("%x : Tensor",
                        "  %y : Tensor, %i : Tensor, %c : Tensor = aten::_unique2(%x, %true, %true, "
                        "%true)",
                        "%y, %i, %c"),
@@ -70,16 +43,16 @@ TEST_CASE("aten::_unique", "[select]") {
 }
 
 TEST_CASE("aten::_unique2", "[select]") {
-  check_ir_opsets(ir_n("%x : Tensor",
+  check_ir_opsets(ir("%x : Tensor",
                        "  %y : Tensor, %i : Tensor, %c : Tensor = aten::_unique2(%x, %true, %false, "
                        "%true)",
                        "%y, %c"),
-                  {ints(0, 4, {10})});
+                  {ints({10}, 0, 4)});
 }
 
 TEST_CASE("aten::unique_dim", "[select]") {
   auto x = at::tensor({1, 2, 1, 2, 0, 0, 1, 2, 3, 3, 0, 0}, at::kLong).reshape({6, 2});
-  check_ir_opsets(ir_n("%x : Tensor",
+  check_ir_opsets(ir("%x : Tensor",
                        "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_dim(%x, %0, %true, "
                        "%true, %true)",
                        "%y, %i, %c"),
@@ -87,12 +60,12 @@ TEST_CASE("aten::unique_dim", "[select]") {
 }
 
 TEST_CASE("aten::unique_consecutive", "[select]") {
-  check_ir_opsets(ir_n("%x : Tensor",
+  check_ir_opsets(ir("%x : Tensor",
                        "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_consecutive(%x, "
                        "%true, %true, %none)",
                        "%y, %i, %c"),
                   {at::tensor({1, 1, 2, 2, 3, 1, 1, 2}, at::kLong).reshape({2, 4})});
-  check_ir_opsets(ir_n("%x : Tensor",
+  check_ir_opsets(ir("%x : Tensor",
                        "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_consecutive(%x, "
                        "%true, %true, %1)",
                        "%y, %i, %c"),
@@ -111,11 +84,11 @@ TEST_CASE("aten::histc", "[select]") {
 
 TEST_CASE("aten::bincount", "[select]") {
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::bincount(%x, %none, %0)"),
-                  {ints(0, 6, {20})});
+                  {ints({20}, 0, 6)});
   check_ir_opsets(ir("%x : Tensor, %w : Tensor",
                      "  %n : int = prim::Constant[value=9]()\n"
                      "  %y : Tensor = aten::bincount(%x, %w, %n)"),
-                  {ints(0, 6, {20}), randn({20})});
+                  {ints({20}, 0, 6), randn({20})});
 }
 
 TEST_CASE("aten::repeat_interleave", "[select]") {
@@ -210,20 +183,20 @@ TEST_CASE("aten::allclose", "[select]") {
 
 TEST_CASE("aten::aminmax", "[select]") {
   auto x = randn({3, 4});
-  check_ir_opsets(ir_n("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %1, %true)",
+  check_ir_opsets(ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %1, %true)",
                        "%a, %b"),
                   {x});
-  check_ir_opsets(ir_n("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %none, %false)",
+  check_ir_opsets(ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %none, %false)",
                        "%a, %b"),
                   {x});
 }
 
 TEST_CASE("aten::std_mean", "[select]") {
   auto x = randn({3, 4, 5});
-  check_ir_opsets(ir_n("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::std_mean(%x, %true)",
+  check_ir_opsets(ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::std_mean(%x, %true)",
                        "%a, %b"),
                   {x});
-  check_ir_opsets(ir_n("%x : Tensor",
+  check_ir_opsets(ir("%x : Tensor",
                        "  %d : int[] = prim::ListConstruct(%1, %m1)\n"
                        "  %a : Tensor, %b : Tensor = aten::std_mean(%x, %d, %false, %true)",
                        "%a, %b"),
@@ -232,12 +205,12 @@ TEST_CASE("aten::std_mean", "[select]") {
 
 TEST_CASE("aten::var_mean", "[select]") {
   auto x = randn({3, 4, 5});
-  check_ir_opsets(ir_n("%x : Tensor",
+  check_ir_opsets(ir("%x : Tensor",
                        "  %d : int[] = prim::ListConstruct(%1)\n"
                        "  %a : Tensor, %b : Tensor = aten::var_mean(%x, %d, %2, %false)",
                        "%a, %b"),
                   {x});
-  check_ir_opsets(ir_n("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::var_mean(%x, %false)",
+  check_ir_opsets(ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::var_mean(%x, %false)",
                        "%a, %b"),
                   {x});
 }

@@ -1,30 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
+#include "ir_text.h"
 
 using namespace t2o_test;
-
-namespace {
-// Common constants for the IR snippets below.
-const char *kConsts = R"IR(
-  %none : NoneType = prim::Constant()
-  %m1 : int = prim::Constant[value=-1]()
-  %0 : int = prim::Constant[value=0]()
-  %1 : int = prim::Constant[value=1]()
-  %2 : int = prim::Constant[value=2]()
-  %3 : int = prim::Constant[value=3]()
-  %false : bool = prim::Constant[value=0]()
-  %true : bool = prim::Constant[value=1]()
-)IR";
-
-std::string ir(const std::string &inputs, const std::string &body, const std::string &outs = "%y") {
-  return "graph(" + inputs + "):" + kConsts + body + "\n  return (" + outs + ")";
-}
-
-at::Tensor ints(std::vector<int64_t> shape, int64_t high, at::ScalarType t = at::kLong) {
-  return at::randint(0, high, shape, at::TensorOptions().dtype(t));
-}
-} // namespace
 
 TEST_CASE("aten::flatten", "[shape]") {
   SECTION("start 1") {
@@ -116,7 +95,7 @@ TEST_CASE("aten::cat", "[shape]") {
     check_ir_opsets(ir("%x : Tensor, %z : Tensor", R"IR(
   %l : Tensor[] = prim::ListConstruct(%x, %z)
   %y : Tensor = aten::cat(%l, %0))IR"),
-                    {randn({2, 3}), ints({1, 3}, 5)});
+                    {randn({2, 3}), ints({1, 3}, 0, 5)});
   }
 }
 
@@ -264,37 +243,37 @@ TEST_CASE("aten::index_select", "[shape]") {
   SECTION("index_select") {
     check_ir_opsets(
         ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_select(%x, %1, %i)"),
-        {randn({2, 5}), ints({4}, 5)});
+        {randn({2, 5}), ints({4}, 0, 5)});
   }
   SECTION("gather") {
     auto r = check_ir_opsets(
         ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::gather(%x, %1, %i, %false)"),
-        {randn({2, 5}), ints({2, 3}, 5)});
+        {randn({2, 5}), ints({2, 3}, 0, 5)});
     CHECK(r.count("GatherElements") == 1);
   }
   SECTION("index with one tensor") {
     check_ir_opsets(ir("%x : Tensor, %i : Tensor", R"IR(
   %l : Tensor?[] = prim::ListConstruct(%none, %i)
   %y : Tensor = aten::index(%x, %l))IR"),
-                    {randn({2, 5, 3}), ints({2, 2}, 5)});
+                    {randn({2, 5, 3}), ints({2, 2}, 0, 5)});
   }
   SECTION("index with a boolean mask") {
     auto r = check_ir_opsets(ir("%x : Tensor, %m : Tensor", R"IR(
   %l : Tensor?[] = prim::ListConstruct(%m)
   %y : Tensor = aten::index(%x, %l))IR"),
-                             {randn({4, 3, 2}), ints({4, 3}, 2).to(at::kBool)});
+                             {randn({4, 3, 2}), ints({4, 3}, 0, 2).to(at::kBool)});
     CHECK(r.count("NonZero") == 1);
   }
   SECTION("index with two broadcast tensors") {
     check_ir_opsets(ir("%x : Tensor, %i : Tensor, %j : Tensor", R"IR(
   %l : Tensor?[] = prim::ListConstruct(%i, %j)
   %y : Tensor = aten::index(%x, %l))IR"),
-                    {randn({4, 5, 2}), ints({3, 1}, 4), ints({2}, 5)});
+                    {randn({4, 5, 2}), ints({3, 1}, 0, 4), ints({2}, 0, 5)});
   }
   SECTION("index_select with a 0-d index") {
     check_ir_opsets(
         ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_select(%x, %0, %i)"),
-        {randn({4, 5}), ints({}, 4)});
+        {randn({4, 5}), ints({}, 0, 4)});
   }
 }
 
@@ -334,7 +313,6 @@ TEST_CASE("aten::dropout", "[shape]") {
 TEST_CASE("aten::to", "[shape]") {
   SECTION("to dtype") {
     auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
-  %long : int = prim::Constant[value=4]()
   %y : Tensor = aten::to(%x, %long, %false, %false, %none))IR"),
                              {randn({2, 3}) * 10});
     CHECK(r.count("Cast") == 1);
@@ -342,28 +320,25 @@ TEST_CASE("aten::to", "[shape]") {
   SECTION("to device") {
     check_ir_opsets(ir("%x : Tensor", R"IR(
   %dev : Device = prim::Constant[value="cpu"]()
-  %double : int = prim::Constant[value=7]()
   %y : Tensor = aten::to(%x, %dev, %double, %false, %false, %none))IR"),
                     {randn({2, 3})});
   }
   SECTION("to other, dtype_layout") {
     check_ir_opsets(ir("%x : Tensor, %o : Tensor", R"IR(
   %a : Tensor = aten::to(%x, %o, %false, %false, %none)
-  %double : int = prim::Constant[value=7]()
   %b : Tensor = aten::to(%x, %double, %none, %none, %none, %false, %false, %none))IR",
                        "%a, %b"),
-                    {randn({2, 3}), ints({1}, 3, at::kInt)});
+                    {randn({2, 3}), ints({1}, 0, 3, at::kInt)});
   }
   SECTION("type_as") {
     check_ir_opsets(ir("%x : Tensor, %o : Tensor", "  %y : Tensor = aten::type_as(%x, %o)"),
-                    {ints({2, 3}, 9), randn({1})});
+                    {ints({2, 3}, 0, 9), randn({1})});
   }
 }
 
 TEST_CASE("aten::zeros_like", "[shape]") {
   SECTION("zeros_like / ones_like / full_like") {
     auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
-  %long : int = prim::Constant[value=4]()
   %v : float = prim::Constant[value=2.5]()
   %a : Tensor = aten::zeros_like(%x, %none, %none, %none, %none, %none)
   %b : Tensor = aten::ones_like(%x, %long, %none, %none, %none, %none)
@@ -378,7 +353,7 @@ TEST_CASE("aten::zeros_like", "[shape]") {
   %a : Tensor = aten::ones_like(%x, %bool, %none, %none, %none, %none)
   %y : Tensor = aten::full_like(%x, %3, %none, %none, %none, %none, %none))IR",
                        "%a, %y"),
-                    {ints({2, 3}, 5)});
+                    {ints({2, 3}, 0, 5)});
   }
   SECTION("new_zeros / new_ones / new_full with a runtime size") {
     check_ir_opsets(ir("%x : Tensor", R"IR(
@@ -432,6 +407,38 @@ TEST_CASE("aten::pad", "[shape]") {
   }
 }
 
+TEST_CASE("aten::reflection_pad1d", "[shape]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %pl : int[] = prim::ListConstruct(%2, %1)
+  %y : Tensor = aten::reflection_pad1d(%x, %pl))IR"),
+                           {randn({2, 3, 5})});
+  CHECK(r.count("Pad") == 1);
+}
+
+TEST_CASE("aten::reflection_pad3d", "[shape]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %pl : int[] = prim::ListConstruct(%1, %2, %0, %1, %2, %1)
+  %y : Tensor = aten::reflection_pad3d(%x, %pl))IR"),
+                           {randn({1, 2, 3, 4, 5})});
+  CHECK(r.count("Pad") == 1);
+}
+
+TEST_CASE("aten::replication_pad1d", "[shape]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %pl : int[] = prim::ListConstruct(%3, %1)
+  %y : Tensor = aten::replication_pad1d(%x, %pl))IR"),
+                           {randn({2, 3, 4})});
+  CHECK(r.count("Pad") == 1);
+}
+
+TEST_CASE("aten::replication_pad3d", "[shape]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %pl : int[] = prim::ListConstruct(%2, %1, %1, %0, %0, %3)
+  %y : Tensor = aten::replication_pad3d(%x, %pl))IR"),
+                           {randn({1, 2, 3, 4, 5})});
+  CHECK(r.count("Pad") == 1);
+}
+
 TEST_CASE("aten::meshgrid", "[shape]") {
   SECTION("ij") {
     check_ir_opsets(ir("%a : Tensor, %b : Tensor", R"IR(
@@ -445,5 +452,107 @@ TEST_CASE("aten::meshgrid", "[shape]") {
   %xy : str = prim::Constant[value="xy"]()
   %y : Tensor[] = aten::meshgrid(%l, %xy))IR"),
                     {randn({3}), randn({4}), randn({2})});
+  }
+}
+
+TEST_CASE("aten::_unsafe_view", "[shape]") {
+  auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%3, %m1)
+  %y : Tensor = aten::_unsafe_view(%x, %s))IR"),
+                           {randn({2, 3, 4})});
+  CHECK(r.count("Reshape") == 1);
+}
+
+TEST_CASE("aten::concat", "[shape]") {
+  auto r = check_ir_opsets(ir("%x : Tensor, %z : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%x, %z, %x)
+  %y : Tensor = aten::concat(%l, %m1))IR"),
+                           {randn({2, 3}), randn({2, 4}, 2)});
+  CHECK(r.count("Concat") == 1);
+}
+
+TEST_CASE("aten::concatenate", "[shape]") {
+  check_ir_opsets(ir("%x : Tensor, %z : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%x, %z)
+  %y : Tensor = aten::concatenate(%l, %1))IR"),
+                  {at::randint(0, 9, {2, 2}, at::kLong), at::randint(0, 9, {2, 3}, at::kLong)});
+}
+
+// Inference-mode dropout is the identity; the in-place forms act on a clone so that LibTorch
+// does not modify the graph input fed to ONNX Runtime afterwards.
+TEST_CASE("aten::dropout_", "[shape]") {
+  SECTION("in-place variants") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %c : Tensor = aten::clone(%x, %none)
+  %a : Tensor = aten::dropout_(%c, %half, %false)
+  %b : Tensor = aten::feature_dropout_(%a, %half, %false)
+  %d : Tensor = aten::alpha_dropout_(%b, %half, %false)
+  %y : Tensor = aten::feature_alpha_dropout_(%d, %half, %false))IR"),
+                             {randn({2, 3, 4})});
+    CHECK(r.count("Dropout") == 0);
+  }
+  SECTION("feature_alpha_dropout") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %y : Tensor = aten::feature_alpha_dropout(%x, %half, %false))IR"),
+                             {randn({2, 3, 4})});
+    CHECK(r.op_types.size() <= 1);  // at most the output Identity
+  }
+}
+
+// Sizes from a runtime int (0-d int64 input %t through aten::Int), so the walker cannot fold
+// the creation op into a constant.
+TEST_CASE("aten::zeros", "[shape]") {
+  SECTION("default dtype") {
+    auto r = check_ir_opsets(ir("%t : Tensor", R"IR(
+  %n : int = aten::Int(%t)
+  %s : int[] = prim::ListConstruct(%n, %3)
+  %y : Tensor = aten::zeros(%s, %none, %none, %none, %none))IR"),
+                             {scalar_long(4)});
+    CHECK(r.count("ConstantOfShape") == 1);
+  }
+  SECTION("int64") {
+    check_ir_opsets(ir("%t : Tensor", R"IR(
+  %n : int = aten::Int(%t)
+  %s : int[] = prim::ListConstruct(%2, %n)
+  %y : Tensor = aten::zeros(%s, %long, %none, %none, %none))IR"),
+                    {scalar_long(5)});
+  }
+}
+
+TEST_CASE("aten::ones", "[shape]") {
+  auto r = check_ir_opsets(ir("%t : Tensor", R"IR(
+  %n : int = aten::Int(%t)
+  %s : int[] = prim::ListConstruct(%n, %3)
+  %a : Tensor = aten::ones(%s, %none, %none, %none, %none)
+  %y : Tensor = aten::ones(%s, %long, %none, %none, %none))IR",
+                              "%a, %y"),
+                           {scalar_long(2)});
+  CHECK(r.count("ConstantOfShape") == 2);
+}
+
+TEST_CASE("aten::full", "[shape]") {
+  SECTION("float fill") {
+    auto r = check_ir_opsets(ir("%t : Tensor", R"IR(
+  %n : int = aten::Int(%t)
+  %v : float = prim::Constant[value=2.5]()
+  %s : int[] = prim::ListConstruct(%3, %n)
+  %y : Tensor = aten::full(%s, %v, %none, %none, %none, %none))IR"),
+                             {scalar_long(4)});
+    CHECK(r.count("ConstantOfShape") == 1);
+  }
+  SECTION("int fill gives int64") {
+    check_ir_opsets(ir("%t : Tensor", R"IR(
+  %n : int = aten::Int(%t)
+  %s : int[] = prim::ListConstruct(%n)
+  %y : Tensor = aten::full(%s, %3, %none, %none, %none, %none))IR"),
+                    {scalar_long(6)});
+  }
+  SECTION("runtime fill value") {
+    check_ir_opsets(ir("%t : Tensor, %f : Tensor", R"IR(
+  %n : int = aten::Int(%t)
+  %v : float = aten::Float(%f)
+  %s : int[] = prim::ListConstruct(%n, %2)
+  %y : Tensor = aten::full(%s, %v, %none, %none, %none, %none))IR"),
+                    {scalar_long(3), at::scalar_tensor(-1.25, at::kDouble)});
   }
 }
