@@ -73,6 +73,23 @@ class ConvertCtx {
   bool has(size_t i) const { return i < in_.size() && !in_[i].is_none(); }
   // Shorthands: the tensor at input i, its recorded info.
   const Val& tensor(size_t i) const { return in(i).t(); }
+
+  // Optional arguments by name, with the schema's default when the argument is None or missing,
+  // so a converter reads like the aten schema. Example: int64_t dim = c.int_or(kDim, -1);
+  int64_t int_or(size_t i, int64_t dflt) const { return has(i) ? in(i).to_int() : dflt; }
+  double double_or(size_t i, double dflt) const { return has(i) ? in(i).to_double() : dflt; }
+  bool bool_or(size_t i, bool dflt) const { return has(i) ? in(i).to_bool() : dflt; }
+  // Example: std::string mode = c.str_or(kMode, "nearest");
+  std::string str_or(size_t i, const std::string& dflt) const {
+    return has(i) ? in(i).str() : dflt;
+  }
+  // Example: auto dims = c.ints_or(kDim, {-2, -1});
+  std::vector<int64_t> ints_or(size_t i, std::vector<int64_t> dflt) const {
+    return has(i) ? in(i).to_ints() : dflt;
+  }
+  // The tensor at input i, or an empty Val for None (an optional weight or bias).
+  // Example: Val bias = c.tensor_or_none(kBias); if (bias.valid()) ...
+  Val tensor_or_none(size_t i) const { return has(i) ? tensor(i) : Val{}; }
   const TensorInfo& info(size_t i) const { return b.info(tensor(i)); }
   // Shape/dtype LibTorch produced for output i on the example inputs (dtype Undefined when the
   // output is not a tensor).
@@ -106,6 +123,11 @@ class Registry {
   // Example: r.add("aten::relu", 13, aten_relu, {"Relu"});
   void add(const std::string& op, int since_opset, ConverterFn fn,
            std::vector<std::string> onnx_ops);
+  // Registers `op` and its in-place twin `op_` with the same converter: the walker rebinds the
+  // in-place result to self, so the functional conversion serves both.
+  // Example: r.add_with_inplace("aten::relu", 13, aten_relu, {"Relu"});  // relu and relu_
+  void add_with_inplace(const std::string& op, int since_opset, const ConverterFn& fn,
+                        const std::vector<std::string>& onnx_ops);
   const RegistryEntry* find(const std::string& op, int opset) const;
   bool knows(const std::string& op) const { return by_op_.count(op) != 0; }
   // All entries, sorted by op then opset.

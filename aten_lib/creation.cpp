@@ -12,8 +12,6 @@ namespace torch2onnx {
 
 namespace {
 
-Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
-
 // A 0-d int64 from an Int constant or a runtime number.
 Val int_scalar(GraphBuilder& b, const Arg& a) {
   if (!a.is_tensor()) return b.const_i64_scalar(a.to_int());
@@ -24,10 +22,6 @@ Val int_scalar(GraphBuilder& b, const Arg& a) {
 Val num_scalar(GraphBuilder& b, const Arg& a, DType t) {
   if (!a.is_tensor()) return b.const_scalar(t, a.to_double());
   return reshape(b, cast_to(b, a.t(), t), {});
-}
-
-Val iota(GraphBuilder& b, const Val& n) {
-  return b.op1("Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)});
 }
 
 // The output's shape: constant when LibTorch recorded a static one, else the size list.
@@ -394,12 +388,9 @@ void register_creation_ops(Registry& r) {
   r.add("aten::tensor", 13, aten_tensor, {"Concat", "Cast"});
   r.add("aten::as_tensor", 13, aten_tensor, {"Concat", "Cast"});
   r.add("aten::scalar_tensor", 13, aten_scalar_tensor, {"Cast"});
-  r.add("aten::fill", 13, aten_fill, {"Expand"});
-  r.add("aten::fill_", 13, aten_fill, {"Expand"});
-  r.add("aten::copy", 13, aten_copy, {"Expand", "Cast"});
-  r.add("aten::copy_", 13, aten_copy, {"Expand", "Cast"});
-  r.add("aten::zero", 13, aten_zero, {"ConstantOfShape"});
-  r.add("aten::zero_", 13, aten_zero, {"ConstantOfShape"});
+  r.add_with_inplace("aten::fill", 13, aten_fill, {"Expand"});
+  r.add_with_inplace("aten::copy", 13, aten_copy, {"Expand", "Cast"});
+  r.add_with_inplace("aten::zero", 13, aten_zero, {"ConstantOfShape"});
   r.add("aten::lift", 13, aten_identity_copy, {});
   r.add("aten::lift_fresh", 13, aten_identity_copy, {});
   r.add("aten::lift_fresh_copy", 13, aten_identity_copy, {});
@@ -420,8 +411,7 @@ void register_creation_ops(Registry& r) {
   r.add("aten::randint_like", 13, aten_randint_like, {"RandomUniformLike", "Floor"});
   r.add("aten::normal", 13, aten_normal, {"RandomNormal", "RandomNormalLike"});
   r.add("aten::normal_functional", 13, aten_normal, {"RandomNormalLike"});
-  r.add("aten::bernoulli", 13, aten_bernoulli, {"RandomUniformLike", "Less"});
-  r.add("aten::bernoulli_", 13, aten_bernoulli, {"RandomUniformLike", "Less"});
+  r.add_with_inplace("aten::bernoulli", 13, aten_bernoulli, {"RandomUniformLike", "Less"});
   r.add("aten::multinomial", 13, aten_multinomial, {"Multinomial", "TopK"});
   r.add("aten::hann_window", 13, aten_hann_window, {"Range", "Cos"});
   r.add("aten::hamming_window", 13, aten_hamming_window, {"Range", "Cos"});

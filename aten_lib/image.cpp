@@ -10,15 +10,6 @@ namespace torch2onnx {
 
 namespace {
 
-Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
-
-int64_t static_dim(const ConvertCtx& c, size_t i, int64_t d) {
-  const TensorInfo& info = c.info(i);
-  T2O_CHECK(info.shape && d < info.rank() && (*info.shape)[d].is_static(),
-            "{} needs a static size for dim {}, got {}", c.op(), d, info.str());
-  return (*info.shape)[d].value;
-}
-
 // Resize of the last `nd` dims to the given scales (mapping output to input with them) or,
 // without scales, to `sizes` (mapping with in/out), as LibTorch does.
 Val resize(ConvertCtx& c, const Val& x, int64_t nd, const std::vector<double>& scales,

@@ -11,33 +11,6 @@ namespace torch2onnx {
 
 namespace {
 
-int64_t rank_of(const ConvertCtx& c, size_t i) {
-  int64_t r = c.info(i).rank();
-  T2O_CHECK(r >= 0, "{} needs the rank of input {}, which is unknown", c.op(), i);
-  return r;
-}
-
-Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
-
-// Sizes of dims [from, to) of x as a 1-D int64 tensor.
-Val dims_of(GraphBuilder& b, const Val& x, int64_t from, int64_t to) {
-  return b.op1("Slice", {shape_of(b, x), b.const_i64({from}), b.const_i64({to})});
-}
-
-// Size of dim d as a 0-d int64 tensor.
-Val dim_scalar(GraphBuilder& b, const Val& x, int64_t d) {
-  return b.op1("Gather", {shape_of(b, x), b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
-}
-
-// 0, 1, ..., n-1 (int64) for a 0-d int64 n.
-Val iota(GraphBuilder& b, const Val& n) {
-  return b.op1("Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)});
-}
-
-Val concat0(GraphBuilder& b, const std::vector<Val>& parts) {
-  return parts.size() == 1 ? parts[0] : b.op1("Concat", parts, {{"axis", int64_t{0}}});
-}
-
 // Index values below zero count from the end of a dim of size n (0-d int64).
 Val wrap_negative(GraphBuilder& b, const Val& idx, const Val& n) {
   Val neg = b.op1("Less", {idx, b.const_i64_scalar(0)});
@@ -558,26 +531,18 @@ void aten_slice_scatter(ConvertCtx& c) {
 }
 
 void register_indexing_ops(Registry& r) {
-  for (const char* op : {"aten::scatter", "aten::scatter_"})
-    r.add(op, 13, aten_scatter,
+  r.add_with_inplace("aten::scatter", 13, aten_scatter,
           {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad"});
-  for (const char* op : {"aten::scatter_add", "aten::scatter_add_"})
-    r.add(op, 13, aten_scatter_add, {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
-  for (const char* op : {"aten::scatter_reduce", "aten::scatter_reduce_"})
-    r.add(op, 13, aten_scatter_reduce,
+  r.add_with_inplace("aten::scatter_add", 13, aten_scatter_add, {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
+  r.add_with_inplace("aten::scatter_reduce", 13, aten_scatter_reduce,
           {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "ReduceMax",
            "ReduceMin", "Pad"});
-  for (const char* op : {"aten::index_put", "aten::index_put_", "aten::_index_put_impl",
-                         "aten::_index_put_impl_"})
-    r.add(op, 13, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
-  for (const char* op : {"aten::index_add", "aten::index_add_"})
-    r.add(op, 13, aten_index_add, {"ScatterElements", "Equal", "Where", "ReduceSum"});
-  for (const char* op : {"aten::index_copy", "aten::index_copy_"})
-    r.add(op, 13, aten_index_copy, {"ScatterElements"});
-  for (const char* op : {"aten::index_fill", "aten::index_fill_"})
-    r.add(op, 13, aten_index_fill, {"Equal", "ReduceMax", "Where"});
-  for (const char* op : {"aten::masked_scatter", "aten::masked_scatter_"})
-    r.add(op, 13, aten_masked_scatter, {"CumSum", "Gather", "Where"});
+  for (const char* op : {"aten::index_put", "aten::_index_put_impl"})
+    r.add_with_inplace(op, 13, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
+  r.add_with_inplace("aten::index_add", 13, aten_index_add, {"ScatterElements", "Equal", "Where", "ReduceSum"});
+  r.add_with_inplace("aten::index_copy", 13, aten_index_copy, {"ScatterElements"});
+  r.add_with_inplace("aten::index_fill", 13, aten_index_fill, {"Equal", "ReduceMax", "Where"});
+  r.add_with_inplace("aten::masked_scatter", 13, aten_masked_scatter, {"CumSum", "Gather", "Where"});
   r.add("aten::masked_select", 13, aten_masked_select, {"Expand", "Compress"});
   r.add("aten::take", 13, aten_take, {"Gather"});
   r.add("aten::nonzero", 13, aten_nonzero, {"NonZero", "Transpose"});

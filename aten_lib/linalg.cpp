@@ -94,10 +94,8 @@ void aten_einsum(ConvertCtx &c) {
 
 void register_linalg_ops(Registry &r) {
   r.add("aten::linear", 13, aten_linear, {"Gemm", "MatMul", "Add"});
-  r.add("aten::addmm", 13, aten_addmm, {"Gemm"});
-  r.add("aten::addmm_", 13, aten_addmm, {"Gemm"});
-  r.add("aten::baddbmm", 13, aten_baddbmm, {"MatMul", "Mul", "Add"});
-  r.add("aten::baddbmm_", 13, aten_baddbmm, {"MatMul", "Mul", "Add"});
+  r.add_with_inplace("aten::addmm", 13, aten_addmm, {"Gemm"});
+  r.add_with_inplace("aten::baddbmm", 13, aten_baddbmm, {"MatMul", "Mul", "Add"});
   r.add("aten::matmul", 13, aten_matmul, {"MatMul"});
   r.add("aten::mm", 13, aten_matmul, {"MatMul"});
   r.add("aten::bmm", 13, aten_matmul, {"MatMul"});

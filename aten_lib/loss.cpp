@@ -9,10 +9,6 @@ namespace torch2onnx {
 
 namespace {
 
-Val scalar(GraphBuilder &b, DType t, double v) {
-  return b.const_scalar(t, v);
-}
-
 // Losses compute in float or double: the ONNX Runtime loss kernels have no half types.
 DType loss_type(const ConvertCtx &c) {
   return out_dtype(c) == DType::Double ? DType::Double : DType::Float;
@@ -35,10 +31,6 @@ Val reduce_all(GraphBuilder &b, DType k, const Val &x, int64_t reduction) {
   if (reduction == 2)
     return op_t(b, k, "ReduceSum", {x}, {{"keepdims", 0}});
   return op_t(b, k, "ReduceMean", {x}, {{"keepdims", 0}});
-}
-
-void set_result(ConvertCtx &c, const Val &v, size_t i = 0) {
-  c.set_out(i, cast_to(c.b, v, out_dtype(c, i)));
 }
 
 // log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)), stable for large |x|.

@@ -231,8 +231,7 @@ void register_reduce_ops(Registry &r) {
   r.add("aten::logsumexp", 13, aten_logsumexp, {"ReduceLogSumExp"});
   r.add("aten::all", 13, aten_all, {"ReduceMin", "Cast"});
   r.add("aten::any", 13, aten_all, {"ReduceMax", "Cast"});
-  r.add("aten::cumsum", 13, aten_cumsum, {"CumSum"});
-  r.add("aten::cumsum_", 13, aten_cumsum, {"CumSum"});
+  r.add_with_inplace("aten::cumsum", 13, aten_cumsum, {"CumSum"});
 }
 
 } // namespace torch2onnx

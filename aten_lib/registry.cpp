@@ -103,6 +103,12 @@ void Registry::add(const std::string& op, int since_opset, ConverterFn fn,
                    RegistryEntry{op, since_opset, std::move(fn), std::move(onnx_ops), family_});
 }
 
+void Registry::add_with_inplace(const std::string& op, int since_opset, const ConverterFn& fn,
+                                const std::vector<std::string>& onnx_ops) {
+  add(op, since_opset, fn, onnx_ops);
+  add(op + "_", since_opset, fn, onnx_ops);
+}
+
 const RegistryEntry* Registry::find(const std::string& op, int opset) const {
   auto it = by_op_.find(op);
   if (it == by_op_.end()) return nullptr;

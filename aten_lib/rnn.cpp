@@ -55,10 +55,6 @@ Val reorder(GraphBuilder &b, Cell k, const Val &w) {
   return b.op1("Unsqueeze", {x, b.const_i64({0})});
 }
 
-Val concat0(GraphBuilder &b, const std::vector<Val> &v) {
-  return v.size() == 1 ? v[0] : b.op1("Concat", v, {{"axis", int64_t{0}}});
-}
-
 struct LayerOut {
   Val y;        // [T, B, D*H]
   Val y_h, y_c; // [D, B, H]

@@ -13,20 +13,6 @@ namespace {
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
-int64_t rank_of(const ConvertCtx &c, size_t i) {
-  int64_t r = c.info(i).rank();
-  T2O_CHECK(r >= 0, "{} needs the rank of its input, which is unknown", c.op());
-  return r;
-}
-
-// The size of one dimension when it is a concrete number; ops whose output count depends on it
-// (split, chunk, unbind) cannot follow a dynamic size before opset 18.
-int64_t static_dim(const TensorInfo &info, int64_t axis, const std::string &op) {
-  T2O_CHECK(info.shape && axis < info.rank() && (*info.shape)[axis].is_static(),
-            "{} needs a static size for dimension {}, got shape {}", op, axis, info.str());
-  return (*info.shape)[axis].value;
-}
-
 // A 1-element int64 tensor from an Int constant or a runtime 0-d/1-element tensor.
 Val int_1d(GraphBuilder &b, const Arg &a) { return int_list_tensor(b, Arg::of_list({a})); }
 
@@ -53,15 +39,6 @@ Arg tensor_list(const std::vector<Val> &vals) {
   for (const auto &v : vals)
     items.push_back(Arg::of_tensor(v));
   return Arg::of_list(std::move(items));
-}
-
-Val transpose(GraphBuilder &b, const Val &x, const std::vector<int64_t> &perm) {
-  bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i)
-    identity = identity && perm[i] == static_cast<int64_t>(i);
-  if (identity)
-    return x;
-  return b.op1("Transpose", {x}, {{"perm", perm}});
 }
 
 Val slice(GraphBuilder &b, const Val &x, const Val &start, const Val &end, int64_t axis,
@@ -227,7 +204,7 @@ void aten_split(ConvertCtx &c) {
     }
     sizes = c.in(1).to_ints();
   } else {
-    int64_t n = static_dim(c.info(0), axis, c.op()), step = c.in(1).to_int();
+    int64_t n = static_dim(c, 0, axis), step = c.in(1).to_int();
     T2O_CHECK(step > 0, "split size must be positive, got {}", step);
     for (int64_t done = 0; done < n || (n == 0 && sizes.empty()); done += step)
       sizes.push_back(std::min(step, n - done));
@@ -237,7 +214,7 @@ void aten_split(ConvertCtx &c) {
 
 void aten_chunk(ConvertCtx &c) {
   int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
-  int64_t n = static_dim(c.info(0), axis, c.op()), chunks = c.in(1).to_int();
+  int64_t n = static_dim(c, 0, axis), chunks = c.in(1).to_int();
   T2O_CHECK(chunks > 0, "chunk count must be positive, got {}", chunks);
   int64_t step = (n + chunks - 1) / chunks;
   std::vector<int64_t> sizes;
@@ -251,7 +228,7 @@ void aten_chunk(ConvertCtx &c) {
 void aten_tensor_split(ConvertCtx &c) {
   T2O_CHECK(!c.in(1).is_tensor(), "tensor_split with a tensor of indices is not supported");
   int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
-  int64_t n = static_dim(c.info(0), axis, c.op());
+  int64_t n = static_dim(c, 0, axis);
   std::vector<int64_t> sizes;
   if (c.in(1).is_list()) {
     int64_t prev = 0;
@@ -272,7 +249,7 @@ void aten_tensor_split(ConvertCtx &c) {
 
 void aten_unbind(ConvertCtx &c) {
   int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, rank_of(c, 0));
-  int64_t n = static_dim(c.info(0), axis, c.op());
+  int64_t n = static_dim(c, 0, axis);
   std::vector<Val> outs;
   for (const Val &piece : split_pieces(c.b, c.tensor(0), axis, std::vector<int64_t>(n, 1)))
     outs.push_back(squeeze(c.b, piece, {axis}));
@@ -371,7 +348,7 @@ void aten_narrow(ConvertCtx &c) {
   } else {
     int64_t start = c.in(2).to_int();
     if (start < 0)
-      start += static_dim(c.info(0), axis, c.op());
+      start += static_dim(c, 0, axis);
     s = c.b.const_i64({start});
     e = c.b.const_i64({start + length});
   }
@@ -476,7 +453,7 @@ void aten_roll(ConvertCtx &c) {
             dims.size());
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t axis = norm_axis(dims[i], info.rank());
-    int64_t n = static_dim(info, axis, c.op());
+    int64_t n = static_size(info, axis, c.op());
     int64_t s = n == 0 ? 0 : ((shifts[i] % n) + n) % n;
     if (s == 0)
       continue;
@@ -646,10 +623,8 @@ void register_shape_ops(Registry &r) {
   r.add("aten::view_as", 13, aten_view_as, {"Reshape"});
   r.add("aten::reshape_as", 13, aten_view_as, {"Reshape"});
   r.add("aten::permute", 13, aten_permute, {"Transpose"});
-  r.add("aten::transpose", 13, aten_transpose, {"Transpose"});
-  r.add("aten::transpose_", 13, aten_transpose, {"Transpose"});
-  r.add("aten::t", 13, aten_t, {"Transpose"});
-  r.add("aten::t_", 13, aten_t, {"Transpose"});
+  r.add_with_inplace("aten::transpose", 13, aten_transpose, {"Transpose"});
+  r.add_with_inplace("aten::t", 13, aten_t, {"Transpose"});
   r.add("aten::movedim", 13, aten_movedim, {"Transpose"});
   r.add("aten::moveaxis", 13, aten_movedim, {"Transpose"});
   r.add("aten::contiguous", 13, aten_identity, {});
@@ -663,10 +638,8 @@ void register_shape_ops(Registry &r) {
   r.add("aten::chunk", 13, aten_chunk, {"Split"});
   r.add("aten::tensor_split", 13, aten_tensor_split, {"Split"});
   r.add("aten::unbind", 13, aten_unbind, {"Split", "Squeeze"});
-  r.add("aten::squeeze", 13, aten_squeeze, {"Squeeze"});
-  r.add("aten::squeeze_", 13, aten_squeeze, {"Squeeze"});
-  r.add("aten::unsqueeze", 13, aten_unsqueeze, {"Unsqueeze"});
-  r.add("aten::unsqueeze_", 13, aten_unsqueeze, {"Unsqueeze"});
+  r.add_with_inplace("aten::squeeze", 13, aten_squeeze, {"Squeeze"});
+  r.add_with_inplace("aten::unsqueeze", 13, aten_unsqueeze, {"Unsqueeze"});
   r.add("aten::expand", 13, aten_expand, {"Expand"});
   r.add("aten::expand_as", 13, aten_expand_as, {"Expand"});
   r.add("aten::repeat", 13, aten_repeat, {"Tile"});
