@@ -110,7 +110,9 @@ Val src_like_index(ConvertCtx& c, const Val& src, const Val& index) {
 }
 
 // Shared by scatter / scatter_add / scatter_reduce: `src` is a tensor or a number.
-void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool include_self) {
+// `native_reduction`: ScatterElements has a reduction attribute (opset 16+).
+void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool include_self,
+                  bool native_reduction) {
   GraphBuilder& b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, 0);
@@ -126,7 +128,7 @@ void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool in
     c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}}));
     return;
   }
-  if (b.opset() >= 16 && include_self && (reduce == "sum" || reduce == "prod")) {
+  if (native_reduction && include_self && (reduce == "sum" || reduce == "prod")) {
     c.set_out(0, b.op1("ScatterElements", {self, index, src},
                        {{"axis", d}, {"reduction", reduce == "sum" ? "add" : "mul"}}));
     return;
@@ -151,27 +153,52 @@ Val stacked_coords(GraphBuilder& b, const Val& self, const std::vector<Val>& idx
 
 }  // namespace
 
-// scatter.src / .value / .reduce / .value_reduce (self, dim, index, src|value[, reduce]).
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) / scatter.value(..., Scalar value)
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce)
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src)
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce,
+//                    *, bool include_self=True)
+namespace scatter_arg {
+constexpr size_t kSelf = 0, kDim = 1, kIndex = 2, kSrc = 3, kReduce = 4, kIncludeSelf = 5;
+}  // namespace scatter_arg
+
+// Opset 13-15 (no ScatterElements reduction): a sum/prod reduction is computed densely.
 void aten_scatter(ConvertCtx& c) {
-  std::string reduce = c.has(4) ? c.in(4).str() : "";
-  emit_scatter(c, c.in(3), reduce, true);
+  using namespace scatter_arg;
+  emit_scatter(c, c.in(kSrc), c.str_or(kReduce, ""), true, false);
+}
+void aten_scatter_16(ConvertCtx& c) {
+  using namespace scatter_arg;
+  emit_scatter(c, c.in(kSrc), c.str_or(kReduce, ""), true, true);
 }
 
-void aten_scatter_add(ConvertCtx& c) { emit_scatter(c, c.in(3), "sum", true); }
+void aten_scatter_add(ConvertCtx& c) {
+  emit_scatter(c, c.in(scatter_arg::kSrc), "sum", true, false);
+}
+void aten_scatter_add_16(ConvertCtx& c) {
+  emit_scatter(c, c.in(scatter_arg::kSrc), "sum", true, true);
+}
 
-// scatter_reduce.two(self, dim, index, src, reduce, include_self)
 void aten_scatter_reduce(ConvertCtx& c) {
-  emit_scatter(c, c.in(3), c.in(4).str(), c.has(5) ? c.in(5).to_bool() : true);
+  using namespace scatter_arg;
+  emit_scatter(c, c.in(kSrc), c.in(kReduce).str(), c.bool_or(kIncludeSelf, true), false);
+}
+void aten_scatter_reduce_16(ConvertCtx& c) {
+  using namespace scatter_arg;
+  emit_scatter(c, c.in(kSrc), c.in(kReduce).str(), c.bool_or(kIncludeSelf, true), true);
 }
 
-// index_put(self, indices, values, accumulate): one boolean mask or integer indices, on the
-// leading dims.
-void aten_index_put(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
-  DType dt = out_dtype(c);
-  Val self = cast_to(b, c.tensor(0), dt);
-  int64_t r = rank_of(c, 0);
-  const auto& list = c.in(1).list();
+// index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False): one boolean
+// mask or integer indices, on the leading dims.
+namespace index_put_arg {
+constexpr size_t kSelf = 0, kIndices = 1, kValues = 2, kAccumulate = 3;
+}  // namespace index_put_arg
+
+namespace {
+
+// The index tensors of index_put's list, which must sit on the leading dims.
+std::vector<Val> leading_indices(const ConvertCtx& c) {
+  const auto& list = c.in(index_put_arg::kIndices).list();
   std::vector<Val> idx;
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].is_none()) {
@@ -183,8 +210,39 @@ void aten_index_put(ConvertCtx& c) {
     idx.push_back(list[i].t());
   }
   T2O_CHECK(!idx.empty(), "{} without an index tensor", c.op());
-  Val values = cast_to(b, c.tensor(2), dt);
-  bool accumulate = c.has(3) && c.in(3).to_bool();
+  return idx;
+}
+
+// ScatterND with reduction=add for opset 13-15: flatten the k indexed dims into one linear index,
+// then scatter-add along it. `rest` holds the sizes of self's dims [k, r).
+Val scatter_nd_add_decomposed(GraphBuilder& b, const Val& self, const Val& coords, const Val& upd,
+                              const Val& rest, int64_t k, int64_t r, DType dt) {
+  Val lin;
+  for (int64_t j = 0; j < k; ++j) {
+    Val cj = b.op1("Gather", {coords, b.const_i64_scalar(j)}, {{"axis", int64_t{-1}}});
+    lin = j == 0 ? cj : b.op1("Add", {b.op1("Mul", {lin, dim_scalar(b, self, j)}), cj});
+  }
+  Val flat_shape = concat0(b, {b.const_i64({-1}), rest});
+  Val self2 = b.op1("Reshape", {self, flat_shape});
+  Val upd2 = b.op1("Reshape", {upd, flat_shape});
+  int64_t r2 = r - k + 1;
+  std::vector<int64_t> lin_shape(r2, 1);
+  lin_shape[0] = -1;
+  Val index2 = b.op1("Expand", {reshape(b, lin, lin_shape), shape_of(b, upd2)});
+  Val out = scatter_dense(b, self2, 0, r2, index2, upd2, "sum", true, dt);
+  return b.op1("Reshape", {out, shape_of(b, self)});
+}
+
+// `native_reduction`: ScatterND has a reduction attribute (opset 16+).
+void emit_index_put(ConvertCtx& c, bool native_reduction) {
+  using namespace index_put_arg;
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  Val self = cast_to(b, c.tensor(kSelf), dt);
+  int64_t r = rank_of(c, kSelf);
+  std::vector<Val> idx = leading_indices(c);
+  Val values = cast_to(b, c.tensor(kValues), dt);
+  bool accumulate = c.bool_or(kAccumulate, false);
   Val coords;
   int64_t k;
   DType it = b.dtype(idx[0]);
@@ -202,28 +260,17 @@ void aten_index_put(ConvertCtx& c) {
   Val upd = b.op1("Expand", {values, concat0(b, {batch, rest})});
   if (!accumulate) {
     c.set_out(0, b.op1("ScatterND", {self, coords, upd}));
-    return;
-  }
-  if (b.opset() >= 16) {
+  } else if (native_reduction) {
     c.set_out(0, b.op1("ScatterND", {self, coords, upd}, {{"reduction", "add"}}));
-    return;
+  } else {
+    c.set_out(0, scatter_nd_add_decomposed(b, self, coords, upd, rest, k, r, dt));
   }
-  // Opset 13-15: flatten the indexed dims into one linear index, then scatter-add along it.
-  Val lin;
-  for (int64_t j = 0; j < k; ++j) {
-    Val cj = b.op1("Gather", {coords, b.const_i64_scalar(j)}, {{"axis", int64_t{-1}}});
-    lin = j == 0 ? cj : b.op1("Add", {b.op1("Mul", {lin, dim_scalar(b, self, j)}), cj});
-  }
-  Val flat_shape = concat0(b, {b.const_i64({-1}), rest});
-  Val self2 = b.op1("Reshape", {self, flat_shape});
-  Val upd2 = b.op1("Reshape", {upd, flat_shape});
-  int64_t r2 = r - k + 1;
-  std::vector<int64_t> lin_shape(r2, 1);
-  lin_shape[0] = -1;
-  Val index2 = b.op1("Expand", {reshape(b, lin, lin_shape), shape_of(b, upd2)});
-  Val out = scatter_dense(b, self2, 0, r2, index2, upd2, "sum", true, dt);
-  c.set_out(0, b.op1("Reshape", {out, shape_of(b, self)}));
 }
+
+}  // namespace
+
+void aten_index_put(ConvertCtx& c) { emit_index_put(c, false); }
+void aten_index_put_16(ConvertCtx& c) { emit_index_put(c, true); }
 
 namespace {
 // index (1-D, along dim d) spread over source's shape, for index_add / index_copy.
@@ -235,23 +282,36 @@ Val spread_index(GraphBuilder& b, const Val& self, const Val& index, const Val& 
 }
 }  // namespace
 
-// index_add(self, dim, index, source, alpha)
-void aten_index_add(ConvertCtx& c) {
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1)
+namespace index_add_arg {
+constexpr size_t kSelf = 0, kDim = 1, kIndex = 2, kSource = 3, kAlpha = 4;
+}  // namespace index_add_arg
+
+namespace {
+
+// `native_reduction`: ScatterElements has a reduction attribute (opset 16+).
+void emit_index_add(ConvertCtx& c, bool native_reduction) {
+  using namespace index_add_arg;
   GraphBuilder& b = c.b;
   DType dt = out_dtype(c);
-  int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.in(1).to_int(), r);
-  Val self = cast_to(b, c.tensor(0), dt);
-  Val src = cast_to(b, c.tensor(3), dt);
-  if (c.has(4) && !(c.in(4).is_number() && c.in(4).to_double() == 1.0))
-    src = b.op1("Mul", {src, as_tensor(b, c.in(4), dt)});
-  Val index = spread_index(b, self, c.tensor(2), src, d, r);
-  if (b.opset() >= 16) {
+  int64_t r = rank_of(c, kSelf);
+  int64_t d = norm_axis(c.in(kDim).to_int(), r);
+  Val self = cast_to(b, c.tensor(kSelf), dt);
+  Val src = cast_to(b, c.tensor(kSource), dt);
+  const Arg& alpha = c.in(kAlpha);
+  if (c.has(kAlpha) && !(alpha.is_number() && alpha.to_double() == 1.0))
+    src = b.op1("Mul", {src, as_tensor(b, alpha, dt)});
+  Val index = spread_index(b, self, c.tensor(kIndex), src, d, r);
+  if (native_reduction)
     c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}, {"reduction", "add"}}));
-    return;
-  }
-  c.set_out(0, scatter_dense(b, self, d, r, index, src, "sum", true, dt));
+  else
+    c.set_out(0, scatter_dense(b, self, d, r, index, src, "sum", true, dt));
 }
+
+}  // namespace
+
+void aten_index_add(ConvertCtx& c) { emit_index_add(c, false); }
+void aten_index_add_16(ConvertCtx& c) { emit_index_add(c, true); }
 
 // index_copy(self, dim, index, source)
 void aten_index_copy(ConvertCtx& c) {
@@ -531,15 +591,25 @@ void aten_slice_scatter(ConvertCtx& c) {
 }
 
 void register_indexing_ops(Registry& r) {
+  // Opset 16 gives ScatterElements and ScatterND a reduction attribute.
   r.add_with_inplace("aten::scatter", 13, aten_scatter,
-          {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad"});
-  r.add_with_inplace("aten::scatter_add", 13, aten_scatter_add, {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
-  r.add_with_inplace("aten::scatter_reduce", 13, aten_scatter_reduce,
-          {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "ReduceMax",
-           "ReduceMin", "Pad"});
-  for (const char* op : {"aten::index_put", "aten::_index_put_impl"})
+                     {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad"});
+  r.add_with_inplace("aten::scatter", 16, aten_scatter_16, {"ScatterElements", "Expand"});
+  r.add_with_inplace("aten::scatter_add", 13, aten_scatter_add,
+                     {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
+  r.add_with_inplace("aten::scatter_add", 16, aten_scatter_add_16, {"ScatterElements", "Expand"});
+  const std::vector<std::string> scatter_reduce_ops = {
+      "ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin",
+      "Pad"};
+  r.add_with_inplace("aten::scatter_reduce", 13, aten_scatter_reduce, scatter_reduce_ops);
+  r.add_with_inplace("aten::scatter_reduce", 16, aten_scatter_reduce_16, scatter_reduce_ops);
+  for (const char* op : {"aten::index_put", "aten::_index_put_impl"}) {
     r.add_with_inplace(op, 13, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
-  r.add_with_inplace("aten::index_add", 13, aten_index_add, {"ScatterElements", "Equal", "Where", "ReduceSum"});
+    r.add_with_inplace(op, 16, aten_index_put_16, {"ScatterND", "NonZero", "Expand"});
+  }
+  r.add_with_inplace("aten::index_add", 13, aten_index_add,
+                     {"ScatterElements", "Equal", "Where", "ReduceSum"});
+  r.add_with_inplace("aten::index_add", 16, aten_index_add_16, {"ScatterElements"});
   r.add_with_inplace("aten::index_copy", 13, aten_index_copy, {"ScatterElements"});
   r.add_with_inplace("aten::index_fill", 13, aten_index_fill, {"Equal", "ReduceMax", "Where"});
   r.add_with_inplace("aten::masked_scatter", 13, aten_masked_scatter, {"CumSum", "Gather", "Where"});
