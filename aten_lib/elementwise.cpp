@@ -1,110 +1,17 @@
 // Elementwise arithmetic, math, comparison and logical ops: aten::add, div, pow, clamp, eq, ...
 //
-// Type promotion follows LibTorch: the recorded output dtype decides the computation dtype, and
-// comparisons compute in the promoted type of their operands (torch.result_type rules, where a
-// Python scalar does not promote a tensor of the same category).
+// Type promotion follows LibTorch (aten_lib/promotion.h): the recorded output dtype decides the
+// computation dtype, and comparisons compute in the promoted type of their operands.
 #include <cmath>
 #include <string>
 
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+#include "aten_lib/promotion.h"
 
 namespace torch2onnx {
 
 namespace {
-
-bool is_int(DType t) {
-  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
-         t == DType::Int64 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
-}
-
-int int_rank(DType t) {  // signed width order used by promote()
-  switch (t) {
-    case DType::Int8: return 1;
-    case DType::UInt8:
-    case DType::Int16: return 2;
-    case DType::Int32: return 3;
-    default: return 4;
-  }
-}
-
-// torch.promote_types for the dtypes ONNX can carry.
-DType promote(DType a, DType b) {
-  if (a == DType::Undefined) return b;
-  if (b == DType::Undefined || a == b) return a;
-  if (a == DType::Bool) return b;
-  if (b == DType::Bool) return a;
-  bool fa = is_floating(a), fb = is_floating(b);
-  if (fa && fb) {
-    if (a == DType::Double || b == DType::Double) return DType::Double;
-    return DType::Float;  // f16 with bf16, or either with f32
-  }
-  if (fa) return a;
-  if (fb) return b;
-  // Both integral: uint8 with a signed type needs at least int16.
-  int r = std::max(int_rank(a), int_rank(b));
-  if ((a == DType::UInt8 || b == DType::UInt8) && r == 2) return DType::Int16;
-  return r == 1 ? DType::Int8 : r == 2 ? DType::Int16 : r == 3 ? DType::Int32 : DType::Int64;
-}
-
-// torch's combine_categories: a lower-priority operand only wins by a higher category.
-DType combine(DType higher, DType lower) {
-  if (is_floating(higher)) return higher;
-  if (higher == DType::Bool || is_floating(lower)) return promote(higher, lower);
-  return higher != DType::Undefined ? higher : lower;
-}
-
-// torch.result_type over the given inputs. Tensors without recorded info (runtime scalars made
-// by other converters) do not take part.
-DType result_type(const ConvertCtx& c, std::initializer_list<size_t> idx) {
-  DType dim = DType::Undefined, zero = DType::Undefined, wrapped = DType::Undefined;
-  for (size_t i : idx) {
-    const Arg& a = c.in(i);
-    if (a.is_tensor()) {
-      if (!c.b.has_info(a.t())) continue;
-      const TensorInfo& info = c.b.info(a.t());
-      if (info.rank() == 0)
-        zero = promote(zero, info.dtype);
-      else
-        dim = promote(dim, info.dtype);
-    } else if (a.kind == Arg::Kind::Float) {
-      wrapped = promote(wrapped, DType::Float);
-    } else if (a.kind == Arg::Kind::Int) {
-      wrapped = promote(wrapped, DType::Int64);
-    } else if (a.kind == Arg::Kind::Bool) {
-      wrapped = promote(wrapped, DType::Bool);
-    }
-  }
-  DType t = combine(dim, combine(zero, wrapped));
-  return t == DType::Undefined ? DType::Float : t;
-}
-
-// The output dtype: recorded by LibTorch, else (non-tensor results) inferred from the inputs.
-DType out_type(const ConvertCtx& c, std::initializer_list<size_t> idx) {
-  DType t = c.out_info(0).dtype;
-  return t != DType::Undefined ? t : result_type(c, idx);
-}
-
-// The dtype to compute `t` in so that ONNX Runtime has kernels: narrow ints widen to int32 (the
-// result wraps the same way after the cast back), bfloat16 computes in float.
-DType kernel_type(DType t) {
-  if (t == DType::Int8 || t == DType::UInt8 || t == DType::Int16) return DType::Int32;
-  if (t == DType::BFloat16) return DType::Float;
-  return t;
-}
-
-// Input i (tensor or number) as a tensor of dtype t.
-Val operand(ConvertCtx& c, size_t i, DType t) {
-  const Arg& a = c.in(i);
-  if (a.is_tensor() && !c.b.has_info(a.t())) {
-    Val v = c.b.op1("Cast", {a.t()}, {{"to", static_cast<int64_t>(t)}});
-    TensorInfo info;
-    info.dtype = t;
-    c.b.set_info(v, info);
-    return v;
-  }
-  return as_tensor(c.b, a, t);
-}
 
 void set_out_as(ConvertCtx& c, const Val& v, DType t) { c.set_out(0, cast_to(c.b, v, t)); }
 

@@ -33,6 +33,8 @@ Val as_tensor(GraphBuilder& b, const Arg& a, DType dtype) {
   return b.const_scalar(dtype, a.to_double());
 }
 
+Val operand(const ConvertCtx& c, size_t i, DType t) { return as_tensor(c.b, c.in(i), t); }
+
 Val unsqueeze(GraphBuilder& b, const Val& v, const std::vector<int64_t>& axes) {
   Val out = b.op1("Unsqueeze", {v, b.const_i64(axes)});
   if (b.has_info(v) && b.info(v).shape) {

@@ -23,6 +23,10 @@ Val cast_to(GraphBuilder& b, const Val& v, DType to);
 // constants of `dtype`; tensors are cast to `dtype`. Example: as_tensor(b, c.in(1), DType::Float).
 Val as_tensor(GraphBuilder& b, const Arg& a, DType dtype);
 
+// Input i (a tensor or a constant number) as a tensor of dtype t.
+// Example: operand(c, 1, DType::Float) for the `other` of aten::add.
+Val operand(const ConvertCtx& c, size_t i, DType t);
+
 // Unsqueeze/Squeeze with axes given as an input (opset 13 form).
 Val unsqueeze(GraphBuilder& b, const Val& v, const std::vector<int64_t>& axes);
 Val squeeze(GraphBuilder& b, const Val& v, const std::vector<int64_t>& axes);

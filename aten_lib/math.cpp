@@ -3,6 +3,7 @@
 // ops; inf/nan/zero edge cases follow LibTorch's CPU kernels.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+#include "aten_lib/promotion.h"
 
 #include <cmath>
 #include <limits>
@@ -11,27 +12,6 @@
 namespace torch2onnx {
 
 namespace {
-
-bool is_int(DType t) {
-  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
-         t == DType::Int64 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
-}
-
-bool is_unsigned(DType t) {
-  return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
-}
-
-// Half types compute in float: ONNX Runtime lacks most of their kernels.
-DType float_compute(DType t) {
-  if (t == DType::Float16 || t == DType::BFloat16 || !is_floating(t))
-    return DType::Float;
-  return t;
-}
-
-// Input i (tensor or number) in dtype t.
-Val operand(ConvertCtx &c, size_t i, DType t) {
-  return as_tensor(c.b, c.in(i), t);
-}
 
 Val is_nan(GraphBuilder &b, const Val &x) {
   return op_t(b, DType::Bool, "IsNaN", {x});
