@@ -86,7 +86,7 @@ void aten_hardswish_14(ConvertCtx& c) {
 
 // No Gelu op before opset 20: 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation.
 void aten_gelu(ConvertCtx& c) {
-  std::string approximate = c.has(1) ? c.in(1).str() : "none";
+  std::string approximate = c.str_or(1, "none");
   DType k = compute_type(c);
   Val x = input(c, k);
   Val inner;
@@ -157,7 +157,7 @@ void softmax_like(ConvertCtx& c, std::string_view op) {
   Val x = input(c, k);
   int64_t rank = c.info(0).rank();
   T2O_CHECK(rank >= 0, "{} needs the input rank", c.op());
-  int64_t dim = c.has(1) ? c.in(1).to_int() : -1;
+  int64_t dim = c.int_or(1, -1);
   if (rank == 0) {  // torch accepts 0-d inputs; ONNX needs an axis to reduce over
     Val y = op_t(c.b, k, op, {unsqueeze(c.b, x, {0})}, {{"axis", int64_t{0}}});
     set_result(c, squeeze(c.b, y, {0}));
@@ -208,7 +208,7 @@ void aten_glu(ConvertCtx& c) {
   Val x = input(c, k);
   int64_t rank = c.info(0).rank();
   T2O_CHECK(rank > 0, "glu needs an input of known rank >= 1");
-  int64_t dim = norm_axis(c.has(1) ? c.in(1).to_int() : -1, rank);
+  int64_t dim = norm_axis(c.int_or(1, -1), rank);
   // Without a `split` input, Split cuts into equal halves (torch requires an even size).
   auto halves = c.b.op("Split", {x}, {{"axis", dim}}, 2);
   Val gate = op_t(c.b, k, "Sigmoid", {halves[1]});

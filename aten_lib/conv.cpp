@@ -109,7 +109,7 @@ void aten_conv_nd(ConvertCtx& c) {
   a.stride = &c.in(3);
   a.padding = &c.in(4);
   a.dilation = &c.in(5);
-  a.groups = c.has(6) ? c.in(6).to_int() : 1;
+  a.groups = c.int_or(6, 1);
   emit_conv(c, a);
 }
 
@@ -119,7 +119,7 @@ void aten_conv_transpose_nd(ConvertCtx& c) {
   a.stride = &c.in(3);
   a.padding = &c.in(4);
   a.output_padding = &c.in(5);
-  a.groups = c.has(6) ? c.in(6).to_int() : 1;
+  a.groups = c.int_or(6, 1);
   a.dilation = &c.in(7);
   a.transposed = true;
   emit_conv(c, a);

@@ -329,7 +329,7 @@ void aten_multinomial(ConvertCtx& c) {
   Val p = cast_to(b, c.tensor(0), DType::Float);
   if (r == 1) p = unsqueeze(b, p, {0});
   int64_t n = c.in(1).to_int();
-  bool replacement = c.has(2) && c.in(2).to_bool();
+  bool replacement = c.bool_or(2, false);
   Val logp = b.op1("Log", {p});
   Val idx;
   if (replacement) {

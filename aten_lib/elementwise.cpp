@@ -291,7 +291,7 @@ void aten_ceil(ConvertCtx& c) { rounding(c, "Ceil"); }
 void aten_trunc(ConvertCtx& c) { rounding(c, "Trunc"); }
 
 void aten_round(ConvertCtx& c) {
-  int64_t decimals = c.has(1) ? c.in(1).to_int() : 0;
+  int64_t decimals = c.int_or(1, 0);
   DType t = out_type(c, {0});
   if (decimals == 0 || !is_floating(t)) {
     rounding(c, "Round");

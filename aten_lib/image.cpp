@@ -78,10 +78,10 @@ void aten___interpolate(ConvertCtx& c) {
   int64_t r = c.info(0).rank();
   T2O_CHECK(r >= 3 && r <= 5, "{}: expected a 3-D to 5-D input, got {}", c.op(), c.info(0).str());
   int64_t nd = r - 2;
-  std::string mode = c.has(3) ? c.in(3).str() : "nearest";
-  bool align = c.has(4) && c.in(4).to_bool();
-  bool recompute = c.has(5) && c.in(5).to_bool();
-  T2O_CHECK(!(c.has(6) && c.in(6).to_bool()), "{}: antialias=True is not supported", c.op());
+  std::string mode = c.str_or(3, "nearest");
+  bool align = c.bool_or(4, false);
+  bool recompute = c.bool_or(5, false);
+  T2O_CHECK(!c.bool_or(6, false), "{}: antialias=True is not supported", c.op());
   T2O_CHECK(mode == "nearest" || mode == "linear" ||
                 mode == "bilinear" || mode == "trilinear" || mode == "bicubic",
             "{}: mode '{}' is not supported", c.op(), mode);

@@ -414,7 +414,7 @@ std::vector<Val> topk(ConvertCtx& c, const Val& x, int64_t d, const Val* k, bool
 // sort(self, dim, descending) or sort.stable(self, stable, dim, descending).
 std::pair<int64_t, bool> sort_args(const ConvertCtx& c, int64_t r) {
   size_t at = c.overload() == "stable" ? 2 : 1;
-  int64_t d = c.has(at) ? c.in(at).to_int() : -1;
+  int64_t d = c.int_or(at, -1);
   bool desc = c.has(at + 1) && c.in(at + 1).to_bool();
   return {norm_axis(d, r), desc};
 }
@@ -442,7 +442,7 @@ void aten_argsort(ConvertCtx& c) {
 // topk(self, k, dim, largest, sorted): always sorted (an unsorted order is unspecified anyway).
 void aten_topk(ConvertCtx& c) {
   int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.has(2) ? c.in(2).to_int() : -1, r);
+  int64_t d = norm_axis(c.int_or(2, -1), r);
   bool largest = !c.has(3) || c.in(3).to_bool();
   Val k = as_tensor(c.b, c.in(1), DType::Int64);
   auto outs = topk(c, c.tensor(0), d, &k, largest);
@@ -454,7 +454,7 @@ void aten_topk(ConvertCtx& c) {
 void aten_one_hot(ConvertCtx& c) {
   GraphBuilder& b = c.b;
   Val x = cast_to(b, c.tensor(0), DType::Int64);
-  int64_t n = c.has(1) ? c.in(1).to_int() : -1;
+  int64_t n = c.int_or(1, -1);
   Val depth = n >= 0 ? b.const_i64_scalar(n)
                      : b.op1("Add", {b.op1("ReduceMax", {x}, {{"keepdims", int64_t{0}}}),
                                      b.const_i64_scalar(1)});
@@ -474,10 +474,10 @@ void aten_embedding_bag(ConvertCtx& c) {
   DType dt = out_dtype(c);
   Val w = c.tensor(0);
   Val indices = cast_to(b, c.tensor(1), DType::Int64);
-  int64_t mode = c.has(4) ? c.in(4).to_int() : 0;
+  int64_t mode = c.int_or(4, 0);
   T2O_CHECK(mode >= 0 && mode <= 2, "{}: unknown mode {}", c.op(), mode);
-  bool last = c.has(7) && c.in(7).to_bool();
-  int64_t padding_idx = c.has(8) ? c.in(8).to_int() : -1;
+  bool last = c.bool_or(7, false);
+  int64_t padding_idx = c.int_or(8, -1);
   // aten gets 1-D indices (F.embedding_bag flattens 2-D ones and makes the offsets).
   T2O_CHECK(b.rank(indices) == 1, "{}: expected 1-D indices, got {}", c.op(), c.info(1).str());
   Val idx_flat = indices;
@@ -531,7 +531,7 @@ void aten_bucketize(ConvertCtx& c) {
                 ? DType::Double
                 : DType::Int64;
   Val x = as_tensor(b, c.in(0), k);
-  bool right = c.has(3) && c.in(3).to_bool();
+  bool right = c.bool_or(3, false);
   Val xu = unsqueeze(b, x, {-1});
   Val bb = cast_to(b, bounds, k);
   Val below = right ? b.op1("LessOrEqual", {bb, xu}) : b.op1("Less", {bb, xu});
@@ -560,8 +560,8 @@ void aten_slice_scatter(ConvertCtx& c) {
   GraphBuilder& b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
-  int64_t step = c.has(5) ? c.in(5).to_int() : 1;
+  int64_t d = norm_axis(c.int_or(2, 0), r);
+  int64_t step = c.int_or(5, 1);
   Val self = cast_to(b, c.tensor(0), dt);
   Val n = dim_scalar(b, self, d);
   auto bound = [&](size_t i, bool is_end) {

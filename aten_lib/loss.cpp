@@ -15,7 +15,7 @@ DType loss_type(const ConvertCtx &c) {
 }
 
 int64_t reduction_arg(const ConvertCtx &c, size_t i) {
-  int64_t r = c.has(i) ? c.in(i).to_int() : 1;
+  int64_t r = c.int_or(i, 1);
   T2O_CHECK(r >= 0 && r <= 2, "{}: unknown reduction {} (0 none, 1 mean, 2 sum)", c.op(), r);
   return r;
 }
@@ -75,7 +75,7 @@ void aten_mse_loss(ConvertCtx &c) {
 void aten_nll_loss(ConvertCtx &c) {
   DType k = loss_type(c);
   int64_t reduction = reduction_arg(c, 3);
-  int64_t ignore = c.has(4) ? c.in(4).to_int() : -100;
+  int64_t ignore = c.int_or(4, -100);
   Batched in = batched(c, k);
   Val target = cast_to(c.b, in.target, DType::Int64);
   Val w = class_weight(c, 2, k);
@@ -112,8 +112,8 @@ void aten_nll_loss(ConvertCtx &c) {
 void aten_cross_entropy_loss(ConvertCtx &c) {
   DType k = loss_type(c);
   int64_t reduction = reduction_arg(c, 3);
-  int64_t ignore = c.has(4) ? c.in(4).to_int() : -100;
-  double eps = c.has(5) ? c.in(5).to_double() : 0.0;
+  int64_t ignore = c.int_or(4, -100);
+  double eps = c.double_or(5, 0.0);
   Batched in = batched(c, k);
   Val w = class_weight(c, 2, k);
   int64_t rank = c.info(0).rank() + (in.unbatched ? 1 : 0);
@@ -208,7 +208,7 @@ void aten_binary_cross_entropy_with_logits(ConvertCtx &c) {
 void aten_kl_div(ConvertCtx &c) {
   DType k = loss_type(c);
   Val x = cast_to(c.b, c.tensor(0), k), t = cast_to(c.b, c.tensor(1), k);
-  bool log_target = c.has(3) && c.in(3).to_bool();
+  bool log_target = c.bool_or(3, false);
   Val loss;
   if (log_target) {
     loss = op_t(c.b, k, "Mul", {op_t(c.b, k, "Exp", {t}), op_t(c.b, k, "Sub", {t, x})});

@@ -367,7 +367,7 @@ void aten_conj(ConvertCtx &c) {
 // uniformly from [lower, upper] (RandomUniformLike), applied to the negative inputs.
 void aten_rrelu(ConvertCtx &c) {
   double lower = c.double_or(1, 0.125), upper = c.double_or(2, 1.0 / 3.0);
-  bool training = c.has(3) && c.in(3).to_bool();
+  bool training = c.bool_or(3, false);
   DType k = float_compute(out_dtype(c));
   Val x = cast_to(c.b, c.tensor(0), k);
   if (!training) {

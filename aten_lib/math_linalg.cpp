@@ -149,7 +149,7 @@ void aten_cdist(ConvertCtx &c) {
 void aten_pairwise_distance(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
   double p = c.double_or(2, 2.0), eps = c.double_or(3, 1e-6);
-  bool keep = c.has(4) && c.in(4).to_bool();
+  bool keep = c.bool_or(4, false);
   Val d = op_t(c.b, k, "Sub", {cast_to(c.b, c.tensor(0), k), cast_to(c.b, c.tensor(1), k)});
   d = op_t(c.b, k, "Add", {d, scalar(c.b, k, eps)});
   int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1));
@@ -165,7 +165,7 @@ void aten_cosine_similarity(ConvertCtx &c) {
   a = op_t(c.b, k, "Expand", {a, c.b.op1("Shape", {b})});
   b = op_t(c.b, k, "Expand", {b, c.b.op1("Shape", {a})});
   int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1));
-  int64_t dim = norm_axis(c.has(2) ? c.in(2).to_int() : 1, rank);
+  int64_t dim = norm_axis(c.int_or(2, 1), rank);
   Val eps = scalar(c.b, k, c.double_or(3, 1e-8));
   auto unit = [&](const Val &v) {
     Val n = op_t(c.b, k, "Max", {vector_norm(c.b, k, v, 2, {dim}, true), eps});
@@ -191,7 +191,7 @@ void aten_linalg_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
   Val x = cast_to(c.b, c.tensor(0), k);
   int64_t rank = rank_of(c, 0);
-  bool keep = c.has(3) && c.in(3).to_bool();
+  bool keep = c.bool_or(3, false);
   std::vector<int64_t> dims =
       c.has(2) ? norm_axes(c.in(2).to_ints(), rank) : std::vector<int64_t>{};
   bool str_ord = c.in(1).kind == Arg::Kind::String;
@@ -218,9 +218,9 @@ void aten_linalg_matrix_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
   Val x = cast_to(c.b, c.tensor(0), k);
   int64_t rank = rank_of(c, 0);
-  auto dims = norm_axes(c.has(2) ? c.in(2).to_ints() : std::vector<int64_t>{-2, -1}, rank);
+  auto dims = norm_axes(c.ints_or(2, {-2, -1}), rank);
   T2O_CHECK(dims.size() == 2, "linalg_matrix_norm needs 2 dims, got {}", dims.size());
-  bool keep = c.has(3) && c.in(3).to_bool();
+  bool keep = c.bool_or(3, false);
   bool str_ord = !c.has(1) || c.in(1).kind == Arg::Kind::String;
   std::string ord = !c.has(1) ? "fro" : str_ord ? c.in(1).str() : "";
   set_result(
@@ -233,7 +233,7 @@ void aten_frobenius_norm(ConvertCtx &c) {
   auto dims = c.has(1) ? norm_axes(c.in(1).to_ints(), rank) : std::vector<int64_t>{};
   if (dims.empty())
     dims = all_axes(rank);
-  bool keep = c.has(2) && c.in(2).to_bool();
+  bool keep = c.bool_or(2, false);
   set_result(c, vector_norm(c.b, k, cast_to(c.b, c.tensor(0), k), 2, dims, keep));
 }
 
@@ -296,7 +296,7 @@ void aten__weight_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
   Val v = cast_to(c.b, c.tensor(0), k), g = cast_to(c.b, c.tensor(1), k);
   int64_t rank = rank_of(c, 0);
-  int64_t dim = c.has(2) ? c.in(2).to_int() : 0;
+  int64_t dim = c.int_or(2, 0);
   std::vector<int64_t> axes;
   for (int64_t i = 0; i < rank; ++i)
     if (dim == -1 || i != norm_axis(dim, rank))

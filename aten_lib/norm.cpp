@@ -137,7 +137,7 @@ void aten_group_norm(ConvertCtx& c) {
   DType t = c.b.dtype(x);
   int64_t rank = rank_of(c, 0);
   int64_t groups = c.in(1).to_int();
-  double eps = c.has(4) ? c.in(4).to_double() : 1e-5;
+  double eps = c.double_or(4, 1e-5);
   Val grouped = reshape(c.b, x, {0, groups, -1});
   Moments m = moments(c.b, grouped, {2}, eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});

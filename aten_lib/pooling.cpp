@@ -66,7 +66,7 @@ Window read_window(const ConvertCtx& c, size_t n, size_t k, size_t s, size_t p,
   w.pads = pad;
   w.pads.insert(w.pads.end(), pad.begin(), pad.end());
   w.dilation = d ? per_spatial_dim(c.in(*d), n, 1, "dilation") : std::vector<int64_t>(n, 1);
-  w.ceil = c.has(ceil) && c.in(ceil).to_bool();
+  w.ceil = c.bool_or(ceil, false);
   return w;
 }
 

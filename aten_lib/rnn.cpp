@@ -185,8 +185,8 @@ void cell_step(ConvertCtx &c, Cell k) {
   }
   // LibTorch's cells take batched inputs only (nn.*Cell adds the batch dim itself).
   std::vector<int64_t> lead = {0};
-  DirWeights w{c.tensor(2), c.tensor(3), c.has(4) ? c.tensor(4) : Val{},
-               c.has(5) ? c.tensor(5) : Val{}};
+  DirWeights w{c.tensor(2), c.tensor(3), c.tensor_or_none(4),
+               c.tensor_or_none(5)};
   T2O_CHECK(w.b_ih.valid() == w.b_hh.valid(), "{} needs both biases or neither", c.op());
   Val x = unsqueeze(c.b, c.tensor(0), lead);
   Val h0 = h.valid() ? unsqueeze(c.b, h, lead) : Val{};

@@ -63,8 +63,8 @@ void aten_flatten(ConvertCtx &c) {
     c.set_out(0, reshape(c.b, c.tensor(0), {1}));
     return;
   }
-  int64_t s = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
-  int64_t e = norm_axis(c.has(2) ? c.in(2).to_int() : -1, r);
+  int64_t s = norm_axis(c.int_or(1, 0), r);
+  int64_t e = norm_axis(c.int_or(2, -1), r);
   if (s == e)
     return c.set_out(0, c.tensor(0));
   if (c.out_info(0).is_static())
@@ -161,13 +161,13 @@ void aten_cat(ConvertCtx &c) {
   T2O_CHECK(!parts.empty(), "{} of only empty tensors is not supported", c.op());
   if (parts.size() == 1)
     return c.set_out(0, parts[0]);
-  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
+  int64_t axis = norm_axis(c.int_or(1, 0), r);
   c.set_out(0, c.b.op1("Concat", parts, {{"axis", axis}}));
 }
 
 void aten_stack(ConvertCtx &c) {
   DType dt = out_dtype(c);
-  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, c.out_info(0).rank());
+  int64_t axis = norm_axis(c.int_or(1, 0), c.out_info(0).rank());
   std::vector<Val> parts;
   for (const auto &it : c.in(0).list())
     parts.push_back(unsqueeze(c.b, cast_to(c.b, it.t(), dt), {axis}));
@@ -179,7 +179,7 @@ void aten_stack(ConvertCtx &c) {
 // split.Tensor (int size), split.sizes (int[]), split_with_sizes.
 void aten_split(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
-  int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
+  int64_t axis = norm_axis(c.int_or(2, 0), r);
   std::vector<int64_t> sizes;
   if (c.in(1).is_list()) {
     bool dynamic = false;
@@ -213,7 +213,7 @@ void aten_split(ConvertCtx &c) {
 }
 
 void aten_chunk(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
+  int64_t axis = norm_axis(c.int_or(2, 0), rank_of(c, 0));
   int64_t n = static_dim(c, 0, axis), chunks = c.in(1).to_int();
   T2O_CHECK(chunks > 0, "chunk count must be positive, got {}", chunks);
   int64_t step = (n + chunks - 1) / chunks;
@@ -227,7 +227,7 @@ void aten_chunk(ConvertCtx &c) {
 
 void aten_tensor_split(ConvertCtx &c) {
   T2O_CHECK(!c.in(1).is_tensor(), "tensor_split with a tensor of indices is not supported");
-  int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
+  int64_t axis = norm_axis(c.int_or(2, 0), rank_of(c, 0));
   int64_t n = static_dim(c, 0, axis);
   std::vector<int64_t> sizes;
   if (c.in(1).is_list()) {
@@ -248,7 +248,7 @@ void aten_tensor_split(ConvertCtx &c) {
 }
 
 void aten_unbind(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, rank_of(c, 0));
+  int64_t axis = norm_axis(c.int_or(1, 0), rank_of(c, 0));
   int64_t n = static_dim(c, 0, axis);
   std::vector<Val> outs;
   for (const Val &piece : split_pieces(c.b, c.tensor(0), axis, std::vector<int64_t>(n, 1)))
@@ -323,8 +323,8 @@ void aten_repeat(ConvertCtx &c) {
 void aten_slice(ConvertCtx &c) {
   const TensorInfo &info = c.info(0);
   int64_t r = rank_of(c, 0);
-  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
-  int64_t step = c.has(4) ? c.in(4).to_int() : 1;
+  int64_t axis = norm_axis(c.int_or(1, 0), r);
+  int64_t step = c.int_or(4, 1);
   T2O_CHECK(step > 0, "slice step must be positive, got {}", step);
   bool const_bounds = !c.in(2).is_tensor() && !c.in(3).is_tensor();
   int64_t start = c.has(2) && !c.in(2).is_tensor() ? c.in(2).to_int() : 0;
@@ -439,7 +439,7 @@ void aten_flip(ConvertCtx &c) {
 // roll: the last `shift` elements move to the front; no dims rolls the flattened tensor.
 void aten_roll(ConvertCtx &c) {
   std::vector<int64_t> shifts = c.in(1).to_ints();
-  std::vector<int64_t> dims = c.has(2) ? c.in(2).to_ints() : std::vector<int64_t>{};
+  std::vector<int64_t> dims = c.ints_or(2, {});
   Val x = c.tensor(0);
   TensorInfo info = c.info(0);
   bool flat = dims.empty();
@@ -469,8 +469,8 @@ void aten_roll(ConvertCtx &c) {
 
 // dropout and friends are the identity in inference (train=False).
 void aten_dropout(ConvertCtx &c) {
-  bool train = c.has(2) && c.in(2).to_bool();
-  double p = c.has(1) ? c.in(1).to_double() : 0.0;
+  bool train = c.bool_or(2, false);
+  double p = c.double_or(1, 0.0);
   T2O_CHECK(!train || p == 0.0,
             "{} in training mode (train=True, p={}) is not supported; export "
             "the model in eval mode",
@@ -567,7 +567,7 @@ void aten_reflection_pad(ConvertCtx &c) { c.set_out(0, pad_node(c, "reflect", nu
 void aten_replication_pad(ConvertCtx &c) { c.set_out(0, pad_node(c, "edge", nullptr)); }
 
 void aten_pad(ConvertCtx &c) {
-  std::string mode = c.has(2) ? c.in(2).str() : "constant";
+  std::string mode = c.str_or(2, "constant");
   if (mode == "constant")
     return c.set_out(0, pad_node(c, "constant", &c.in(3)));
   if (mode == "reflect")
@@ -582,7 +582,7 @@ void aten_pad(ConvertCtx &c) {
 // swaps the roles of the first two inputs.
 void aten_meshgrid(ConvertCtx &c) {
   const auto &ins = c.in(0).list();
-  std::string indexing = c.has(1) ? c.in(1).str() : "ij";
+  std::string indexing = c.str_or(1, "ij");
   T2O_CHECK(indexing == "ij" || indexing == "xy", "meshgrid indexing '{}' is not supported",
             indexing);
   int64_t n = static_cast<int64_t>(ins.size());
