@@ -166,6 +166,12 @@ Val dim_scalar(GraphBuilder& b, const Val& x, int64_t d) {
 
 Val scalar(GraphBuilder& b, DType t, double v) { return b.const_scalar(t, v); }
 
+std::vector<int64_t> int_range(int64_t from, int64_t to) {
+  std::vector<int64_t> out;
+  for (int64_t i = from; i < to; ++i) out.push_back(i);
+  return out;
+}
+
 Val iota(GraphBuilder& b, const Val& n) {
   return b.op1("Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)});
 }

@@ -72,6 +72,8 @@ Val dim_scalar(GraphBuilder& b, const Val& x, int64_t d);
 
 // A 0-d constant of dtype t. Example: scalar(b, DType::Float, 0.5).
 Val scalar(GraphBuilder& b, DType t, double v);
+// The constant list from, from + 1, ..., to - 1. Example: int_range(2, 4) == {2, 3}.
+std::vector<int64_t> int_range(int64_t from, int64_t to);
 // 0, 1, ..., n - 1 for a 0-d int64 n (Range). Example: iota(b, dim_scalar(b, x, 0)).
 Val iota(GraphBuilder& b, const Val& n);
 // Concat on axis 0, or the only part itself. Example: concat0(b, {dims_of(b, x, 0, 1), tail}).

@@ -15,12 +15,6 @@ Val filled(GraphBuilder& b, DType t, const std::vector<int64_t>& shape, float v)
   return t == DType::Float ? f : cast_to(b, f, t);
 }
 
-std::vector<int64_t> range(int64_t from, int64_t to) {
-  std::vector<int64_t> out;
-  for (int64_t i = from; i < to; ++i) out.push_back(i);
-  return out;
-}
-
 struct Moments {
   Val centered;  // x - mean
   Val mean;
@@ -83,66 +77,79 @@ Val running_stats_norm(ConvertCtx& c, size_t w_idx, size_t b_idx, size_t m_idx, 
 
 }  // namespace
 
-// batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps,
-// cudnn_enabled). Training mode normalizes with batch statistics; updating the running stats
-// has no meaning in an inference graph.
+// batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+//            Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+//               Tensor? running_var, bool use_input_stats, float momentum, float eps,
+//               bool cudnn_enabled)
+namespace batch_norm_arg {
+constexpr size_t kInput = 0, kWeight = 1, kBias = 2, kRunningMean = 3, kRunningVar = 4,
+                 kTraining = 5, kMomentum = 6, kEps = 7;
+constexpr size_t kUseInputStats = kTraining;  // instance_norm's name for the same slot
+}  // namespace batch_norm_arg
+
+// Training mode normalizes with batch statistics; updating the running stats has no meaning in
+// an inference graph.
 void aten_batch_norm(ConvertCtx& c) {
-  double eps = c.in(7).to_double();
-  bool training = c.in(5).to_bool();
-  if (!training && c.has(3) && c.has(4)) {
-    c.set_out(0, running_stats_norm(c, 1, 2, 3, 4, eps));
+  using namespace batch_norm_arg;
+  double eps = c.in(kEps).to_double();
+  bool training = c.in(kTraining).to_bool();
+  if (!training && c.has(kRunningMean) && c.has(kRunningVar)) {
+    c.set_out(0, running_stats_norm(c, kWeight, kBias, kRunningMean, kRunningVar, eps));
     return;
   }
-  Val x = c.tensor(0);
+  Val x = c.tensor(kInput);
   DType t = c.b.dtype(x);
-  int64_t rank = rank_of(c, 0);
+  int64_t rank = rank_of(c, kInput);
   std::vector<int64_t> axes{0};
   for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
   Moments m = moments(c.b, x, axes, eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
-  c.set_out(0, channel_affine(c, y, 1, 2, rank, t));
+  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
 }
 
-// instance_norm(input, weight?, bias?, running_mean?, running_var?, use_input_stats, momentum,
-// eps, cudnn_enabled).
 void aten_instance_norm(ConvertCtx& c) {
-  double eps = c.in(7).to_double();
-  bool use_input_stats = c.in(5).to_bool();
+  using namespace batch_norm_arg;
+  double eps = c.in(kEps).to_double();
+  bool use_input_stats = c.in(kUseInputStats).to_bool();
   if (!use_input_stats) {
-    T2O_CHECK(c.has(3) && c.has(4),
+    T2O_CHECK(c.has(kRunningMean) && c.has(kRunningVar),
               "{}: use_input_stats=False needs running_mean and running_var", c.op());
-    c.set_out(0, running_stats_norm(c, 1, 2, 3, 4, eps));
+    c.set_out(0, running_stats_norm(c, kWeight, kBias, kRunningMean, kRunningVar, eps));
     return;
   }
-  Val x = c.tensor(0);
+  Val x = c.tensor(kInput);
   DType t = c.b.dtype(x);
-  int64_t rank = rank_of(c, 0);
+  int64_t rank = rank_of(c, kInput);
   T2O_CHECK(rank >= 3, "{}: expected an input of rank 3 or more (N, C, *), got rank {}", c.op(),
             rank);
-  if (c.has(1) && c.has(2)) {
+  if (c.has(kWeight) && c.has(kBias)) {
     c.set_out(0, c.b.op1("InstanceNormalization",
-                         {x, cast_to(c.b, c.tensor(1), t), cast_to(c.b, c.tensor(2), t)},
+                         {x, cast_to(c.b, c.tensor(kWeight), t), cast_to(c.b, c.tensor(kBias), t)},
                          {{"epsilon", eps}}));
     return;
   }
-  Moments m = moments(c.b, x, range(2, rank), eps, t);
+  Moments m = moments(c.b, x, int_range(2, rank), eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
-  c.set_out(0, channel_affine(c, y, 1, 2, rank, t));
+  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
 }
 
-// group_norm(input, num_groups, weight?, bias?, eps, cudnn_enabled). GroupNormalization only
-// arrives in opset 18, so: reshape to (N, G, -1), normalize the last axis, reshape back.
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None,
+//            float eps=1e-05, bool cudnn_enabled=True)
+// GroupNormalization only arrives in opset 18, so: reshape to (N, G, -1), normalize the last
+// axis, reshape back.
 void aten_group_norm(ConvertCtx& c) {
-  Val x = c.tensor(0);
+  constexpr size_t kInput = 0, kNumGroups = 1, kWeight = 2, kBias = 3, kEps = 4;
+  Val x = c.tensor(kInput);
   DType t = c.b.dtype(x);
-  int64_t rank = rank_of(c, 0);
-  int64_t groups = c.in(1).to_int();
-  double eps = c.double_or(4, 1e-5);
+  int64_t rank = rank_of(c, kInput);
+  int64_t groups = c.in(kNumGroups).to_int();
+  double eps = c.double_or(kEps, 1e-5);
   Val grouped = reshape(c.b, x, {0, groups, -1});
   Moments m = moments(c.b, grouped, {2}, eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
   y = c.b.op1("Reshape", {y, c.b.op1("Shape", {x})});
-  c.set_out(0, channel_affine(c, y, 2, 3, rank, t));
+  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
 }
 
 // layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
@@ -183,7 +190,7 @@ std::vector<Val> layer_norm_decomposed(ConvertCtx& c) {
   using namespace layer_norm_arg;
   LayerNormArgs a = layer_norm_args(c);
   int64_t k = static_cast<int64_t>(a.shape.size());
-  Moments m = moments(c.b, a.x, range(a.rank - k, a.rank), a.eps, a.t);
+  Moments m = moments(c.b, a.x, int_range(a.rank - k, a.rank), a.eps, a.t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
   if (c.has(kWeight)) y = c.b.op1("Mul", {y, cast_to(c.b, c.tensor(kWeight), a.t)});
   if (c.has(kBias)) y = c.b.op1("Add", {y, cast_to(c.b, c.tensor(kBias), a.t)});
