@@ -147,7 +147,8 @@ constexpr int kMinOpset = 13;
 constexpr int kMaxOpset = 17;
 constexpr int kDefaultOpset = 17;
 
-// Each family file defines one of these; registry.cpp calls them in order.
+// Each family file <family>.cpp defines register_<family>_ops; registry.cpp calls them in order
+// and labels each entry with the family name.
 void register_activation_ops(Registry& r);
 void register_elementwise_ops(Registry& r);
 void register_conv_ops(Registry& r);
@@ -168,6 +169,7 @@ void register_math_linalg_ops(Registry& r);
 void register_select_ops(Registry& r);
 void register_attention_ops(Registry& r);
 void register_aliases_ops(Registry& r);
+void register_number_ops(Registry& r);       // aten::add.num, ...: arithmetic on runtime numbers
 void register_torchvision_ops(Registry& r);  // torchvision::nms, torchvision::roi_align
 
 }  // namespace torch2onnx

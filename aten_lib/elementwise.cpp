@@ -2,6 +2,7 @@
 //
 // Type promotion follows LibTorch (aten_lib/promotion.h): the recorded output dtype decides the
 // computation dtype, and comparisons compute in the promoted type of their operands.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -348,10 +349,30 @@ DType where_type(DType t) { return t == DType::Bool ? t : kernel_type(t); }
 
 }  // namespace
 
-void aten_where_condition(ConvertCtx& c);  // detection_ops.cpp: where(condition) -> Tensor[]
+namespace {
+
+// aten::where(Tensor condition) -> Tensor[]: torch.nonzero(condition, as_tuple=True), one int64
+// index tensor per dim (e.g. `torch.where(scores > thresh)[0]` in detection post-processing).
+void where_condition(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  const TensorInfo& info = c.info(0);
+  T2O_CHECK(info.has_rank(), "aten::where(condition) needs the condition's rank");
+  Val cond = cast_to(b, c.tensor(0), DType::Bool);
+  int64_t rank = info.rank();
+  if (rank == 0) cond = unsqueeze(b, cond, {0});  // torch treats a 0-d condition as 1-d
+  Val nz = op_t(b, DType::Int64, "NonZero", {cond});  // [rank, count]
+  std::vector<Arg> dims;
+  for (int64_t d = 0; d < std::max<int64_t>(rank, 1); ++d) {
+    Val row = op_t(b, DType::Int64, "Gather", {nz, b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
+    dims.push_back(Arg::of_tensor(row));
+  }
+  c.set_out(0, Arg::of_list(std::move(dims)));
+}
+
+}  // namespace
 
 void aten_where(ConvertCtx& c) {
-  if (c.num_inputs() == 1) return aten_where_condition(c);
+  if (c.num_inputs() == 1) return where_condition(c);
   T2O_CHECK(c.num_inputs() == 3,
             "aten::where with only a condition (torch.nonzero(..., as_tuple=True)) is not "
             "supported; got {} arguments",
@@ -535,15 +556,6 @@ void register_elementwise_ops(Registry& r) {
   r.add_with_inplace("aten::lerp", 13, aten_lerp, {"Sub", "Mul", "Add"});
   r.add("aten::isinf", 13, aten_isinf, {"IsInf"});
   r.add("aten::isfinite", 13, aten_isfinite, {"IsInf", "IsNaN", "Or", "Not"});
-  // Aliases.
-  r.add_with_inplace("aten::subtract", 13, aten_sub, {"Sub", "Mul"});
-  r.add_with_inplace("aten::multiply", 13, aten_mul, {"Mul"});
-  r.add_with_inplace("aten::divide", 13, aten_div, {"Div", "Floor", "Mod"});
-  r.add("aten::not_equal", 13, aten_ne, {"Equal", "Not"});
-  r.add("aten::less", 13, aten_lt, {"Less"});
-  r.add("aten::less_equal", 13, aten_le, {"LessOrEqual"});
-  r.add("aten::greater", 13, aten_gt, {"Greater"});
-  r.add("aten::greater_equal", 13, aten_ge, {"GreaterOrEqual"});
 }
 
 }  // namespace torch2onnx

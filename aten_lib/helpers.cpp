@@ -118,6 +118,11 @@ void set_result(ConvertCtx& c, const Val& v, size_t i) {
   c.set_out(i, cast_to(c.b, v, out_dtype(c, i)));
 }
 
+Val out_shape(ConvertCtx& c, const Arg& size) {
+  if (c.out_info(0).is_static()) return c.b.const_i64(c.out_info(0).sizes());
+  return int_list_tensor(c.b, size);
+}
+
 Val int_list_tensor(GraphBuilder& b, const Arg& list) {
   if (!list.is_list()) {
     if (list.is_tensor()) return cast_to(b, list.t(), DType::Int64);

@@ -49,6 +49,10 @@ void set_result(ConvertCtx& c, const Val& v, size_t i = 0);
 // tensors (dynamic sizes). Example: the `size` argument of aten::view.
 Val int_list_tensor(GraphBuilder& b, const Arg& list);
 
+// The shape of output 0 as a 1-D int64 tensor: the static sizes LibTorch recorded, else the size
+// list argument (which may hold runtime sizes). Example: out_shape(c, c.in(1)) for aten::view.
+Val out_shape(ConvertCtx& c, const Arg& size);
+
 // ---- shapes --------------------------------------------------------------------------------
 
 // The rank of input i; throws when it is unknown. Example: rank_of(c, 0) == 4 for NCHW.

@@ -1,6 +1,6 @@
 // Indexing ops that write or pick elements: aten::scatter*, index_put, index_add/copy/fill,
 // masked_scatter/select, take, nonzero, sort/topk, one_hot, embedding(_bag), bucketize,
-// select_scatter, slice_scatter.
+// select_scatter, slice_scatter, and the reads select, index_select, gather, index.
 #include <algorithm>
 #include <limits>
 
@@ -590,7 +590,81 @@ void aten_slice_scatter(ConvertCtx& c) {
   c.set_out(0, b.op1("Where", {on_axis(b, hit, d, r), spread, self}));
 }
 
+// ---- reading by index ------------------------------------------------------------------
+
+void aten_select(ConvertCtx &c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  Val idx = c.in(2).is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor(2), DType::Int64), {})
+                                : c.b.const_i64_scalar(c.in(2).to_int());
+  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
+}
+
+void aten_index_select(ConvertCtx &c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  Val idx = c.tensor(2);
+  if (c.info(2).rank() == 0)
+    idx = reshape(c.b, idx, {1});
+  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
+}
+
+void aten_gather(ConvertCtx &c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  c.set_out(0, c.b.op1("GatherElements", {c.tensor(0), c.tensor(2)}, {{"axis", axis}}));
+}
+
+// index.Tensor (x[idx] with tensors). Supported: one integer index after leading Nones (Gather);
+// one boolean mask as the only index, at dim 0 (NonZero + GatherND); several integer indices on
+// the leading dims (broadcast, then GatherND).
+void aten_index(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  const auto &idx = c.in(1).list();
+  std::vector<size_t> used;
+  for (size_t i = 0; i < idx.size(); ++i)
+    if (!idx[i].is_none())
+      used.push_back(i);
+  T2O_CHECK(!used.empty(), "{} without an index tensor", c.op());
+  auto is_mask = [&](size_t i) {
+    DType t = b.dtype(idx[i].t());
+    return t == DType::Bool || t == DType::UInt8;
+  };
+  if (used.size() == 1 && !is_mask(used[0])) {
+    int64_t axis = static_cast<int64_t>(used[0]);
+    c.set_out(0, b.op1("Gather", {c.tensor(0), idx[axis].t()}, {{"axis", axis}}));
+    return;
+  }
+  if (used.size() == 1) {
+    T2O_CHECK(used[0] == 0, "{} supports a boolean mask only on the leading dims, got it at dim {}",
+              c.op(), used[0]);
+    Val nz = b.op1("NonZero", {cast_to(b, idx[0].t(), DType::Bool)});
+    Val coords = b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}});
+    c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
+    return;
+  }
+  for (size_t k = 0; k < used.size(); ++k)
+    T2O_CHECK(used[k] == k && !is_mask(used[k]),
+              "{} supports several index tensors only as integers on the leading dims", c.op());
+  // Broadcast the indices against each other, then stack them on a new last axis.
+  std::vector<Val> ints;
+  for (size_t k : used)
+    ints.push_back(cast_to(b, idx[k].t(), DType::Int64));
+  Val sum = ints[0];
+  for (size_t k = 1; k < ints.size(); ++k)
+    sum = b.op1("Add", {sum, ints[k]});
+  Val shape = b.op1("Shape", {sum});
+  std::vector<Val> parts;
+  for (const Val &v : ints) {
+    Val e = b.op1("Expand", {v, shape});
+    parts.push_back(b.op1("Unsqueeze", {e, b.const_i64({-1})}));
+  }
+  Val coords = b.op1("Concat", parts, {{"axis", int64_t{-1}}});
+  c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
+}
+
 void register_indexing_ops(Registry& r) {
+  r.add("aten::select", 13, aten_select, {"Gather"});
+  r.add("aten::index_select", 13, aten_index_select, {"Gather"});
+  r.add("aten::gather", 13, aten_gather, {"GatherElements"});
+  r.add("aten::index", 13, aten_index, {"Gather", "GatherND", "NonZero"});
   // Opset 16 gives ScatterElements and ScatterND a reduction attribute.
   r.add_with_inplace("aten::scatter", 13, aten_scatter,
                      {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad"});

@@ -289,12 +289,8 @@ void aten_unfold(ConvertCtx& c) {
 void aten_view_copy(ConvertCtx& c) {
   T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
             c.op());
-  Val shape = c.out_info(0).is_static() ? c.b.const_i64(c.out_info(0).sizes())
-                                        : int_list_tensor(c.b, c.in(1));
-  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), shape}));
+  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), out_shape(c, c.in(1))}));
 }
-
-void aten_alias(ConvertCtx& c) { c.set_out(0, c.tensor(0)); }
 
 // as_strided(self, size, stride, storage_offset) on a contiguous self: a Gather of the flat
 // positions. A view of a non-contiguous tensor would read other storage; that is not expressible.
@@ -443,7 +439,6 @@ void register_select_ops(Registry& r) {
   r.add("aten::unflatten", 13, aten_unflatten, {"Reshape"});
   r.add("aten::unfold", 13, aten_unfold, {"Gather", "Transpose"});
   r.add("aten::view_copy", 13, aten_view_copy, {"Reshape"});
-  r.add("aten::alias", 13, aten_alias, {});
   r.add("aten::as_strided", 13, aten_as_strided, {"Gather"});
   r.add("aten::equal", 13, aten_equal, {"Equal", "ReduceMin"});
   r.add("aten::isclose", 13, aten_isclose, {"Abs", "LessOrEqual", "Or"});

@@ -46,13 +46,6 @@ Val slice(GraphBuilder &b, const Val &x, const Val &start, const Val &end, int64
   return b.op1("Slice", {x, start, end, b.const_i64({axis}), b.const_i64({step})});
 }
 
-// Target shape for Reshape: the output's static sizes, else the list argument itself.
-Val target_shape(ConvertCtx &c, const Arg &list) {
-  if (c.out_info(0).is_static())
-    return c.b.const_i64(c.out_info(0).sizes());
-  return int_list_tensor(c.b, list);
-}
-
 } // namespace
 
 void aten_identity(ConvertCtx &c) { c.set_out(0, c.tensor(0)); }
@@ -90,7 +83,7 @@ void aten_view(ConvertCtx &c) {
   // view.dtype(self, ScalarType) reinterprets bits; ONNX has no equivalent.
   T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
             c.op());
-  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), target_shape(c, c.in(1))}));
+  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), out_shape(c, c.in(1))}));
 }
 
 void aten_view_as(ConvertCtx &c) {
@@ -355,74 +348,6 @@ void aten_narrow(ConvertCtx &c) {
   c.set_out(0, slice(c.b, c.tensor(0), s, e, axis));
 }
 
-void aten_select(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  Val idx = c.in(2).is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor(2), DType::Int64), {})
-                                : c.b.const_i64_scalar(c.in(2).to_int());
-  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
-}
-
-void aten_index_select(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  Val idx = c.tensor(2);
-  if (c.info(2).rank() == 0)
-    idx = reshape(c.b, idx, {1});
-  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
-}
-
-void aten_gather(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  c.set_out(0, c.b.op1("GatherElements", {c.tensor(0), c.tensor(2)}, {{"axis", axis}}));
-}
-
-// index.Tensor (x[idx] with tensors). Supported: one integer index after leading Nones (Gather);
-// one boolean mask as the only index, at dim 0 (NonZero + GatherND); several integer indices on
-// the leading dims (broadcast, then GatherND).
-void aten_index(ConvertCtx &c) {
-  GraphBuilder &b = c.b;
-  const auto &idx = c.in(1).list();
-  std::vector<size_t> used;
-  for (size_t i = 0; i < idx.size(); ++i)
-    if (!idx[i].is_none())
-      used.push_back(i);
-  T2O_CHECK(!used.empty(), "{} without an index tensor", c.op());
-  auto is_mask = [&](size_t i) {
-    DType t = b.dtype(idx[i].t());
-    return t == DType::Bool || t == DType::UInt8;
-  };
-  if (used.size() == 1 && !is_mask(used[0])) {
-    int64_t axis = static_cast<int64_t>(used[0]);
-    c.set_out(0, b.op1("Gather", {c.tensor(0), idx[axis].t()}, {{"axis", axis}}));
-    return;
-  }
-  if (used.size() == 1) {
-    T2O_CHECK(used[0] == 0, "{} supports a boolean mask only on the leading dims, got it at dim {}",
-              c.op(), used[0]);
-    Val nz = b.op1("NonZero", {cast_to(b, idx[0].t(), DType::Bool)});
-    Val coords = b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}});
-    c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
-    return;
-  }
-  for (size_t k = 0; k < used.size(); ++k)
-    T2O_CHECK(used[k] == k && !is_mask(used[k]),
-              "{} supports several index tensors only as integers on the leading dims", c.op());
-  // Broadcast the indices against each other, then stack them on a new last axis.
-  std::vector<Val> ints;
-  for (size_t k : used)
-    ints.push_back(cast_to(b, idx[k].t(), DType::Int64));
-  Val sum = ints[0];
-  for (size_t k = 1; k < ints.size(); ++k)
-    sum = b.op1("Add", {sum, ints[k]});
-  Val shape = b.op1("Shape", {sum});
-  std::vector<Val> parts;
-  for (const Val &v : ints) {
-    Val e = b.op1("Expand", {v, shape});
-    parts.push_back(b.op1("Unsqueeze", {e, b.const_i64({-1})}));
-  }
-  Val coords = b.op1("Concat", parts, {{"axis", int64_t{-1}}});
-  c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
-}
-
 void aten_flip(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   std::vector<int64_t> axes = c.in(1).to_ints();
@@ -482,61 +407,6 @@ void aten_dropout(ConvertCtx &c) {
 void aten_to(ConvertCtx &c) {
   DType dt = c.out_info(0).dtype;
   c.set_out(0, dt == DType::Undefined ? c.tensor(0) : cast_to(c.b, c.tensor(0), dt));
-}
-
-namespace {
-// ConstantOfShape with the output's dtype; `shape` is a 1-D int64 tensor.
-Val filled(ConvertCtx &c, const Val &shape, const Arg &value) {
-  DType dt = out_dtype(c);
-  if (value.is_tensor())
-    return c.b.op1("Expand", {cast_to(c.b, value.t(), dt), shape});
-  TensorData v = TensorData::scalar(dt, value.to_double());
-  v.dims = {1};
-  return c.b.op1("ConstantOfShape", {shape}, {{"value", v}});
-}
-
-Val like_shape(ConvertCtx &c) {
-  if (c.out_info(0).is_static())
-    return c.b.const_i64(c.out_info(0).sizes());
-  return c.b.op1("Shape", {c.tensor(0)});
-}
-} // namespace
-
-void aten_zeros_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(0))); }
-void aten_ones_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(1))); }
-void aten_full_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), c.in(1))); }
-
-// new_zeros(self, size) / zeros(size): the walker folds constant sizes, so the size list here
-// holds runtime values.
-void aten_new_zeros(ConvertCtx &c) {
-  size_t at = c.op() == "aten::zeros" ? 0 : 1;
-  c.set_out(0, filled(c, target_shape(c, c.in(at)), Arg::of_int(0)));
-}
-void aten_new_ones(ConvertCtx &c) {
-  size_t at = c.op() == "aten::ones" ? 0 : 1;
-  c.set_out(0, filled(c, target_shape(c, c.in(at)), Arg::of_int(1)));
-}
-void aten_new_full(ConvertCtx &c) {
-  size_t at = c.op() == "aten::full" ? 0 : 1;
-  c.set_out(0, filled(c, target_shape(c, c.in(at)), c.in(at + 1)));
-}
-
-// arange(end, ...), arange(start, end, ...), arange(start, end, step, ...) with runtime bounds.
-void aten_arange(ConvertCtx &c) {
-  size_t n = c.num_inputs();
-  size_t scalars = n == 5 ? 1 : n == 6 ? 2 : 3;
-  DType dt = out_dtype(c);
-  auto scalar = [&](size_t i, double def) {
-    if (i >= scalars)
-      return c.b.const_scalar(dt, def);
-    const Arg &a = c.in(i);
-    return a.is_tensor() ? reshape(c.b, cast_to(c.b, a.t(), dt), {})
-                         : c.b.const_scalar(dt, a.to_double());
-  };
-  Val start = scalars == 1 ? c.b.const_scalar(dt, 0) : scalar(0, 0);
-  Val end = scalars == 1 ? scalar(0, 0) : scalar(1, 0);
-  Val step = scalar(2, 1);
-  c.set_out(0, c.b.op1("Range", {start, end, step}));
 }
 
 namespace {
@@ -646,10 +516,6 @@ void register_shape_ops(Registry &r) {
   r.add("aten::tile", 13, aten_repeat, {"Tile"});
   r.add("aten::slice", 13, aten_slice, {"Slice"});
   r.add("aten::narrow", 13, aten_narrow, {"Slice"});
-  r.add("aten::select", 13, aten_select, {"Gather"});
-  r.add("aten::index_select", 13, aten_index_select, {"Gather"});
-  r.add("aten::gather", 13, aten_gather, {"GatherElements"});
-  r.add("aten::index", 13, aten_index, {"Gather", "GatherND", "NonZero"});
   r.add("aten::flip", 13, aten_flip, {"Slice"});
   r.add("aten::roll", 13, aten_roll, {"Slice", "Concat"});
   for (const char *op : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",
@@ -658,16 +524,6 @@ void register_shape_ops(Registry &r) {
     r.add(op, 13, aten_dropout, {});
   r.add("aten::to", 13, aten_to, {"Cast"});
   r.add("aten::type_as", 13, aten_to, {"Cast"});
-  r.add("aten::zeros_like", 13, aten_zeros_like, {"ConstantOfShape"});
-  r.add("aten::ones_like", 13, aten_ones_like, {"ConstantOfShape"});
-  r.add("aten::full_like", 13, aten_full_like, {"ConstantOfShape"});
-  r.add("aten::new_zeros", 13, aten_new_zeros, {"ConstantOfShape"});
-  r.add("aten::new_ones", 13, aten_new_ones, {"ConstantOfShape"});
-  r.add("aten::new_full", 13, aten_new_full, {"ConstantOfShape"});
-  r.add("aten::zeros", 13, aten_new_zeros, {"ConstantOfShape"});
-  r.add("aten::ones", 13, aten_new_ones, {"ConstantOfShape"});
-  r.add("aten::full", 13, aten_new_full, {"ConstantOfShape"});
-  r.add("aten::arange", 13, aten_arange, {"Range"});
   r.add("aten::pad", 13, aten_pad, {"Pad"});
   r.add("aten::constant_pad_nd", 13, aten_constant_pad_nd, {"Pad"});
   for (const char *op :
