@@ -123,16 +123,16 @@ class Registry {
   // Example: r.add("aten::relu", 13, aten_relu, {"Relu"});
   void add(const std::string& op, int since_opset, ConverterFn fn,
            std::vector<std::string> onnx_ops);
-  // Registers `op` and its in-place twin `op_` with the same converter: the walker rebinds the
-  // in-place result to self, so the functional conversion serves both.
-  // Example: r.add_with_inplace("aten::relu", 13, aten_relu, {"Relu"});  // relu and relu_
-  void add_with_inplace(const std::string& op, int since_opset, const ConverterFn& fn,
-                        const std::vector<std::string>& onnx_ops);
   const RegistryEntry* find(const std::string& op, int opset) const;
   bool knows(const std::string& op) const { return by_op_.count(op) != 0; }
   // All entries, sorted by op then opset.
   std::vector<const RegistryEntry*> entries() const;
   void set_family(std::string family) { family_ = std::move(family); }
+  // Registers `op` and its in-place twin `op_` with the same converter: the walker rebinds the
+  // in-place result to self, so the functional conversion serves both.
+  // Example: r.add_with_inplace("aten::relu", 13, aten_relu, {"Relu"});  // relu and relu_
+  void add_with_inplace(const std::string& op, int since_opset, const ConverterFn& fn,
+                        const std::vector<std::string>& onnx_ops);
 
   // The registry with every converter torch2onnx ships (built once).
   static const Registry& global();

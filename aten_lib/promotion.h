@@ -3,9 +3,9 @@
 // other families ask here instead of repeating them.
 #pragma once
 
-#include <initializer_list>
-
 #include "aten_lib/converter.h"
+
+#include <initializer_list>
 
 namespace torch2onnx {
 
@@ -20,10 +20,10 @@ DType promote(DType a, DType b);
 // torch.result_type over the given inputs (tensors, Python numbers); a Python scalar does not
 // promote a tensor of the same category. Tensors without recorded info (runtime scalars made by
 // other converters) do not take part. Example: result_type(c, {0, 1}) for aten::eq.
-DType result_type(const ConvertCtx& c, std::initializer_list<size_t> idx);
+DType result_type(const ConvertCtx &c, std::initializer_list<size_t> idx);
 
 // The output dtype: recorded by LibTorch, else (non-tensor results) result_type of the inputs.
-DType out_type(const ConvertCtx& c, std::initializer_list<size_t> idx);
+DType out_type(const ConvertCtx &c, std::initializer_list<size_t> idx);
 
 // The dtype to compute `t` in so that ONNX Runtime has kernels: narrow ints widen to int32 (the
 // result wraps the same way after the cast back), bfloat16 computes in float.
@@ -34,4 +34,4 @@ DType kernel_type(DType t);
 // float, double stays double. Example: float_compute(DType::Int64) == DType::Float.
 DType float_compute(DType t);
 
-}  // namespace torch2onnx
+} // namespace torch2onnx
