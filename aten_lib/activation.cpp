@@ -18,17 +18,6 @@ DType compute_type(const ConvertCtx& c) {
 // Input 0 in the computation dtype.
 Val input(ConvertCtx& c, DType k) { return cast_to(c.b, c.tensor(0), k); }
 
-void set_result(ConvertCtx& c, const Val& v) { c.set_out(0, cast_to(c.b, v, out_dtype(c))); }
-
-double number(const ConvertCtx& c, size_t i, double dflt) {
-  if (!c.has(i)) return dflt;
-  T2O_CHECK(c.in(i).is_number(), "argument {} of {} must be a constant number, got {}", i, c.op(),
-            c.in(i).describe());
-  return c.in(i).to_double();
-}
-
-Val scalar(GraphBuilder& b, DType t, double v) { return b.const_scalar(t, v); }
-
 // One ONNX op on input 0 in the computation dtype.
 void unary(ConvertCtx& c, std::string_view op, const std::vector<Attr>& attrs = {}) {
   DType k = compute_type(c);
@@ -63,7 +52,7 @@ void aten_tanh(ConvertCtx& c) { unary(c, "Tanh"); }
 
 void aten_hardtanh(ConvertCtx& c) {
   DType k = compute_type(c);
-  double lo = number(c, 1, -1.0), hi = number(c, 2, 1.0);
+  double lo = c.double_or(1, -1.0), hi = c.double_or(2, 1.0);
   set_result(c, op_t(c.b, k, "Clip", {input(c, k), scalar(c.b, k, lo), scalar(c.b, k, hi)}));
 }
 
@@ -83,19 +72,21 @@ void aten_hardsigmoid(ConvertCtx& c) {
   set_result(c, hard_sigmoid(c.b, input(c, k), k));
 }
 
+// Opset 13 has no HardSwish: x * hardsigmoid(x).
 void aten_hardswish(ConvertCtx& c) {
   DType k = compute_type(c);
   Val x = input(c, k);
-  if (c.b.opset() >= 14) {
-    set_result(c, op_t(c.b, k, "HardSwish", {x}));
-    return;
-  }
   set_result(c, op_t(c.b, k, "Mul", {x, hard_sigmoid(c.b, x, k)}));
+}
+
+void aten_hardswish_14(ConvertCtx& c) {
+  DType k = compute_type(c);
+  set_result(c, op_t(c.b, k, "HardSwish", {input(c, k)}));
 }
 
 // No Gelu op before opset 20: 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation.
 void aten_gelu(ConvertCtx& c) {
-  std::string approximate = c.has(1) ? c.in(1).str() : "none";
+  std::string approximate = c.str_or(1, "none");
   DType k = compute_type(c);
   Val x = input(c, k);
   Val inner;
@@ -116,11 +107,11 @@ void aten_gelu(ConvertCtx& c) {
   set_result(c, op_t(c.b, k, "Mul", {half_x, one_plus}));
 }
 
-void aten_leaky_relu(ConvertCtx& c) { unary(c, "LeakyRelu", {{"alpha", number(c, 1, 0.01)}}); }
+void aten_leaky_relu(ConvertCtx& c) { unary(c, "LeakyRelu", {{"alpha", c.double_or(1, 0.01)}}); }
 
 // elu(x) = scale * (x > 0 ? x : alpha * (exp(x * input_scale) - 1))
 void aten_elu(ConvertCtx& c) {
-  double alpha = number(c, 1, 1.0), scale = number(c, 2, 1.0), input_scale = number(c, 3, 1.0);
+  double alpha = c.double_or(1, 1.0), scale = c.double_or(2, 1.0), input_scale = c.double_or(3, 1.0);
   if (scale == 1.0 && input_scale == 1.0) {
     unary(c, "Elu", {{"alpha", alpha}});
     return;
@@ -144,7 +135,7 @@ void aten_selu(ConvertCtx& c) {
 
 // celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); ONNX Celu takes float32 only.
 void aten_celu(ConvertCtx& c) {
-  double alpha = number(c, 1, 1.0);
+  double alpha = c.double_or(1, 1.0);
   DType k = compute_type(c);
   if (k == DType::Float) {
     unary(c, "Celu", {{"alpha", alpha}});
@@ -166,7 +157,7 @@ void softmax_like(ConvertCtx& c, std::string_view op) {
   Val x = input(c, k);
   int64_t rank = c.info(0).rank();
   T2O_CHECK(rank >= 0, "{} needs the input rank", c.op());
-  int64_t dim = c.has(1) ? c.in(1).to_int() : -1;
+  int64_t dim = c.int_or(1, -1);
   if (rank == 0) {  // torch accepts 0-d inputs; ONNX needs an axis to reduce over
     Val y = op_t(c.b, k, op, {unsqueeze(c.b, x, {0})}, {{"axis", int64_t{0}}});
     set_result(c, squeeze(c.b, y, {0}));
@@ -185,7 +176,7 @@ void aten_logit(ConvertCtx& c) {
   DType k = compute_type(c);
   Val x = input(c, k);
   if (c.has(1)) {
-    double eps = number(c, 1, 0);
+    double eps = c.double_or(1, 0);
     x = op_t(c.b, k, "Clip", {x, scalar(c.b, k, eps), scalar(c.b, k, 1.0 - eps)});
   }
   Val one_minus = op_t(c.b, k, "Sub", {scalar(c.b, k, 1.0), x});
@@ -194,7 +185,7 @@ void aten_logit(ConvertCtx& c) {
 
 // torch: beta * x > threshold ? x : log(1 + exp(beta * x)) / beta
 void aten_softplus(ConvertCtx& c) {
-  double beta = number(c, 1, 1.0), threshold = number(c, 2, 20.0);
+  double beta = c.double_or(1, 1.0), threshold = c.double_or(2, 20.0);
   DType k = compute_type(c);
   Val x = input(c, k);
   Val sp = softplus(c.b, x, k, beta);
@@ -217,7 +208,7 @@ void aten_glu(ConvertCtx& c) {
   Val x = input(c, k);
   int64_t rank = c.info(0).rank();
   T2O_CHECK(rank > 0, "glu needs an input of known rank >= 1");
-  int64_t dim = norm_axis(c.has(1) ? c.in(1).to_int() : -1, rank);
+  int64_t dim = norm_axis(c.int_or(1, -1), rank);
   // Without a `split` input, Split cuts into equal halves (torch requires an even size).
   auto halves = c.b.op("Split", {x}, {{"axis", dim}}, 2);
   Val gate = op_t(c.b, k, "Sigmoid", {halves[1]});
@@ -245,11 +236,11 @@ void aten_log_sigmoid(ConvertCtx& c) {
 }
 
 void aten_hardshrink(ConvertCtx& c) {
-  unary(c, "Shrink", {{"lambd", number(c, 1, 0.5)}, {"bias", 0.0}});
+  unary(c, "Shrink", {{"lambd", c.double_or(1, 0.5)}, {"bias", 0.0}});
 }
 
 void aten_softshrink(ConvertCtx& c) {
-  double lambd = number(c, 1, 0.5);
+  double lambd = c.double_or(1, 0.5);
   unary(c, "Shrink", {{"lambd", lambd}, {"bias", lambd}});
 }
 
@@ -257,57 +248,40 @@ void aten_softshrink(ConvertCtx& c) {
 void aten_threshold(ConvertCtx& c) {
   DType k = compute_type(c);
   Val x = input(c, k);
-  Val keep = op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, number(c, 1, 0))});
-  set_result(c, op_t(c.b, k, "Where", {keep, x, scalar(c.b, k, number(c, 2, 0))}));
+  Val keep = op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, c.double_or(1, 0))});
+  set_result(c, op_t(c.b, k, "Where", {keep, x, scalar(c.b, k, c.double_or(2, 0))}));
 }
 
 void register_activation_ops(Registry& r) {
-  r.add("aten::relu", 13, aten_relu, {"Relu", "Max"});
-  r.add("aten::relu_", 13, aten_relu, {"Relu", "Max"});
-  r.add("aten::hardtanh", 13, aten_hardtanh, {"Clip"});
-  r.add("aten::hardtanh_", 13, aten_hardtanh, {"Clip"});
-  r.add("aten::relu6", 13, aten_relu6, {"Clip"});
-  r.add("aten::relu6_", 13, aten_relu6, {"Clip"});
-  r.add("aten::sigmoid", 13, aten_sigmoid, {"Sigmoid"});
-  r.add("aten::sigmoid_", 13, aten_sigmoid, {"Sigmoid"});
-  r.add("aten::silu", 13, aten_silu, {"Sigmoid", "Mul"});
-  r.add("aten::silu_", 13, aten_silu, {"Sigmoid", "Mul"});
-  r.add("aten::hardswish", 13, aten_hardswish, {"HardSigmoid", "Mul"});
-  r.add("aten::hardswish_", 13, aten_hardswish, {"HardSigmoid", "Mul"});
-  r.add("aten::hardswish", 14, aten_hardswish, {"HardSwish"});
-  r.add("aten::hardswish_", 14, aten_hardswish, {"HardSwish"});
-  r.add("aten::hardsigmoid", 13, aten_hardsigmoid, {"HardSigmoid"});
-  r.add("aten::hardsigmoid_", 13, aten_hardsigmoid, {"HardSigmoid"});
-  r.add("aten::gelu", 13, aten_gelu, {"Erf", "Tanh", "Mul", "Add"});
-  r.add("aten::gelu_", 13, aten_gelu, {"Erf", "Tanh", "Mul", "Add"});
-  r.add("aten::leaky_relu", 13, aten_leaky_relu, {"LeakyRelu"});
-  r.add("aten::leaky_relu_", 13, aten_leaky_relu, {"LeakyRelu"});
-  r.add("aten::elu", 13, aten_elu, {"Elu", "Exp", "Where"});
-  r.add("aten::elu_", 13, aten_elu, {"Elu", "Exp", "Where"});
-  r.add("aten::selu", 13, aten_selu, {"Selu"});
-  r.add("aten::selu_", 13, aten_selu, {"Selu"});
-  r.add("aten::celu", 13, aten_celu, {"Celu"});
-  r.add("aten::celu_", 13, aten_celu, {"Celu"});
+  r.add_with_inplace("aten::relu", 13, aten_relu, {"Relu", "Max"});
+  r.add_with_inplace("aten::hardtanh", 13, aten_hardtanh, {"Clip"});
+  r.add_with_inplace("aten::relu6", 13, aten_relu6, {"Clip"});
+  r.add_with_inplace("aten::sigmoid", 13, aten_sigmoid, {"Sigmoid"});
+  r.add_with_inplace("aten::silu", 13, aten_silu, {"Sigmoid", "Mul"});
+  r.add_with_inplace("aten::hardswish", 13, aten_hardswish, {"HardSigmoid", "Mul"});
+  r.add_with_inplace("aten::hardswish", 14, aten_hardswish_14, {"HardSwish"});
+  r.add_with_inplace("aten::hardsigmoid", 13, aten_hardsigmoid, {"HardSigmoid"});
+  r.add_with_inplace("aten::gelu", 13, aten_gelu, {"Erf", "Tanh", "Mul", "Add"});
+  r.add_with_inplace("aten::leaky_relu", 13, aten_leaky_relu, {"LeakyRelu"});
+  r.add_with_inplace("aten::elu", 13, aten_elu, {"Elu", "Exp", "Where"});
+  r.add_with_inplace("aten::selu", 13, aten_selu, {"Selu"});
+  r.add_with_inplace("aten::celu", 13, aten_celu, {"Celu"});
   r.add("aten::softmax", 13, aten_softmax, {"Softmax"});
   r.add("aten::log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
   r.add("aten::_softmax", 13, aten_softmax, {"Softmax"});
   r.add("aten::_log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
   r.add("aten::special_softmax", 13, aten_softmax, {"Softmax"});
   r.add("aten::special_log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
-  r.add("aten::logit", 13, aten_logit, {"Clip", "Sub", "Div", "Log"});
-  r.add("aten::logit_", 13, aten_logit, {"Clip", "Sub", "Div", "Log"});
-  r.add("aten::tanh", 13, aten_tanh, {"Tanh"});
-  r.add("aten::tanh_", 13, aten_tanh, {"Tanh"});
+  r.add_with_inplace("aten::logit", 13, aten_logit, {"Clip", "Sub", "Div", "Log"});
+  r.add_with_inplace("aten::tanh", 13, aten_tanh, {"Tanh"});
   r.add("aten::softplus", 13, aten_softplus, {"Softplus", "Where"});
-  r.add("aten::mish", 13, aten_mish, {"Softplus", "Tanh", "Mul"});
-  r.add("aten::mish_", 13, aten_mish, {"Softplus", "Tanh", "Mul"});
+  r.add_with_inplace("aten::mish", 13, aten_mish, {"Softplus", "Tanh", "Mul"});
   r.add("aten::glu", 13, aten_glu, {"Split", "Sigmoid", "Mul"});
   r.add("aten::prelu", 13, aten_prelu, {"PRelu"});
   r.add("aten::log_sigmoid", 13, aten_log_sigmoid, {"Softplus", "Neg"});
   r.add("aten::hardshrink", 13, aten_hardshrink, {"Shrink"});
   r.add("aten::softshrink", 13, aten_softshrink, {"Shrink"});
-  r.add("aten::threshold", 13, aten_threshold, {"Greater", "Where"});
-  r.add("aten::threshold_", 13, aten_threshold, {"Greater", "Where"});
+  r.add_with_inplace("aten::threshold", 13, aten_threshold, {"Greater", "Where"});
 }
 
 }  // namespace torch2onnx

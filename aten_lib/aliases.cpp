@@ -1,5 +1,6 @@
 // Ops that are another op under a different name or with extra outputs: the "unsafe_" and
-// "sym_" spellings, and the native_* forms that also return saved statistics. Each reuses the
+// "sym_" spellings, the NumPy-style names (subtract, multiply, divide, less, greater, ...),
+// aten::alias, and the native_* forms that also return saved statistics. Each reuses the
 // converter of the op it equals.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
@@ -7,6 +8,14 @@
 namespace torch2onnx {
 
 // Defined in their family files.
+void aten_sub(ConvertCtx& c);
+void aten_mul(ConvertCtx& c);
+void aten_div(ConvertCtx& c);
+void aten_ne(ConvertCtx& c);
+void aten_lt(ConvertCtx& c);
+void aten_le(ConvertCtx& c);
+void aten_gt(ConvertCtx& c);
+void aten_ge(ConvertCtx& c);
 void aten_split(ConvertCtx& c);
 void aten_chunk(ConvertCtx& c);
 void aten_size(ConvertCtx& c);
@@ -66,6 +75,9 @@ void aten_unsafe_chunk(ConvertCtx& c) { aten_chunk(c); }
 void aten_sym_size(ConvertCtx& c) { aten_size(c); }
 void aten__local_scalar_dense(ConvertCtx& c) { aten_item(c); }
 
+// aten::alias(self): the same tensor.
+void aten_alias(ConvertCtx& c) { c.set_out(0, c.tensor(0)); }
+
 // aten::detach(self): the identity (autograd does not exist in ONNX).
 void aten_detach(ConvertCtx& c) { c.set_out(0, c.b.op1("Identity", {c.tensor(0)})); }
 
@@ -90,6 +102,16 @@ void register_aliases_ops(Registry& r) {
   r.add("aten::_local_scalar_dense", 13, aten__local_scalar_dense, {"Cast"});
   r.add("aten::detach", 13, aten_detach, {"Identity"});
   r.add("aten::is_nonzero", 13, aten_is_nonzero, {"Equal", "Not"});
+  r.add("aten::alias", 13, aten_alias, {});
+  // NumPy-style names of elementwise ops.
+  r.add_with_inplace("aten::subtract", 13, aten_sub, {"Sub", "Mul"});
+  r.add_with_inplace("aten::multiply", 13, aten_mul, {"Mul"});
+  r.add_with_inplace("aten::divide", 13, aten_div, {"Div", "Floor", "Mod"});
+  r.add("aten::not_equal", 13, aten_ne, {"Equal", "Not"});
+  r.add("aten::less", 13, aten_lt, {"Less"});
+  r.add("aten::less_equal", 13, aten_le, {"LessOrEqual"});
+  r.add("aten::greater", 13, aten_gt, {"Greater"});
+  r.add("aten::greater_equal", 13, aten_ge, {"GreaterOrEqual"});
 }
 
 }  // namespace torch2onnx

@@ -26,35 +26,42 @@ Val split_heads(GraphBuilder& b, const Val& x, int64_t heads, int64_t head_dim) 
 // aten::_native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
 //   proj_weight, proj_bias, mask=None, need_weights=True, average_attn_weights=True,
 //   mask_type=None) -> (Tensor, Tensor). Inputs are batch-first [B, T, E].
+namespace mha_arg {
+constexpr size_t kQuery = 0, kKey = 1, kValue = 2, kEmbedDim = 3, kNumHead = 4, kQkvWeight = 5,
+                 kQkvBias = 6, kProjWeight = 7, kProjBias = 8, kMask = 9, kNeedWeights = 10,
+                 kAverageAttnWeights = 11, kMaskType = 12;
+}  // namespace mha_arg
+
 void aten__native_multi_head_attention(ConvertCtx& c) {
+  using namespace mha_arg;
   GraphBuilder& b = c.b;
-  const int64_t embed = c.in(3).to_int();
-  const int64_t heads = c.in(4).to_int();
+  const int64_t embed = c.in(kEmbedDim).to_int();
+  const int64_t heads = c.in(kNumHead).to_int();
   T2O_CHECK(heads > 0 && embed % heads == 0, "embed_dim {} is not divisible by num_head {}", embed,
             heads);
-  T2O_CHECK(c.info(0).rank() == 3, "expected a batch-first [B, T, E] query, got {}",
-            c.info(0).str());
+  T2O_CHECK(c.info(kQuery).rank() == 3, "expected a batch-first [B, T, E] query, got {}",
+            c.info(kQuery).str());
   const int64_t head_dim = embed / heads;
-  const DType t = c.info(0).dtype;
+  const DType t = c.info(kQuery).dtype;
 
-  auto w = b.op("Split", {c.tensor(5)}, {{"axis", int64_t{0}}}, 3);
-  auto bias = b.op("Split", {c.tensor(6)}, {{"axis", int64_t{0}}}, 3);
-  Val q = split_heads(b, linear(b, c.tensor(0), w[0], bias[0]), heads, head_dim);
-  Val k = split_heads(b, linear(b, c.tensor(1), w[1], bias[1]), heads, head_dim);
-  Val v = split_heads(b, linear(b, c.tensor(2), w[2], bias[2]), heads, head_dim);
+  auto w = b.op("Split", {c.tensor(kQkvWeight)}, {{"axis", int64_t{0}}}, 3);
+  auto bias = b.op("Split", {c.tensor(kQkvBias)}, {{"axis", int64_t{0}}}, 3);
+  Val q = split_heads(b, linear(b, c.tensor(kQuery), w[0], bias[0]), heads, head_dim);
+  Val k = split_heads(b, linear(b, c.tensor(kKey), w[1], bias[1]), heads, head_dim);
+  Val v = split_heads(b, linear(b, c.tensor(kValue), w[2], bias[2]), heads, head_dim);
 
   // Scale q before the product, as LibTorch does, so rounding matches.
   Val scaled = b.op1("Mul", {q, b.const_scalar(t, 1.0 / std::sqrt(static_cast<double>(head_dim)))});
   Val kt = b.op1("Transpose", {k}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}});
   Val scores = b.op1("MatMul", {scaled, kt});  // [B, H, T, S]
-  if (c.has(9)) {
+  if (c.has(kMask)) {
     // A boolean mask: True marks positions to ignore. mask_type 1 is a key padding mask [B, S];
     // otherwise the mask broadcasts against [B, H, T, S] ([T, S] for an attention mask).
-    Val mask = cast_to(b, c.tensor(9), DType::Bool);
-    int64_t mask_type = c.in(12).is_none() ? -1 : c.in(12).to_int();
-    if (mask_type == 1 || (mask_type < 0 && c.info(9).rank() == 2 && c.info(0).has_rank() &&
-                           (*c.info(9).shape)[0].value == (*c.info(0).shape)[0].value &&
-                           (*c.info(9).shape)[0].value != (*c.info(0).shape)[1].value))
+    Val mask = cast_to(b, c.tensor(kMask), DType::Bool);
+    int64_t mask_type = c.int_or(kMaskType, -1);
+    if (mask_type == 1 || (mask_type < 0 && c.info(kMask).rank() == 2 && c.info(kQuery).has_rank() &&
+                           (*c.info(kMask).shape)[0].value == (*c.info(kQuery).shape)[0].value &&
+                           (*c.info(kMask).shape)[0].value != (*c.info(kQuery).shape)[1].value))
       mask = unsqueeze(b, mask, {1, 2});
     Val neg_inf = b.const_scalar(t, -std::numeric_limits<double>::infinity());
     scores = b.op1("Where", {mask, neg_inf, scores});
@@ -63,10 +70,10 @@ void aten__native_multi_head_attention(ConvertCtx& c) {
   Val ctx = b.op1("MatMul", {weights, v});  // [B, H, T, D]
   Val merged = b.op1("Reshape", {b.op1("Transpose", {ctx}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}}),
                                  b.const_i64({0, 0, embed})});
-  c.set_out(0, linear(b, merged, c.tensor(7), c.tensor(8)));
+  c.set_out(0, linear(b, merged, c.tensor(kProjWeight), c.tensor(kProjBias)));
   // The weights output: averaged over heads unless asked otherwise. Unused outputs are dropped
   // when the graph is finished.
-  bool average = c.in(11).is_none() || c.in(11).to_bool();
+  bool average = c.bool_or(kAverageAttnWeights, true);
   c.set_out(1, average ? b.op1("ReduceMean", {weights},
                                {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}})
                        : weights);

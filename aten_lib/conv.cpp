@@ -4,6 +4,11 @@
 
 namespace torch2onnx {
 
+// Every convolution schema starts (Tensor input, Tensor weight, Tensor? bias, int[] stride, ...).
+namespace conv_arg {
+constexpr size_t kInput = 0, kWeight = 1, kBias = 2, kStride = 3, kPadding = 4;
+}  // namespace conv_arg
+
 namespace {
 
 struct ConvArgs {
@@ -18,7 +23,7 @@ struct ConvArgs {
 // Torch 'same' puts the odd extra pad at the end, like ONNX SAME_UPPER; explicit pads avoid
 // auto_pad's stride-dependent rule and work for every opset.
 std::vector<int64_t> same_pads(const ConvertCtx& c, const std::vector<int64_t>& dilation) {
-  const TensorInfo& w = c.info(1);
+  const TensorInfo& w = c.info(conv_arg::kWeight);
   size_t n = dilation.size();
   std::vector<int64_t> begin(n), end(n);
   for (size_t i = 0; i < n; ++i) {
@@ -33,7 +38,8 @@ std::vector<int64_t> same_pads(const ConvertCtx& c, const std::vector<int64_t>& 
 }
 
 void emit_conv(ConvertCtx& c, const ConvArgs& a) {
-  const TensorInfo& w = c.info(1);
+  using namespace conv_arg;
+  const TensorInfo& w = c.info(kWeight);
   T2O_CHECK(w.has_rank() && w.rank() >= 3 && w.rank() <= 5,
             "{}: the weight must be a 3-D, 4-D or 5-D tensor with known rank, got {}", c.op(),
             w.str());
@@ -57,16 +63,16 @@ void emit_conv(ConvertCtx& c, const ConvArgs& a) {
     pads.insert(pads.end(), p.begin(), p.end());
   }
 
-  Val x = c.tensor(0);
-  int64_t in_rank = c.info(0).rank();
+  Val x = c.tensor(kInput);
+  int64_t in_rank = c.info(kInput).rank();
   // Unbatched input (C, *spatial): ONNX Conv needs the batch dim.
   bool unbatched = in_rank == static_cast<int64_t>(n) + 1;
   T2O_CHECK(unbatched || in_rank == static_cast<int64_t>(n) + 2 || in_rank < 0,
             "{}: input of rank {} does not fit a weight of rank {}", c.op(), in_rank, w.rank());
   if (unbatched) x = unsqueeze(c.b, x, {0});
 
-  std::vector<Val> inputs{x, c.tensor(1)};
-  if (c.has(2)) inputs.push_back(c.tensor(2));
+  std::vector<Val> inputs{x, c.tensor(kWeight)};
+  if (c.has(kBias)) inputs.push_back(c.tensor(kBias));
   std::vector<Attr> attrs{{"strides", stride}, {"pads", pads}, {"dilations", dilation},
                           {"group", a.groups}};
   if (w.is_static()) {
@@ -89,38 +95,47 @@ void emit_conv(ConvertCtx& c, const ConvArgs& a) {
 
 }  // namespace
 
-// _convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding,
-// groups, benchmark, deterministic, cudnn_enabled[, allow_tf32]); the last four only tune
-// kernels on GPU. aten::convolution has the first nine.
+// _convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding,
+//              int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark,
+//              bool deterministic, bool cudnn_enabled, bool allow_tf32)
+// convolution has the first nine; the last four only tune kernels on GPU.
 void aten_convolution(ConvertCtx& c) {
+  using namespace conv_arg;
+  constexpr size_t kDilation = 5, kTransposed = 6, kOutputPadding = 7, kGroups = 8;
   ConvArgs a;
-  a.stride = &c.in(3);
-  a.padding = &c.in(4);
-  a.dilation = &c.in(5);
-  a.transposed = c.in(6).to_bool();
-  a.output_padding = &c.in(7);
-  a.groups = c.in(8).to_int();
+  a.stride = &c.in(kStride);
+  a.padding = &c.in(kPadding);
+  a.dilation = &c.in(kDilation);
+  a.transposed = c.in(kTransposed).to_bool();
+  a.output_padding = &c.in(kOutputPadding);
+  a.groups = c.in(kGroups).to_int();
   emit_conv(c, a);
 }
 
-// conv{1,2,3}d(input, weight, bias?, stride, padding, dilation, groups); padding may be a string.
+// conv{1,2,3}d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1,
+//              int[]|str padding=0, int[] dilation=1, int groups=1)
 void aten_conv_nd(ConvertCtx& c) {
+  using namespace conv_arg;
+  constexpr size_t kDilation = 5, kGroups = 6;
   ConvArgs a;
-  a.stride = &c.in(3);
-  a.padding = &c.in(4);
-  a.dilation = &c.in(5);
-  a.groups = c.has(6) ? c.in(6).to_int() : 1;
+  a.stride = &c.in(kStride);
+  a.padding = &c.in(kPadding);
+  a.dilation = &c.in(kDilation);
+  a.groups = c.int_or(kGroups, 1);
   emit_conv(c, a);
 }
 
-// conv_transpose{1,2,3}d(input, weight, bias?, stride, padding, output_padding, groups, dilation).
+// conv_transpose{1,2,3}d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1,
+//                        int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1)
 void aten_conv_transpose_nd(ConvertCtx& c) {
+  using namespace conv_arg;
+  constexpr size_t kOutputPadding = 5, kGroups = 6, kDilation = 7;
   ConvArgs a;
-  a.stride = &c.in(3);
-  a.padding = &c.in(4);
-  a.output_padding = &c.in(5);
-  a.groups = c.has(6) ? c.in(6).to_int() : 1;
-  a.dilation = &c.in(7);
+  a.stride = &c.in(kStride);
+  a.padding = &c.in(kPadding);
+  a.output_padding = &c.in(kOutputPadding);
+  a.groups = c.int_or(kGroups, 1);
+  a.dilation = &c.in(kDilation);
   a.transposed = true;
   emit_conv(c, a);
 }

@@ -73,6 +73,23 @@ class ConvertCtx {
   bool has(size_t i) const { return i < in_.size() && !in_[i].is_none(); }
   // Shorthands: the tensor at input i, its recorded info.
   const Val& tensor(size_t i) const { return in(i).t(); }
+
+  // Optional arguments by name, with the schema's default when the argument is None or missing,
+  // so a converter reads like the aten schema. Example: int64_t dim = c.int_or(kDim, -1);
+  int64_t int_or(size_t i, int64_t dflt) const { return has(i) ? in(i).to_int() : dflt; }
+  double double_or(size_t i, double dflt) const { return has(i) ? in(i).to_double() : dflt; }
+  bool bool_or(size_t i, bool dflt) const { return has(i) ? in(i).to_bool() : dflt; }
+  // Example: std::string mode = c.str_or(kMode, "nearest");
+  std::string str_or(size_t i, const std::string& dflt) const {
+    return has(i) ? in(i).str() : dflt;
+  }
+  // Example: auto dims = c.ints_or(kDim, {-2, -1});
+  std::vector<int64_t> ints_or(size_t i, std::vector<int64_t> dflt) const {
+    return has(i) ? in(i).to_ints() : dflt;
+  }
+  // The tensor at input i, or an empty Val for None (an optional weight or bias).
+  // Example: Val bias = c.tensor_or_none(kBias); if (bias.valid()) ...
+  Val tensor_or_none(size_t i) const { return has(i) ? tensor(i) : Val{}; }
   const TensorInfo& info(size_t i) const { return b.info(tensor(i)); }
   // Shape/dtype LibTorch produced for output i on the example inputs (dtype Undefined when the
   // output is not a tensor).
@@ -111,6 +128,11 @@ class Registry {
   // All entries, sorted by op then opset.
   std::vector<const RegistryEntry*> entries() const;
   void set_family(std::string family) { family_ = std::move(family); }
+  // Registers `op` and its in-place twin `op_` with the same converter: the walker rebinds the
+  // in-place result to self, so the functional conversion serves both.
+  // Example: r.add_with_inplace("aten::relu", 13, aten_relu, {"Relu"});  // relu and relu_
+  void add_with_inplace(const std::string& op, int since_opset, const ConverterFn& fn,
+                        const std::vector<std::string>& onnx_ops);
 
   // The registry with every converter torch2onnx ships (built once).
   static const Registry& global();
@@ -125,7 +147,8 @@ constexpr int kMinOpset = 13;
 constexpr int kMaxOpset = 17;
 constexpr int kDefaultOpset = 17;
 
-// Each family file defines one of these; registry.cpp calls them in order.
+// Each family file <family>.cpp defines register_<family>_ops; registry.cpp calls them in order
+// and labels each entry with the family name.
 void register_activation_ops(Registry& r);
 void register_elementwise_ops(Registry& r);
 void register_conv_ops(Registry& r);
@@ -146,6 +169,7 @@ void register_math_linalg_ops(Registry& r);
 void register_select_ops(Registry& r);
 void register_attention_ops(Registry& r);
 void register_aliases_ops(Registry& r);
+void register_number_ops(Registry& r);       // aten::add.num, ...: arithmetic on runtime numbers
 void register_torchvision_ops(Registry& r);  // torchvision::nms, torchvision::roi_align
 
 }  // namespace torch2onnx

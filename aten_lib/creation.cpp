@@ -1,4 +1,5 @@
-// Tensor creation: aten::eye, linspace, empty*, tensor/scalar_tensor, fill/copy/zero_,
+// Tensor creation: aten::eye, linspace, arange, zeros/ones/full(_like), new_zeros/ones/full,
+// empty*, tensor/scalar_tensor, fill/copy/zero_,
 // broadcast_to/_tensors, atleast_Nd, random ops (rand*, randn*, randint*, normal, bernoulli,
 // multinomial) and window functions. The walker folds calls whose arguments are all constants;
 // these converters handle runtime arguments.
@@ -12,8 +13,6 @@ namespace torch2onnx {
 
 namespace {
 
-Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
-
 // A 0-d int64 from an Int constant or a runtime number.
 Val int_scalar(GraphBuilder& b, const Arg& a) {
   if (!a.is_tensor()) return b.const_i64_scalar(a.to_int());
@@ -24,16 +23,6 @@ Val int_scalar(GraphBuilder& b, const Arg& a) {
 Val num_scalar(GraphBuilder& b, const Arg& a, DType t) {
   if (!a.is_tensor()) return b.const_scalar(t, a.to_double());
   return reshape(b, cast_to(b, a.t(), t), {});
-}
-
-Val iota(GraphBuilder& b, const Val& n) {
-  return b.op1("Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)});
-}
-
-// The output's shape: constant when LibTorch recorded a static one, else the size list.
-Val out_shape(ConvertCtx& c, const Arg& size) {
-  if (c.out_info(0).is_static()) return c.b.const_i64(c.out_info(0).sizes());
-  return int_list_tensor(c.b, size);
 }
 
 Val zeros(GraphBuilder& b, const Val& shape, DType t) {
@@ -335,7 +324,7 @@ void aten_multinomial(ConvertCtx& c) {
   Val p = cast_to(b, c.tensor(0), DType::Float);
   if (r == 1) p = unsqueeze(b, p, {0});
   int64_t n = c.in(1).to_int();
-  bool replacement = c.has(2) && c.in(2).to_bool();
+  bool replacement = c.bool_or(2, false);
   Val logp = b.op1("Log", {p});
   Val idx;
   if (replacement) {
@@ -385,7 +374,72 @@ void aten_hamming_window(ConvertCtx& c) {
   emit_window(c, alpha, beta, 0);
 }
 
+namespace {
+// ConstantOfShape with the output's dtype; `shape` is a 1-D int64 tensor.
+Val filled(ConvertCtx &c, const Val &shape, const Arg &value) {
+  DType dt = out_dtype(c);
+  if (value.is_tensor())
+    return c.b.op1("Expand", {cast_to(c.b, value.t(), dt), shape});
+  TensorData v = TensorData::scalar(dt, value.to_double());
+  v.dims = {1};
+  return c.b.op1("ConstantOfShape", {shape}, {{"value", v}});
+}
+
+Val like_shape(ConvertCtx &c) {
+  if (c.out_info(0).is_static())
+    return c.b.const_i64(c.out_info(0).sizes());
+  return c.b.op1("Shape", {c.tensor(0)});
+}
+} // namespace
+
+void aten_zeros_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(0))); }
+void aten_ones_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(1))); }
+void aten_full_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), c.in(1))); }
+
+// new_zeros(self, size) / zeros(size): the walker folds constant sizes, so the size list here
+// holds runtime values.
+void aten_new_zeros(ConvertCtx &c) {
+  size_t at = c.op() == "aten::zeros" ? 0 : 1;
+  c.set_out(0, filled(c, out_shape(c, c.in(at)), Arg::of_int(0)));
+}
+void aten_new_ones(ConvertCtx &c) {
+  size_t at = c.op() == "aten::ones" ? 0 : 1;
+  c.set_out(0, filled(c, out_shape(c, c.in(at)), Arg::of_int(1)));
+}
+void aten_new_full(ConvertCtx &c) {
+  size_t at = c.op() == "aten::full" ? 0 : 1;
+  c.set_out(0, filled(c, out_shape(c, c.in(at)), c.in(at + 1)));
+}
+
+// arange(end, ...), arange(start, end, ...), arange(start, end, step, ...) with runtime bounds.
+void aten_arange(ConvertCtx &c) {
+  size_t n = c.num_inputs();
+  size_t scalars = n == 5 ? 1 : n == 6 ? 2 : 3;
+  DType dt = out_dtype(c);
+  auto scalar = [&](size_t i, double def) {
+    if (i >= scalars)
+      return c.b.const_scalar(dt, def);
+    const Arg &a = c.in(i);
+    return a.is_tensor() ? reshape(c.b, cast_to(c.b, a.t(), dt), {})
+                         : c.b.const_scalar(dt, a.to_double());
+  };
+  Val start = scalars == 1 ? c.b.const_scalar(dt, 0) : scalar(0, 0);
+  Val end = scalars == 1 ? scalar(0, 0) : scalar(1, 0);
+  Val step = scalar(2, 1);
+  c.set_out(0, c.b.op1("Range", {start, end, step}));
+}
+
 void register_creation_ops(Registry& r) {
+  r.add("aten::zeros_like", 13, aten_zeros_like, {"ConstantOfShape"});
+  r.add("aten::ones_like", 13, aten_ones_like, {"ConstantOfShape"});
+  r.add("aten::full_like", 13, aten_full_like, {"ConstantOfShape"});
+  r.add("aten::new_zeros", 13, aten_new_zeros, {"ConstantOfShape"});
+  r.add("aten::new_ones", 13, aten_new_ones, {"ConstantOfShape"});
+  r.add("aten::new_full", 13, aten_new_full, {"ConstantOfShape"});
+  r.add("aten::zeros", 13, aten_new_zeros, {"ConstantOfShape"});
+  r.add("aten::ones", 13, aten_new_ones, {"ConstantOfShape"});
+  r.add("aten::full", 13, aten_new_full, {"ConstantOfShape"});
+  r.add("aten::arange", 13, aten_arange, {"Range"});
   r.add("aten::eye", 13, aten_eye, {"Range", "Equal", "Cast"});
   r.add("aten::linspace", 13, aten_linspace, {"Range", "Where"});
   for (const char* op : {"aten::empty", "aten::empty_like", "aten::new_empty",
@@ -394,12 +448,9 @@ void register_creation_ops(Registry& r) {
   r.add("aten::tensor", 13, aten_tensor, {"Concat", "Cast"});
   r.add("aten::as_tensor", 13, aten_tensor, {"Concat", "Cast"});
   r.add("aten::scalar_tensor", 13, aten_scalar_tensor, {"Cast"});
-  r.add("aten::fill", 13, aten_fill, {"Expand"});
-  r.add("aten::fill_", 13, aten_fill, {"Expand"});
-  r.add("aten::copy", 13, aten_copy, {"Expand", "Cast"});
-  r.add("aten::copy_", 13, aten_copy, {"Expand", "Cast"});
-  r.add("aten::zero", 13, aten_zero, {"ConstantOfShape"});
-  r.add("aten::zero_", 13, aten_zero, {"ConstantOfShape"});
+  r.add_with_inplace("aten::fill", 13, aten_fill, {"Expand"});
+  r.add_with_inplace("aten::copy", 13, aten_copy, {"Expand", "Cast"});
+  r.add_with_inplace("aten::zero", 13, aten_zero, {"ConstantOfShape"});
   r.add("aten::lift", 13, aten_identity_copy, {});
   r.add("aten::lift_fresh", 13, aten_identity_copy, {});
   r.add("aten::lift_fresh_copy", 13, aten_identity_copy, {});
@@ -420,8 +471,7 @@ void register_creation_ops(Registry& r) {
   r.add("aten::randint_like", 13, aten_randint_like, {"RandomUniformLike", "Floor"});
   r.add("aten::normal", 13, aten_normal, {"RandomNormal", "RandomNormalLike"});
   r.add("aten::normal_functional", 13, aten_normal, {"RandomNormalLike"});
-  r.add("aten::bernoulli", 13, aten_bernoulli, {"RandomUniformLike", "Less"});
-  r.add("aten::bernoulli_", 13, aten_bernoulli, {"RandomUniformLike", "Less"});
+  r.add_with_inplace("aten::bernoulli", 13, aten_bernoulli, {"RandomUniformLike", "Less"});
   r.add("aten::multinomial", 13, aten_multinomial, {"Multinomial", "TopK"});
   r.add("aten::hann_window", 13, aten_hann_window, {"Range", "Cos"});
   r.add("aten::hamming_window", 13, aten_hamming_window, {"Range", "Cos"});

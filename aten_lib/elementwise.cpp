@@ -1,121 +1,20 @@
 // Elementwise arithmetic, math, comparison and logical ops: aten::add, div, pow, clamp, eq, ...
 //
-// Type promotion follows LibTorch: the recorded output dtype decides the computation dtype, and
-// comparisons compute in the promoted type of their operands (torch.result_type rules, where a
-// Python scalar does not promote a tensor of the same category).
+// Type promotion follows LibTorch (aten_lib/promotion.h): the recorded output dtype decides the
+// computation dtype, and comparisons compute in the promoted type of their operands.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+#include "aten_lib/promotion.h"
 
 namespace torch2onnx {
 
 namespace {
 
-bool is_int(DType t) {
-  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
-         t == DType::Int64 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
-}
-
-int int_rank(DType t) {  // signed width order used by promote()
-  switch (t) {
-    case DType::Int8: return 1;
-    case DType::UInt8:
-    case DType::Int16: return 2;
-    case DType::Int32: return 3;
-    default: return 4;
-  }
-}
-
-// torch.promote_types for the dtypes ONNX can carry.
-DType promote(DType a, DType b) {
-  if (a == DType::Undefined) return b;
-  if (b == DType::Undefined || a == b) return a;
-  if (a == DType::Bool) return b;
-  if (b == DType::Bool) return a;
-  bool fa = is_floating(a), fb = is_floating(b);
-  if (fa && fb) {
-    if (a == DType::Double || b == DType::Double) return DType::Double;
-    return DType::Float;  // f16 with bf16, or either with f32
-  }
-  if (fa) return a;
-  if (fb) return b;
-  // Both integral: uint8 with a signed type needs at least int16.
-  int r = std::max(int_rank(a), int_rank(b));
-  if ((a == DType::UInt8 || b == DType::UInt8) && r == 2) return DType::Int16;
-  return r == 1 ? DType::Int8 : r == 2 ? DType::Int16 : r == 3 ? DType::Int32 : DType::Int64;
-}
-
-// torch's combine_categories: a lower-priority operand only wins by a higher category.
-DType combine(DType higher, DType lower) {
-  if (is_floating(higher)) return higher;
-  if (higher == DType::Bool || is_floating(lower)) return promote(higher, lower);
-  return higher != DType::Undefined ? higher : lower;
-}
-
-// torch.result_type over the given inputs. Tensors without recorded info (runtime scalars made
-// by other converters) do not take part.
-DType result_type(const ConvertCtx& c, std::initializer_list<size_t> idx) {
-  DType dim = DType::Undefined, zero = DType::Undefined, wrapped = DType::Undefined;
-  for (size_t i : idx) {
-    const Arg& a = c.in(i);
-    if (a.is_tensor()) {
-      if (!c.b.has_info(a.t())) continue;
-      const TensorInfo& info = c.b.info(a.t());
-      if (info.rank() == 0)
-        zero = promote(zero, info.dtype);
-      else
-        dim = promote(dim, info.dtype);
-    } else if (a.kind == Arg::Kind::Float) {
-      wrapped = promote(wrapped, DType::Float);
-    } else if (a.kind == Arg::Kind::Int) {
-      wrapped = promote(wrapped, DType::Int64);
-    } else if (a.kind == Arg::Kind::Bool) {
-      wrapped = promote(wrapped, DType::Bool);
-    }
-  }
-  DType t = combine(dim, combine(zero, wrapped));
-  return t == DType::Undefined ? DType::Float : t;
-}
-
-// The output dtype: recorded by LibTorch, else (non-tensor results) inferred from the inputs.
-DType out_type(const ConvertCtx& c, std::initializer_list<size_t> idx) {
-  DType t = c.out_info(0).dtype;
-  return t != DType::Undefined ? t : result_type(c, idx);
-}
-
-// The dtype to compute `t` in so that ONNX Runtime has kernels: narrow ints widen to int32 (the
-// result wraps the same way after the cast back), bfloat16 computes in float.
-DType kernel_type(DType t) {
-  if (t == DType::Int8 || t == DType::UInt8 || t == DType::Int16) return DType::Int32;
-  if (t == DType::BFloat16) return DType::Float;
-  return t;
-}
-
-// Input i (tensor or number) as a tensor of dtype t.
-Val operand(ConvertCtx& c, size_t i, DType t) {
-  const Arg& a = c.in(i);
-  if (a.is_tensor() && !c.b.has_info(a.t())) {
-    Val v = c.b.op1("Cast", {a.t()}, {{"to", static_cast<int64_t>(t)}});
-    TensorInfo info;
-    info.dtype = t;
-    c.b.set_info(v, info);
-    return v;
-  }
-  return as_tensor(c.b, a, t);
-}
-
-Val scalar(GraphBuilder& b, DType t, double v) { return b.const_scalar(t, v); }
-
 void set_out_as(ConvertCtx& c, const Val& v, DType t) { c.set_out(0, cast_to(c.b, v, t)); }
-
-double number(const ConvertCtx& c, size_t i, double dflt) {
-  if (!c.has(i)) return dflt;
-  T2O_CHECK(c.in(i).is_number(), "argument {} of {} must be a constant number, got {}", i, c.op(),
-            c.in(i).describe());
-  return c.in(i).to_double();
-}
 
 // Python-style remainder (sign of the divisor) of a and b, both of dtype k.
 Val py_mod(GraphBuilder& b, const Val& x, const Val& y, DType k) {
@@ -156,7 +55,7 @@ Val divide(GraphBuilder& b, const Val& x, const Val& y, DType k, const std::stri
 // self (op) alpha * other; `reverse` swaps the operands (rsub).
 void add_sub(ConvertCtx& c, const char* op, bool reverse) {
   DType t = out_type(c, {0, 1});
-  double alpha = number(c, 2, 1.0);
+  double alpha = c.double_or(2, 1.0);
   if (t == DType::Bool) {  // torch adds bools as logical or
     T2O_CHECK(std::string(op) == "Add", "{} is not defined for bool tensors", c.op());
     c.set_out(0, op_t(c.b, t, "Or", {operand(c, 0, t), operand(c, 1, t)}));
@@ -353,7 +252,7 @@ void addc(ConvertCtx& c, const char* op) {
   DType t = out_type(c, {0, 1, 2});
   DType k = kernel_type(t);
   Val prod = op_t(c.b, k, op, {operand(c, 1, k), operand(c, 2, k)});
-  double value = number(c, 3, 1.0);
+  double value = c.double_or(3, 1.0);
   if (value != 1.0) prod = op_t(c.b, k, "Mul", {prod, scalar(c.b, k, value)});
   set_out_as(c, op_t(c.b, k, "Add", {operand(c, 0, k), prod}), t);
 }
@@ -393,7 +292,7 @@ void aten_ceil(ConvertCtx& c) { rounding(c, "Ceil"); }
 void aten_trunc(ConvertCtx& c) { rounding(c, "Trunc"); }
 
 void aten_round(ConvertCtx& c) {
-  int64_t decimals = c.has(1) ? c.in(1).to_int() : 0;
+  int64_t decimals = c.int_or(1, 0);
   DType t = out_type(c, {0});
   if (decimals == 0 || !is_floating(t)) {
     rounding(c, "Round");
@@ -450,10 +349,30 @@ DType where_type(DType t) { return t == DType::Bool ? t : kernel_type(t); }
 
 }  // namespace
 
-void aten_where_condition(ConvertCtx& c);  // detection_ops.cpp: where(condition) -> Tensor[]
+namespace {
+
+// aten::where(Tensor condition) -> Tensor[]: torch.nonzero(condition, as_tuple=True), one int64
+// index tensor per dim (e.g. `torch.where(scores > thresh)[0]` in detection post-processing).
+void where_condition(ConvertCtx& c) {
+  GraphBuilder& b = c.b;
+  const TensorInfo& info = c.info(0);
+  T2O_CHECK(info.has_rank(), "aten::where(condition) needs the condition's rank");
+  Val cond = cast_to(b, c.tensor(0), DType::Bool);
+  int64_t rank = info.rank();
+  if (rank == 0) cond = unsqueeze(b, cond, {0});  // torch treats a 0-d condition as 1-d
+  Val nz = op_t(b, DType::Int64, "NonZero", {cond});  // [rank, count]
+  std::vector<Arg> dims;
+  for (int64_t d = 0; d < std::max<int64_t>(rank, 1); ++d) {
+    Val row = op_t(b, DType::Int64, "Gather", {nz, b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
+    dims.push_back(Arg::of_tensor(row));
+  }
+  c.set_out(0, Arg::of_list(std::move(dims)));
+}
+
+}  // namespace
 
 void aten_where(ConvertCtx& c) {
-  if (c.num_inputs() == 1) return aten_where_condition(c);
+  if (c.num_inputs() == 1) return where_condition(c);
   T2O_CHECK(c.num_inputs() == 3,
             "aten::where with only a condition (torch.nonzero(..., as_tuple=True)) is not "
             "supported; got {} arguments",
@@ -565,152 +484,78 @@ void aten_isinf(ConvertCtx& c) { float_test(c, false); }
 void aten_isfinite(ConvertCtx& c) { float_test(c, true); }
 
 void register_elementwise_ops(Registry& r) {
-  r.add("aten::add", 13, aten_add, {"Add", "Mul"});
-  r.add("aten::add_", 13, aten_add, {"Add", "Mul"});
-  r.add("aten::sub", 13, aten_sub, {"Sub", "Mul"});
-  r.add("aten::sub_", 13, aten_sub, {"Sub", "Mul"});
+  r.add_with_inplace("aten::add", 13, aten_add, {"Add", "Mul"});
+  r.add_with_inplace("aten::sub", 13, aten_sub, {"Sub", "Mul"});
   r.add("aten::rsub", 13, aten_rsub, {"Sub", "Mul"});
-  r.add("aten::mul", 13, aten_mul, {"Mul"});
-  r.add("aten::mul_", 13, aten_mul, {"Mul"});
-  r.add("aten::div", 13, aten_div, {"Div", "Floor", "Mod"});
-  r.add("aten::div_", 13, aten_div, {"Div", "Floor", "Mod"});
-  r.add("aten::true_divide", 13, aten_div, {"Div"});
-  r.add("aten::true_divide_", 13, aten_div, {"Div"});
-  r.add("aten::floor_divide", 13, aten_floor_divide, {"Div", "Floor", "Mod"});
-  r.add("aten::floor_divide_", 13, aten_floor_divide, {"Div", "Floor", "Mod"});
-  r.add("aten::remainder", 13, aten_remainder, {"Mod", "Where"});
-  r.add("aten::remainder_", 13, aten_remainder, {"Mod", "Where"});
-  r.add("aten::fmod", 13, aten_fmod, {"Mod"});
-  r.add("aten::fmod_", 13, aten_fmod, {"Mod"});
-  r.add("aten::pow", 13, aten_pow, {"Pow"});
-  r.add("aten::pow_", 13, aten_pow, {"Pow"});
+  r.add_with_inplace("aten::mul", 13, aten_mul, {"Mul"});
+  r.add_with_inplace("aten::div", 13, aten_div, {"Div", "Floor", "Mod"});
+  r.add_with_inplace("aten::true_divide", 13, aten_div, {"Div"});
+  r.add_with_inplace("aten::floor_divide", 13, aten_floor_divide, {"Div", "Floor", "Mod"});
+  r.add_with_inplace("aten::remainder", 13, aten_remainder, {"Mod", "Where"});
+  r.add_with_inplace("aten::fmod", 13, aten_fmod, {"Mod"});
+  r.add_with_inplace("aten::pow", 13, aten_pow, {"Pow"});
   r.add("aten::minimum", 13, aten_minimum, {"Min"});
   r.add("aten::maximum", 13, aten_maximum, {"Max"});
-  r.add("aten::neg", 13, aten_neg, {"Neg"});
-  r.add("aten::neg_", 13, aten_neg, {"Neg"});
-  r.add("aten::abs", 13, aten_abs, {"Abs"});
-  r.add("aten::abs_", 13, aten_abs, {"Abs"});
-  r.add("aten::exp", 13, aten_exp, {"Exp"});
-  r.add("aten::exp_", 13, aten_exp, {"Exp"});
-  r.add("aten::expm1", 13, aten_expm1, {"Exp", "Sub"});
-  r.add("aten::expm1_", 13, aten_expm1, {"Exp", "Sub"});
-  r.add("aten::log", 13, aten_log, {"Log"});
-  r.add("aten::log_", 13, aten_log, {"Log"});
-  r.add("aten::log2", 13, aten_log2, {"Log", "Div"});
-  r.add("aten::log2_", 13, aten_log2, {"Log", "Div"});
-  r.add("aten::log1p", 13, aten_log1p, {"Add", "Log"});
-  r.add("aten::log1p_", 13, aten_log1p, {"Add", "Log"});
-  r.add("aten::sqrt", 13, aten_sqrt, {"Sqrt"});
-  r.add("aten::sqrt_", 13, aten_sqrt, {"Sqrt"});
-  r.add("aten::rsqrt", 13, aten_rsqrt, {"Sqrt", "Reciprocal"});
-  r.add("aten::rsqrt_", 13, aten_rsqrt, {"Sqrt", "Reciprocal"});
-  r.add("aten::reciprocal", 13, aten_reciprocal, {"Reciprocal"});
-  r.add("aten::reciprocal_", 13, aten_reciprocal, {"Reciprocal"});
-  r.add("aten::square", 13, aten_square, {"Mul"});
-  r.add("aten::square_", 13, aten_square, {"Mul"});
-  r.add("aten::sign", 13, aten_sign, {"Sign"});
-  r.add("aten::sign_", 13, aten_sign, {"Sign"});
-  r.add("aten::erf", 13, aten_erf, {"Erf"});
-  r.add("aten::erf_", 13, aten_erf, {"Erf"});
-  r.add("aten::sin", 13, aten_sin, {"Sin"});
-  r.add("aten::sin_", 13, aten_sin, {"Sin"});
-  r.add("aten::cos", 13, aten_cos, {"Cos"});
-  r.add("aten::cos_", 13, aten_cos, {"Cos"});
-  r.add("aten::tan", 13, aten_tan, {"Tan"});
-  r.add("aten::tan_", 13, aten_tan, {"Tan"});
-  r.add("aten::asin", 13, aten_asin, {"Asin"});
-  r.add("aten::asin_", 13, aten_asin, {"Asin"});
-  r.add("aten::acos", 13, aten_acos, {"Acos"});
-  r.add("aten::acos_", 13, aten_acos, {"Acos"});
-  r.add("aten::atan", 13, aten_atan, {"Atan"});
-  r.add("aten::atan_", 13, aten_atan, {"Atan"});
-  r.add("aten::sinh", 13, aten_sinh, {"Sinh"});
-  r.add("aten::sinh_", 13, aten_sinh, {"Sinh"});
-  r.add("aten::cosh", 13, aten_cosh, {"Cosh"});
-  r.add("aten::cosh_", 13, aten_cosh, {"Cosh"});
-  r.add("aten::floor", 13, aten_floor, {"Floor"});
-  r.add("aten::floor_", 13, aten_floor, {"Floor"});
-  r.add("aten::ceil", 13, aten_ceil, {"Ceil"});
-  r.add("aten::ceil_", 13, aten_ceil, {"Ceil"});
-  r.add("aten::trunc", 13, aten_trunc, {"Ceil", "Floor", "Where"});
-  r.add("aten::trunc_", 13, aten_trunc, {"Ceil", "Floor", "Where"});
-  r.add("aten::round", 13, aten_round, {"Round", "Mul", "Div"});
-  r.add("aten::round_", 13, aten_round, {"Round", "Mul", "Div"});
-  r.add("aten::clamp", 13, aten_clamp, {"Clip", "Max", "Min"});
-  r.add("aten::clamp_", 13, aten_clamp, {"Clip", "Max", "Min"});
-  r.add("aten::clip", 13, aten_clamp, {"Clip", "Max", "Min"});
-  r.add("aten::clip_", 13, aten_clamp, {"Clip", "Max", "Min"});
-  r.add("aten::clamp_min", 13, aten_clamp_min, {"Clip", "Max"});
-  r.add("aten::clamp_min_", 13, aten_clamp_min, {"Clip", "Max"});
-  r.add("aten::clamp_max", 13, aten_clamp_max, {"Clip", "Min"});
-  r.add("aten::clamp_max_", 13, aten_clamp_max, {"Clip", "Min"});
+  r.add_with_inplace("aten::neg", 13, aten_neg, {"Neg"});
+  r.add_with_inplace("aten::abs", 13, aten_abs, {"Abs"});
+  r.add_with_inplace("aten::exp", 13, aten_exp, {"Exp"});
+  r.add_with_inplace("aten::expm1", 13, aten_expm1, {"Exp", "Sub"});
+  r.add_with_inplace("aten::log", 13, aten_log, {"Log"});
+  r.add_with_inplace("aten::log2", 13, aten_log2, {"Log", "Div"});
+  r.add_with_inplace("aten::log1p", 13, aten_log1p, {"Add", "Log"});
+  r.add_with_inplace("aten::sqrt", 13, aten_sqrt, {"Sqrt"});
+  r.add_with_inplace("aten::rsqrt", 13, aten_rsqrt, {"Sqrt", "Reciprocal"});
+  r.add_with_inplace("aten::reciprocal", 13, aten_reciprocal, {"Reciprocal"});
+  r.add_with_inplace("aten::square", 13, aten_square, {"Mul"});
+  r.add_with_inplace("aten::sign", 13, aten_sign, {"Sign"});
+  r.add_with_inplace("aten::erf", 13, aten_erf, {"Erf"});
+  r.add_with_inplace("aten::sin", 13, aten_sin, {"Sin"});
+  r.add_with_inplace("aten::cos", 13, aten_cos, {"Cos"});
+  r.add_with_inplace("aten::tan", 13, aten_tan, {"Tan"});
+  r.add_with_inplace("aten::asin", 13, aten_asin, {"Asin"});
+  r.add_with_inplace("aten::acos", 13, aten_acos, {"Acos"});
+  r.add_with_inplace("aten::atan", 13, aten_atan, {"Atan"});
+  r.add_with_inplace("aten::sinh", 13, aten_sinh, {"Sinh"});
+  r.add_with_inplace("aten::cosh", 13, aten_cosh, {"Cosh"});
+  r.add_with_inplace("aten::floor", 13, aten_floor, {"Floor"});
+  r.add_with_inplace("aten::ceil", 13, aten_ceil, {"Ceil"});
+  r.add_with_inplace("aten::trunc", 13, aten_trunc, {"Ceil", "Floor", "Where"});
+  r.add_with_inplace("aten::round", 13, aten_round, {"Round", "Mul", "Div"});
+  r.add_with_inplace("aten::clamp", 13, aten_clamp, {"Clip", "Max", "Min"});
+  r.add_with_inplace("aten::clip", 13, aten_clamp, {"Clip", "Max", "Min"});
+  r.add_with_inplace("aten::clamp_min", 13, aten_clamp_min, {"Clip", "Max"});
+  r.add_with_inplace("aten::clamp_max", 13, aten_clamp_max, {"Clip", "Min"});
   r.add("aten::where", 13, aten_where, {"Where"});
-  r.add("aten::masked_fill", 13, aten_masked_fill, {"Where"});
-  r.add("aten::masked_fill_", 13, aten_masked_fill, {"Where"});
-  r.add("aten::eq", 13, aten_eq, {"Equal"});
-  r.add("aten::eq_", 13, aten_eq, {"Equal"});
-  r.add("aten::ne", 13, aten_ne, {"Equal", "Not"});
-  r.add("aten::ne_", 13, aten_ne, {"Equal", "Not"});
-  r.add("aten::lt", 13, aten_lt, {"Less"});
-  r.add("aten::lt_", 13, aten_lt, {"Less"});
-  r.add("aten::le", 13, aten_le, {"LessOrEqual"});
-  r.add("aten::le_", 13, aten_le, {"LessOrEqual"});
-  r.add("aten::gt", 13, aten_gt, {"Greater"});
-  r.add("aten::gt_", 13, aten_gt, {"Greater"});
-  r.add("aten::ge", 13, aten_ge, {"GreaterOrEqual"});
-  r.add("aten::ge_", 13, aten_ge, {"GreaterOrEqual"});
-  r.add("aten::logical_and", 13, aten_logical_and, {"And"});
-  r.add("aten::logical_and_", 13, aten_logical_and, {"And"});
-  r.add("aten::logical_or", 13, aten_logical_or, {"Or"});
-  r.add("aten::logical_or_", 13, aten_logical_or, {"Or"});
-  r.add("aten::logical_xor", 13, aten_logical_xor, {"Xor"});
-  r.add("aten::logical_xor_", 13, aten_logical_xor, {"Xor"});
-  r.add("aten::logical_not", 13, aten_logical_not, {"Not"});
-  r.add("aten::logical_not_", 13, aten_logical_not, {"Not"});
-  r.add("aten::bitwise_not", 13, aten_bitwise_not, {"Not", "Sub"});
-  r.add("aten::bitwise_not_", 13, aten_bitwise_not, {"Not", "Sub"});
+  r.add_with_inplace("aten::masked_fill", 13, aten_masked_fill, {"Where"});
+  r.add_with_inplace("aten::eq", 13, aten_eq, {"Equal"});
+  r.add_with_inplace("aten::ne", 13, aten_ne, {"Equal", "Not"});
+  r.add_with_inplace("aten::lt", 13, aten_lt, {"Less"});
+  r.add_with_inplace("aten::le", 13, aten_le, {"LessOrEqual"});
+  r.add_with_inplace("aten::gt", 13, aten_gt, {"Greater"});
+  r.add_with_inplace("aten::ge", 13, aten_ge, {"GreaterOrEqual"});
+  r.add_with_inplace("aten::logical_and", 13, aten_logical_and, {"And"});
+  r.add_with_inplace("aten::logical_or", 13, aten_logical_or, {"Or"});
+  r.add_with_inplace("aten::logical_xor", 13, aten_logical_xor, {"Xor"});
+  r.add_with_inplace("aten::logical_not", 13, aten_logical_not, {"Not"});
+  r.add_with_inplace("aten::bitwise_not", 13, aten_bitwise_not, {"Not", "Sub"});
   r.add("aten::isnan", 13, aten_isnan, {"IsNaN", "ConstantOfShape"});
-  r.add("aten::asinh", 13, aten_asinh, {"Asinh"});
-  r.add("aten::asinh_", 13, aten_asinh, {"Asinh"});
-  r.add("aten::acosh", 13, aten_acosh, {"Acosh"});
-  r.add("aten::acosh_", 13, aten_acosh, {"Acosh"});
-  r.add("aten::atanh", 13, aten_atanh, {"Atanh"});
-  r.add("aten::atanh_", 13, aten_atanh, {"Atanh"});
-  r.add("aten::log10", 13, aten_log10, {"Log", "Div"});
-  r.add("aten::log10_", 13, aten_log10, {"Log", "Div"});
-  r.add("aten::exp2", 13, aten_exp2, {"Pow"});
-  r.add("aten::exp2_", 13, aten_exp2, {"Pow"});
-  r.add("aten::erfc", 13, aten_erfc, {"Erf", "Sub"});
-  r.add("aten::erfc_", 13, aten_erfc, {"Erf", "Sub"});
+  r.add_with_inplace("aten::asinh", 13, aten_asinh, {"Asinh"});
+  r.add_with_inplace("aten::acosh", 13, aten_acosh, {"Acosh"});
+  r.add_with_inplace("aten::atanh", 13, aten_atanh, {"Atanh"});
+  r.add_with_inplace("aten::log10", 13, aten_log10, {"Log", "Div"});
+  r.add_with_inplace("aten::exp2", 13, aten_exp2, {"Pow"});
+  r.add_with_inplace("aten::erfc", 13, aten_erfc, {"Erf", "Sub"});
   r.add("aten::special_erf", 13, aten_erf, {"Erf"});
   r.add("aten::special_erfc", 13, aten_erfc, {"Erf", "Sub"});
   r.add("aten::special_expm1", 13, aten_expm1, {"Exp", "Sub"});
-  r.add("aten::deg2rad", 13, aten_deg2rad, {"Mul"});
-  r.add("aten::deg2rad_", 13, aten_deg2rad, {"Mul"});
-  r.add("aten::rad2deg", 13, aten_rad2deg, {"Mul"});
-  r.add("aten::rad2deg_", 13, aten_rad2deg, {"Mul"});
-  r.add("aten::frac", 13, aten_frac, {"Sub", "Floor", "Ceil", "Where"});
-  r.add("aten::frac_", 13, aten_frac, {"Sub", "Floor", "Ceil", "Where"});
-  r.add("aten::addcmul", 13, aten_addcmul, {"Mul", "Add"});
-  r.add("aten::addcmul_", 13, aten_addcmul, {"Mul", "Add"});
-  r.add("aten::addcdiv", 13, aten_addcdiv, {"Div", "Mul", "Add"});
-  r.add("aten::addcdiv_", 13, aten_addcdiv, {"Div", "Mul", "Add"});
-  r.add("aten::lerp", 13, aten_lerp, {"Sub", "Mul", "Add"});
-  r.add("aten::lerp_", 13, aten_lerp, {"Sub", "Mul", "Add"});
+  r.add_with_inplace("aten::deg2rad", 13, aten_deg2rad, {"Mul"});
+  r.add_with_inplace("aten::rad2deg", 13, aten_rad2deg, {"Mul"});
+  r.add_with_inplace("aten::frac", 13, aten_frac, {"Sub", "Floor", "Ceil", "Where"});
+  r.add_with_inplace("aten::addcmul", 13, aten_addcmul, {"Mul", "Add"});
+  r.add_with_inplace("aten::addcdiv", 13, aten_addcdiv, {"Div", "Mul", "Add"});
+  r.add_with_inplace("aten::lerp", 13, aten_lerp, {"Sub", "Mul", "Add"});
   r.add("aten::isinf", 13, aten_isinf, {"IsInf"});
   r.add("aten::isfinite", 13, aten_isfinite, {"IsInf", "IsNaN", "Or", "Not"});
-  // Aliases.
-  r.add("aten::subtract", 13, aten_sub, {"Sub", "Mul"});
-  r.add("aten::subtract_", 13, aten_sub, {"Sub", "Mul"});
-  r.add("aten::multiply", 13, aten_mul, {"Mul"});
-  r.add("aten::multiply_", 13, aten_mul, {"Mul"});
-  r.add("aten::divide", 13, aten_div, {"Div", "Floor", "Mod"});
-  r.add("aten::divide_", 13, aten_div, {"Div", "Floor", "Mod"});
-  r.add("aten::not_equal", 13, aten_ne, {"Equal", "Not"});
-  r.add("aten::less", 13, aten_lt, {"Less"});
-  r.add("aten::less_equal", 13, aten_le, {"LessOrEqual"});
-  r.add("aten::greater", 13, aten_gt, {"Greater"});
-  r.add("aten::greater_equal", 13, aten_ge, {"GreaterOrEqual"});
 }
 
 }  // namespace torch2onnx

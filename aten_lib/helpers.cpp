@@ -33,6 +33,8 @@ Val as_tensor(GraphBuilder& b, const Arg& a, DType dtype) {
   return b.const_scalar(dtype, a.to_double());
 }
 
+Val operand(const ConvertCtx& c, size_t i, DType t) { return as_tensor(c.b, c.in(i), t); }
+
 Val unsqueeze(GraphBuilder& b, const Val& v, const std::vector<int64_t>& axes) {
   Val out = b.op1("Unsqueeze", {v, b.const_i64(axes)});
   if (b.has_info(v) && b.info(v).shape) {
@@ -112,6 +114,15 @@ DType out_dtype(const ConvertCtx& c, size_t i) {
   return DType::Float;
 }
 
+void set_result(ConvertCtx& c, const Val& v, size_t i) {
+  c.set_out(i, cast_to(c.b, v, out_dtype(c, i)));
+}
+
+Val out_shape(ConvertCtx& c, const Arg& size) {
+  if (c.out_info(0).is_static()) return c.b.const_i64(c.out_info(0).sizes());
+  return int_list_tensor(c.b, size);
+}
+
 Val int_list_tensor(GraphBuilder& b, const Arg& list) {
   if (!list.is_list()) {
     if (list.is_tensor()) return cast_to(b, list.t(), DType::Int64);
@@ -130,6 +141,54 @@ Val int_list_tensor(GraphBuilder& b, const Arg& list) {
     }
   }
   return b.op1("Concat", parts, {{"axis", int64_t{0}}});
+}
+
+int64_t rank_of(const ConvertCtx& c, size_t i) {
+  int64_t r = c.info(i).rank();
+  T2O_CHECK(r >= 0, "{} needs the rank of input {}, which is unknown", c.op(), i);
+  return r;
+}
+
+int64_t static_size(const TensorInfo& info, int64_t d, std::string_view what) {
+  T2O_CHECK(info.shape && d >= 0 && d < info.rank() && (*info.shape)[d].is_static(),
+            "{} needs a static size for dimension {}, got shape {}", what, d, info.str());
+  return (*info.shape)[d].value;
+}
+
+int64_t static_dim(const ConvertCtx& c, size_t i, int64_t d) {
+  return static_size(c.info(i), d, c.op());
+}
+
+Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
+
+Val dims_of(GraphBuilder& b, const Val& x, int64_t from, int64_t to) {
+  return b.op1("Slice", {shape_of(b, x), b.const_i64({from}), b.const_i64({to})});
+}
+
+Val dim_scalar(GraphBuilder& b, const Val& x, int64_t d) {
+  return b.op1("Gather", {shape_of(b, x), b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
+}
+
+Val scalar(GraphBuilder& b, DType t, double v) { return b.const_scalar(t, v); }
+
+std::vector<int64_t> int_range(int64_t from, int64_t to) {
+  std::vector<int64_t> out;
+  for (int64_t i = from; i < to; ++i) out.push_back(i);
+  return out;
+}
+
+Val iota(GraphBuilder& b, const Val& n) {
+  return b.op1("Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)});
+}
+
+Val concat0(GraphBuilder& b, const std::vector<Val>& parts) {
+  return parts.size() == 1 ? parts[0] : b.op1("Concat", parts, {{"axis", int64_t{0}}});
+}
+
+Val transpose(GraphBuilder& b, const Val& x, const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i)) return b.op1("Transpose", {x}, {{"perm", perm}});
+  return x;
 }
 
 }  // namespace torch2onnx

@@ -10,15 +10,6 @@ namespace torch2onnx {
 
 namespace {
 
-Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
-
-int64_t static_dim(const ConvertCtx& c, size_t i, int64_t d) {
-  const TensorInfo& info = c.info(i);
-  T2O_CHECK(info.shape && d < info.rank() && (*info.shape)[d].is_static(),
-            "{} needs a static size for dim {}, got {}", c.op(), d, info.str());
-  return (*info.shape)[d].value;
-}
-
 // Resize of the last `nd` dims to the given scales (mapping output to input with them) or,
 // without scales, to `sizes` (mapping with in/out), as LibTorch does.
 Val resize(ConvertCtx& c, const Val& x, int64_t nd, const std::vector<double>& scales,
@@ -54,12 +45,15 @@ std::vector<Attr> mode_attrs(const std::string& mode, bool align_corners) {
           {"coordinate_transformation_mode", align_corners ? "align_corners" : "pytorch_half_pixel"}};
 }
 
-// upsample_*.vec(input, output_size?, [align_corners,] scale_factors?) or
-// upsample_*(self, output_size, [align_corners,] scales_1?, ..., scales_nd?).
+// upsample_*.vec(Tensor input, int[]? output_size, [bool align_corners,] float[]? scale_factors)
+// upsample_*(Tensor self, int[] output_size, [bool align_corners,] float? scales_1, ...,
+//            float? scales_nd)
+// Only the linear and cubic modes have align_corners, so the scales start one slot later.
 void emit_upsample(ConvertCtx& c, int64_t nd, const std::string& mode) {
+  constexpr size_t kInput = 0, kOutputSize = 1, kAlignCorners = 2;
   bool has_align = mode != "nearest";
-  bool align = has_align && c.in(2).to_bool();
-  size_t first = has_align ? 3 : 2;
+  bool align = has_align && c.in(kAlignCorners).to_bool();
+  size_t first = has_align ? kAlignCorners + 1 : kAlignCorners;
   std::vector<double> scales;
   if (c.overload() == "vec") {
     if (c.has(first)) scales = c.in(first).to_doubles();
@@ -70,7 +64,8 @@ void emit_upsample(ConvertCtx& c, int64_t nd, const std::string& mode) {
     if (all)
       for (int64_t k = 0; k < nd; ++k) scales.push_back(c.in(first + k).to_double());
   }
-  c.set_out(0, resize(c, c.tensor(0), nd, scales, c.in(1), mode_attrs(mode, align)));
+  c.set_out(0,
+            resize(c, c.tensor(kInput), nd, scales, c.in(kOutputSize), mode_attrs(mode, align)));
 }
 
 }  // namespace
@@ -81,16 +76,21 @@ void aten_upsample_linear1d(ConvertCtx& c) { emit_upsample(c, 1, "linear"); }
 void aten_upsample_trilinear3d(ConvertCtx& c) { emit_upsample(c, 3, "linear"); }
 void aten_upsample_bicubic2d(ConvertCtx& c) { emit_upsample(c, 2, "cubic"); }
 
-// __interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
-// antialias): TorchScript's F.interpolate. size and scale_factor may be a number or a list.
+// __interpolate(Tensor input, int[]? size=None, float[]? scale_factor=None, str mode='nearest',
+//               bool? align_corners=None, bool? recompute_scale_factor=None,
+//               bool antialias=False): TorchScript's F.interpolate. size and scale_factor may
+// be a number or a list.
 void aten___interpolate(ConvertCtx& c) {
-  int64_t r = c.info(0).rank();
-  T2O_CHECK(r >= 3 && r <= 5, "{}: expected a 3-D to 5-D input, got {}", c.op(), c.info(0).str());
+  constexpr size_t kInput = 0, kSize = 1, kScaleFactor = 2, kMode = 3, kAlignCorners = 4,
+                   kRecomputeScaleFactor = 5, kAntialias = 6;
+  int64_t r = c.info(kInput).rank();
+  T2O_CHECK(r >= 3 && r <= 5, "{}: expected a 3-D to 5-D input, got {}", c.op(),
+            c.info(kInput).str());
   int64_t nd = r - 2;
-  std::string mode = c.has(3) ? c.in(3).str() : "nearest";
-  bool align = c.has(4) && c.in(4).to_bool();
-  bool recompute = c.has(5) && c.in(5).to_bool();
-  T2O_CHECK(!(c.has(6) && c.in(6).to_bool()), "{}: antialias=True is not supported", c.op());
+  std::string mode = c.str_or(kMode, "nearest");
+  bool align = c.bool_or(kAlignCorners, false);
+  bool recompute = c.bool_or(kRecomputeScaleFactor, false);
+  T2O_CHECK(!c.bool_or(kAntialias, false), "{}: antialias=True is not supported", c.op());
   T2O_CHECK(mode == "nearest" || mode == "linear" ||
                 mode == "bilinear" || mode == "trilinear" || mode == "bicubic",
             "{}: mode '{}' is not supported", c.op(), mode);
@@ -98,10 +98,10 @@ void aten___interpolate(ConvertCtx& c) {
                                                        ? "linear"
                                                        : mode;
   std::vector<double> scales;
-  Arg sizes = c.in(1);
-  if (!c.has(1)) {
-    T2O_CHECK(c.has(2), "{}: needs size or scale_factor", c.op());
-    scales = c.in(2).to_doubles();
+  Arg sizes = c.in(kSize);
+  if (!c.has(kSize)) {
+    T2O_CHECK(c.has(kScaleFactor), "{}: needs size or scale_factor", c.op());
+    scales = c.in(kScaleFactor).to_doubles();
     if (scales.size() == 1) scales.assign(nd, scales[0]);
     if (recompute) {  // the output size, with in/out as the mapping
       T2O_CHECK(c.out_info(0).is_static(), "{}: recompute_scale_factor needs static shapes",
@@ -115,22 +115,26 @@ void aten___interpolate(ConvertCtx& c) {
   } else if (!sizes.is_list()) {
     sizes = Arg::of_list(std::vector<Arg>(nd, sizes));
   }
-  c.set_out(0, resize(c, c.tensor(0), nd, scales, sizes, mode_attrs(kind, align)));
+  c.set_out(0, resize(c, c.tensor(kInput), nd, scales, sizes, mode_attrs(kind, align)));
 }
 
-// grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners): GridSample
-// (opset 16).
+// grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
+//              bool align_corners): GridSample (opset 16).
 void aten_grid_sampler(ConvertCtx& c) {
-  T2O_CHECK(c.info(0).rank() == 4, "{}: only 4-D inputs are supported, got {}", c.op(),
-            c.info(0).str());
+  constexpr size_t kInput = 0, kGrid = 1, kInterpolationMode = 2, kPaddingMode = 3,
+                   kAlignCorners = 4;
+  T2O_CHECK(c.info(kInput).rank() == 4, "{}: only 4-D inputs are supported, got {}", c.op(),
+            c.info(kInput).str());
   static const char* modes[] = {"bilinear", "nearest", "bicubic"};
   static const char* pads[] = {"zeros", "border", "reflection"};
-  int64_t m = c.in(2).to_int(), p = c.in(3).to_int();
+  int64_t m = c.in(kInterpolationMode).to_int(), p = c.in(kPaddingMode).to_int();
   T2O_CHECK(m >= 0 && m < 3 && p >= 0 && p < 3, "{}: unknown mode {} / padding mode {}", c.op(), m,
             p);
-  c.set_out(0, c.b.op1("GridSample", {c.tensor(0), cast_to(c.b, c.tensor(1), c.b.dtype(c.tensor(0)))},
+  Val x = c.tensor(kInput);
+  Val grid = cast_to(c.b, c.tensor(kGrid), c.b.dtype(x));
+  c.set_out(0, c.b.op1("GridSample", {x, grid},
                        {{"mode", modes[m]}, {"padding_mode", pads[p]},
-                        {"align_corners", c.in(4).to_bool()}}));
+                        {"align_corners", c.in(kAlignCorners).to_bool()}}));
 }
 
 // pixel_shuffle(self, r): [*, C r^2, H, W] -> [*, C, H r, W r]; DepthToSpace (CRD) on 4-D.

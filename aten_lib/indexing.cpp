@@ -1,6 +1,6 @@
 // Indexing ops that write or pick elements: aten::scatter*, index_put, index_add/copy/fill,
 // masked_scatter/select, take, nonzero, sort/topk, one_hot, embedding(_bag), bucketize,
-// select_scatter, slice_scatter.
+// select_scatter, slice_scatter, and the reads select, index_select, gather, index.
 #include <algorithm>
 #include <limits>
 
@@ -10,33 +10,6 @@
 namespace torch2onnx {
 
 namespace {
-
-int64_t rank_of(const ConvertCtx& c, size_t i) {
-  int64_t r = c.info(i).rank();
-  T2O_CHECK(r >= 0, "{} needs the rank of input {}, which is unknown", c.op(), i);
-  return r;
-}
-
-Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
-
-// Sizes of dims [from, to) of x as a 1-D int64 tensor.
-Val dims_of(GraphBuilder& b, const Val& x, int64_t from, int64_t to) {
-  return b.op1("Slice", {shape_of(b, x), b.const_i64({from}), b.const_i64({to})});
-}
-
-// Size of dim d as a 0-d int64 tensor.
-Val dim_scalar(GraphBuilder& b, const Val& x, int64_t d) {
-  return b.op1("Gather", {shape_of(b, x), b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
-}
-
-// 0, 1, ..., n-1 (int64) for a 0-d int64 n.
-Val iota(GraphBuilder& b, const Val& n) {
-  return b.op1("Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)});
-}
-
-Val concat0(GraphBuilder& b, const std::vector<Val>& parts) {
-  return parts.size() == 1 ? parts[0] : b.op1("Concat", parts, {{"axis", int64_t{0}}});
-}
 
 // Index values below zero count from the end of a dim of size n (0-d int64).
 Val wrap_negative(GraphBuilder& b, const Val& idx, const Val& n) {
@@ -137,7 +110,9 @@ Val src_like_index(ConvertCtx& c, const Val& src, const Val& index) {
 }
 
 // Shared by scatter / scatter_add / scatter_reduce: `src` is a tensor or a number.
-void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool include_self) {
+// `native_reduction`: ScatterElements has a reduction attribute (opset 16+).
+void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool include_self,
+                  bool native_reduction) {
   GraphBuilder& b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, 0);
@@ -153,7 +128,7 @@ void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool in
     c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}}));
     return;
   }
-  if (b.opset() >= 16 && include_self && (reduce == "sum" || reduce == "prod")) {
+  if (native_reduction && include_self && (reduce == "sum" || reduce == "prod")) {
     c.set_out(0, b.op1("ScatterElements", {self, index, src},
                        {{"axis", d}, {"reduction", reduce == "sum" ? "add" : "mul"}}));
     return;
@@ -178,27 +153,52 @@ Val stacked_coords(GraphBuilder& b, const Val& self, const std::vector<Val>& idx
 
 }  // namespace
 
-// scatter.src / .value / .reduce / .value_reduce (self, dim, index, src|value[, reduce]).
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) / scatter.value(..., Scalar value)
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce)
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src)
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce,
+//                    *, bool include_self=True)
+namespace scatter_arg {
+constexpr size_t kSelf = 0, kDim = 1, kIndex = 2, kSrc = 3, kReduce = 4, kIncludeSelf = 5;
+}  // namespace scatter_arg
+
+// Opset 13-15 (no ScatterElements reduction): a sum/prod reduction is computed densely.
 void aten_scatter(ConvertCtx& c) {
-  std::string reduce = c.has(4) ? c.in(4).str() : "";
-  emit_scatter(c, c.in(3), reduce, true);
+  using namespace scatter_arg;
+  emit_scatter(c, c.in(kSrc), c.str_or(kReduce, ""), true, false);
+}
+void aten_scatter_16(ConvertCtx& c) {
+  using namespace scatter_arg;
+  emit_scatter(c, c.in(kSrc), c.str_or(kReduce, ""), true, true);
 }
 
-void aten_scatter_add(ConvertCtx& c) { emit_scatter(c, c.in(3), "sum", true); }
+void aten_scatter_add(ConvertCtx& c) {
+  emit_scatter(c, c.in(scatter_arg::kSrc), "sum", true, false);
+}
+void aten_scatter_add_16(ConvertCtx& c) {
+  emit_scatter(c, c.in(scatter_arg::kSrc), "sum", true, true);
+}
 
-// scatter_reduce.two(self, dim, index, src, reduce, include_self)
 void aten_scatter_reduce(ConvertCtx& c) {
-  emit_scatter(c, c.in(3), c.in(4).str(), c.has(5) ? c.in(5).to_bool() : true);
+  using namespace scatter_arg;
+  emit_scatter(c, c.in(kSrc), c.in(kReduce).str(), c.bool_or(kIncludeSelf, true), false);
+}
+void aten_scatter_reduce_16(ConvertCtx& c) {
+  using namespace scatter_arg;
+  emit_scatter(c, c.in(kSrc), c.in(kReduce).str(), c.bool_or(kIncludeSelf, true), true);
 }
 
-// index_put(self, indices, values, accumulate): one boolean mask or integer indices, on the
-// leading dims.
-void aten_index_put(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
-  DType dt = out_dtype(c);
-  Val self = cast_to(b, c.tensor(0), dt);
-  int64_t r = rank_of(c, 0);
-  const auto& list = c.in(1).list();
+// index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False): one boolean
+// mask or integer indices, on the leading dims.
+namespace index_put_arg {
+constexpr size_t kSelf = 0, kIndices = 1, kValues = 2, kAccumulate = 3;
+}  // namespace index_put_arg
+
+namespace {
+
+// The index tensors of index_put's list, which must sit on the leading dims.
+std::vector<Val> leading_indices(const ConvertCtx& c) {
+  const auto& list = c.in(index_put_arg::kIndices).list();
   std::vector<Val> idx;
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].is_none()) {
@@ -210,8 +210,39 @@ void aten_index_put(ConvertCtx& c) {
     idx.push_back(list[i].t());
   }
   T2O_CHECK(!idx.empty(), "{} without an index tensor", c.op());
-  Val values = cast_to(b, c.tensor(2), dt);
-  bool accumulate = c.has(3) && c.in(3).to_bool();
+  return idx;
+}
+
+// ScatterND with reduction=add for opset 13-15: flatten the k indexed dims into one linear index,
+// then scatter-add along it. `rest` holds the sizes of self's dims [k, r).
+Val scatter_nd_add_decomposed(GraphBuilder& b, const Val& self, const Val& coords, const Val& upd,
+                              const Val& rest, int64_t k, int64_t r, DType dt) {
+  Val lin;
+  for (int64_t j = 0; j < k; ++j) {
+    Val cj = b.op1("Gather", {coords, b.const_i64_scalar(j)}, {{"axis", int64_t{-1}}});
+    lin = j == 0 ? cj : b.op1("Add", {b.op1("Mul", {lin, dim_scalar(b, self, j)}), cj});
+  }
+  Val flat_shape = concat0(b, {b.const_i64({-1}), rest});
+  Val self2 = b.op1("Reshape", {self, flat_shape});
+  Val upd2 = b.op1("Reshape", {upd, flat_shape});
+  int64_t r2 = r - k + 1;
+  std::vector<int64_t> lin_shape(r2, 1);
+  lin_shape[0] = -1;
+  Val index2 = b.op1("Expand", {reshape(b, lin, lin_shape), shape_of(b, upd2)});
+  Val out = scatter_dense(b, self2, 0, r2, index2, upd2, "sum", true, dt);
+  return b.op1("Reshape", {out, shape_of(b, self)});
+}
+
+// `native_reduction`: ScatterND has a reduction attribute (opset 16+).
+void emit_index_put(ConvertCtx& c, bool native_reduction) {
+  using namespace index_put_arg;
+  GraphBuilder& b = c.b;
+  DType dt = out_dtype(c);
+  Val self = cast_to(b, c.tensor(kSelf), dt);
+  int64_t r = rank_of(c, kSelf);
+  std::vector<Val> idx = leading_indices(c);
+  Val values = cast_to(b, c.tensor(kValues), dt);
+  bool accumulate = c.bool_or(kAccumulate, false);
   Val coords;
   int64_t k;
   DType it = b.dtype(idx[0]);
@@ -229,28 +260,17 @@ void aten_index_put(ConvertCtx& c) {
   Val upd = b.op1("Expand", {values, concat0(b, {batch, rest})});
   if (!accumulate) {
     c.set_out(0, b.op1("ScatterND", {self, coords, upd}));
-    return;
-  }
-  if (b.opset() >= 16) {
+  } else if (native_reduction) {
     c.set_out(0, b.op1("ScatterND", {self, coords, upd}, {{"reduction", "add"}}));
-    return;
+  } else {
+    c.set_out(0, scatter_nd_add_decomposed(b, self, coords, upd, rest, k, r, dt));
   }
-  // Opset 13-15: flatten the indexed dims into one linear index, then scatter-add along it.
-  Val lin;
-  for (int64_t j = 0; j < k; ++j) {
-    Val cj = b.op1("Gather", {coords, b.const_i64_scalar(j)}, {{"axis", int64_t{-1}}});
-    lin = j == 0 ? cj : b.op1("Add", {b.op1("Mul", {lin, dim_scalar(b, self, j)}), cj});
-  }
-  Val flat_shape = concat0(b, {b.const_i64({-1}), rest});
-  Val self2 = b.op1("Reshape", {self, flat_shape});
-  Val upd2 = b.op1("Reshape", {upd, flat_shape});
-  int64_t r2 = r - k + 1;
-  std::vector<int64_t> lin_shape(r2, 1);
-  lin_shape[0] = -1;
-  Val index2 = b.op1("Expand", {reshape(b, lin, lin_shape), shape_of(b, upd2)});
-  Val out = scatter_dense(b, self2, 0, r2, index2, upd2, "sum", true, dt);
-  c.set_out(0, b.op1("Reshape", {out, shape_of(b, self)}));
 }
+
+}  // namespace
+
+void aten_index_put(ConvertCtx& c) { emit_index_put(c, false); }
+void aten_index_put_16(ConvertCtx& c) { emit_index_put(c, true); }
 
 namespace {
 // index (1-D, along dim d) spread over source's shape, for index_add / index_copy.
@@ -262,23 +282,36 @@ Val spread_index(GraphBuilder& b, const Val& self, const Val& index, const Val& 
 }
 }  // namespace
 
-// index_add(self, dim, index, source, alpha)
-void aten_index_add(ConvertCtx& c) {
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1)
+namespace index_add_arg {
+constexpr size_t kSelf = 0, kDim = 1, kIndex = 2, kSource = 3, kAlpha = 4;
+}  // namespace index_add_arg
+
+namespace {
+
+// `native_reduction`: ScatterElements has a reduction attribute (opset 16+).
+void emit_index_add(ConvertCtx& c, bool native_reduction) {
+  using namespace index_add_arg;
   GraphBuilder& b = c.b;
   DType dt = out_dtype(c);
-  int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.in(1).to_int(), r);
-  Val self = cast_to(b, c.tensor(0), dt);
-  Val src = cast_to(b, c.tensor(3), dt);
-  if (c.has(4) && !(c.in(4).is_number() && c.in(4).to_double() == 1.0))
-    src = b.op1("Mul", {src, as_tensor(b, c.in(4), dt)});
-  Val index = spread_index(b, self, c.tensor(2), src, d, r);
-  if (b.opset() >= 16) {
+  int64_t r = rank_of(c, kSelf);
+  int64_t d = norm_axis(c.in(kDim).to_int(), r);
+  Val self = cast_to(b, c.tensor(kSelf), dt);
+  Val src = cast_to(b, c.tensor(kSource), dt);
+  const Arg& alpha = c.in(kAlpha);
+  if (c.has(kAlpha) && !(alpha.is_number() && alpha.to_double() == 1.0))
+    src = b.op1("Mul", {src, as_tensor(b, alpha, dt)});
+  Val index = spread_index(b, self, c.tensor(kIndex), src, d, r);
+  if (native_reduction)
     c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}, {"reduction", "add"}}));
-    return;
-  }
-  c.set_out(0, scatter_dense(b, self, d, r, index, src, "sum", true, dt));
+  else
+    c.set_out(0, scatter_dense(b, self, d, r, index, src, "sum", true, dt));
 }
+
+}  // namespace
+
+void aten_index_add(ConvertCtx& c) { emit_index_add(c, false); }
+void aten_index_add_16(ConvertCtx& c) { emit_index_add(c, true); }
 
 // index_copy(self, dim, index, source)
 void aten_index_copy(ConvertCtx& c) {
@@ -381,7 +414,7 @@ std::vector<Val> topk(ConvertCtx& c, const Val& x, int64_t d, const Val* k, bool
 // sort(self, dim, descending) or sort.stable(self, stable, dim, descending).
 std::pair<int64_t, bool> sort_args(const ConvertCtx& c, int64_t r) {
   size_t at = c.overload() == "stable" ? 2 : 1;
-  int64_t d = c.has(at) ? c.in(at).to_int() : -1;
+  int64_t d = c.int_or(at, -1);
   bool desc = c.has(at + 1) && c.in(at + 1).to_bool();
   return {norm_axis(d, r), desc};
 }
@@ -409,7 +442,7 @@ void aten_argsort(ConvertCtx& c) {
 // topk(self, k, dim, largest, sorted): always sorted (an unsorted order is unspecified anyway).
 void aten_topk(ConvertCtx& c) {
   int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.has(2) ? c.in(2).to_int() : -1, r);
+  int64_t d = norm_axis(c.int_or(2, -1), r);
   bool largest = !c.has(3) || c.in(3).to_bool();
   Val k = as_tensor(c.b, c.in(1), DType::Int64);
   auto outs = topk(c, c.tensor(0), d, &k, largest);
@@ -421,7 +454,7 @@ void aten_topk(ConvertCtx& c) {
 void aten_one_hot(ConvertCtx& c) {
   GraphBuilder& b = c.b;
   Val x = cast_to(b, c.tensor(0), DType::Int64);
-  int64_t n = c.has(1) ? c.in(1).to_int() : -1;
+  int64_t n = c.int_or(1, -1);
   Val depth = n >= 0 ? b.const_i64_scalar(n)
                      : b.op1("Add", {b.op1("ReduceMax", {x}, {{"keepdims", int64_t{0}}}),
                                      b.const_i64_scalar(1)});
@@ -441,10 +474,10 @@ void aten_embedding_bag(ConvertCtx& c) {
   DType dt = out_dtype(c);
   Val w = c.tensor(0);
   Val indices = cast_to(b, c.tensor(1), DType::Int64);
-  int64_t mode = c.has(4) ? c.in(4).to_int() : 0;
+  int64_t mode = c.int_or(4, 0);
   T2O_CHECK(mode >= 0 && mode <= 2, "{}: unknown mode {}", c.op(), mode);
-  bool last = c.has(7) && c.in(7).to_bool();
-  int64_t padding_idx = c.has(8) ? c.in(8).to_int() : -1;
+  bool last = c.bool_or(7, false);
+  int64_t padding_idx = c.int_or(8, -1);
   // aten gets 1-D indices (F.embedding_bag flattens 2-D ones and makes the offsets).
   T2O_CHECK(b.rank(indices) == 1, "{}: expected 1-D indices, got {}", c.op(), c.info(1).str());
   Val idx_flat = indices;
@@ -498,7 +531,7 @@ void aten_bucketize(ConvertCtx& c) {
                 ? DType::Double
                 : DType::Int64;
   Val x = as_tensor(b, c.in(0), k);
-  bool right = c.has(3) && c.in(3).to_bool();
+  bool right = c.bool_or(3, false);
   Val xu = unsqueeze(b, x, {-1});
   Val bb = cast_to(b, bounds, k);
   Val below = right ? b.op1("LessOrEqual", {bb, xu}) : b.op1("Less", {bb, xu});
@@ -527,8 +560,8 @@ void aten_slice_scatter(ConvertCtx& c) {
   GraphBuilder& b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
-  int64_t step = c.has(5) ? c.in(5).to_int() : 1;
+  int64_t d = norm_axis(c.int_or(2, 0), r);
+  int64_t step = c.int_or(5, 1);
   Val self = cast_to(b, c.tensor(0), dt);
   Val n = dim_scalar(b, self, d);
   auto bound = [&](size_t i, bool is_end) {
@@ -557,27 +590,103 @@ void aten_slice_scatter(ConvertCtx& c) {
   c.set_out(0, b.op1("Where", {on_axis(b, hit, d, r), spread, self}));
 }
 
+// ---- reading by index ------------------------------------------------------------------
+
+void aten_select(ConvertCtx &c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  Val idx = c.in(2).is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor(2), DType::Int64), {})
+                                : c.b.const_i64_scalar(c.in(2).to_int());
+  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
+}
+
+void aten_index_select(ConvertCtx &c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  Val idx = c.tensor(2);
+  if (c.info(2).rank() == 0)
+    idx = reshape(c.b, idx, {1});
+  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
+}
+
+void aten_gather(ConvertCtx &c) {
+  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
+  c.set_out(0, c.b.op1("GatherElements", {c.tensor(0), c.tensor(2)}, {{"axis", axis}}));
+}
+
+// index.Tensor (x[idx] with tensors). Supported: one integer index after leading Nones (Gather);
+// one boolean mask as the only index, at dim 0 (NonZero + GatherND); several integer indices on
+// the leading dims (broadcast, then GatherND).
+void aten_index(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  const auto &idx = c.in(1).list();
+  std::vector<size_t> used;
+  for (size_t i = 0; i < idx.size(); ++i)
+    if (!idx[i].is_none())
+      used.push_back(i);
+  T2O_CHECK(!used.empty(), "{} without an index tensor", c.op());
+  auto is_mask = [&](size_t i) {
+    DType t = b.dtype(idx[i].t());
+    return t == DType::Bool || t == DType::UInt8;
+  };
+  if (used.size() == 1 && !is_mask(used[0])) {
+    int64_t axis = static_cast<int64_t>(used[0]);
+    c.set_out(0, b.op1("Gather", {c.tensor(0), idx[axis].t()}, {{"axis", axis}}));
+    return;
+  }
+  if (used.size() == 1) {
+    T2O_CHECK(used[0] == 0, "{} supports a boolean mask only on the leading dims, got it at dim {}",
+              c.op(), used[0]);
+    Val nz = b.op1("NonZero", {cast_to(b, idx[0].t(), DType::Bool)});
+    Val coords = b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}});
+    c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
+    return;
+  }
+  for (size_t k = 0; k < used.size(); ++k)
+    T2O_CHECK(used[k] == k && !is_mask(used[k]),
+              "{} supports several index tensors only as integers on the leading dims", c.op());
+  // Broadcast the indices against each other, then stack them on a new last axis.
+  std::vector<Val> ints;
+  for (size_t k : used)
+    ints.push_back(cast_to(b, idx[k].t(), DType::Int64));
+  Val sum = ints[0];
+  for (size_t k = 1; k < ints.size(); ++k)
+    sum = b.op1("Add", {sum, ints[k]});
+  Val shape = b.op1("Shape", {sum});
+  std::vector<Val> parts;
+  for (const Val &v : ints) {
+    Val e = b.op1("Expand", {v, shape});
+    parts.push_back(b.op1("Unsqueeze", {e, b.const_i64({-1})}));
+  }
+  Val coords = b.op1("Concat", parts, {{"axis", int64_t{-1}}});
+  c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
+}
+
 void register_indexing_ops(Registry& r) {
-  for (const char* op : {"aten::scatter", "aten::scatter_"})
-    r.add(op, 13, aten_scatter,
-          {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad"});
-  for (const char* op : {"aten::scatter_add", "aten::scatter_add_"})
-    r.add(op, 13, aten_scatter_add, {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
-  for (const char* op : {"aten::scatter_reduce", "aten::scatter_reduce_"})
-    r.add(op, 13, aten_scatter_reduce,
-          {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "ReduceMax",
-           "ReduceMin", "Pad"});
-  for (const char* op : {"aten::index_put", "aten::index_put_", "aten::_index_put_impl",
-                         "aten::_index_put_impl_"})
-    r.add(op, 13, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
-  for (const char* op : {"aten::index_add", "aten::index_add_"})
-    r.add(op, 13, aten_index_add, {"ScatterElements", "Equal", "Where", "ReduceSum"});
-  for (const char* op : {"aten::index_copy", "aten::index_copy_"})
-    r.add(op, 13, aten_index_copy, {"ScatterElements"});
-  for (const char* op : {"aten::index_fill", "aten::index_fill_"})
-    r.add(op, 13, aten_index_fill, {"Equal", "ReduceMax", "Where"});
-  for (const char* op : {"aten::masked_scatter", "aten::masked_scatter_"})
-    r.add(op, 13, aten_masked_scatter, {"CumSum", "Gather", "Where"});
+  r.add("aten::select", 13, aten_select, {"Gather"});
+  r.add("aten::index_select", 13, aten_index_select, {"Gather"});
+  r.add("aten::gather", 13, aten_gather, {"GatherElements"});
+  r.add("aten::index", 13, aten_index, {"Gather", "GatherND", "NonZero"});
+  // Opset 16 gives ScatterElements and ScatterND a reduction attribute.
+  r.add_with_inplace("aten::scatter", 13, aten_scatter,
+                     {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad"});
+  r.add_with_inplace("aten::scatter", 16, aten_scatter_16, {"ScatterElements", "Expand"});
+  r.add_with_inplace("aten::scatter_add", 13, aten_scatter_add,
+                     {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
+  r.add_with_inplace("aten::scatter_add", 16, aten_scatter_add_16, {"ScatterElements", "Expand"});
+  const std::vector<std::string> scatter_reduce_ops = {
+      "ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin",
+      "Pad"};
+  r.add_with_inplace("aten::scatter_reduce", 13, aten_scatter_reduce, scatter_reduce_ops);
+  r.add_with_inplace("aten::scatter_reduce", 16, aten_scatter_reduce_16, scatter_reduce_ops);
+  for (const char* op : {"aten::index_put", "aten::_index_put_impl"}) {
+    r.add_with_inplace(op, 13, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
+    r.add_with_inplace(op, 16, aten_index_put_16, {"ScatterND", "NonZero", "Expand"});
+  }
+  r.add_with_inplace("aten::index_add", 13, aten_index_add,
+                     {"ScatterElements", "Equal", "Where", "ReduceSum"});
+  r.add_with_inplace("aten::index_add", 16, aten_index_add_16, {"ScatterElements"});
+  r.add_with_inplace("aten::index_copy", 13, aten_index_copy, {"ScatterElements"});
+  r.add_with_inplace("aten::index_fill", 13, aten_index_fill, {"Equal", "ReduceMax", "Where"});
+  r.add_with_inplace("aten::masked_scatter", 13, aten_masked_scatter, {"CumSum", "Gather", "Where"});
   r.add("aten::masked_select", 13, aten_masked_select, {"Expand", "Compress"});
   r.add("aten::take", 13, aten_take, {"Gather"});
   r.add("aten::nonzero", 13, aten_nonzero, {"NonZero", "Transpose"});

@@ -43,8 +43,8 @@ void aten_linear(ConvertCtx &c) {
 // addmm(self, mat1, mat2, *, beta, alpha): beta * self + alpha * (mat1 @ mat2).
 void aten_addmm(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  double beta = c.has(3) ? c.in(3).to_double() : 1.0;
-  double alpha = c.has(4) ? c.in(4).to_double() : 1.0;
+  double beta = c.double_or(3, 1.0);
+  double alpha = c.double_or(4, 1.0);
   if (gemm_ok(b, c.tensor(1))) {
     std::vector<Val> ins = {c.tensor(1), c.tensor(2)};
     // beta == 0 ignores self entirely in LibTorch (NaN/inf included).
@@ -63,8 +63,8 @@ void aten_addmm(ConvertCtx &c) {
 // baddbmm(self, batch1, batch2, *, beta, alpha): beta * self + alpha * (batch1 @ batch2).
 void aten_baddbmm(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  double beta = c.has(3) ? c.in(3).to_double() : 1.0;
-  double alpha = c.has(4) ? c.in(4).to_double() : 1.0;
+  double beta = c.double_or(3, 1.0);
+  double alpha = c.double_or(4, 1.0);
   DType t = out_dtype(c);
   Val y = scaled(b, b.op1("MatMul", {c.tensor(1), c.tensor(2)}), t, alpha);
   if (beta != 0.0)
@@ -94,10 +94,8 @@ void aten_einsum(ConvertCtx &c) {
 
 void register_linalg_ops(Registry &r) {
   r.add("aten::linear", 13, aten_linear, {"Gemm", "MatMul", "Add"});
-  r.add("aten::addmm", 13, aten_addmm, {"Gemm"});
-  r.add("aten::addmm_", 13, aten_addmm, {"Gemm"});
-  r.add("aten::baddbmm", 13, aten_baddbmm, {"MatMul", "Mul", "Add"});
-  r.add("aten::baddbmm_", 13, aten_baddbmm, {"MatMul", "Mul", "Add"});
+  r.add_with_inplace("aten::addmm", 13, aten_addmm, {"Gemm"});
+  r.add_with_inplace("aten::baddbmm", 13, aten_baddbmm, {"MatMul", "Mul", "Add"});
   r.add("aten::matmul", 13, aten_matmul, {"MatMul"});
   r.add("aten::mm", 13, aten_matmul, {"MatMul"});
   r.add("aten::bmm", 13, aten_matmul, {"MatMul"});

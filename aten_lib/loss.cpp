@@ -9,17 +9,13 @@ namespace torch2onnx {
 
 namespace {
 
-Val scalar(GraphBuilder &b, DType t, double v) {
-  return b.const_scalar(t, v);
-}
-
 // Losses compute in float or double: the ONNX Runtime loss kernels have no half types.
 DType loss_type(const ConvertCtx &c) {
   return out_dtype(c) == DType::Double ? DType::Double : DType::Float;
 }
 
 int64_t reduction_arg(const ConvertCtx &c, size_t i) {
-  int64_t r = c.has(i) ? c.in(i).to_int() : 1;
+  int64_t r = c.int_or(i, 1);
   T2O_CHECK(r >= 0 && r <= 2, "{}: unknown reduction {} (0 none, 1 mean, 2 sum)", c.op(), r);
   return r;
 }
@@ -35,10 +31,6 @@ Val reduce_all(GraphBuilder &b, DType k, const Val &x, int64_t reduction) {
   if (reduction == 2)
     return op_t(b, k, "ReduceSum", {x}, {{"keepdims", 0}});
   return op_t(b, k, "ReduceMean", {x}, {{"keepdims", 0}});
-}
-
-void set_result(ConvertCtx &c, const Val &v, size_t i = 0) {
-  c.set_out(i, cast_to(c.b, v, out_dtype(c, i)));
 }
 
 // log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)), stable for large |x|.
@@ -72,21 +64,33 @@ Val class_weight(ConvertCtx &c, size_t i, DType k) {
 
 } // namespace
 
+// mse_loss(Tensor self, Tensor target, int reduction=Mean)
 void aten_mse_loss(ConvertCtx &c) {
+  constexpr size_t kSelf = 0, kTarget = 1, kReduction = 2;
   DType k = loss_type(c);
-  Val d = op_t(c.b, k, "Sub", {cast_to(c.b, c.tensor(0), k), cast_to(c.b, c.tensor(1), k)});
-  set_result(c, reduce_all(c.b, k, op_t(c.b, k, "Mul", {d, d}), reduction_arg(c, 2)));
+  Val d = op_t(c.b, k, "Sub",
+               {cast_to(c.b, c.tensor(kSelf), k), cast_to(c.b, c.tensor(kTarget), k)});
+  set_result(c, reduce_all(c.b, k, op_t(c.b, k, "Mul", {d, d}), reduction_arg(c, kReduction)));
 }
 
-// nll_loss(input, target, weight, reduction, ignore_index); nll_loss_forward also returns the
-// total weight of the counted targets (0 for reduction none, as ATen).
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean,
+//          int ignore_index=-100)
+// cross_entropy_loss(... the same five ..., float label_smoothing=0.0)
+namespace nll_loss_arg {
+constexpr size_t kSelf = 0, kTarget = 1, kWeight = 2, kReduction = 3, kIgnoreIndex = 4,
+                 kLabelSmoothing = 5;
+} // namespace nll_loss_arg
+
+// nll_loss_forward also returns the total weight of the counted targets (0 for reduction none,
+// as ATen).
 void aten_nll_loss(ConvertCtx &c) {
+  using namespace nll_loss_arg;
   DType k = loss_type(c);
-  int64_t reduction = reduction_arg(c, 3);
-  int64_t ignore = c.has(4) ? c.in(4).to_int() : -100;
+  int64_t reduction = reduction_arg(c, kReduction);
+  int64_t ignore = c.int_or(kIgnoreIndex, -100);
   Batched in = batched(c, k);
   Val target = cast_to(c.b, in.target, DType::Int64);
-  Val w = class_weight(c, 2, k);
+  Val w = class_weight(c, kWeight, k);
   std::vector<Val> inputs = {in.input, target};
   if (w.valid())
     inputs.push_back(w);
@@ -115,17 +119,17 @@ void aten_nll_loss(ConvertCtx &c) {
   set_result(c, tw, 1);
 }
 
-// cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing) with class
-// indices or class probabilities as the target.
+// cross_entropy_loss with class indices or class probabilities as the target.
 void aten_cross_entropy_loss(ConvertCtx &c) {
+  using namespace nll_loss_arg;
   DType k = loss_type(c);
-  int64_t reduction = reduction_arg(c, 3);
-  int64_t ignore = c.has(4) ? c.in(4).to_int() : -100;
-  double eps = c.has(5) ? c.in(5).to_double() : 0.0;
+  int64_t reduction = reduction_arg(c, kReduction);
+  int64_t ignore = c.int_or(kIgnoreIndex, -100);
+  double eps = c.double_or(kLabelSmoothing, 0.0);
   Batched in = batched(c, k);
-  Val w = class_weight(c, 2, k);
-  int64_t rank = c.info(0).rank() + (in.unbatched ? 1 : 0);
-  const TensorInfo &xi = c.info(0);
+  Val w = class_weight(c, kWeight, k);
+  int64_t rank = c.info(kSelf).rank() + (in.unbatched ? 1 : 0);
+  const TensorInfo &xi = c.info(kSelf);
   const Dim &classes = (*xi.shape)[in.unbatched ? 0 : 1];
   // Weights broadcast along the class dim (1) of the (N, C, ...) input.
   std::vector<int64_t> wshape = {-1};
@@ -134,7 +138,7 @@ void aten_cross_entropy_loss(ConvertCtx &c) {
   Val wb = w.valid() ? reshape(c.b, w, wshape) : Val{};
   Val logp = op_t(c.b, k, "LogSoftmax", {in.input}, {{"axis", int64_t{1}}});
   Val loss;
-  if (is_floating(c.info(1).dtype)) { // class probabilities
+  if (is_floating(c.info(kTarget).dtype)) { // class probabilities
     Val t = cast_to(c.b, in.target, k);
     if (eps > 0) {
       T2O_CHECK(classes.is_static(), "label smoothing needs a static class count, got {}",
@@ -192,13 +196,16 @@ void aten_cross_entropy_loss(ConvertCtx &c) {
   set_result(c, loss);
 }
 
-// (1 - t) x - log_sigmoid(x) * (1 + (pos_weight - 1) t), times weight, reduced.
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None,
+//                                  Tensor? pos_weight=None, int reduction=Mean)
+// = (1 - t) x - log_sigmoid(x) * (1 + (pos_weight - 1) t), times weight, reduced.
 void aten_binary_cross_entropy_with_logits(ConvertCtx &c) {
+  constexpr size_t kSelf = 0, kTarget = 1, kWeight = 2, kPosWeight = 3, kReduction = 4;
   DType k = loss_type(c);
-  Val x = cast_to(c.b, c.tensor(0), k), t = cast_to(c.b, c.tensor(1), k);
+  Val x = cast_to(c.b, c.tensor(kSelf), k), t = cast_to(c.b, c.tensor(kTarget), k);
   Val ls = log_sigmoid(c.b, k, x);
-  if (c.has(3)) {
-    Val pw = cast_to(c.b, c.tensor(3), k);
+  if (c.has(kPosWeight)) {
+    Val pw = cast_to(c.b, c.tensor(kPosWeight), k);
     Val lw = op_t(c.b, k, "Add",
                   {op_t(c.b, k, "Mul", {op_t(c.b, k, "Sub", {pw, scalar(c.b, k, 1)}), t}),
                    scalar(c.b, k, 1)});
@@ -206,17 +213,19 @@ void aten_binary_cross_entropy_with_logits(ConvertCtx &c) {
   }
   Val one_minus_t = op_t(c.b, k, "Sub", {scalar(c.b, k, 1), t});
   Val loss = op_t(c.b, k, "Sub", {op_t(c.b, k, "Mul", {one_minus_t, x}), ls});
-  if (c.has(2))
-    loss = op_t(c.b, k, "Mul", {loss, cast_to(c.b, c.tensor(2), k)});
-  set_result(c, reduce_all(c.b, k, loss, reduction_arg(c, 4)));
+  if (c.has(kWeight))
+    loss = op_t(c.b, k, "Mul", {loss, cast_to(c.b, c.tensor(kWeight), k)});
+  set_result(c, reduce_all(c.b, k, loss, reduction_arg(c, kReduction)));
 }
 
-// kl_div(input, target): target * (log target - input), with 0 where target == 0; or
-// exp(target) * (target - input) when the target is given as log-probabilities.
+// kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False):
+// target * (log target - input), with 0 where target == 0; or exp(target) * (target - input)
+// when the target is given as log-probabilities.
 void aten_kl_div(ConvertCtx &c) {
+  constexpr size_t kSelf = 0, kTarget = 1, kReduction = 2, kLogTarget = 3;
   DType k = loss_type(c);
-  Val x = cast_to(c.b, c.tensor(0), k), t = cast_to(c.b, c.tensor(1), k);
-  bool log_target = c.has(3) && c.in(3).to_bool();
+  Val x = cast_to(c.b, c.tensor(kSelf), k), t = cast_to(c.b, c.tensor(kTarget), k);
+  bool log_target = c.bool_or(kLogTarget, false);
   Val loss;
   if (log_target) {
     loss = op_t(c.b, k, "Mul", {op_t(c.b, k, "Exp", {t}), op_t(c.b, k, "Sub", {t, x})});
@@ -227,7 +236,7 @@ void aten_kl_div(ConvertCtx &c) {
     tlogt = op_t(c.b, k, "Where", {op_t(c.b, DType::Bool, "Equal", {t, zero}), zero, tlogt});
     loss = op_t(c.b, k, "Sub", {tlogt, op_t(c.b, k, "Mul", {t, x})});
   }
-  set_result(c, reduce_all(c.b, k, loss, reduction_arg(c, 2)));
+  set_result(c, reduce_all(c.b, k, loss, reduction_arg(c, kReduction)));
 }
 
 void register_loss_ops(Registry &r) {

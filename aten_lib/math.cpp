@@ -3,6 +3,7 @@
 // ops; inf/nan/zero edge cases follow LibTorch's CPU kernels.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+#include "aten_lib/promotion.h"
 
 #include <cmath>
 #include <limits>
@@ -11,43 +12,6 @@
 namespace torch2onnx {
 
 namespace {
-
-Val scalar(GraphBuilder &b, DType t, double v) {
-  return b.const_scalar(t, v);
-}
-
-bool is_int(DType t) {
-  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
-         t == DType::Int64 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
-}
-
-bool is_unsigned(DType t) {
-  return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
-}
-
-// Half types compute in float: ONNX Runtime lacks most of their kernels.
-DType float_compute(DType t) {
-  if (t == DType::Float16 || t == DType::BFloat16 || !is_floating(t))
-    return DType::Float;
-  return t;
-}
-
-// Input i (tensor or number) in dtype t.
-Val operand(ConvertCtx &c, size_t i, DType t) {
-  return as_tensor(c.b, c.in(i), t);
-}
-
-double number(const ConvertCtx &c, size_t i, double dflt) {
-  if (!c.has(i))
-    return dflt;
-  T2O_CHECK(c.in(i).is_number(), "argument {} of {} must be a constant number, got {}", i, c.op(),
-            c.in(i).describe());
-  return c.in(i).to_double();
-}
-
-void set_result(ConvertCtx &c, const Val &v) {
-  c.set_out(0, cast_to(c.b, v, out_dtype(c)));
-}
 
 Val is_nan(GraphBuilder &b, const Val &x) {
   return op_t(b, DType::Bool, "IsNaN", {x});
@@ -250,7 +214,7 @@ void aten_nan_to_num(ConvertCtx &c) {
   DType k = float_compute(t);
   Val x = cast_to(c.b, c.tensor(0), k);
   double big = finfo_max(t);
-  auto value = [&](size_t i, double dflt) { return scalar(c.b, k, number(c, i, dflt)); };
+  auto value = [&](size_t i, double dflt) { return scalar(c.b, k, c.double_or(i, dflt)); };
   Val y = where(c.b, k, is_nan(c.b, x), value(1, 0.0), x);
   y = where(c.b, k, op_t(c.b, DType::Bool, "IsInf", {x}, {{"detect_negative", 0}}), value(2, big),
             y);
@@ -276,8 +240,8 @@ void aten_hardtanh_backward(ConvertCtx &c) {
   DType k = float_compute(out_dtype(c));
   Val g = cast_to(c.b, c.tensor(0), k), x = cast_to(c.b, c.tensor(1), k);
   Val inside = op_t(c.b, DType::Bool, "And",
-                    {op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, number(c, 2, -1))}),
-                     less(c.b, x, scalar(c.b, k, number(c, 3, 1)))});
+                    {op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, c.double_or(2, -1))}),
+                     less(c.b, x, scalar(c.b, k, c.double_or(3, 1)))});
   set_result(c, where(c.b, k, inside, g, scalar(c.b, k, 0)));
 }
 
@@ -402,8 +366,8 @@ void aten_conj(ConvertCtx &c) {
 // Evaluation mode: leaky relu with the mean slope. Training mode: one slope per element drawn
 // uniformly from [lower, upper] (RandomUniformLike), applied to the negative inputs.
 void aten_rrelu(ConvertCtx &c) {
-  double lower = number(c, 1, 0.125), upper = number(c, 2, 1.0 / 3.0);
-  bool training = c.has(3) && c.in(3).to_bool();
+  double lower = c.double_or(1, 0.125), upper = c.double_or(2, 1.0 / 3.0);
+  bool training = c.bool_or(3, false);
   DType k = float_compute(out_dtype(c));
   Val x = cast_to(c.b, c.tensor(0), k);
   if (!training) {
@@ -416,45 +380,37 @@ void aten_rrelu(ConvertCtx &c) {
 }
 
 void register_math_ops(Registry &r) {
-  r.add("aten::atan2", 13, aten_atan2, {"Atan", "Div", "Where"});
-  r.add("aten::atan2_", 13, aten_atan2, {"Atan", "Div", "Where"});
+  r.add_with_inplace("aten::atan2", 13, aten_atan2, {"Atan", "Div", "Where"});
   r.add("aten::arctan2", 13, aten_atan2, {"Atan", "Div", "Where"});
-  r.add("aten::xlogy", 13, aten_xlogy, {"Log", "Mul", "Where"});
-  r.add("aten::xlogy_", 13, aten_xlogy, {"Log", "Mul", "Where"});
+  r.add_with_inplace("aten::xlogy", 13, aten_xlogy, {"Log", "Mul", "Where"});
   r.add("aten::special_xlogy", 13, aten_xlogy, {"Log", "Mul", "Where"});
   r.add("aten::logaddexp", 13, aten_logaddexp, {"Max", "Exp", "Log"});
   r.add("aten::logaddexp2", 13, aten_logaddexp2, {"Max", "Exp", "Log"});
   r.add("aten::logcumsumexp", 13, aten_logcumsumexp, {"Where", "ReduceMax", "ReduceSum", "Log"});
-  r.add("aten::heaviside", 13, aten_heaviside, {"Greater", "Where"});
-  r.add("aten::heaviside_", 13, aten_heaviside, {"Greater", "Where"});
-  r.add("aten::sinc", 13, aten_sinc, {"Sin", "Div", "Where"});
-  r.add("aten::sinc_", 13, aten_sinc, {"Sin", "Div", "Where"});
+  r.add_with_inplace("aten::heaviside", 13, aten_heaviside, {"Greater", "Where"});
+  r.add_with_inplace("aten::sinc", 13, aten_sinc, {"Sin", "Div", "Where"});
   r.add("aten::special_sinc", 13, aten_sinc, {"Sin", "Div", "Where"});
   r.add("aten::signbit", 13, aten_signbit, {"Less", "Or"});
   r.add("aten::isposinf", 13, aten_isposinf, {"IsInf"});
   r.add("aten::isneginf", 13, aten_isneginf, {"IsInf"});
-  r.add("aten::nan_to_num", 13, aten_nan_to_num, {"IsNaN", "IsInf", "Where"});
-  r.add("aten::nan_to_num_", 13, aten_nan_to_num, {"IsNaN", "IsInf", "Where"});
+  r.add_with_inplace("aten::nan_to_num", 13, aten_nan_to_num, {"IsNaN", "IsInf", "Where"});
   r.add("aten::angle", 13, aten_angle, {"Less", "Where"});
   r.add("aten::hardtanh_backward", 13, aten_hardtanh_backward, {"Greater", "Less", "Where"});
   r.add("aten::floordiv", 13, aten_floordiv, {"Div", "Floor"});
-  for (const char *op : {"aten::bitwise_and", "aten::bitwise_and_", "aten::__and__"})
-    r.add(op, 13, aten_bitwise_and, {"And"});
-  for (const char *op : {"aten::bitwise_or", "aten::bitwise_or_", "aten::__or__"})
-    r.add(op, 13, aten_bitwise_or, {"Or"});
-  for (const char *op : {"aten::bitwise_xor", "aten::bitwise_xor_", "aten::__xor__"})
-    r.add(op, 13, aten_bitwise_xor, {"Xor"});
-  for (const char *op :
-       {"aten::bitwise_left_shift", "aten::bitwise_left_shift_", "aten::__lshift__"})
-    r.add(op, 13, aten_bitwise_left_shift, {"BitShift", "Where"});
-  for (const char *op :
-       {"aten::bitwise_right_shift", "aten::bitwise_right_shift_", "aten::__rshift__"})
-    r.add(op, 13, aten_bitwise_right_shift, {"BitShift", "Where"});
+  r.add_with_inplace("aten::bitwise_and", 13, aten_bitwise_and, {"And"});
+  r.add("aten::__and__", 13, aten_bitwise_and, {"And"});
+  r.add_with_inplace("aten::bitwise_or", 13, aten_bitwise_or, {"Or"});
+  r.add("aten::__or__", 13, aten_bitwise_or, {"Or"});
+  r.add_with_inplace("aten::bitwise_xor", 13, aten_bitwise_xor, {"Xor"});
+  r.add("aten::__xor__", 13, aten_bitwise_xor, {"Xor"});
+  r.add_with_inplace("aten::bitwise_left_shift", 13, aten_bitwise_left_shift, {"BitShift", "Where"});
+  r.add("aten::__lshift__", 13, aten_bitwise_left_shift, {"BitShift", "Where"});
+  r.add_with_inplace("aten::bitwise_right_shift", 13, aten_bitwise_right_shift, {"BitShift", "Where"});
+  r.add("aten::__rshift__", 13, aten_bitwise_right_shift, {"BitShift", "Where"});
   for (const char *op :
        {"aten::conj", "aten::conj_physical", "aten::resolve_conj", "aten::resolve_neg"})
     r.add(op, 13, aten_conj, {});
-  r.add("aten::rrelu", 13, aten_rrelu, {"LeakyRelu", "RandomUniformLike"});
-  r.add("aten::rrelu_", 13, aten_rrelu, {"LeakyRelu", "RandomUniformLike"});
+  r.add_with_inplace("aten::rrelu", 13, aten_rrelu, {"LeakyRelu", "RandomUniformLike"});
 }
 
 } // namespace torch2onnx

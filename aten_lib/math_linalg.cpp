@@ -12,10 +12,6 @@ namespace torch2onnx {
 
 namespace {
 
-Val scalar(GraphBuilder &b, DType t, double v) {
-  return b.const_scalar(t, v);
-}
-
 // Floats compute in float/double (half types in float); integers in int64, which MatMul, Einsum
 // and the reductions all have kernels for.
 DType compute_type(DType t) {
@@ -24,24 +20,6 @@ DType compute_type(DType t) {
   if (is_floating(t))
     return DType::Float;
   return DType::Int64;
-}
-
-double number(const ConvertCtx &c, size_t i, double dflt) {
-  if (!c.has(i))
-    return dflt;
-  T2O_CHECK(c.in(i).is_number(), "argument {} of {} must be a constant number, got {}", i, c.op(),
-            c.in(i).describe());
-  return c.in(i).to_double();
-}
-
-void set_result(ConvertCtx &c, const Val &v, size_t i = 0) {
-  c.set_out(i, cast_to(c.b, v, out_dtype(c, i)));
-}
-
-int64_t rank_of(const ConvertCtx &c, size_t i) {
-  int64_t r = c.info(i).rank();
-  T2O_CHECK(r >= 0, "{} needs the rank of input {}", c.op(), i);
-  return r;
 }
 
 Val reduce(GraphBuilder &b, DType k, const char *op, const Val &x, std::vector<int64_t> axes,
@@ -159,7 +137,7 @@ void aten_tensordot(ConvertCtx &c) {
 // cdist: the p-norm of every row difference, [.., P, M] x [.., R, M] -> [.., P, R].
 void aten_cdist(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  double p = number(c, 2, 2.0);
+  double p = c.double_or(2, 2.0);
   Val a = unsqueeze(c.b, cast_to(c.b, c.tensor(0), k), {-2});
   Val b = unsqueeze(c.b, cast_to(c.b, c.tensor(1), k), {-3});
   Val d = op_t(c.b, k, "Sub", {a, b});
@@ -170,8 +148,8 @@ void aten_cdist(ConvertCtx &c) {
 // pairwise_distance = norm(x1 - x2 + eps, p) over the last dim.
 void aten_pairwise_distance(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  double p = number(c, 2, 2.0), eps = number(c, 3, 1e-6);
-  bool keep = c.has(4) && c.in(4).to_bool();
+  double p = c.double_or(2, 2.0), eps = c.double_or(3, 1e-6);
+  bool keep = c.bool_or(4, false);
   Val d = op_t(c.b, k, "Sub", {cast_to(c.b, c.tensor(0), k), cast_to(c.b, c.tensor(1), k)});
   d = op_t(c.b, k, "Add", {d, scalar(c.b, k, eps)});
   int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1));
@@ -187,8 +165,8 @@ void aten_cosine_similarity(ConvertCtx &c) {
   a = op_t(c.b, k, "Expand", {a, c.b.op1("Shape", {b})});
   b = op_t(c.b, k, "Expand", {b, c.b.op1("Shape", {a})});
   int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1));
-  int64_t dim = norm_axis(c.has(2) ? c.in(2).to_int() : 1, rank);
-  Val eps = scalar(c.b, k, number(c, 3, 1e-8));
+  int64_t dim = norm_axis(c.int_or(2, 1), rank);
+  Val eps = scalar(c.b, k, c.double_or(3, 1e-8));
   auto unit = [&](const Val &v) {
     Val n = op_t(c.b, k, "Max", {vector_norm(c.b, k, v, 2, {dim}, true), eps});
     return op_t(c.b, k, "Div", {v, n});
@@ -213,7 +191,7 @@ void aten_linalg_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
   Val x = cast_to(c.b, c.tensor(0), k);
   int64_t rank = rank_of(c, 0);
-  bool keep = c.has(3) && c.in(3).to_bool();
+  bool keep = c.bool_or(3, false);
   std::vector<int64_t> dims =
       c.has(2) ? norm_axes(c.in(2).to_ints(), rank) : std::vector<int64_t>{};
   bool str_ord = c.in(1).kind == Arg::Kind::String;
@@ -240,9 +218,9 @@ void aten_linalg_matrix_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
   Val x = cast_to(c.b, c.tensor(0), k);
   int64_t rank = rank_of(c, 0);
-  auto dims = norm_axes(c.has(2) ? c.in(2).to_ints() : std::vector<int64_t>{-2, -1}, rank);
+  auto dims = norm_axes(c.ints_or(2, {-2, -1}), rank);
   T2O_CHECK(dims.size() == 2, "linalg_matrix_norm needs 2 dims, got {}", dims.size());
-  bool keep = c.has(3) && c.in(3).to_bool();
+  bool keep = c.bool_or(3, false);
   bool str_ord = !c.has(1) || c.in(1).kind == Arg::Kind::String;
   std::string ord = !c.has(1) ? "fro" : str_ord ? c.in(1).str() : "";
   set_result(
@@ -255,7 +233,7 @@ void aten_frobenius_norm(ConvertCtx &c) {
   auto dims = c.has(1) ? norm_axes(c.in(1).to_ints(), rank) : std::vector<int64_t>{};
   if (dims.empty())
     dims = all_axes(rank);
-  bool keep = c.has(2) && c.in(2).to_bool();
+  bool keep = c.bool_or(2, false);
   set_result(c, vector_norm(c.b, k, cast_to(c.b, c.tensor(0), k), 2, dims, keep));
 }
 
@@ -263,7 +241,7 @@ namespace {
 
 // beta * self + alpha * prod; beta == 0 ignores self (nan and inf there do not propagate).
 Val beta_alpha(ConvertCtx &c, DType k, const Val &prod) {
-  double beta = number(c, 3, 1.0), alpha = number(c, 4, 1.0);
+  double beta = c.double_or(3, 1.0), alpha = c.double_or(4, 1.0);
   Val r = alpha == 1.0 ? prod : op_t(c.b, k, "Mul", {prod, scalar(c.b, k, alpha)});
   if (beta == 0.0)
     return r; // self only broadcasts to the product's shape
@@ -318,7 +296,7 @@ void aten__weight_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
   Val v = cast_to(c.b, c.tensor(0), k), g = cast_to(c.b, c.tensor(1), k);
   int64_t rank = rank_of(c, 0);
-  int64_t dim = c.has(2) ? c.in(2).to_int() : 0;
+  int64_t dim = c.int_or(2, 0);
   std::vector<int64_t> axes;
   for (int64_t i = 0; i < rank; ++i)
     if (dim == -1 || i != norm_axis(dim, rank))
@@ -329,10 +307,9 @@ void aten__weight_norm(ConvertCtx &c) {
 
 namespace {
 
-void transpose(ConvertCtx &c, std::vector<int64_t> perm) {
-  Val x = c.tensor(0);
-  Val y = c.b.op1("Transpose", {x}, {{"perm", perm}});
-  c.set_out(0, y);
+// Always a Transpose node (also for an identity perm), unlike the helpers' transpose().
+void set_transposed(ConvertCtx &c, const std::vector<int64_t> &perm) {
+  c.set_out(0, c.b.op1("Transpose", {c.tensor(0)}, {{"perm", perm}}));
 }
 
 } // namespace
@@ -346,13 +323,13 @@ void aten_mT(ConvertCtx &c) {
   T2O_CHECK(rank >= 2, "{} needs at least 2 dims, got {}", c.op(), rank);
   auto perm = all_axes(rank);
   std::swap(perm[rank - 1], perm[rank - 2]);
-  transpose(c, perm);
+  set_transposed(c, perm);
 }
 
 void aten_numpy_T(ConvertCtx &c) {
   auto perm = all_axes(rank_of(c, 0));
   std::reverse(perm.begin(), perm.end());
-  transpose(c, perm);
+  set_transposed(c, perm);
 }
 
 void register_math_linalg_ops(Registry &r) {
@@ -369,12 +346,9 @@ void register_math_linalg_ops(Registry &r) {
   r.add("aten::linalg_matrix_norm", 13, aten_linalg_matrix_norm,
         {"ReduceSum", "ReduceMax", "Sqrt"});
   r.add("aten::frobenius_norm", 13, aten_frobenius_norm, {"ReduceSum", "Sqrt"});
-  r.add("aten::addmv", 13, aten_addmv, {"MatMul", "Add"});
-  r.add("aten::addmv_", 13, aten_addmv, {"MatMul", "Add"});
-  r.add("aten::addr", 13, aten_addr, {"Mul", "Add"});
-  r.add("aten::addr_", 13, aten_addr, {"Mul", "Add"});
-  r.add("aten::addbmm", 13, aten_addbmm, {"MatMul", "ReduceSum", "Add"});
-  r.add("aten::addbmm_", 13, aten_addbmm, {"MatMul", "ReduceSum", "Add"});
+  r.add_with_inplace("aten::addmv", 13, aten_addmv, {"MatMul", "Add"});
+  r.add_with_inplace("aten::addr", 13, aten_addr, {"Mul", "Add"});
+  r.add_with_inplace("aten::addbmm", 13, aten_addbmm, {"MatMul", "ReduceSum", "Add"});
   r.add("aten::bilinear", 13, aten_bilinear, {"Einsum", "Add"});
   r.add("aten::_weight_norm", 13, aten__weight_norm, {"ReduceSum", "Sqrt", "Div", "Mul"});
   r.add("aten::mT", 13, aten_mT, {"Transpose"});

@@ -6,12 +6,6 @@ namespace torch2onnx {
 
 namespace {
 
-int64_t known_rank(const ConvertCtx& c, size_t i) {
-  int64_t r = c.info(i).rank();
-  T2O_CHECK(r >= 0, "{}: the rank of the input must be known", c.op());
-  return r;
-}
-
 // A constant filled with `v` of the given shape and dtype (the default weight or bias of
 // LayerNormalization, which needs a scale even when torch has none).
 Val filled(GraphBuilder& b, DType t, const std::vector<int64_t>& shape, float v) {
@@ -19,12 +13,6 @@ Val filled(GraphBuilder& b, DType t, const std::vector<int64_t>& shape, float v)
   for (auto d : shape) n *= d;
   Val f = b.constant(TensorData::f32(std::vector<float>(static_cast<size_t>(n), v), shape));
   return t == DType::Float ? f : cast_to(b, f, t);
-}
-
-std::vector<int64_t> range(int64_t from, int64_t to) {
-  std::vector<int64_t> out;
-  for (int64_t i = from; i < to; ++i) out.push_back(i);
-  return out;
 }
 
 struct Moments {
@@ -67,7 +55,7 @@ Val running_stats_norm(ConvertCtx& c, size_t w_idx, size_t b_idx, size_t m_idx, 
                        double eps) {
   Val x = c.tensor(0);
   DType t = c.b.dtype(x);
-  int64_t rank = known_rank(c, 0);
+  int64_t rank = rank_of(c, 0);
   if (c.has(w_idx) && c.has(b_idx) && rank >= 2) {
     return c.b.op1("BatchNormalization",
                    {x, cast_to(c.b, c.tensor(w_idx), t), cast_to(c.b, c.tensor(b_idx), t),
@@ -89,109 +77,158 @@ Val running_stats_norm(ConvertCtx& c, size_t w_idx, size_t b_idx, size_t m_idx, 
 
 }  // namespace
 
-// batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps,
-// cudnn_enabled). Training mode normalizes with batch statistics; updating the running stats
-// has no meaning in an inference graph.
+// batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+//            Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+//               Tensor? running_var, bool use_input_stats, float momentum, float eps,
+//               bool cudnn_enabled)
+namespace batch_norm_arg {
+constexpr size_t kInput = 0, kWeight = 1, kBias = 2, kRunningMean = 3, kRunningVar = 4,
+                 kTraining = 5, kMomentum = 6, kEps = 7;
+constexpr size_t kUseInputStats = kTraining;  // instance_norm's name for the same slot
+}  // namespace batch_norm_arg
+
+// Training mode normalizes with batch statistics; updating the running stats has no meaning in
+// an inference graph.
 void aten_batch_norm(ConvertCtx& c) {
-  double eps = c.in(7).to_double();
-  bool training = c.in(5).to_bool();
-  if (!training && c.has(3) && c.has(4)) {
-    c.set_out(0, running_stats_norm(c, 1, 2, 3, 4, eps));
+  using namespace batch_norm_arg;
+  double eps = c.in(kEps).to_double();
+  bool training = c.in(kTraining).to_bool();
+  if (!training && c.has(kRunningMean) && c.has(kRunningVar)) {
+    c.set_out(0, running_stats_norm(c, kWeight, kBias, kRunningMean, kRunningVar, eps));
     return;
   }
-  Val x = c.tensor(0);
+  Val x = c.tensor(kInput);
   DType t = c.b.dtype(x);
-  int64_t rank = known_rank(c, 0);
+  int64_t rank = rank_of(c, kInput);
   std::vector<int64_t> axes{0};
   for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
   Moments m = moments(c.b, x, axes, eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
-  c.set_out(0, channel_affine(c, y, 1, 2, rank, t));
+  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
 }
 
-// instance_norm(input, weight?, bias?, running_mean?, running_var?, use_input_stats, momentum,
-// eps, cudnn_enabled).
 void aten_instance_norm(ConvertCtx& c) {
-  double eps = c.in(7).to_double();
-  bool use_input_stats = c.in(5).to_bool();
+  using namespace batch_norm_arg;
+  double eps = c.in(kEps).to_double();
+  bool use_input_stats = c.in(kUseInputStats).to_bool();
   if (!use_input_stats) {
-    T2O_CHECK(c.has(3) && c.has(4),
+    T2O_CHECK(c.has(kRunningMean) && c.has(kRunningVar),
               "{}: use_input_stats=False needs running_mean and running_var", c.op());
-    c.set_out(0, running_stats_norm(c, 1, 2, 3, 4, eps));
+    c.set_out(0, running_stats_norm(c, kWeight, kBias, kRunningMean, kRunningVar, eps));
     return;
   }
-  Val x = c.tensor(0);
+  Val x = c.tensor(kInput);
   DType t = c.b.dtype(x);
-  int64_t rank = known_rank(c, 0);
+  int64_t rank = rank_of(c, kInput);
   T2O_CHECK(rank >= 3, "{}: expected an input of rank 3 or more (N, C, *), got rank {}", c.op(),
             rank);
-  if (c.has(1) && c.has(2)) {
+  if (c.has(kWeight) && c.has(kBias)) {
     c.set_out(0, c.b.op1("InstanceNormalization",
-                         {x, cast_to(c.b, c.tensor(1), t), cast_to(c.b, c.tensor(2), t)},
+                         {x, cast_to(c.b, c.tensor(kWeight), t), cast_to(c.b, c.tensor(kBias), t)},
                          {{"epsilon", eps}}));
     return;
   }
-  Moments m = moments(c.b, x, range(2, rank), eps, t);
+  Moments m = moments(c.b, x, int_range(2, rank), eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
-  c.set_out(0, channel_affine(c, y, 1, 2, rank, t));
+  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
 }
 
-// group_norm(input, num_groups, weight?, bias?, eps, cudnn_enabled). GroupNormalization only
-// arrives in opset 18, so: reshape to (N, G, -1), normalize the last axis, reshape back.
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None,
+//            float eps=1e-05, bool cudnn_enabled=True)
+// GroupNormalization only arrives in opset 18, so: reshape to (N, G, -1), normalize the last
+// axis, reshape back.
 void aten_group_norm(ConvertCtx& c) {
-  Val x = c.tensor(0);
+  constexpr size_t kInput = 0, kNumGroups = 1, kWeight = 2, kBias = 3, kEps = 4;
+  Val x = c.tensor(kInput);
   DType t = c.b.dtype(x);
-  int64_t rank = known_rank(c, 0);
-  int64_t groups = c.in(1).to_int();
-  double eps = c.has(4) ? c.in(4).to_double() : 1e-5;
+  int64_t rank = rank_of(c, kInput);
+  int64_t groups = c.in(kNumGroups).to_int();
+  double eps = c.double_or(kEps, 1e-5);
   Val grouped = reshape(c.b, x, {0, groups, -1});
   Moments m = moments(c.b, grouped, {2}, eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
   y = c.b.op1("Reshape", {y, c.b.op1("Shape", {x})});
-  c.set_out(0, channel_affine(c, y, 2, 3, rank, t));
+  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
 }
+
+// layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
+//            float eps=1e-05, bool cudnn_enable=True)
+// native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
+//   -> (Tensor out, Tensor mean, Tensor rstd)
+namespace layer_norm_arg {
+constexpr size_t kInput = 0, kNormalizedShape = 1, kWeight = 2, kBias = 3, kEps = 4;
+}  // namespace layer_norm_arg
 
 namespace {
 
-// Shared by layer_norm and native_layer_norm: returns (y, mean, rstd).
-std::vector<Val> layer_norm_impl(ConvertCtx& c, bool want_stats) {
-  Val x = c.tensor(0);
-  DType t = c.b.dtype(x);
-  int64_t rank = known_rank(c, 0);
-  std::vector<int64_t> shape = c.in(1).to_ints();
-  int64_t k = static_cast<int64_t>(shape.size());
-  T2O_CHECK(k >= 1 && k <= rank, "{}: normalized_shape {} does not fit an input of rank {}",
-            c.op(), k, rank);
-  double eps = c.has(4) ? c.in(4).to_double() : 1e-5;
-  if (c.b.opset() >= 17) {
-    Val scale = c.has(2) ? cast_to(c.b, c.tensor(2), t) : filled(c.b, t, shape, 1.0f);
-    std::vector<Val> inputs{x, scale};
-    if (c.has(3)) inputs.push_back(cast_to(c.b, c.tensor(3), t));
-    auto outs = c.b.op("LayerNormalization", inputs, {{"axis", -k}, {"epsilon", eps}},
-                       want_stats ? 3 : 1);
-    // The statistics come out in stash_type (float); torch returns them in the input dtype.
-    if (want_stats && t != DType::Float) {
-      outs[1] = cast_to(c.b, outs[1], t);
-      outs[2] = cast_to(c.b, outs[2], t);
-    }
-    return outs;
-  }
-  Moments m = moments(c.b, x, range(rank - k, rank), eps, t);
+// The arguments both layer_norm forms read, checked against the input rank.
+struct LayerNormArgs {
+  Val x;
+  DType t;
+  int64_t rank;
+  std::vector<int64_t> shape;  // normalized_shape
+  double eps;
+};
+
+LayerNormArgs layer_norm_args(const ConvertCtx& c) {
+  using namespace layer_norm_arg;
+  LayerNormArgs a;
+  a.x = c.tensor(kInput);
+  a.t = c.b.dtype(a.x);
+  a.rank = rank_of(c, kInput);
+  a.shape = c.in(kNormalizedShape).to_ints();
+  int64_t k = static_cast<int64_t>(a.shape.size());
+  T2O_CHECK(k >= 1 && k <= a.rank, "{}: normalized_shape {} does not fit an input of rank {}",
+            c.op(), k, a.rank);
+  a.eps = c.double_or(kEps, 1e-5);
+  return a;
+}
+
+// Opset 13-16: the moments by hand; returns (y, mean, rstd).
+std::vector<Val> layer_norm_decomposed(ConvertCtx& c) {
+  using namespace layer_norm_arg;
+  LayerNormArgs a = layer_norm_args(c);
+  int64_t k = static_cast<int64_t>(a.shape.size());
+  Moments m = moments(c.b, a.x, int_range(a.rank - k, a.rank), a.eps, a.t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
-  if (c.has(2)) y = c.b.op1("Mul", {y, cast_to(c.b, c.tensor(2), t)});
-  if (c.has(3)) y = c.b.op1("Add", {y, cast_to(c.b, c.tensor(3), t)});
+  if (c.has(kWeight)) y = c.b.op1("Mul", {y, cast_to(c.b, c.tensor(kWeight), a.t)});
+  if (c.has(kBias)) y = c.b.op1("Add", {y, cast_to(c.b, c.tensor(kBias), a.t)});
   return {y, m.mean, m.rstd};
+}
+
+// Opset 17: LayerNormalization; returns (y) or (y, mean, rstd).
+std::vector<Val> layer_norm_op(ConvertCtx& c, bool want_stats) {
+  using namespace layer_norm_arg;
+  LayerNormArgs a = layer_norm_args(c);
+  int64_t k = static_cast<int64_t>(a.shape.size());
+  Val scale = c.has(kWeight) ? cast_to(c.b, c.tensor(kWeight), a.t)
+                             : filled(c.b, a.t, a.shape, 1.0f);
+  std::vector<Val> inputs{a.x, scale};
+  if (c.has(kBias)) inputs.push_back(cast_to(c.b, c.tensor(kBias), a.t));
+  auto outs = c.b.op("LayerNormalization", inputs, {{"axis", -k}, {"epsilon", a.eps}},
+                     want_stats ? 3 : 1);
+  // The statistics come out in stash_type (float); torch returns them in the input dtype.
+  if (want_stats && a.t != DType::Float) {
+    outs[1] = cast_to(c.b, outs[1], a.t);
+    outs[2] = cast_to(c.b, outs[2], a.t);
+  }
+  return outs;
 }
 
 }  // namespace
 
-// layer_norm(input, normalized_shape, weight?, bias?, eps, cudnn_enable).
-void aten_layer_norm(ConvertCtx& c) { c.set_out(0, layer_norm_impl(c, false)[0]); }
+void aten_layer_norm(ConvertCtx& c) { c.set_out(0, layer_norm_decomposed(c)[0]); }
+void aten_layer_norm_17(ConvertCtx& c) { c.set_out(0, layer_norm_op(c, false)[0]); }
 
-// native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (out, mean, rstd); the
-// statistics keep the normalized dims as size 1, like LayerNormalization's extra outputs.
+// The statistics keep the normalized dims as size 1, like LayerNormalization's extra outputs.
 void aten_native_layer_norm(ConvertCtx& c) {
-  auto outs = layer_norm_impl(c, true);
+  auto outs = layer_norm_decomposed(c);
+  for (size_t i = 0; i < 3; ++i) c.set_out(i, outs[i]);
+}
+
+void aten_native_layer_norm_17(ConvertCtx& c) {
+  auto outs = layer_norm_op(c, true);
   for (size_t i = 0; i < 3; ++i) c.set_out(i, outs[i]);
 }
 
@@ -202,10 +239,10 @@ void register_norm_ops(Registry& r) {
         {"InstanceNormalization", "BatchNormalization", "ReduceMean", "Mul", "Add"});
   r.add("aten::group_norm", 13, aten_group_norm, {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
   r.add("aten::layer_norm", 13, aten_layer_norm, {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
-  r.add("aten::layer_norm", 17, aten_layer_norm, {"LayerNormalization"});
+  r.add("aten::layer_norm", 17, aten_layer_norm_17, {"LayerNormalization"});
   r.add("aten::native_layer_norm", 13, aten_native_layer_norm,
         {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
-  r.add("aten::native_layer_norm", 17, aten_native_layer_norm, {"LayerNormalization"});
+  r.add("aten::native_layer_norm", 17, aten_native_layer_norm_17, {"LayerNormalization"});
 }
 
 }  // namespace torch2onnx

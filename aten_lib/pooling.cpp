@@ -8,13 +8,27 @@
 
 namespace torch2onnx {
 
-namespace {
+// max_pool{1,2,3}d[_with_indices](Tensor self, int[] kernel_size, int[] stride=[],
+//     int[] padding=0, int[] dilation=1, bool ceil_mode=False)
+namespace max_pool_arg {
+constexpr size_t kSelf = 0, kKernelSize = 1, kStride = 2, kPadding = 3, kDilation = 4,
+                 kCeilMode = 5;
+}  // namespace max_pool_arg
 
-std::vector<int64_t> iota(int64_t from, size_t count) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < count; ++i) out.push_back(from + static_cast<int64_t>(i));
-  return out;
-}
+// avg_pool{1,2,3}d(Tensor self, int[] kernel_size, int[] stride=[], int[] padding=0,
+//     bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
+// (avg_pool1d has no divisor_override)
+namespace avg_pool_arg {
+constexpr size_t kSelf = 0, kKernelSize = 1, kStride = 2, kPadding = 3, kCeilMode = 4,
+                 kCountIncludePad = 5, kDivisorOverride = 6;
+}  // namespace avg_pool_arg
+
+// adaptive_{avg,max}_pool{1,2,3}d(Tensor self, int[] output_size)
+namespace adaptive_pool_arg {
+constexpr size_t kSelf = 0, kOutputSize = 1;
+}  // namespace adaptive_pool_arg
+
+namespace {
 
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -66,7 +80,7 @@ Window read_window(const ConvertCtx& c, size_t n, size_t k, size_t s, size_t p,
   w.pads = pad;
   w.pads.insert(w.pads.end(), pad.begin(), pad.end());
   w.dilation = d ? per_spatial_dim(c.in(*d), n, 1, "dilation") : std::vector<int64_t>(n, 1);
-  w.ceil = c.has(ceil) && c.in(ceil).to_bool();
+  w.ceil = c.bool_or(ceil, false);
   return w;
 }
 
@@ -91,7 +105,7 @@ std::vector<Val> trim_ceil(GraphBuilder& b, const Batched& in, const Window& w,
   if (!trim) return outs;
   for (auto& v : outs)
     v = b.op1("Slice", {v, b.const_i64(std::vector<int64_t>(n, 0)), b.const_i64(ends),
-                        b.const_i64(iota(2, n))});
+                        b.const_i64(int_range(2, 2 + n))});
   return outs;
 }
 
@@ -103,13 +117,14 @@ Val plane_indices(GraphBuilder& b, const Val& idx, const Batched& in, size_t n) 
   std::vector<int64_t> ones(n, 1);
   Val all = b.op("MaxPool", {in.x}, {{"kernel_shape", ones}, {"strides", ones}}, 2)[1];
   Val base = b.op1("Slice", {all, b.const_i64(std::vector<int64_t>(n, 0)), b.const_i64(ones),
-                             b.const_i64(iota(2, n))});
+                             b.const_i64(int_range(2, 2 + n))});
   return b.op1("Sub", {idx, base});
 }
 
 void emit_max_pool(ConvertCtx& c, size_t n, bool with_indices) {
   Batched in = batched(c, n);
-  Window w = read_window(c, n, 1, 2, 3, 4, 5);
+  using namespace max_pool_arg;
+  Window w = read_window(c, n, kKernelSize, kStride, kPadding, kDilation, kCeilMode);
   std::vector<Attr> attrs{{"kernel_shape", w.kernel}, {"strides", w.stride}, {"pads", w.pads},
                           {"dilations", w.dilation}, {"ceil_mode", int64_t{w.ceil ? 1 : 0}}};
   auto outs = c.b.op("MaxPool", {in.x}, attrs, with_indices ? 2 : 1);
@@ -118,15 +133,14 @@ void emit_max_pool(ConvertCtx& c, size_t n, bool with_indices) {
   for (size_t i = 0; i < outs.size(); ++i) c.set_out(i, in.restore(c.b, outs[i]));
 }
 
-// avg_pool{1,2,3}d(self, kernel, stride, padding, ceil_mode, count_include_pad,
-// divisor_override?); 1d has no divisor_override.
 void emit_avg_pool(ConvertCtx& c, size_t n) {
+  using namespace avg_pool_arg;
   Batched in = batched(c, n);
-  Window w = read_window(c, n, 1, 2, 3, std::nullopt, 4);
-  bool include_pad = !c.has(5) || c.in(5).to_bool();
+  Window w = read_window(c, n, kKernelSize, kStride, kPadding, std::nullopt, kCeilMode);
+  bool include_pad = c.bool_or(kCountIncludePad, true);
   std::optional<int64_t> divisor;
-  if (n > 1 && c.has(6)) {
-    divisor = c.in(6).to_int();
+  if (n > 1 && c.has(kDivisorOverride)) {
+    divisor = c.in(kDivisorOverride).to_int();
     T2O_CHECK(*divisor != 0, "{}: divisor_override must be non-zero", c.op());
     // Without ceil_mode every window covers kernel_size elements of the padded input, so the
     // sum is the count_include_pad average times the kernel area.
@@ -184,7 +198,8 @@ int64_t win_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
 int64_t win_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
 std::vector<int64_t> adaptive_out(const ConvertCtx& c, size_t n) {
-  std::vector<int64_t> out = per_spatial_dim(c.in(1), n, 1, "output_size");
+  std::vector<int64_t> out = per_spatial_dim(c.in(adaptive_pool_arg::kOutputSize), n, 1,
+                                             "output_size");
   for (auto o : out) T2O_CHECK(o > 0, "{}: output_size must be positive, got {}", c.op(), o);
   return out;
 }
@@ -249,7 +264,7 @@ void emit_adaptive_max(ConvertCtx& c, size_t n) {
     Val values = c.b.op1("GlobalMaxPool", {in.x});
     Val flat = reshape(c.b, in.x, {0, 0, -1});
     Val idx = c.b.op1("ArgMax", {flat}, {{"axis", int64_t{2}}, {"keepdims", int64_t{1}}});
-    if (n > 1) idx = unsqueeze(c.b, idx, iota(3, n - 1));
+    if (n > 1) idx = unsqueeze(c.b, idx, int_range(3, 2 + n));
     c.set_out(0, in.restore(c.b, values));
     c.set_out(1, in.restore(c.b, idx));
     return;
@@ -264,7 +279,7 @@ void emit_adaptive_max(ConvertCtx& c, size_t n) {
     if (sp[d] % out[d] == 0) {
       kernel[d] = sp[d] / out[d];
       gathered[d] = sp[d];
-      maps[d] = iota(0, static_cast<size_t>(sp[d]));
+      maps[d] = int_range(0, sp[d]);
       continue;
     }
     int64_t k = 0;

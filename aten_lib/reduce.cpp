@@ -64,13 +64,13 @@ void aten_prod(ConvertCtx &c) { reduce_with_dtype(c, "ReduceProd"); }
 void aten_logsumexp(ConvertCtx &c) {
   Val x = cast_to(c.b, c.tensor(0), out_dtype(c)); // integer inputs give floats in LibTorch
   c.set_out(
-      0, reduce(c.b, "ReduceLogSumExp", x, reduce_axes(c, c.in(1)), c.has(2) && c.in(2).to_bool()));
+      0, reduce(c.b, "ReduceLogSumExp", x, reduce_axes(c, c.in(1)), c.bool_or(2, false)));
 }
 
 void aten_amax(ConvertCtx &c) {
   std::string op = c.op() == "aten::amax" ? "ReduceMax" : "ReduceMin";
   c.set_out(0,
-            reduce(c.b, op, c.tensor(0), reduce_axes(c, c.in(1)), c.has(2) && c.in(2).to_bool()));
+            reduce(c.b, op, c.tensor(0), reduce_axes(c, c.in(1)), c.bool_or(2, false)));
 }
 
 // max(self) / max.dim(self, dim, keepdim) -> (values, indices) / max.other(self, other).
@@ -86,7 +86,7 @@ void aten_max(ConvertCtx &c) {
   if (c.num_inputs() == 1)
     return c.set_out(0, reduce(c.b, op, c.tensor(0), {}, false));
   std::vector<int64_t> axes = reduce_axes(c, c.in(1));
-  bool keepdim = c.has(2) && c.in(2).to_bool();
+  bool keepdim = c.bool_or(2, false);
   if (c.info(0).rank() == 0) {
     c.set_out(0, c.tensor(0));
     c.set_out(1, c.b.const_i64_scalar(0));
@@ -100,7 +100,7 @@ void aten_max(ConvertCtx &c) {
 // argmax(self, dim?, keepdim): no dim means the index into the flattened tensor.
 void aten_argmax(ConvertCtx &c) {
   std::string op = c.op() == "aten::argmax" ? "ArgMax" : "ArgMin";
-  bool keepdim = c.has(2) && c.in(2).to_bool();
+  bool keepdim = c.bool_or(2, false);
   int64_t r = c.info(0).rank();
   if (c.has(1) && r > 0) {
     int64_t axis = norm_axis(c.in(1).to_int(), r);
@@ -130,7 +130,7 @@ void aten_var(ConvertCtx &c) {
       correction = c.in(2).to_bool() ? 1 : 0;
     else if (c.has(2))
       correction = c.in(2).to_double();
-    keepdim = c.has(3) && c.in(3).to_bool();
+    keepdim = c.bool_or(3, false);
   }
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
@@ -161,13 +161,13 @@ void aten_var(ConvertCtx &c) {
 // norm(self, p?, [dim, keepdim], [dtype]) and linalg_vector_norm(self, ord, dim?, keepdim, dtype).
 void aten_norm(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  double p = c.has(1) ? c.in(1).to_double() : 2.0;
+  double p = c.double_or(1, 2.0);
   std::vector<int64_t> axes;
   bool keepdim = false;
   bool has_dim = c.in(2).is_list() || (c.op() == "aten::linalg_vector_norm" && c.has(2));
   if (has_dim) {
     axes = reduce_axes(c, c.in(2));
-    keepdim = c.has(3) && c.in(3).to_bool();
+    keepdim = c.bool_or(3, false);
   }
   Val x = cast_to(b, c.tensor(0), out_dtype(c));
   Val y;
@@ -196,7 +196,7 @@ void aten_all(ConvertCtx &c) {
   bool keepdim = false;
   if (c.num_inputs() >= 2) {
     axes = reduce_axes(c, c.in(1));
-    keepdim = c.has(2) && c.in(2).to_bool();
+    keepdim = c.bool_or(2, false);
     if (c.in(1).is_none())
       axes.clear();
   }
@@ -231,8 +231,7 @@ void register_reduce_ops(Registry &r) {
   r.add("aten::logsumexp", 13, aten_logsumexp, {"ReduceLogSumExp"});
   r.add("aten::all", 13, aten_all, {"ReduceMin", "Cast"});
   r.add("aten::any", 13, aten_all, {"ReduceMax", "Cast"});
-  r.add("aten::cumsum", 13, aten_cumsum, {"CumSum"});
-  r.add("aten::cumsum_", 13, aten_cumsum, {"CumSum"});
+  r.add_with_inplace("aten::cumsum", 13, aten_cumsum, {"CumSum"});
 }
 
 } // namespace torch2onnx

@@ -4,8 +4,6 @@
 
 namespace torch2onnx {
 
-void register_scalar_dynamic_ops(Registry& r);  // aten_lib/scalar_ops_dynamic.cpp
-
 // ---- Arg ------------------------------------------------------------------------------------
 
 std::string Arg::describe() const {
@@ -103,6 +101,12 @@ void Registry::add(const std::string& op, int since_opset, ConverterFn fn,
                    RegistryEntry{op, since_opset, std::move(fn), std::move(onnx_ops), family_});
 }
 
+void Registry::add_with_inplace(const std::string& op, int since_opset, const ConverterFn& fn,
+                                const std::vector<std::string>& onnx_ops) {
+  add(op, since_opset, fn, onnx_ops);
+  add(op + "_", since_opset, fn, onnx_ops);
+}
+
 const RegistryEntry* Registry::find(const std::string& op, int opset) const {
   auto it = by_op_.find(op);
   if (it == by_op_.end()) return nullptr;
@@ -123,19 +127,27 @@ const Registry& Registry::global() {
     Registry r;
     // Explicit, ordered list: no static initializers that a static link could drop.
     const std::pair<const char*, void (*)(Registry&)> families[] = {
-        {"activation", register_activation_ops}, {"elementwise", register_elementwise_ops},
-        {"conv", register_conv_ops},             {"pooling", register_pooling_ops},
-        {"norm", register_norm_ops},             {"linalg", register_linalg_ops},
-        {"shape", register_shape_ops},           {"reduce", register_reduce_ops},
-        {"scalar", register_scalar_ops},         {"indexing", register_indexing_ops},
-        {"creation", register_creation_ops},     {"image", register_image_ops},
-        {"math", register_math_ops},             {"loss", register_loss_ops},
-        {"rnn", register_rnn_ops},               {"signal", register_signal_ops},
+        {"activation", register_activation_ops},
+        {"elementwise", register_elementwise_ops},
+        {"conv", register_conv_ops},
+        {"pooling", register_pooling_ops},
+        {"norm", register_norm_ops},
+        {"linalg", register_linalg_ops},
+        {"shape", register_shape_ops},
+        {"reduce", register_reduce_ops},
+        {"scalar", register_scalar_ops},
+        {"indexing", register_indexing_ops},
+        {"creation", register_creation_ops},
+        {"image", register_image_ops},
+        {"math", register_math_ops},
+        {"loss", register_loss_ops},
+        {"rnn", register_rnn_ops},
+        {"signal", register_signal_ops},
         {"math_linalg", register_math_linalg_ops},
         {"select", register_select_ops},
         {"attention", register_attention_ops},
         {"aliases", register_aliases_ops},
-        {"scalar_dynamic", register_scalar_dynamic_ops},
+        {"number", register_number_ops},
         {"torchvision", register_torchvision_ops},
     };
     for (const auto& [name, fn] : families) {

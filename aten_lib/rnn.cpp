@@ -55,10 +55,6 @@ Val reorder(GraphBuilder &b, Cell k, const Val &w) {
   return b.op1("Unsqueeze", {x, b.const_i64({0})});
 }
 
-Val concat0(GraphBuilder &b, const std::vector<Val> &v) {
-  return v.size() == 1 ? v[0] : b.op1("Concat", v, {{"axis", int64_t{0}}});
-}
-
 struct LayerOut {
   Val y;        // [T, B, D*H]
   Val y_h, y_c; // [D, B, H]
@@ -114,18 +110,26 @@ int64_t hidden_size(const ConvertCtx &c, const Val &w_hh) {
   return (*info.shape)[1].value;
 }
 
-// aten::lstm/gru/rnn_*(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-// batch_first); the packed-sequence overloads (data, batch_sizes, ...) are not supported.
+// lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers,
+//            float dropout, bool train, bool bidirectional, bool batch_first)
+// gru.input / rnn_tanh.input / rnn_relu.input: the same with `Tensor hx`. The packed-sequence
+// overloads (data, batch_sizes, ...) are not supported.
+namespace rnn_arg {
+constexpr size_t kInput = 0, kHx = 1, kParams = 2, kHasBiases = 3, kNumLayers = 4, kDropout = 5,
+                 kTrain = 6, kBidirectional = 7, kBatchFirst = 8, kCount = 9;
+}  // namespace rnn_arg
+
 void full_rnn(ConvertCtx &c, Cell k) {
-  T2O_CHECK(c.overload() != "data" && c.num_inputs() == 9,
+  using namespace rnn_arg;
+  T2O_CHECK(c.overload() != "data" && c.num_inputs() == kCount,
             "{} on packed sequences is not supported (pad the sequences instead)", c.op());
-  const auto &params = c.in(2).list();
-  bool has_biases = c.in(3).to_bool();
-  int64_t layers = c.in(4).to_int();
-  double dropout = c.in(5).to_double();
-  bool train = c.in(6).to_bool();
-  bool bidir = c.in(7).to_bool();
-  bool batch_first = c.in(8).to_bool();
+  const auto &params = c.in(kParams).list();
+  bool has_biases = c.in(kHasBiases).to_bool();
+  int64_t layers = c.in(kNumLayers).to_int();
+  double dropout = c.in(kDropout).to_double();
+  bool train = c.in(kTrain).to_bool();
+  bool bidir = c.in(kBidirectional).to_bool();
+  bool batch_first = c.in(kBatchFirst).to_bool();
   T2O_CHECK(!train || dropout == 0.0 || layers == 1,
             "{} with dropout={} in training mode is random; export the model in eval mode", c.op(),
             dropout);
@@ -136,14 +140,14 @@ void full_rnn(ConvertCtx &c, Cell k) {
             c.op(), layers * nd * static_cast<int64_t>(per_dir), layers, params.size());
   Val h0, c0;
   if (k == Cell::Lstm) {
-    const auto &hx = c.in(1).list();
+    const auto &hx = c.in(kHx).list();
     T2O_CHECK(hx.size() == 2, "lstm expects (h0, c0), got {} tensors", hx.size());
     h0 = hx[0].t();
     c0 = hx[1].t();
   } else {
-    h0 = c.tensor(1);
+    h0 = c.tensor(kHx);
   }
-  Val x = c.tensor(0);
+  Val x = c.tensor(kInput);
   if (batch_first)
     x = c.b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
   std::vector<Val> hs, cs;
@@ -176,23 +180,29 @@ void full_rnn(ConvertCtx &c, Cell k) {
     c.set_out(2, cast_to(c.b, concat0(c.b, cs), t));
 }
 
+// lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None,
+//           Tensor? b_hh=None); gru_cell / rnn_*_cell take `Tensor? hx=None`.
+namespace rnn_cell_arg {
+constexpr size_t kInput = 0, kHx = 1, kWIh = 2, kWHh = 3, kBIh = 4, kBHh = 5;
+}  // namespace rnn_cell_arg
+
 // One time step: input [B, I] and hidden [B, H] run as a sequence of length 1.
 void cell_step(ConvertCtx &c, Cell k) {
+  using namespace rnn_cell_arg;
   Val h, cc;
   if (k == Cell::Lstm) {
-    const auto &hx = c.in(1).list();
+    const auto &hx = c.in(kHx).list();
     T2O_CHECK(hx.size() == 2, "lstm_cell expects (h, c), got {} tensors", hx.size());
     h = hx[0].t();
     cc = hx[1].t();
-  } else if (c.has(1)) {
-    h = c.tensor(1);
+  } else {
+    h = c.tensor_or_none(kHx);
   }
   // LibTorch's cells take batched inputs only (nn.*Cell adds the batch dim itself).
   std::vector<int64_t> lead = {0};
-  DirWeights w{c.tensor(2), c.tensor(3), c.has(4) ? c.tensor(4) : Val{},
-               c.has(5) ? c.tensor(5) : Val{}};
+  DirWeights w{c.tensor(kWIh), c.tensor(kWHh), c.tensor_or_none(kBIh), c.tensor_or_none(kBHh)};
   T2O_CHECK(w.b_ih.valid() == w.b_hh.valid(), "{} needs both biases or neither", c.op());
-  Val x = unsqueeze(c.b, c.tensor(0), lead);
+  Val x = unsqueeze(c.b, c.tensor(kInput), lead);
   Val h0 = h.valid() ? unsqueeze(c.b, h, lead) : Val{};
   Val c0 = cc.valid() ? unsqueeze(c.b, cc, lead) : Val{};
   LayerOut o = run_layer(c.b, k, x, {w}, hidden_size(c, w.w_hh), h0, c0);

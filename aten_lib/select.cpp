@@ -11,43 +11,6 @@ namespace torch2onnx {
 
 namespace {
 
-int64_t rank_of(const ConvertCtx& c, size_t i) {
-  int64_t r = c.info(i).rank();
-  T2O_CHECK(r >= 0, "{} needs the rank of input {}, which is unknown", c.op(), i);
-  return r;
-}
-
-int64_t static_dim(const ConvertCtx& c, size_t i, int64_t d) {
-  const TensorInfo& info = c.info(i);
-  T2O_CHECK((*info.shape)[d].is_static(), "{} needs a static size for dim {}, got {}", c.op(), d,
-            info.str());
-  return (*info.shape)[d].value;
-}
-
-Val shape_of(GraphBuilder& b, const Val& x) { return b.op1("Shape", {x}); }
-
-Val dims_of(GraphBuilder& b, const Val& x, int64_t from, int64_t to) {
-  return b.op1("Slice", {shape_of(b, x), b.const_i64({from}), b.const_i64({to})});
-}
-
-Val dim_scalar(GraphBuilder& b, const Val& x, int64_t d) {
-  return b.op1("Gather", {shape_of(b, x), b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
-}
-
-Val iota(GraphBuilder& b, const Val& n) {
-  return b.op1("Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)});
-}
-
-Val concat0(GraphBuilder& b, const std::vector<Val>& parts) {
-  return parts.size() == 1 ? parts[0] : b.op1("Concat", parts, {{"axis", int64_t{0}}});
-}
-
-Val transpose(GraphBuilder& b, const Val& x, const std::vector<int64_t>& perm) {
-  for (size_t i = 0; i < perm.size(); ++i)
-    if (perm[i] != static_cast<int64_t>(i)) return b.op1("Transpose", {x}, {{"perm", perm}});
-  return x;
-}
-
 Val reduce_attr(GraphBuilder& b, const char* op, const Val& x, const std::vector<int64_t>& axes,
                 bool keep) {
   std::vector<Attr> attrs{{"keepdims", keep}};
@@ -70,9 +33,9 @@ Val bool_scalar(GraphBuilder& b, const Val& v) {
 void aten_diagonal(ConvertCtx& c) {
   GraphBuilder& b = c.b;
   int64_t r = rank_of(c, 0);
-  int64_t off = c.has(1) ? c.in(1).to_int() : 0;
-  int64_t d1 = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
-  int64_t d2 = norm_axis(c.has(3) ? c.in(3).to_int() : 1, r);
+  int64_t off = c.int_or(1, 0);
+  int64_t d1 = norm_axis(c.int_or(2, 0), r);
+  int64_t d2 = norm_axis(c.int_or(3, 1), r);
   T2O_CHECK(d1 != d2, "{}: dim1 and dim2 are both {}", c.op(), d1);
   int64_t rows = static_dim(c, 0, d1), cols = static_dim(c, 0, d2);
   std::vector<int64_t> perm;
@@ -97,7 +60,7 @@ void emit_tri(ConvertCtx& c, bool upper) {
   GraphBuilder& b = c.b;
   int64_t r = rank_of(c, 0);
   T2O_CHECK(r >= 2, "{} needs at least 2 dims, got {}", c.op(), c.info(0).str());
-  int64_t k = c.has(1) ? c.in(1).to_int() : 0;
+  int64_t k = c.int_or(1, 0);
   Val x = c.tensor(0);
   Val rows = unsqueeze(b, iota(b, dim_scalar(b, x, r - 2)), {1});
   Val cols = unsqueeze(b, iota(b, dim_scalar(b, x, r - 1)), {0});
@@ -199,8 +162,8 @@ void aten_unique_consecutive(ConvertCtx& c) {
 void aten_histc(ConvertCtx& c) {
   GraphBuilder& b = c.b;
   DType dt = out_dtype(c);
-  int64_t bins = c.has(1) ? c.in(1).to_int() : 100;
-  double lo_v = c.has(2) ? c.in(2).to_double() : 0, hi_v = c.has(3) ? c.in(3).to_double() : 0;
+  int64_t bins = c.int_or(1, 100);
+  double lo_v = c.double_or(2, 0), hi_v = c.double_or(3, 0);
   Val x = reshape(b, cast_to(b, c.tensor(0), dt), {-1});
   Val lo, hi;
   if (lo_v == hi_v) {
@@ -234,7 +197,7 @@ void aten_bincount(ConvertCtx& c) {
   GraphBuilder& b = c.b;
   DType dt = out_dtype(c);
   Val x = cast_to(b, c.tensor(0), DType::Int64);
-  int64_t minlength = c.has(2) ? c.in(2).to_int() : 0;
+  int64_t minlength = c.int_or(2, 0);
   Val len = b.op1("Max", {b.op1("Add", {b.op1("ReduceMax", {x}, {{"keepdims", int64_t{0}}}),
                                         b.const_i64_scalar(1)}),
                           b.const_i64_scalar(minlength)});
@@ -326,18 +289,14 @@ void aten_unfold(ConvertCtx& c) {
 void aten_view_copy(ConvertCtx& c) {
   T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
             c.op());
-  Val shape = c.out_info(0).is_static() ? c.b.const_i64(c.out_info(0).sizes())
-                                        : int_list_tensor(c.b, c.in(1));
-  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), shape}));
+  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), out_shape(c, c.in(1))}));
 }
-
-void aten_alias(ConvertCtx& c) { c.set_out(0, c.tensor(0)); }
 
 // as_strided(self, size, stride, storage_offset) on a contiguous self: a Gather of the flat
 // positions. A view of a non-contiguous tensor would read other storage; that is not expressible.
 void aten_as_strided(ConvertCtx& c) {
   std::vector<int64_t> size = c.in(1).to_ints(), stride = c.in(2).to_ints();
-  int64_t offset = c.has(3) ? c.in(3).to_int() : 0;
+  int64_t offset = c.int_or(3, 0);
   T2O_CHECK(size.size() == stride.size(), "{}: {} sizes but {} strides", c.op(), size.size(),
             stride.size());
   std::vector<int64_t> pos{offset};
@@ -385,8 +344,8 @@ Val isclose(ConvertCtx& c) {
   DType k = is_floating(t) ? t : DType::Double;
   if (k == DType::BFloat16 || k == DType::Float16) k = DType::Float;
   Val x = cast_to(b, c.tensor(0), k), y = cast_to(b, c.tensor(1), k);
-  double rtol = c.has(2) ? c.in(2).to_double() : 1e-5, atol = c.has(3) ? c.in(3).to_double() : 1e-8;
-  bool equal_nan = c.has(4) && c.in(4).to_bool();
+  double rtol = c.double_or(2, 1e-5), atol = c.double_or(3, 1e-8);
+  bool equal_nan = c.bool_or(4, false);
   // As LibTorch: equal, or a finite error within atol + |rtol * other|.
   Val tol = b.op1("Add", {b.const_scalar(k, atol),
                           b.op1("Abs", {b.op1("Mul", {b.const_scalar(k, rtol), y})})});
@@ -413,7 +372,7 @@ void aten_aminmax(ConvertCtx& c) {
   int64_t r = rank_of(c, 0);
   std::vector<int64_t> axes;
   if (c.has(1)) axes = {norm_axis(c.in(1).to_int(), r)};
-  bool keep = c.has(2) && c.in(2).to_bool();
+  bool keep = c.bool_or(2, false);
   Val x = c.tensor(0);
   if (r == 0) {
     c.set_out(0, x);
@@ -436,14 +395,14 @@ void emit_var_mean(ConvertCtx& c, bool take_sqrt) {
   double correction = 1;
   bool keep = false;
   if (c.overload().empty()) {
-    correction = (!c.has(1) || c.in(1).to_bool()) ? 1 : 0;
+    correction = c.bool_or(1, true) ? 1 : 0;
   } else {
     if (c.has(1)) axes = c.in(1).to_ints();
     if (c.overload() == "correction")
-      correction = c.has(2) ? c.in(2).to_double() : 1;
+      correction = c.double_or(2, 1);
     else
-      correction = (!c.has(2) || c.in(2).to_bool()) ? 1 : 0;
-    keep = c.has(3) && c.in(3).to_bool();
+      correction = c.bool_or(2, true) ? 1 : 0;
+    keep = c.bool_or(3, false);
   }
   if (axes.empty())
     for (int64_t k = 0; k < r; ++k) axes.push_back(k);
@@ -480,7 +439,6 @@ void register_select_ops(Registry& r) {
   r.add("aten::unflatten", 13, aten_unflatten, {"Reshape"});
   r.add("aten::unfold", 13, aten_unfold, {"Gather", "Transpose"});
   r.add("aten::view_copy", 13, aten_view_copy, {"Reshape"});
-  r.add("aten::alias", 13, aten_alias, {});
   r.add("aten::as_strided", 13, aten_as_strided, {"Gather"});
   r.add("aten::equal", 13, aten_equal, {"Equal", "ReduceMin"});
   r.add("aten::isclose", 13, aten_isclose, {"Abs", "LessOrEqual", "Or"});

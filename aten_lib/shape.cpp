@@ -13,20 +13,6 @@ namespace {
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
-int64_t rank_of(const ConvertCtx &c, size_t i) {
-  int64_t r = c.info(i).rank();
-  T2O_CHECK(r >= 0, "{} needs the rank of its input, which is unknown", c.op());
-  return r;
-}
-
-// The size of one dimension when it is a concrete number; ops whose output count depends on it
-// (split, chunk, unbind) cannot follow a dynamic size before opset 18.
-int64_t static_dim(const TensorInfo &info, int64_t axis, const std::string &op) {
-  T2O_CHECK(info.shape && axis < info.rank() && (*info.shape)[axis].is_static(),
-            "{} needs a static size for dimension {}, got shape {}", op, axis, info.str());
-  return (*info.shape)[axis].value;
-}
-
 // A 1-element int64 tensor from an Int constant or a runtime 0-d/1-element tensor.
 Val int_1d(GraphBuilder &b, const Arg &a) { return int_list_tensor(b, Arg::of_list({a})); }
 
@@ -55,25 +41,9 @@ Arg tensor_list(const std::vector<Val> &vals) {
   return Arg::of_list(std::move(items));
 }
 
-Val transpose(GraphBuilder &b, const Val &x, const std::vector<int64_t> &perm) {
-  bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i)
-    identity = identity && perm[i] == static_cast<int64_t>(i);
-  if (identity)
-    return x;
-  return b.op1("Transpose", {x}, {{"perm", perm}});
-}
-
 Val slice(GraphBuilder &b, const Val &x, const Val &start, const Val &end, int64_t axis,
           int64_t step = 1) {
   return b.op1("Slice", {x, start, end, b.const_i64({axis}), b.const_i64({step})});
-}
-
-// Target shape for Reshape: the output's static sizes, else the list argument itself.
-Val target_shape(ConvertCtx &c, const Arg &list) {
-  if (c.out_info(0).is_static())
-    return c.b.const_i64(c.out_info(0).sizes());
-  return int_list_tensor(c.b, list);
 }
 
 } // namespace
@@ -86,8 +56,8 @@ void aten_flatten(ConvertCtx &c) {
     c.set_out(0, reshape(c.b, c.tensor(0), {1}));
     return;
   }
-  int64_t s = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
-  int64_t e = norm_axis(c.has(2) ? c.in(2).to_int() : -1, r);
+  int64_t s = norm_axis(c.int_or(1, 0), r);
+  int64_t e = norm_axis(c.int_or(2, -1), r);
   if (s == e)
     return c.set_out(0, c.tensor(0));
   if (c.out_info(0).is_static())
@@ -113,7 +83,7 @@ void aten_view(ConvertCtx &c) {
   // view.dtype(self, ScalarType) reinterprets bits; ONNX has no equivalent.
   T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
             c.op());
-  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), target_shape(c, c.in(1))}));
+  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), out_shape(c, c.in(1))}));
 }
 
 void aten_view_as(ConvertCtx &c) {
@@ -184,13 +154,13 @@ void aten_cat(ConvertCtx &c) {
   T2O_CHECK(!parts.empty(), "{} of only empty tensors is not supported", c.op());
   if (parts.size() == 1)
     return c.set_out(0, parts[0]);
-  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
+  int64_t axis = norm_axis(c.int_or(1, 0), r);
   c.set_out(0, c.b.op1("Concat", parts, {{"axis", axis}}));
 }
 
 void aten_stack(ConvertCtx &c) {
   DType dt = out_dtype(c);
-  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, c.out_info(0).rank());
+  int64_t axis = norm_axis(c.int_or(1, 0), c.out_info(0).rank());
   std::vector<Val> parts;
   for (const auto &it : c.in(0).list())
     parts.push_back(unsqueeze(c.b, cast_to(c.b, it.t(), dt), {axis}));
@@ -202,7 +172,7 @@ void aten_stack(ConvertCtx &c) {
 // split.Tensor (int size), split.sizes (int[]), split_with_sizes.
 void aten_split(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
-  int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, r);
+  int64_t axis = norm_axis(c.int_or(2, 0), r);
   std::vector<int64_t> sizes;
   if (c.in(1).is_list()) {
     bool dynamic = false;
@@ -227,7 +197,7 @@ void aten_split(ConvertCtx &c) {
     }
     sizes = c.in(1).to_ints();
   } else {
-    int64_t n = static_dim(c.info(0), axis, c.op()), step = c.in(1).to_int();
+    int64_t n = static_dim(c, 0, axis), step = c.in(1).to_int();
     T2O_CHECK(step > 0, "split size must be positive, got {}", step);
     for (int64_t done = 0; done < n || (n == 0 && sizes.empty()); done += step)
       sizes.push_back(std::min(step, n - done));
@@ -236,8 +206,8 @@ void aten_split(ConvertCtx &c) {
 }
 
 void aten_chunk(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
-  int64_t n = static_dim(c.info(0), axis, c.op()), chunks = c.in(1).to_int();
+  int64_t axis = norm_axis(c.int_or(2, 0), rank_of(c, 0));
+  int64_t n = static_dim(c, 0, axis), chunks = c.in(1).to_int();
   T2O_CHECK(chunks > 0, "chunk count must be positive, got {}", chunks);
   int64_t step = (n + chunks - 1) / chunks;
   std::vector<int64_t> sizes;
@@ -250,8 +220,8 @@ void aten_chunk(ConvertCtx &c) {
 
 void aten_tensor_split(ConvertCtx &c) {
   T2O_CHECK(!c.in(1).is_tensor(), "tensor_split with a tensor of indices is not supported");
-  int64_t axis = norm_axis(c.has(2) ? c.in(2).to_int() : 0, rank_of(c, 0));
-  int64_t n = static_dim(c.info(0), axis, c.op());
+  int64_t axis = norm_axis(c.int_or(2, 0), rank_of(c, 0));
+  int64_t n = static_dim(c, 0, axis);
   std::vector<int64_t> sizes;
   if (c.in(1).is_list()) {
     int64_t prev = 0;
@@ -271,8 +241,8 @@ void aten_tensor_split(ConvertCtx &c) {
 }
 
 void aten_unbind(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, rank_of(c, 0));
-  int64_t n = static_dim(c.info(0), axis, c.op());
+  int64_t axis = norm_axis(c.int_or(1, 0), rank_of(c, 0));
+  int64_t n = static_dim(c, 0, axis);
   std::vector<Val> outs;
   for (const Val &piece : split_pieces(c.b, c.tensor(0), axis, std::vector<int64_t>(n, 1)))
     outs.push_back(squeeze(c.b, piece, {axis}));
@@ -346,8 +316,8 @@ void aten_repeat(ConvertCtx &c) {
 void aten_slice(ConvertCtx &c) {
   const TensorInfo &info = c.info(0);
   int64_t r = rank_of(c, 0);
-  int64_t axis = norm_axis(c.has(1) ? c.in(1).to_int() : 0, r);
-  int64_t step = c.has(4) ? c.in(4).to_int() : 1;
+  int64_t axis = norm_axis(c.int_or(1, 0), r);
+  int64_t step = c.int_or(4, 1);
   T2O_CHECK(step > 0, "slice step must be positive, got {}", step);
   bool const_bounds = !c.in(2).is_tensor() && !c.in(3).is_tensor();
   int64_t start = c.has(2) && !c.in(2).is_tensor() ? c.in(2).to_int() : 0;
@@ -371,79 +341,11 @@ void aten_narrow(ConvertCtx &c) {
   } else {
     int64_t start = c.in(2).to_int();
     if (start < 0)
-      start += static_dim(c.info(0), axis, c.op());
+      start += static_dim(c, 0, axis);
     s = c.b.const_i64({start});
     e = c.b.const_i64({start + length});
   }
   c.set_out(0, slice(c.b, c.tensor(0), s, e, axis));
-}
-
-void aten_select(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  Val idx = c.in(2).is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor(2), DType::Int64), {})
-                                : c.b.const_i64_scalar(c.in(2).to_int());
-  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
-}
-
-void aten_index_select(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  Val idx = c.tensor(2);
-  if (c.info(2).rank() == 0)
-    idx = reshape(c.b, idx, {1});
-  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
-}
-
-void aten_gather(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  c.set_out(0, c.b.op1("GatherElements", {c.tensor(0), c.tensor(2)}, {{"axis", axis}}));
-}
-
-// index.Tensor (x[idx] with tensors). Supported: one integer index after leading Nones (Gather);
-// one boolean mask as the only index, at dim 0 (NonZero + GatherND); several integer indices on
-// the leading dims (broadcast, then GatherND).
-void aten_index(ConvertCtx &c) {
-  GraphBuilder &b = c.b;
-  const auto &idx = c.in(1).list();
-  std::vector<size_t> used;
-  for (size_t i = 0; i < idx.size(); ++i)
-    if (!idx[i].is_none())
-      used.push_back(i);
-  T2O_CHECK(!used.empty(), "{} without an index tensor", c.op());
-  auto is_mask = [&](size_t i) {
-    DType t = b.dtype(idx[i].t());
-    return t == DType::Bool || t == DType::UInt8;
-  };
-  if (used.size() == 1 && !is_mask(used[0])) {
-    int64_t axis = static_cast<int64_t>(used[0]);
-    c.set_out(0, b.op1("Gather", {c.tensor(0), idx[axis].t()}, {{"axis", axis}}));
-    return;
-  }
-  if (used.size() == 1) {
-    T2O_CHECK(used[0] == 0, "{} supports a boolean mask only on the leading dims, got it at dim {}",
-              c.op(), used[0]);
-    Val nz = b.op1("NonZero", {cast_to(b, idx[0].t(), DType::Bool)});
-    Val coords = b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}});
-    c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
-    return;
-  }
-  for (size_t k = 0; k < used.size(); ++k)
-    T2O_CHECK(used[k] == k && !is_mask(used[k]),
-              "{} supports several index tensors only as integers on the leading dims", c.op());
-  // Broadcast the indices against each other, then stack them on a new last axis.
-  std::vector<Val> ints;
-  for (size_t k : used)
-    ints.push_back(cast_to(b, idx[k].t(), DType::Int64));
-  Val sum = ints[0];
-  for (size_t k = 1; k < ints.size(); ++k)
-    sum = b.op1("Add", {sum, ints[k]});
-  Val shape = b.op1("Shape", {sum});
-  std::vector<Val> parts;
-  for (const Val &v : ints) {
-    Val e = b.op1("Expand", {v, shape});
-    parts.push_back(b.op1("Unsqueeze", {e, b.const_i64({-1})}));
-  }
-  Val coords = b.op1("Concat", parts, {{"axis", int64_t{-1}}});
-  c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
 }
 
 void aten_flip(ConvertCtx &c) {
@@ -462,7 +364,7 @@ void aten_flip(ConvertCtx &c) {
 // roll: the last `shift` elements move to the front; no dims rolls the flattened tensor.
 void aten_roll(ConvertCtx &c) {
   std::vector<int64_t> shifts = c.in(1).to_ints();
-  std::vector<int64_t> dims = c.has(2) ? c.in(2).to_ints() : std::vector<int64_t>{};
+  std::vector<int64_t> dims = c.ints_or(2, {});
   Val x = c.tensor(0);
   TensorInfo info = c.info(0);
   bool flat = dims.empty();
@@ -476,7 +378,7 @@ void aten_roll(ConvertCtx &c) {
             dims.size());
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t axis = norm_axis(dims[i], info.rank());
-    int64_t n = static_dim(info, axis, c.op());
+    int64_t n = static_size(info, axis, c.op());
     int64_t s = n == 0 ? 0 : ((shifts[i] % n) + n) % n;
     if (s == 0)
       continue;
@@ -492,8 +394,8 @@ void aten_roll(ConvertCtx &c) {
 
 // dropout and friends are the identity in inference (train=False).
 void aten_dropout(ConvertCtx &c) {
-  bool train = c.has(2) && c.in(2).to_bool();
-  double p = c.has(1) ? c.in(1).to_double() : 0.0;
+  bool train = c.bool_or(2, false);
+  double p = c.double_or(1, 0.0);
   T2O_CHECK(!train || p == 0.0,
             "{} in training mode (train=True, p={}) is not supported; export "
             "the model in eval mode",
@@ -505,61 +407,6 @@ void aten_dropout(ConvertCtx &c) {
 void aten_to(ConvertCtx &c) {
   DType dt = c.out_info(0).dtype;
   c.set_out(0, dt == DType::Undefined ? c.tensor(0) : cast_to(c.b, c.tensor(0), dt));
-}
-
-namespace {
-// ConstantOfShape with the output's dtype; `shape` is a 1-D int64 tensor.
-Val filled(ConvertCtx &c, const Val &shape, const Arg &value) {
-  DType dt = out_dtype(c);
-  if (value.is_tensor())
-    return c.b.op1("Expand", {cast_to(c.b, value.t(), dt), shape});
-  TensorData v = TensorData::scalar(dt, value.to_double());
-  v.dims = {1};
-  return c.b.op1("ConstantOfShape", {shape}, {{"value", v}});
-}
-
-Val like_shape(ConvertCtx &c) {
-  if (c.out_info(0).is_static())
-    return c.b.const_i64(c.out_info(0).sizes());
-  return c.b.op1("Shape", {c.tensor(0)});
-}
-} // namespace
-
-void aten_zeros_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(0))); }
-void aten_ones_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(1))); }
-void aten_full_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), c.in(1))); }
-
-// new_zeros(self, size) / zeros(size): the walker folds constant sizes, so the size list here
-// holds runtime values.
-void aten_new_zeros(ConvertCtx &c) {
-  size_t at = c.op() == "aten::zeros" ? 0 : 1;
-  c.set_out(0, filled(c, target_shape(c, c.in(at)), Arg::of_int(0)));
-}
-void aten_new_ones(ConvertCtx &c) {
-  size_t at = c.op() == "aten::ones" ? 0 : 1;
-  c.set_out(0, filled(c, target_shape(c, c.in(at)), Arg::of_int(1)));
-}
-void aten_new_full(ConvertCtx &c) {
-  size_t at = c.op() == "aten::full" ? 0 : 1;
-  c.set_out(0, filled(c, target_shape(c, c.in(at)), c.in(at + 1)));
-}
-
-// arange(end, ...), arange(start, end, ...), arange(start, end, step, ...) with runtime bounds.
-void aten_arange(ConvertCtx &c) {
-  size_t n = c.num_inputs();
-  size_t scalars = n == 5 ? 1 : n == 6 ? 2 : 3;
-  DType dt = out_dtype(c);
-  auto scalar = [&](size_t i, double def) {
-    if (i >= scalars)
-      return c.b.const_scalar(dt, def);
-    const Arg &a = c.in(i);
-    return a.is_tensor() ? reshape(c.b, cast_to(c.b, a.t(), dt), {})
-                         : c.b.const_scalar(dt, a.to_double());
-  };
-  Val start = scalars == 1 ? c.b.const_scalar(dt, 0) : scalar(0, 0);
-  Val end = scalars == 1 ? scalar(0, 0) : scalar(1, 0);
-  Val step = scalar(2, 1);
-  c.set_out(0, c.b.op1("Range", {start, end, step}));
 }
 
 namespace {
@@ -590,7 +437,7 @@ void aten_reflection_pad(ConvertCtx &c) { c.set_out(0, pad_node(c, "reflect", nu
 void aten_replication_pad(ConvertCtx &c) { c.set_out(0, pad_node(c, "edge", nullptr)); }
 
 void aten_pad(ConvertCtx &c) {
-  std::string mode = c.has(2) ? c.in(2).str() : "constant";
+  std::string mode = c.str_or(2, "constant");
   if (mode == "constant")
     return c.set_out(0, pad_node(c, "constant", &c.in(3)));
   if (mode == "reflect")
@@ -605,7 +452,7 @@ void aten_pad(ConvertCtx &c) {
 // swaps the roles of the first two inputs.
 void aten_meshgrid(ConvertCtx &c) {
   const auto &ins = c.in(0).list();
-  std::string indexing = c.has(1) ? c.in(1).str() : "ij";
+  std::string indexing = c.str_or(1, "ij");
   T2O_CHECK(indexing == "ij" || indexing == "xy", "meshgrid indexing '{}' is not supported",
             indexing);
   int64_t n = static_cast<int64_t>(ins.size());
@@ -646,10 +493,8 @@ void register_shape_ops(Registry &r) {
   r.add("aten::view_as", 13, aten_view_as, {"Reshape"});
   r.add("aten::reshape_as", 13, aten_view_as, {"Reshape"});
   r.add("aten::permute", 13, aten_permute, {"Transpose"});
-  r.add("aten::transpose", 13, aten_transpose, {"Transpose"});
-  r.add("aten::transpose_", 13, aten_transpose, {"Transpose"});
-  r.add("aten::t", 13, aten_t, {"Transpose"});
-  r.add("aten::t_", 13, aten_t, {"Transpose"});
+  r.add_with_inplace("aten::transpose", 13, aten_transpose, {"Transpose"});
+  r.add_with_inplace("aten::t", 13, aten_t, {"Transpose"});
   r.add("aten::movedim", 13, aten_movedim, {"Transpose"});
   r.add("aten::moveaxis", 13, aten_movedim, {"Transpose"});
   r.add("aten::contiguous", 13, aten_identity, {});
@@ -663,20 +508,14 @@ void register_shape_ops(Registry &r) {
   r.add("aten::chunk", 13, aten_chunk, {"Split"});
   r.add("aten::tensor_split", 13, aten_tensor_split, {"Split"});
   r.add("aten::unbind", 13, aten_unbind, {"Split", "Squeeze"});
-  r.add("aten::squeeze", 13, aten_squeeze, {"Squeeze"});
-  r.add("aten::squeeze_", 13, aten_squeeze, {"Squeeze"});
-  r.add("aten::unsqueeze", 13, aten_unsqueeze, {"Unsqueeze"});
-  r.add("aten::unsqueeze_", 13, aten_unsqueeze, {"Unsqueeze"});
+  r.add_with_inplace("aten::squeeze", 13, aten_squeeze, {"Squeeze"});
+  r.add_with_inplace("aten::unsqueeze", 13, aten_unsqueeze, {"Unsqueeze"});
   r.add("aten::expand", 13, aten_expand, {"Expand"});
   r.add("aten::expand_as", 13, aten_expand_as, {"Expand"});
   r.add("aten::repeat", 13, aten_repeat, {"Tile"});
   r.add("aten::tile", 13, aten_repeat, {"Tile"});
   r.add("aten::slice", 13, aten_slice, {"Slice"});
   r.add("aten::narrow", 13, aten_narrow, {"Slice"});
-  r.add("aten::select", 13, aten_select, {"Gather"});
-  r.add("aten::index_select", 13, aten_index_select, {"Gather"});
-  r.add("aten::gather", 13, aten_gather, {"GatherElements"});
-  r.add("aten::index", 13, aten_index, {"Gather", "GatherND", "NonZero"});
   r.add("aten::flip", 13, aten_flip, {"Slice"});
   r.add("aten::roll", 13, aten_roll, {"Slice", "Concat"});
   for (const char *op : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",
@@ -685,16 +524,6 @@ void register_shape_ops(Registry &r) {
     r.add(op, 13, aten_dropout, {});
   r.add("aten::to", 13, aten_to, {"Cast"});
   r.add("aten::type_as", 13, aten_to, {"Cast"});
-  r.add("aten::zeros_like", 13, aten_zeros_like, {"ConstantOfShape"});
-  r.add("aten::ones_like", 13, aten_ones_like, {"ConstantOfShape"});
-  r.add("aten::full_like", 13, aten_full_like, {"ConstantOfShape"});
-  r.add("aten::new_zeros", 13, aten_new_zeros, {"ConstantOfShape"});
-  r.add("aten::new_ones", 13, aten_new_ones, {"ConstantOfShape"});
-  r.add("aten::new_full", 13, aten_new_full, {"ConstantOfShape"});
-  r.add("aten::zeros", 13, aten_new_zeros, {"ConstantOfShape"});
-  r.add("aten::ones", 13, aten_new_ones, {"ConstantOfShape"});
-  r.add("aten::full", 13, aten_new_full, {"ConstantOfShape"});
-  r.add("aten::arange", 13, aten_arange, {"Range"});
   r.add("aten::pad", 13, aten_pad, {"Pad"});
   r.add("aten::constant_pad_nd", 13, aten_constant_pad_nd, {"Pad"});
   for (const char *op :

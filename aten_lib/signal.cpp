@@ -11,15 +11,6 @@
 
 namespace torch2onnx {
 
-namespace {
-
-// Argument i as an int, or `dflt` when None.
-int64_t opt_int(const ConvertCtx &c, size_t i, int64_t dflt) {
-  return c.has(i) ? c.in(i).to_int() : dflt;
-}
-
-} // namespace
-
 // stft(x, n_fft, hop_length, win_length, window, normalized, onesided, return_complex) and the
 // .center overload (x, n_fft, hop, win, window, center, pad_mode, normalized, onesided,
 // return_complex). Output: [B?, n_freq, n_frames, 2] (real, imaginary).
@@ -27,8 +18,8 @@ void aten_stft(ConvertCtx &c) {
   bool center_overload = c.overload() == "center";
   size_t off = center_overload ? 2 : 0; // center and pad_mode shift the trailing arguments
   int64_t n_fft = c.in(1).to_int();
-  int64_t hop = opt_int(c, 2, n_fft / 4);
-  int64_t win = opt_int(c, 3, n_fft);
+  int64_t hop = c.int_or(2, n_fft / 4);
+  int64_t win = c.int_or(3, n_fft);
   bool normalized = c.has(5 + off) && c.in(5 + off).to_bool();
   bool onesided = !c.has(6 + off) || c.in(6 + off).to_bool();
   bool return_complex = c.has(7 + off) && c.in(7 + off).to_bool();
@@ -47,7 +38,7 @@ void aten_stft(ConvertCtx &c) {
   T2O_CHECK(len_dim.is_static(), "stft needs a static signal length, got {}", info.str());
   int64_t len = len_dim.value;
   if (center_overload && c.in(5).to_bool()) {
-    std::string mode = c.has(6) ? c.in(6).str() : "reflect";
+    std::string mode = c.str_or(6, "reflect");
     T2O_CHECK(mode == "reflect" || mode == "constant" || mode == "replicate",
               "stft pad_mode '{}' is not supported (reflect, constant, replicate)", mode);
     int64_t p = n_fft / 2;

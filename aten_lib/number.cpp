@@ -1,5 +1,5 @@
 // Arithmetic, comparisons and conversions on plain numbers (int, float, bool) computed at run
-// time: loop counters, sizes of dynamic dims, conditions. The walker folds them when every input
+// time (the "number" family; scalar.cpp turns tensors into numbers): loop counters, sizes of dynamic dims, conditions. The walker folds them when every input
 // is a constant; otherwise each number is a 0-d tensor (int -> i64, float -> f64, bool -> bool)
 // and these converters emit the ONNX arithmetic. They are registered as "<op>.num" (the walker
 // looks that key up for nodes whose inputs and output are all numbers, e.g. aten::add.int), so
@@ -143,7 +143,7 @@ void num_to_bool(ConvertCtx& c) { set_num(c, num(c, 0, arg_dtype(c, 0)), DType::
 void num_to_int(ConvertCtx& c) { set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Int64); }
 void num_to_float(ConvertCtx& c) { set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Double); }
 
-void register_scalar_dynamic_ops(Registry& r) {
+void register_number_ops(Registry& r) {
   r.add("aten::add.num", 13, num_add, {"Add"});
   r.add("aten::sub.num", 13, num_sub, {"Sub"});
   r.add("aten::mul.num", 13, num_mul, {"Mul"});

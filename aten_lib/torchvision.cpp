@@ -51,49 +51,74 @@ void torchvision_nms(ConvertCtx &c) {
 // which ONNX has from opset 16; aligned=False (clamp the box size to at least one pixel, no shift)
 // is "output_half_pixel", the only behavior of RoiAlign-10. sampling_ratio <= 0 means "adaptive"
 // (ceil(box size / output size) samples per bin) in both; ONNX spells it 0.
-void torchvision_roi_align(ConvertCtx &c) {
+namespace roi_align_arg {
+constexpr size_t kInput = 0, kRois = 1, kSpatialScale = 2, kPooledHeight = 3, kPooledWidth = 4,
+                 kSamplingRatio = 5, kAligned = 6;
+} // namespace roi_align_arg
+
+namespace {
+
+// RoiAlign's attributes without coordinate_transformation_mode (the RoiAlign-10 form).
+std::vector<Attr> roi_align_attrs(const ConvertCtx &c) {
+  using namespace roi_align_arg;
+  double spatial_scale = c.in(kSpatialScale).to_double();
+  int64_t out_h = c.in(kPooledHeight).to_int();
+  int64_t out_w = c.in(kPooledWidth).to_int();
+  int64_t sampling_ratio = c.in(kSamplingRatio).to_int();
+  T2O_CHECK(out_h > 0 && out_w > 0,
+            "torchvision::roi_align: output size must be positive, got {}x{}", out_h, out_w);
+  return {{"mode", "avg"},
+          {"output_height", out_h},
+          {"output_width", out_w},
+          {"sampling_ratio", sampling_ratio > 0 ? sampling_ratio : int64_t{0}},
+          {"spatial_scale", static_cast<float>(spatial_scale)}};
+}
+
+// Checks the inputs, splits rois into boxes and batch indices, and emits RoiAlign.
+void emit_roi_align(ConvertCtx &c, std::vector<Attr> attrs) {
+  using namespace roi_align_arg;
   GraphBuilder &b = c.b;
-  const TensorInfo &xi = c.info(0);
+  const TensorInfo &xi = c.info(kInput);
   T2O_CHECK(xi.rank() == 4, "torchvision::roi_align expects a 4-D input [N, C, H, W], got {}",
             xi.str());
-  T2O_CHECK(c.info(1).rank() == 2, "torchvision::roi_align expects rois of shape [K, 5], got {}",
-            c.info(1).str());
+  T2O_CHECK(c.info(kRois).rank() == 2,
+            "torchvision::roi_align expects rois of shape [K, 5], got {}", c.info(kRois).str());
   T2O_CHECK(xi.dtype == DType::Float || xi.dtype == DType::Double,
             "torchvision::roi_align: ONNX Runtime's RoiAlign takes float32 or float64 inputs, "
             "got {}",
             xi.str());
-  bool aligned = c.in(6).to_bool();
-  T2O_CHECK(!aligned || b.opset() >= 16,
-            "torchvision::roi_align with aligned=True needs ONNX RoiAlign's half_pixel mode, "
-            "which exists from opset 16 (target opset {})",
-            b.opset());
-  double spatial_scale = c.in(2).to_double();
-  int64_t out_h = c.in(3).to_int();
-  int64_t out_w = c.in(4).to_int();
-  int64_t sampling_ratio = c.in(5).to_int();
-  T2O_CHECK(out_h > 0 && out_w > 0,
-            "torchvision::roi_align: output size must be positive, got {}x{}", out_h, out_w);
-
-  Val rois = cast_to(b, c.tensor(1), xi.dtype);
+  Val rois = cast_to(b, c.tensor(kRois), xi.dtype);
   Val batch =
       op_t(b, xi.dtype, "Slice", {rois, b.const_i64({0}), b.const_i64({1}), b.const_i64({1})});
   Val batch_idx = cast_to(b, squeeze(b, batch, {1}), DType::Int64);
   Val boxes = b.op1("Slice", {rois, b.const_i64({1}), b.const_i64({5}), b.const_i64({1})});
-  std::vector<Attr> attrs = {{"mode", "avg"},
-                             {"output_height", out_h},
-                             {"output_width", out_w},
-                             {"sampling_ratio", sampling_ratio > 0 ? sampling_ratio : int64_t{0}},
-                             {"spatial_scale", static_cast<float>(spatial_scale)}};
-  if (b.opset() >= 16)
-    attrs.push_back(
-        {"coordinate_transformation_mode", aligned ? "half_pixel" : "output_half_pixel"});
-  c.set_out(0, op_t(b, xi.dtype, "RoiAlign", {c.tensor(0), boxes, batch_idx}, attrs));
+  c.set_out(0, op_t(b, xi.dtype, "RoiAlign", {c.tensor(kInput), boxes, batch_idx}, attrs));
+}
+
+} // namespace
+
+// Opset 13-15: RoiAlign-10 only samples the aligned=False way.
+void torchvision_roi_align(ConvertCtx &c) {
+  using namespace roi_align_arg;
+  T2O_CHECK(!c.in(kAligned).to_bool(),
+            "torchvision::roi_align with aligned=True needs ONNX RoiAlign's half_pixel mode, "
+            "which exists from opset 16 (target opset {})",
+            c.b.opset());
+  emit_roi_align(c, roi_align_attrs(c));
+}
+
+void torchvision_roi_align_16(ConvertCtx &c) {
+  using namespace roi_align_arg;
+  std::vector<Attr> attrs = roi_align_attrs(c);
+  bool aligned = c.in(kAligned).to_bool();
+  attrs.push_back({"coordinate_transformation_mode", aligned ? "half_pixel" : "output_half_pixel"});
+  emit_roi_align(c, attrs);
 }
 
 void register_torchvision_ops(Registry &r) {
   r.add("torchvision::nms", 13, torchvision_nms, {"NonMaxSuppression", "Gather"});
   r.add("torchvision::roi_align", 13, torchvision_roi_align, {"RoiAlign", "Slice", "Cast"});
-  r.add("torchvision::roi_align", 16, torchvision_roi_align, {"RoiAlign", "Slice", "Cast"});
+  r.add("torchvision::roi_align", 16, torchvision_roi_align_16, {"RoiAlign", "Slice", "Cast"});
 }
 
 } // namespace torch2onnx
