@@ -66,9 +66,6 @@ void aten_unsafe_chunk(ConvertCtx& c) { aten_chunk(c); }
 void aten_sym_size(ConvertCtx& c) { aten_size(c); }
 void aten__local_scalar_dense(ConvertCtx& c) { aten_item(c); }
 
-// aten::detach(self): the identity (autograd does not exist in ONNX).
-void aten_detach(ConvertCtx& c) { c.set_out(0, c.b.op1("Identity", {c.tensor(0)})); }
-
 // aten::is_nonzero(self) -> bool: a one-element tensor's truth value.
 void aten_is_nonzero(ConvertCtx& c) {
   Val flat = reshape(c.b, c.tensor(0), {});
@@ -88,7 +85,6 @@ void register_aliases_ops(Registry& r) {
   r.add("aten::unsafe_chunk", 13, aten_unsafe_chunk, {"Split"});
   r.add("aten::sym_size", 13, aten_sym_size, {"Shape", "Gather"});
   r.add("aten::_local_scalar_dense", 13, aten__local_scalar_dense, {"Cast"});
-  r.add("aten::detach", 13, aten_detach, {"Identity"});
   r.add("aten::is_nonzero", 13, aten_is_nonzero, {"Equal", "Not"});
 }
 

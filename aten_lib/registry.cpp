@@ -103,6 +103,11 @@ void Registry::add(const std::string& op, int since_opset, ConverterFn fn,
                    RegistryEntry{op, since_opset, std::move(fn), std::move(onnx_ops), family_});
 }
 
+void Registry::add_frontend(const std::string& op, std::vector<std::string> onnx_ops) {
+  add(op, kMinOpset, ConverterFn(), std::move(onnx_ops));
+  by_op_[op].at(kMinOpset).frontend = true;
+}
+
 const RegistryEntry* Registry::find(const std::string& op, int opset) const {
   auto it = by_op_.find(op);
   if (it == by_op_.end()) return nullptr;
@@ -137,6 +142,7 @@ const Registry& Registry::global() {
         {"aliases", register_aliases_ops},
         {"scalar_dynamic", register_scalar_dynamic_ops},
         {"torchvision", register_torchvision_ops},
+        {"frontend", register_frontend_ops},
     };
     for (const auto& [name, fn] : families) {
       r.set_family(name);

@@ -8,37 +8,12 @@
 #include <set>
 
 #include "aten_lib/converter.h"
-#include "exporter/baked_dims.h"
-#include "exporter/torch_util.h"
-#include "exporter/walker.h"
+#include "exporter/analysis/baked_dims.h"
+#include "exporter/analysis/record_merge.h"
+#include "exporter/frontend/torch_util.h"
+#include "exporter/frontend/walker.h"
 
 namespace torch2onnx {
-
-std::vector<at::Tensor> flatten_tensors(const c10::IValue& v) {
-  std::vector<at::Tensor> out;
-  std::function<void(const c10::IValue&)> rec = [&](const c10::IValue& x) {
-    if (x.isTensor()) {
-      out.push_back(x.toTensor());
-    } else if (x.isTuple()) {
-      for (const auto& e : x.toTupleRef().elements()) rec(e);
-    } else if (x.isList()) {
-      for (const auto& e : x.toListRef()) rec(e);
-    } else if (x.isGenericDict()) {
-      for (const auto& kv : x.toGenericDict()) rec(kv.value());
-    } else if (x.isInt()) {
-      out.push_back(at::scalar_tensor(x.toInt(), at::kLong));
-    } else if (x.isDouble()) {
-      out.push_back(at::scalar_tensor(x.toDouble(), at::kDouble));
-    } else if (x.isBool()) {
-      out.push_back(at::scalar_tensor(x.toBool(), at::kBool));
-    } else {
-      throw Error(fmt::format("the model returned a {}, which is not a tensor", x.tagKind()),
-                  "return tensors (or tuples/lists/dicts of tensors) from forward");
-    }
-  };
-  rec(v);
-  return out;
-}
 
 Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph,
                         const std::vector<c10::IValue>& example_inputs,

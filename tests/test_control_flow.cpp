@@ -13,7 +13,7 @@
 #include "builder/error.h"
 #include "exporter/options.h"
 #include "exporter/pipeline.h"
-#include "exporter/verify.h"
+#include "exporter/verify/verify.h"
 
 using namespace t2o_test;
 namespace fs = std::filesystem;

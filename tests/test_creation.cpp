@@ -6,9 +6,9 @@
 
 #include "harness.h"
 #include "builder/error.h"
-#include "exporter/loader.h"
+#include "exporter/frontend/loader.h"
 #include "exporter/pipeline.h"
-#include "exporter/verify.h"
+#include "exporter/verify/verify.h"
 
 using namespace t2o_test;
 

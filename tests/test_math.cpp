@@ -1,6 +1,6 @@
-#include "exporter/loader.h"
+#include "exporter/frontend/loader.h"
 #include "exporter/pipeline.h"
-#include "exporter/verify.h"
+#include "exporter/verify/verify.h"
 #include "harness.h"
 
 #include <catch2/catch.hpp>

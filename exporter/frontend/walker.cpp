@@ -1,4 +1,4 @@
-#include "exporter/walker.h"
+#include "exporter/frontend/walker.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/runtime/operator.h>
@@ -6,7 +6,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "exporter/torch_util.h"
+#include "exporter/frontend/torch_util.h"
 
 namespace torch2onnx {
 

@@ -10,8 +10,8 @@
 #include <unordered_set>
 
 #include "aten_lib/helpers.h"
-#include "exporter/torch_util.h"
-#include "exporter/walker.h"
+#include "exporter/frontend/torch_util.h"
+#include "exporter/frontend/walker.h"
 
 namespace torch2onnx {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "aten_lib/converter.h"
-#include "exporter/recorder.h"
+#include "exporter/frontend/recorder.h"
 
 namespace torch2onnx {
 
