@@ -7,6 +7,7 @@
 
 #include "builder/error.h"
 #include "exporter/frontend/loader.h"
+#include "exporter/frontend/torch_util.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"
 
@@ -163,8 +164,6 @@ std::string test_model(const std::string& name) {
 }  // namespace t2o_test
 
 #include <ATen/core/grad_mode.h>
-
-#include "exporter/frontend/torch_util.h"
 
 namespace t2o_test {
 

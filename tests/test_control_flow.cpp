@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "builder/error.h"
+#include "exporter/frontend/torch_util.h"
 #include "exporter/options.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"

@@ -14,6 +14,7 @@
 #include "fuzz/fuzz_targets.h"
 #include "exporter/frontend/loader.h"
 #include "exporter/frontend/pickle_check.h"
+#include "exporter/frontend/torch_util.h"
 #include "harness.h"
 
 using namespace t2o_test;
