@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "builder/error.h"
+#include "builder/graph_builder.h"
 #include "exporter/frontend/torch_util.h"
 
 #ifndef T2O_SOURCE_DIR
