@@ -7,7 +7,7 @@
 
 namespace torch2onnx {
 
-void register_frontend_ops(Registry& r) {
+void register_frontend_ops(Registry &r) {
   // Values: constants, containers of known length, casts that change only the TorchScript type.
   r.add_frontend("prim::Constant", {});
   r.add_frontend("prim::ListConstruct", {});
@@ -37,4 +37,4 @@ void register_frontend_ops(Registry& r) {
   r.add_frontend("prim::Loop", {"Loop", "SequenceEmpty", "SequenceConstruct"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -8,7 +8,6 @@
 #include <set>
 
 #include "aten_lib/converter.h"
-#include "exporter/analysis/baked_dims.h"
 #include "exporter/analysis/record_merge.h"
 #include "exporter/frontend/torch_util.h"
 #include "exporter/frontend/walker.h"
@@ -39,32 +38,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
   at::NoGradGuard no_grad;
   Converted c;
   auto t0 = std::chrono::steady_clock::now();
-  c.record = record_shapes(graph, inputs.example);
-  if (!inputs.alternate.empty()) {
-    std::string failure;
-    ShapeRecord other = record_shapes(graph, inputs.alternate, &failure);
-    // Sizes the trace recorded as constants (or a failure at the alternate sizes): one error
-    // listing each with where it is and how to fix it.
-    check_baked_dims(graph, inputs, c.record, other, failure);
-    merge_dynamic(c.record, other, inputs.symbols);
-  }
-  // Sizes that follow the number of rows nonzero / nms / ... return (detections) are found by
-  // running again with fewer rows (a count capped by [:10] changes), and with one more (a count
-  // that was 0 or 1 at the example changes). See docs/dynamic_shapes.md.
-  if (has_data_dependent_rows(graph->block(), c.record)) {
-    for (CountChange mode : {CountChange::Fewer, CountChange::More}) {
-      std::string failure;
-      ShapeRecord shrunk = record_shapes(graph, inputs.example, &failure, mode);
-      if (failure.empty()) {
-        merge_data_dependent(c.record, shrunk);
-      } else {
-        c.warnings.push_back(fmt::format(
-            "the model failed in LibTorch when its data-dependent counts (nonzero, nms, ...) were "
-            "{}, so sizes that follow them may be fixed at the example's: {}",
-            mode == CountChange::Fewer ? "reduced to 2" : "increased by 1", failure));
-      }
-    }
-  }
+  c.record = record_graph(graph, inputs, c.warnings);
   auto t1 = std::chrono::steady_clock::now();
   c.record_seconds = std::chrono::duration<double>(t1 - t0).count();
   c.builder = std::make_unique<GraphBuilder>(opset);

@@ -2,13 +2,12 @@
 // name) and example values, and the sizes each symbolic dim was recorded at.
 #pragma once
 
-#include <ATen/core/ivalue.h>
+#include "builder/types.h"
 
+#include <ATen/core/ivalue.h>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "builder/types.h"
 
 namespace torch2onnx {
 
@@ -28,4 +27,4 @@ struct GraphInputs {
   std::vector<SymbolSizes> symbols;
 };
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -12,13 +12,13 @@ using walker_detail::is_tensor_list;
 
 // ---- lists of known length ------------------------------------------------------------------
 
-bool Walker::handle_getitem(const Node* n) {
+bool Walker::handle_getitem(const Node *n) {
   using K = Bound::Kind;
-  const Bound& src = lookup(n->input(0));
+  const Bound &src = lookup(n->input(0));
   // A runtime index into a list whose items are known: make it a sequence first.
   if (n->kind() == c10::aten::__getitem__ && src.kind == K::List && src.keys.empty() &&
       lookup(n->input(1)).kind == K::Tensor && is_tensor_list(n->input(0)->type())) {
-    const TensorInfo* info = info_of_value(n->output());
+    const TensorInfo *info = info_of_value(n->output());
     Val seq = to_sequence(src, info ? info->dtype : list_elem_dtype(n->input(0)));
     Bound out;
     out.kind = K::Tensor;
@@ -26,10 +26,12 @@ bool Walker::handle_getitem(const Node* n) {
     bind(n->output(), out);
     return true;
   }
-  if (src.kind != K::List) return false;  // constant lists fold; strings go to converters
-  const Bound& idx = lookup(n->input(1));
+  if (src.kind != K::List)
+    return false; // constant lists fold; strings go to converters
+  const Bound &idx = lookup(n->input(1));
   if (!src.keys.empty()) {
-    T2O_CHECK(idx.kind == K::Const && idx.constant.isString(), "dict key must be a constant string");
+    T2O_CHECK(idx.kind == K::Const && idx.constant.isString(),
+              "dict key must be a constant string");
     for (size_t k = 0; k < src.keys.size(); ++k)
       if (src.keys[k] == idx.constant.toStringRef()) {
         Bound item = src.items[k];
@@ -41,16 +43,19 @@ bool Walker::handle_getitem(const Node* n) {
   T2O_CHECK(idx.kind == K::Const && idx.constant.isInt(), "list index must be a constant int");
   int64_t i = idx.constant.toInt();
   int64_t size = static_cast<int64_t>(src.items.size());
-  if (i < 0) i += size;
-  T2O_CHECK(i >= 0 && i < size, "list index {} out of range for {} items", idx.constant.toInt(), size);
+  if (i < 0)
+    i += size;
+  T2O_CHECK(i >= 0 && i < size, "list index {} out of range for {} items", idx.constant.toInt(),
+            size);
   Bound item = src.items[static_cast<size_t>(i)];
   bind(n->output(), item);
   return true;
 }
 
-bool Walker::handle_len(const Node* n) {
+bool Walker::handle_len(const Node *n) {
   // A constant list or a tensor's len folds; a tensor list built at run time is a sequence.
-  if (lookup(n->input(0)).kind != Bound::Kind::List) return false;
+  if (lookup(n->input(0)).kind != Bound::Kind::List)
+    return false;
   Bound bd;
   bd.kind = Bound::Kind::Const;
   bd.constant = c10::IValue(static_cast<int64_t>(lookup(n->input(0)).items.size()));
@@ -58,7 +63,7 @@ bool Walker::handle_len(const Node* n) {
   return true;
 }
 
-bool Walker::handle_append(const Node* n) {
+bool Walker::handle_append(const Node *n) {
   using K = Bound::Kind;
   Bound list = lookup(n->input(0));
   Bound item = lookup(n->input(1));
@@ -67,7 +72,8 @@ bool Walker::handle_append(const Node* n) {
     Arg a = to_arg(item, n->input(1));
     T2O_CHECK(a.is_tensor(), "appending {} to a tensor list", a.describe());
     Val v = a.t();
-    if (list.seq_dtype != DType::Undefined && b_.has_info(v)) v = cast_to(b_, v, list.seq_dtype);
+    if (list.seq_dtype != DType::Undefined && b_.has_info(v))
+      v = cast_to(b_, v, list.seq_dtype);
     out = list;
     out.tensor = b_.op1("SequenceInsert", {list.tensor, v});
   } else {
@@ -76,7 +82,7 @@ bool Walker::handle_append(const Node* n) {
       out.items = list.items;
     } else {
       T2O_CHECK(list.kind == K::Const && list.constant.isList(), "append to a non-list value");
-      for (const auto& e : list.constant.toListRef()) {
+      for (const auto &e : list.constant.toListRef()) {
         Bound eb;
         eb.kind = K::Const;
         eb.constant = e;
@@ -91,21 +97,24 @@ bool Walker::handle_append(const Node* n) {
   return true;
 }
 
-bool Walker::handle_list_copy(const Node* n) {
+bool Walker::handle_list_copy(const Node *n) {
   // list(xs) of a runtime list is the same list; of a constant it folds.
-  if (n->inputs().size() != 1 || lookup(n->input(0)).kind == Bound::Kind::Const) return false;
+  if (n->inputs().size() != 1 || lookup(n->input(0)).kind == Bound::Kind::Const)
+    return false;
   Bound copy = lookup(n->input(0));
   bind(n->output(), copy);
   return true;
 }
 
-bool Walker::handle_is_none(const Node* n) {
+bool Walker::handle_is_none(const Node *n) {
   using K = Bound::Kind;
-  const Bound& a = lookup(n->input(0));
-  const Bound& b = lookup(n->input(1));
-  auto is_none = [](const Bound& x) { return x.kind == K::Const && x.constant.isNone(); };
-  if (a.kind == K::Const && b.kind == K::Const) return false;  // folds
-  if (!is_none(a) && !is_none(b)) return false;
+  const Bound &a = lookup(n->input(0));
+  const Bound &b = lookup(n->input(1));
+  auto is_none = [](const Bound &x) { return x.kind == K::Const && x.constant.isNone(); };
+  if (a.kind == K::Const && b.kind == K::Const)
+    return false; // folds
+  if (!is_none(a) && !is_none(b))
+    return false;
   // `x is None` with x a runtime value: known at export time, it is not None.
   Bound out;
   out.kind = K::Const;
@@ -116,11 +125,13 @@ bool Walker::handle_is_none(const Node* n) {
 
 // ---- lists built at run time (ONNX sequences) -----------------------------------------------
 
-bool Walker::try_sequence_op(const Node* n) {
+bool Walker::try_sequence_op(const Node *n) {
   using K = Bound::Kind;
-  if (n->inputs().empty()) return false;
+  if (n->inputs().empty())
+    return false;
   auto it = env_.find(n->input(0));
-  if (it == env_.end() || it->second.kind != K::Seq) return false;
+  if (it == env_.end() || it->second.kind != K::Seq)
+    return false;
   auto kind = n->kind();
   // These take a runtime list as it is (their handlers know sequences).
   if (kind == c10::aten::append || kind == c10::aten::list || kind == c10::aten::__is__ ||
@@ -133,19 +144,21 @@ bool Walker::try_sequence_op(const Node* n) {
     out.tensor = b_.op1("SequenceLength", {seq.tensor});
     b_.set_info(out.tensor, TensorInfo{DType::Int64, std::vector<Dim>{}});
   } else if (kind == c10::aten::__getitem__) {
-    out.tensor = b_.op1("SequenceAt", {seq.tensor, to_scalar_tensor(lookup(n->input(1)), DType::Int64)});
+    out.tensor =
+        b_.op1("SequenceAt", {seq.tensor, to_scalar_tensor(lookup(n->input(1)), DType::Int64)});
   } else if (kind == c10::aten::stack || kind == c10::aten::cat) {
-    const Bound& dim = lookup(n->input(1));
+    const Bound &dim = lookup(n->input(1));
     T2O_CHECK(dim.kind == K::Const && dim.constant.isInt(), "the dim of {} must be a constant",
               kind.toQualString());
-    out.tensor = b_.op1("ConcatFromSequence", {seq.tensor},
-                        {{"axis", dim.constant.toInt()},
-                         {"new_axis", int64_t{kind == c10::aten::stack ? 1 : 0}}});
+    out.tensor = b_.op1(
+        "ConcatFromSequence", {seq.tensor},
+        {{"axis", dim.constant.toInt()}, {"new_axis", int64_t{kind == c10::aten::stack ? 1 : 0}}});
   } else if (kind == c10::prim::ListUnpack) {
     for (size_t i = 0; i < n->outputs().size(); ++i) {
       Bound item;
       item.kind = K::Tensor;
-      item.tensor = b_.op1("SequenceAt", {seq.tensor, b_.const_i64_scalar(static_cast<int64_t>(i))});
+      item.tensor =
+          b_.op1("SequenceAt", {seq.tensor, b_.const_i64_scalar(static_cast<int64_t>(i))});
       bind(n->outputs()[i], item);
     }
     return true;
@@ -158,26 +171,28 @@ bool Walker::try_sequence_op(const Node* n) {
   return true;
 }
 
-DType Walker::list_elem_dtype(const Value* list) const {
-  for (const auto& use : list->uses()) {
-    const Node* u = use.user;
+DType Walker::list_elem_dtype(const Value *list) const {
+  for (const auto &use : list->uses()) {
+    const Node *u = use.user;
     if (u->kind() == c10::aten::append && u->inputs().size() > 1)
-      if (const TensorInfo* info = info_of_value(u->input(1))) return info->dtype;
+      if (const TensorInfo *info = info_of_value(u->input(1)))
+        return info->dtype;
     if ((u->kind() == c10::aten::stack || u->kind() == c10::aten::cat) && u->outputs().size() == 1)
-      if (const TensorInfo* info = info_of_value(u->output())) return info->dtype;
+      if (const TensorInfo *info = info_of_value(u->output()))
+        return info->dtype;
   }
   return DType::Float;
 }
 
-Val Walker::to_sequence(const Bound& bd, DType dtype) {
-  if (bd.kind == Bound::Kind::Seq) return bd.tensor;
+Val Walker::to_sequence(const Bound &bd, DType dtype) {
+  if (bd.kind == Bound::Kind::Seq)
+    return bd.tensor;
   std::vector<Bound> items;
   if (bd.kind == Bound::Kind::List) {
     items = bd.items;
   } else {
-    T2O_CHECK(bd.kind == Bound::Kind::Const && bd.constant.isList(),
-              "expected a list of tensors");
-    for (const auto& e : bd.constant.toListRef()) {
+    T2O_CHECK(bd.kind == Bound::Kind::Const && bd.constant.isList(), "expected a list of tensors");
+    for (const auto &e : bd.constant.toListRef()) {
       Bound eb;
       eb.kind = Bound::Kind::Const;
       eb.constant = e;
@@ -189,14 +204,15 @@ Val Walker::to_sequence(const Bound& bd, DType dtype) {
     return s;
   }
   std::vector<Val> vals;
-  for (const auto& it : items) {
+  for (const auto &it : items) {
     Arg a = to_arg(it, nullptr);
     T2O_CHECK(a.is_tensor(), "a tensor list item is {}", a.describe());
     Val v = a.t();
-    if (b_.has_info(v)) v = cast_to(b_, v, dtype);
+    if (b_.has_info(v))
+      v = cast_to(b_, v, dtype);
     vals.push_back(v);
   }
   return b_.op1("SequenceConstruct", vals);
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx
