@@ -2,7 +2,8 @@
 // ONNX value or a compile-time constant, handling prim:: nodes, list ops and control flow itself
 // (its handler table) and dispatching the rest to the converter registry (aten_lib/dispatch.h).
 //
-// walker.cpp: the walk, the value environment, folding and converter calls
+// walker.cpp: the walk, the pre-scan, the value environment, folding and converter calls
+// walker_values.cpp: bindings as converter arguments and back (to_arg / from_arg), outputs
 // walker_prim.cpp: the handler table and the prim:: value handlers
 // walker_lists.cpp: list ops, on lists of known length and on ONNX sequences
 // walker_control_flow.cpp: prim::If and prim::Loop, and values across subgraph boundaries
@@ -106,12 +107,14 @@ class Walker {
 
   const Bound& lookup(const torch::jit::Value* v) const;
   void bind(const torch::jit::Value* v, Bound b);
+  std::string describe_input(const torch::jit::Value* v) const;
+
+  // ---- values and converter arguments (walker_values.cpp) ----
   Arg to_arg(const Bound& b, const torch::jit::Value* origin);
   Bound from_arg(const Arg& a, const torch::jit::Value* v);
   Val materialize(const at::Tensor& t, const std::string& hint);
   void flatten(const Bound& b, const torch::jit::Value* v, const std::string& hint,
                std::vector<std::pair<Val, std::string>>& out);
-  std::string describe_input(const torch::jit::Value* v) const;
 
   // ---- prim:: values (walker_prim.cpp) ----
   bool handle_constant(const torch::jit::Node* n);
