@@ -78,9 +78,6 @@ void aten__local_scalar_dense(ConvertCtx& c) { aten_item(c); }
 // aten::alias(self): the same tensor.
 void aten_alias(ConvertCtx& c) { c.set_out(0, c.tensor(0)); }
 
-// aten::detach(self): the identity (autograd does not exist in ONNX).
-void aten_detach(ConvertCtx& c) { c.set_out(0, c.b.op1("Identity", {c.tensor(0)})); }
-
 // aten::is_nonzero(self) -> bool: a one-element tensor's truth value.
 void aten_is_nonzero(ConvertCtx& c) {
   Val flat = reshape(c.b, c.tensor(0), {});
@@ -100,7 +97,6 @@ void register_aliases_ops(Registry& r) {
   r.add("aten::unsafe_chunk", 13, aten_unsafe_chunk, {"Split"});
   r.add("aten::sym_size", 13, aten_sym_size, {"Shape", "Gather"});
   r.add("aten::_local_scalar_dense", 13, aten__local_scalar_dense, {"Cast"});
-  r.add("aten::detach", 13, aten_detach, {"Identity"});
   r.add("aten::is_nonzero", 13, aten_is_nonzero, {"Equal", "Not"});
   r.add("aten::alias", 13, aten_alias, {});
   // NumPy-style names of elementwise ops.

@@ -115,6 +115,9 @@ struct RegistryEntry {
   ConverterFn fn;
   std::vector<std::string> onnx_ops;  // what it emits, for docs/operators.md and `ops`
   std::string family;                 // file it lives in, e.g. "conv"
+  // Handled by the graph front end itself (prim::If, list ops, ...), not by a converter: `fn` is
+  // empty. Registered so `torch2onnx ops` and docs/operators.md list every op torch2onnx takes.
+  bool frontend = false;
 };
 
 // Converters by aten op and opset. Lookup returns the newest entry at or below the target opset.
@@ -123,6 +126,9 @@ class Registry {
   // Example: r.add("aten::relu", 13, aten_relu, {"Relu"});
   void add(const std::string& op, int since_opset, ConverterFn fn,
            std::vector<std::string> onnx_ops);
+  // An op the graph front end handles itself (aten_lib/frontend_ops.cpp). find() returns it too:
+  // callers check `entry->frontend`. Example: r.add_frontend("prim::If", {"If"});
+  void add_frontend(const std::string& op, std::vector<std::string> onnx_ops);
   const RegistryEntry* find(const std::string& op, int opset) const;
   bool knows(const std::string& op) const { return by_op_.count(op) != 0; }
   // All entries, sorted by op then opset.
@@ -171,5 +177,6 @@ void register_attention_ops(Registry& r);
 void register_aliases_ops(Registry& r);
 void register_number_ops(Registry& r);       // aten::add.num, ...: arithmetic on runtime numbers
 void register_torchvision_ops(Registry& r);  // torchvision::nms, torchvision::roi_align
+void register_frontend_ops(Registry& r);     // what the graph front end handles itself
 
 }  // namespace torch2onnx

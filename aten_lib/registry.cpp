@@ -107,6 +107,11 @@ void Registry::add_with_inplace(const std::string& op, int since_opset, const Co
   add(op + "_", since_opset, fn, onnx_ops);
 }
 
+void Registry::add_frontend(const std::string& op, std::vector<std::string> onnx_ops) {
+  add(op, kMinOpset, ConverterFn(), std::move(onnx_ops));
+  by_op_[op].at(kMinOpset).frontend = true;
+}
+
 const RegistryEntry* Registry::find(const std::string& op, int opset) const {
   auto it = by_op_.find(op);
   if (it == by_op_.end()) return nullptr;
@@ -149,6 +154,7 @@ const Registry& Registry::global() {
         {"aliases", register_aliases_ops},
         {"number", register_number_ops},
         {"torchvision", register_torchvision_ops},
+        {"frontend", register_frontend_ops},
     };
     for (const auto& [name, fn] : families) {
       r.set_family(name);

@@ -7,9 +7,10 @@
 #include <filesystem>
 
 #include "aten_lib/converter.h"
-#include "exporter/loader.h"
+#include "exporter/analysis/graph_inputs.h"
+#include "exporter/frontend/loader.h"
 #include "exporter/pipeline.h"
-#include "exporter/verify.h"
+#include "exporter/verify/verify.h"
 
 #ifndef T2O_VERSION
 #define T2O_VERSION "0.1.0"
@@ -83,28 +84,15 @@ std::string default_output_path(const std::string& model_path) {
   return p.replace_extension(".onnx").string();
 }
 
-ExportReport export_model(const ExportOptions& o, const LogFn& log) {
-  auto say = [&](const std::string& m) {
-    if (log) log(m);
-  };
-  auto t_start = std::chrono::steady_clock::now();
-  ExportReport r;
-  r.output_path = o.output_path.empty() ? default_output_path(o.model_path) : o.output_path;
-  r.opset = o.opset;
-  validate(o, r.output_path);
+namespace {
 
-  for (const auto& lib : o.libraries) load_op_library(lib);
-  auto t = std::chrono::steady_clock::now();
-  say(fmt::format("loading {}", o.model_path));
-  LoadedModel m = load_model(o.model_path);
-  r.phases.load = m.load_seconds;
-  r.phases.prepare = m.prepare_seconds;
-  r.notices = m.warnings;
-
-  if (o.inputs.size() != m.arg_names.size()) {
+// The declared inputs: names (from --input or forward's arguments), infos with symbolic dims by
+// name, the example values and, when a dim is symbolic, the same inputs at alternate sizes.
+GraphInputs declared_inputs(const ExportOptions& o, const std::vector<std::string>& arg_names) {
+  if (o.inputs.size() != arg_names.size()) {
     throw Error(fmt::format("forward({}) takes {} input{} but {} --input spec{} given",
-                            fmt::join(m.arg_names, ", "), m.arg_names.size(),
-                            m.arg_names.size() == 1 ? "" : "s", o.inputs.size(),
+                            fmt::join(arg_names, ", "), arg_names.size(),
+                            arg_names.size() == 1 ? "" : "s", o.inputs.size(),
                             o.inputs.size() == 1 ? " was" : "s were"),
                 "give one --input SPEC per forward argument, in order, e.g. --input x:f32[1,3,224,224]");
   }
@@ -119,7 +107,7 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
                   "declare it in a spec, e.g. --input x:f32[batch=1,3,224,224]");
   }
   for (size_t i = 0; i < o.inputs.size(); ++i) {
-    gi.names.push_back(o.inputs[i].name.empty() ? m.arg_names[i] : o.inputs[i].name);
+    gi.names.push_back(o.inputs[i].name.empty() ? arg_names[i] : o.inputs[i].name);
     TensorInfo info;
     info.dtype = o.inputs[i].dtype;
     info.shape = o.inputs[i].dims;
@@ -133,24 +121,13 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
     auto alt = make_example_inputs(o.inputs, o.seed + 1, sizes_of(gi.symbols, true));
     gi.alternate.assign(alt.begin(), alt.end());
   }
+  return gi;
+}
 
-  t = std::chrono::steady_clock::now();
-  say("recording shapes on the example inputs and converting");
-  Converted c = convert_graph(m.graph, gi, o.opset, o.output_names);
-  say(fmt::format("converted: {} ONNX nodes", c.builder->node_count()));
-  r.phases.record = c.record_seconds;
-  r.phases.convert = c.convert_seconds;
-  r.input_names = c.input_names;
-  r.output_names = c.output_names;
-  r.warnings = c.warnings;
-  if (!o.verify) {
-    // The weights now live in the ONNX graph; LibTorch's copies are not needed for writing it.
-    m.module = torch::jit::Module();
-    m.graph.reset();
-  }
-
-  t = std::chrono::steady_clock::now();
-  say(fmt::format("writing {}", r.output_path));
+// Writes the ONNX file (optimized unless --no-optimize), filling the report's optimize and
+// serialize times and its notice about external data.
+void write_model(const Converted& c, const ExportOptions& o, ExportReport& r) {
+  auto t = std::chrono::steady_clock::now();
   SerializeOptions so;
   so.producer_version = T2O_VERSION;
   so.external_data = o.external_data;
@@ -165,55 +142,81 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
         "weights written to {}.data (ONNX external data){}; keep it beside the model",
         r.output_path, o.external_data ? "" : " because the model is over 2 GB, the protobuf limit"));
   r.phases.serialize = since(t) - r.phases.optimize;
+}
+
+// Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
+// each a test-data set beside the output (test_data_set_N).
+VerifyReport verify_export(torch::jit::Module& module, const ExportOptions& o,
+                           const GraphInputs& gi, const Converted& c, const std::string& path,
+                           const LogFn& log) {
+  auto tv = std::chrono::steady_clock::now();
+  VerifyReport v;
+  std::vector<std::vector<std::pair<std::string, int64_t>>> size_sets = {{}};
+  if (!gi.symbols.empty()) size_sets.push_back(sizes_of(gi.symbols, true));
+  if (!o.verify_dims.empty()) size_sets.push_back(o.verify_dims);
+  fs::path stem = fs::path(path).replace_extension("");
+  for (size_t k = 0; k < size_sets.size(); ++k) {
+    VerifyRun run;
+    run.onnx_path = path;
+    run.input_names = c.input_names;
+    run.output_names = c.output_names;
+    if (k == 0) {
+      for (const auto& in : gi.example) run.inputs.push_back(in.toTensor());
+    } else {
+      run.inputs = make_example_inputs(o.inputs, o.seed + 100 + k, size_sets[k]);
+    }
+    run.label = sizes_text(k == 0 ? sizes_of(gi.symbols, false) : size_sets[k]);
+    run.test_data_dir = (stem / fmt::format("test_data_set_{}", k)).string();
+    run.rtol = o.rtol;
+    run.atol = o.atol;
+    if (k == 0) v.test_data_dir = run.test_data_dir;
+    for (auto& ch : verify_run(module, run, log)) v.outputs.push_back(std::move(ch));
+  }
+  v.seconds = since(tv);
+  return v;
+}
+
+}  // namespace
+
+ExportReport export_model(const ExportOptions& o, const LogFn& log) {
+  auto say = [&](const std::string& m) {
+    if (log) log(m);
+  };
+  auto t_start = std::chrono::steady_clock::now();
+  ExportReport r;
+  r.output_path = o.output_path.empty() ? default_output_path(o.model_path) : o.output_path;
+  r.opset = o.opset;
+  validate(o, r.output_path);
+
+  for (const auto& lib : o.libraries) load_op_library(lib);
+  say(fmt::format("loading {}", o.model_path));
+  LoadedModel m = load_model(o.model_path);
+  r.phases.load = m.load_seconds;
+  r.phases.prepare = m.prepare_seconds;
+  r.notices = m.warnings;
+  GraphInputs gi = declared_inputs(o, m.arg_names);
+
+  say("recording shapes on the example inputs and converting");
+  Converted c = convert_graph(m.graph, gi, o.opset, o.output_names);
+  say(fmt::format("converted: {} ONNX nodes", c.builder->node_count()));
+  r.phases.record = c.record_seconds;
+  r.phases.convert = c.convert_seconds;
+  r.input_names = c.input_names;
+  r.output_names = c.output_names;
+  r.warnings = c.warnings;
+  if (!o.verify) {
+    // The weights now live in the ONNX graph; LibTorch's copies are not needed for writing it.
+    m.module = torch::jit::Module();
+    m.graph.reset();
+  }
+
+  say(fmt::format("writing {}", r.output_path));
+  write_model(c, o, r);
   say("written");
   r.stats = c.builder->stats();
   r.seconds = since(t_start);
 
-  if (o.verify) {
-    auto tv = std::chrono::steady_clock::now();
-    VerifyReport v;
-    // The example sizes, the second recording sizes, and --verify-dims: each a test-data set.
-    std::vector<std::vector<std::pair<std::string, int64_t>>> size_sets = {{}};
-    if (!gi.symbols.empty()) size_sets.push_back(sizes_of(gi.symbols, true));
-    if (!o.verify_dims.empty()) size_sets.push_back(o.verify_dims);
-    fs::path stem = fs::path(r.output_path).replace_extension("");
-    for (size_t k = 0; k < size_sets.size(); ++k) {
-      auto inputs = k == 0 ? example : make_example_inputs(o.inputs, o.seed + 100 + k, size_sets[k]);
-      std::string label = sizes_text(k == 0 ? sizes_of(gi.symbols, false) : size_sets[k]);
-      say(fmt::format("verifying{}: running the model in LibTorch", label.empty() ? "" : " at " + label));
-      std::vector<at::Tensor> expected;
-      try {
-        at::NoGradGuard no_grad;
-        std::vector<c10::IValue> fresh;  // the model may modify its inputs in place
-        for (const auto& in : inputs) fresh.emplace_back(in.clone());
-        expected = flatten_tensors(m.module.forward(fresh));
-      } catch (const Error&) {
-        throw;
-      } catch (const std::exception& e) {
-        throw Error(fmt::format("the model failed in LibTorch{}: {}",
-                                label.empty() ? "" : " at " + label, summarize_torch_error(e.what())));
-      }
-      std::string dir = (stem / fmt::format("test_data_set_{}", k)).string();
-      if (k == 0) v.test_data_dir = dir;
-      write_test_data(dir, c.input_names, inputs, c.output_names, expected);
-      say("verifying: running the ONNX model in ONNX Runtime");
-      auto actual = run_onnxruntime(r.output_path, c.input_names, inputs);
-      auto checks = compare_outputs(c.output_names, expected, actual, o.rtol, o.atol);
-      if (actual.size() != expected.size()) {
-        OutputCheck extra;
-        extra.name = "(outputs)";
-        extra.problem = fmt::format("LibTorch returned {} outputs, ONNX Runtime {}",
-                                    expected.size(), actual.size());
-        checks.push_back(extra);
-      }
-      for (auto& ch : checks) {
-        ch.sizes = label;
-        v.outputs.push_back(ch);
-      }
-    }
-    v.seconds = since(tv);
-    r.verify = v;
-  }
+  if (o.verify) r.verify = verify_export(m.module, o, gi, c, r.output_path, log);
   return r;
 }
 

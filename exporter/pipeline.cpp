@@ -8,37 +8,11 @@
 #include <set>
 
 #include "aten_lib/converter.h"
-#include "exporter/baked_dims.h"
-#include "exporter/torch_util.h"
-#include "exporter/walker.h"
+#include "exporter/analysis/record_merge.h"
+#include "exporter/frontend/torch_util.h"
+#include "exporter/frontend/walker.h"
 
 namespace torch2onnx {
-
-std::vector<at::Tensor> flatten_tensors(const c10::IValue& v) {
-  std::vector<at::Tensor> out;
-  std::function<void(const c10::IValue&)> rec = [&](const c10::IValue& x) {
-    if (x.isTensor()) {
-      out.push_back(x.toTensor());
-    } else if (x.isTuple()) {
-      for (const auto& e : x.toTupleRef().elements()) rec(e);
-    } else if (x.isList()) {
-      for (const auto& e : x.toListRef()) rec(e);
-    } else if (x.isGenericDict()) {
-      for (const auto& kv : x.toGenericDict()) rec(kv.value());
-    } else if (x.isInt()) {
-      out.push_back(at::scalar_tensor(x.toInt(), at::kLong));
-    } else if (x.isDouble()) {
-      out.push_back(at::scalar_tensor(x.toDouble(), at::kDouble));
-    } else if (x.isBool()) {
-      out.push_back(at::scalar_tensor(x.toBool(), at::kBool));
-    } else {
-      throw Error(fmt::format("the model returned a {}, which is not a tensor", x.tagKind()),
-                  "return tensors (or tuples/lists/dicts of tensors) from forward");
-    }
-  };
-  rec(v);
-  return out;
-}
 
 Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph,
                         const std::vector<c10::IValue>& example_inputs,
@@ -64,32 +38,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
   at::NoGradGuard no_grad;
   Converted c;
   auto t0 = std::chrono::steady_clock::now();
-  c.record = record_shapes(graph, inputs.example);
-  if (!inputs.alternate.empty()) {
-    std::string failure;
-    ShapeRecord other = record_shapes(graph, inputs.alternate, &failure);
-    // Sizes the trace recorded as constants (or a failure at the alternate sizes): one error
-    // listing each with where it is and how to fix it.
-    check_baked_dims(graph, inputs, c.record, other, failure);
-    merge_dynamic(c.record, other, inputs.symbols);
-  }
-  // Sizes that follow the number of rows nonzero / nms / ... return (detections) are found by
-  // running again with fewer rows (a count capped by [:10] changes), and with one more (a count
-  // that was 0 or 1 at the example changes). See docs/dynamic_shapes.md.
-  if (has_data_dependent_rows(graph->block(), c.record)) {
-    for (CountChange mode : {CountChange::Fewer, CountChange::More}) {
-      std::string failure;
-      ShapeRecord shrunk = record_shapes(graph, inputs.example, &failure, mode);
-      if (failure.empty()) {
-        merge_data_dependent(c.record, shrunk);
-      } else {
-        c.warnings.push_back(fmt::format(
-            "the model failed in LibTorch when its data-dependent counts (nonzero, nms, ...) were "
-            "{}, so sizes that follow them may be fixed at the example's: {}",
-            mode == CountChange::Fewer ? "reduced to 2" : "increased by 1", failure));
-      }
-    }
-  }
+  c.record = record_graph(graph, inputs, c.warnings);
   auto t1 = std::chrono::steady_clock::now();
   c.record_seconds = std::chrono::duration<double>(t1 - t0).count();
   c.builder = std::make_unique<GraphBuilder>(opset);

@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "builder/graph_builder.h"
-#include "exporter/recorder.h"
+#include "exporter/analysis/graph_inputs.h"
+#include "exporter/frontend/recorder.h"
 
 namespace torch2onnx {
 
@@ -23,27 +24,17 @@ struct Converted {
   double convert_seconds = 0;  // walking the graph and building the ONNX nodes
 };
 
-// Records shapes, checks every op has a converter, and converts. `input_names` and `dims` name
-// the graph's inputs (one each); `output_names` may be empty (defaults "output", "output_N").
+// Records shapes, checks every op has a converter, and converts. `input_names` names the graph's
+// inputs (one per example input; their infos are the examples' static shapes); `output_names`
+// may be empty (defaults "output", "output_N").
 Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph,
                         const std::vector<c10::IValue>& example_inputs,
                         const std::vector<std::string>& input_names, int opset,
                         const std::vector<std::string>& output_names);
 
-// The graph's inputs: names, declared infos (symbolic dims by name) and the example values the
-// model is recorded at. `alternate` (empty when every dim is static) holds the same inputs with
-// every symbolic dim at another size, so the recorder can tell which dims are dynamic.
-struct GraphInputs {
-  std::vector<std::string> names;
-  std::vector<TensorInfo> infos;
-  std::vector<c10::IValue> example, alternate;
-  std::vector<SymbolSizes> symbols;
-};
-
+// The same with declared inputs: symbolic dims are recorded at two sizes (see GraphInputs), and
+// sizes the model baked in as constants are refused (exporter/analysis/baked_dims.h).
 Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const GraphInputs& inputs,
                         int opset, const std::vector<std::string>& output_names);
-
-// Flattens tuples/lists of tensors (in order) into a list of tensors; scalars become 0-d tensors.
-std::vector<at::Tensor> flatten_tensors(const c10::IValue& v);
 
 }  // namespace torch2onnx

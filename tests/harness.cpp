@@ -6,9 +6,10 @@
 #include <filesystem>
 
 #include "builder/error.h"
-#include "exporter/loader.h"
+#include "exporter/frontend/loader.h"
+#include "exporter/frontend/torch_util.h"
 #include "exporter/pipeline.h"
-#include "exporter/verify.h"
+#include "exporter/verify/verify.h"
 
 namespace t2o_test {
 
@@ -191,8 +192,6 @@ std::string test_model(const std::string& name) {
 }  // namespace t2o_test
 
 #include <ATen/core/grad_mode.h>
-
-#include "exporter/torch_util.h"
 
 namespace t2o_test {
 

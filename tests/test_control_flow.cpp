@@ -9,9 +9,10 @@
 #include <filesystem>
 
 #include "builder/error.h"
+#include "exporter/frontend/torch_util.h"
 #include "exporter/options.h"
 #include "exporter/pipeline.h"
-#include "exporter/verify.h"
+#include "exporter/verify/verify.h"
 
 using namespace t2o_test;
 namespace fs = std::filesystem;

@@ -12,8 +12,9 @@
 #include "apps/zoo.h"
 #include "builder/graph_builder.h"
 #include "fuzz/fuzz_targets.h"
-#include "exporter/loader.h"
-#include "exporter/pickle_check.h"
+#include "exporter/frontend/loader.h"
+#include "exporter/frontend/pickle_check.h"
+#include "exporter/frontend/torch_util.h"
 #include "harness.h"
 
 using namespace t2o_test;

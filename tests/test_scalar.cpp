@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "aten_lib/converter.h"
-#include "exporter/verify.h"
+#include "exporter/verify/verify.h"
 #include "harness.h"
 #include "ir_text.h"
 

@@ -3,7 +3,7 @@
 // exception type is a finding. Seeds: small TorchScript files (see tests/fuzz/run_fuzzers.sh).
 #include <exception>
 
-#include "exporter/loader.h"
+#include "exporter/frontend/loader.h"
 #include "fuzz/fuzz_targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

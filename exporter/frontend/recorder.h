@@ -43,22 +43,4 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
 bool has_data_dependent_rows(const torch::jit::Node* n);
 bool has_data_dependent_rows(const torch::jit::Block* block, const ShapeRecord& example);
 
-// Sizes that follow a data-dependent count (NonZero's number of rows...) are not sizes at all:
-// static dims of `example` that differ in `shrunk` (a run with changed counts at the same inputs)
-// become unknown. Without this, e.g. the number of detections seen at the example image would be
-// written into the ONNX file as a constant.
-void merge_data_dependent(ShapeRecord& example, const ShapeRecord& shrunk);
-
-// One symbolic input dim and the two sizes the model was recorded at.
-struct SymbolSizes {
-  std::string name;
-  int64_t example = 0, alternate = 0;
-};
-
-// Merges a record at the example sizes with one at alternate sizes: dims equal in both stay
-// concrete; dims that differ become symbolic, named after the input symbol whose two sizes they
-// match (e.g. "batch"), or unnamed when they are some other expression of the symbols.
-void merge_dynamic(ShapeRecord& example, const ShapeRecord& alternate,
-                   const std::vector<SymbolSizes>& symbols);
-
 }  // namespace torch2onnx

@@ -1,9 +1,10 @@
-#include "exporter/verify.h"
+#include "exporter/verify/verify.h"
 
 #include <csignal>
 #include <cstring>
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,7 +16,8 @@
 #include <sstream>
 
 #include "builder/error.h"
-#include "exporter/torch_util.h"
+#include "builder/graph_builder.h"
+#include "exporter/frontend/torch_util.h"
 
 #ifndef T2O_SOURCE_DIR
 #define T2O_SOURCE_DIR ""
@@ -302,6 +304,40 @@ void write_test_data(const std::string& dir, const std::vector<std::string>& inp
   for (size_t i = 0; i < outputs.size(); ++i)
     save_tensor_proto((fs::path(dir) / fmt::format("output_{}.pb", i)).string(),
                       to_tensor_data(outputs[i]), i < output_names.size() ? output_names[i] : "");
+}
+
+std::vector<OutputCheck> verify_run(torch::jit::Module& module, const VerifyRun& run,
+                                    const std::function<void(const std::string&)>& say) {
+  auto tell = [&](const std::string& m) {
+    if (say) say(m);
+  };
+  const std::string at_label = run.label.empty() ? "" : " at " + run.label;
+  tell(fmt::format("verifying{}: running the model in LibTorch", at_label));
+  std::vector<at::Tensor> expected;
+  try {
+    at::NoGradGuard no_grad;
+    std::vector<c10::IValue> fresh;  // the model may modify its inputs in place
+    for (const auto& in : run.inputs) fresh.emplace_back(in.clone());
+    expected = flatten_tensors(module.forward(fresh));
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("the model failed in LibTorch{}: {}", at_label,
+                            summarize_torch_error(e.what())));
+  }
+  write_test_data(run.test_data_dir, run.input_names, run.inputs, run.output_names, expected);
+  tell("verifying: running the ONNX model in ONNX Runtime");
+  auto actual = run_onnxruntime(run.onnx_path, run.input_names, run.inputs);
+  auto checks = compare_outputs(run.output_names, expected, actual, run.rtol, run.atol);
+  if (actual.size() != expected.size()) {
+    OutputCheck extra;
+    extra.name = "(outputs)";
+    extra.problem = fmt::format("LibTorch returned {} outputs, ONNX Runtime {}", expected.size(),
+                                actual.size());
+    checks.push_back(extra);
+  }
+  for (auto& ch : checks) ch.sizes = run.label;
+  return checks;
 }
 
 }  // namespace torch2onnx

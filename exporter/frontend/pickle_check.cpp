@@ -1,4 +1,4 @@
-#include "exporter/pickle_check.h"
+#include "exporter/frontend/pickle_check.h"
 
 #include <fmt/format.h>
 

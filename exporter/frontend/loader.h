@@ -29,11 +29,6 @@ LoadedModel load_model(const std::string& path);
 // e.g. "weight 'conv.weight' (216 values) has 1 NaN and 0 infinite values; ...".
 std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph& graph);
 
-// LibTorch's "The following operation failed in the TorchScript interpreter ..." message (two
-// tracebacks, ~30 lines) reduced to its reason and the model's source line, e.g.
-// "expected scalar type Long but found Float (at /src/model.py(26): forward)".
-std::string summarize_torch_error(const std::string& what);
-
 // The passes that make a graph easy to walk: inline, lower tuples, remove mutation, constant
 // propagation, dead-code elimination. Also used on IR-text graphs in tests.
 void prepare_graph(const std::shared_ptr<torch::jit::Graph>& graph);

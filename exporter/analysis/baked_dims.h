@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "exporter/pipeline.h"
-#include "exporter/recorder.h"
+#include "exporter/analysis/graph_inputs.h"
+#include "exporter/frontend/recorder.h"
 
 namespace torch2onnx {
 

@@ -1,20 +1,22 @@
-// Data-dependent control flow: prim::If on a runtime condition becomes an ONNX If, prim::Loop an
-// ONNX Loop (or is unrolled when its trip count is a small constant), tensor lists built at run
-// time become ONNX sequences, and the list ops on them sequence ops. See docs/control_flow.md.
+// Control flow: prim::If on a constant condition converts the branch taken, on a runtime one
+// becomes an ONNX If; prim::Loop becomes an ONNX Loop (or is unrolled when its trip count is a
+// small constant). Values crossing a subgraph boundary are packed into ONNX values (tuples
+// flattened, numbers as 0-d tensors, tensor lists as sequences). See docs/control_flow.md.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <algorithm>
-#include <functional>
 #include <limits>
+#include <string>
 #include <unordered_set>
 
 #include "aten_lib/helpers.h"
-#include "exporter/torch_util.h"
-#include "exporter/walker.h"
+#include "exporter/frontend/torch_util.h"
+#include "exporter/frontend/walker.h"
 
 namespace torch2onnx {
 
+using walker_detail::is_tensor_list;
 using torch::jit::Block;
 using torch::jit::Node;
 using torch::jit::Value;
@@ -35,15 +37,6 @@ size_t count_nodes(const Block* b) {
     for (const Block* sub : node->blocks()) n += count_nodes(sub);
   }
   return n;
-}
-
-bool is_number_type(const c10::TypePtr& t) {
-  return number_dtype(t) != DType::Undefined || t->kind() == c10::TypeKind::NumberType;
-}
-
-bool is_tensor_list(const c10::TypePtr& t) {
-  auto lt = t->cast<c10::ListType>();
-  return lt && lt->getElementType()->isSubtypeOf(*c10::TensorType::get());
 }
 
 // True when v is defined inside one of n's blocks (at any depth).
@@ -82,58 +75,6 @@ bool same_dtype_or_unknown(DType a, DType b) {
 
 }  // namespace
 
-DType number_dtype(const c10::TypePtr& t) {
-  switch (t->kind()) {
-    case c10::TypeKind::IntType: return DType::Int64;
-    case c10::TypeKind::FloatType: return DType::Double;
-    case c10::TypeKind::BoolType: return DType::Bool;
-    default: return DType::Undefined;
-  }
-}
-
-bool block_raises(const Block* block) {
-  for (const Node* n : block->nodes())
-    if (n->kind() == c10::prim::RaiseException) return true;
-  return false;
-}
-
-std::string Walker::converter_key(const Node* n) const {
-  // Overloads on plain numbers (aten::add.int, aten::lt.float, aten::Bool.int, ...) have their
-  // own converters, registered as "<op>.num": the tensor converter of the same op does not fit.
-  std::string op = n->kind().toQualString();
-  if (n->inputs().empty() || n->outputs().size() != 1) return op;
-  for (const Value* v : n->inputs())
-    if (!is_number_type(v->type())) return op;
-  if (!is_number_type(n->output()->type())) return op;
-  return op + ".num";
-}
-
-bool Walker::only_feeds_checks(const Node* n) const {
-  auto it = feeds_checks_.find(n);
-  if (it != feeds_checks_.end()) return it->second;
-  bool skip = !n->outputs().empty() && n->blocks().empty() && !n->hasSideEffects() &&
-              n->kind() != c10::prim::Constant;
-  for (const Value* o : n->outputs()) {
-    if (!skip) break;
-    skip = !o->type()->isSubtypeOf(*c10::TensorType::get()) && o->hasUses();
-    for (const auto& use : o->uses()) {
-      const Node* u = use.user;
-      bool check = u->kind() == c10::prim::If && use.offset == 0 &&
-                   (block_raises(u->blocks()[0]) || block_raises(u->blocks()[1])) &&
-                   u->outputs().empty();
-      skip = skip && (check || only_feeds_checks(u));
-    }
-  }
-  feeds_checks_[n] = skip;
-  return skip;
-}
-
-const TensorInfo* Walker::info_of_value(const Value* v) const {
-  if (const TensorInfo* info = record_.find(v)) return info;
-  auto it = inferred_.find(v);
-  return it == inferred_.end() ? nullptr : &it->second;
-}
-
 std::vector<const Value*> Walker::outer_mutations(const Node* n) const {
   std::vector<const Value*> out;
   for (const Block* b : n->blocks()) collect_mutations(b, n, out);
@@ -166,47 +107,6 @@ Val Walker::to_scalar_tensor(const Bound& bd, DType dtype) {
   if (!b_.has_info(t) || b_.rank(t) != 0) t = reshape(b_, t, {});
   b_.set_info(t, TensorInfo{dtype, std::vector<Dim>{}});
   return t;
-}
-
-DType Walker::list_elem_dtype(const Value* list) const {
-  for (const auto& use : list->uses()) {
-    const Node* u = use.user;
-    if (u->kind() == c10::aten::append && u->inputs().size() > 1)
-      if (const TensorInfo* info = info_of_value(u->input(1))) return info->dtype;
-    if ((u->kind() == c10::aten::stack || u->kind() == c10::aten::cat) && u->outputs().size() == 1)
-      if (const TensorInfo* info = info_of_value(u->output())) return info->dtype;
-  }
-  return DType::Float;
-}
-
-Val Walker::to_sequence(const Bound& bd, DType dtype) {
-  if (bd.kind == Bound::Kind::Seq) return bd.tensor;
-  std::vector<Bound> items;
-  if (bd.kind == Bound::Kind::List) {
-    items = bd.items;
-  } else {
-    T2O_CHECK(bd.kind == Bound::Kind::Const && bd.constant.isList(),
-              "expected a list of tensors");
-    for (const auto& e : bd.constant.toListRef()) {
-      Bound eb;
-      eb.kind = Bound::Kind::Const;
-      eb.constant = e;
-      items.push_back(eb);
-    }
-  }
-  if (items.empty()) {
-    Val s = b_.op1("SequenceEmpty", {}, {{"dtype", static_cast<int64_t>(dtype)}});
-    return s;
-  }
-  std::vector<Val> vals;
-  for (const auto& it : items) {
-    Arg a = to_arg(it, nullptr);
-    T2O_CHECK(a.is_tensor(), "a tensor list item is {}", a.describe());
-    Val v = a.t();
-    if (b_.has_info(v)) v = cast_to(b_, v, dtype);
-    vals.push_back(v);
-  }
-  return b_.op1("SequenceConstruct", vals);
 }
 
 void Walker::pack(const Bound& bd, const c10::TypePtr& type, const Value* origin,
@@ -298,6 +198,31 @@ Walker::Bound Walker::unpack(const c10::TypePtr& type, const std::vector<Val>& v
 }
 
 // ---- prim::If -------------------------------------------------------------------------------
+
+bool Walker::handle_if(const Node* n) {
+  const Block* blocks[2] = {n->blocks()[0], n->blocks()[1]};
+  // `if <check>: raise ...` with nothing computed: the check's inputs were skipped
+  // (only_feeds_checks), and the if goes too.
+  if (n->outputs().empty() && (block_raises(blocks[0]) || block_raises(blocks[1])) &&
+      only_feeds_checks(n->input(0)->node())) {
+    warnings_.push_back(fmt::format("dropped a check that raises an exception at {}",
+                                    where_of(n).source.empty() ? "?" : where_of(n).source));
+    return true;
+  }
+  const Bound& cond = lookup(n->input(0));
+  if (cond.kind != Bound::Kind::Const) {
+    convert_if(n);
+    return true;
+  }
+  // A condition known at export time: only the branch taken is converted.
+  const Block* taken = blocks[cond.constant.toBool() ? 0 : 1];
+  run_block(taken);
+  for (size_t i = 0; i < n->outputs().size(); ++i) bind(n->outputs()[i], lookup(taken->outputs()[i]));
+  return true;
+}
+
+// A runtime condition: an ONNX If whose branches are subgraphs, or, when one branch raises, the
+// other branch alone.
 
 void Walker::convert_if(const Node* n) {
   const Block* blocks[2] = {n->blocks()[0], n->blocks()[1]};
@@ -397,8 +322,8 @@ bool Walker::try_unroll(const Node* n) {
   return true;
 }
 
-void Walker::convert_loop(const Node* n) {
-  if (try_unroll(n)) return;
+bool Walker::handle_loop(const Node* n) {
+  if (try_unroll(n)) return true;
   const Block* body = n->blocks()[0];
   size_t carried = n->outputs().size();
   auto mutated = outer_mutations(n);
@@ -421,7 +346,7 @@ void Walker::convert_loop(const Node* n) {
   if (init.empty()) {
     warnings_.push_back(fmt::format("dropped a loop without results at {}",
                                     where_of(n).source.empty() ? "?" : where_of(n).source));
-    return;
+    return true;
   }
 
   Env saved = env_;
@@ -467,184 +392,7 @@ void Walker::convert_loop(const Node* n) {
   for (size_t i = 0; i < carried; ++i)
     bind(n->outputs()[i], unpack(n->outputs()[i]->type(), results, pos, n->outputs()[i]));
   for (const Value* m : mutated) bind(m, unpack(m->type(), results, pos, m));
-}
-
-// ---- lists ----------------------------------------------------------------------------------
-
-bool Walker::try_control_flow(const Node* n) {
-  if (n->kind() == c10::prim::If && n->outputs().empty() &&
-      (block_raises(n->blocks()[0]) || block_raises(n->blocks()[1])) &&
-      only_feeds_checks(n->input(0)->node())) {
-    warnings_.push_back(fmt::format("dropped a check that raises an exception at {}",
-                                    where_of(n).source.empty() ? "?" : where_of(n).source));
-    return true;
-  }
-  if (n->kind() == c10::prim::Loop) {
-    convert_loop(n);
-    return true;
-  }
-  return try_list_op(n);
-}
-
-bool Walker::try_list_op(const Node* n) {
-  using K = Bound::Kind;
-  auto kind = n->kind();
-  if (kind == c10::aten::__is__ || kind == c10::aten::__isnot__) {
-    const Bound& a = lookup(n->input(0));
-    const Bound& b = lookup(n->input(1));
-    auto is_none = [](const Bound& x) { return x.kind == K::Const && x.constant.isNone(); };
-    if (a.kind == K::Const && b.kind == K::Const) return false;  // folds
-    if (!is_none(a) && !is_none(b)) return false;
-    Bound out;
-    out.kind = K::Const;
-    out.constant = c10::IValue(kind == c10::aten::__isnot__);
-    bind(n->output(), out);
-    return true;
-  }
-  if (kind == c10::aten::list && n->inputs().size() == 1 && lookup(n->input(0)).kind != K::Const) {
-    Bound copy = lookup(n->input(0));
-    bind(n->output(), copy);
-    return true;
-  }
-  if (kind == c10::aten::append) {
-    Bound list = lookup(n->input(0));
-    Bound item = lookup(n->input(1));
-    Bound out;
-    if (list.kind == K::Seq) {
-      Arg a = to_arg(item, n->input(1));
-      T2O_CHECK(a.is_tensor(), "appending {} to a tensor list", a.describe());
-      Val v = a.t();
-      if (list.seq_dtype != DType::Undefined && b_.has_info(v)) v = cast_to(b_, v, list.seq_dtype);
-      out = list;
-      out.tensor = b_.op1("SequenceInsert", {list.tensor, v});
-    } else {
-      out.kind = K::List;
-      if (list.kind == K::List) {
-        out.items = list.items;
-      } else {
-        T2O_CHECK(list.kind == K::Const && list.constant.isList(), "append to a non-list value");
-        for (const auto& e : list.constant.toListRef()) {
-          Bound eb;
-          eb.kind = K::Const;
-          eb.constant = e;
-          out.items.push_back(eb);
-        }
-      }
-      out.items.push_back(item);
-    }
-    env_[n->input(0)] = out;
-    bind(n->output(), out);
-    return true;
-  }
-  if (n->inputs().empty() || lookup(n->input(0)).kind != K::Seq) {
-    // A runtime index into a list whose items are known: make it a sequence first.
-    if (kind == c10::aten::__getitem__ && lookup(n->input(0)).kind == K::List &&
-        lookup(n->input(0)).keys.empty() && lookup(n->input(1)).kind == K::Tensor &&
-        is_tensor_list(n->input(0)->type())) {
-      const TensorInfo* info = info_of_value(n->output());
-      Val seq = to_sequence(lookup(n->input(0)), info ? info->dtype : list_elem_dtype(n->input(0)));
-      Bound out;
-      out.kind = K::Tensor;
-      out.tensor = b_.op1("SequenceAt", {seq, to_scalar_tensor(lookup(n->input(1)), DType::Int64)});
-      bind(n->output(), out);
-      return true;
-    }
-    return false;
-  }
-  const Bound seq = lookup(n->input(0));
-  Bound out;
-  out.kind = K::Tensor;
-  if (kind == c10::aten::len) {
-    out.tensor = b_.op1("SequenceLength", {seq.tensor});
-    b_.set_info(out.tensor, TensorInfo{DType::Int64, std::vector<Dim>{}});
-  } else if (kind == c10::aten::__getitem__) {
-    out.tensor = b_.op1("SequenceAt", {seq.tensor, to_scalar_tensor(lookup(n->input(1)), DType::Int64)});
-  } else if (kind == c10::aten::stack || kind == c10::aten::cat) {
-    const Bound& dim = lookup(n->input(1));
-    T2O_CHECK(dim.kind == K::Const && dim.constant.isInt(), "the dim of {} must be a constant",
-              kind.toQualString());
-    out.tensor = b_.op1("ConcatFromSequence", {seq.tensor},
-                        {{"axis", dim.constant.toInt()},
-                         {"new_axis", int64_t{kind == c10::aten::stack ? 1 : 0}}});
-  } else if (kind == c10::prim::ListUnpack) {
-    for (size_t i = 0; i < n->outputs().size(); ++i) {
-      Bound item;
-      item.kind = K::Tensor;
-      item.tensor = b_.op1("SequenceAt", {seq.tensor, b_.const_i64_scalar(static_cast<int64_t>(i))});
-      bind(n->outputs()[i], item);
-    }
-    return true;
-  } else {
-    throw Error(fmt::format("{} on a list built at run time (an ONNX sequence) is not supported",
-                            kind.toQualString()),
-                "use len, indexing, append, torch.stack or torch.cat on such lists");
-  }
-  bind(n->output(), out);
   return true;
-}
-
-// ---- shapes of values the recorder did not see ----------------------------------------------
-
-void Walker::infer_missing(const Node* n) {
-  bool needed = false;
-  for (const Value* o : n->outputs())
-    needed = needed || (o->type()->isSubtypeOf(*c10::TensorType::get()) && !info_of_value(o));
-  if (!needed || !n->blocks().empty() || n->maybeOperator() == nullptr) return;
-  bool guessed = false;  // a runtime number was replaced by a placeholder
-  std::function<bool(const Bound&, const c10::TypePtr&, c10::IValue&)> placeholder =
-      [&](const Bound& bd, const c10::TypePtr& type, c10::IValue& out) -> bool {
-    switch (bd.kind) {
-      case Bound::Kind::Const: out = bd.constant; return true;
-      case Bound::Kind::Tensor: {
-        DType num = number_dtype(type);
-        if (num != DType::Undefined) {
-          guessed = true;
-          out = num == DType::Int64 ? c10::IValue(int64_t{0})
-                : num == DType::Double ? c10::IValue(0.0) : c10::IValue(false);
-          return true;
-        }
-        if (!b_.has_info(bd.tensor) || !b_.info(bd.tensor).is_static()) return false;
-        const TensorInfo& info = b_.info(bd.tensor);
-        out = at::zeros(info.sizes(), at::TensorOptions().dtype(to_scalar_type(info.dtype)));
-        return true;
-      }
-      case Bound::Kind::List: {
-        auto lt = type->cast<c10::ListType>();
-        if (!lt || !lt->getElementType()->isSubtypeOf(*c10::TensorType::get())) return false;
-        c10::List<at::Tensor> list;
-        for (const auto& it : bd.items) {
-          c10::IValue v;
-          if (!placeholder(it, lt->getElementType(), v) || !v.isTensor()) return false;
-          list.push_back(v.toTensor());
-        }
-        out = list;
-        return true;
-      }
-      default: return false;
-    }
-  };
-  torch::jit::Stack stack;
-  for (const Value* in : n->inputs()) {
-    c10::IValue v;
-    if (!placeholder(lookup(in), in->type(), v)) return;
-    stack.push_back(std::move(v));
-  }
-  try {
-    n->getOperation()(stack);
-  } catch (const std::exception&) {
-    return;  // unknown shape; a converter that needs it says so
-  }
-  for (size_t i = 0; i < n->outputs().size() && i < stack.size(); ++i) {
-    const Value* o = n->outputs()[i];
-    if (!stack[i].isTensor() || info_of_value(o)) continue;
-    try {
-      TensorInfo info = info_of(stack[i].toTensor());
-      if (guessed && info.shape)
-        for (auto& d : *info.shape) d = Dim{};  // sizes may depend on the placeholder number
-      inferred_[o] = info;
-    } catch (const Error&) {
-    }
-  }
 }
 
 }  // namespace torch2onnx

@@ -1,4 +1,4 @@
-#include "exporter/baked_dims.h"
+#include "exporter/analysis/baked_dims.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/constants.h>
@@ -11,7 +11,7 @@
 #include <unordered_set>
 
 #include "builder/error.h"
-#include "exporter/torch_util.h"
+#include "exporter/frontend/torch_util.h"
 
 namespace torch2onnx {
 

@@ -1,6 +1,12 @@
 // The graph walker: one pass over a prepared TorchScript graph, mapping each torch value to an
-// ONNX value or a compile-time constant, handling prim:: nodes itself and dispatching the rest to
-// the converter registry.
+// ONNX value or a compile-time constant, handling prim:: nodes, list ops and control flow itself
+// (its handler table) and dispatching the rest to the converter registry (aten_lib/dispatch.h).
+//
+// walker.cpp: the walk, the pre-scan, the value environment, folding and converter calls
+// walker_values.cpp: bindings as converter arguments and back (to_arg / from_arg), outputs
+// walker_prim.cpp: the handler table and the prim:: value handlers
+// walker_lists.cpp: list ops, on lists of known length and on ONNX sequences
+// walker_control_flow.cpp: prim::If and prim::Loop, and values across subgraph boundaries
 #pragma once
 
 #include <ATen/core/ivalue.h>
@@ -11,7 +17,7 @@
 #include <vector>
 
 #include "aten_lib/converter.h"
-#include "exporter/recorder.h"
+#include "exporter/frontend/recorder.h"
 
 namespace torch2onnx {
 
@@ -47,7 +53,10 @@ class Walker {
 
   const std::vector<std::string>& warnings() const { return warnings_; }
 
- public:
+  // The node kinds the walker handles itself (its handler table), e.g. "prim::If". The registry
+  // lists the same ops as frontend entries (aten_lib/frontend_ops.cpp).
+  static std::vector<std::string> handled_kinds();
+
   struct Bound {
     // List: a list/tuple/dict whose length is known at export time (items may be runtime
     // tensors). Seq: a tensor list built at run time (in a loop), an ONNX sequence in `tensor`.
@@ -61,35 +70,32 @@ class Walker {
   using Env = std::unordered_map<const torch::jit::Value*, Bound>;
 
  private:
+  // One row of the handler table (walker_prim.cpp). `handle` returns false to leave the node to
+  // constant folding and the converters (e.g. __getitem__ on a constant list, which folds).
+  // `scan` says what find_unsupported does with the node.
+  enum class Scan {
+    Handled,        // nothing to check
+    ConstIfConst,   // handled; its outputs are constants when its inputs are
+    Blocks,         // control flow: check the nodes of its blocks (a raising block is dropped)
+    OnLists,        // handled when input 0 is a list; otherwise like any other op
+  };
+  struct Handler {
+    const char* kind;
+    bool (Walker::*handle)(const torch::jit::Node*);
+    Scan scan;
+  };
+  static const std::vector<Handler>& handler_table();
+  static const Handler* find_handler(const torch::jit::Node* n);
 
+  // ---- the walk (walker.cpp) ----
   void run_block(const torch::jit::Block* block);
   void run_node(const torch::jit::Node* n, size_t index);
-  bool try_handle_prim(const torch::jit::Node* n);
+  bool fold_metadata(const torch::jit::Node* n);
   bool try_fold(const torch::jit::Node* n);
   void convert(const torch::jit::Node* n, const RegistryEntry& entry);
   // After an in-place op on a view (x[a:b] = v, x[:, i].fill_(v)), rebinds the view's base (and
   // its base, up the chain) to the base with the view's new contents scattered in.
   void write_back(const torch::jit::Value* view);
-
-  // Control flow (exporter/control_flow.cpp).
-  bool try_control_flow(const torch::jit::Node* n);
-  void convert_if(const torch::jit::Node* n);
-  void convert_loop(const torch::jit::Node* n);
-  bool try_unroll(const torch::jit::Node* n);
-  bool try_list_op(const torch::jit::Node* n);
-  // Values defined outside `n` that nodes inside its blocks modify (list appends, in-place ops):
-  // they become extra If outputs / loop-carried values.
-  std::vector<const torch::jit::Value*> outer_mutations(const torch::jit::Node* n) const;
-  // A value as the ONNX values that carry it across a subgraph boundary (flattened tuples;
-  // numbers as 0-d tensors; tensor lists as sequences), shaped by its TorchScript type.
-  void pack(const Bound& bd, const c10::TypePtr& type, const torch::jit::Value* origin,
-            std::vector<Val>& vals, std::vector<ValueType>& types,
-            const std::vector<ValueType>* want);
-  Bound unpack(const c10::TypePtr& type, const std::vector<Val>& vals, size_t& pos,
-               const torch::jit::Value* origin);
-  Val to_sequence(const Bound& bd, DType dtype);
-  Val to_scalar_tensor(const Bound& bd, DType dtype);
-  DType list_elem_dtype(const torch::jit::Value* list) const;
   // Shape/dtype of an unrecorded value (in a branch that did not run): LibTorch runs the node on
   // placeholder inputs of the known shapes. Keeps what it learns in inferred_.
   void infer_missing(const torch::jit::Node* n);
@@ -101,12 +107,55 @@ class Walker {
 
   const Bound& lookup(const torch::jit::Value* v) const;
   void bind(const torch::jit::Value* v, Bound b);
+  std::string describe_input(const torch::jit::Value* v) const;
+
+  // ---- values and converter arguments (walker_values.cpp) ----
   Arg to_arg(const Bound& b, const torch::jit::Value* origin);
   Bound from_arg(const Arg& a, const torch::jit::Value* v);
   Val materialize(const at::Tensor& t, const std::string& hint);
   void flatten(const Bound& b, const torch::jit::Value* v, const std::string& hint,
                std::vector<std::pair<Val, std::string>>& out);
-  std::string describe_inputs(const torch::jit::Node* n) const;
+
+  // ---- prim:: values (walker_prim.cpp) ----
+  bool handle_constant(const torch::jit::Node* n);
+  bool handle_construct(const torch::jit::Node* n);
+  bool handle_dict(const torch::jit::Node* n);
+  bool handle_unpack(const torch::jit::Node* n);
+  bool handle_num_to_tensor(const torch::jit::Node* n);
+  bool handle_same_value(const torch::jit::Node* n);
+  bool handle_uninitialized(const torch::jit::Node* n);
+  bool handle_dropped(const torch::jit::Node* n);
+  bool handle_get_attr(const torch::jit::Node* n);
+
+  // ---- lists (walker_lists.cpp) ----
+  bool handle_getitem(const torch::jit::Node* n);
+  bool handle_len(const torch::jit::Node* n);
+  bool handle_append(const torch::jit::Node* n);
+  bool handle_list_copy(const torch::jit::Node* n);
+  bool handle_is_none(const torch::jit::Node* n);
+  // A node whose input 0 is a list built at run time (an ONNX sequence): len, indexing,
+  // unpacking, stack and cat become sequence ops; other ops are refused. False when input 0 is
+  // not such a list (or the op takes one as it is: append, list, is / is not).
+  bool try_sequence_op(const torch::jit::Node* n);
+  Val to_sequence(const Bound& bd, DType dtype);
+  DType list_elem_dtype(const torch::jit::Value* list) const;
+
+  // ---- control flow (walker_control_flow.cpp) ----
+  bool handle_if(const torch::jit::Node* n);
+  bool handle_loop(const torch::jit::Node* n);
+  void convert_if(const torch::jit::Node* n);
+  bool try_unroll(const torch::jit::Node* n);
+  // Values defined outside `n` that nodes inside its blocks modify (list appends, in-place ops):
+  // they become extra If outputs / loop-carried values.
+  std::vector<const torch::jit::Value*> outer_mutations(const torch::jit::Node* n) const;
+  // A value as the ONNX values that carry it across a subgraph boundary (flattened tuples;
+  // numbers as 0-d tensors; tensor lists as sequences), shaped by its TorchScript type.
+  void pack(const Bound& bd, const c10::TypePtr& type, const torch::jit::Value* origin,
+            std::vector<Val>& vals, std::vector<ValueType>& types,
+            const std::vector<ValueType>* want);
+  Bound unpack(const c10::TypePtr& type, const std::vector<Val>& vals, size_t& pos,
+               const torch::jit::Value* origin);
+  Val to_scalar_tensor(const Bound& bd, DType dtype);
 
   GraphBuilder& b_;
   const ShapeRecord& record_;
@@ -123,5 +172,14 @@ class Walker {
   std::vector<std::string> warnings_;
   size_t node_index_ = 0;
 };
+
+// Helpers the walker's files share (walker.cpp).
+namespace walker_detail {
+bool is_foldable(const torch::jit::Node* n);
+bool is_tensor_type(const torch::jit::Value* v);
+bool is_tensor_list(const c10::TypePtr& t);
+// "layer1.0.act (model.py:12)": where a node is, for warnings.
+std::string place_of(const torch::jit::Node* n);
+}  // namespace walker_detail
 
 }  // namespace torch2onnx

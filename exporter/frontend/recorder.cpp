@@ -1,4 +1,4 @@
-#include "exporter/recorder.h"
+#include "exporter/frontend/recorder.h"
 
 #include <ATen/Functions.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
@@ -7,8 +7,7 @@
 #include <unordered_set>
 
 #include "builder/error.h"
-#include "exporter/loader.h"
-#include "exporter/torch_util.h"
+#include "exporter/frontend/torch_util.h"
 
 namespace torch2onnx {
 
@@ -246,46 +245,6 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
   }
   rec.outputs.assign(stack.begin(), stack.end());
   return rec;
-}
-
-void merge_data_dependent(ShapeRecord& example, const ShapeRecord& shrunk) {
-  for (auto& [value, info] : example.infos) {
-    if (!info.shape) continue;
-    const TensorInfo* other = shrunk.find(value);
-    // Not computed in this run (a branch that did not run with fewer rows, e.g. "if there are no
-    // boxes, return"): the other run, or the example, decides.
-    if (!other) continue;
-    if (!other->shape || other->shape->size() != info.shape->size()) {
-      info.shape.reset();
-      continue;
-    }
-    for (size_t i = 0; i < info.shape->size(); ++i) {
-      Dim& d = (*info.shape)[i];
-      if (d.is_static() && d.value != (*other->shape)[i].value) d = Dim{};
-    }
-  }
-}
-
-void merge_dynamic(ShapeRecord& example, const ShapeRecord& alternate,
-                   const std::vector<SymbolSizes>& symbols) {
-  for (auto& [value, info] : example.infos) {
-    const TensorInfo* other = alternate.find(value);
-    if (!info.shape) continue;
-    if (!other || !other->shape || other->shape->size() != info.shape->size()) {
-      // Rank changes with the input size (or the value was not computed): keep only the dtype.
-      info.shape.reset();
-      continue;
-    }
-    for (size_t i = 0; i < info.shape->size(); ++i) {
-      Dim& d = (*info.shape)[i];
-      int64_t b = (*other->shape)[i].value;
-      if (d.value == b) continue;
-      std::string name;
-      for (const auto& s : symbols)
-        if (s.example == d.value && s.alternate == b) name = s.name;
-      d = name.empty() ? Dim{} : Dim::named(name);
-    }
-  }
 }
 
 }  // namespace torch2onnx

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <torch/csrc/jit/api/module.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "exporter/export.h"
+#include "exporter/options.h"
+#include "exporter/verify/report.h"
 
 namespace torch2onnx {
 
@@ -36,5 +39,21 @@ void write_test_data(const std::string& dir, const std::vector<std::string>& inp
                      const std::vector<at::Tensor>& inputs,
                      const std::vector<std::string>& output_names,
                      const std::vector<at::Tensor>& outputs);
+
+// One verification: the model in LibTorch and the ONNX file in ONNX Runtime on the same inputs.
+struct VerifyRun {
+  std::string onnx_path;
+  std::vector<std::string> input_names, output_names;  // the ONNX graph's
+  std::vector<at::Tensor> inputs;
+  std::string test_data_dir;  // where the inputs and LibTorch's outputs are written
+  std::string label;          // the symbolic dim sizes, e.g. "batch=3" (empty: all dims static)
+  double rtol = 1e-4, atol = 1e-4;
+};
+
+// Runs both and compares every output (each check carries `run.label`); an output count that
+// differs is one more failed check. Throws Error when the model fails in LibTorch. `say` (may
+// be empty) hears what is running.
+std::vector<OutputCheck> verify_run(torch::jit::Module& module, const VerifyRun& run,
+                                    const std::function<void(const std::string&)>& say = {});
 
 }  // namespace torch2onnx

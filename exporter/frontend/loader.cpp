@@ -1,4 +1,4 @@
-#include "exporter/loader.h"
+#include "exporter/frontend/loader.h"
 
 #include <chrono>
 
@@ -24,7 +24,8 @@
 #include <fstream>
 
 #include "builder/error.h"
-#include "exporter/pickle_check.h"
+#include "exporter/frontend/pickle_check.h"
+#include "exporter/frontend/torch_util.h"
 
 namespace torch2onnx {
 
@@ -233,24 +234,6 @@ void check_pickles(const std::string& path, Reader& reader) {
   }
 }
 
-// LibTorch's messages start with a newline or "[enforce fail at file.cc:123] . " and end with a
-// backtrace; keep the first meaningful line.
-std::string first_line(const std::string& s) {
-  size_t a = 0;
-  while (a < s.size() && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  std::string line = s.substr(a, s.find('\n', a) == std::string::npos ? std::string::npos
-                                                                        : s.find('\n', a) - a);
-  if (line.rfind("[enforce fail at ", 0) == 0) {
-    auto close = line.find("] ");
-    if (close != std::string::npos) line = line.substr(close + 2);
-    if (line.rfind(". ", 0) == 0) line = line.substr(2);
-  }
-  auto improve = line.find(" (Could this error message be improved?");
-  if (improve != std::string::npos) line = line.substr(0, improve);
-  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-  return line;
-}
-
 std::string libtorch_version() {
   return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
 }
@@ -321,7 +304,7 @@ std::string unknown_op_name(const std::string& msg) {
   if (msg.find("Unknown type name") != std::string::npos ||
       msg.find("torch.classes") != std::string::npos)
     throw Error(fmt::format("'{}' uses a custom class whose library is not loaded: {}", path,
-                            first_line(msg)),
+                            first_error_line(msg)),
                 "load the shared library that registers it first with --load-library LIB.so");
   if (msg.find("constants.pkl") != std::string::npos)
     throw Error(fmt::format("'{}' was saved with torch.save, not as TorchScript", path),
@@ -331,7 +314,7 @@ std::string unknown_op_name(const std::string& msg) {
       msg.find("not in a subdirectory") != std::string::npos)
     throw Error(fmt::format("'{}' is a zip archive but not a TorchScript file", path),
                 "save the model with torch.jit.trace(...).save(path) or torch.jit.script(...).save(path)");
-  throw Error(fmt::format("cannot load TorchScript model '{}': {}", path, first_line(msg)),
+  throw Error(fmt::format("cannot load TorchScript model '{}': {}", path, first_error_line(msg)),
               fmt::format("the file may be corrupt, or saved by a PyTorch other than {}.{}; save it "
                           "again with torch.jit.save",
                           TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR));
@@ -378,34 +361,6 @@ void check_outputs(const torch::jit::Graph& graph, const std::string& path) {
 
 }  // namespace
 
-std::string summarize_torch_error(const std::string& what) {
-  // The interpreter's message: "The following operation failed ...", two tracebacks, then the
-  // reason ("RuntimeError: expected scalar type Long but found Float"), possibly wrapped.
-  const std::string marker = "RuntimeError: ";
-  auto p = what.rfind(marker);
-  std::string reason = p == std::string::npos ? first_line(what) : what.substr(p + marker.size());
-  for (char& c : reason)
-    if (c == '\n') c = ' ';
-  while (!reason.empty() && std::isspace(static_cast<unsigned char>(reason.back()))) reason.pop_back();
-  // The innermost line of the model's own source, if the traceback has one.
-  std::string where;
-  const std::string orig = "original code (most recent call last):";
-  auto o = what.find(orig);
-  if (o != std::string::npos) {
-    size_t pos = what.find('\n', o);
-    while (pos != std::string::npos && pos + 1 < what.size()) {
-      size_t end = what.find('\n', pos + 1);
-      std::string line = what.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
-      std::string t = first_line(line);
-      if (t.rfind(marker, 0) == 0 || t.empty()) break;
-      if (t.find("/torch/") == std::string::npos && t.find("(") != std::string::npos && where.empty())
-        where = t;  // the first frame outside torch itself: the model's code
-      pos = end;
-    }
-  }
-  return where.empty() ? reason : fmt::format("{} (at {})", reason, where);
-}
-
 std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph& graph) {
   std::vector<std::string> out;
   for (const auto* node : graph.nodes()) {
@@ -447,7 +402,7 @@ LoadedModel load_model(const std::string& path) {
   try {
     frozen = torch::jit::freeze_module(m.module);
   } catch (const std::exception& e) {
-    throw Error(fmt::format("cannot freeze model '{}': {}", path, first_line(e.what())),
+    throw Error(fmt::format("cannot freeze model '{}': {}", path, first_error_line(e.what())),
                 "torch2onnx freezes the model (torch.jit.freeze) to turn parameters into constants; "
                 "check that torch.jit.freeze(torch.jit.load(path).eval()) works in PyTorch");
   }

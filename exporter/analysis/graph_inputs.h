@@ -1,0 +1,30 @@
+// What a graph is recorded and exported at: its inputs' names, declared infos (symbolic dims by
+// name) and example values, and the sizes each symbolic dim was recorded at.
+#pragma once
+
+#include "builder/types.h"
+
+#include <ATen/core/ivalue.h>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace torch2onnx {
+
+// One symbolic input dim and the two sizes the model was recorded at.
+struct SymbolSizes {
+  std::string name;
+  int64_t example = 0, alternate = 0;
+};
+
+// The graph's inputs: names, declared infos (symbolic dims by name) and the example values the
+// model is recorded at. `alternate` (empty when every dim is static) holds the same inputs with
+// every symbolic dim at another size, so the recorder can tell which dims are dynamic.
+struct GraphInputs {
+  std::vector<std::string> names;
+  std::vector<TensorInfo> infos;
+  std::vector<c10::IValue> example, alternate;
+  std::vector<SymbolSizes> symbols;
+};
+
+} // namespace torch2onnx

@@ -1,0 +1,218 @@
+// List ops: on lists whose length is known at export time (Bound::Kind::List, items may be
+// runtime tensors) they are bookkeeping; on tensor lists built at run time (in a loop, an ONNX
+// sequence) they become sequence ops. See docs/control_flow.md.
+#include "aten_lib/helpers.h"
+#include "exporter/frontend/walker.h"
+
+namespace torch2onnx {
+
+using torch::jit::Node;
+using torch::jit::Value;
+using walker_detail::is_tensor_list;
+
+// ---- lists of known length ------------------------------------------------------------------
+
+bool Walker::handle_getitem(const Node *n) {
+  using K = Bound::Kind;
+  const Bound &src = lookup(n->input(0));
+  // A runtime index into a list whose items are known: make it a sequence first.
+  if (n->kind() == c10::aten::__getitem__ && src.kind == K::List && src.keys.empty() &&
+      lookup(n->input(1)).kind == K::Tensor && is_tensor_list(n->input(0)->type())) {
+    const TensorInfo *info = info_of_value(n->output());
+    Val seq = to_sequence(src, info ? info->dtype : list_elem_dtype(n->input(0)));
+    Bound out;
+    out.kind = K::Tensor;
+    out.tensor = b_.op1("SequenceAt", {seq, to_scalar_tensor(lookup(n->input(1)), DType::Int64)});
+    bind(n->output(), out);
+    return true;
+  }
+  if (src.kind != K::List)
+    return false; // constant lists fold; strings go to converters
+  const Bound &idx = lookup(n->input(1));
+  if (!src.keys.empty()) {
+    T2O_CHECK(idx.kind == K::Const && idx.constant.isString(),
+              "dict key must be a constant string");
+    for (size_t k = 0; k < src.keys.size(); ++k)
+      if (src.keys[k] == idx.constant.toStringRef()) {
+        Bound item = src.items[k];
+        bind(n->output(), item);
+        return true;
+      }
+    throw Error(fmt::format("the dict has no key '{}'", idx.constant.toStringRef()));
+  }
+  T2O_CHECK(idx.kind == K::Const && idx.constant.isInt(), "list index must be a constant int");
+  int64_t i = idx.constant.toInt();
+  int64_t size = static_cast<int64_t>(src.items.size());
+  if (i < 0)
+    i += size;
+  T2O_CHECK(i >= 0 && i < size, "list index {} out of range for {} items", idx.constant.toInt(),
+            size);
+  Bound item = src.items[static_cast<size_t>(i)];
+  bind(n->output(), item);
+  return true;
+}
+
+bool Walker::handle_len(const Node *n) {
+  // A constant list or a tensor's len folds; a tensor list built at run time is a sequence.
+  if (lookup(n->input(0)).kind != Bound::Kind::List)
+    return false;
+  Bound bd;
+  bd.kind = Bound::Kind::Const;
+  bd.constant = c10::IValue(static_cast<int64_t>(lookup(n->input(0)).items.size()));
+  bind(n->output(), bd);
+  return true;
+}
+
+bool Walker::handle_append(const Node *n) {
+  using K = Bound::Kind;
+  Bound list = lookup(n->input(0));
+  Bound item = lookup(n->input(1));
+  Bound out;
+  if (list.kind == K::Seq) {
+    Arg a = to_arg(item, n->input(1));
+    T2O_CHECK(a.is_tensor(), "appending {} to a tensor list", a.describe());
+    Val v = a.t();
+    if (list.seq_dtype != DType::Undefined && b_.has_info(v))
+      v = cast_to(b_, v, list.seq_dtype);
+    out = list;
+    out.tensor = b_.op1("SequenceInsert", {list.tensor, v});
+  } else {
+    out.kind = K::List;
+    if (list.kind == K::List) {
+      out.items = list.items;
+    } else {
+      T2O_CHECK(list.kind == K::Const && list.constant.isList(), "append to a non-list value");
+      for (const auto &e : list.constant.toListRef()) {
+        Bound eb;
+        eb.kind = K::Const;
+        eb.constant = e;
+        out.items.push_back(eb);
+      }
+    }
+    out.items.push_back(item);
+  }
+  // append changes the list in place: later readers of the input see the new list.
+  env_[n->input(0)] = out;
+  bind(n->output(), out);
+  return true;
+}
+
+bool Walker::handle_list_copy(const Node *n) {
+  // list(xs) of a runtime list is the same list; of a constant it folds.
+  if (n->inputs().size() != 1 || lookup(n->input(0)).kind == Bound::Kind::Const)
+    return false;
+  Bound copy = lookup(n->input(0));
+  bind(n->output(), copy);
+  return true;
+}
+
+bool Walker::handle_is_none(const Node *n) {
+  using K = Bound::Kind;
+  const Bound &a = lookup(n->input(0));
+  const Bound &b = lookup(n->input(1));
+  auto is_none = [](const Bound &x) { return x.kind == K::Const && x.constant.isNone(); };
+  if (a.kind == K::Const && b.kind == K::Const)
+    return false; // folds
+  if (!is_none(a) && !is_none(b))
+    return false;
+  // `x is None` with x a runtime value: known at export time, it is not None.
+  Bound out;
+  out.kind = K::Const;
+  out.constant = c10::IValue(n->kind() == c10::aten::__isnot__);
+  bind(n->output(), out);
+  return true;
+}
+
+// ---- lists built at run time (ONNX sequences) -----------------------------------------------
+
+bool Walker::try_sequence_op(const Node *n) {
+  using K = Bound::Kind;
+  if (n->inputs().empty())
+    return false;
+  auto it = env_.find(n->input(0));
+  if (it == env_.end() || it->second.kind != K::Seq)
+    return false;
+  auto kind = n->kind();
+  // These take a runtime list as it is (their handlers know sequences).
+  if (kind == c10::aten::append || kind == c10::aten::list || kind == c10::aten::__is__ ||
+      kind == c10::aten::__isnot__)
+    return false;
+  const Bound seq = it->second;
+  Bound out;
+  out.kind = K::Tensor;
+  if (kind == c10::aten::len) {
+    out.tensor = b_.op1("SequenceLength", {seq.tensor});
+    b_.set_info(out.tensor, TensorInfo{DType::Int64, std::vector<Dim>{}});
+  } else if (kind == c10::aten::__getitem__) {
+    out.tensor =
+        b_.op1("SequenceAt", {seq.tensor, to_scalar_tensor(lookup(n->input(1)), DType::Int64)});
+  } else if (kind == c10::aten::stack || kind == c10::aten::cat) {
+    const Bound &dim = lookup(n->input(1));
+    T2O_CHECK(dim.kind == K::Const && dim.constant.isInt(), "the dim of {} must be a constant",
+              kind.toQualString());
+    out.tensor = b_.op1(
+        "ConcatFromSequence", {seq.tensor},
+        {{"axis", dim.constant.toInt()}, {"new_axis", int64_t{kind == c10::aten::stack ? 1 : 0}}});
+  } else if (kind == c10::prim::ListUnpack) {
+    for (size_t i = 0; i < n->outputs().size(); ++i) {
+      Bound item;
+      item.kind = K::Tensor;
+      item.tensor =
+          b_.op1("SequenceAt", {seq.tensor, b_.const_i64_scalar(static_cast<int64_t>(i))});
+      bind(n->outputs()[i], item);
+    }
+    return true;
+  } else {
+    throw Error(fmt::format("{} on a list built at run time (an ONNX sequence) is not supported",
+                            kind.toQualString()),
+                "use len, indexing, append, torch.stack or torch.cat on such lists");
+  }
+  bind(n->output(), out);
+  return true;
+}
+
+DType Walker::list_elem_dtype(const Value *list) const {
+  for (const auto &use : list->uses()) {
+    const Node *u = use.user;
+    if (u->kind() == c10::aten::append && u->inputs().size() > 1)
+      if (const TensorInfo *info = info_of_value(u->input(1)))
+        return info->dtype;
+    if ((u->kind() == c10::aten::stack || u->kind() == c10::aten::cat) && u->outputs().size() == 1)
+      if (const TensorInfo *info = info_of_value(u->output()))
+        return info->dtype;
+  }
+  return DType::Float;
+}
+
+Val Walker::to_sequence(const Bound &bd, DType dtype) {
+  if (bd.kind == Bound::Kind::Seq)
+    return bd.tensor;
+  std::vector<Bound> items;
+  if (bd.kind == Bound::Kind::List) {
+    items = bd.items;
+  } else {
+    T2O_CHECK(bd.kind == Bound::Kind::Const && bd.constant.isList(), "expected a list of tensors");
+    for (const auto &e : bd.constant.toListRef()) {
+      Bound eb;
+      eb.kind = Bound::Kind::Const;
+      eb.constant = e;
+      items.push_back(eb);
+    }
+  }
+  if (items.empty()) {
+    Val s = b_.op1("SequenceEmpty", {}, {{"dtype", static_cast<int64_t>(dtype)}});
+    return s;
+  }
+  std::vector<Val> vals;
+  for (const auto &it : items) {
+    Arg a = to_arg(it, nullptr);
+    T2O_CHECK(a.is_tensor(), "a tensor list item is {}", a.describe());
+    Val v = a.t();
+    if (b_.has_info(v))
+      v = cast_to(b_, v, dtype);
+    vals.push_back(v);
+  }
+  return b_.op1("SequenceConstruct", vals);
+}
+
+} // namespace torch2onnx

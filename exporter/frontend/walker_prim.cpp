@@ -1,0 +1,161 @@
+// The walker's handler table (the node kinds it handles itself, listed in the registry as
+// frontend ops by aten_lib/frontend_ops.cpp) and the handlers for prim:: values: constants,
+// containers of known length, type casts, dropped checks.
+#include "exporter/frontend/torch_util.h"
+#include "exporter/frontend/walker.h"
+
+#include <torch/csrc/jit/ir/constants.h>
+#include <unordered_map>
+
+namespace torch2onnx {
+
+using torch::jit::Node;
+using torch::jit::Value;
+
+const std::vector<Walker::Handler> &Walker::handler_table() {
+  static const std::vector<Handler> table = {
+      // prim:: values (this file)
+      {"prim::Constant", &Walker::handle_constant, Scan::Handled},
+      {"prim::ListConstruct", &Walker::handle_construct, Scan::ConstIfConst},
+      {"prim::TupleConstruct", &Walker::handle_construct, Scan::ConstIfConst},
+      {"prim::DictConstruct", &Walker::handle_dict, Scan::Handled},
+      {"prim::ListUnpack", &Walker::handle_unpack, Scan::ConstIfConst},
+      {"prim::TupleUnpack", &Walker::handle_unpack, Scan::ConstIfConst},
+      {"prim::TupleIndex", &Walker::handle_getitem, Scan::Handled},
+      {"prim::NumToTensor", &Walker::handle_num_to_tensor, Scan::Handled},
+      {"prim::unchecked_cast", &Walker::handle_same_value, Scan::Handled},
+      {"aten::detach", &Walker::handle_same_value, Scan::Handled},
+      {"prim::Uninitialized", &Walker::handle_uninitialized, Scan::Handled},
+      {"prim::RaiseException", &Walker::handle_dropped, Scan::Handled},
+      {"aten::warn", &Walker::handle_dropped, Scan::Handled},
+      {"prim::GetAttr", &Walker::handle_get_attr, Scan::Handled},
+      // lists (walker_lists.cpp)
+      {"aten::__getitem__", &Walker::handle_getitem, Scan::Handled},
+      {"aten::len", &Walker::handle_len, Scan::OnLists},
+      {"aten::append", &Walker::handle_append, Scan::Handled},
+      {"aten::list", &Walker::handle_list_copy, Scan::Handled},
+      {"aten::__is__", &Walker::handle_is_none, Scan::Handled},
+      {"aten::__isnot__", &Walker::handle_is_none, Scan::Handled},
+      // control flow (walker_control_flow.cpp)
+      {"prim::If", &Walker::handle_if, Scan::Blocks},
+      {"prim::Loop", &Walker::handle_loop, Scan::Blocks},
+  };
+  return table;
+}
+
+const Walker::Handler *Walker::find_handler(const Node *n) {
+  static const std::unordered_map<c10::Symbol, const Handler *> by_kind = [] {
+    std::unordered_map<c10::Symbol, const Handler *> m;
+    for (const Handler &h : handler_table())
+      m.emplace(c10::Symbol::fromQualString(h.kind), &h);
+    return m;
+  }();
+  auto it = by_kind.find(n->kind());
+  return it == by_kind.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> Walker::handled_kinds() {
+  std::vector<std::string> out;
+  for (const Handler &h : handler_table())
+    out.push_back(h.kind);
+  return out;
+}
+
+bool Walker::handle_constant(const Node *n) {
+  Bound bd;
+  bd.kind = Bound::Kind::Const;
+  bd.constant = n->output()->type()->kind() == c10::TypeKind::NoneType
+                    ? c10::IValue()
+                    : *torch::jit::toIValue(n->output());
+  bind(n->output(), bd);
+  return true;
+}
+
+bool Walker::handle_construct(const Node *n) {
+  bool all_const = true;
+  for (const Value *in : n->inputs())
+    all_const = all_const && lookup(in).kind == Bound::Kind::Const;
+  // A list of constants folds to one constant; a tuple stays a List of its items.
+  if (all_const && n->kind() == c10::prim::ListConstruct && walker_detail::is_foldable(n))
+    return try_fold(n);
+  Bound bd;
+  bd.kind = Bound::Kind::List;
+  for (const Value *in : n->inputs())
+    bd.items.push_back(lookup(in));
+  bind(n->output(), bd);
+  return true;
+}
+
+bool Walker::handle_dict(const Node *n) {
+  Bound bd;
+  bd.kind = Bound::Kind::List;
+  for (size_t i = 0; i + 1 < n->inputs().size(); i += 2) {
+    const Bound &key = lookup(n->inputs()[i]);
+    T2O_CHECK(key.kind == Bound::Kind::Const && key.constant.isString(),
+              "only dicts with constant string keys are supported");
+    bd.keys.push_back(key.constant.toStringRef());
+    bd.items.push_back(lookup(n->inputs()[i + 1]));
+  }
+  bind(n->output(), bd);
+  return true;
+}
+
+bool Walker::handle_unpack(const Node *n) {
+  const Bound &src = lookup(n->input(0));
+  if (src.kind == Bound::Kind::List) {
+    T2O_CHECK(src.items.size() == n->outputs().size(), "unpacking {} items into {} values",
+              src.items.size(), n->outputs().size());
+    Bound copy = src;
+    for (size_t i = 0; i < n->outputs().size(); ++i)
+      bind(n->outputs()[i], copy.items[i]);
+    return true;
+  }
+  T2O_CHECK(src.kind == Bound::Kind::Const, "cannot unpack a non-list value");
+  auto elems = src.constant.isList() ? src.constant.toListRef().vec()
+                                     : src.constant.toTupleRef().elements().vec();
+  T2O_CHECK(elems.size() == n->outputs().size(), "unpacking {} items into {} values", elems.size(),
+            n->outputs().size());
+  for (size_t i = 0; i < elems.size(); ++i) {
+    Bound bd;
+    bd.kind = Bound::Kind::Const;
+    bd.constant = elems[i];
+    bind(n->outputs()[i], bd);
+  }
+  return true;
+}
+
+bool Walker::handle_num_to_tensor(const Node *n) {
+  // A runtime number already is a 0-d tensor; a constant one folds to a constant tensor.
+  const Bound &src = lookup(n->input(0));
+  if (src.kind == Bound::Kind::Const)
+    return try_fold(n);
+  bind(n->output(), src);
+  return true;
+}
+
+bool Walker::handle_same_value(const Node *n) {
+  // unchecked_cast changes only the TorchScript type; detach only autograd, which ONNX lacks.
+  bind(n->output(), lookup(n->input(0)));
+  return true;
+}
+
+bool Walker::handle_uninitialized(const Node *n) {
+  // A value only a raising path leaves unset: a None constant stands in for it.
+  Bound bd;
+  bd.kind = Bound::Kind::Const;
+  bind(n->output(), bd);
+  return true;
+}
+
+bool Walker::handle_dropped(const Node *n) {
+  warnings_.push_back(
+      fmt::format("dropped {} at {}", n->kind().toQualString(), walker_detail::place_of(n)));
+  return true;
+}
+
+bool Walker::handle_get_attr(const Node *) {
+  throw Error("the graph still reads a module attribute after freezing",
+              "make the attribute a constant or a local variable in forward");
+}
+
+} // namespace torch2onnx

@@ -1,0 +1,185 @@
+// Values between TorchScript and the converters: a walker binding (Bound) as a converter
+// argument (Arg) and back, constant tensors as initializers, and the graph's outputs.
+#include "exporter/frontend/torch_util.h"
+#include "exporter/frontend/walker.h"
+
+#include <ATen/ATen.h>
+#include <cctype>
+
+namespace torch2onnx {
+
+using torch::jit::Value;
+
+Val Walker::materialize(const at::Tensor &t, const std::string &hint) {
+  const void *key = t.unsafeGetTensorImpl();
+  auto it = materialized_.find(key);
+  if (it != materialized_.end())
+    return it->second.second;
+  std::string name = hint;
+  if (name.rfind("self.", 0) == 0)
+    name = name.substr(5);
+  // Debug names of plain temporaries are numbers ("123"); give constants a readable stem.
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name = "const";
+  Val v = b_.constant(to_tensor_data(t), name);
+  materialized_.emplace(key, std::make_pair(t, v));
+  return v;
+}
+
+Arg Walker::to_arg(const Bound &bd, const Value *origin) {
+  switch (bd.kind) {
+  case Bound::Kind::Tensor:
+    return Arg::of_tensor(bd.tensor);
+  case Bound::Kind::List: {
+    std::vector<Arg> items;
+    for (const auto &it : bd.items)
+      items.push_back(to_arg(it, origin));
+    return Arg::of_list(std::move(items));
+  }
+  case Bound::Kind::Unset:
+    return Arg::none();
+  case Bound::Kind::Seq:
+    throw Error(fmt::format("%{} is a list built at run time (an ONNX sequence); only "
+                            "len, indexing, append, torch.stack and torch.cat take one",
+                            origin ? origin->debugName() : "?"),
+                "stack the list into a tensor first (torch.stack), or make its length fixed");
+  case Bound::Kind::Const:
+    break;
+  }
+  const c10::IValue &iv = bd.constant;
+  if (iv.isNone())
+    return Arg::none();
+  if (iv.isTensor()) {
+    const at::Tensor &t = iv.toTensor();
+    if (!t.defined())
+      return Arg::none();
+    return Arg::of_tensor(materialize(t, origin ? origin->debugName() : "const"));
+  }
+  if (iv.isInt())
+    return Arg::of_int(iv.toInt());
+  if (iv.isDouble())
+    return Arg::of_float(iv.toDouble());
+  if (iv.isBool())
+    return Arg::of_bool(iv.toBool());
+  if (iv.isString())
+    return Arg::of_string(iv.toStringRef());
+  if (iv.isDevice()) {
+    Arg a;
+    a.kind = Arg::Kind::Device;
+    a.s = iv.toDevice().str();
+    return a;
+  }
+  if (iv.isList() || iv.isTuple()) {
+    std::vector<Arg> items;
+    auto elems = iv.isList() ? iv.toListRef().vec() : iv.toTupleRef().elements().vec();
+    for (const auto &e : elems) {
+      Bound eb;
+      eb.kind = Bound::Kind::Const;
+      eb.constant = e;
+      items.push_back(to_arg(eb, origin));
+    }
+    return Arg::of_list(std::move(items));
+  }
+  Arg a;
+  a.kind = Arg::Kind::Other;
+  a.s = iv.tagKind();
+  return a;
+}
+
+Walker::Bound Walker::from_arg(const Arg &a, const Value *v) {
+  Bound bd;
+  switch (a.kind) {
+  case Arg::Kind::Tensor:
+    bd.kind = Bound::Kind::Tensor;
+    bd.tensor = a.tensor;
+    return bd;
+  case Arg::Kind::List: {
+    bool all_const = true;
+    for (const auto &it : a.items)
+      all_const = all_const && it.is_number();
+    if (!all_const || a.items.empty()) {
+      bd.kind = Bound::Kind::List;
+      for (const auto &it : a.items)
+        bd.items.push_back(from_arg(it, nullptr));
+      return bd;
+    }
+    bd.kind = Bound::Kind::Const;
+    if (a.items[0].kind == Arg::Kind::Float)
+      bd.constant = c10::IValue(a.to_doubles());
+    else
+      bd.constant = c10::IValue(a.to_ints());
+    return bd;
+  }
+  case Arg::Kind::Int:
+    bd.constant = c10::IValue(a.i);
+    break;
+  case Arg::Kind::Float:
+    bd.constant = c10::IValue(a.f);
+    break;
+  case Arg::Kind::Bool:
+    bd.constant = c10::IValue(a.b);
+    break;
+  case Arg::Kind::String:
+    bd.constant = c10::IValue(a.s);
+    break;
+  case Arg::Kind::None:
+    bd.constant = c10::IValue();
+    break;
+  default:
+    throw Error(fmt::format("converter produced an unsupported result ({}) for %{}", a.describe(),
+                            v ? v->debugName() : "?"));
+  }
+  bd.kind = Bound::Kind::Const;
+  return bd;
+}
+
+void Walker::flatten(const Bound &bd, const Value *v, const std::string &hint,
+                     std::vector<std::pair<Val, std::string>> &out) {
+  switch (bd.kind) {
+  case Bound::Kind::Tensor:
+    out.emplace_back(bd.tensor, hint);
+    return;
+  case Bound::Kind::List:
+    for (size_t i = 0; i < bd.items.size(); ++i)
+      flatten(bd.items[i], nullptr, i < bd.keys.size() ? bd.keys[i] : std::string(), out);
+    return;
+  case Bound::Kind::Unset:
+    throw Error("a graph output is never computed");
+  case Bound::Kind::Seq:
+    throw Error(
+        fmt::format("graph output %{} is a list built at run time", v ? v->debugName() : "?"),
+        "return torch.stack(list) (or torch.cat) instead of the list");
+  case Bound::Kind::Const:
+    break;
+  }
+  const c10::IValue &iv = bd.constant;
+  if (iv.isTensor()) {
+    out.emplace_back(materialize(iv.toTensor(), "const_output"), hint);
+  } else if (iv.isList() || iv.isTuple()) {
+    auto elems = iv.isList() ? iv.toListRef().vec() : iv.toTupleRef().elements().vec();
+    for (const auto &e : elems) {
+      Bound eb;
+      eb.kind = Bound::Kind::Const;
+      eb.constant = e;
+      flatten(eb, nullptr, std::string(), out);
+    }
+  } else if (iv.isInt() || iv.isDouble() || iv.isBool()) {
+    at::Tensor t = iv.isInt()      ? at::scalar_tensor(iv.toInt(), at::kLong)
+                   : iv.isDouble() ? at::scalar_tensor(iv.toDouble(), at::kDouble)
+                                   : at::scalar_tensor(iv.toBool(), at::kBool);
+    out.emplace_back(b_.constant(to_tensor_data(t), "const_output"), hint);
+  } else {
+    throw Error(fmt::format("graph output %{} is a {}, not a tensor", v ? v->debugName() : "?",
+                            iv.tagKind()),
+                "return tensors (or tuples/lists/dicts of tensors) from forward");
+  }
+}
+
+std::vector<std::pair<Val, std::string>> Walker::outputs(const torch::jit::Graph &graph) {
+  std::vector<std::pair<Val, std::string>> out;
+  for (const Value *v : graph.outputs())
+    flatten(lookup(v), v, std::string(), out);
+  return out;
+}
+
+} // namespace torch2onnx
