@@ -186,6 +186,25 @@ bool is_usage_error(const ExportOptions& o, const std::string& message) {
   return o.inputs.empty() && message.find("--input spec") != std::string::npos;
 }
 
+// An --output-names name equal to a forward argument's name (the CLI cannot see those names
+// before loading the model) ends in the ONNX checker's SSA error naming the value twice; say
+// what the user did instead of "this is a torch2onnx bug".
+// TODO(exporter): check it where the input names are resolved, as check_option_conflicts does.
+std::optional<report::Failure> output_name_clash(const ExportOptions& o, const std::string& message) {
+  if (message.find("has been used as output names multiple times") == std::string::npos)
+    return std::nullopt;
+  for (const auto& n : o.output_names)
+    if (message.find("'" + n + "'") != std::string::npos)
+      return report::Failure{"usage",
+                             fmt::format("--output-names '{}' is also the name of an input (a "
+                                         "forward argument)",
+                                         n),
+                             "ONNX value names must be unique; rename the output, or name the "
+                             "input with --input NAME:dtype[dims]",
+                             ""};
+  return std::nullopt;
+}
+
 // The step export_model was in, from its progress messages (for the report of a failure).
 std::string phase_of(const std::string& message) {
   static const std::pair<const char*, const char*> kPhases[] = {
@@ -300,6 +319,7 @@ int export_and_print(const Args& a, const std::string& out, std::optional<Export
     return print_result(*result, a);
   } catch (const Error& e) {
     failure = {is_usage_error(o, e.what()) ? "usage" : "export", e.what(), e.hint(), phase};
+    if (auto clash = output_name_clash(o, e.what())) failure = *clash;
   } catch (const std::exception& e) {
     failure = {"internal", e.what(), "", phase};
   }

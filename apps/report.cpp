@@ -18,7 +18,7 @@
 #endif
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace torch2onnx::report {
 
@@ -52,7 +52,8 @@ json input_json(const InputSpec& spec, const std::string& name) {
     dims.push_back(d.symbol.empty() ? json(d.value) : json(d.symbol));
     example.push_back(d.value);
   }
-  return {{"name", name}, {"dtype", dtype_name(spec.dtype)}, {"dims", dims}, {"example", example}};
+  // No name yet when the export failed before it read forward's argument names.
+  return {{"name", name.empty() ? json(nullptr) : json(name)}, {"dtype", dtype_name(spec.dtype)}, {"dims", dims}, {"example", example}};
 }
 
 json options_json(const ExportOptions& o) {

@@ -32,14 +32,14 @@ struct Inputs {
   int exit_code = 0;
 };
 
-nlohmann::json build(const Inputs& in);
+nlohmann::ordered_json build(const Inputs& in);
 
 // The same content as markdown, for people.
-std::string markdown(const nlohmann::json& report);
+std::string markdown(const nlohmann::ordered_json& report);
 
 // Writes `report` to `path` (markdown when it ends in .md, JSON otherwise) through a temporary
 // file and a rename, so a reader never sees half a report. Throws Error.
-void write(const std::string& path, const nlohmann::json& report);
+void write(const std::string& path, const nlohmann::ordered_json& report);
 
 // "torch2onnx 0.1.0, LibTorch 1.13.0, ONNX opsets 13-17" (--version).
 std::string versions_text();
