@@ -5,6 +5,6 @@ namespace torch2onnx {
 
 // Parses the command line, exports, prints the summary or one clear error, writes --report.
 // Exit status: 0 success, 1 export or verification failed, 2 bad command line.
-int run_export(int argc, char** argv);
+int run_export(int argc, char **argv);
 
-}  // namespace torch2onnx
+} // namespace torch2onnx
