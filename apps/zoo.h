@@ -44,21 +44,25 @@ struct Result {
   Job job;
   Status status = Status::Fail;
   double seconds = 0;          // wall time of the child
-  double export_seconds = -1;  // from the summary line; -1 when the export did not finish
+  double export_seconds = -1;  // from the report; -1 when the export did not finish
   long long nodes = -1;
-  std::string params;                // as printed, e.g. "11.69M"
+  std::string params;                // as the CLI prints it, e.g. "11.69M"
   double worst_abs_error = -1;       // max over outputs of max |onnx - torch|
   double worst_error_ratio = -1;     // max over outputs of error / tolerance (>1 fails)
   int outputs_checked = 0;
-  std::string first_error;  // the first error line of the child's output
+  std::string first_error;  // the report's error (or first failing check), else the log's first error
   std::string note;         // a warning about a pass, e.g. all reference outputs zero or NaN
   std::string log_path;
   int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
 };
 
-// Reads a finished child's output into `r` (summary, verify lines, first error).
-void parse_child_output(const std::string& text, Result& r);
+// Reads a finished child's --report JSON (apps/report.h) into `r`: export time, nodes,
+// parameters, the worst verification error and the error. False when there is no readable report
+// (the child crashed, was killed, or could not start).
+bool read_child_report(const std::string& path, Result& r);
+// Without a report: the first error line of the child's log (e.g. "terminate called ...").
+void parse_child_log(const std::string& text, Result& r);
 
 // Writers for the results (in manifest order).
 std::string junit_xml(const std::vector<Result>& results, const std::string& suite);

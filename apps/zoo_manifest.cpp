@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -44,6 +45,24 @@ void check_keys(const Ctx& c, const YAML::Node& map, const std::set<std::string>
       c.fail(kv.first, fmt::format("unknown key '{}' in {} (known: {})", k, where,
                                    fmt::join(allowed, ", ")));
   }
+}
+
+// Why `name` cannot name a job, or "". A name becomes paths under --out (NAME.onnx, the test-data
+// folder NAME/, logs/NAME.log), and zoo mode deletes a passing model's files: `..` would be the
+// parent of --out, `.` --out itself and `logs` every model's log, so only plain file names pass.
+std::string unsafe_name(const std::string& name) {
+  if (name.empty()) return "is empty";
+  for (char ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.' && ch != '+')
+      return "may only hold letters, digits, '_', '-', '.' and '+' (no '/', '@' or spaces)";
+  if (name[0] == '.' || name[0] == '-') return "must not start with '.' or '-'";
+  std::string lower;
+  for (char ch : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (lower == "logs") return "is reserved: --out/logs holds every model's log";
+  // NAME.onnx/ (that model's test-data folder) would be model NAME's ONNX file.
+  if (lower.size() >= 5 && lower.compare(lower.size() - 5, 5, ".onnx") == 0)
+    return "must not end in .onnx (its test-data folder would clash with another model's file)";
+  return "";
 }
 
 template <typename T>
@@ -150,8 +169,8 @@ Manifest read_manifest(const std::string& path, const std::string& models_dir, i
     check_keys(c, e, kModelKeys, "a model entry");
     if (!e["name"]) c.fail(e, "a model entry needs a 'name'");
     auto name = scalar<std::string>(c, e["name"], "name", "a string");
-    if (name.empty() || name.find_first_of("/ \t@") != std::string::npos)
-      c.fail(e["name"], fmt::format("name '{}' must be non-empty without '/', '@' or spaces", name));
+    if (auto why = unsafe_name(name); !why.empty())
+      c.fail(e["name"], fmt::format("name '{}' {}", name, why));
     if (!names.insert(name).second) c.fail(e["name"], fmt::format("duplicate name '{}'", name));
     if (!e["inputs"]) c.fail(e, fmt::format("model '{}' needs 'inputs' (a list of input specs)", name));
 

@@ -1,11 +1,13 @@
-// Reading a child's output and writing the batch results (JUnit XML, markdown, JSON).
+// Reading a child's report and writing the batch results (JUnit XML, markdown, JSON).
 #include <fmt/format.h>
 
 #include <cstring>
 #include <map>
-#include <regex>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "apps/report.h"
 #include "apps/zoo.h"
 
 namespace torch2onnx::zoo {
@@ -26,57 +28,84 @@ bool is_unexpected_failure(Status s) {
   return s == Status::Fail || s == Status::Crash || s == Status::Timeout;
 }
 
-void parse_child_output(const std::string& text, Result& r) {
-  // The CLI's summary line: "<path>: opset 17, 49 nodes, 11.69M parameters (46.8 MB), 1.08 s"
-  static const std::regex summary(R"(: opset \d+, (\d+) nodes, (\S+) parameters \([^)]*\), ([0-9.]+) s$)");
-  // "  verify <name>: max abs error 1.2e-05, max rel error ... (max |torch| 3.1, tolerance 0.0001) ok"
-  static const std::regex verify(
-      R"(^  verify .*: max abs error (\S+), max rel error \S+ \(max \|torch\| (\S+), tolerance (\S+)\) )");
-  std::istringstream in(text);
-  std::string line;
-  std::smatch m;
-  bool continue_error = false, saw_verify_fail = false;
+namespace {
+
+// The first failing check of a report's verification, as the CLI prints it.
+std::string first_failed_check(const nlohmann::json& verify) {
+  for (const auto& set : verify["data_sets"])
+    for (const auto& c : set["outputs"]) {
+      if (c.value("ok", true)) continue;
+      std::vector<std::string> sizes;
+      for (const auto& [k, v] : set["sizes"].items()) sizes.push_back(fmt::format("{}={}", k, v.dump()));
+      std::string at = sizes.empty() ? "" : fmt::format(" [{}]", fmt::join(sizes, ","));
+      if (c.contains("problem"))
+        return fmt::format("verify {}{}: FAIL: {}", c["name"].get<std::string>(), at,
+                           c["problem"].get<std::string>());
+      return fmt::format("verify {}{}: max abs error {:.3g}, tolerance {:.3g} FAIL",
+                         c["name"].get<std::string>(), at, c.value("max_abs_error", 0.0),
+                         c.value("tolerance", 0.0));
+    }
+  return "";
+}
+
+void read_verify(const nlohmann::json& verify, Result& r) {
   bool any_nonzero = false;
-  while (std::getline(in, line)) {
-    if (std::regex_search(line, m, summary)) {
-      r.nodes = std::stoll(m[1]);
-      r.params = m[2];
-      r.export_seconds = std::stod(m[3]);
-    } else if (std::regex_search(line, m, verify)) {
-      double err = std::stod(m[1]), tol = std::stod(m[3]);
-      if (std::stod(m[2]) != 0) any_nonzero = true;
+  for (const auto& set : verify["data_sets"])
+    for (const auto& c : set["outputs"]) {
+      ++r.outputs_checked;
+      // NaN errors are null in JSON: such a check failed and has no number to rank.
+      if (c.contains("problem") || !c["max_abs_error"].is_number()) continue;
+      double err = c["max_abs_error"].get<double>(), tol = c.value("tolerance", 0.0);
+      if (c["max_abs_ref"].is_number() && c["max_abs_ref"].get<double>() != 0) any_nonzero = true;
       r.worst_abs_error = std::max(r.worst_abs_error, err);
       if (tol > 0) r.worst_error_ratio = std::max(r.worst_error_ratio, err / tol);
-      ++r.outputs_checked;
     }
-    // A verify FAIL line says which output and by how much; it outranks the generic message
-    // after it (which, stderr being unbuffered, often comes first in the log).
-    bool verify_fail = line.rfind("  verify ", 0) == 0 && line.find("FAIL") != std::string::npos;
-    if (verify_fail && !saw_verify_fail) {
-      saw_verify_fail = true;
-      r.first_error.clear();
-      continue_error = false;
-    }
-    bool is_error = line.rfind("torch2onnx: error:", 0) == 0 ||
-                    line.rfind("torch2onnx: internal error:", 0) == 0 ||
-                    (line.rfind("  verify ", 0) == 0 && line.find("FAIL") != std::string::npos) ||
-                    line.find("terminate called") != std::string::npos;
-    if (continue_error) {
-      // "N ops have no converter at opset 17:" names the ops on the next line.
-      auto b = line.find_first_not_of(' ');
-      if (b != std::string::npos) r.first_error += " " + line.substr(b);
-      continue_error = false;
-    }
-    if (is_error && r.first_error.empty() && (!saw_verify_fail || verify_fail)) {
-      auto b = line.find_first_not_of(' ');
-      r.first_error = line.substr(b == std::string::npos ? 0 : b);
-      continue_error = !r.first_error.empty() && r.first_error.back() == ':';
-    }
-    if (line.rfind("  verify ", 0) == 0 && line.find(": FAIL:") != std::string::npos) ++r.outputs_checked;
-  }
   // A model whose reference outputs are all zero (or NaN, which compares as zero) proves nothing.
   if (r.outputs_checked > 0 && !any_nonzero && r.worst_abs_error >= 0)
     r.note = "every reference output is 0 or NaN: the comparison proves nothing";
+}
+
+}  // namespace
+
+bool read_child_report(const std::string& path, Result& r) {
+  std::ifstream f(path);
+  if (!f) return false;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(f);
+    if (j.value("format", "") != report::kFormat || j.value("version", 0) != report::kVersion)
+      return false;
+    if (j.contains("graph")) {
+      r.nodes = j["graph"]["nodes"].get<long long>();
+      r.params = report::human_count(j["graph"]["parameters"].get<double>());
+    }
+    if (j.contains("phases")) r.export_seconds = j["phases"]["export"].get<double>();
+    if (j.contains("verify")) {
+      read_verify(j["verify"], r);
+      r.first_error = first_failed_check(j["verify"]);
+    }
+    if (j.contains("error")) r.first_error = j["error"]["message"].get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+    return false;  // a truncated or foreign file: fall back to the log
+  }
+  // Error messages can span lines ("2 ops have no converter at opset 17:\n  aten::..."): one line.
+  for (auto& ch : r.first_error)
+    if (ch == '\n') ch = ' ';
+  return true;
+}
+
+void parse_child_log(const std::string& text, Result& r) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    bool is_error = line.rfind("torch2onnx: error:", 0) == 0 ||
+                    line.rfind("torch2onnx: internal error:", 0) == 0 ||
+                    line.find("terminate called") != std::string::npos;
+    if (is_error) {
+      r.first_error = line;
+      return;
+    }
+  }
 }
 
 namespace {

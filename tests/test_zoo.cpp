@@ -107,8 +107,11 @@ TEST_CASE("zoo: two shards with --jobs 2 cover the manifest; a crash and a hang 
   CHECK(contains(all["unsupported"], "special_bessel_j0"));
   CHECK(contains(all["two"], "\"outputs_checked\": 1"));
   CHECK(contains(all["tuple"], "\"outputs_checked\": 2"));
-  // Passing models' ONNX files are removed (no --keep); failures keep their logs.
+  // Passing models' ONNX files and test data are removed (no --keep); failures keep their logs.
+  // Each child's --report stays beside its log.
   CHECK_FALSE(fs::exists(dir + "/s1/tiny_a.onnx"));
+  CHECK_FALSE(fs::exists(dir + "/s1/tiny_a"));
+  CHECK(fs::exists(dir + "/s1/logs/tiny_a.json"));
   CHECK(fs::exists(dir + "/s2/logs/crashes.log"));
 }
 
@@ -216,5 +219,87 @@ TEST_CASE("zoo: the checked-in manifests parse, and shards split them exactly", 
     CHECK(seen.size() == m.jobs);
     std::set<std::string> unique(seen.begin(), seen.end());
     CHECK(unique.size() == m.jobs);
+  }
+}
+
+TEST_CASE("zoo: names that would reach outside a model's own files are refused", "[zoo]") {
+  std::string dir = fresh_dir("zoo_names");
+  // The user's folder: a sentinel beside --out, one inside it and an earlier run's log.
+  std::string run = dir + "/run";
+  fs::create_directories(run + "/o/logs");
+  std::ofstream(run + "/sentinel.txt") << "mine";
+  std::ofstream(run + "/o/inside.txt") << "mine";
+  std::ofstream(run + "/o/logs/other.log") << "an earlier log";
+  for (const char* name : {"..", ".", "logs", "LOGS", ".hidden", "-o", "a/b", "a b", "x@op13",
+                           "m.onnx", "a\\\\b"}) {
+    INFO(name);
+    std::string manifest = write_manifest(
+        dir, "model_dir: " + std::string(T2O_TEST_MODELS) + "\nmodels:\n"
+             "  - {name: \"" + name + "\", model: tiny_cnn.pt, inputs: \"x:f32[1,3,16,16]\"}\n");
+    auto r = run_cli({"zoo", manifest, "--out", run + "/o"});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "zoo.yaml:3:"));
+    CHECK(contains(r.err, "name '"));
+    CHECK(slurp(run + "/sentinel.txt") == "mine");
+    CHECK(slurp(run + "/o/inside.txt") == "mine");
+    CHECK(slurp(run + "/o/logs/other.log") == "an earlier log");
+    CHECK(fs::exists(manifest));
+  }
+}
+
+TEST_CASE("zoo: a passing model deletes only the files its run wrote", "[zoo]") {
+  std::string dir = fresh_dir("zoo_cleanup");
+  std::string out = dir + "/o";
+  // The user's files in the model's test-data folder, and an old data set there (not this run's).
+  fs::create_directories(out + "/sym/test_data_set_7");
+  std::ofstream(out + "/sym/user_file.txt") << "mine";
+  std::ofstream(out + "/sym/test_data_set_7/input_0.pb") << "old";
+  std::string manifest = write_manifest(
+      dir, "model_dir: " + std::string(T2O_TEST_MODELS) + "\nmodels:\n"
+           "  - {name: sym, model: tiny_cnn.pt, inputs: \"x:f32[batch=1,3,16,16]\", verify_dims: \"batch=3\"}\n"
+           "  - {name: fresh, model: tiny_cnn.pt, inputs: \"x:f32[1,3,16,16]\"}\n");
+  auto r = run_cli({"zoo", manifest, "--out", out, "--json", dir + "/r.json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(slurp(out + "/sym/user_file.txt") == "mine");
+  CHECK(slurp(out + "/sym/test_data_set_7/input_0.pb") == "old");
+  for (int k = 0; k < 3; ++k) CHECK_FALSE(fs::exists(out + "/sym/test_data_set_" + std::to_string(k)));
+  CHECK_FALSE(fs::exists(out + "/sym.onnx"));
+  // A folder this run created goes once empty.
+  CHECK_FALSE(fs::exists(out + "/fresh"));
+  CHECK_FALSE(fs::exists(out + "/fresh.onnx"));
+  // The results come from the children's reports.
+  auto all = models_in(slurp(dir + "/r.json"));
+  CHECK(status_of(all["sym"]) == "pass");
+  CHECK(contains(all["sym"], "\"outputs_checked\": 3"));
+  CHECK_FALSE(contains(all["sym"], "\"nodes\": null"));
+  CHECK_FALSE(contains(all["sym"], "\"export_seconds\": null"));
+  CHECK(contains(slurp(out + "/logs/sym.json"), "\"format\": \"torch2onnx-report\""));
+  SECTION("--keep keeps them") {
+    auto k = run_cli({"zoo", manifest, "--out", out, "--keep"});
+    REQUIRE(k.exit_code == 0);
+    CHECK(fs::exists(out + "/sym.onnx"));
+    CHECK(fs::exists(out + "/sym/test_data_set_2/input_0.pb"));
+    CHECK(slurp(out + "/sym/user_file.txt") == "mine");
+  }
+}
+
+TEST_CASE("zoo: a failing model's first error comes from its report", "[zoo]") {
+  std::string dir = fresh_dir("zoo_report_error");
+  std::string manifest = write_manifest(
+      dir, "model_dir: " + std::string(T2O_TEST_MODELS) + "\nmodels:\n"
+           "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\"}\n"
+           "  - {name: strict, model: tiny_cnn.pt, inputs: \"f32[1,3,16,16]\", rtol: 0, atol: 0}\n");
+  auto r = run_cli({"zoo", manifest, "--out", dir + "/o", "--json", dir + "/r.json"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  auto all = models_in(slurp(dir + "/r.json"));
+  CHECK(status_of(all["unsupported"]) == "fail");
+  // The message's lines joined into one.
+  CHECK(contains(all["unsupported"], "2 ops have no converter at opset 17:   aten::special_bessel_j0"));
+  if (status_of(all["strict"]) == "fail") {
+    CHECK(contains(all["strict"], "verify output: max abs error"));
+    CHECK(contains(all["strict"], "\"outputs_checked\": 1"));
   }
 }

@@ -1,0 +1,431 @@
+// The export command: parses flags, checks the command line, calls the library, prints one summary
+// or one clear error, and writes --report. The single place that catches torch2onnx::Error.
+#include "apps/export_cmd.h"
+
+#include "apps/report.h"
+#include "aten_lib/converter.h"
+#include "builder/error.h"
+#include "exporter/export.h"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace torch2onnx {
+namespace {
+
+const char *kUsage =
+    "Usage: torch2onnx MODEL.pt [-o OUT.onnx] [--input SPEC]... [--opset N] [--verify] [--report "
+    "FILE]\n"
+    "       torch2onnx ops [--opset N] [--json]\n"
+    "       torch2onnx zoo MANIFEST [--jobs N] [--shard I/N] ...   (see torch2onnx zoo --help)\n"
+    "       torch2onnx --version\n";
+
+const char *kExamples = R"(
+Examples:
+  torch2onnx resnet50.pt -o resnet50.onnx --input x:f32[1,3,224,224] --opset 17 --verify
+  torch2onnx bert.pt --input ids:i64[2,128] --input mask:i64[2,128] --output-names logits
+  torch2onnx detector.pt --load-library /path/to/torchvision/_C.so --input f32[1,3,320,320]
+  torch2onnx model.pt --input x:f32[batch=1,16] --verify --report model.json
+  torch2onnx ops --opset 13          list the converters available at opset 13
+
+Input SPEC: [name:]dtype[dims], one per forward argument, in order.
+  dtype: f32 f16 bf16 f64 i64 i32 i16 i8 u8 bool     dims: positive integers, e.g. [1,3,224,224]
+  name: the ONNX input name (default: the forward argument's name)
+  symbolic dims: name=example, e.g. x:f32[batch=1,3,224,224] or ids:i64[batch=2,seq=128]; the same
+  name in two inputs is the same dim; the ONNX graph keeps it symbolic (recorded at the example and
+  at a second size to find every dim that depends on it).
+
+--verify runs the model in LibTorch and the exported file in ONNX Runtime on the same random
+inputs (seeded), writes them beside the output as <name>/test_data_set_N/{input,output}_K.pb
+(one set per size checked), prints the worst error per output and fails when
+max|onnx - torch| > max(atol, rtol*max|torch|).
+
+--report FILE writes one document about the export, also when it fails: JSON (docs/report.md
+lists the fields), or markdown when FILE ends in .md.
+
+Exit status: 0 success, 1 export or verification failed, 2 bad command line.
+)";
+
+// CLI11 prints its own "Usage:" line before the description; this replaces it by ours, so the
+// help shows one usage block listing every form of the command.
+class Formatter : public CLI::Formatter {
+public:
+  std::string make_usage(const CLI::App *, std::string) const override { return kUsage; }
+};
+
+struct Args {
+  ExportOptions o;
+  std::vector<std::string> specs;
+  std::string output_names, verify_dims, report;
+  bool verbose = false, quiet = false, timings = false;
+  const CLI::Option *rtol = nullptr;
+  const CLI::Option *atol = nullptr;
+};
+
+void add_flags(CLI::App &app, Args &a) {
+  ExportOptions &o = a.o;
+  app.add_option("model", o.model_path, "TorchScript file to convert, e.g. resnet50.pt")
+      ->required();
+  app.add_option("-o,--output", o.output_path,
+                 "ONNX file to write (default: MODEL with .onnx), e.g. -o resnet50.onnx");
+  app.add_option(
+         "--input", a.specs,
+         "one forward argument: [name:]dtype[dims], e.g. --input x:f32[1,3,224,224]; repeat "
+         "per argument, in order")
+      ->take_all();
+  app.add_option("--opset", o.opset,
+                 fmt::format("ONNX opset to target, {} to {} (default {})", kMinOpset, kMaxOpset,
+                             kDefaultOpset));
+  app.add_flag("--external-data", o.external_data,
+               "write the weights to OUT.onnx.data (ONNX external data); automatic for models "
+               "over 2 GB");
+  auto *verify_flag = app.add_flag(
+      "--verify", o.verify,
+      "run LibTorch and ONNX Runtime on the same random inputs and compare every output");
+  a.rtol =
+      app.add_option("--rtol", o.rtol,
+                     "relative tolerance for --verify: an output passes when max|onnx - torch| "
+                     "<= max(atol, rtol * max|torch|) (default 1e-4)")
+          ->needs(verify_flag);
+  a.atol = app.add_option("--atol", o.atol, "absolute tolerance for --verify (default 1e-4)")
+               ->needs(verify_flag);
+  app.add_option("--seed", o.seed, "seed for --verify's random inputs (default 0)")
+      ->needs(verify_flag);
+  app.add_option("--verify-dims", a.verify_dims,
+                 "also verify at these sizes of symbolic dims, e.g. --verify-dims batch=3,seq=77 "
+                 "(--verify always checks the example sizes and a second size per symbolic dim)")
+      ->needs(verify_flag);
+  app.add_option("--output-names", a.output_names,
+                 "comma-separated names for the ONNX outputs, e.g. --output-names logits,probs");
+  app.add_option("--load-library", o.libraries,
+                 "shared library registering custom ops, loaded before the model (like "
+                 "torch.ops.load_library); repeatable")
+      ->take_all();
+  // A callback, not a "!" flag: CLI11 would show the inverted default as --no-optimize{false}.
+  app.add_flag_callback(
+      "--no-optimize", [&o] { o.optimize = false; },
+      "skip the graph rewrites (Conv+BatchNormalization folding, no-op and Identity removal, "
+      "common subexpressions); for debugging the exporter");
+  app.add_option("--report", a.report,
+                 "write a report of the export to FILE, also when it fails: JSON, or markdown for "
+                 "a .md FILE (see docs/report.md)");
+  app.add_flag("--timings", a.timings,
+               "print the time of each phase (load, prepare, record, convert, optimize, "
+               "serialize) and the rewrites applied, on stderr");
+  app.add_flag("-v,--verbose", a.verbose, "print each step and warnings");
+  app.add_flag("-q,--quiet", a.quiet, "print nothing on success");
+  app.set_version_flag("--version", report::versions_text(), "print the versions and exit");
+}
+
+std::vector<std::string> split_names(const std::string &text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (true) {
+    size_t c = text.find(',', pos);
+    std::string n = text.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    if (n.empty())
+      throw Error(fmt::format("--output-names '{}' has an empty name", text));
+    out.push_back(n);
+    if (c == std::string::npos)
+      return out;
+    pos = c + 1;
+  }
+}
+
+void check_tolerance(const char *flag, double v) {
+  if (!std::isfinite(v) || v < 0)
+    throw Error(fmt::format("{} {} must be a finite number >= 0", flag, v),
+                fmt::format("e.g. {} 1e-3", flag));
+}
+
+// --verify-dims sizes: each a symbolic dim of some --input, each named once.
+void check_verify_dims(const ExportOptions &o) {
+  std::set<std::string> symbols, seen;
+  for (const auto &s : o.inputs)
+    for (const auto &d : s.dims)
+      if (!d.symbol.empty())
+        symbols.insert(d.symbol);
+  for (const auto &[name, size] : o.verify_dims) {
+    if (!seen.insert(name).second)
+      throw Error(fmt::format("--verify-dims gives '{}' twice", name),
+                  "give each symbolic dim one size, e.g. --verify-dims batch=3,seq=77");
+    if (!symbols.count(name))
+      throw Error(
+          fmt::format("--verify-dims names '{}', which is not a symbolic dim of any --input", name),
+          "declare it in a spec, e.g. --input x:f32[batch=1,3,224,224]");
+  }
+}
+
+// The checks that need no model: everything here is a command-line mistake (exit 2).
+void check_command_line(Args &a) {
+  ExportOptions &o = a.o;
+  for (const auto &s : a.specs)
+    o.inputs.push_back(parse_input_spec(s));
+  if (!a.verify_dims.empty())
+    o.verify_dims = parse_dim_sizes(a.verify_dims);
+  if (!a.output_names.empty())
+    o.output_names = split_names(a.output_names);
+  check_option_conflicts(o);
+  if (a.rtol->count())
+    check_tolerance("--rtol", o.rtol);
+  if (a.atol->count())
+    check_tolerance("--atol", o.atol);
+  check_verify_dims(o);
+  std::string out = o.output_path.empty() ? default_output_path(o.model_path) : o.output_path;
+  std::error_code ec;
+  if (fs::is_directory(out, ec))
+    throw Error(fmt::format("the output path '{}' is a directory", out),
+                "give a file name with -o");
+  // The test data goes in a folder named like the output without its extension; without one,
+  // that folder would be the model file itself.
+  if (o.verify && fs::path(out).extension().empty())
+    throw Error(fmt::format("-o '{}' has no file extension, which --verify needs", out),
+                "name the output like model.onnx: --verify writes its test data to the folder "
+                "'model/' beside it");
+}
+
+// Errors export_model finds once the model is loaded but which are the command line's fault. The
+// library has one Error type, so they are recognised by their message.
+// TODO(exporter): a UsageError subclass thrown at these two places would replace this.
+bool is_usage_error(const ExportOptions &o, const std::string &message) {
+  if (message.rfind("--output-names gives ", 0) == 0)
+    return true;
+  return o.inputs.empty() && message.find("--input spec") != std::string::npos;
+}
+
+// An --output-names name equal to a forward argument's name (the CLI cannot see those names
+// before loading the model) ends in the ONNX checker's SSA error naming the value twice; say
+// what the user did instead of "this is a torch2onnx bug".
+// TODO(exporter): check it where the input names are resolved, as check_option_conflicts does.
+std::optional<report::Failure> output_name_clash(const ExportOptions &o,
+                                                 const std::string &message) {
+  if (message.find("has been used as output names multiple times") == std::string::npos)
+    return std::nullopt;
+  for (const auto &n : o.output_names)
+    if (message.find("'" + n + "'") != std::string::npos)
+      return report::Failure{"usage",
+                             fmt::format("--output-names '{}' is also the name of an input (a "
+                                         "forward argument)",
+                                         n),
+                             "ONNX value names must be unique; rename the output, or name the "
+                             "input with --input NAME:dtype[dims]",
+                             ""};
+  return std::nullopt;
+}
+
+// The step export_model was in, from its progress messages (for the report of a failure).
+std::string phase_of(const std::string &message) {
+  static const std::pair<const char *, const char *> kPhases[] = {{"loading", "load"},
+                                                                  {"recording", "convert"},
+                                                                  {"writing", "serialize"},
+                                                                  {"verifying", "verify"}};
+  for (const auto &[prefix, phase] : kPhases)
+    if (message.rfind(prefix, 0) == 0)
+      return phase;
+  return "";
+}
+
+void print_error(const std::string &message, const std::string &hint) {
+  fmt::print(stderr, "torch2onnx: error: {}\n", message);
+  if (!hint.empty())
+    fmt::print(stderr, "  hint: {}\n", hint);
+}
+
+void print_details(const ExportReport &r, const Args &a) {
+  if (a.o.verbosity >= 1)
+    for (const auto &w : r.notices)
+      fmt::print(stderr, "torch2onnx: warning: {}\n", w);
+  if (a.o.verbosity >= 2)
+    for (const auto &w : r.warnings)
+      fmt::print(stderr, "torch2onnx: warning: {}\n", w);
+  if (!a.timings && a.o.verbosity < 2)
+    return;
+  const auto &p = r.phases;
+  fmt::print(stderr,
+             "torch2onnx: phases: load {:.3f} s, prepare {:.3f} s, record {:.3f} s, convert "
+             "{:.3f} s, optimize {:.3f} s, serialize {:.3f} s\n",
+             p.load, p.prepare, p.record, p.convert, p.optimize, p.serialize);
+  std::vector<std::string> applied;
+  for (const auto &[rule, n] : r.optimized.applied)
+    applied.push_back(fmt::format("{} {}", rule, n));
+  fmt::print(stderr, "torch2onnx: rewrites: {} -> {} nodes{}{}\n", r.optimized.nodes_before,
+             r.optimized.nodes_after, applied.empty() ? "" : ": ", fmt::join(applied, ", "));
+}
+
+// "X/test_data_set_0" for one set, "X/test_data_set_0..2 (3 sets)" for three.
+std::string test_data_text(const VerifyReport &v) {
+  size_t sets = 1;
+  for (size_t i = 1; i < v.outputs.size(); ++i)
+    sets += v.outputs[i].sizes != v.outputs[i - 1].sizes;
+  if (sets == 1)
+    return v.test_data_dir;
+  return fmt::format("{}/test_data_set_0..{} ({} sets)",
+                     fs::path(v.test_data_dir).parent_path().string(), sets - 1, sets);
+}
+
+// Prints the verification lines; returns the exit status.
+int print_verify(const ExportReport &r, const ExportOptions &o) {
+  const auto &v = *r.verify;
+  for (const auto &c : v.outputs) {
+    if (o.verbosity < 1 && c.ok())
+      continue;
+    std::string at = c.sizes.empty() ? "" : " [" + c.sizes + "]";
+    if (!c.problem.empty())
+      fmt::print("  verify {}{}: FAIL: {}\n", c.name, at, c.problem);
+    else
+      fmt::print("  verify {}{}: max abs error {:.3g}, max rel error {:.3g} (max |torch| {:.3g}, "
+                 "tolerance {:.3g}) {}\n",
+                 c.name, at, c.max_abs_error, c.max_rel_error, c.max_abs_ref, c.tolerance,
+                 c.ok() ? "ok" : "FAIL");
+  }
+  if (!v.ok()) {
+    fmt::print(stderr,
+               "torch2onnx: error: verification failed: ONNX Runtime's outputs differ from "
+               "LibTorch's (model kept at {}, test data in {})\n",
+               r.output_path, test_data_text(v));
+    return 1;
+  }
+  if (o.verbosity >= 1)
+    fmt::print("  verified in ONNX Runtime ({:.2f} s); test data in {}\n", v.seconds,
+               test_data_text(v));
+  return 0;
+}
+
+int print_result(const ExportReport &r, const Args &a) {
+  print_details(r, a);
+  if (a.o.verbosity >= 1)
+    fmt::print("{}: opset {}, {} nodes, {} parameters ({}), {:.2f} s\n", r.output_path, r.opset,
+               r.stats.nodes, report::human_count(static_cast<double>(r.stats.parameters)),
+               report::human_bytes(static_cast<double>(r.stats.parameter_bytes)), r.seconds);
+  return r.verify ? print_verify(r, a.o) : 0;
+}
+
+// The output file as it was before the export, to tell a file this run wrote from an old one.
+struct OutputState {
+  bool existed = false;
+  fs::file_time_type time;
+};
+
+OutputState output_state(const std::string &path) {
+  std::error_code ec;
+  OutputState s;
+  s.existed = fs::exists(path, ec);
+  if (s.existed)
+    s.time = fs::last_write_time(path, ec);
+  return s;
+}
+
+// A failure after the model was written (e.g. while verifying) must not leave it behind.
+void remove_if_written(const std::string &path, const OutputState &before) {
+  std::error_code ec;
+  if (fs::exists(path, ec) && (!before.existed || fs::last_write_time(path, ec) != before.time))
+    fs::remove(path, ec);
+}
+
+// Runs the export; fills `result` or `failure` and returns the exit status.
+int export_and_print(const Args &a, const std::string &out, std::optional<ExportReport> &result,
+                     report::Failure &failure) {
+  const ExportOptions &o = a.o;
+  std::string phase;
+  auto t0 = std::chrono::steady_clock::now();
+  LogFn log = [&](const std::string &m) {
+    if (auto p = phase_of(m); !p.empty())
+      phase = p;
+    if (o.verbosity < 2)
+      return;
+    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print(stderr, "torch2onnx: [{:6.2f} s] {}\n", t, m);
+  };
+  OutputState before = output_state(out), data_before = output_state(out + ".data");
+  try {
+    result = export_model(o, log);
+    return print_result(*result, a);
+  } catch (const Error &e) {
+    failure = {is_usage_error(o, e.what()) ? "usage" : "export", e.what(), e.hint(), phase};
+    if (auto clash = output_name_clash(o, e.what()))
+      failure = *clash;
+  } catch (const std::exception &e) {
+    failure = {"internal", e.what(), "", phase};
+  }
+  remove_if_written(out, before);
+  remove_if_written(out + ".data", data_before);
+  if (failure.kind == "internal")
+    fmt::print(stderr, "torch2onnx: internal error: {}\n", failure.message);
+  else
+    print_error(failure.message, failure.hint);
+  return failure.kind == "usage" ? 2 : 1;
+}
+
+void write_report(const Args &a, const std::string &out, const ExportReport *result,
+                  const report::Failure *failure, double seconds, int &exit_code) {
+  if (a.report.empty())
+    return;
+  report::Inputs in;
+  in.options = &a.o;
+  in.result = result;
+  in.failure = failure;
+  in.output_path = out;
+  in.seconds = seconds;
+  in.exit_code = exit_code;
+  try {
+    report::write(a.report, report::build(in));
+  } catch (const std::exception &e) {
+    fmt::print(stderr, "torch2onnx: error: {}\n", e.what());
+    if (exit_code == 0)
+      exit_code = 1;
+  }
+}
+
+} // namespace
+
+int run_export(int argc, char **argv) {
+  auto t0 = std::chrono::steady_clock::now();
+  CLI::App app{
+      "torch2onnx: convert a TorchScript model (torch.jit.trace/script + save) to ONNX and "
+      "prove it computes what PyTorch computes."};
+  app.formatter(std::make_shared<Formatter>());
+  app.footer(kExamples);
+  Args a;
+  add_flags(app, a);
+  try {
+    app.parse(argc, argv);
+    if (a.verbose && a.quiet)
+      throw CLI::ValidationError("-v/--verbose and -q/--quiet", "choose one");
+  } catch (const CLI::ParseError &e) {
+    if (e.get_exit_code() == 0)
+      return app.exit(e); // --help, --version
+    // Same form as every other error: one line naming the flag, one hint.
+    print_error(e.what(), "see torch2onnx --help");
+    return 2;
+  }
+  a.o.verbosity = a.quiet ? 0 : a.verbose ? 2 : 1;
+  std::string out = a.o.output_path.empty() ? default_output_path(a.o.model_path) : a.o.output_path;
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  int rc = 0;
+  try {
+    check_command_line(a);
+  } catch (const Error &e) {
+    print_error(e.what(), e.hint());
+    report::Failure f{"usage", e.what(), e.hint(), ""};
+    rc = 2;
+    write_report(a, out, nullptr, &f, seconds(), rc);
+    return rc;
+  }
+  std::optional<ExportReport> result;
+  report::Failure failure;
+  rc = export_and_print(a, out, result, failure);
+  write_report(a, out, result ? &*result : nullptr, result ? nullptr : &failure, seconds(), rc);
+  return rc;
+}
+
+} // namespace torch2onnx

@@ -1,0 +1,325 @@
+// The --report document: built from ExportOptions and ExportReport (or the failure), written as
+// JSON or markdown. The field names are a format other tools read (docs/report.md): add fields,
+// never rename one without raising kVersion.
+#include "apps/report.h"
+
+#include "aten_lib/converter.h"
+#include "builder/error.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <torch/version.h>
+#include <unistd.h>
+
+#ifndef T2O_VERSION
+#define T2O_VERSION "0.1.0"
+#endif
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace torch2onnx::report {
+
+std::string human_bytes(double b) {
+  const char *units[] = {"B", "KB", "MB", "GB"};
+  int u = 0;
+  while (b >= 1000 && u < 3) {
+    b /= 1000;
+    ++u;
+  }
+  return fmt::format(u == 0 ? "{:.0f} {}" : "{:.1f} {}", b, units[u]);
+}
+
+std::string human_count(double n) {
+  if (n >= 1e6)
+    return fmt::format("{:.2f}M", n / 1e6);
+  if (n >= 1e3)
+    return fmt::format("{:.1f}K", n / 1e3);
+  return fmt::format("{:.0f}", n);
+}
+
+std::string versions_text() {
+  return fmt::format("torch2onnx {}, LibTorch {}, ONNX opsets {}-{} (default {})", T2O_VERSION,
+                     TORCH_VERSION, kMinOpset, kMaxOpset, kDefaultOpset);
+}
+
+namespace {
+
+// One --input: the dims as given, a symbol's name in place of its size, and the example sizes.
+json input_json(const InputSpec &spec, const std::string &name) {
+  json dims = json::array(), example = json::array();
+  for (const auto &d : spec.dims) {
+    dims.push_back(d.symbol.empty() ? json(d.value) : json(d.symbol));
+    example.push_back(d.value);
+  }
+  // No name yet when the export failed before it read forward's argument names.
+  return {{"name", name.empty() ? json(nullptr) : json(name)},
+          {"dtype", dtype_name(spec.dtype)},
+          {"dims", dims},
+          {"example", example}};
+}
+
+json options_json(const ExportOptions &o) {
+  json vd = json::object();
+  for (const auto &[n, v] : o.verify_dims)
+    vd[n] = v;
+  json j = {{"verify", o.verify},
+            {"external_data", o.external_data},
+            {"optimize", o.optimize},
+            {"rtol", o.rtol},
+            {"atol", o.atol},
+            {"seed", o.seed},
+            {"verify_dims", vd},
+            {"output_names", o.output_names},
+            {"load_library", o.libraries}};
+  return j;
+}
+
+// "batch=3,seq=77" -> {"batch": 3, "seq": 77}
+json sizes_json(const std::string &label) {
+  json out = json::object();
+  size_t pos = 0;
+  while (pos < label.size()) {
+    size_t comma = label.find(',', pos);
+    std::string item =
+        label.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t eq = item.find('=');
+    if (eq != std::string::npos)
+      out[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+json check_json(const OutputCheck &c) {
+  json j = {{"name", c.name},
+            {"ok", c.ok()},
+            {"max_abs_error", c.max_abs_error},
+            {"max_rel_error", c.max_rel_error},
+            {"max_abs_ref", c.max_abs_ref},
+            {"tolerance", c.tolerance},
+            {"shape_ok", c.shape_ok}};
+  if (!c.problem.empty())
+    j["problem"] = c.problem;
+  return j;
+}
+
+// The checks grouped per test-data set: export_model appends each set's checks in order, all
+// labelled with that set's sizes.
+json verify_json(const VerifyReport &v) {
+  json sets = json::array();
+  fs::path root = fs::path(v.test_data_dir).parent_path();
+  std::string label;
+  for (size_t i = 0; i < v.outputs.size(); ++i) {
+    const auto &c = v.outputs[i];
+    if (i == 0 || c.sizes != label) {
+      label = c.sizes;
+      size_t k = sets.size();
+      sets.push_back({{"index", k},
+                      {"dir", (root / fmt::format("test_data_set_{}", k)).string()},
+                      {"sizes", sizes_json(label)},
+                      {"outputs", json::array()}});
+    }
+    sets.back()["outputs"].push_back(check_json(c));
+  }
+  for (auto &s : sets) {
+    bool ok = true;
+    for (const auto &c : s["outputs"])
+      ok = ok && c["ok"].get<bool>();
+    s["ok"] = ok;
+  }
+  return {{"ok", v.ok()},
+          {"seconds", v.seconds},
+          {"test_data_dir", root.string()},
+          {"data_sets", sets}};
+}
+
+json result_json(const ExportReport &r, json &report) {
+  const auto &p = r.phases;
+  report["phases"] = {{"load", p.load},       {"prepare", p.prepare},   {"record", p.record},
+                      {"convert", p.convert}, {"optimize", p.optimize}, {"serialize", p.serialize},
+                      {"export", r.seconds}};
+  json graph = {{"nodes", r.stats.nodes},
+                {"parameters", r.stats.parameters},
+                {"parameter_bytes", r.stats.parameter_bytes}};
+  std::error_code ec;
+  auto size = fs::file_size(r.output_path, ec);
+  if (!ec)
+    graph["file_bytes"] = size;
+  auto data = fs::file_size(r.output_path + ".data", ec);
+  if (!ec)
+    graph["external_data_bytes"] = data;
+  report["graph"] = graph;
+  json applied = json::object();
+  for (const auto &[rule, n] : r.optimized.applied)
+    applied[rule] = n;
+  report["rewrites"] = {{"nodes_before", r.optimized.nodes_before},
+                        {"nodes_after", r.optimized.nodes_after},
+                        {"initializers_removed", r.optimized.initializers_removed},
+                        {"applied", applied}};
+  report["notices"] = r.notices;
+  report["warnings"] = r.warnings;
+  json outs = json::array();
+  for (const auto &n : r.output_names)
+    outs.push_back({{"name", n}});
+  report["outputs"] = outs;
+  if (r.verify)
+    report["verify"] = verify_json(*r.verify);
+  return report;
+}
+
+} // namespace
+
+json build(const Inputs &in) {
+  const ExportOptions &o = *in.options;
+  json j;
+  j["format"] = kFormat;
+  j["version"] = kVersion;
+  j["tool"] = {{"torch2onnx", T2O_VERSION}, {"libtorch", TORCH_VERSION}};
+  j["status"] = in.failure                                                     ? "error"
+                : (in.result && in.result->verify && !in.result->verify->ok()) ? "verify_failed"
+                                                                               : "ok";
+  j["exit_code"] = in.exit_code;
+  j["seconds"] = in.seconds;
+  j["model"] = o.model_path;
+  j["output"] = in.output_path;
+  j["opset"] = o.opset;
+  j["options"] = options_json(o);
+  json inputs = json::array();
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    std::string name = o.inputs[i].name;
+    if (in.result && i < in.result->input_names.size())
+      name = in.result->input_names[i];
+    inputs.push_back(input_json(o.inputs[i], name));
+  }
+  j["inputs"] = inputs;
+  if (in.result)
+    result_json(*in.result, j);
+  if (in.failure) {
+    json f = {{"kind", in.failure->kind}, {"message", in.failure->message}};
+    if (!in.failure->hint.empty())
+      f["hint"] = in.failure->hint;
+    if (!in.failure->phase.empty())
+      f["phase"] = in.failure->phase;
+    j["error"] = f;
+  }
+  return j;
+}
+
+namespace {
+
+std::string num(const json &v) {
+  return v.is_number() ? fmt::format("{:.3g}", v.get<double>()) : std::string("n/a");
+}
+
+std::string dims_text(const json &in) {
+  std::vector<std::string> parts;
+  for (const auto &d : in["dims"])
+    parts.push_back(d.is_string() ? d.get<std::string>() : d.dump());
+  return fmt::format("{}[{}]", in["dtype"].get<std::string>(), fmt::join(parts, ","));
+}
+
+void markdown_verify(const json &v, std::string &o) {
+  o += fmt::format("\n## Verification: {}\n\n", v["ok"].get<bool>() ? "ok" : "FAILED");
+  o += "| data set | sizes | output | max abs error | max rel error | max \\|torch\\| | tolerance "
+       "| verdict |\n";
+  o += "| ---: | --- | --- | ---: | ---: | ---: | ---: | --- |\n";
+  for (const auto &s : v["data_sets"]) {
+    std::vector<std::string> sizes;
+    for (const auto &[k, n] : s["sizes"].items())
+      sizes.push_back(fmt::format("{}={}", k, n.dump()));
+    for (const auto &c : s["outputs"])
+      o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", s["index"].get<int>(),
+                       fmt::join(sizes, ","), c["name"].get<std::string>(), num(c["max_abs_error"]),
+                       num(c["max_rel_error"]), num(c["max_abs_ref"]), num(c["tolerance"]),
+                       c["ok"].get<bool>() ? "ok"
+                                           : "FAIL" + (c.contains("problem")
+                                                           ? ": " + c["problem"].get<std::string>()
+                                                           : std::string()));
+  }
+}
+
+} // namespace
+
+std::string markdown(const json &r) {
+  std::string o = fmt::format("# torch2onnx report: {}\n\n", r["model"].get<std::string>());
+  o += fmt::format("- status: **{}** (exit {})\n", r["status"].get<std::string>(),
+                   r["exit_code"].get<int>());
+  o += fmt::format("- output: {}\n- opset: {}\n", r["output"].get<std::string>(),
+                   r["opset"].get<int>());
+  o += fmt::format("- torch2onnx {}, LibTorch {}\n", r["tool"]["torch2onnx"].get<std::string>(),
+                   r["tool"]["libtorch"].get<std::string>());
+  if (r.contains("error")) {
+    const auto &e = r["error"];
+    o += fmt::format("\n## Error ({})\n\n{}\n", e["kind"].get<std::string>(),
+                     e["message"].get<std::string>());
+    if (e.contains("phase"))
+      o += fmt::format("\nphase: {}\n", e["phase"].get<std::string>());
+    if (e.contains("hint"))
+      o += fmt::format("\nhint: {}\n", e["hint"].get<std::string>());
+  }
+  o += "\n## Inputs\n\n";
+  for (const auto &in : r["inputs"])
+    o += fmt::format("- {}: {}\n", in["name"].get<std::string>(), dims_text(in));
+  if (r.contains("outputs")) {
+    o += "\n## Outputs\n\n";
+    for (const auto &out : r["outputs"])
+      o += fmt::format("- {}\n", out["name"].get<std::string>());
+  }
+  if (r.contains("graph")) {
+    const auto &g = r["graph"];
+    o += fmt::format("\n## Graph\n\n- {} nodes, {} parameters ({})\n", g["nodes"].get<size_t>(),
+                     human_count(g["parameters"].get<double>()),
+                     human_bytes(g["parameter_bytes"].get<double>()));
+    if (g.contains("file_bytes"))
+      o += fmt::format("- file: {}\n", human_bytes(g["file_bytes"].get<double>()));
+    const auto &rw = r["rewrites"];
+    o += fmt::format("- rewrites: {} -> {} nodes", rw["nodes_before"].get<size_t>(),
+                     rw["nodes_after"].get<size_t>());
+    for (const auto &[rule, n] : rw["applied"].items())
+      o += fmt::format(", {} {}", rule, n.dump());
+    o += "\n\n## Phases (seconds)\n\n";
+    for (const auto &[k, v] : r["phases"].items())
+      o += fmt::format("- {}: {:.3f}\n", k, v.get<double>());
+    std::vector<std::string> lines;
+    for (const auto &w : r["notices"])
+      lines.push_back("- " + w.get<std::string>());
+    for (const auto &w : r["warnings"])
+      lines.push_back("- " + w.get<std::string>());
+    if (!lines.empty())
+      o += fmt::format("\n## Warnings\n\n{}\n", fmt::join(lines, "\n"));
+  }
+  if (r.contains("verify"))
+    markdown_verify(r["verify"], o);
+  return o;
+}
+
+void write(const std::string &path, const json &report) {
+  bool md = fs::path(path).extension() == ".md";
+  // Messages may quote file names that are not UTF-8: replaced, not an exception.
+  std::string text =
+      md ? markdown(report) : report.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw Error(fmt::format("cannot write the report '{}'", path),
+                  "check that its folder exists and is writable");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw Error(fmt::format("cannot write the report '{}': {}", path, ec.message()));
+  }
+}
+
+} // namespace torch2onnx::report

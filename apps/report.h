@@ -1,0 +1,50 @@
+// `--report FILE`: one document per export (JSON, or markdown for a .md path), written whether the
+// export succeeded or not. docs/report.md describes the fields; zoo mode reads the JSON.
+#pragma once
+
+#include "exporter/export.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace torch2onnx::report {
+
+constexpr const char *kFormat = "torch2onnx-report";
+constexpr int kVersion = 1;
+
+// Why an export did not finish.
+struct Failure {
+  std::string kind;    // "usage" (exit 2), "export" (exit 1) or "internal" (exit 1)
+  std::string message; // the error, as printed after "torch2onnx: error: "
+  std::string hint;    // may be empty
+  std::string phase;   // the step that was running: load, convert, serialize, verify; may be empty
+};
+
+// What the report describes: the options, and the result or the failure (one of them, or both
+// when verification ran and failed).
+struct Inputs {
+  const ExportOptions *options = nullptr;
+  const ExportReport *result = nullptr; // null when the export failed
+  const Failure *failure = nullptr;     // null on success
+  std::string output_path;              // as resolved by the CLI
+  double seconds = 0;                   // wall time of the whole command
+  int exit_code = 0;
+};
+
+nlohmann::ordered_json build(const Inputs &in);
+
+// The same content as markdown, for people.
+std::string markdown(const nlohmann::ordered_json &report);
+
+// Writes `report` to `path` (markdown when it ends in .md, JSON otherwise) through a temporary
+// file and a rename, so a reader never sees half a report. Throws Error.
+void write(const std::string &path, const nlohmann::ordered_json &report);
+
+// "torch2onnx 0.1.0, LibTorch 1.13.0, ONNX opsets 13-17" (--version).
+std::string versions_text();
+
+// 11690000 -> "11.69M"; 46800000 -> "46.8 MB".
+std::string human_count(double n);
+std::string human_bytes(double b);
+
+} // namespace torch2onnx::report
