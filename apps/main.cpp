@@ -3,12 +3,17 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdio>
+#include <iostream>
 #include <string>
 
 #include "apps/export_cmd.h"
 #include "apps/zoo.h"
 #include "aten_lib/converter.h"
+#include "builder/process.h"
 
 using namespace torch2onnx;
 
@@ -71,5 +76,14 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   if (argc > 1 && std::string(argv[1]) == "ops") return run_ops(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "zoo") return zoo::run_zoo(argc - 1, argv + 1);
-  return run_export(argc, argv);
+  // SIGINT/SIGTERM remove the temporary files and stop ONNX Runtime; a crash is one error line.
+  install_signal_cleanup();
+  // LibTorch's interpreter recurses once per node: deep graphs need more than the 8 MB main stack.
+  int rc = 1;
+  run_on_large_stack([&] { rc = run_export(argc, argv); });
+  // _exit, not exit: under a memory limit OpenBLAS's exit handler can wait forever for a worker
+  // that never got its buffer (issue 17). Everything of ours is written and closed by now.
+  std::cout.flush();
+  std::fflush(nullptr);
+  ::_exit(rc);
 }

@@ -1,5 +1,7 @@
 #include "builder/graph_builder.h"
 
+#include "builder/process.h"
+
 #include <fcntl.h>
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -488,6 +490,12 @@ bool GraphBuilder::save(const std::string& path, const SerializeOptions& opts) {
   if (external) external = externalize(path, opts.external_threshold);
   // Serialize straight into the file: no second in-memory copy of the weights.
   write_file_atomic_with(path, [&](int fd) { return model_->SerializeToFileDescriptor(fd); });
+  if (!external) {
+    // A weights file left from an earlier --external-data export of this path belongs to no model
+    // now: remove it, so the folder holds exactly what this export wrote.
+    std::error_code ec;
+    std::filesystem::remove(path + ".data", ec);
+  }
   return external;
 }
 
@@ -572,6 +580,7 @@ void write_file_atomic_with(const std::string& path, const std::function<bool(in
   int fd = mkstemp(buf.data());
   T2O_CHECK(fd >= 0, "cannot create a file in '{}': {}", dir.string(), std::strerror(errno));
   std::string tmp(buf.data());
+  TempFileGuard remove_on_signal(tmp);  // SIGINT/SIGTERM while writing leaves no partial file
   auto fail = [&](const std::string& what) {
     int err = errno;
     ::close(fd);

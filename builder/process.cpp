@@ -1,11 +1,17 @@
 #include "builder/process.h"
 
+#include "builder/error.h"
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fcntl.h>
+#include <functional>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace torch2onnx {
@@ -55,6 +61,31 @@ void write_err(const char *s) {
   }
 }
 
+// Removes a folder and the files directly in it with system calls only (no allocation: this runs
+// in a signal handler). Sub-folders are not descended into.
+void remove_flat_dir(const char *path) {
+  int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    alignas(8) char buf[4096];
+    for (;;) {
+      long n = ::syscall(SYS_getdents64, fd, buf, sizeof(buf));
+      if (n <= 0)
+        break;
+      for (long off = 0; off < n;) {
+        // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, char name[]
+        unsigned short reclen;
+        std::memcpy(&reclen, buf + off + 16, sizeof(reclen));
+        const char *name = buf + off + 19;
+        if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0)
+          ::unlinkat(fd, name, 0);
+        off += reclen;
+      }
+    }
+    ::close(fd);
+  }
+  ::rmdir(path);
+}
+
 void undo_all() {
   for (auto &c : g_children)
     if (c.state.load() == kActive && c.pid > 0) {
@@ -67,7 +98,7 @@ void undo_all() {
   // Folders last, newest first (a folder registered after another may sit inside it).
   for (int i = kMaxFiles - 1; i >= 0; --i)
     if (g_files[i].state.load() == kActive && g_files[i].is_dir)
-      ::rmdir(g_files[i].path);
+      remove_flat_dir(g_files[i].path);
 }
 
 const char *signal_name(int sig) {
@@ -98,7 +129,7 @@ void on_interrupt(int sig) {
   undo_all();
   write_err("\ntorch2onnx: interrupted (");
   write_err(signal_name(sig));
-  write_err("); temporary files removed, nothing written\n");
+  write_err("); temporary files removed, ONNX Runtime stopped\n");
   ::_exit(128 + sig);
 }
 
@@ -190,6 +221,70 @@ ChildGuard::ChildGuard(pid_t pid) {
 ChildGuard::~ChildGuard() {
   if (slot_ >= 0)
     g_children[slot_].state.store(kFree);
+}
+
+namespace {
+struct StackJob {
+  const std::function<void()> *fn;
+  std::exception_ptr error;
+};
+
+void *run_stack_job(void *arg) {
+  auto *job = static_cast<StackJob *>(arg);
+  ensure_alt_signal_stack();
+  try {
+    (*job->fn)();
+  } catch (...) {
+    job->error = std::current_exception();
+  }
+  return nullptr;
+}
+} // namespace
+
+size_t run_on_large_stack(const std::function<void()> &fn) {
+  StackJob job{&fn, nullptr};
+  for (size_t size : {size_t{1} << 30, size_t{256} << 20, size_t{64} << 20}) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+      break;
+    pthread_t thread;
+    bool started = pthread_attr_setstacksize(&attr, size) == 0 &&
+                   pthread_create(&thread, &attr, run_stack_job, &job) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started)
+      continue; // e.g. ulimit -v leaves no room for this stack: try a smaller one
+    pthread_join(thread, nullptr);
+    if (job.error)
+      std::rethrow_exception(job.error);
+    return size;
+  }
+  fn();
+  return 0;
+}
+
+bool is_out_of_memory(const std::string &what) {
+  return what.find("bad_alloc") != std::string::npos ||
+         what.find("can't allocate memory") != std::string::npos ||
+         what.find("Cannot allocate memory") != std::string::npos;
+}
+
+std::string memory_limit_text() {
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return "";
+  return std::to_string(static_cast<unsigned long long>(rl.rlim_cur) >> 20) + " MB";
+}
+
+void throw_out_of_memory(const std::string &doing) {
+  std::string limit = memory_limit_text();
+  std::string where =
+      limit.empty() ? "" : fmt::format(" (the process memory limit, ulimit -v, is {})", limit);
+  throw Error(fmt::format("out of memory while {}{}", doing, where),
+              limit.empty() ? "free memory (close other programs, run fewer exports at once) or "
+                              "use a machine with more; an export needs about twice the model's "
+                              "weights"
+                            : "raise the limit (ulimit -v); an export needs LibTorch (about 1 GB "
+                              "of address space) plus about twice the model's weights");
 }
 
 } // namespace torch2onnx

@@ -66,4 +66,18 @@ private:
   int slot_ = -1;
 };
 
+// Runs `fn` on a thread with a large stack (1 GiB of address space, committed only as used;
+// smaller when a memory limit refuses that) and rethrows what it throws. LibTorch's interpreter
+// recurses once per node on deep graphs: a traced chain of 20,000 ops overflows the default 8 MB.
+// Returns the stack size used (0: ran on the calling thread).
+size_t run_on_large_stack(const std::function<void()> &fn);
+
+// Whether an exception text is an allocation failure (std::bad_alloc, LibTorch's "can't allocate
+// memory"), which must be reported as out of memory, not as a corrupt file or a bug.
+bool is_out_of_memory(const std::string &what);
+// The process's address-space limit (ulimit -v) as text, e.g. "586 MB", or "" when unlimited.
+std::string memory_limit_text();
+// Throws Error "out of memory while <doing>" naming the memory limit and what to do.
+[[noreturn]] void throw_out_of_memory(const std::string &doing);
+
 } // namespace torch2onnx

@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
+
+#include <sys/stat.h>
 
 #include "aten_lib/converter.h"
+#include "builder/process.h"
 #include "exporter/analysis/graph_inputs.h"
 #include "exporter/frontend/loader.h"
 #include "exporter/pipeline.h"
@@ -144,6 +148,80 @@ void write_model(const Converted& c, const ExportOptions& o, ExportReport& r) {
   r.phases.serialize = since(t) - r.phases.optimize;
 }
 
+// torch2onnx feeds every forward argument a tensor. Other argument types (List[Tensor], tuples,
+// dicts, int, float, Optional) would reach LibTorch as a tensor and fail there with an internal
+// assertion; say which argument it is instead.
+void check_forward_types(const torch::jit::Graph& graph, const std::vector<std::string>& names) {
+  std::vector<std::string> bad;
+  size_t k = 0;
+  for (const auto* v : graph.inputs()) {
+    if (v->type()->kind() == c10::TypeKind::ClassType) continue;  // self
+    if (!v->type()->isSubtypeOf(*c10::TensorType::get()))
+      bad.push_back(fmt::format("'{}' is {}", k < names.size() ? names[k] : v->debugName(),
+                                v->type()->annotation_str()));
+    ++k;
+  }
+  if (bad.empty()) return;
+  throw Error(fmt::format("forward takes argument{} that {} not a tensor: {}; torch2onnx gives "
+                          "every forward argument a tensor (--input)",
+                          bad.size() == 1 ? "" : "s", bad.size() == 1 ? "is" : "are",
+                          fmt::join(bad, ", ")),
+              "wrap the model in a module whose forward takes tensors only and builds the list, "
+              "tuple, dict or number from them (or fixes it as a constant), then trace or script "
+              "that wrapper");
+}
+
+// Checks the exporter dropped (a scripted `raise`) change what the model does: say so always,
+// not only under -v.
+void notice_dropped_checks(const std::vector<std::string>& warnings, ExportReport& r) {
+  size_t n = 0;
+  std::string first;
+  for (const auto& w : warnings)
+    if (w.find("raise") != std::string::npos || w.find("RaiseException") != std::string::npos) {
+      if (n++ == 0) first = w;
+    }
+  if (n == 0) return;
+  r.notices.push_back(fmt::format(
+      "{} check{} that raise{} an exception {} not in the ONNX model ({}{}): inputs the model "
+      "would refuse give a result instead of an error",
+      n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "is" : "are", first,
+      n > 1 ? ", ..." : ""));
+}
+
+// The test-data sets of an earlier export to the same path (other sizes, other inputs, files of
+// its own) would sit beside a model that no longer takes them: the folder keeps only this run's.
+void remove_old_test_data(const fs::path& stem) {
+  std::error_code ec;
+  if (!fs::is_directory(stem, ec)) return;
+  static const std::regex set_name("test_data_set_[0-9]+");
+  std::vector<fs::path> old;
+  for (const auto& e : fs::directory_iterator(stem, ec))
+    if (e.is_directory(ec) && std::regex_match(e.path().filename().string(), set_name))
+      old.push_back(e.path());
+  for (const auto& p : old) fs::remove_all(p, ec);
+}
+
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const FileId& o) const { return dev == o.dev && ino == o.ino; }
+};
+
+FileId file_id(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {st.st_dev, st.st_ino};
+}
+
+// --verify loads the file from disk: make sure it is still the one this process wrote.
+void check_same_file(const std::string& path, const FileId& written) {
+  if (file_id(path) == written) return;
+  throw Error(fmt::format("'{}' was replaced or removed by another process while it was being "
+                          "verified; the verdict would be about that file, not this export",
+                          path),
+              "give each export its own -o path when several run at once");
+}
+
 // Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
 // each a test-data set beside the output (test_data_set_N).
 VerifyReport verify_export(torch::jit::Module& module, const ExportOptions& o,
@@ -155,6 +233,8 @@ VerifyReport verify_export(torch::jit::Module& module, const ExportOptions& o,
   if (!gi.symbols.empty()) size_sets.push_back(sizes_of(gi.symbols, true));
   if (!o.verify_dims.empty()) size_sets.push_back(o.verify_dims);
   fs::path stem = fs::path(path).replace_extension("");
+  remove_old_test_data(stem);
+  const FileId written = file_id(path);
   for (size_t k = 0; k < size_sets.size(); ++k) {
     VerifyRun run;
     run.onnx_path = path;
@@ -170,7 +250,9 @@ VerifyReport verify_export(torch::jit::Module& module, const ExportOptions& o,
     run.rtol = o.rtol;
     run.atol = o.atol;
     if (k == 0) v.test_data_dir = run.test_data_dir;
-    for (auto& ch : verify_run(module, run, log)) v.outputs.push_back(std::move(ch));
+    auto checks = verify_run(module, run, log);
+    check_same_file(path, written);
+    for (auto& ch : checks) v.outputs.push_back(std::move(ch));
   }
   v.seconds = since(tv);
   return v;
@@ -190,13 +272,16 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
 
   for (const auto& lib : o.libraries) load_op_library(lib);
   say(fmt::format("loading {}", o.model_path));
+  set_phase("loading the model (LibTorch)");
   LoadedModel m = load_model(o.model_path);
   r.phases.load = m.load_seconds;
   r.phases.prepare = m.prepare_seconds;
   r.notices = m.warnings;
+  check_forward_types(*m.graph, m.arg_names);
   GraphInputs gi = declared_inputs(o, m.arg_names);
 
   say("recording shapes on the example inputs and converting");
+  set_phase("recording shapes (LibTorch runs the model) and converting");
   Converted c = convert_graph(m.graph, gi, o.opset, o.output_names);
   say(fmt::format("converted: {} ONNX nodes", c.builder->node_count()));
   r.phases.record = c.record_seconds;
@@ -204,6 +289,7 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   r.input_names = c.input_names;
   r.output_names = c.output_names;
   r.warnings = c.warnings;
+  notice_dropped_checks(c.warnings, r);
   if (!o.verify) {
     // The weights now live in the ONNX graph; LibTorch's copies are not needed for writing it.
     m.module = torch::jit::Module();
@@ -211,11 +297,13 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   }
 
   say(fmt::format("writing {}", r.output_path));
+  set_phase("writing the ONNX file");
   write_model(c, o, r);
   say("written");
   r.stats = c.builder->stats();
   r.seconds = since(t_start);
 
+  set_phase("verifying (LibTorch and ONNX Runtime run the model)");
   if (o.verify) r.verify = verify_export(m.module, o, gi, c, r.output_path, log);
   return r;
 }

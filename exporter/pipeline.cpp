@@ -67,11 +67,20 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
   std::set<std::string> hints;
   bool hints_usable = true;
   for (const auto& o : outs) hints_usable = hints_usable && (o.second.empty() || hints.insert(o.second).second);
+  // A default name must not repeat an input's name (forward(x) returning {'x': ...}): ONNX names
+  // are unique, so such an output becomes x_out.
+  std::set<std::string> taken(c.input_names.begin(), c.input_names.end());
+  auto unused = [&](std::string name) {
+    std::string base = name;
+    for (int k = 1; taken.count(name); ++k) name = k == 1 ? base + "_out" : fmt::format("{}_out{}", base, k);
+    return name;
+  };
   for (size_t i = 0; i < outs.size(); ++i) {
     std::string name = !output_names.empty()                        ? output_names[i]
-                       : hints_usable && !outs[i].second.empty()    ? outs[i].second
-                       : outs.size() == 1                            ? std::string("output")
-                                                                     : fmt::format("output_{}", i);
+                       : hints_usable && !outs[i].second.empty()    ? unused(outs[i].second)
+                       : outs.size() == 1                            ? unused("output")
+                                                                     : unused(fmt::format("output_{}", i));
+    taken.insert(name);
     c.builder->add_output(outs[i].first, name);
     c.output_names.push_back(name);
   }

@@ -24,6 +24,7 @@
 #include <fstream>
 
 #include "builder/error.h"
+#include "builder/process.h"
 #include "exporter/frontend/pickle_check.h"
 #include "exporter/frontend/torch_util.h"
 
@@ -271,6 +272,7 @@ std::string unknown_op_name(const std::string& msg) {
 // Turns torch::jit::load's failure into what happened and what to do about it.
 [[noreturn]] void throw_load_error(const std::string& path, const std::string& msg) {
   const std::string torch = libtorch_version();
+  if (is_out_of_memory(msg)) throw_out_of_memory(fmt::format("loading '{}'", path));
   if (msg.find("failed finding central directory") != std::string::npos ||
       msg.find("failed reading zip archive") != std::string::npos)
     throw Error(fmt::format("'{}' is cut short or corrupt: its zip archive is incomplete", path),

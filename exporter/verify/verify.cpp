@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "builder/error.h"
+#include "builder/process.h"
 #include "builder/graph_builder.h"
 #include "exporter/frontend/torch_util.h"
 
@@ -110,13 +111,14 @@ std::string read_all(const fs::path& p) {
 }
 
 // Runs argv, capturing stderr into `err`; returns the exit status.
-int run_process(const std::vector<std::string>& argv, std::string& err) {
-  char tmpl[] = "/tmp/torch2onnx_errXXXXXX";
-  int efd = mkstemp(tmpl);
+int run_process(const std::vector<std::string>& argv, const fs::path& work_dir, std::string& err) {
+  std::string err_path = (work_dir / "stderr.txt").string();
+  int efd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   T2O_CHECK(efd >= 0, "cannot create a temporary file: {}", std::strerror(errno));
   pid_t pid = fork();
   T2O_CHECK(pid >= 0, "cannot start a process: {}", std::strerror(errno));
   if (pid == 0) {
+    ::setpgid(0, 0);  // its own group: an interrupt stops ONNX Runtime's threads and helpers too
     dup2(efd, 2);
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) dup2(devnull, 1);
@@ -127,12 +129,13 @@ int run_process(const std::vector<std::string>& argv, std::string& err) {
     dprintf(2, "cannot run %s: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
+  ::setpgid(pid, pid);
+  ChildGuard kill_on_signal(pid);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   close(efd);
-  err = read_all(tmpl);
-  unlink(tmpl);
+  err = read_all(err_path);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
@@ -155,9 +158,17 @@ std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
                                         const std::vector<std::string>& input_names,
                                         const std::vector<at::Tensor>& inputs) {
   std::string runner = find_ort_runner();
-  char tmpl[] = "/tmp/torch2onnx_ortXXXXXX";
-  T2O_CHECK(mkdtemp(tmpl) != nullptr, "cannot create a temporary folder: {}", std::strerror(errno));
-  fs::path dir(tmpl);
+  // In $TMPDIR (default /tmp); removed on return, and by the signal handler on SIGINT/SIGTERM.
+  std::error_code tec;
+  fs::path tmp_root = fs::temp_directory_path(tec);
+  if (tec) tmp_root = "/tmp";
+  std::string tmpl_s = (tmp_root / "torch2onnx_ortXXXXXX").string();
+  std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());
+  tmpl.push_back('\0');
+  T2O_CHECK(mkdtemp(tmpl.data()) != nullptr, "cannot create a temporary folder in '{}': {}",
+            tmp_root.string(), std::strerror(errno));
+  fs::path dir(tmpl.data());
+  TempFileGuard remove_on_signal(dir.string(), /*is_dir=*/true);
   struct Cleanup {
     fs::path d;
     ~Cleanup() {
@@ -178,7 +189,7 @@ std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
   std::string err;
   int rc = run_process({"node", (fs::path(runner) / "run_model.js").string(),
                         (dir / "request.txt").string()},
-                       err);
+                       dir, err);
   if (rc == 127 && err.find("cannot run node") != std::string::npos)
     throw Error("--verify needs Node.js (`node`) on PATH to run ONNX Runtime",
                 "install it with `apt-get install nodejs`");
@@ -190,10 +201,20 @@ std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
                                  "run fewer exports at once (zoo --jobs 1) or on a larger machine"
                                : "the model is kept for a closer look; please report it");
   }
-  if (rc != 0) {
-    err = ort_message(err);
+  const std::string model_error = "model error: ";
+  if (rc == 1 && err.rfind(model_error, 0) == 0) {
+    err = ort_message(err.substr(model_error.size()));
     throw Error(fmt::format("ONNX Runtime failed to run '{}': {}", model_path, err),
                 "the exported model is invalid for ONNX Runtime; please report it");
+  }
+  if (rc != 0) {
+    err = ort_message(err);
+    throw Error(fmt::format("the ONNX Runtime runner (node {}) did not work (exit status {}){}{}",
+                            (fs::path(runner) / "run_model.js").string(), rc,
+                            err.empty() ? "" : ": ", err),
+                "this is a problem of the Node.js / onnxruntime-node installation, not of the "
+                "model: check that `node --version` works and reinstall with `make deps` (or "
+                "`npm ci --ignore-scripts` in the runner's folder)");
   }
   std::vector<at::Tensor> outs;
   std::istringstream lines(read_all(dir / "outputs.txt"));
@@ -264,6 +285,39 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
   return checks;
 }
 
+namespace {
+
+std::string bytes_text(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 6) {
+    bytes /= 1024;
+    ++u;
+  }
+  return fmt::format("{:.3g} {}", bytes, units[u]);
+}
+
+// Refuses, before LibTorch tries to allocate it, an example input larger than this machine's
+// memory (f32[999999999999,3,224,224], --verify-dims n=1e11): a clear message instead of LibTorch's
+// allocator backtrace.
+void check_input_size(const InputSpec& s, const std::vector<int64_t>& dims, size_t index) {
+  double elems = 1;
+  for (int64_t d : dims) elems *= static_cast<double>(std::max<int64_t>(d, 0));
+  double bytes = elems * static_cast<double>(dtype_size(s.dtype));
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  double machine = pages > 0 && page > 0 ? static_cast<double>(pages) * page : 64.0 * (1ull << 30);
+  if (bytes <= machine / 2) return;
+  std::string name = s.name.empty() ? fmt::format("input {}", index) : fmt::format("'{}'", s.name);
+  throw Error(fmt::format("{} of shape [{}] ({}) needs {} of memory for one example, more than "
+                          "half of this machine's {}",
+                          name, fmt::join(dims, ","), dtype_name(s.dtype), bytes_text(bytes),
+                          bytes_text(machine)),
+              "check the dims in --input and --verify-dims: examples should be small (e.g. "
+              "batch=1); a symbolic dim keeps the ONNX model general whatever its example size");
+}
+
+}  // namespace
+
 std::vector<at::Tensor> make_example_inputs(
     const std::vector<InputSpec>& specs, uint64_t seed,
     const std::vector<std::pair<std::string, int64_t>>& sizes) {
@@ -277,6 +331,7 @@ std::vector<at::Tensor> make_example_inputs(
         if (!d.symbol.empty() && d.symbol == name) v = size;
       dims.push_back(v);
     }
+    check_input_size(s, dims, out.size());
     auto st = to_scalar_type(s.dtype);
     at::Tensor t;
     if (is_floating(s.dtype)) {

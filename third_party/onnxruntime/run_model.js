@@ -5,7 +5,15 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const ort = require('onnxruntime-node');
+// Exit 3: the runtime itself could not be loaded (a broken install), as opposed to exit 1: the
+// model failed to load or run ("model error: ..." on stderr).
+let ort;
+try {
+  ort = require('onnxruntime-node');
+} catch (e) {
+  process.stderr.write(`runtime error: cannot load onnxruntime-node: ${String((e && e.message) || e).split('\n')[0]}\n`);
+  process.exit(3);
+}
 
 const ARRAYS = {
   float32: Float32Array, float64: Float64Array, float16: Uint16Array, int64: BigInt64Array,
@@ -46,6 +54,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  process.stderr.write(String((e && e.message) || e).split('\n')[0] + '\n');
+  process.stderr.write('model error: ' + String((e && e.message) || e).split('\n')[0] + '\n');
   process.exit(1);
 });

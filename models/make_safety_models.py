@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Make the TorchScript models of the reliability round-2 tests (tests/test_safety.cpp): a deep
+traced chain, scripted models that raise, forward signatures torch2onnx cannot take yet, and
+output names that clash with input names. Written the way users write such models.
+
+    /usr/bin/python3 models/make_safety_models.py --out ~/.cache/torch2onnx/safety_models
+
+Each model is written as OUT/<name>.pt; existing files are kept.
+"""
+import argparse
+import os
+import sys
+from typing import Dict, List, Tuple
+
+import torch
+import torch.nn as nn
+
+from fixture_io import save_module
+
+
+class Chain(nn.Module):
+    """sin, cos, sin, ... n times: LibTorch's interpreter recurses once per node on it."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+
+    def forward(self, x):
+        for i in range(self.n):
+            x = torch.sin(x) if i % 2 == 0 else torch.cos(x)
+        return x
+
+
+class CheckedBlock(nn.Module):
+    """A shape check written as users write them: raising makes the model refuse the input."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        if x.size(-1) != 8:
+            raise ValueError("expected 8 features")
+        return torch.relu(self.fc(x))
+
+
+class BatchLimit(nn.Module):
+    """Refuses batches over 4 with its own message."""
+
+    def forward(self, x):
+        if x.size(0) > 4:
+            raise RuntimeError("batch too big: at most 4 images")
+        return x * 2.0
+
+
+class ListArg(nn.Module):
+    def forward(self, xs: List[torch.Tensor]):
+        return torch.cat(xs, 0)
+
+
+class TupleArg(nn.Module):
+    def forward(self, state: Tuple[torch.Tensor, torch.Tensor]):
+        h, c = state
+        return h + c
+
+
+class DictArg(nn.Module):
+    def forward(self, batch: Dict[str, torch.Tensor]):
+        return batch["x"] * 2.0
+
+
+class IntArg(nn.Module):
+    def forward(self, x, k: int):
+        return x * k
+
+
+class FloatArg(nn.Module):
+    def forward(self, x, scale: float):
+        return x * scale
+
+
+class SameNameOut(nn.Module):
+    """Returns a dict whose key is the input's own name."""
+
+    def forward(self, x):
+        return {"x": torch.relu(x)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    torch.manual_seed(0)
+    traced = {
+        "chain20k": (Chain(20000), (torch.randn(1, 16),)),
+    }
+    scripted = {
+        "checked_block": CheckedBlock(),
+        "batch_limit": BatchLimit(),
+        "list_arg": ListArg(),
+        "tuple_arg": TupleArg(),
+        "dict_arg": DictArg(),
+        "int_arg": IntArg(),
+        "float_arg": FloatArg(),
+        "same_name_out": SameNameOut(),
+    }
+    for name, (module, example) in traced.items():
+        path = os.path.join(args.out, name + ".pt")
+        if not os.path.exists(path):
+            with torch.no_grad():
+                m = torch.jit.trace(module.eval(), example, check_trace=False)
+            save_module(m, path)
+        print(f"{name}\t{path}")
+    for name, module in scripted.items():
+        path = os.path.join(args.out, name + ".pt")
+        if not os.path.exists(path):
+            save_module(torch.jit.script(module.eval()), path)
+        print(f"{name}\t{path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
