@@ -1,37 +1,37 @@
 // The torch2onnx command line: dispatches to the export command (apps/export_cmd.h), `ops` and
 // `zoo` (apps/zoo.h).
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
-#include <unistd.h>
-
-#include <csignal>
-#include <cstdio>
-#include <iostream>
-#include <string>
-
 #include "apps/export_cmd.h"
 #include "apps/zoo.h"
 #include "aten_lib/converter.h"
 #include "builder/process.h"
 
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <fmt/format.h>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
 using namespace torch2onnx;
 
 namespace {
 
-void print_ops_json(const std::vector<const RegistryEntry*>& chosen) {
+void print_ops_json(const std::vector<const RegistryEntry *> &chosen) {
   fmt::print("[\n");
   for (size_t i = 0; i < chosen.size(); ++i) {
     std::vector<std::string> q;
-    for (const auto& o : chosen[i]->onnx_ops) q.push_back("\"" + o + "\"");
-    fmt::print("  {{\"op\": \"{}\", \"since_opset\": {}, \"family\": \"{}\", \"onnx_ops\": [{}]}}{}\n",
-               chosen[i]->op, chosen[i]->since_opset, chosen[i]->family, fmt::join(q, ", "),
-               i + 1 < chosen.size() ? "," : "");
+    for (const auto &o : chosen[i]->onnx_ops)
+      q.push_back("\"" + o + "\"");
+    fmt::print(
+        "  {{\"op\": \"{}\", \"since_opset\": {}, \"family\": \"{}\", \"onnx_ops\": [{}]}}{}\n",
+        chosen[i]->op, chosen[i]->since_opset, chosen[i]->family, fmt::join(q, ", "),
+        i + 1 < chosen.size() ? "," : "");
   }
   fmt::print("]\n");
 }
 
-int run_ops(int argc, char** argv) {
+int run_ops(int argc, char **argv) {
   CLI::App app{"torch2onnx ops: list the aten op converters"};
   int opset = kDefaultOpset;
   bool json = false;
@@ -40,18 +40,20 @@ int run_ops(int argc, char** argv) {
   app.add_flag("--json", json, "print JSON for scripts");
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+  } catch (const CLI::ParseError &e) {
+    if (e.get_exit_code() == 0)
+      return app.exit(e); // --help
     // CLI11's own exit codes (105, 109, ...) are outside the documented 0/1/2.
     fmt::print(stderr, "torch2onnx: error: {}\n  hint: see torch2onnx ops --help\n", e.what());
     return 2;
   }
-  const auto& reg = Registry::global();
-  std::vector<const RegistryEntry*> chosen;
+  const auto &reg = Registry::global();
+  std::vector<const RegistryEntry *> chosen;
   std::string last;
-  for (const auto* e : reg.entries()) {
-    if (e->op == last) continue;
-    if (const auto* f = reg.find(e->op, opset)) {
+  for (const auto *e : reg.entries()) {
+    if (e->op == last)
+      continue;
+    if (const auto *f = reg.find(e->op, opset)) {
       chosen.push_back(f);
       last = e->op;
     }
@@ -61,21 +63,23 @@ int run_ops(int argc, char** argv) {
     return 0;
   }
   fmt::print("{:<36} {:>5}  {:<12} {}\n", "op", "since", "family", "ONNX ops");
-  for (const auto* e : chosen)
+  for (const auto *e : chosen)
     fmt::print("{:<36} {:>5}  {:<12} {}\n", e->op, e->since_opset, e->family,
                fmt::join(e->onnx_ops, ", "));
   fmt::print("{} ops at opset {}\n", chosen.size(), opset);
   return 0;
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   // Past a file-size limit (ulimit -f) write() then fails with EFBIG and the atomic writer reports
   // it cleanly, instead of SIGXFSZ killing the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
-  if (argc > 1 && std::string(argv[1]) == "ops") return run_ops(argc - 1, argv + 1);
-  if (argc > 1 && std::string(argv[1]) == "zoo") return zoo::run_zoo(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "ops")
+    return run_ops(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "zoo")
+    return zoo::run_zoo(argc - 1, argv + 1);
   // SIGINT/SIGTERM remove the temporary files and stop ONNX Runtime; a crash is one error line.
   install_signal_cleanup();
   // LibTorch's interpreter recurses once per node: deep graphs need more than the 8 MB main stack.

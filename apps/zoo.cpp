@@ -1,21 +1,21 @@
 // `torch2onnx zoo MANIFEST`: each model is exported and verified by a child torch2onnx process
 // (apps/zoo_child.h) with a time limit, so a model that crashes LibTorch or hangs is recorded as
 // that model's failure and the batch goes on.
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "apps/zoo.h"
 
+#include "apps/zoo_child.h"
+#include "builder/error.h"
+
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
+#include <signal.h>
+#include <sys/wait.h>
 #include <thread>
-
-#include "apps/zoo.h"
-#include "apps/zoo_child.h"
-#include "builder/error.h"
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -25,19 +25,24 @@ namespace {
 std::string self_exe() {
   std::error_code ec;
   auto p = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("cannot find the torch2onnx binary (/proc/self/exe)");
+  if (ec)
+    throw Error("cannot find the torch2onnx binary (/proc/self/exe)");
   return p.string();
 }
 
-void write_file(const std::string& p, const std::string& text) {
-  if (p.empty()) return;
+void write_file(const std::string &p, const std::string &text) {
+  if (p.empty())
+    return;
   std::ofstream f(p, std::ios::binary);
-  if (!f) throw Error(fmt::format("cannot write '{}'", p));
+  if (!f)
+    throw Error(fmt::format("cannot write '{}'", p));
   f << text;
 }
 
 volatile sig_atomic_t g_interrupted = 0;
-void on_interrupt(int) { g_interrupted = 1; }
+void on_interrupt(int) {
+  g_interrupted = 1;
+}
 
 struct Options {
   std::string manifest, out = "zoo-out", models, junit, report, json;
@@ -48,8 +53,9 @@ struct Options {
 };
 
 // "I/N" with 1 <= I <= N.
-std::pair<int, int> parse_shard(const std::string& s) {
-  if (s.empty()) return {1, 1};
+std::pair<int, int> parse_shard(const std::string &s) {
+  if (s.empty())
+    return {1, 1};
   int i = 0, n = 0;
   char extra = 0;
   if (std::sscanf(s.c_str(), "%d/%d%c", &i, &n, &extra) != 2 || n < 1 || i < 1 || i > n)
@@ -57,7 +63,7 @@ std::pair<int, int> parse_shard(const std::string& s) {
   return {i, n};
 }
 
-const char* kZooFooter = R"(
+const char *kZooFooter = R"(
 Examples:
   torch2onnx zoo models/zoo/ci.yaml --jobs 2 --junit zoo.xml --report zoo.md
   torch2onnx zoo models/zoo/torchvision.yaml --shard 1/4 --jobs 2     one of 4 CI machines
@@ -72,7 +78,7 @@ expected to fail). Exit status: 0 when no model failed unexpectedly, 1 otherwise
 )";
 
 // Parses the zoo command line into `o`; returns an exit status when there is nothing to run.
-std::optional<int> parse_options(int argc, char** argv, Options& o) {
+std::optional<int> parse_options(int argc, char **argv, Options &o) {
   CLI::App app{"torch2onnx zoo: export and verify every model of a manifest, each in its own "
                "process with a time limit.\n\n"
                "Usage: torch2onnx zoo MANIFEST [--out DIR] [--jobs N] [--shard I/N] [--opset N]\n"
@@ -95,7 +101,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   app.add_flag("--list", o.list, "print the jobs (after --shard and --opset) and exit");
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::ParseError &e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
@@ -103,20 +109,22 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
 }
 
 // The shard's jobs of the manifest, with --timeout applied.
-std::vector<Job> select_jobs(const Options& o, int shard_i, int shard_n) {
+std::vector<Job> select_jobs(const Options &o, int shard_i, int shard_n) {
   Manifest m = load_manifest(o.manifest, o.models, o.opset);
   std::vector<Job> jobs;
   for (size_t k = 0; k < m.jobs.size(); ++k)
-    if (static_cast<int>(k % shard_n) == shard_i - 1) jobs.push_back(m.jobs[k]);
+    if (static_cast<int>(k % shard_n) == shard_i - 1)
+      jobs.push_back(m.jobs[k]);
   if (o.timeout > 0)
-    for (auto& j : jobs) j.timeout = o.timeout;
+    for (auto &j : jobs)
+      j.timeout = o.timeout;
   return jobs;
 }
 
 // Runs the jobs, at most o.jobs at a time, until all finished or SIGINT/SIGTERM.
 class Batch {
- public:
-  Batch(const Options& o, const std::vector<Job>& jobs, std::string exe)
+public:
+  Batch(const Options &o, const std::vector<Job> &jobs, std::string exe)
       : o_(o), jobs_(jobs), exe_(std::move(exe)), results_(jobs.size()), tty_(::isatty(1)) {}
 
   void run() {
@@ -135,27 +143,29 @@ class Batch {
 
   std::vector<Result> finished() {
     std::vector<Result> out;
-    for (auto& r : results_)
-      if (r) out.push_back(std::move(*r));
+    for (auto &r : results_)
+      if (r)
+        out.push_back(std::move(*r));
     return out;
   }
 
- private:
-  JobPaths paths(const Job& j) const { return job_paths(o_.out, j); }
+private:
+  JobPaths paths(const Job &j) const { return job_paths(o_.out, j); }
 
   void start_more() {
-    while (!g_interrupted && running_.size() < static_cast<size_t>(o_.jobs) && next_ < jobs_.size()) {
-      const Job& j = jobs_[next_];
+    while (!g_interrupted && running_.size() < static_cast<size_t>(o_.jobs) &&
+           next_ < jobs_.size()) {
+      const Job &j = jobs_[next_];
       Running r;
       r.index = next_++;
       r.start = Clock::now();
       JobPaths p = paths(j);
       r.before = take_snapshot(p);
       std::error_code ec;
-      fs::remove(p.report, ec);  // an earlier run's report must not stand for this run
+      fs::remove(p.report, ec); // an earlier run's report must not stand for this run
       try {
         r.pid = spawn(child_args(j, exe_, p), p.log);
-      } catch (const Error& e) {
+      } catch (const Error &e) {
         // Could not start this one (log not writable, fork failed): its failure, not the batch's.
         Result res;
         res.job = j;
@@ -172,8 +182,10 @@ class Batch {
 
   // Stops the children we started; the results so far are still reported.
   void stop_all() {
-    for (auto& r : running_) ::kill(-r.pid, SIGKILL);
-    for (auto& r : running_) ::waitpid(r.pid, nullptr, 0);
+    for (auto &r : running_)
+      ::kill(-r.pid, SIGKILL);
+    for (auto &r : running_)
+      ::waitpid(r.pid, nullptr, 0);
     running_.clear();
     fmt::print(stderr, "\nzoo: interrupted after {} of {} models\n", done_, jobs_.size());
   }
@@ -182,8 +194,8 @@ class Batch {
   bool reap_finished() {
     bool reaped = false;
     for (size_t k = 0; k < running_.size();) {
-      Running& r = running_[k];
-      const Job& j = jobs_[r.index];
+      Running &r = running_[k];
+      const Job &j = jobs_[r.index];
       int ws = 0;
       if (::waitpid(r.pid, &ws, WNOHANG) == 0) {
         if (!r.timed_out && Clock::now() - r.start > std::chrono::duration<double>(j.timeout)) {
@@ -193,7 +205,7 @@ class Batch {
         ++k;
         continue;
       }
-      ::kill(-r.pid, SIGKILL);  // whatever the child left running in its group
+      ::kill(-r.pid, SIGKILL); // whatever the child left running in its group
       record(r, finish(j, r, ws, paths(j)));
       running_.erase(running_.begin() + static_cast<long>(k));
       reaped = true;
@@ -201,29 +213,33 @@ class Batch {
     return reaped;
   }
 
-  void record(const Running& r, Result res) {
-    const Job& j = jobs_[r.index];
+  void record(const Running &r, Result res) {
+    const Job &j = jobs_[r.index];
     ++done_;
-    if (tty_) fmt::print("\r\033[K");
-    fmt::print("[{:>{}}/{}] {:<28} {:<7} {:6.1f} s  {}\n", done_, std::to_string(jobs_.size()).size(),
-               jobs_.size(), j.name, status_name(res.status), res.seconds, one_line(res));
+    if (tty_)
+      fmt::print("\r\033[K");
+    fmt::print("[{:>{}}/{}] {:<28} {:<7} {:6.1f} s  {}\n", done_,
+               std::to_string(jobs_.size()).size(), jobs_.size(), j.name, status_name(res.status),
+               res.seconds, one_line(res));
     std::fflush(stdout);
-    if (res.status == Status::Pass && !o_.keep) remove_written(paths(j), r.before);
+    if (res.status == Status::Pass && !o_.keep)
+      remove_written(paths(j), r.before);
     results_[r.index] = std::move(res);
   }
 
   void show_running() {
-    if (!tty_) return;
+    if (!tty_)
+      return;
     std::vector<std::string> names;
-    for (const auto& r : running_)
+    for (const auto &r : running_)
       names.push_back(fmt::format("{} {:.0f}s", jobs_[r.index].name,
                                   std::chrono::duration<double>(Clock::now() - r.start).count()));
     fmt::print("\r\033[K  running: {}", fmt::join(names, ", "));
     std::fflush(stdout);
   }
 
-  const Options& o_;
-  const std::vector<Job>& jobs_;
+  const Options &o_;
+  const std::vector<Job> &jobs_;
   std::string exe_;
   std::vector<std::optional<Result>> results_;
   std::vector<Running> running_;
@@ -232,10 +248,10 @@ class Batch {
 };
 
 // Writes --junit/--report/--json and prints the summary; returns the exit status.
-int summarize(const Options& o, const std::vector<Result>& finished, size_t total, int shard_i,
+int summarize(const Options &o, const std::vector<Result> &finished, size_t total, int shard_i,
               int shard_n, double wall) {
   int unexpected = 0, xpass = 0, pass = 0;
-  for (const auto& r : finished) {
+  for (const auto &r : finished) {
     unexpected += is_unexpected_failure(r.status);
     xpass += r.status == Status::UnexpectedPass;
     pass += r.status == Status::Pass;
@@ -246,7 +262,7 @@ int summarize(const Options& o, const std::vector<Result>& finished, size_t tota
     write_file(o.junit, junit_xml(finished, fs::path(o.manifest).stem().string()));
     write_file(o.report, markdown_table(finished, title));
     write_file(o.json, json_report(finished));
-  } catch (const Error& e) {
+  } catch (const Error &e) {
     fmt::print(stderr, "torch2onnx: error: {}\n", e.what());
     return 1;
   }
@@ -254,18 +270,19 @@ int summarize(const Options& o, const std::vector<Result>& finished, size_t tota
              "({} of {} run, {:.1f} s)\n",
              pass, unexpected, finished.size() - pass - unexpected - xpass, xpass, finished.size(),
              total, wall);
-  for (const auto& r : finished)
+  for (const auto &r : finished)
     if (is_unexpected_failure(r.status))
       fmt::print("  {} {}: {} (log: {})\n", status_name(r.status), r.job.name, one_line(r),
                  r.log_path);
   return unexpected > 0 || g_interrupted ? 1 : 0;
 }
 
-}  // namespace
+} // namespace
 
-int run_zoo(int argc, char** argv) {
+int run_zoo(int argc, char **argv) {
   Options o;
-  if (auto rc = parse_options(argc, argv, o)) return *rc;
+  if (auto rc = parse_options(argc, argv, o))
+    return *rc;
   std::vector<Job> jobs;
   std::string exe;
   int shard_i = 1, shard_n = 1;
@@ -273,7 +290,7 @@ int run_zoo(int argc, char** argv) {
     std::tie(shard_i, shard_n) = parse_shard(o.shard);
     jobs = select_jobs(o, shard_i, shard_n);
     if (o.list) {
-      for (const auto& j : jobs)
+      for (const auto &j : jobs)
         fmt::print("{}\topset {}\t{}\t{}{}\n", j.name, j.opset, j.model, fmt::join(j.inputs, " "),
                    j.expect_fail.empty() ? "" : "\texpected to fail: " + j.expect_fail);
       fmt::print("{} job(s)\n", jobs.size());
@@ -281,16 +298,16 @@ int run_zoo(int argc, char** argv) {
     }
     fs::create_directories(o.out + "/logs");
     exe = self_exe();
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     fmt::print(stderr, "torch2onnx: error: {}\n", e.what());
-    if (const auto* err = dynamic_cast<const Error*>(&e); err && !err->hint().empty())
+    if (const auto *err = dynamic_cast<const Error *>(&e); err && !err->hint().empty())
       fmt::print(stderr, "  hint: {}\n", err->hint());
     return 2;
   }
 
   fmt::print("zoo: {} model(s) from {}{}, {} job(s) in parallel, output in {}\n", jobs.size(),
-             o.manifest, shard_n > 1 ? fmt::format(" (shard {}/{})", shard_i, shard_n) : "",
-             o.jobs, o.out);
+             o.manifest, shard_n > 1 ? fmt::format(" (shard {}/{})", shard_i, shard_n) : "", o.jobs,
+             o.out);
   std::fflush(stdout);
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
@@ -304,4 +321,4 @@ int run_zoo(int argc, char** argv) {
   return summarize(o, batch.finished(), jobs.size(), shard_i, shard_n, wall);
 }
 
-}  // namespace torch2onnx::zoo
+} // namespace torch2onnx::zoo

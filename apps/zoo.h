@@ -11,65 +11,66 @@ namespace torch2onnx::zoo {
 // One (model, opset) pair to export and verify. A manifest entry with `opset: [14, 17]` gives
 // two jobs, named `name@op14` and `name@op17`.
 struct Job {
-  std::string name;        // unique in the manifest
-  std::string model;       // absolute or cwd-relative TorchScript path
-  std::vector<std::string> inputs;  // --input specs
+  std::string name;                // unique in the manifest
+  std::string model;               // absolute or cwd-relative TorchScript path
+  std::vector<std::string> inputs; // --input specs
   int opset = 17;
   std::optional<double> rtol, atol;
-  std::vector<std::string> libraries;  // --load-library
+  std::vector<std::string> libraries; // --load-library
   std::vector<std::string> output_names;
-  std::string verify_dims;  // --verify-dims, e.g. "h=640,w=640"
-  std::string expect_fail;  // non-empty: the reason this model is expected to fail
-  double timeout = 900;     // seconds
-  int line = 0;             // manifest line, for messages
+  std::string verify_dims; // --verify-dims, e.g. "h=640,w=640"
+  std::string expect_fail; // non-empty: the reason this model is expected to fail
+  double timeout = 900;    // seconds
+  int line = 0;            // manifest line, for messages
 };
 
 struct Manifest {
   std::string path;
-  std::string model_dir;  // where relative model paths are resolved
+  std::string model_dir; // where relative model paths are resolved
   std::vector<Job> jobs;
 };
 
 // Parses a manifest (see docs/zoo.md for the format). `models_dir` (when non-empty) overrides the
 // manifest's model_dir; `opset` (when > 0) replaces every entry's opsets. Throws Error with the
 // file and line on any problem, including unknown keys (typos must not pass silently).
-Manifest load_manifest(const std::string& path, const std::string& models_dir, int opset);
+Manifest load_manifest(const std::string &path, const std::string &models_dir, int opset);
 
 enum class Status { Pass, Fail, Crash, Timeout, ExpectedFail, UnexpectedPass };
-const char* status_name(Status s);
+const char *status_name(Status s);
 // Fail, Crash and Timeout of a model not marked expect_fail.
 bool is_unexpected_failure(Status s);
 
 struct Result {
   Job job;
   Status status = Status::Fail;
-  double seconds = 0;          // wall time of the child
-  double export_seconds = -1;  // from the report; -1 when the export did not finish
+  double seconds = 0;         // wall time of the child
+  double export_seconds = -1; // from the report; -1 when the export did not finish
   long long nodes = -1;
-  std::string params;                // as the CLI prints it, e.g. "11.69M"
-  double worst_abs_error = -1;       // max over outputs of max |onnx - torch|
-  double worst_error_ratio = -1;     // max over outputs of error / tolerance (>1 fails)
+  std::string params;            // as the CLI prints it, e.g. "11.69M"
+  double worst_abs_error = -1;   // max over outputs of max |onnx - torch|
+  double worst_error_ratio = -1; // max over outputs of error / tolerance (>1 fails)
   int outputs_checked = 0;
-  std::string first_error;  // the report's error (or first failing check), else the log's first error
-  std::string note;         // a warning about a pass, e.g. all reference outputs zero or NaN
+  std::string
+      first_error;  // the report's error (or first failing check), else the log's first error
+  std::string note; // a warning about a pass, e.g. all reference outputs zero or NaN
   std::string log_path;
-  int exit_code = -1;  // -1 when killed by a signal
+  int exit_code = -1; // -1 when killed by a signal
   int signal = 0;
 };
 
 // Reads a finished child's --report JSON (apps/report.h) into `r`: export time, nodes,
 // parameters, the worst verification error and the error. False when there is no readable report
 // (the child crashed, was killed, or could not start).
-bool read_child_report(const std::string& path, Result& r);
+bool read_child_report(const std::string &path, Result &r);
 // Without a report: the first error line of the child's log (e.g. "terminate called ...").
-void parse_child_log(const std::string& text, Result& r);
+void parse_child_log(const std::string &text, Result &r);
 
 // Writers for the results (in manifest order).
-std::string junit_xml(const std::vector<Result>& results, const std::string& suite);
-std::string markdown_table(const std::vector<Result>& results, const std::string& title);
-std::string json_report(const std::vector<Result>& results);
+std::string junit_xml(const std::vector<Result> &results, const std::string &suite);
+std::string markdown_table(const std::vector<Result> &results, const std::string &title);
+std::string json_report(const std::vector<Result> &results);
 
 // The `zoo` subcommand; argv[0] is "zoo".
-int run_zoo(int argc, char** argv);
+int run_zoo(int argc, char **argv);
 
-}  // namespace torch2onnx::zoo
+} // namespace torch2onnx::zoo

@@ -1,17 +1,16 @@
 // Reads a zoo manifest (YAML, parsed by yaml-cpp). Strict: unknown keys and wrong types are errors
 // with the line, so a typo in a CI manifest cannot silently drop a check.
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
+#include "apps/zoo.h"
+#include "builder/error.h"
+#include "exporter/options.h"
 
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <set>
-
-#include "apps/zoo.h"
-#include "builder/error.h"
-#include "exporter/options.h"
+#include <yaml-cpp/yaml.h>
 
 namespace fs = std::filesystem;
 
@@ -20,45 +19,51 @@ namespace {
 
 struct Ctx {
   std::string file;
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const {
+  [[noreturn]] void fail(const YAML::Node &n, const std::string &msg) const {
     throw Error(fmt::format("{}:{}: {}", file, n.Mark().line + 1, msg),
                 "see docs/zoo.md for the manifest format");
   }
 };
 
 // Keys a model entry may have. `make` and `notes` are for models/make_zoo.py and for people.
-const std::set<std::string> kModelKeys = {"name",    "model",       "inputs",     "opset",
-                                          "rtol",    "atol",        "timeout",    "load_library",
-                                          "expect_fail", "output_names", "verify_dims", "make",
-                                          "notes"};
+const std::set<std::string> kModelKeys = {
+    "name",         "model",       "inputs",       "opset",       "rtol", "atol", "timeout",
+    "load_library", "expect_fail", "output_names", "verify_dims", "make", "notes"};
 const std::set<std::string> kDefaultKeys = {"opset", "rtol", "atol", "timeout", "load_library"};
 const std::set<std::string> kTopKeys = {"model_dir", "defaults", "models"};
 
-void check_keys(const Ctx& c, const YAML::Node& map, const std::set<std::string>& allowed,
-                const std::string& where) {
-  if (!map.IsMap()) c.fail(map, fmt::format("{} must be a mapping (key: value)", where));
-  for (const auto& kv : map) {
+void check_keys(const Ctx &c, const YAML::Node &map, const std::set<std::string> &allowed,
+                const std::string &where) {
+  if (!map.IsMap())
+    c.fail(map, fmt::format("{} must be a mapping (key: value)", where));
+  for (const auto &kv : map) {
     // A key may itself be a list, a mapping or empty ("? [a]: 1", "!tag: 1"): not a known key.
-    if (!kv.first.IsScalar()) c.fail(kv.first, fmt::format("{} has a key that is not a name", where));
+    if (!kv.first.IsScalar())
+      c.fail(kv.first, fmt::format("{} has a key that is not a name", where));
     auto k = kv.first.as<std::string>();
     if (!allowed.count(k))
-      c.fail(kv.first, fmt::format("unknown key '{}' in {} (known: {})", k, where,
-                                   fmt::join(allowed, ", ")));
+      c.fail(kv.first,
+             fmt::format("unknown key '{}' in {} (known: {})", k, where, fmt::join(allowed, ", ")));
   }
 }
 
 // Why `name` cannot name a job, or "". A name becomes paths under --out (NAME.onnx, the test-data
 // folder NAME/, logs/NAME.log), and zoo mode deletes a passing model's files: `..` would be the
 // parent of --out, `.` --out itself and `logs` every model's log, so only plain file names pass.
-std::string unsafe_name(const std::string& name) {
-  if (name.empty()) return "is empty";
+std::string unsafe_name(const std::string &name) {
+  if (name.empty())
+    return "is empty";
   for (char ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.' && ch != '+')
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.' &&
+        ch != '+')
       return "may only hold letters, digits, '_', '-', '.' and '+' (no '/', '@' or spaces)";
-  if (name[0] == '.' || name[0] == '-') return "must not start with '.' or '-'";
+  if (name[0] == '.' || name[0] == '-')
+    return "must not start with '.' or '-'";
   std::string lower;
-  for (char ch : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (lower == "logs") return "is reserved: --out/logs holds every model's log";
+  for (char ch : name)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (lower == "logs")
+    return "is reserved: --out/logs holds every model's log";
   // NAME.onnx/ (that model's test-data folder) would be model NAME's ONNX file.
   if (lower.size() >= 5 && lower.compare(lower.size() - 5, 5, ".onnx") == 0)
     return "must not end in .onnx (its test-data folder would clash with another model's file)";
@@ -66,43 +71,47 @@ std::string unsafe_name(const std::string& name) {
 }
 
 template <typename T>
-T scalar(const Ctx& c, const YAML::Node& n, const std::string& key, const char* what) {
+T scalar(const Ctx &c, const YAML::Node &n, const std::string &key, const char *what) {
   try {
     return n.as<T>();
-  } catch (const YAML::Exception&) {
+  } catch (const YAML::Exception &) {
     c.fail(n, fmt::format("'{}' must be {}", key, what));
   }
 }
 
 // A string or a list of strings.
-std::vector<std::string> strings(const Ctx& c, const YAML::Node& n, const std::string& key) {
+std::vector<std::string> strings(const Ctx &c, const YAML::Node &n, const std::string &key) {
   std::vector<std::string> out;
   if (n.IsScalar()) {
     out.push_back(n.as<std::string>());
   } else if (n.IsSequence()) {
-    for (const auto& e : n) out.push_back(scalar<std::string>(c, e, key, "a list of strings"));
+    for (const auto &e : n)
+      out.push_back(scalar<std::string>(c, e, key, "a list of strings"));
   } else {
     c.fail(n, fmt::format("'{}' must be a string or a list of strings", key));
   }
   return out;
 }
 
-std::vector<int> opsets(const Ctx& c, const YAML::Node& n) {
+std::vector<int> opsets(const Ctx &c, const YAML::Node &n) {
   std::vector<int> out;
   if (n.IsSequence()) {
-    for (const auto& e : n) out.push_back(scalar<int>(c, e, "opset", "an integer or a list"));
+    for (const auto &e : n)
+      out.push_back(scalar<int>(c, e, "opset", "an integer or a list"));
   } else {
     out.push_back(scalar<int>(c, n, "opset", "an integer or a list of integers"));
   }
-  if (out.empty()) c.fail(n, "'opset' is an empty list");
+  if (out.empty())
+    c.fail(n, "'opset' is an empty list");
   for (int o : out)
-    if (o < 13 || o > 17) c.fail(n, fmt::format("opset {} is outside 13..17", o));
+    if (o < 13 || o > 17)
+      c.fail(n, fmt::format("opset {} is outside 13..17", o));
   return out;
 }
 
-std::string expand_home(const std::string& p) {
+std::string expand_home(const std::string &p) {
   if (p.rfind("~/", 0) == 0 || p == "~") {
-    const char* home = std::getenv("HOME");
+    const char *home = std::getenv("HOME");
     return std::string(home ? home : "") + p.substr(1);
   }
   return p;
@@ -115,45 +124,56 @@ struct Defaults {
   std::vector<std::string> libraries;
 };
 
-void read_common(const Ctx& c, const YAML::Node& m, Defaults& d) {
-  if (m["opset"]) d.opsets = opsets(c, m["opset"]);
-  for (const char* key : {"rtol", "atol"}) {
-    if (!m[key]) continue;
+void read_common(const Ctx &c, const YAML::Node &m, Defaults &d) {
+  if (m["opset"])
+    d.opsets = opsets(c, m["opset"]);
+  for (const char *key : {"rtol", "atol"}) {
+    if (!m[key])
+      continue;
     double v = scalar<double>(c, m[key], key, "a number");
-    if (!(v >= 0) || !std::isfinite(v)) c.fail(m[key], fmt::format("'{}' must be a number >= 0", key));
+    if (!(v >= 0) || !std::isfinite(v))
+      c.fail(m[key], fmt::format("'{}' must be a number >= 0", key));
     (std::string(key) == "rtol" ? d.rtol : d.atol) = v;
   }
   if (m["timeout"]) {
     d.timeout = scalar<double>(c, m["timeout"], "timeout", "a number of seconds");
-    if (!(d.timeout > 0)) c.fail(m["timeout"], "'timeout' must be positive");  // also NaN
+    if (!(d.timeout > 0))
+      c.fail(m["timeout"], "'timeout' must be positive"); // also NaN
   }
-  if (m["load_library"]) d.libraries = strings(c, m["load_library"], "load_library");
+  if (m["load_library"])
+    d.libraries = strings(c, m["load_library"], "load_library");
 }
 
-}  // namespace
+} // namespace
 
 namespace {
 
-Manifest read_manifest(const std::string& path, const std::string& models_dir, int opset) {
+Manifest read_manifest(const std::string &path, const std::string &models_dir, int opset) {
   Ctx c{path};
   if (!fs::is_regular_file(path))
     throw Error(fmt::format("manifest '{}' does not exist or is not a file", path));
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
+  } catch (const YAML::Exception &e) {
     throw Error(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
   }
-  if (!root.IsMap()) throw Error(fmt::format("{}: the manifest must be a mapping with 'models'", path));
+  if (!root.IsMap())
+    throw Error(fmt::format("{}: the manifest must be a mapping with 'models'", path));
   check_keys(c, root, kTopKeys, "the manifest");
 
   Manifest m;
   m.path = path;
   fs::path base = fs::absolute(path).parent_path();
   std::string dir =
-      root["model_dir"] ? expand_home(scalar<std::string>(c, root["model_dir"], "model_dir", "a path")) : "";
-  if (!models_dir.empty()) dir = models_dir;
-  m.model_dir = dir.empty() ? base.string() : fs::path(dir).is_absolute() ? dir : (base / dir).string();
+      root["model_dir"]
+          ? expand_home(scalar<std::string>(c, root["model_dir"], "model_dir", "a path"))
+          : "";
+  if (!models_dir.empty())
+    dir = models_dir;
+  m.model_dir = dir.empty()                   ? base.string()
+                : fs::path(dir).is_absolute() ? dir
+                                              : (base / dir).string();
 
   Defaults defaults;
   if (root["defaults"]) {
@@ -165,75 +185,82 @@ Manifest read_manifest(const std::string& path, const std::string& models_dir, i
     throw Error(fmt::format("{}: 'models' must be a non-empty list", path));
 
   std::set<std::string> names;
-  for (const auto& e : models) {
+  for (const auto &e : models) {
     check_keys(c, e, kModelKeys, "a model entry");
-    if (!e["name"]) c.fail(e, "a model entry needs a 'name'");
+    if (!e["name"])
+      c.fail(e, "a model entry needs a 'name'");
     auto name = scalar<std::string>(c, e["name"], "name", "a string");
     if (auto why = unsafe_name(name); !why.empty())
       c.fail(e["name"], fmt::format("name '{}' {}", name, why));
-    if (!names.insert(name).second) c.fail(e["name"], fmt::format("duplicate name '{}'", name));
-    if (!e["inputs"]) c.fail(e, fmt::format("model '{}' needs 'inputs' (a list of input specs)", name));
+    if (!names.insert(name).second)
+      c.fail(e["name"], fmt::format("duplicate name '{}'", name));
+    if (!e["inputs"])
+      c.fail(e, fmt::format("model '{}' needs 'inputs' (a list of input specs)", name));
 
     Defaults d = defaults;
     read_common(c, e, d);
     Job j;
     j.name = name;
     j.line = e.Mark().line + 1;
-    std::string model = e["model"] ? scalar<std::string>(c, e["model"], "model", "a path")
-                                   : name + ".pt";
+    std::string model =
+        e["model"] ? scalar<std::string>(c, e["model"], "model", "a path") : name + ".pt";
     model = expand_home(model);
     j.model = fs::path(model).is_absolute() ? model : (fs::path(m.model_dir) / model).string();
     j.inputs = strings(c, e["inputs"], "inputs");
-    for (const auto& s : j.inputs) {
+    for (const auto &s : j.inputs) {
       try {
         parse_input_spec(s);
-      } catch (const Error& err) {
+      } catch (const Error &err) {
         c.fail(e["inputs"], fmt::format("model '{}': {}", name, err.what()));
       }
     }
-    if (e["output_names"]) j.output_names = strings(c, e["output_names"], "output_names");
+    if (e["output_names"])
+      j.output_names = strings(c, e["output_names"], "output_names");
     if (e["verify_dims"]) {
-      j.verify_dims = scalar<std::string>(c, e["verify_dims"], "verify_dims", "e.g. \"h=640,w=640\"");
+      j.verify_dims =
+          scalar<std::string>(c, e["verify_dims"], "verify_dims", "e.g. \"h=640,w=640\"");
       try {
         parse_dim_sizes(j.verify_dims);
-      } catch (const Error& err) {
+      } catch (const Error &err) {
         c.fail(e["verify_dims"], fmt::format("model '{}': {}", name, err.what()));
       }
     }
     if (e["expect_fail"]) {
       j.expect_fail = scalar<std::string>(c, e["expect_fail"], "expect_fail", "a reason (string)");
-      if (j.expect_fail.empty()) c.fail(e["expect_fail"], "'expect_fail' needs a reason");
+      if (j.expect_fail.empty())
+        c.fail(e["expect_fail"], "'expect_fail' needs a reason");
     }
     j.rtol = d.rtol;
     j.atol = d.atol;
     j.timeout = d.timeout;
-    for (const auto& lib : d.libraries) {
+    for (const auto &lib : d.libraries) {
       std::string l = expand_home(lib);
-      j.libraries.push_back(fs::path(l).is_absolute() || l.find('/') == std::string::npos
-                                ? l
-                                : (base / l).string());
+      j.libraries.push_back(
+          fs::path(l).is_absolute() || l.find('/') == std::string::npos ? l : (base / l).string());
     }
     std::vector<int> ops = opset > 0 ? std::vector<int>{opset} : d.opsets;
     for (int o : ops) {
       Job k = j;
       k.opset = o;
-      if (ops.size() > 1) k.name = fmt::format("{}@op{}", name, o);
+      if (ops.size() > 1)
+        k.name = fmt::format("{}@op{}", name, o);
       m.jobs.push_back(std::move(k));
     }
   }
   return m;
 }
 
-}  // namespace
+} // namespace
 
-Manifest load_manifest(const std::string& path, const std::string& models_dir, int opset) {
+Manifest load_manifest(const std::string &path, const std::string &models_dir, int opset) {
   try {
     return read_manifest(path, models_dir, opset);
-  } catch (const YAML::Exception& e) {
+  } catch (const YAML::Exception &e) {
     // A yaml-cpp conversion the checks above did not foresee (found by tests/fuzz): still one
     // error with the line, never an unexpected exception.
-    throw Error(fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg), "see docs/zoo.md for the manifest format");
+    throw Error(fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg),
+                "see docs/zoo.md for the manifest format");
   }
 }
 
-}  // namespace torch2onnx::zoo
+} // namespace torch2onnx::zoo

@@ -1,8 +1,8 @@
 // Activation functions: aten::relu, sigmoid, gelu, softmax, ...
-#include <cmath>
-
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+
+#include <cmath>
 
 namespace torch2onnx {
 
@@ -10,34 +10,37 @@ namespace {
 
 // The dtype an activation computes in: the output's, except bfloat16, for which ONNX Runtime
 // has almost no kernels (computed in float and cast back).
-DType compute_type(const ConvertCtx& c) {
+DType compute_type(const ConvertCtx &c) {
   DType t = out_dtype(c);
   return t == DType::BFloat16 ? DType::Float : t;
 }
 
 // Input 0 in the computation dtype.
-Val input(ConvertCtx& c, DType k) { return cast_to(c.b, c.tensor(0), k); }
+Val input(ConvertCtx &c, DType k) {
+  return cast_to(c.b, c.tensor(0), k);
+}
 
 // One ONNX op on input 0 in the computation dtype.
-void unary(ConvertCtx& c, std::string_view op, const std::vector<Attr>& attrs = {}) {
+void unary(ConvertCtx &c, std::string_view op, const std::vector<Attr> &attrs = {}) {
   DType k = compute_type(c);
   set_result(c, op_t(c.b, k, op, {input(c, k)}, attrs));
 }
 
 // log(1 + exp(x)) scaled as torch does: softplus(beta * x) / beta.
-Val softplus(GraphBuilder& b, const Val& x, DType k, double beta) {
-  if (beta == 1.0) return op_t(b, k, "Softplus", {x});
+Val softplus(GraphBuilder &b, const Val &x, DType k, double beta) {
+  if (beta == 1.0)
+    return op_t(b, k, "Softplus", {x});
   Val bx = op_t(b, k, "Mul", {x, scalar(b, k, beta)});
   return op_t(b, k, "Div", {op_t(b, k, "Softplus", {bx}), scalar(b, k, beta)});
 }
 
-Val hard_sigmoid(GraphBuilder& b, const Val& x, DType k) {
+Val hard_sigmoid(GraphBuilder &b, const Val &x, DType k) {
   return op_t(b, k, "HardSigmoid", {x}, {{"alpha", 1.0 / 6.0}, {"beta", 0.5}});
 }
 
-}  // namespace
+} // namespace
 
-void aten_relu(ConvertCtx& c) {
+void aten_relu(ConvertCtx &c) {
   DType k = compute_type(c);
   // Relu on integers arrives only in opset 14; max(x, 0) works everywhere.
   if (!is_floating(k)) {
@@ -47,45 +50,49 @@ void aten_relu(ConvertCtx& c) {
   unary(c, "Relu");
 }
 
-void aten_sigmoid(ConvertCtx& c) { unary(c, "Sigmoid"); }
-void aten_tanh(ConvertCtx& c) { unary(c, "Tanh"); }
+void aten_sigmoid(ConvertCtx &c) {
+  unary(c, "Sigmoid");
+}
+void aten_tanh(ConvertCtx &c) {
+  unary(c, "Tanh");
+}
 
-void aten_hardtanh(ConvertCtx& c) {
+void aten_hardtanh(ConvertCtx &c) {
   DType k = compute_type(c);
   double lo = c.double_or(1, -1.0), hi = c.double_or(2, 1.0);
   set_result(c, op_t(c.b, k, "Clip", {input(c, k), scalar(c.b, k, lo), scalar(c.b, k, hi)}));
 }
 
-void aten_relu6(ConvertCtx& c) {
+void aten_relu6(ConvertCtx &c) {
   DType k = compute_type(c);
   set_result(c, op_t(c.b, k, "Clip", {input(c, k), scalar(c.b, k, 0), scalar(c.b, k, 6)}));
 }
 
-void aten_silu(ConvertCtx& c) {
+void aten_silu(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
   set_result(c, op_t(c.b, k, "Mul", {x, op_t(c.b, k, "Sigmoid", {x})}));
 }
 
-void aten_hardsigmoid(ConvertCtx& c) {
+void aten_hardsigmoid(ConvertCtx &c) {
   DType k = compute_type(c);
   set_result(c, hard_sigmoid(c.b, input(c, k), k));
 }
 
 // Opset 13 has no HardSwish: x * hardsigmoid(x).
-void aten_hardswish(ConvertCtx& c) {
+void aten_hardswish(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
   set_result(c, op_t(c.b, k, "Mul", {x, hard_sigmoid(c.b, x, k)}));
 }
 
-void aten_hardswish_14(ConvertCtx& c) {
+void aten_hardswish_14(ConvertCtx &c) {
   DType k = compute_type(c);
   set_result(c, op_t(c.b, k, "HardSwish", {input(c, k)}));
 }
 
 // No Gelu op before opset 20: 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation.
-void aten_gelu(ConvertCtx& c) {
+void aten_gelu(ConvertCtx &c) {
   std::string approximate = c.str_or(1, "none");
   DType k = compute_type(c);
   Val x = input(c, k);
@@ -107,11 +114,14 @@ void aten_gelu(ConvertCtx& c) {
   set_result(c, op_t(c.b, k, "Mul", {half_x, one_plus}));
 }
 
-void aten_leaky_relu(ConvertCtx& c) { unary(c, "LeakyRelu", {{"alpha", c.double_or(1, 0.01)}}); }
+void aten_leaky_relu(ConvertCtx &c) {
+  unary(c, "LeakyRelu", {{"alpha", c.double_or(1, 0.01)}});
+}
 
 // elu(x) = scale * (x > 0 ? x : alpha * (exp(x * input_scale) - 1))
-void aten_elu(ConvertCtx& c) {
-  double alpha = c.double_or(1, 1.0), scale = c.double_or(2, 1.0), input_scale = c.double_or(3, 1.0);
+void aten_elu(ConvertCtx &c) {
+  double alpha = c.double_or(1, 1.0), scale = c.double_or(2, 1.0),
+         input_scale = c.double_or(3, 1.0);
   if (scale == 1.0 && input_scale == 1.0) {
     unary(c, "Elu", {{"alpha", alpha}});
     return;
@@ -123,18 +133,19 @@ void aten_elu(ConvertCtx& c) {
   Val neg = op_t(c.b, k, "Mul", {em1, scalar(c.b, k, alpha)});
   Val pos = op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, 0)});
   Val y = op_t(c.b, k, "Where", {pos, x, neg});
-  if (scale != 1.0) y = op_t(c.b, k, "Mul", {y, scalar(c.b, k, scale)});
+  if (scale != 1.0)
+    y = op_t(c.b, k, "Mul", {y, scalar(c.b, k, scale)});
   set_result(c, y);
 }
 
-void aten_selu(ConvertCtx& c) {
+void aten_selu(ConvertCtx &c) {
   unary(
       c, "Selu",
       {{"alpha", 1.6732632423543772848170429916717}, {"gamma", 1.0507009873554804934193349852946}});
 }
 
 // celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); ONNX Celu takes float32 only.
-void aten_celu(ConvertCtx& c) {
+void aten_celu(ConvertCtx &c) {
   double alpha = c.double_or(1, 1.0);
   DType k = compute_type(c);
   if (k == DType::Float) {
@@ -152,13 +163,13 @@ void aten_celu(ConvertCtx& c) {
 namespace {
 
 // Softmax/LogSoftmax over one dim (opset 13 semantics), in the requested dtype.
-void softmax_like(ConvertCtx& c, std::string_view op) {
-  DType k = compute_type(c);  // the `dtype` argument is reflected in the output dtype
+void softmax_like(ConvertCtx &c, std::string_view op) {
+  DType k = compute_type(c); // the `dtype` argument is reflected in the output dtype
   Val x = input(c, k);
   int64_t rank = c.info(0).rank();
   T2O_CHECK(rank >= 0, "{} needs the input rank", c.op());
   int64_t dim = c.int_or(1, -1);
-  if (rank == 0) {  // torch accepts 0-d inputs; ONNX needs an axis to reduce over
+  if (rank == 0) { // torch accepts 0-d inputs; ONNX needs an axis to reduce over
     Val y = op_t(c.b, k, op, {unsqueeze(c.b, x, {0})}, {{"axis", int64_t{0}}});
     set_result(c, squeeze(c.b, y, {0}));
     return;
@@ -166,13 +177,17 @@ void softmax_like(ConvertCtx& c, std::string_view op) {
   set_result(c, op_t(c.b, k, op, {x}, {{"axis", norm_axis(dim, rank)}}));
 }
 
-}  // namespace
+} // namespace
 
-void aten_softmax(ConvertCtx& c) { softmax_like(c, "Softmax"); }
-void aten_log_softmax(ConvertCtx& c) { softmax_like(c, "LogSoftmax"); }
+void aten_softmax(ConvertCtx &c) {
+  softmax_like(c, "Softmax");
+}
+void aten_log_softmax(ConvertCtx &c) {
+  softmax_like(c, "LogSoftmax");
+}
 
 // logit(x, eps) = log(z / (1 - z)), z = clamp(x, eps, 1 - eps) when eps is given.
-void aten_logit(ConvertCtx& c) {
+void aten_logit(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
   if (c.has(1)) {
@@ -184,7 +199,7 @@ void aten_logit(ConvertCtx& c) {
 }
 
 // torch: beta * x > threshold ? x : log(1 + exp(beta * x)) / beta
-void aten_softplus(ConvertCtx& c) {
+void aten_softplus(ConvertCtx &c) {
   double beta = c.double_or(1, 1.0), threshold = c.double_or(2, 20.0);
   DType k = compute_type(c);
   Val x = input(c, k);
@@ -195,7 +210,7 @@ void aten_softplus(ConvertCtx& c) {
 }
 
 // mish(x) = x * tanh(softplus(x)); the Mish op arrives only in opset 18.
-void aten_mish(ConvertCtx& c) {
+void aten_mish(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
   Val t = op_t(c.b, k, "Tanh", {softplus(c.b, x, k, 1.0)});
@@ -203,7 +218,7 @@ void aten_mish(ConvertCtx& c) {
 }
 
 // glu(x, dim) = a * sigmoid(b), where a and b are the two halves of x along dim.
-void aten_glu(ConvertCtx& c) {
+void aten_glu(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
   int64_t rank = c.info(0).rank();
@@ -217,42 +232,43 @@ void aten_glu(ConvertCtx& c) {
 
 // The weight holds one slope per channel (dim 1), or a single slope; ONNX PRelu broadcasts the
 // slope from the right, so move the channel axis into place with trailing ones.
-void aten_prelu(ConvertCtx& c) {
+void aten_prelu(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
   int64_t rank = c.info(0).rank();
   T2O_CHECK(rank >= 0, "prelu needs the input rank");
   std::vector<int64_t> shape = {-1};
-  for (int64_t i = 2; i < rank; ++i) shape.push_back(1);
+  for (int64_t i = 2; i < rank; ++i)
+    shape.push_back(1);
   Val w = reshape(c.b, cast_to(c.b, c.tensor(1), k), shape);
   set_result(c, op_t(c.b, k, "PRelu", {x, w}));
 }
 
 // log(sigmoid(x)) = -softplus(-x), stable for large |x|.
-void aten_log_sigmoid(ConvertCtx& c) {
+void aten_log_sigmoid(ConvertCtx &c) {
   DType k = compute_type(c);
   Val nx = op_t(c.b, k, "Neg", {input(c, k)});
   set_result(c, op_t(c.b, k, "Neg", {op_t(c.b, k, "Softplus", {nx})}));
 }
 
-void aten_hardshrink(ConvertCtx& c) {
+void aten_hardshrink(ConvertCtx &c) {
   unary(c, "Shrink", {{"lambd", c.double_or(1, 0.5)}, {"bias", 0.0}});
 }
 
-void aten_softshrink(ConvertCtx& c) {
+void aten_softshrink(ConvertCtx &c) {
   double lambd = c.double_or(1, 0.5);
   unary(c, "Shrink", {{"lambd", lambd}, {"bias", lambd}});
 }
 
 // threshold(x, t, v) = x > t ? x : v
-void aten_threshold(ConvertCtx& c) {
+void aten_threshold(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
   Val keep = op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, c.double_or(1, 0))});
   set_result(c, op_t(c.b, k, "Where", {keep, x, scalar(c.b, k, c.double_or(2, 0))}));
 }
 
-void register_activation_ops(Registry& r) {
+void register_activation_ops(Registry &r) {
   r.add_with_inplace("aten::relu", 13, aten_relu, {"Relu", "Max"});
   r.add_with_inplace("aten::hardtanh", 13, aten_hardtanh, {"Clip"});
   r.add_with_inplace("aten::relu6", 13, aten_relu6, {"Clip"});
@@ -284,4 +300,4 @@ void register_activation_ops(Registry& r) {
   r.add_with_inplace("aten::threshold", 13, aten_threshold, {"Greater", "Where"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

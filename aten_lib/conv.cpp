@@ -7,27 +7,27 @@ namespace torch2onnx {
 // Every convolution schema starts (Tensor input, Tensor weight, Tensor? bias, int[] stride, ...).
 namespace conv_arg {
 constexpr size_t kInput = 0, kWeight = 1, kBias = 2, kStride = 3, kPadding = 4;
-}  // namespace conv_arg
+} // namespace conv_arg
 
 namespace {
 
 struct ConvArgs {
-  const Arg* stride = nullptr;
-  const Arg* padding = nullptr;  // an int list, or the string 'same' / 'valid'
-  const Arg* dilation = nullptr;
-  const Arg* output_padding = nullptr;  // transposed only
+  const Arg *stride = nullptr;
+  const Arg *padding = nullptr; // an int list, or the string 'same' / 'valid'
+  const Arg *dilation = nullptr;
+  const Arg *output_padding = nullptr; // transposed only
   bool transposed = false;
   int64_t groups = 1;
 };
 
 // Torch 'same' puts the odd extra pad at the end, like ONNX SAME_UPPER; explicit pads avoid
 // auto_pad's stride-dependent rule and work for every opset.
-std::vector<int64_t> same_pads(const ConvertCtx& c, const std::vector<int64_t>& dilation) {
-  const TensorInfo& w = c.info(conv_arg::kWeight);
+std::vector<int64_t> same_pads(const ConvertCtx &c, const std::vector<int64_t> &dilation) {
+  const TensorInfo &w = c.info(conv_arg::kWeight);
   size_t n = dilation.size();
   std::vector<int64_t> begin(n), end(n);
   for (size_t i = 0; i < n; ++i) {
-    const Dim& k = (*w.shape)[i + 2];
+    const Dim &k = (*w.shape)[i + 2];
     T2O_CHECK(k.is_static(), "padding='same' needs a static kernel size, got weight {}", w.str());
     int64_t total = dilation[i] * (k.value - 1);
     begin[i] = total / 2;
@@ -37,9 +37,9 @@ std::vector<int64_t> same_pads(const ConvertCtx& c, const std::vector<int64_t>& 
   return begin;
 }
 
-void emit_conv(ConvertCtx& c, const ConvArgs& a) {
+void emit_conv(ConvertCtx &c, const ConvArgs &a) {
   using namespace conv_arg;
-  const TensorInfo& w = c.info(kWeight);
+  const TensorInfo &w = c.info(kWeight);
   T2O_CHECK(w.has_rank() && w.rank() >= 3 && w.rank() <= 5,
             "{}: the weight must be a 3-D, 4-D or 5-D tensor with known rank, got {}", c.op(),
             w.str());
@@ -49,7 +49,7 @@ void emit_conv(ConvertCtx& c, const ConvArgs& a) {
 
   std::vector<int64_t> pads;
   if (a.padding->kind == Arg::Kind::String) {
-    const std::string& mode = a.padding->str();
+    const std::string &mode = a.padding->str();
     if (mode == "valid") {
       pads.assign(2 * n, 0);
     } else {
@@ -69,37 +69,40 @@ void emit_conv(ConvertCtx& c, const ConvArgs& a) {
   bool unbatched = in_rank == static_cast<int64_t>(n) + 1;
   T2O_CHECK(unbatched || in_rank == static_cast<int64_t>(n) + 2 || in_rank < 0,
             "{}: input of rank {} does not fit a weight of rank {}", c.op(), in_rank, w.rank());
-  if (unbatched) x = unsqueeze(c.b, x, {0});
+  if (unbatched)
+    x = unsqueeze(c.b, x, {0});
 
   std::vector<Val> inputs{x, c.tensor(kWeight)};
-  if (c.has(kBias)) inputs.push_back(c.tensor(kBias));
-  std::vector<Attr> attrs{{"strides", stride}, {"pads", pads}, {"dilations", dilation},
-                          {"group", a.groups}};
+  if (c.has(kBias))
+    inputs.push_back(c.tensor(kBias));
+  std::vector<Attr> attrs{
+      {"strides", stride}, {"pads", pads}, {"dilations", dilation}, {"group", a.groups}};
   if (w.is_static()) {
     auto sizes = w.sizes();
     attrs.emplace_back("kernel_shape", std::vector<int64_t>(sizes.begin() + 2, sizes.end()));
   }
   Val y;
   if (a.transposed) {
-    std::vector<int64_t> out_pad = a.output_padding ? per_spatial_dim(*a.output_padding, n, 0,
-                                                              "output_padding")
-                                                    : std::vector<int64_t>(n, 0);
+    std::vector<int64_t> out_pad = a.output_padding
+                                       ? per_spatial_dim(*a.output_padding, n, 0, "output_padding")
+                                       : std::vector<int64_t>(n, 0);
     attrs.emplace_back("output_padding", out_pad);
     y = c.b.op1("ConvTranspose", inputs, attrs);
   } else {
     y = c.b.op1("Conv", inputs, attrs);
   }
-  if (unbatched) y = squeeze(c.b, y, {0});
+  if (unbatched)
+    y = squeeze(c.b, y, {0});
   c.set_out(0, y);
 }
 
-}  // namespace
+} // namespace
 
 // _convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding,
 //              int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark,
 //              bool deterministic, bool cudnn_enabled, bool allow_tf32)
 // convolution has the first nine; the last four only tune kernels on GPU.
-void aten_convolution(ConvertCtx& c) {
+void aten_convolution(ConvertCtx &c) {
   using namespace conv_arg;
   constexpr size_t kDilation = 5, kTransposed = 6, kOutputPadding = 7, kGroups = 8;
   ConvArgs a;
@@ -114,7 +117,7 @@ void aten_convolution(ConvertCtx& c) {
 
 // conv{1,2,3}d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1,
 //              int[]|str padding=0, int[] dilation=1, int groups=1)
-void aten_conv_nd(ConvertCtx& c) {
+void aten_conv_nd(ConvertCtx &c) {
   using namespace conv_arg;
   constexpr size_t kDilation = 5, kGroups = 6;
   ConvArgs a;
@@ -127,7 +130,7 @@ void aten_conv_nd(ConvertCtx& c) {
 
 // conv_transpose{1,2,3}d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1,
 //                        int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1)
-void aten_conv_transpose_nd(ConvertCtx& c) {
+void aten_conv_transpose_nd(ConvertCtx &c) {
   using namespace conv_arg;
   constexpr size_t kOutputPadding = 5, kGroups = 6, kDilation = 7;
   ConvArgs a;
@@ -140,15 +143,29 @@ void aten_conv_transpose_nd(ConvertCtx& c) {
   emit_conv(c, a);
 }
 
-void aten_conv1d(ConvertCtx& c) { aten_conv_nd(c); }
-void aten_conv2d(ConvertCtx& c) { aten_conv_nd(c); }
-void aten_conv3d(ConvertCtx& c) { aten_conv_nd(c); }
-void aten_conv_transpose1d(ConvertCtx& c) { aten_conv_transpose_nd(c); }
-void aten_conv_transpose2d(ConvertCtx& c) { aten_conv_transpose_nd(c); }
-void aten_conv_transpose3d(ConvertCtx& c) { aten_conv_transpose_nd(c); }
-void aten__convolution(ConvertCtx& c) { aten_convolution(c); }
+void aten_conv1d(ConvertCtx &c) {
+  aten_conv_nd(c);
+}
+void aten_conv2d(ConvertCtx &c) {
+  aten_conv_nd(c);
+}
+void aten_conv3d(ConvertCtx &c) {
+  aten_conv_nd(c);
+}
+void aten_conv_transpose1d(ConvertCtx &c) {
+  aten_conv_transpose_nd(c);
+}
+void aten_conv_transpose2d(ConvertCtx &c) {
+  aten_conv_transpose_nd(c);
+}
+void aten_conv_transpose3d(ConvertCtx &c) {
+  aten_conv_transpose_nd(c);
+}
+void aten__convolution(ConvertCtx &c) {
+  aten_convolution(c);
+}
 
-void register_conv_ops(Registry& r) {
+void register_conv_ops(Registry &r) {
   r.add("aten::_convolution", 13, aten__convolution, {"Conv", "ConvTranspose"});
   r.add("aten::convolution", 13, aten_convolution, {"Conv", "ConvTranspose"});
   r.add("aten::conv1d", 13, aten_conv1d, {"Conv"});
@@ -159,4 +176,4 @@ void register_conv_ops(Registry& r) {
   r.add("aten::conv_transpose3d", 13, aten_conv_transpose3d, {"ConvTranspose"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

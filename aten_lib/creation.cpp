@@ -3,29 +3,31 @@
 // broadcast_to/_tensors, atleast_Nd, random ops (rand*, randn*, randint*, normal, bernoulli,
 // multinomial) and window functions. The walker folds calls whose arguments are all constants;
 // these converters handle runtime arguments.
-#include <cmath>
-#include <functional>
-
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+
+#include <cmath>
+#include <functional>
 
 namespace torch2onnx {
 
 namespace {
 
 // A 0-d int64 from an Int constant or a runtime number.
-Val int_scalar(GraphBuilder& b, const Arg& a) {
-  if (!a.is_tensor()) return b.const_i64_scalar(a.to_int());
+Val int_scalar(GraphBuilder &b, const Arg &a) {
+  if (!a.is_tensor())
+    return b.const_i64_scalar(a.to_int());
   return reshape(b, cast_to(b, a.t(), DType::Int64), {});
 }
 
 // A 0-d tensor of dtype t from a number or a runtime number.
-Val num_scalar(GraphBuilder& b, const Arg& a, DType t) {
-  if (!a.is_tensor()) return b.const_scalar(t, a.to_double());
+Val num_scalar(GraphBuilder &b, const Arg &a, DType t) {
+  if (!a.is_tensor())
+    return b.const_scalar(t, a.to_double());
   return reshape(b, cast_to(b, a.t(), t), {});
 }
 
-Val zeros(GraphBuilder& b, const Val& shape, DType t) {
+Val zeros(GraphBuilder &b, const Val &shape, DType t) {
   TensorData v = TensorData::scalar(t, 0);
   v.dims = {1};
   return b.op1("ConstantOfShape", {shape}, {{"value", v}});
@@ -36,11 +38,11 @@ DType random_type(DType t) {
   return t == DType::Double || t == DType::Float16 ? t : DType::Float;
 }
 
-}  // namespace
+} // namespace
 
 // eye(n[, m], dtype, ...)
-void aten_eye(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_eye(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   bool has_m = c.overload() == "m";
   Val n = int_scalar(b, c.in(0));
   Val m = has_m ? int_scalar(b, c.in(1)) : n;
@@ -50,11 +52,12 @@ void aten_eye(ConvertCtx& c) {
 
 // linspace(start, end, steps, ...): LibTorch fills the first half from start and the second
 // half back from end; doing the same keeps the endpoints exact.
-void aten_linspace(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_linspace(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   DType k = is_floating(dt) && dt != DType::Float16 && dt != DType::BFloat16 ? dt : DType::Double;
-  if (!is_floating(dt)) k = DType::Double;
+  if (!is_floating(dt))
+    k = DType::Double;
   Val start = num_scalar(b, c.in(0), k), end = num_scalar(b, c.in(1), k);
   Val steps = int_scalar(b, c.in(2));
   Val i = iota(b, steps);
@@ -71,18 +74,18 @@ void aten_linspace(ConvertCtx& c) {
 
 // empty / new_empty / empty_strided / new_empty_strided / empty_like: the values are
 // undefined, so zeros are as good as any.
-void aten_empty(ConvertCtx& c) {
+void aten_empty(ConvertCtx &c) {
   size_t at = c.op() == "aten::new_empty" || c.op() == "aten::new_empty_strided" ? 1 : 0;
   Val shape = c.op() == "aten::empty_like" ? shape_of(c.b, c.tensor(0)) : out_shape(c, c.in(at));
   c.set_out(0, zeros(c.b, shape, out_dtype(c)));
 }
 
 // tensor(data, dtype, device, requires_grad) / as_tensor.list: data holds runtime numbers.
-void aten_tensor(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_tensor(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  const Arg& data = c.in(0);
-  if (data.is_tensor()) {  // as_tensor(Tensor data, dtype, device)
+  const Arg &data = c.in(0);
+  if (data.is_tensor()) { // as_tensor(Tensor data, dtype, device)
     c.set_out(0, cast_to(b, data.t(), dt));
     return;
   }
@@ -92,10 +95,12 @@ void aten_tensor(ConvertCtx& c) {
   }
   std::vector<Val> flat;
   std::vector<int64_t> shape;
-  std::function<void(const Arg&, size_t)> walk = [&](const Arg& a, size_t depth) {
+  std::function<void(const Arg &, size_t)> walk = [&](const Arg &a, size_t depth) {
     if (a.is_list()) {
-      if (shape.size() <= depth) shape.push_back(static_cast<int64_t>(a.items.size()));
-      for (const auto& it : a.items) walk(it, depth + 1);
+      if (shape.size() <= depth)
+        shape.push_back(static_cast<int64_t>(a.items.size()));
+      for (const auto &it : a.items)
+        walk(it, depth + 1);
       return;
     }
     flat.push_back(reshape(b, num_scalar(b, a, dt), {1}));
@@ -107,10 +112,12 @@ void aten_tensor(ConvertCtx& c) {
   c.set_out(0, shape.size() == 1 ? y : reshape(b, y, shape));
 }
 
-void aten_scalar_tensor(ConvertCtx& c) { c.set_out(0, num_scalar(c.b, c.in(0), out_dtype(c))); }
+void aten_scalar_tensor(ConvertCtx &c) {
+  c.set_out(0, num_scalar(c.b, c.in(0), out_dtype(c)));
+}
 
 // fill(self, value) / fill_: value is a number or a 0-d tensor.
-void aten_fill(ConvertCtx& c) {
+void aten_fill(ConvertCtx &c) {
   DType dt = out_dtype(c);
   Val v = c.in(1).is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor(1), dt), {})
                               : c.b.const_scalar(dt, c.in(1).to_double());
@@ -118,27 +125,33 @@ void aten_fill(ConvertCtx& c) {
 }
 
 // copy(self, src) / copy_: src broadcast to self's shape and dtype.
-void aten_copy(ConvertCtx& c) {
+void aten_copy(ConvertCtx &c) {
   DType dt = c.b.dtype(c.tensor(0));
   c.set_out(0, c.b.op1("Expand", {cast_to(c.b, c.tensor(1), dt), shape_of(c.b, c.tensor(0))}));
 }
 
-void aten_zero(ConvertCtx& c) {
+void aten_zero(ConvertCtx &c) {
   c.set_out(0, zeros(c.b, shape_of(c.b, c.tensor(0)), c.b.dtype(c.tensor(0))));
 }
 
-void aten_identity_copy(ConvertCtx& c) { c.set_out(0, c.tensor(0)); }
+void aten_identity_copy(ConvertCtx &c) {
+  c.set_out(0, c.tensor(0));
+}
 
-void aten_to_copy(ConvertCtx& c) { c.set_out(0, cast_to(c.b, c.tensor(0), out_dtype(c))); }
+void aten_to_copy(ConvertCtx &c) {
+  c.set_out(0, cast_to(c.b, c.tensor(0), out_dtype(c)));
+}
 
-void aten_reshape_from_tensor(ConvertCtx& c) {
+void aten_reshape_from_tensor(ConvertCtx &c) {
   c.set_out(0, c.b.op1("Reshape", {c.tensor(0), cast_to(c.b, c.tensor(1), DType::Int64)}));
 }
 
-void aten_shape_as_tensor(ConvertCtx& c) { c.set_out(0, shape_of(c.b, c.tensor(0))); }
+void aten_shape_as_tensor(ConvertCtx &c) {
+  c.set_out(0, shape_of(c.b, c.tensor(0)));
+}
 
 // _dim_arange(like, dim) = arange(like.size(dim))
-void aten_dim_arange(ConvertCtx& c) {
+void aten_dim_arange(ConvertCtx &c) {
   int64_t d = norm_axis(c.in(1).to_int(), c.info(0).rank());
   Val n = c.b.op1("Gather", {shape_of(c.b, c.tensor(0)), c.b.const_i64_scalar(d)},
                   {{"axis", int64_t{0}}});
@@ -146,8 +159,8 @@ void aten_dim_arange(ConvertCtx& c) {
 }
 
 // broadcast_to(self, size): -1 keeps a dim; Expand keeps it for a 1 too.
-void aten_broadcast_to(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_broadcast_to(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   Val shape;
   if (c.out_info(0).is_static()) {
     shape = b.const_i64(c.out_info(0).sizes());
@@ -160,14 +173,14 @@ void aten_broadcast_to(ConvertCtx& c) {
 }
 
 // broadcast_tensors(tensors): Expand both ways gives the common shape step by step.
-void aten_broadcast_tensors(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
-  const auto& items = c.in(0).list();
+void aten_broadcast_tensors(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  const auto &items = c.in(0).list();
   Val shape = shape_of(b, items[0].t());
   for (size_t i = 1; i < items.size(); ++i)
     shape = shape_of(b, b.op1("Expand", {items[i].t(), shape}));
   std::vector<Arg> outs;
-  for (const auto& it : items) {
+  for (const auto &it : items) {
     Val v = b.op1("Expand", {it.t(), shape});
     TensorInfo info;
     info.dtype = b.dtype(it.t());
@@ -178,23 +191,27 @@ void aten_broadcast_tensors(ConvertCtx& c) {
 }
 
 namespace {
-Val at_least(GraphBuilder& b, const Val& x, int n) {
+Val at_least(GraphBuilder &b, const Val &x, int n) {
   int64_t r = b.rank(x);
   T2O_CHECK(r >= 0, "atleast_{}d needs the rank of its input", n);
-  if (r >= n) return x;
-  if (r == 0) return reshape(b, x, std::vector<int64_t>(n, 1));
-  if (n == 2) return unsqueeze(b, x, {0});             // [N] -> [1, N]
-  if (r == 1) return unsqueeze(b, x, {0, 2});          // [N] -> [1, N, 1]
-  return unsqueeze(b, x, {2});                         // [M, N] -> [M, N, 1]
+  if (r >= n)
+    return x;
+  if (r == 0)
+    return reshape(b, x, std::vector<int64_t>(n, 1));
+  if (n == 2)
+    return unsqueeze(b, x, {0}); // [N] -> [1, N]
+  if (r == 1)
+    return unsqueeze(b, x, {0, 2}); // [N] -> [1, N, 1]
+  return unsqueeze(b, x, {2});      // [M, N] -> [M, N, 1]
 }
 
-void emit_at_least(ConvertCtx& c, int n) {
+void emit_at_least(ConvertCtx &c, int n) {
   if (!c.in(0).is_list()) {
     c.set_out(0, at_least(c.b, c.tensor(0), n));
     return;
   }
   std::vector<Arg> outs;
-  for (const auto& it : c.in(0).list()) {
+  for (const auto &it : c.in(0).list()) {
     Val v = at_least(c.b, it.t(), n);
     TensorInfo info;
     info.dtype = c.b.dtype(it.t());
@@ -203,17 +220,23 @@ void emit_at_least(ConvertCtx& c, int n) {
   }
   c.set_out(0, Arg::of_list(std::move(outs)));
 }
-}  // namespace
+} // namespace
 
-void aten_atleast_1d(ConvertCtx& c) { emit_at_least(c, 1); }
-void aten_atleast_2d(ConvertCtx& c) { emit_at_least(c, 2); }
-void aten_atleast_3d(ConvertCtx& c) { emit_at_least(c, 3); }
+void aten_atleast_1d(ConvertCtx &c) {
+  emit_at_least(c, 1);
+}
+void aten_atleast_2d(ConvertCtx &c) {
+  emit_at_least(c, 2);
+}
+void aten_atleast_3d(ConvertCtx &c) {
+  emit_at_least(c, 3);
+}
 
 namespace {
 // Uniform [0, 1) or standard normal values shaped like `like` (or of the output's static
 // shape when there is no template).
-Val random(ConvertCtx& c, bool normal, const Val* like, const Arg* size, DType t) {
-  GraphBuilder& b = c.b;
+Val random(ConvertCtx &c, bool normal, const Val *like, const Arg *size, DType t) {
+  GraphBuilder &b = c.b;
   std::vector<Attr> attrs{{"dtype", static_cast<int64_t>(t)}};
   if (normal) {
     attrs.emplace_back("mean", 0.0);
@@ -229,17 +252,17 @@ Val random(ConvertCtx& c, bool normal, const Val* like, const Arg* size, DType t
   Val tmpl = like ? *like : zeros(b, out_shape(c, *size), t);
   return b.op1(normal ? "RandomNormalLike" : "RandomUniformLike", {tmpl}, attrs);
 }
-}  // namespace
+} // namespace
 
 // rand(size, [generator,] dtype, ...) / randn
-void aten_rand(ConvertCtx& c) {
+void aten_rand(ConvertCtx &c) {
   DType dt = out_dtype(c);
   Arg size = c.in(0);
   bool normal = c.op() == "aten::randn";
   c.set_out(0, cast_to(c.b, random(c, normal, nullptr, &size, random_type(dt)), dt));
 }
 
-void aten_rand_like(ConvertCtx& c) {
+void aten_rand_like(ConvertCtx &c) {
   DType dt = out_dtype(c);
   Val x = c.tensor(0);
   bool normal = c.op() == "aten::randn_like";
@@ -248,18 +271,19 @@ void aten_rand_like(ConvertCtx& c) {
 
 namespace {
 // floor(low + (high - low) * U), kept below high against rounding.
-Val random_int(ConvertCtx& c, const Val& u, const Arg& low, const Arg& high) {
-  GraphBuilder& b = c.b;
+Val random_int(ConvertCtx &c, const Val &u, const Arg &low, const Arg &high) {
+  GraphBuilder &b = c.b;
   Val lo = num_scalar(b, low, DType::Double), hi = num_scalar(b, high, DType::Double);
-  Val v = b.op1("Floor", {b.op1("Add", {lo, b.op1("Mul", {cast_to(b, u, DType::Double),
-                                                          b.op1("Sub", {hi, lo})})})});
+  Val v = b.op1(
+      "Floor",
+      {b.op1("Add", {lo, b.op1("Mul", {cast_to(b, u, DType::Double), b.op1("Sub", {hi, lo})})})});
   v = b.op1("Min", {v, b.op1("Sub", {hi, b.const_scalar(DType::Double, 1)})});
   return cast_to(b, v, out_dtype(c));
 }
-}  // namespace
+} // namespace
 
 // randint(high, size, ...) / randint.low(low, high, size, ...) (+ .generator variants)
-void aten_randint(ConvertCtx& c) {
+void aten_randint(ConvertCtx &c) {
   bool low = c.overload().rfind("low", 0) == 0;
   Arg size = c.in(low ? 2 : 1);
   Val u = random(c, false, nullptr, &size, DType::Float);
@@ -267,7 +291,7 @@ void aten_randint(ConvertCtx& c) {
 }
 
 // randint_like(self, high, ...) / randint_like.low_dtype(self, low, high, ...)
-void aten_randint_like(ConvertCtx& c) {
+void aten_randint_like(ConvertCtx &c) {
   bool low = c.overload() == "low_dtype";
   Val x = c.tensor(0);
   Val u = random(c, false, &x, nullptr, DType::Float);
@@ -276,13 +300,13 @@ void aten_randint_like(ConvertCtx& c) {
 
 // normal.Tensor_float / float_Tensor / Tensor_Tensor / float_float(mean, std, size),
 // normal_functional(self, mean, std).
-void aten_normal(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_normal(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   DType k = random_type(dt);
   bool functional = c.op() == "aten::normal_functional";
-  const Arg& mean = c.in(functional ? 1 : 0);
-  const Arg& stdv = c.in(functional ? 2 : 1);
+  const Arg &mean = c.in(functional ? 1 : 0);
+  const Arg &stdv = c.in(functional ? 2 : 1);
   Val z;
   if (functional) {
     Val x = c.tensor(0);
@@ -292,8 +316,8 @@ void aten_normal(ConvertCtx& c) {
     z = random(c, true, nullptr, &size, k);
   } else {
     Val m = as_tensor(b, mean, k), s = as_tensor(b, stdv, k);
-    Val like = b.op1("Add", {b.op1("Mul", {m, b.const_scalar(k, 0)}),
-                             b.op1("Mul", {s, b.const_scalar(k, 0)})});
+    Val like = b.op1(
+        "Add", {b.op1("Mul", {m, b.const_scalar(k, 0)}), b.op1("Mul", {s, b.const_scalar(k, 0)})});
     z = random(c, true, &like, nullptr, k);
   }
   Val y = b.op1("Add", {b.op1("Mul", {z, as_tensor(b, stdv, k)}), as_tensor(b, mean, k)});
@@ -301,8 +325,8 @@ void aten_normal(ConvertCtx& c) {
 }
 
 // bernoulli(self) (p = self) / bernoulli.p(self, p) / bernoulli_(self, p: float or tensor).
-void aten_bernoulli(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_bernoulli(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   Val x = c.tensor(0);
   Val u = random(c, false, &x, nullptr, DType::Float);
@@ -318,11 +342,12 @@ void aten_bernoulli(ConvertCtx& c) {
 
 // multinomial(self, num_samples, replacement): with replacement, ONNX Multinomial on log(p);
 // without, the Gumbel top-k trick, an exact draw without replacement.
-void aten_multinomial(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_multinomial(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t r = c.info(0).rank();
   Val p = cast_to(b, c.tensor(0), DType::Float);
-  if (r == 1) p = unsqueeze(b, p, {0});
+  if (r == 1)
+    p = unsqueeze(b, p, {0});
   int64_t n = c.in(1).to_int();
   bool replacement = c.bool_or(2, false);
   Val logp = b.op1("Log", {p});
@@ -336,39 +361,45 @@ void aten_multinomial(ConvertCtx& c) {
                      {{"axis", int64_t{-1}}, {"largest", int64_t{1}}, {"sorted", int64_t{1}}}, 2);
     idx = outs[1];
   }
-  if (r == 1) idx = squeeze(b, idx, {0});
+  if (r == 1)
+    idx = squeeze(b, idx, {0});
   c.set_out(0, cast_to(b, idx, DType::Int64));
 }
 
 namespace {
 // a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N = length (periodic) or length - 1.
-void emit_window(ConvertCtx& c, double a0, double a1, double a2) {
-  GraphBuilder& b = c.b;
+void emit_window(ConvertCtx &c, double a0, double a1, double a2) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  DType k = DType::Float;  // ONNX Runtime's Cos is float-only
+  DType k = DType::Float; // ONNX Runtime's Cos is float-only
   Val len = int_scalar(b, c.in(0));
   bool periodic = c.overload().rfind("periodic", 0) != 0 || c.in(1).to_bool();
   Val denom = periodic ? len : b.op1("Sub", {len, b.const_i64_scalar(1)});
   denom = cast_to(b, b.op1("Max", {denom, b.const_i64_scalar(1)}), k);
-  Val phase = b.op1("Div", {b.op1("Mul", {cast_to(b, iota(b, len), k), b.const_scalar(k, 2 * M_PI)}),
-                            denom});
-  Val y = b.op1("Sub", {b.const_scalar(k, a0), b.op1("Mul", {b.const_scalar(k, a1),
-                                                             b.op1("Cos", {phase})})});
+  Val phase = b.op1(
+      "Div", {b.op1("Mul", {cast_to(b, iota(b, len), k), b.const_scalar(k, 2 * M_PI)}), denom});
+  Val y = b.op1(
+      "Sub", {b.const_scalar(k, a0), b.op1("Mul", {b.const_scalar(k, a1), b.op1("Cos", {phase})})});
   if (a2 != 0)
-    y = b.op1("Add", {y, b.op1("Mul", {b.const_scalar(k, a2),
-                                       b.op1("Cos", {b.op1("Mul", {phase, b.const_scalar(k, 2)})})})});
+    y = b.op1("Add",
+              {y, b.op1("Mul", {b.const_scalar(k, a2),
+                                b.op1("Cos", {b.op1("Mul", {phase, b.const_scalar(k, 2)})})})});
   // A window of length 1 is [1].
   Val one = b.op1("Equal", {len, b.const_i64_scalar(1)});
   y = b.op1("Where", {one, b.const_scalar(k, 1), y});
   c.set_out(0, cast_to(b, y, dt));
 }
-}  // namespace
+} // namespace
 
-void aten_hann_window(ConvertCtx& c) { emit_window(c, 0.5, 0.5, 0); }
-void aten_blackman_window(ConvertCtx& c) { emit_window(c, 0.42, 0.5, 0.08); }
+void aten_hann_window(ConvertCtx &c) {
+  emit_window(c, 0.5, 0.5, 0);
+}
+void aten_blackman_window(ConvertCtx &c) {
+  emit_window(c, 0.42, 0.5, 0.08);
+}
 // hamming_window(length, periodic, alpha=0.54, beta=0.46)
-void aten_hamming_window(ConvertCtx& c) {
-  const std::string& o = c.overload();
+void aten_hamming_window(ConvertCtx &c) {
+  const std::string &o = c.overload();
   double alpha = o == "periodic_alpha" || o == "periodic_alpha_beta" ? c.in(2).to_double() : 0.54;
   double beta = o == "periodic_alpha_beta" ? c.in(3).to_double() : 0.46;
   emit_window(c, alpha, beta, 0);
@@ -392,9 +423,15 @@ Val like_shape(ConvertCtx &c) {
 }
 } // namespace
 
-void aten_zeros_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(0))); }
-void aten_ones_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), Arg::of_int(1))); }
-void aten_full_like(ConvertCtx &c) { c.set_out(0, filled(c, like_shape(c), c.in(1))); }
+void aten_zeros_like(ConvertCtx &c) {
+  c.set_out(0, filled(c, like_shape(c), Arg::of_int(0)));
+}
+void aten_ones_like(ConvertCtx &c) {
+  c.set_out(0, filled(c, like_shape(c), Arg::of_int(1)));
+}
+void aten_full_like(ConvertCtx &c) {
+  c.set_out(0, filled(c, like_shape(c), c.in(1)));
+}
 
 // new_zeros(self, size) / zeros(size): the walker folds constant sizes, so the size list here
 // holds runtime values.
@@ -429,7 +466,7 @@ void aten_arange(ConvertCtx &c) {
   c.set_out(0, c.b.op1("Range", {start, end, step}));
 }
 
-void register_creation_ops(Registry& r) {
+void register_creation_ops(Registry &r) {
   r.add("aten::zeros_like", 13, aten_zeros_like, {"ConstantOfShape"});
   r.add("aten::ones_like", 13, aten_ones_like, {"ConstantOfShape"});
   r.add("aten::full_like", 13, aten_full_like, {"ConstantOfShape"});
@@ -442,7 +479,7 @@ void register_creation_ops(Registry& r) {
   r.add("aten::arange", 13, aten_arange, {"Range"});
   r.add("aten::eye", 13, aten_eye, {"Range", "Equal", "Cast"});
   r.add("aten::linspace", 13, aten_linspace, {"Range", "Where"});
-  for (const char* op : {"aten::empty", "aten::empty_like", "aten::new_empty",
+  for (const char *op : {"aten::empty", "aten::empty_like", "aten::new_empty",
                          "aten::new_empty_strided", "aten::empty_strided"})
     r.add(op, 13, aten_empty, {"ConstantOfShape"});
   r.add("aten::tensor", 13, aten_tensor, {"Concat", "Cast"});
@@ -478,4 +515,4 @@ void register_creation_ops(Registry& r) {
   r.add("aten::blackman_window", 13, aten_blackman_window, {"Range", "Cos"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

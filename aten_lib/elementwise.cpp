@@ -2,23 +2,26 @@
 //
 // Type promotion follows LibTorch (aten_lib/promotion.h): the recorded output dtype decides the
 // computation dtype, and comparisons compute in the promoted type of their operands.
-#include <algorithm>
-#include <cmath>
-#include <string>
-
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 #include "aten_lib/promotion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
 
 namespace torch2onnx {
 
 namespace {
 
-void set_out_as(ConvertCtx& c, const Val& v, DType t) { c.set_out(0, cast_to(c.b, v, t)); }
+void set_out_as(ConvertCtx &c, const Val &v, DType t) {
+  c.set_out(0, cast_to(c.b, v, t));
+}
 
 // Python-style remainder (sign of the divisor) of a and b, both of dtype k.
-Val py_mod(GraphBuilder& b, const Val& x, const Val& y, DType k) {
-  if (!is_floating(k)) return op_t(b, k, "Mod", {x, y}, {{"fmod", int64_t{0}}});
+Val py_mod(GraphBuilder &b, const Val &x, const Val &y, DType k) {
+  if (!is_floating(k))
+    return op_t(b, k, "Mod", {x, y}, {{"fmod", int64_t{0}}});
   // ONNX Mod needs fmod=1 on floats; fix the sign the way ATen does: add b when signs differ.
   Val m = op_t(b, k, "Mod", {x, y}, {{"fmod", int64_t{1}}});
   Val zero = scalar(b, k, 0);
@@ -31,21 +34,23 @@ Val py_mod(GraphBuilder& b, const Val& x, const Val& y, DType k) {
 }
 
 // Rounds toward zero: ONNX 13..17 has no Trunc op.
-Val trunc_float(GraphBuilder& b, const Val& x, DType k) {
+Val trunc_float(GraphBuilder &b, const Val &x, DType k) {
   Val neg = op_t(b, DType::Bool, "Less", {x, scalar(b, k, 0)});
   return op_t(b, k, "Where", {neg, op_t(b, k, "Ceil", {x}), op_t(b, k, "Floor", {x})});
 }
 
 // a / b with torch's rounding modes in dtype k (integer Div truncates in ONNX).
-Val divide(GraphBuilder& b, const Val& x, const Val& y, DType k, const std::string& mode) {
-  if (mode.empty()) return op_t(b, k, "Div", {x, y});
+Val divide(GraphBuilder &b, const Val &x, const Val &y, DType k, const std::string &mode) {
+  if (mode.empty())
+    return op_t(b, k, "Div", {x, y});
   if (mode == "trunc") {
     Val q = op_t(b, k, "Div", {x, y});
     return is_floating(k) ? trunc_float(b, q, k) : q;
   }
   T2O_CHECK(mode == "floor", "div rounding_mode '{}' is not supported (None, 'trunc', 'floor')",
             mode);
-  if (is_floating(k)) return op_t(b, k, "Floor", {op_t(b, k, "Div", {x, y})});
+  if (is_floating(k))
+    return op_t(b, k, "Floor", {op_t(b, k, "Div", {x, y})});
   // Exact for integers: subtracting the Python remainder leaves a multiple of b.
   return op_t(b, k, "Div", {op_t(b, k, "Sub", {x, py_mod(b, x, y, k)}), y});
 }
@@ -53,28 +58,36 @@ Val divide(GraphBuilder& b, const Val& x, const Val& y, DType k, const std::stri
 // ---- arithmetic ---------------------------------------------------------------------------------
 
 // self (op) alpha * other; `reverse` swaps the operands (rsub).
-void add_sub(ConvertCtx& c, const char* op, bool reverse) {
+void add_sub(ConvertCtx &c, const char *op, bool reverse) {
   DType t = out_type(c, {0, 1});
   double alpha = c.double_or(2, 1.0);
-  if (t == DType::Bool) {  // torch adds bools as logical or
+  if (t == DType::Bool) { // torch adds bools as logical or
     T2O_CHECK(std::string(op) == "Add", "{} is not defined for bool tensors", c.op());
     c.set_out(0, op_t(c.b, t, "Or", {operand(c, 0, t), operand(c, 1, t)}));
     return;
   }
   DType k = kernel_type(t);
   Val x = operand(c, 0, k), y = operand(c, 1, k);
-  if (reverse) std::swap(x, y);
-  if (alpha != 1.0) y = op_t(c.b, k, "Mul", {y, scalar(c.b, k, alpha)});
+  if (reverse)
+    std::swap(x, y);
+  if (alpha != 1.0)
+    y = op_t(c.b, k, "Mul", {y, scalar(c.b, k, alpha)});
   set_out_as(c, op_t(c.b, k, op, {x, y}), t);
 }
 
-}  // namespace
+} // namespace
 
-void aten_add(ConvertCtx& c) { add_sub(c, "Add", false); }
-void aten_sub(ConvertCtx& c) { add_sub(c, "Sub", false); }
-void aten_rsub(ConvertCtx& c) { add_sub(c, "Sub", true); }
+void aten_add(ConvertCtx &c) {
+  add_sub(c, "Add", false);
+}
+void aten_sub(ConvertCtx &c) {
+  add_sub(c, "Sub", false);
+}
+void aten_rsub(ConvertCtx &c) {
+  add_sub(c, "Sub", true);
+}
 
-void aten_mul(ConvertCtx& c) {
+void aten_mul(ConvertCtx &c) {
   DType t = out_type(c, {0, 1});
   if (t == DType::Bool) {
     c.set_out(0, op_t(c.b, t, "And", {operand(c, 0, t), operand(c, 1, t)}));
@@ -84,48 +97,50 @@ void aten_mul(ConvertCtx& c) {
   set_out_as(c, op_t(c.b, k, "Mul", {operand(c, 0, k), operand(c, 1, k)}), t);
 }
 
-void aten_div(ConvertCtx& c) {
+void aten_div(ConvertCtx &c) {
   DType t = out_type(c, {0, 1});
   std::string mode;
-  if (c.has(2)) mode = c.in(2).str();
+  if (c.has(2))
+    mode = c.in(2).str();
   // True division of integers gives float; LibTorch recorded that as the output dtype.
-  if (mode.empty() && !is_floating(t)) t = DType::Float;
+  if (mode.empty() && !is_floating(t))
+    t = DType::Float;
   DType k = kernel_type(t);
   set_out_as(c, divide(c.b, operand(c, 0, k), operand(c, 1, k), k, mode), t);
 }
 
-void aten_floor_divide(ConvertCtx& c) {
+void aten_floor_divide(ConvertCtx &c) {
   DType t = out_type(c, {0, 1});
   DType k = kernel_type(t);
   set_out_as(c, divide(c.b, operand(c, 0, k), operand(c, 1, k), k, "floor"), t);
 }
 
-void aten_remainder(ConvertCtx& c) {
+void aten_remainder(ConvertCtx &c) {
   DType t = out_type(c, {0, 1});
   DType k = kernel_type(t);
   set_out_as(c, py_mod(c.b, operand(c, 0, k), operand(c, 1, k), k), t);
 }
 
-void aten_fmod(ConvertCtx& c) {
+void aten_fmod(ConvertCtx &c) {
   DType t = out_type(c, {0, 1});
   DType k = kernel_type(t);
   Val y = op_t(c.b, k, "Mod", {operand(c, 0, k), operand(c, 1, k)}, {{"fmod", int64_t{1}}});
   set_out_as(c, y, t);
 }
 
-void aten_pow(ConvertCtx& c) {
+void aten_pow(ConvertCtx &c) {
   DType t = out_type(c, {0, 1});
   DType k = kernel_type(t);
   set_out_as(c, op_t(c.b, k, "Pow", {operand(c, 0, k), operand(c, 1, k)}), t);
 }
 
-void aten_minimum(ConvertCtx& c) {
+void aten_minimum(ConvertCtx &c) {
   DType t = out_type(c, {0, 1});
   DType k = kernel_type(t);
   set_out_as(c, op_t(c.b, k, "Min", {operand(c, 0, k), operand(c, 1, k)}), t);
 }
 
-void aten_maximum(ConvertCtx& c) {
+void aten_maximum(ConvertCtx &c) {
   DType t = out_type(c, {0, 1});
   DType k = kernel_type(t);
   set_out_as(c, op_t(c.b, k, "Max", {operand(c, 0, k), operand(c, 1, k)}), t);
@@ -136,60 +151,92 @@ void aten_maximum(ConvertCtx& c) {
 namespace {
 
 // One ONNX op applied in the output dtype (integer inputs of exp/sin/... become float first).
-void unary(ConvertCtx& c, const char* op) {
+void unary(ConvertCtx &c, const char *op) {
   DType t = out_type(c, {0});
   DType k = kernel_type(t);
   set_out_as(c, op_t(c.b, k, op, {operand(c, 0, k)}), t);
 }
 
-}  // namespace
+} // namespace
 
-void aten_neg(ConvertCtx& c) { unary(c, "Neg"); }
-void aten_abs(ConvertCtx& c) { unary(c, "Abs"); }
-void aten_exp(ConvertCtx& c) { unary(c, "Exp"); }
-void aten_log(ConvertCtx& c) { unary(c, "Log"); }
-void aten_sqrt(ConvertCtx& c) { unary(c, "Sqrt"); }
-void aten_reciprocal(ConvertCtx& c) { unary(c, "Reciprocal"); }
-void aten_sign(ConvertCtx& c) { unary(c, "Sign"); }
-void aten_erf(ConvertCtx& c) { unary(c, "Erf"); }
-void aten_sin(ConvertCtx& c) { unary(c, "Sin"); }
-void aten_cos(ConvertCtx& c) { unary(c, "Cos"); }
-void aten_tan(ConvertCtx& c) { unary(c, "Tan"); }
-void aten_asin(ConvertCtx& c) { unary(c, "Asin"); }
-void aten_acos(ConvertCtx& c) { unary(c, "Acos"); }
-void aten_atan(ConvertCtx& c) { unary(c, "Atan"); }
-void aten_sinh(ConvertCtx& c) { unary(c, "Sinh"); }
-void aten_cosh(ConvertCtx& c) { unary(c, "Cosh"); }
+void aten_neg(ConvertCtx &c) {
+  unary(c, "Neg");
+}
+void aten_abs(ConvertCtx &c) {
+  unary(c, "Abs");
+}
+void aten_exp(ConvertCtx &c) {
+  unary(c, "Exp");
+}
+void aten_log(ConvertCtx &c) {
+  unary(c, "Log");
+}
+void aten_sqrt(ConvertCtx &c) {
+  unary(c, "Sqrt");
+}
+void aten_reciprocal(ConvertCtx &c) {
+  unary(c, "Reciprocal");
+}
+void aten_sign(ConvertCtx &c) {
+  unary(c, "Sign");
+}
+void aten_erf(ConvertCtx &c) {
+  unary(c, "Erf");
+}
+void aten_sin(ConvertCtx &c) {
+  unary(c, "Sin");
+}
+void aten_cos(ConvertCtx &c) {
+  unary(c, "Cos");
+}
+void aten_tan(ConvertCtx &c) {
+  unary(c, "Tan");
+}
+void aten_asin(ConvertCtx &c) {
+  unary(c, "Asin");
+}
+void aten_acos(ConvertCtx &c) {
+  unary(c, "Acos");
+}
+void aten_atan(ConvertCtx &c) {
+  unary(c, "Atan");
+}
+void aten_sinh(ConvertCtx &c) {
+  unary(c, "Sinh");
+}
+void aten_cosh(ConvertCtx &c) {
+  unary(c, "Cosh");
+}
 
-void aten_rsqrt(ConvertCtx& c) {
+void aten_rsqrt(ConvertCtx &c) {
   DType t = out_type(c, {0});
   DType k = kernel_type(t);
   Val s = op_t(c.b, k, "Sqrt", {operand(c, 0, k)});
   set_out_as(c, op_t(c.b, k, "Reciprocal", {s}), t);
 }
 
-void aten_log2(ConvertCtx& c) {
+void aten_log2(ConvertCtx &c) {
   DType t = out_type(c, {0});
   DType k = kernel_type(t);
   Val l = op_t(c.b, k, "Log", {operand(c, 0, k)});
   set_out_as(c, op_t(c.b, k, "Div", {l, scalar(c.b, k, std::log(2.0))}), t);
 }
 
-void aten_log1p(ConvertCtx& c) {
+void aten_log1p(ConvertCtx &c) {
   DType t = out_type(c, {0});
   DType k = kernel_type(t);
   Val x1 = op_t(c.b, k, "Add", {operand(c, 0, k), scalar(c.b, k, 1.0)});
   set_out_as(c, op_t(c.b, k, "Log", {x1}), t);
 }
 
-void aten_expm1(ConvertCtx& c) {
+void aten_expm1(ConvertCtx &c) {
   DType t = out_type(c, {0});
   DType k = kernel_type(t);
   Val e = op_t(c.b, k, "Exp", {operand(c, 0, k)});
   set_out_as(c, op_t(c.b, k, "Sub", {e, scalar(c.b, k, 1.0)}), t);
 }
 
-void aten_square(ConvertCtx& c) {
+void aten_square(ConvertCtx &c) {
   DType t = out_type(c, {0});
   DType k = kernel_type(t);
   Val x = operand(c, 0, k);
@@ -199,70 +246,80 @@ void aten_square(ConvertCtx& c) {
 namespace {
 
 // f(x) in the output dtype, for ops built from a few ONNX nodes.
-template <typename F>
-void unary_with(ConvertCtx& c, F f) {
+template <typename F> void unary_with(ConvertCtx &c, F f) {
   DType t = out_type(c, {0});
   DType k = kernel_type(t);
   set_out_as(c, f(operand(c, 0, k), k), t);
 }
 
-}  // namespace
+} // namespace
 
-void aten_asinh(ConvertCtx& c) { unary(c, "Asinh"); }
-void aten_acosh(ConvertCtx& c) { unary(c, "Acosh"); }
-void aten_atanh(ConvertCtx& c) { unary(c, "Atanh"); }
+void aten_asinh(ConvertCtx &c) {
+  unary(c, "Asinh");
+}
+void aten_acosh(ConvertCtx &c) {
+  unary(c, "Acosh");
+}
+void aten_atanh(ConvertCtx &c) {
+  unary(c, "Atanh");
+}
 
-void aten_log10(ConvertCtx& c) {
-  unary_with(c, [&](const Val& x, DType k) {
+void aten_log10(ConvertCtx &c) {
+  unary_with(c, [&](const Val &x, DType k) {
     return op_t(c.b, k, "Div", {op_t(c.b, k, "Log", {x}), scalar(c.b, k, std::log(10.0))});
   });
 }
 
-void aten_exp2(ConvertCtx& c) {
-  unary_with(c, [&](const Val& x, DType k) { return op_t(c.b, k, "Pow", {scalar(c.b, k, 2), x}); });
+void aten_exp2(ConvertCtx &c) {
+  unary_with(c, [&](const Val &x, DType k) { return op_t(c.b, k, "Pow", {scalar(c.b, k, 2), x}); });
 }
 
-void aten_erfc(ConvertCtx& c) {
-  unary_with(c, [&](const Val& x, DType k) {
+void aten_erfc(ConvertCtx &c) {
+  unary_with(c, [&](const Val &x, DType k) {
     return op_t(c.b, k, "Sub", {scalar(c.b, k, 1), op_t(c.b, k, "Erf", {x})});
   });
 }
 
-void aten_deg2rad(ConvertCtx& c) {
-  unary_with(c, [&](const Val& x, DType k) {
+void aten_deg2rad(ConvertCtx &c) {
+  unary_with(c, [&](const Val &x, DType k) {
     return op_t(c.b, k, "Mul", {x, scalar(c.b, k, M_PI / 180.0)});
   });
 }
 
-void aten_rad2deg(ConvertCtx& c) {
-  unary_with(c, [&](const Val& x, DType k) {
+void aten_rad2deg(ConvertCtx &c) {
+  unary_with(c, [&](const Val &x, DType k) {
     return op_t(c.b, k, "Mul", {x, scalar(c.b, k, 180.0 / M_PI)});
   });
 }
 
-void aten_frac(ConvertCtx& c) {
-  unary_with(c, [&](const Val& x, DType k) {
+void aten_frac(ConvertCtx &c) {
+  unary_with(c, [&](const Val &x, DType k) {
     return op_t(c.b, k, "Sub", {x, trunc_float(c.b, x, k)});
   });
 }
 
 // self + value * t1 (op) t2, for addcmul / addcdiv.
 namespace {
-void addc(ConvertCtx& c, const char* op) {
+void addc(ConvertCtx &c, const char *op) {
   DType t = out_type(c, {0, 1, 2});
   DType k = kernel_type(t);
   Val prod = op_t(c.b, k, op, {operand(c, 1, k), operand(c, 2, k)});
   double value = c.double_or(3, 1.0);
-  if (value != 1.0) prod = op_t(c.b, k, "Mul", {prod, scalar(c.b, k, value)});
+  if (value != 1.0)
+    prod = op_t(c.b, k, "Mul", {prod, scalar(c.b, k, value)});
   set_out_as(c, op_t(c.b, k, "Add", {operand(c, 0, k), prod}), t);
 }
-}  // namespace
+} // namespace
 
-void aten_addcmul(ConvertCtx& c) { addc(c, "Mul"); }
-void aten_addcdiv(ConvertCtx& c) { addc(c, "Div"); }
+void aten_addcmul(ConvertCtx &c) {
+  addc(c, "Mul");
+}
+void aten_addcdiv(ConvertCtx &c) {
+  addc(c, "Div");
+}
 
 // lerp(self, end, weight) = self + weight * (end - self)
-void aten_lerp(ConvertCtx& c) {
+void aten_lerp(ConvertCtx &c) {
   DType t = out_type(c, {0, 1});
   DType k = kernel_type(t);
   Val x = operand(c, 0, k);
@@ -274,7 +331,7 @@ void aten_lerp(ConvertCtx& c) {
 namespace {
 
 // Floor/Ceil/Round/trunc leave integers unchanged (LibTorch returns a copy).
-void rounding(ConvertCtx& c, const char* op) {
+void rounding(ConvertCtx &c, const char *op) {
   DType t = out_type(c, {0});
   if (!is_floating(t)) {
     c.set_out(0, cast_to(c.b, c.tensor(0), t));
@@ -285,13 +342,19 @@ void rounding(ConvertCtx& c, const char* op) {
   set_out_as(c, std::string(op) == "Trunc" ? trunc_float(c.b, x, k) : op_t(c.b, k, op, {x}), t);
 }
 
-}  // namespace
+} // namespace
 
-void aten_floor(ConvertCtx& c) { rounding(c, "Floor"); }
-void aten_ceil(ConvertCtx& c) { rounding(c, "Ceil"); }
-void aten_trunc(ConvertCtx& c) { rounding(c, "Trunc"); }
+void aten_floor(ConvertCtx &c) {
+  rounding(c, "Floor");
+}
+void aten_ceil(ConvertCtx &c) {
+  rounding(c, "Ceil");
+}
+void aten_trunc(ConvertCtx &c) {
+  rounding(c, "Trunc");
+}
 
-void aten_round(ConvertCtx& c) {
+void aten_round(ConvertCtx &c) {
   int64_t decimals = c.int_or(1, 0);
   DType t = out_type(c, {0});
   if (decimals == 0 || !is_floating(t)) {
@@ -301,8 +364,8 @@ void aten_round(ConvertCtx& c) {
   // Same scaling as ATen: Round (half to even) at the scaled position, then scale back.
   DType k = kernel_type(t);
   double p = std::pow(10.0, static_cast<double>(std::llabs(decimals)));
-  const char* in_op = decimals > 0 ? "Mul" : "Div";
-  const char* back_op = decimals > 0 ? "Div" : "Mul";
+  const char *in_op = decimals > 0 ? "Mul" : "Div";
+  const char *back_op = decimals > 0 ? "Div" : "Mul";
   Val s = op_t(c.b, k, in_op, {operand(c, 0, k), scalar(c.b, k, p)});
   Val r = op_t(c.b, k, "Round", {s});
   set_out_as(c, op_t(c.b, k, back_op, {r, scalar(c.b, k, p)}), t);
@@ -313,7 +376,7 @@ void aten_round(ConvertCtx& c) {
 namespace {
 
 // clamp with optional bounds at inputs lo/hi (either may be None; -1 means absent).
-void clamp_impl(ConvertCtx& c, int lo, int hi) {
+void clamp_impl(ConvertCtx &c, int lo, int hi) {
   bool has_lo = lo >= 0 && c.has(lo), has_hi = hi >= 0 && c.has(hi);
   DType t = out_type(c, {0});
   DType k = kernel_type(t);
@@ -324,43 +387,55 @@ void clamp_impl(ConvertCtx& c, int lo, int hi) {
     Val mn = has_lo ? scalar(c.b, k, c.in(lo).to_double()) : Val{};
     Val mx = has_hi ? scalar(c.b, k, c.in(hi).to_double()) : Val{};
     std::vector<Val> ins = {x, mn, mx};
-    if (!has_hi) ins.pop_back();
+    if (!has_hi)
+      ins.pop_back();
     set_out_as(c, op_t(c.b, k, "Clip", ins), t);
     return;
   }
   // Tensor bounds broadcast, which Clip's scalar min/max cannot; Max then Min matches torch's
   // min(max(x, lo), hi) (hi wins when lo > hi).
-  if (has_lo) x = op_t(c.b, k, "Max", {x, operand(c, lo, k)});
-  if (has_hi) x = op_t(c.b, k, "Min", {x, operand(c, hi, k)});
+  if (has_lo)
+    x = op_t(c.b, k, "Max", {x, operand(c, lo, k)});
+  if (has_hi)
+    x = op_t(c.b, k, "Min", {x, operand(c, hi, k)});
   set_out_as(c, x, t);
 }
 
-}  // namespace
+} // namespace
 
-void aten_clamp(ConvertCtx& c) { clamp_impl(c, 1, 2); }
-void aten_clamp_min(ConvertCtx& c) { clamp_impl(c, 1, -1); }
-void aten_clamp_max(ConvertCtx& c) { clamp_impl(c, -1, 1); }
+void aten_clamp(ConvertCtx &c) {
+  clamp_impl(c, 1, 2);
+}
+void aten_clamp_min(ConvertCtx &c) {
+  clamp_impl(c, 1, -1);
+}
+void aten_clamp_max(ConvertCtx &c) {
+  clamp_impl(c, -1, 1);
+}
 
 // ---- selection ----------------------------------------------------------------------------------
 
 namespace {
 
-DType where_type(DType t) { return t == DType::Bool ? t : kernel_type(t); }
+DType where_type(DType t) {
+  return t == DType::Bool ? t : kernel_type(t);
+}
 
-}  // namespace
+} // namespace
 
 namespace {
 
 // aten::where(Tensor condition) -> Tensor[]: torch.nonzero(condition, as_tuple=True), one int64
 // index tensor per dim (e.g. `torch.where(scores > thresh)[0]` in detection post-processing).
-void where_condition(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
-  const TensorInfo& info = c.info(0);
+void where_condition(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  const TensorInfo &info = c.info(0);
   T2O_CHECK(info.has_rank(), "aten::where(condition) needs the condition's rank");
   Val cond = cast_to(b, c.tensor(0), DType::Bool);
   int64_t rank = info.rank();
-  if (rank == 0) cond = unsqueeze(b, cond, {0});  // torch treats a 0-d condition as 1-d
-  Val nz = op_t(b, DType::Int64, "NonZero", {cond});  // [rank, count]
+  if (rank == 0)
+    cond = unsqueeze(b, cond, {0});                  // torch treats a 0-d condition as 1-d
+  Val nz = op_t(b, DType::Int64, "NonZero", {cond}); // [rank, count]
   std::vector<Arg> dims;
   for (int64_t d = 0; d < std::max<int64_t>(rank, 1); ++d) {
     Val row = op_t(b, DType::Int64, "Gather", {nz, b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
@@ -369,10 +444,11 @@ void where_condition(ConvertCtx& c) {
   c.set_out(0, Arg::of_list(std::move(dims)));
 }
 
-}  // namespace
+} // namespace
 
-void aten_where(ConvertCtx& c) {
-  if (c.num_inputs() == 1) return where_condition(c);
+void aten_where(ConvertCtx &c) {
+  if (c.num_inputs() == 1)
+    return where_condition(c);
   T2O_CHECK(c.num_inputs() == 3,
             "aten::where with only a condition (torch.nonzero(..., as_tuple=True)) is not "
             "supported; got {} arguments",
@@ -383,7 +459,7 @@ void aten_where(ConvertCtx& c) {
   set_out_as(c, op_t(c.b, k, "Where", {cond, operand(c, 1, k), operand(c, 2, k)}), t);
 }
 
-void aten_masked_fill(ConvertCtx& c) {
+void aten_masked_fill(ConvertCtx &c) {
   DType t = out_type(c, {0});
   DType k = where_type(t);
   Val mask = operand(c, 1, DType::Bool);
@@ -395,42 +471,62 @@ void aten_masked_fill(ConvertCtx& c) {
 namespace {
 
 // Compares in the promoted dtype; `negate` turns Equal into "not equal".
-void compare(ConvertCtx& c, const char* op, bool negate = false) {
+void compare(ConvertCtx &c, const char *op, bool negate = false) {
   DType p = result_type(c, {0, 1});
   DType k = p == DType::Bool && std::string(op) == "Equal" ? p : kernel_type(p);
-  if (k == DType::Bool && std::string(op) != "Equal") k = DType::Int32;
+  if (k == DType::Bool && std::string(op) != "Equal")
+    k = DType::Int32;
   Val y = op_t(c.b, DType::Bool, op, {operand(c, 0, k), operand(c, 1, k)});
-  if (negate) y = op_t(c.b, DType::Bool, "Not", {y});
-  DType t = c.out_info(0).dtype;  // in-place variants keep self's dtype
+  if (negate)
+    y = op_t(c.b, DType::Bool, "Not", {y});
+  DType t = c.out_info(0).dtype; // in-place variants keep self's dtype
   set_out_as(c, y, t == DType::Undefined ? DType::Bool : t);
 }
 
-void logical(ConvertCtx& c, const char* op) {
+void logical(ConvertCtx &c, const char *op) {
   Val y = op_t(c.b, DType::Bool, op, {operand(c, 0, DType::Bool), operand(c, 1, DType::Bool)});
   DType t = c.out_info(0).dtype;
   set_out_as(c, y, t == DType::Undefined ? DType::Bool : t);
 }
 
-}  // namespace
+} // namespace
 
-void aten_eq(ConvertCtx& c) { compare(c, "Equal"); }
-void aten_ne(ConvertCtx& c) { compare(c, "Equal", true); }
-void aten_lt(ConvertCtx& c) { compare(c, "Less"); }
-void aten_le(ConvertCtx& c) { compare(c, "LessOrEqual"); }
-void aten_gt(ConvertCtx& c) { compare(c, "Greater"); }
-void aten_ge(ConvertCtx& c) { compare(c, "GreaterOrEqual"); }
+void aten_eq(ConvertCtx &c) {
+  compare(c, "Equal");
+}
+void aten_ne(ConvertCtx &c) {
+  compare(c, "Equal", true);
+}
+void aten_lt(ConvertCtx &c) {
+  compare(c, "Less");
+}
+void aten_le(ConvertCtx &c) {
+  compare(c, "LessOrEqual");
+}
+void aten_gt(ConvertCtx &c) {
+  compare(c, "Greater");
+}
+void aten_ge(ConvertCtx &c) {
+  compare(c, "GreaterOrEqual");
+}
 
-void aten_logical_and(ConvertCtx& c) { logical(c, "And"); }
-void aten_logical_or(ConvertCtx& c) { logical(c, "Or"); }
-void aten_logical_xor(ConvertCtx& c) { logical(c, "Xor"); }
+void aten_logical_and(ConvertCtx &c) {
+  logical(c, "And");
+}
+void aten_logical_or(ConvertCtx &c) {
+  logical(c, "Or");
+}
+void aten_logical_xor(ConvertCtx &c) {
+  logical(c, "Xor");
+}
 
-void aten_logical_not(ConvertCtx& c) {
+void aten_logical_not(ConvertCtx &c) {
   Val y = op_t(c.b, DType::Bool, "Not", {operand(c, 0, DType::Bool)});
   DType t = c.out_info(0).dtype;
   set_out_as(c, y, t == DType::Undefined ? DType::Bool : t);
 }
 
-void aten_bitwise_not(ConvertCtx& c) {
+void aten_bitwise_not(ConvertCtx &c) {
   DType t = out_type(c, {0});
   if (t == DType::Bool) {
     c.set_out(0, op_t(c.b, t, "Not", {operand(c, 0, t)}));
@@ -445,7 +541,7 @@ void aten_bitwise_not(ConvertCtx& c) {
   set_out_as(c, op_t(c.b, k, "Sub", {scalar(c.b, k, all_ones), operand(c, 0, k)}), t);
 }
 
-void aten_isnan(ConvertCtx& c) {
+void aten_isnan(ConvertCtx &c) {
   DType in = c.b.has_info(c.tensor(0)) ? c.b.dtype(c.tensor(0)) : DType::Float;
   if (is_floating(in)) {
     c.set_out(0, op_t(c.b, DType::Bool, "IsNaN", {operand(c, 0, kernel_type(in))}));
@@ -460,7 +556,7 @@ void aten_isnan(ConvertCtx& c) {
 namespace {
 
 // IsInf / IsNaN tests on floats; integers are never inf or NaN.
-void float_test(ConvertCtx& c, bool finite) {
+void float_test(ConvertCtx &c, bool finite) {
   DType in = c.b.has_info(c.tensor(0)) ? c.b.dtype(c.tensor(0)) : DType::Float;
   if (!is_floating(in)) {
     Val shape = c.b.op1("Shape", {c.tensor(0)});
@@ -478,12 +574,16 @@ void float_test(ConvertCtx& c, bool finite) {
   c.set_out(0, op_t(c.b, DType::Bool, "Not", {bad}));
 }
 
-}  // namespace
+} // namespace
 
-void aten_isinf(ConvertCtx& c) { float_test(c, false); }
-void aten_isfinite(ConvertCtx& c) { float_test(c, true); }
+void aten_isinf(ConvertCtx &c) {
+  float_test(c, false);
+}
+void aten_isfinite(ConvertCtx &c) {
+  float_test(c, true);
+}
 
-void register_elementwise_ops(Registry& r) {
+void register_elementwise_ops(Registry &r) {
   r.add_with_inplace("aten::add", 13, aten_add, {"Add", "Mul"});
   r.add_with_inplace("aten::sub", 13, aten_sub, {"Sub", "Mul"});
   r.add("aten::rsub", 13, aten_rsub, {"Sub", "Mul"});
@@ -558,4 +658,4 @@ void register_elementwise_ops(Registry& r) {
   r.add("aten::isfinite", 13, aten_isfinite, {"IsInf", "IsNaN", "Or", "Not"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,10 +1,10 @@
 // Image ops: aten::upsample_{nearest1d,nearest3d,linear1d,trilinear3d,bicubic2d}, __interpolate,
 // grid_sampler, pixel_(un)shuffle, channel_shuffle, im2col, col2im.
-#include <algorithm>
-#include <cmath>
-
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace torch2onnx {
 
@@ -12,16 +12,17 @@ namespace {
 
 // Resize of the last `nd` dims to the given scales (mapping output to input with them) or,
 // without scales, to `sizes` (mapping with in/out), as LibTorch does.
-Val resize(ConvertCtx& c, const Val& x, int64_t nd, const std::vector<double>& scales,
-           const Arg& sizes, const std::vector<Attr>& attrs) {
-  GraphBuilder& b = c.b;
+Val resize(ConvertCtx &c, const Val &x, int64_t nd, const std::vector<double> &scales,
+           const Arg &sizes, const std::vector<Attr> &attrs) {
+  GraphBuilder &b = c.b;
   int64_t r = c.info(0).rank();
   T2O_CHECK(r == nd + 2, "{}: expected a {}-D input, got {}", c.op(), nd + 2, c.info(0).str());
   if (!scales.empty()) {
     T2O_CHECK(static_cast<int64_t>(scales.size()) == nd, "{}: expected {} scale factors, got {}",
               c.op(), nd, scales.size());
     std::vector<float> all{1.0f, 1.0f};
-    for (double s : scales) all.push_back(static_cast<float>(s));
+    for (double s : scales)
+      all.push_back(static_cast<float>(s));
     Val sc = b.constant(TensorData::f32(all, {r}), "scales");
     return b.op1("Resize", {x, Val{}, sc}, attrs);
   }
@@ -34,53 +35,69 @@ Val resize(ConvertCtx& c, const Val& x, int64_t nd, const std::vector<double>& s
   return b.op1("Resize", {x, Val{}, Val{}, full}, attrs);
 }
 
-std::vector<Attr> mode_attrs(const std::string& mode, bool align_corners) {
+std::vector<Attr> mode_attrs(const std::string &mode, bool align_corners) {
   if (mode == "nearest")
-    return {{"mode", "nearest"}, {"coordinate_transformation_mode", "asymmetric"},
+    return {{"mode", "nearest"},
+            {"coordinate_transformation_mode", "asymmetric"},
             {"nearest_mode", "floor"}};
   if (mode == "cubic")
-    return {{"mode", "cubic"}, {"cubic_coeff_a", -0.75},
+    return {{"mode", "cubic"},
+            {"cubic_coeff_a", -0.75},
             {"coordinate_transformation_mode", align_corners ? "align_corners" : "half_pixel"}};
-  return {{"mode", "linear"},
-          {"coordinate_transformation_mode", align_corners ? "align_corners" : "pytorch_half_pixel"}};
+  return {
+      {"mode", "linear"},
+      {"coordinate_transformation_mode", align_corners ? "align_corners" : "pytorch_half_pixel"}};
 }
 
 // upsample_*.vec(Tensor input, int[]? output_size, [bool align_corners,] float[]? scale_factors)
 // upsample_*(Tensor self, int[] output_size, [bool align_corners,] float? scales_1, ...,
 //            float? scales_nd)
 // Only the linear and cubic modes have align_corners, so the scales start one slot later.
-void emit_upsample(ConvertCtx& c, int64_t nd, const std::string& mode) {
+void emit_upsample(ConvertCtx &c, int64_t nd, const std::string &mode) {
   constexpr size_t kInput = 0, kOutputSize = 1, kAlignCorners = 2;
   bool has_align = mode != "nearest";
   bool align = has_align && c.in(kAlignCorners).to_bool();
   size_t first = has_align ? kAlignCorners + 1 : kAlignCorners;
   std::vector<double> scales;
   if (c.overload() == "vec") {
-    if (c.has(first)) scales = c.in(first).to_doubles();
-    if (scales.size() == 1 && nd > 1) scales.assign(nd, scales[0]);
+    if (c.has(first))
+      scales = c.in(first).to_doubles();
+    if (scales.size() == 1 && nd > 1)
+      scales.assign(nd, scales[0]);
   } else {
     bool all = true;
-    for (int64_t k = 0; k < nd; ++k) all = all && c.has(first + k);
+    for (int64_t k = 0; k < nd; ++k)
+      all = all && c.has(first + k);
     if (all)
-      for (int64_t k = 0; k < nd; ++k) scales.push_back(c.in(first + k).to_double());
+      for (int64_t k = 0; k < nd; ++k)
+        scales.push_back(c.in(first + k).to_double());
   }
-  c.set_out(0,
-            resize(c, c.tensor(kInput), nd, scales, c.in(kOutputSize), mode_attrs(mode, align)));
+  c.set_out(0, resize(c, c.tensor(kInput), nd, scales, c.in(kOutputSize), mode_attrs(mode, align)));
 }
 
-}  // namespace
+} // namespace
 
-void aten_upsample_nearest1d(ConvertCtx& c) { emit_upsample(c, 1, "nearest"); }
-void aten_upsample_nearest3d(ConvertCtx& c) { emit_upsample(c, 3, "nearest"); }
-void aten_upsample_linear1d(ConvertCtx& c) { emit_upsample(c, 1, "linear"); }
-void aten_upsample_trilinear3d(ConvertCtx& c) { emit_upsample(c, 3, "linear"); }
-void aten_upsample_bicubic2d(ConvertCtx& c) { emit_upsample(c, 2, "cubic"); }
+void aten_upsample_nearest1d(ConvertCtx &c) {
+  emit_upsample(c, 1, "nearest");
+}
+void aten_upsample_nearest3d(ConvertCtx &c) {
+  emit_upsample(c, 3, "nearest");
+}
+void aten_upsample_linear1d(ConvertCtx &c) {
+  emit_upsample(c, 1, "linear");
+}
+void aten_upsample_trilinear3d(ConvertCtx &c) {
+  emit_upsample(c, 3, "linear");
+}
+void aten_upsample_bicubic2d(ConvertCtx &c) {
+  emit_upsample(c, 2, "cubic");
+}
 
 // __interpolate(Tensor input, int[]? size=None, float[]? scale_factor=None, str mode='nearest',
 //               bool? align_corners=None, bool? recompute_scale_factor=None,
 //               bool antialias=False): TorchScript's F.interpolate. size and scale_factor may
 // be a number or a list.
-void aten___interpolate(ConvertCtx& c) {
+void aten___interpolate(ConvertCtx &c) {
   constexpr size_t kInput = 0, kSize = 1, kScaleFactor = 2, kMode = 3, kAlignCorners = 4,
                    kRecomputeScaleFactor = 5, kAntialias = 6;
   int64_t r = c.info(kInput).rank();
@@ -91,24 +108,26 @@ void aten___interpolate(ConvertCtx& c) {
   bool align = c.bool_or(kAlignCorners, false);
   bool recompute = c.bool_or(kRecomputeScaleFactor, false);
   T2O_CHECK(!c.bool_or(kAntialias, false), "{}: antialias=True is not supported", c.op());
-  T2O_CHECK(mode == "nearest" || mode == "linear" ||
-                mode == "bilinear" || mode == "trilinear" || mode == "bicubic",
+  T2O_CHECK(mode == "nearest" || mode == "linear" || mode == "bilinear" || mode == "trilinear" ||
+                mode == "bicubic",
             "{}: mode '{}' is not supported", c.op(), mode);
-  std::string kind = mode == "bicubic" ? "cubic" : mode.find("linear") != std::string::npos
-                                                       ? "linear"
-                                                       : mode;
+  std::string kind = mode == "bicubic"                          ? "cubic"
+                     : mode.find("linear") != std::string::npos ? "linear"
+                                                                : mode;
   std::vector<double> scales;
   Arg sizes = c.in(kSize);
   if (!c.has(kSize)) {
     T2O_CHECK(c.has(kScaleFactor), "{}: needs size or scale_factor", c.op());
     scales = c.in(kScaleFactor).to_doubles();
-    if (scales.size() == 1) scales.assign(nd, scales[0]);
-    if (recompute) {  // the output size, with in/out as the mapping
+    if (scales.size() == 1)
+      scales.assign(nd, scales[0]);
+    if (recompute) { // the output size, with in/out as the mapping
       T2O_CHECK(c.out_info(0).is_static(), "{}: recompute_scale_factor needs static shapes",
                 c.op());
       auto out = c.out_info(0).sizes();
       std::vector<Arg> items;
-      for (int64_t k = 0; k < nd; ++k) items.push_back(Arg::of_int(out[2 + k]));
+      for (int64_t k = 0; k < nd; ++k)
+        items.push_back(Arg::of_int(out[2 + k]));
       sizes = Arg::of_list(std::move(items));
       scales.clear();
     }
@@ -120,26 +139,27 @@ void aten___interpolate(ConvertCtx& c) {
 
 // grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
 //              bool align_corners): GridSample (opset 16).
-void aten_grid_sampler(ConvertCtx& c) {
+void aten_grid_sampler(ConvertCtx &c) {
   constexpr size_t kInput = 0, kGrid = 1, kInterpolationMode = 2, kPaddingMode = 3,
                    kAlignCorners = 4;
   T2O_CHECK(c.info(kInput).rank() == 4, "{}: only 4-D inputs are supported, got {}", c.op(),
             c.info(kInput).str());
-  static const char* modes[] = {"bilinear", "nearest", "bicubic"};
-  static const char* pads[] = {"zeros", "border", "reflection"};
+  static const char *modes[] = {"bilinear", "nearest", "bicubic"};
+  static const char *pads[] = {"zeros", "border", "reflection"};
   int64_t m = c.in(kInterpolationMode).to_int(), p = c.in(kPaddingMode).to_int();
   T2O_CHECK(m >= 0 && m < 3 && p >= 0 && p < 3, "{}: unknown mode {} / padding mode {}", c.op(), m,
             p);
   Val x = c.tensor(kInput);
   Val grid = cast_to(c.b, c.tensor(kGrid), c.b.dtype(x));
   c.set_out(0, c.b.op1("GridSample", {x, grid},
-                       {{"mode", modes[m]}, {"padding_mode", pads[p]},
+                       {{"mode", modes[m]},
+                        {"padding_mode", pads[p]},
                         {"align_corners", c.in(kAlignCorners).to_bool()}}));
 }
 
 // pixel_shuffle(self, r): [*, C r^2, H, W] -> [*, C, H r, W r]; DepthToSpace (CRD) on 4-D.
-void aten_pixel_shuffle(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_pixel_shuffle(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t f = c.in(1).to_int();
   int64_t r = c.info(0).rank();
   if (r == 4) {
@@ -151,14 +171,15 @@ void aten_pixel_shuffle(ConvertCtx& c) {
   Val x = reshape(b, c.tensor(0), {-1, ch / (f * f), f, f, h, w});
   x = b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{0, 1, 4, 2, 5, 3}}});
   Val lead = b.op1("Slice", {shape_of(b, c.tensor(0)), b.const_i64({0}), b.const_i64({r - 3})});
-  Val shape = b.op1("Concat", {lead, b.const_i64({ch / (f * f), h * f, w * f})}, {{"axis", int64_t{0}}});
+  Val shape =
+      b.op1("Concat", {lead, b.const_i64({ch / (f * f), h * f, w * f})}, {{"axis", int64_t{0}}});
   c.set_out(0, b.op1("Reshape", {x, shape}));
 }
 
 // pixel_unshuffle(self, r): [*, C, H, W] -> [*, C r^2, H / r, W / r], channel-major (unlike
 // SpaceToDepth, which puts the block offset first).
-void aten_pixel_unshuffle(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_pixel_unshuffle(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t f = c.in(1).to_int();
   int64_t r = c.info(0).rank();
   T2O_CHECK(r >= 3, "{}: expected at least 3 dims, got {}", c.op(), c.info(0).str());
@@ -172,8 +193,8 @@ void aten_pixel_unshuffle(ConvertCtx& c) {
 }
 
 // channel_shuffle(self, groups): [N, g, C/g, *] -> [N, C/g, g, *].
-void aten_channel_shuffle(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_channel_shuffle(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t g = c.in(1).to_int();
   int64_t ch = static_dim(c, 0, 1);
   Val x = reshape(b, c.tensor(0), {0, g, ch / g, -1});
@@ -184,10 +205,10 @@ void aten_channel_shuffle(ConvertCtx& c) {
 namespace {
 struct Patches {
   std::vector<int64_t> k, dil, pad, stride;
-  int64_t hp = 0, wp = 0, oh = 0, ow = 0;  // padded input and number of patches per dim
+  int64_t hp = 0, wp = 0, oh = 0, ow = 0; // padded input and number of patches per dim
 };
 
-Patches patches(const ConvertCtx& c, size_t first, int64_t h, int64_t w) {
+Patches patches(const ConvertCtx &c, size_t first, int64_t h, int64_t w) {
   Patches p;
   p.k = per_spatial_dim(c.in(first), 2, 1, "kernel_size");
   p.dil = per_spatial_dim(c.in(first + 1), 2, 1, "dilation");
@@ -201,8 +222,7 @@ Patches patches(const ConvertCtx& c, size_t first, int64_t h, int64_t w) {
 }
 
 // For kernel offset (i, j) and patch (y, x): the position in the padded image, row-major.
-template <typename F>
-void each_tap(const Patches& p, F f) {
+template <typename F> void each_tap(const Patches &p, F f) {
   for (int64_t i = 0; i < p.k[0]; ++i)
     for (int64_t j = 0; j < p.k[1]; ++j)
       for (int64_t y = 0; y < p.oh; ++y)
@@ -211,12 +231,12 @@ void each_tap(const Patches& p, F f) {
           f(i * p.k[1] + j, y * p.ow + x, row, col);
         }
 }
-}  // namespace
+} // namespace
 
 // im2col(self, kernel_size, dilation, padding, stride): [N, C, H, W] -> [N, C kh kw, L], one
 // Gather of the padded image.
-void aten_im2col(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_im2col(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t r = c.info(0).rank();
   T2O_CHECK(r == 3 || r == 4, "{}: expected a 3-D or 4-D input, got {}", c.op(), c.info(0).str());
   Val x = r == 3 ? unsqueeze(b, c.tensor(0), {0}) : c.tensor(0);
@@ -236,8 +256,8 @@ void aten_im2col(ConvertCtx& c) {
 
 // col2im(self, output_size, kernel_size, dilation, padding, stride): the sum of overlapping
 // patches, as a MatMul with a constant 0/1 matrix (the Col2Im op arrives only in opset 18).
-void aten_col2im(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_col2im(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t r = c.info(0).rank();
   T2O_CHECK(r == 2 || r == 3, "{}: expected a 2-D or 3-D input, got {}", c.op(), c.info(0).str());
   std::vector<int64_t> out = c.in(1).to_ints();
@@ -249,22 +269,24 @@ void aten_col2im(ConvertCtx& c) {
   std::vector<double> m(kk * l * hw, 0.0);
   each_tap(p, [&](int64_t t, int64_t patch, int64_t row, int64_t col) {
     int64_t y = row - p.pad[0], x = col - p.pad[1];
-    if (y >= 0 && y < out[0] && x >= 0 && x < out[1]) m[(t * l + patch) * hw + y * out[1] + x] = 1;
+    if (y >= 0 && y < out[0] && x >= 0 && x < out[1])
+      m[(t * l + patch) * hw + y * out[1] + x] = 1;
   });
-  TensorData md = k == DType::Double ? TensorData::f64(m, {kk * l, hw})
-                                     : TensorData::f32(std::vector<float>(m.begin(), m.end()),
-                                                       {kk * l, hw});
+  TensorData md = k == DType::Double
+                      ? TensorData::f64(m, {kk * l, hw})
+                      : TensorData::f32(std::vector<float>(m.begin(), m.end()), {kk * l, hw});
   Val x = r == 2 ? unsqueeze(b, c.tensor(0), {0}) : c.tensor(0);
-  x = reshape(b, cast_to(b, x, k), {0, -1, kk * l});  // [N, C, K L]
+  x = reshape(b, cast_to(b, x, k), {0, -1, kk * l}); // [N, C, K L]
   Val y = b.op1("MatMul", {x, b.constant(md, "col2im")});
   y = reshape(b, y, {0, -1, out[0], out[1]});
-  if (r == 2) y = squeeze(b, y, {0});
+  if (r == 2)
+    y = squeeze(b, y, {0});
   c.set_out(0, cast_to(b, y, dt));
 }
 
-void aten_grid_sampler_decomposed(ConvertCtx& c);  // grid_sample_decomposed.cpp
+void aten_grid_sampler_decomposed(ConvertCtx &c); // grid_sample_decomposed.cpp
 
-void register_image_ops(Registry& r) {
+void register_image_ops(Registry &r) {
   r.add("aten::upsample_nearest1d", 13, aten_upsample_nearest1d, {"Resize"});
   r.add("aten::upsample_nearest3d", 13, aten_upsample_nearest3d, {"Resize"});
   r.add("aten::upsample_linear1d", 13, aten_upsample_linear1d, {"Resize"});
@@ -285,4 +307,4 @@ void register_image_ops(Registry& r) {
   r.add("aten::col2im", 13, aten_col2im, {"MatMul", "Reshape"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,32 +1,33 @@
 // Indexing ops that write or pick elements: aten::scatter*, index_put, index_add/copy/fill,
 // masked_scatter/select, take, nonzero, sort/topk, one_hot, embedding(_bag), bucketize,
 // select_scatter, slice_scatter, and the reads select, index_select, gather, index.
-#include <algorithm>
-#include <limits>
-
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+
+#include <algorithm>
+#include <limits>
 
 namespace torch2onnx {
 
 namespace {
 
 // Index values below zero count from the end of a dim of size n (0-d int64).
-Val wrap_negative(GraphBuilder& b, const Val& idx, const Val& n) {
+Val wrap_negative(GraphBuilder &b, const Val &idx, const Val &n) {
   Val neg = b.op1("Less", {idx, b.const_i64_scalar(0)});
   return b.op1("Where", {neg, b.op1("Add", {idx, n}), idx});
 }
 
 // Shape [1, .., n, .., 1] that puts a 1-D tensor on axis d of a rank-r tensor.
-Val on_axis(GraphBuilder& b, const Val& v, int64_t d, int64_t r) {
+Val on_axis(GraphBuilder &b, const Val &v, int64_t d, int64_t r) {
   std::vector<int64_t> shape(r, 1);
   shape[d] = -1;
   return reshape(b, v, shape);
 }
 
 // The neutral element of a reduction, for dtype t.
-double neutral(const std::string& reduce, DType t) {
-  if (reduce == "prod") return 1;
+double neutral(const std::string &reduce, DType t) {
+  if (reduce == "prod")
+    return 1;
   bool f = is_floating(t);
   if (reduce == "amax")
     return f ? -std::numeric_limits<double>::infinity()
@@ -43,11 +44,11 @@ double neutral(const std::string& reduce, DType t) {
 // and only add/mul before 18): a one-hot of the index along dim d selects, per target position,
 // the src elements that land there; a Reduce* over the index dim combines them.
 // `index` and `src` have the same shape, each dim at most self's.
-Val scatter_dense(GraphBuilder& b, const Val& self, int64_t d, int64_t r, const Val& index,
-                  const Val& src, const std::string& reduce, bool include_self, DType dt) {
+Val scatter_dense(GraphBuilder &b, const Val &self, int64_t d, int64_t r, const Val &index,
+                  const Val &src, const std::string &reduce, bool include_self, DType dt) {
   Val idx = cast_to(b, index, DType::Int64);
   Val positions = iota(b, dim_scalar(b, self, d));
-  Val hot = b.op1("Equal", {unsqueeze(b, idx, {r}), positions});  // I + [S_d]
+  Val hot = b.op1("Equal", {unsqueeze(b, idx, {r}), positions}); // I + [S_d]
   Val srcu = unsqueeze(b, cast_to(b, src, dt), {r});
   bool mean = reduce == "mean";
   std::string red = mean ? "sum" : reduce;
@@ -56,7 +57,7 @@ Val scatter_dense(GraphBuilder& b, const Val& self, int64_t d, int64_t r, const 
   if (red == "sum") {
     reduced = b.op1("ReduceSum", {vals, b.const_i64({d})}, {{"keepdims", int64_t{0}}});
   } else {
-    const char* op = red == "prod" ? "ReduceProd" : red == "amax" ? "ReduceMax" : "ReduceMin";
+    const char *op = red == "prod" ? "ReduceProd" : red == "amax" ? "ReduceMax" : "ReduceMin";
     T2O_CHECK(red == "prod" || red == "amax" || red == "amin",
               "scatter reduce='{}' is not supported (sum, prod, mean, amax, amin)", reduce);
     reduced = b.op1(op, {vals}, {{"axes", std::vector<int64_t>{d}}, {"keepdims", int64_t{0}}});
@@ -65,13 +66,15 @@ Val scatter_dense(GraphBuilder& b, const Val& self, int64_t d, int64_t r, const 
                     {{"keepdims", int64_t{0}}});
   // The target axis came out last; move it back to d, then pad the other dims to self's.
   std::vector<int64_t> perm;
-  for (int64_t k = 0; k < r; ++k) perm.push_back(k < d ? k : k == d ? r - 1 : k - 1);
+  for (int64_t k = 0; k < r; ++k)
+    perm.push_back(k < d ? k : k == d ? r - 1 : k - 1);
   if (d != r - 1) {
     reduced = b.op1("Transpose", {reduced}, {{"perm", perm}});
     count = b.op1("Transpose", {count}, {{"perm", perm}});
   }
-  Val pads = b.op1("Concat", {b.const_i64(std::vector<int64_t>(r, 0)),
-                              b.op1("Sub", {shape_of(b, self), shape_of(b, count)})},
+  Val pads = b.op1("Concat",
+                   {b.const_i64(std::vector<int64_t>(r, 0)),
+                    b.op1("Sub", {shape_of(b, self), shape_of(b, count)})},
                    {{"axis", int64_t{0}}});
   reduced = b.op1("Pad", {reduced, pads});
   count = b.op1("Pad", {count, pads});
@@ -84,36 +87,38 @@ Val scatter_dense(GraphBuilder& b, const Val& self, int64_t d, int64_t r, const 
     n = b.op1("Max", {n, b.const_i64_scalar(1)});
     if (is_floating(dt)) {
       combined = b.op1("Div", {total, cast_to(b, n, dt)});
-    } else {  // torch floors integer means
+    } else { // torch floors integer means
       Val q = b.op1("Div", {cast_to(b, total, DType::Double), cast_to(b, n, DType::Double)});
       combined = cast_to(b, b.op1("Floor", {q}), dt);
     }
   } else if (!include_self) {
     combined = reduced;
   } else {
-    const char* op = red == "sum" ? "Add" : red == "prod" ? "Mul" : red == "amax" ? "Max" : "Min";
+    const char *op = red == "sum" ? "Add" : red == "prod" ? "Mul" : red == "amax" ? "Max" : "Min";
     combined = b.op1(op, {s, reduced});
   }
   return b.op1("Where", {hit, combined, s});
 }
 
 // src cut to index's shape (torch reads only that corner of src).
-Val src_like_index(ConvertCtx& c, const Val& src, const Val& index) {
-  const TensorInfo& si = c.b.info(src);
-  const TensorInfo& ii = c.b.info(index);
-  if (si.is_static() && ii.is_static() && si.sizes() == ii.sizes()) return src;
+Val src_like_index(ConvertCtx &c, const Val &src, const Val &index) {
+  const TensorInfo &si = c.b.info(src);
+  const TensorInfo &ii = c.b.info(index);
+  if (si.is_static() && ii.is_static() && si.sizes() == ii.sizes())
+    return src;
   int64_t r = ii.rank();
   std::vector<int64_t> axes(r);
-  for (int64_t k = 0; k < r; ++k) axes[k] = k;
+  for (int64_t k = 0; k < r; ++k)
+    axes[k] = k;
   return c.b.op1("Slice", {src, c.b.const_i64(std::vector<int64_t>(r, 0)), shape_of(c.b, index),
                            c.b.const_i64(axes)});
 }
 
 // Shared by scatter / scatter_add / scatter_reduce: `src` is a tensor or a number.
 // `native_reduction`: ScatterElements has a reduction attribute (opset 16+).
-void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool include_self,
+void emit_scatter(ConvertCtx &c, const Arg &src_arg, std::string reduce, bool include_self,
                   bool native_reduction) {
-  GraphBuilder& b = c.b;
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, 0);
   T2O_CHECK(r > 0, "{} on a 0-d tensor is not supported", c.op());
@@ -122,8 +127,10 @@ void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool in
   Val index = c.tensor(2);
   Val src = src_arg.is_tensor() ? src_like_index(c, cast_to(b, src_arg.t(), dt), index)
                                 : b.op1("Expand", {as_tensor(b, src_arg, dt), shape_of(b, index)});
-  if (reduce == "add") reduce = "sum";
-  if (reduce == "multiply") reduce = "prod";
+  if (reduce == "add")
+    reduce = "sum";
+  if (reduce == "multiply")
+    reduce = "prod";
   if (reduce.empty()) {
     c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}}));
     return;
@@ -138,20 +145,22 @@ void emit_scatter(ConvertCtx& c, const Arg& src_arg, std::string reduce, bool in
 
 // index tensors of index/index_put on the leading dims, wrapped and stacked on a last axis:
 // coords of shape B + [k].
-Val stacked_coords(GraphBuilder& b, const Val& self, const std::vector<Val>& idx) {
+Val stacked_coords(GraphBuilder &b, const Val &self, const std::vector<Val> &idx) {
   std::vector<Val> ints;
   for (size_t k = 0; k < idx.size(); ++k)
     ints.push_back(wrap_negative(b, cast_to(b, idx[k], DType::Int64),
                                  dim_scalar(b, self, static_cast<int64_t>(k))));
   Val sum = ints[0];
-  for (size_t k = 1; k < ints.size(); ++k) sum = b.op1("Add", {sum, ints[k]});
+  for (size_t k = 1; k < ints.size(); ++k)
+    sum = b.op1("Add", {sum, ints[k]});
   Val shape = shape_of(b, sum);
   std::vector<Val> parts;
-  for (const Val& v : ints) parts.push_back(unsqueeze(b, b.op1("Expand", {v, shape}), {-1}));
+  for (const Val &v : ints)
+    parts.push_back(unsqueeze(b, b.op1("Expand", {v, shape}), {-1}));
   return b.op1("Concat", parts, {{"axis", int64_t{-1}}});
 }
 
-}  // namespace
+} // namespace
 
 // scatter.src(Tensor self, int dim, Tensor index, Tensor src) / scatter.value(..., Scalar value)
 // scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce)
@@ -160,30 +169,30 @@ Val stacked_coords(GraphBuilder& b, const Val& self, const std::vector<Val>& idx
 //                    *, bool include_self=True)
 namespace scatter_arg {
 constexpr size_t kSelf = 0, kDim = 1, kIndex = 2, kSrc = 3, kReduce = 4, kIncludeSelf = 5;
-}  // namespace scatter_arg
+} // namespace scatter_arg
 
 // Opset 13-15 (no ScatterElements reduction): a sum/prod reduction is computed densely.
-void aten_scatter(ConvertCtx& c) {
+void aten_scatter(ConvertCtx &c) {
   using namespace scatter_arg;
   emit_scatter(c, c.in(kSrc), c.str_or(kReduce, ""), true, false);
 }
-void aten_scatter_16(ConvertCtx& c) {
+void aten_scatter_16(ConvertCtx &c) {
   using namespace scatter_arg;
   emit_scatter(c, c.in(kSrc), c.str_or(kReduce, ""), true, true);
 }
 
-void aten_scatter_add(ConvertCtx& c) {
+void aten_scatter_add(ConvertCtx &c) {
   emit_scatter(c, c.in(scatter_arg::kSrc), "sum", true, false);
 }
-void aten_scatter_add_16(ConvertCtx& c) {
+void aten_scatter_add_16(ConvertCtx &c) {
   emit_scatter(c, c.in(scatter_arg::kSrc), "sum", true, true);
 }
 
-void aten_scatter_reduce(ConvertCtx& c) {
+void aten_scatter_reduce(ConvertCtx &c) {
   using namespace scatter_arg;
   emit_scatter(c, c.in(kSrc), c.in(kReduce).str(), c.bool_or(kIncludeSelf, true), false);
 }
-void aten_scatter_reduce_16(ConvertCtx& c) {
+void aten_scatter_reduce_16(ConvertCtx &c) {
   using namespace scatter_arg;
   emit_scatter(c, c.in(kSrc), c.in(kReduce).str(), c.bool_or(kIncludeSelf, true), true);
 }
@@ -192,13 +201,13 @@ void aten_scatter_reduce_16(ConvertCtx& c) {
 // mask or integer indices, on the leading dims.
 namespace index_put_arg {
 constexpr size_t kSelf = 0, kIndices = 1, kValues = 2, kAccumulate = 3;
-}  // namespace index_put_arg
+} // namespace index_put_arg
 
 namespace {
 
 // The index tensors of index_put's list, which must sit on the leading dims.
-std::vector<Val> leading_indices(const ConvertCtx& c) {
-  const auto& list = c.in(index_put_arg::kIndices).list();
+std::vector<Val> leading_indices(const ConvertCtx &c) {
+  const auto &list = c.in(index_put_arg::kIndices).list();
   std::vector<Val> idx;
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].is_none()) {
@@ -215,8 +224,8 @@ std::vector<Val> leading_indices(const ConvertCtx& c) {
 
 // ScatterND with reduction=add for opset 13-15: flatten the k indexed dims into one linear index,
 // then scatter-add along it. `rest` holds the sizes of self's dims [k, r).
-Val scatter_nd_add_decomposed(GraphBuilder& b, const Val& self, const Val& coords, const Val& upd,
-                              const Val& rest, int64_t k, int64_t r, DType dt) {
+Val scatter_nd_add_decomposed(GraphBuilder &b, const Val &self, const Val &coords, const Val &upd,
+                              const Val &rest, int64_t k, int64_t r, DType dt) {
   Val lin;
   for (int64_t j = 0; j < k; ++j) {
     Val cj = b.op1("Gather", {coords, b.const_i64_scalar(j)}, {{"axis", int64_t{-1}}});
@@ -234,9 +243,9 @@ Val scatter_nd_add_decomposed(GraphBuilder& b, const Val& self, const Val& coord
 }
 
 // `native_reduction`: ScatterND has a reduction attribute (opset 16+).
-void emit_index_put(ConvertCtx& c, bool native_reduction) {
+void emit_index_put(ConvertCtx &c, bool native_reduction) {
   using namespace index_put_arg;
-  GraphBuilder& b = c.b;
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   Val self = cast_to(b, c.tensor(kSelf), dt);
   int64_t r = rank_of(c, kSelf);
@@ -267,38 +276,43 @@ void emit_index_put(ConvertCtx& c, bool native_reduction) {
   }
 }
 
-}  // namespace
+} // namespace
 
-void aten_index_put(ConvertCtx& c) { emit_index_put(c, false); }
-void aten_index_put_16(ConvertCtx& c) { emit_index_put(c, true); }
+void aten_index_put(ConvertCtx &c) {
+  emit_index_put(c, false);
+}
+void aten_index_put_16(ConvertCtx &c) {
+  emit_index_put(c, true);
+}
 
 namespace {
 // index (1-D, along dim d) spread over source's shape, for index_add / index_copy.
-Val spread_index(GraphBuilder& b, const Val& self, const Val& index, const Val& source, int64_t d,
+Val spread_index(GraphBuilder &b, const Val &self, const Val &index, const Val &source, int64_t d,
                  int64_t r) {
   Val idx = wrap_negative(b, cast_to(b, index, DType::Int64), dim_scalar(b, self, d));
-  if (r == 0) return idx;
+  if (r == 0)
+    return idx;
   return b.op1("Expand", {on_axis(b, idx, d, r), shape_of(b, source)});
 }
-}  // namespace
+} // namespace
 
 // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1)
 namespace index_add_arg {
 constexpr size_t kSelf = 0, kDim = 1, kIndex = 2, kSource = 3, kAlpha = 4;
-}  // namespace index_add_arg
+} // namespace index_add_arg
 
 namespace {
 
 // `native_reduction`: ScatterElements has a reduction attribute (opset 16+).
-void emit_index_add(ConvertCtx& c, bool native_reduction) {
+void emit_index_add(ConvertCtx &c, bool native_reduction) {
   using namespace index_add_arg;
-  GraphBuilder& b = c.b;
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, kSelf);
   int64_t d = norm_axis(c.in(kDim).to_int(), r);
   Val self = cast_to(b, c.tensor(kSelf), dt);
   Val src = cast_to(b, c.tensor(kSource), dt);
-  const Arg& alpha = c.in(kAlpha);
+  const Arg &alpha = c.in(kAlpha);
   if (c.has(kAlpha) && !(alpha.is_number() && alpha.to_double() == 1.0))
     src = b.op1("Mul", {src, as_tensor(b, alpha, dt)});
   Val index = spread_index(b, self, c.tensor(kIndex), src, d, r);
@@ -308,14 +322,18 @@ void emit_index_add(ConvertCtx& c, bool native_reduction) {
     c.set_out(0, scatter_dense(b, self, d, r, index, src, "sum", true, dt));
 }
 
-}  // namespace
+} // namespace
 
-void aten_index_add(ConvertCtx& c) { emit_index_add(c, false); }
-void aten_index_add_16(ConvertCtx& c) { emit_index_add(c, true); }
+void aten_index_add(ConvertCtx &c) {
+  emit_index_add(c, false);
+}
+void aten_index_add_16(ConvertCtx &c) {
+  emit_index_add(c, true);
+}
 
 // index_copy(self, dim, index, source)
-void aten_index_copy(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_index_copy(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, 0);
   int64_t d = norm_axis(c.in(1).to_int(), r);
@@ -326,8 +344,8 @@ void aten_index_copy(ConvertCtx& c) {
 }
 
 // index_fill(self, dim, index, value): a mask over dim d from the listed positions.
-void aten_index_fill(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_index_fill(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, 0);
   int64_t d = norm_axis(c.in(1).to_int(), r);
@@ -335,18 +353,20 @@ void aten_index_fill(ConvertCtx& c) {
   Val n = dim_scalar(b, self, d);
   Val idx = reshape(b, wrap_negative(b, cast_to(b, c.tensor(2), DType::Int64), n), {1, -1});
   Val eq = cast_to(b, b.op1("Equal", {unsqueeze(b, iota(b, n), {1}), idx}), DType::Int64);
-  Val hit = cast_to(b, b.op1("ReduceMax", {eq}, {{"axes", std::vector<int64_t>{1}},
-                                                 {"keepdims", int64_t{0}}}),
-                    DType::Bool);
-  if (r > 0) hit = on_axis(b, hit, d, r);
+  Val hit = cast_to(
+      b, b.op1("ReduceMax", {eq}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}}),
+      DType::Bool);
+  if (r > 0)
+    hit = on_axis(b, hit, d, r);
   Val value = as_tensor(b, c.in(3), dt);
-  if (c.in(3).is_tensor()) value = reshape(b, value, {});
+  if (c.in(3).is_tensor())
+    value = reshape(b, value, {});
   c.set_out(0, b.op1("Where", {hit, value, self}));
 }
 
 // masked_scatter(self, mask, source): the k-th True position takes source.flatten()[k].
-void aten_masked_scatter(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_masked_scatter(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   Val self = cast_to(b, c.tensor(0), dt);
   Val mask = b.op1("Expand", {cast_to(b, c.tensor(1), DType::Bool), shape_of(b, self)});
@@ -362,26 +382,27 @@ void aten_masked_scatter(ConvertCtx& c) {
 }
 
 // masked_select(self, mask): 1-D, data-dependent length.
-void aten_masked_select(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_masked_select(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   Val mask = cast_to(b, c.tensor(1), DType::Bool);
-  Val x = b.op1("Expand", {c.tensor(0), shape_of(b, mask)});  // Expand broadcasts both ways
+  Val x = b.op1("Expand", {c.tensor(0), shape_of(b, mask)}); // Expand broadcasts both ways
   mask = b.op1("Expand", {mask, shape_of(b, x)});
-  c.set_out(0, b.op1("Compress", {reshape(b, x, {-1}), reshape(b, mask, {-1})}, {{"axis", int64_t{0}}}));
+  c.set_out(
+      0, b.op1("Compress", {reshape(b, x, {-1}), reshape(b, mask, {-1})}, {{"axis", int64_t{0}}}));
 }
 
-void aten_take(ConvertCtx& c) {
+void aten_take(ConvertCtx &c) {
   Val flat = reshape(c.b, c.tensor(0), {-1});
   c.set_out(0, c.b.op1("Gather", {flat, c.tensor(1)}, {{"axis", int64_t{0}}}));
 }
 
-void aten_nonzero(ConvertCtx& c) {
+void aten_nonzero(ConvertCtx &c) {
   Val nz = c.b.op1("NonZero", {c.tensor(0)});
   c.set_out(0, c.b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}}));
 }
 
 // nonzero_numpy: one 1-D index tensor per dim.
-void aten_nonzero_numpy(ConvertCtx& c) {
+void aten_nonzero_numpy(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   Val nz = c.b.op1("NonZero", {c.tensor(0)});
   std::vector<Arg> items;
@@ -395,14 +416,13 @@ void aten_nonzero_numpy(ConvertCtx& c) {
 
 namespace {
 // TopK over dim d with k from a 0-d/1-element int64 (or the whole dim).
-std::vector<Val> topk(ConvertCtx& c, const Val& x, int64_t d, const Val* k, bool largest) {
-  GraphBuilder& b = c.b;
+std::vector<Val> topk(ConvertCtx &c, const Val &x, int64_t d, const Val *k, bool largest) {
+  GraphBuilder &b = c.b;
   Val kk = k ? reshape(b, cast_to(b, *k, DType::Int64), {1})
              : b.op1("Gather", {shape_of(b, x), b.const_i64({d})}, {{"axis", int64_t{0}}});
   DType dt = b.dtype(x);
   // ONNX Runtime's TopK has float/double/int32/int64 kernels only.
-  DType kt = (dt == DType::Float || dt == DType::Double || dt == DType::Int32 ||
-              dt == DType::Int64)
+  DType kt = (dt == DType::Float || dt == DType::Double || dt == DType::Int32 || dt == DType::Int64)
                  ? dt
                  : (is_floating(dt) ? DType::Float : DType::Int64);
   auto outs = b.op("TopK", {cast_to(b, x, kt), kk},
@@ -412,15 +432,15 @@ std::vector<Val> topk(ConvertCtx& c, const Val& x, int64_t d, const Val* k, bool
 }
 
 // sort(self, dim, descending) or sort.stable(self, stable, dim, descending).
-std::pair<int64_t, bool> sort_args(const ConvertCtx& c, int64_t r) {
+std::pair<int64_t, bool> sort_args(const ConvertCtx &c, int64_t r) {
   size_t at = c.overload() == "stable" ? 2 : 1;
   int64_t d = c.int_or(at, -1);
   bool desc = c.has(at + 1) && c.in(at + 1).to_bool();
   return {norm_axis(d, r), desc};
 }
-}  // namespace
+} // namespace
 
-void aten_sort(ConvertCtx& c) {
+void aten_sort(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   if (r == 0) {
     c.set_out(0, c.tensor(0));
@@ -433,14 +453,14 @@ void aten_sort(ConvertCtx& c) {
   c.set_out(1, outs[1]);
 }
 
-void aten_argsort(ConvertCtx& c) {
+void aten_argsort(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   auto [d, desc] = sort_args(c, r);
   c.set_out(0, topk(c, c.tensor(0), d, nullptr, desc)[1]);
 }
 
 // topk(self, k, dim, largest, sorted): always sorted (an unsorted order is unspecified anyway).
-void aten_topk(ConvertCtx& c) {
+void aten_topk(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   int64_t d = norm_axis(c.int_or(2, -1), r);
   bool largest = !c.has(3) || c.in(3).to_bool();
@@ -451,8 +471,8 @@ void aten_topk(ConvertCtx& c) {
 }
 
 // one_hot(self, num_classes): -1 takes max(self) + 1.
-void aten_one_hot(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_one_hot(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   Val x = cast_to(b, c.tensor(0), DType::Int64);
   int64_t n = c.int_or(1, -1);
   Val depth = n >= 0 ? b.const_i64_scalar(n)
@@ -462,15 +482,15 @@ void aten_one_hot(ConvertCtx& c) {
   c.set_out(0, cast_to(b, eq, DType::Int64));
 }
 
-void aten_embedding(ConvertCtx& c) {
+void aten_embedding(ConvertCtx &c) {
   c.set_out(0, c.b.op1("Gather", {c.tensor(0), c.tensor(1)}, {{"axis", int64_t{0}}}));
 }
 
 // embedding_bag / _embedding_bag(_forward_only)(weight, indices, offsets, scale_grad_by_freq,
 // mode, sparse, per_sample_weights, include_last_offset[, padding_idx]). Only the first output
 // (the bags) is exact; offset2bag and bag_size are computed, max_indices is zero.
-void aten_embedding_bag(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_embedding_bag(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   Val w = c.tensor(0);
   Val indices = cast_to(b, c.tensor(1), DType::Int64);
@@ -487,15 +507,17 @@ void aten_embedding_bag(ConvertCtx& c) {
   Val nbags = b.op1("Size", {offsets});
   Val pos = iota(b, b.op1("Size", {idx_flat}));
   Val started = b.op1("GreaterOrEqual", {unsqueeze(b, pos, {1}), unsqueeze(b, offsets, {0})});
-  Val bag_of = b.op1("Sub", {b.op1("ReduceSum", {cast_to(b, started, DType::Int64), b.const_i64({1})},
-                                   {{"keepdims", int64_t{0}}}),
-                             b.const_i64_scalar(1)});
+  Val bag_of =
+      b.op1("Sub", {b.op1("ReduceSum", {cast_to(b, started, DType::Int64), b.const_i64({1})},
+                          {{"keepdims", int64_t{0}}}),
+                    b.const_i64_scalar(1)});
   // member[bag, i]: index i belongs to the bag and is not padding.
   Val member = b.op1("Equal", {unsqueeze(b, iota(b, nbags), {1}), unsqueeze(b, bag_of, {0})});
   if (padding_idx >= 0)
-    member = b.op1("And", {member, b.op1("Not", {b.op1("Equal", {unsqueeze(b, idx_flat, {0}),
-                                                                 b.const_i64_scalar(padding_idx)})})});
-  Val emb = cast_to(b, b.op1("Gather", {w, idx_flat}, {{"axis", int64_t{0}}}), dt);  // [n, D]
+    member =
+        b.op1("And", {member, b.op1("Not", {b.op1("Equal", {unsqueeze(b, idx_flat, {0}),
+                                                            b.const_i64_scalar(padding_idx)})})});
+  Val emb = cast_to(b, b.op1("Gather", {w, idx_flat}, {{"axis", int64_t{0}}}), dt); // [n, D]
   if (c.has(6)) {
     T2O_CHECK(mode == 0, "{}: per_sample_weights need mode='sum'", c.op());
     emb = b.op1("Mul", {emb, unsqueeze(b, reshape(b, cast_to(b, c.tensor(6), dt), {-1}), {1})});
@@ -505,8 +527,10 @@ void aten_embedding_bag(ConvertCtx& c) {
   Val out;
   if (mode == 2) {
     Val m3 = unsqueeze(b, member, {2});
-    Val masked = b.op1("Where", {m3, unsqueeze(b, emb, {0}), b.const_scalar(dt, neutral("amax", dt))});
-    Val mx = b.op1("ReduceMax", {masked}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}});
+    Val masked =
+        b.op1("Where", {m3, unsqueeze(b, emb, {0}), b.const_scalar(dt, neutral("amax", dt))});
+    Val mx =
+        b.op1("ReduceMax", {masked}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}});
     Val empty = unsqueeze(b, b.op1("Equal", {count, b.const_i64_scalar(0)}), {1});
     out = b.op1("Where", {empty, b.const_scalar(dt, 0), mx});
   } else {
@@ -523,8 +547,8 @@ void aten_embedding_bag(ConvertCtx& c) {
 }
 
 // bucketize(self, boundaries, out_int32, right): the number of boundaries below x (or <= x).
-void aten_bucketize(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_bucketize(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   Val bounds = c.tensor(1);
   DType bt = b.dtype(bounds);
   DType k = is_floating(bt) || (c.in(0).is_tensor() && is_floating(b.dtype(c.tensor(0))))
@@ -541,8 +565,8 @@ void aten_bucketize(ConvertCtx& c) {
 }
 
 // select_scatter(self, src, dim, index): src fills the slice self.select(dim, index).
-void aten_select_scatter(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_select_scatter(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, 0);
   int64_t d = norm_axis(c.in(2).to_int(), r);
@@ -556,8 +580,8 @@ void aten_select_scatter(ConvertCtx& c) {
 
 // slice_scatter(self, src, dim, start, end, step): positions start, start+step, ... < end take
 // src's elements in order along dim.
-void aten_slice_scatter(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_slice_scatter(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   int64_t r = rank_of(c, 0);
   int64_t d = norm_axis(c.int_or(2, 0), r);
@@ -565,13 +589,15 @@ void aten_slice_scatter(ConvertCtx& c) {
   Val self = cast_to(b, c.tensor(0), dt);
   Val n = dim_scalar(b, self, d);
   auto bound = [&](size_t i, bool is_end) {
-    if (!c.has(i)) return is_end ? n : b.const_i64_scalar(0);
+    if (!c.has(i))
+      return is_end ? n : b.const_i64_scalar(0);
     // A constant int stays exact: as_tensor goes through double, which turns the INT64_MAX a
     // traced `x[a:]` passes as end into INT64_MIN. Clamped so that wrap_negative cannot overflow.
-    const Arg& a = c.in(i);
-    Val v = a.kind == Arg::Kind::Int
-                ? b.const_i64_scalar(std::clamp<int64_t>(a.i, -(int64_t{1} << 62), int64_t{1} << 62))
-                : as_tensor(b, a, DType::Int64);
+    const Arg &a = c.in(i);
+    Val v =
+        a.kind == Arg::Kind::Int
+            ? b.const_i64_scalar(std::clamp<int64_t>(a.i, -(int64_t{1} << 62), int64_t{1} << 62))
+            : as_tensor(b, a, DType::Int64);
     v = wrap_negative(b, v, n);
     return b.op1("Min", {b.op1("Max", {v, b.const_i64_scalar(0)}), n});
   };
@@ -579,13 +605,14 @@ void aten_slice_scatter(ConvertCtx& c) {
   Val pos = iota(b, n);
   Val off = b.op1("Sub", {pos, start});
   Val in_range = b.op1("And", {b.op1("GreaterOrEqual", {pos, start}), b.op1("Less", {pos, end})});
-  Val on_step = b.op1("Equal", {b.op1("Mod", {off, b.const_i64_scalar(step)}), b.const_i64_scalar(0)});
+  Val on_step =
+      b.op1("Equal", {b.op1("Mod", {off, b.const_i64_scalar(step)}), b.const_i64_scalar(0)});
   Val hit = b.op1("And", {in_range, on_step});
   Val src = cast_to(b, c.tensor(1), dt);
   Val last = b.op1("Sub", {dim_scalar(b, src, d), b.const_i64_scalar(1)});
-  Val which = b.op1("Min", {b.op1("Max", {b.op1("Div", {off, b.const_i64_scalar(step)}),
-                                          b.const_i64_scalar(0)}),
-                            b.op1("Max", {last, b.const_i64_scalar(0)})});
+  Val which = b.op1(
+      "Min", {b.op1("Max", {b.op1("Div", {off, b.const_i64_scalar(step)}), b.const_i64_scalar(0)}),
+              b.op1("Max", {last, b.const_i64_scalar(0)})});
   Val spread = b.op1("Gather", {src, which}, {{"axis", d}});
   c.set_out(0, b.op1("Where", {on_axis(b, hit, d, r), spread, self}));
 }
@@ -660,7 +687,7 @@ void aten_index(ConvertCtx &c) {
   c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
 }
 
-void register_indexing_ops(Registry& r) {
+void register_indexing_ops(Registry &r) {
   r.add("aten::select", 13, aten_select, {"Gather"});
   r.add("aten::index_select", 13, aten_index_select, {"Gather"});
   r.add("aten::gather", 13, aten_gather, {"GatherElements"});
@@ -672,12 +699,12 @@ void register_indexing_ops(Registry& r) {
   r.add_with_inplace("aten::scatter_add", 13, aten_scatter_add,
                      {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
   r.add_with_inplace("aten::scatter_add", 16, aten_scatter_add_16, {"ScatterElements", "Expand"});
-  const std::vector<std::string> scatter_reduce_ops = {
-      "ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin",
-      "Pad"};
+  const std::vector<std::string> scatter_reduce_ops = {"ScatterElements", "Equal",      "Where",
+                                                       "ReduceSum",       "ReduceProd", "ReduceMax",
+                                                       "ReduceMin",       "Pad"};
   r.add_with_inplace("aten::scatter_reduce", 13, aten_scatter_reduce, scatter_reduce_ops);
   r.add_with_inplace("aten::scatter_reduce", 16, aten_scatter_reduce_16, scatter_reduce_ops);
-  for (const char* op : {"aten::index_put", "aten::_index_put_impl"}) {
+  for (const char *op : {"aten::index_put", "aten::_index_put_impl"}) {
     r.add_with_inplace(op, 13, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
     r.add_with_inplace(op, 16, aten_index_put_16, {"ScatterND", "NonZero", "Expand"});
   }
@@ -686,7 +713,8 @@ void register_indexing_ops(Registry& r) {
   r.add_with_inplace("aten::index_add", 16, aten_index_add_16, {"ScatterElements"});
   r.add_with_inplace("aten::index_copy", 13, aten_index_copy, {"ScatterElements"});
   r.add_with_inplace("aten::index_fill", 13, aten_index_fill, {"Equal", "ReduceMax", "Where"});
-  r.add_with_inplace("aten::masked_scatter", 13, aten_masked_scatter, {"CumSum", "Gather", "Where"});
+  r.add_with_inplace("aten::masked_scatter", 13, aten_masked_scatter,
+                     {"CumSum", "Gather", "Where"});
   r.add("aten::masked_select", 13, aten_masked_select, {"Expand", "Compress"});
   r.add("aten::take", 13, aten_take, {"Gather"});
   r.add("aten::nonzero", 13, aten_nonzero, {"NonZero", "Transpose"});
@@ -696,7 +724,7 @@ void register_indexing_ops(Registry& r) {
   r.add("aten::topk", 13, aten_topk, {"TopK"});
   r.add("aten::one_hot", 13, aten_one_hot, {"Equal", "Range", "Cast"});
   r.add("aten::embedding", 13, aten_embedding, {"Gather"});
-  for (const char* op :
+  for (const char *op :
        {"aten::embedding_bag", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"})
     r.add(op, 13, aten_embedding_bag, {"Gather", "MatMul", "ReduceMax", "Where"});
   r.add("aten::bucketize", 13, aten_bucketize, {"Less", "LessOrEqual", "ReduceSum"});
@@ -704,4 +732,4 @@ void register_indexing_ops(Registry& r) {
   r.add("aten::slice_scatter", 13, aten_slice_scatter, {"Gather", "Where"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -73,7 +73,9 @@ void aten_baddbmm(ConvertCtx &c) {
 }
 
 // matmul, mm, bmm, dot, mv: ONNX MatMul follows numpy matmul, including the 1-D cases.
-void aten_matmul(ConvertCtx &c) { c.set_out(0, c.b.op1("MatMul", {c.tensor(0), c.tensor(1)})); }
+void aten_matmul(ConvertCtx &c) {
+  c.set_out(0, c.b.op1("MatMul", {c.tensor(0), c.tensor(1)}));
+}
 
 void aten_outer(ConvertCtx &c) {
   DType dt = out_dtype(c);

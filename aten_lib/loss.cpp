@@ -68,8 +68,8 @@ Val class_weight(ConvertCtx &c, size_t i, DType k) {
 void aten_mse_loss(ConvertCtx &c) {
   constexpr size_t kSelf = 0, kTarget = 1, kReduction = 2;
   DType k = loss_type(c);
-  Val d = op_t(c.b, k, "Sub",
-               {cast_to(c.b, c.tensor(kSelf), k), cast_to(c.b, c.tensor(kTarget), k)});
+  Val d =
+      op_t(c.b, k, "Sub", {cast_to(c.b, c.tensor(kSelf), k), cast_to(c.b, c.tensor(kTarget), k)});
   set_result(c, reduce_all(c.b, k, op_t(c.b, k, "Mul", {d, d}), reduction_arg(c, kReduction)));
 }
 

@@ -403,9 +403,11 @@ void register_math_ops(Registry &r) {
   r.add("aten::__or__", 13, aten_bitwise_or, {"Or"});
   r.add_with_inplace("aten::bitwise_xor", 13, aten_bitwise_xor, {"Xor"});
   r.add("aten::__xor__", 13, aten_bitwise_xor, {"Xor"});
-  r.add_with_inplace("aten::bitwise_left_shift", 13, aten_bitwise_left_shift, {"BitShift", "Where"});
+  r.add_with_inplace("aten::bitwise_left_shift", 13, aten_bitwise_left_shift,
+                     {"BitShift", "Where"});
   r.add("aten::__lshift__", 13, aten_bitwise_left_shift, {"BitShift", "Where"});
-  r.add_with_inplace("aten::bitwise_right_shift", 13, aten_bitwise_right_shift, {"BitShift", "Where"});
+  r.add_with_inplace("aten::bitwise_right_shift", 13, aten_bitwise_right_shift,
+                     {"BitShift", "Where"});
   r.add("aten::__rshift__", 13, aten_bitwise_right_shift, {"BitShift", "Where"});
   for (const char *op :
        {"aten::conj", "aten::conj_physical", "aten::resolve_conj", "aten::resolve_neg"})

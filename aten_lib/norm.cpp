@@ -8,22 +8,23 @@ namespace {
 
 // A constant filled with `v` of the given shape and dtype (the default weight or bias of
 // LayerNormalization, which needs a scale even when torch has none).
-Val filled(GraphBuilder& b, DType t, const std::vector<int64_t>& shape, float v) {
+Val filled(GraphBuilder &b, DType t, const std::vector<int64_t> &shape, float v) {
   int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape)
+    n *= d;
   Val f = b.constant(TensorData::f32(std::vector<float>(static_cast<size_t>(n), v), shape));
   return t == DType::Float ? f : cast_to(b, f, t);
 }
 
 struct Moments {
-  Val centered;  // x - mean
+  Val centered; // x - mean
   Val mean;
-  Val rstd;      // 1 / sqrt(var + eps)
+  Val rstd; // 1 / sqrt(var + eps)
 };
 
 // Biased mean/variance over `axes` (kept), the statistics torch normalizes with. ReduceMean keeps
 // its axes attribute through opset 17.
-Moments moments(GraphBuilder& b, const Val& x, const std::vector<int64_t>& axes, double eps,
+Moments moments(GraphBuilder &b, const Val &x, const std::vector<int64_t> &axes, double eps,
                 DType t) {
   Moments m;
   m.mean = b.op1("ReduceMean", {x}, {{"axes", axes}, {"keepdims", int64_t{1}}});
@@ -36,22 +37,25 @@ Moments moments(GraphBuilder& b, const Val& x, const std::vector<int64_t>& axes,
 }
 
 // A per-channel vector of shape [C] reshaped to broadcast against an N,C,* tensor of `rank`.
-Val channel_view(GraphBuilder& b, const Val& v, int64_t rank, DType t) {
+Val channel_view(GraphBuilder &b, const Val &v, int64_t rank, DType t) {
   std::vector<int64_t> shape{-1};
-  for (int64_t i = 2; i < rank; ++i) shape.push_back(1);
+  for (int64_t i = 2; i < rank; ++i)
+    shape.push_back(1);
   return reshape(b, cast_to(b, v, t), shape);
 }
 
 // y * weight + bias with per-channel (dim 1) parameters, either of which may be None.
-Val channel_affine(ConvertCtx& c, Val y, size_t w_idx, size_t b_idx, int64_t rank, DType t) {
-  if (c.has(w_idx)) y = c.b.op1("Mul", {y, channel_view(c.b, c.tensor(w_idx), rank, t)});
-  if (c.has(b_idx)) y = c.b.op1("Add", {y, channel_view(c.b, c.tensor(b_idx), rank, t)});
+Val channel_affine(ConvertCtx &c, Val y, size_t w_idx, size_t b_idx, int64_t rank, DType t) {
+  if (c.has(w_idx))
+    y = c.b.op1("Mul", {y, channel_view(c.b, c.tensor(w_idx), rank, t)});
+  if (c.has(b_idx))
+    y = c.b.op1("Add", {y, channel_view(c.b, c.tensor(b_idx), rank, t)});
   return y;
 }
 
 // Inference-mode normalization with given per-channel mean and var (input indices m_idx,
 // v_idx), weight w_idx and bias b_idx.
-Val running_stats_norm(ConvertCtx& c, size_t w_idx, size_t b_idx, size_t m_idx, size_t v_idx,
+Val running_stats_norm(ConvertCtx &c, size_t w_idx, size_t b_idx, size_t m_idx, size_t v_idx,
                        double eps) {
   Val x = c.tensor(0);
   DType t = c.b.dtype(x);
@@ -66,16 +70,18 @@ Val running_stats_norm(ConvertCtx& c, size_t w_idx, size_t b_idx, size_t m_idx, 
   // unknown; the same arithmetic as Mul/Add works for any C.
   Val mean = cast_to(c.b, c.tensor(m_idx), t);
   Val var = cast_to(c.b, c.tensor(v_idx), t);
-  Val scale = c.b.op1("Reciprocal",
-                      {c.b.op1("Sqrt", {c.b.op1("Add", {var, c.b.const_scalar(t, eps)})})});
-  if (c.has(w_idx)) scale = c.b.op1("Mul", {scale, cast_to(c.b, c.tensor(w_idx), t)});
+  Val scale =
+      c.b.op1("Reciprocal", {c.b.op1("Sqrt", {c.b.op1("Add", {var, c.b.const_scalar(t, eps)})})});
+  if (c.has(w_idx))
+    scale = c.b.op1("Mul", {scale, cast_to(c.b, c.tensor(w_idx), t)});
   Val shift = c.b.op1("Neg", {c.b.op1("Mul", {mean, scale})});
-  if (c.has(b_idx)) shift = c.b.op1("Add", {shift, cast_to(c.b, c.tensor(b_idx), t)});
+  if (c.has(b_idx))
+    shift = c.b.op1("Add", {shift, cast_to(c.b, c.tensor(b_idx), t)});
   Val y = c.b.op1("Mul", {x, channel_view(c.b, scale, rank, t)});
   return c.b.op1("Add", {y, channel_view(c.b, shift, rank, t)});
 }
 
-}  // namespace
+} // namespace
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
 //            Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)
@@ -85,12 +91,12 @@ Val running_stats_norm(ConvertCtx& c, size_t w_idx, size_t b_idx, size_t m_idx, 
 namespace batch_norm_arg {
 constexpr size_t kInput = 0, kWeight = 1, kBias = 2, kRunningMean = 3, kRunningVar = 4,
                  kTraining = 5, kMomentum = 6, kEps = 7;
-constexpr size_t kUseInputStats = kTraining;  // instance_norm's name for the same slot
-}  // namespace batch_norm_arg
+constexpr size_t kUseInputStats = kTraining; // instance_norm's name for the same slot
+} // namespace batch_norm_arg
 
 // Training mode normalizes with batch statistics; updating the running stats has no meaning in
 // an inference graph.
-void aten_batch_norm(ConvertCtx& c) {
+void aten_batch_norm(ConvertCtx &c) {
   using namespace batch_norm_arg;
   double eps = c.in(kEps).to_double();
   bool training = c.in(kTraining).to_bool();
@@ -102,13 +108,14 @@ void aten_batch_norm(ConvertCtx& c) {
   DType t = c.b.dtype(x);
   int64_t rank = rank_of(c, kInput);
   std::vector<int64_t> axes{0};
-  for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+  for (int64_t i = 2; i < rank; ++i)
+    axes.push_back(i);
   Moments m = moments(c.b, x, axes, eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
   c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
 }
 
-void aten_instance_norm(ConvertCtx& c) {
+void aten_instance_norm(ConvertCtx &c) {
   using namespace batch_norm_arg;
   double eps = c.in(kEps).to_double();
   bool use_input_stats = c.in(kUseInputStats).to_bool();
@@ -138,7 +145,7 @@ void aten_instance_norm(ConvertCtx& c) {
 //            float eps=1e-05, bool cudnn_enabled=True)
 // GroupNormalization only arrives in opset 18, so: reshape to (N, G, -1), normalize the last
 // axis, reshape back.
-void aten_group_norm(ConvertCtx& c) {
+void aten_group_norm(ConvertCtx &c) {
   constexpr size_t kInput = 0, kNumGroups = 1, kWeight = 2, kBias = 3, kEps = 4;
   Val x = c.tensor(kInput);
   DType t = c.b.dtype(x);
@@ -158,7 +165,7 @@ void aten_group_norm(ConvertCtx& c) {
 //   -> (Tensor out, Tensor mean, Tensor rstd)
 namespace layer_norm_arg {
 constexpr size_t kInput = 0, kNormalizedShape = 1, kWeight = 2, kBias = 3, kEps = 4;
-}  // namespace layer_norm_arg
+} // namespace layer_norm_arg
 
 namespace {
 
@@ -167,11 +174,11 @@ struct LayerNormArgs {
   Val x;
   DType t;
   int64_t rank;
-  std::vector<int64_t> shape;  // normalized_shape
+  std::vector<int64_t> shape; // normalized_shape
   double eps;
 };
 
-LayerNormArgs layer_norm_args(const ConvertCtx& c) {
+LayerNormArgs layer_norm_args(const ConvertCtx &c) {
   using namespace layer_norm_arg;
   LayerNormArgs a;
   a.x = c.tensor(kInput);
@@ -186,28 +193,31 @@ LayerNormArgs layer_norm_args(const ConvertCtx& c) {
 }
 
 // Opset 13-16: the moments by hand; returns (y, mean, rstd).
-std::vector<Val> layer_norm_decomposed(ConvertCtx& c) {
+std::vector<Val> layer_norm_decomposed(ConvertCtx &c) {
   using namespace layer_norm_arg;
   LayerNormArgs a = layer_norm_args(c);
   int64_t k = static_cast<int64_t>(a.shape.size());
   Moments m = moments(c.b, a.x, int_range(a.rank - k, a.rank), a.eps, a.t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
-  if (c.has(kWeight)) y = c.b.op1("Mul", {y, cast_to(c.b, c.tensor(kWeight), a.t)});
-  if (c.has(kBias)) y = c.b.op1("Add", {y, cast_to(c.b, c.tensor(kBias), a.t)});
+  if (c.has(kWeight))
+    y = c.b.op1("Mul", {y, cast_to(c.b, c.tensor(kWeight), a.t)});
+  if (c.has(kBias))
+    y = c.b.op1("Add", {y, cast_to(c.b, c.tensor(kBias), a.t)});
   return {y, m.mean, m.rstd};
 }
 
 // Opset 17: LayerNormalization; returns (y) or (y, mean, rstd).
-std::vector<Val> layer_norm_op(ConvertCtx& c, bool want_stats) {
+std::vector<Val> layer_norm_op(ConvertCtx &c, bool want_stats) {
   using namespace layer_norm_arg;
   LayerNormArgs a = layer_norm_args(c);
   int64_t k = static_cast<int64_t>(a.shape.size());
-  Val scale = c.has(kWeight) ? cast_to(c.b, c.tensor(kWeight), a.t)
-                             : filled(c.b, a.t, a.shape, 1.0f);
+  Val scale =
+      c.has(kWeight) ? cast_to(c.b, c.tensor(kWeight), a.t) : filled(c.b, a.t, a.shape, 1.0f);
   std::vector<Val> inputs{a.x, scale};
-  if (c.has(kBias)) inputs.push_back(cast_to(c.b, c.tensor(kBias), a.t));
-  auto outs = c.b.op("LayerNormalization", inputs, {{"axis", -k}, {"epsilon", a.eps}},
-                     want_stats ? 3 : 1);
+  if (c.has(kBias))
+    inputs.push_back(cast_to(c.b, c.tensor(kBias), a.t));
+  auto outs =
+      c.b.op("LayerNormalization", inputs, {{"axis", -k}, {"epsilon", a.eps}}, want_stats ? 3 : 1);
   // The statistics come out in stash_type (float); torch returns them in the input dtype.
   if (want_stats && a.t != DType::Float) {
     outs[1] = cast_to(c.b, outs[1], a.t);
@@ -216,23 +226,29 @@ std::vector<Val> layer_norm_op(ConvertCtx& c, bool want_stats) {
   return outs;
 }
 
-}  // namespace
+} // namespace
 
-void aten_layer_norm(ConvertCtx& c) { c.set_out(0, layer_norm_decomposed(c)[0]); }
-void aten_layer_norm_17(ConvertCtx& c) { c.set_out(0, layer_norm_op(c, false)[0]); }
+void aten_layer_norm(ConvertCtx &c) {
+  c.set_out(0, layer_norm_decomposed(c)[0]);
+}
+void aten_layer_norm_17(ConvertCtx &c) {
+  c.set_out(0, layer_norm_op(c, false)[0]);
+}
 
 // The statistics keep the normalized dims as size 1, like LayerNormalization's extra outputs.
-void aten_native_layer_norm(ConvertCtx& c) {
+void aten_native_layer_norm(ConvertCtx &c) {
   auto outs = layer_norm_decomposed(c);
-  for (size_t i = 0; i < 3; ++i) c.set_out(i, outs[i]);
+  for (size_t i = 0; i < 3; ++i)
+    c.set_out(i, outs[i]);
 }
 
-void aten_native_layer_norm_17(ConvertCtx& c) {
+void aten_native_layer_norm_17(ConvertCtx &c) {
   auto outs = layer_norm_op(c, true);
-  for (size_t i = 0; i < 3; ++i) c.set_out(i, outs[i]);
+  for (size_t i = 0; i < 3; ++i)
+    c.set_out(i, outs[i]);
 }
 
-void register_norm_ops(Registry& r) {
+void register_norm_ops(Registry &r) {
   r.add("aten::batch_norm", 13, aten_batch_norm,
         {"BatchNormalization", "Mul", "Add", "ReduceMean", "Sqrt", "Reciprocal"});
   r.add("aten::instance_norm", 13, aten_instance_norm,
@@ -245,4 +261,4 @@ void register_norm_ops(Registry& r) {
   r.add("aten::native_layer_norm", 17, aten_native_layer_norm_17, {"LayerNormalization"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

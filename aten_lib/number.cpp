@@ -1,104 +1,125 @@
 // Arithmetic, comparisons and conversions on plain numbers (int, float, bool) computed at run
-// time (the "number" family; scalar.cpp turns tensors into numbers): loop counters, sizes of dynamic dims, conditions. The walker folds them when every input
-// is a constant; otherwise each number is a 0-d tensor (int -> i64, float -> f64, bool -> bool)
-// and these converters emit the ONNX arithmetic. They are registered as "<op>.num" (the walker
-// looks that key up for nodes whose inputs and output are all numbers, e.g. aten::add.int), so
-// they never shadow the tensor converters of the same op.
-#include <cmath>
-
+// time (the "number" family; scalar.cpp turns tensors into numbers): loop counters, sizes of
+// dynamic dims, conditions. The walker folds them when every input is a constant; otherwise each
+// number is a 0-d tensor (int -> i64, float -> f64, bool -> bool) and these converters emit the
+// ONNX arithmetic. They are registered as "<op>.num" (the walker looks that key up for nodes whose
+// inputs and output are all numbers, e.g. aten::add.int), so they never shadow the tensor
+// converters of the same op.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+
+#include <cmath>
 
 namespace torch2onnx {
 
 namespace {
 
-DType arg_dtype(const ConvertCtx& c, size_t i) {
-  const Arg& a = c.in(i);
+DType arg_dtype(const ConvertCtx &c, size_t i) {
+  const Arg &a = c.in(i);
   switch (a.kind) {
-    case Arg::Kind::Int: return DType::Int64;
-    case Arg::Kind::Float: return DType::Double;
-    case Arg::Kind::Bool: return DType::Bool;
-    case Arg::Kind::Tensor: return c.b.has_info(a.t()) ? c.b.dtype(a.t()) : DType::Double;
-    default: throw Error(fmt::format("{}: expected a number, got {}", c.op(), a.describe()));
+  case Arg::Kind::Int:
+    return DType::Int64;
+  case Arg::Kind::Float:
+    return DType::Double;
+  case Arg::Kind::Bool:
+    return DType::Bool;
+  case Arg::Kind::Tensor:
+    return c.b.has_info(a.t()) ? c.b.dtype(a.t()) : DType::Double;
+  default:
+    throw Error(fmt::format("{}: expected a number, got {}", c.op(), a.describe()));
   }
 }
 
 // Input i as a 0-d tensor of dtype t.
-Val num(ConvertCtx& c, size_t i, DType t) {
-  const Arg& a = c.in(i);
+Val num(ConvertCtx &c, size_t i, DType t) {
+  const Arg &a = c.in(i);
   if (!a.is_tensor()) {
-    if (t == DType::Int64) return c.b.const_i64_scalar(a.to_int());
+    if (t == DType::Int64)
+      return c.b.const_i64_scalar(a.to_int());
     return c.b.const_scalar(t, a.to_double());
   }
   Val v = cast_to(c.b, a.t(), t);
-  if (!c.b.has_info(v) || c.b.rank(v) != 0) v = reshape(c.b, v, {});
+  if (!c.b.has_info(v) || c.b.rank(v) != 0)
+    v = reshape(c.b, v, {});
   return v;
 }
 
 // Python's promotion for two numbers: float if either is, else int (bool arithmetic is int).
-DType common(const ConvertCtx& c) {
+DType common(const ConvertCtx &c) {
   for (size_t i = 0; i < c.num_inputs(); ++i)
-    if (is_floating(arg_dtype(c, i))) return DType::Double;
+    if (is_floating(arg_dtype(c, i)))
+      return DType::Double;
   return DType::Int64;
 }
 
-DType result(const ConvertCtx& c, DType fallback) {
+DType result(const ConvertCtx &c, DType fallback) {
   DType d = c.out_info(0).dtype;
   return d == DType::Undefined ? fallback : d;
 }
 
-void set_num(ConvertCtx& c, Val v, DType t) {
+void set_num(ConvertCtx &c, Val v, DType t) {
   v = cast_to(c.b, v, t);
   c.b.set_info(v, TensorInfo{t, std::vector<Dim>{}});
   c.set_out(0, v);
 }
 
-void binary(ConvertCtx& c, const char* op) {
+void binary(ConvertCtx &c, const char *op) {
   DType t = common(c);
   Val v = op_t(c.b, t, op, {num(c, 0, t), num(c, 1, t)});
   set_num(c, v, result(c, t));
 }
 
-void compare(ConvertCtx& c, const char* op, bool negate = false) {
+void compare(ConvertCtx &c, const char *op, bool negate = false) {
   DType t = common(c);
-  if (arg_dtype(c, 0) == DType::Bool && arg_dtype(c, 1) == DType::Bool && std::string(op) == "Equal")
+  if (arg_dtype(c, 0) == DType::Bool && arg_dtype(c, 1) == DType::Bool &&
+      std::string(op) == "Equal")
     t = DType::Bool;
   Val v = op_t(c.b, DType::Bool, op, {num(c, 0, t), num(c, 1, t)});
-  if (negate) v = op_t(c.b, DType::Bool, "Not", {v});
+  if (negate)
+    v = op_t(c.b, DType::Bool, "Not", {v});
   set_num(c, v, DType::Bool);
 }
 
-void logical(ConvertCtx& c, const char* op) {
+void logical(ConvertCtx &c, const char *op) {
   T2O_CHECK(arg_dtype(c, 0) == DType::Bool && arg_dtype(c, 1) == DType::Bool,
             "{} on run-time ints (bitwise) is not supported; only on bools", c.op());
   set_num(c, op_t(c.b, DType::Bool, op, {num(c, 0, DType::Bool), num(c, 1, DType::Bool)}),
           DType::Bool);
 }
 
-}  // namespace
+} // namespace
 
-void num_add(ConvertCtx& c) { binary(c, "Add"); }
-void num_sub(ConvertCtx& c) { binary(c, "Sub"); }
-void num_mul(ConvertCtx& c) { binary(c, "Mul"); }
-void num_min(ConvertCtx& c) { binary(c, "Min"); }
-void num_max(ConvertCtx& c) { binary(c, "Max"); }
+void num_add(ConvertCtx &c) {
+  binary(c, "Add");
+}
+void num_sub(ConvertCtx &c) {
+  binary(c, "Sub");
+}
+void num_mul(ConvertCtx &c) {
+  binary(c, "Mul");
+}
+void num_min(ConvertCtx &c) {
+  binary(c, "Min");
+}
+void num_max(ConvertCtx &c) {
+  binary(c, "Max");
+}
 
 // a / b is always a float in Python.
-void num_div(ConvertCtx& c) {
+void num_div(ConvertCtx &c) {
   set_num(c, op_t(c.b, DType::Double, "Div", {num(c, 0, DType::Double), num(c, 1, DType::Double)}),
           DType::Double);
 }
 
 // Python's // rounds toward minus infinity (ONNX Div on ints truncates toward zero).
-void num_floordiv(ConvertCtx& c) {
+void num_floordiv(ConvertCtx &c) {
   DType t = common(c);
   Val q = op_t(c.b, DType::Double, "Div", {num(c, 0, DType::Double), num(c, 1, DType::Double)});
   set_num(c, op_t(c.b, DType::Double, "Floor", {q}), result(c, t));
 }
 
 // Python's % takes the divisor's sign: a - floor(a / b) * b.
-void num_remainder(ConvertCtx& c) {
+void num_remainder(ConvertCtx &c) {
   DType t = common(c);
   if (t == DType::Int64) {
     set_num(c, op_t(c.b, t, "Mod", {num(c, 0, t), num(c, 1, t)}), result(c, t));
@@ -109,41 +130,65 @@ void num_remainder(ConvertCtx& c) {
   set_num(c, op_t(c.b, t, "Sub", {a, op_t(c.b, t, "Mul", {fl, b})}), result(c, t));
 }
 
-void num_pow(ConvertCtx& c) {
+void num_pow(ConvertCtx &c) {
   DType t = common(c);
   Val v = op_t(c.b, DType::Double, "Pow", {num(c, 0, DType::Double), num(c, 1, DType::Double)});
   set_num(c, v, result(c, t));
 }
 
-void num_neg(ConvertCtx& c) {
+void num_neg(ConvertCtx &c) {
   DType t = common(c);
   set_num(c, op_t(c.b, t, "Neg", {num(c, 0, t)}), result(c, t));
 }
 
-void num_abs(ConvertCtx& c) {
+void num_abs(ConvertCtx &c) {
   DType t = common(c);
   set_num(c, op_t(c.b, t, "Abs", {num(c, 0, t)}), result(c, t));
 }
 
-void num_lt(ConvertCtx& c) { compare(c, "Less"); }
-void num_le(ConvertCtx& c) { compare(c, "LessOrEqual"); }
-void num_gt(ConvertCtx& c) { compare(c, "Greater"); }
-void num_ge(ConvertCtx& c) { compare(c, "GreaterOrEqual"); }
-void num_eq(ConvertCtx& c) { compare(c, "Equal"); }
-void num_ne(ConvertCtx& c) { compare(c, "Equal", true); }
-void num_and(ConvertCtx& c) { logical(c, "And"); }
-void num_or(ConvertCtx& c) { logical(c, "Or"); }
-void num_xor(ConvertCtx& c) { logical(c, "Xor"); }
-void num_not(ConvertCtx& c) {
+void num_lt(ConvertCtx &c) {
+  compare(c, "Less");
+}
+void num_le(ConvertCtx &c) {
+  compare(c, "LessOrEqual");
+}
+void num_gt(ConvertCtx &c) {
+  compare(c, "Greater");
+}
+void num_ge(ConvertCtx &c) {
+  compare(c, "GreaterOrEqual");
+}
+void num_eq(ConvertCtx &c) {
+  compare(c, "Equal");
+}
+void num_ne(ConvertCtx &c) {
+  compare(c, "Equal", true);
+}
+void num_and(ConvertCtx &c) {
+  logical(c, "And");
+}
+void num_or(ConvertCtx &c) {
+  logical(c, "Or");
+}
+void num_xor(ConvertCtx &c) {
+  logical(c, "Xor");
+}
+void num_not(ConvertCtx &c) {
   set_num(c, op_t(c.b, DType::Bool, "Not", {num(c, 0, DType::Bool)}), DType::Bool);
 }
 
 // bool(x), int(x), float(x) of a number: Cast (float -> int truncates toward zero, like Python).
-void num_to_bool(ConvertCtx& c) { set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Bool); }
-void num_to_int(ConvertCtx& c) { set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Int64); }
-void num_to_float(ConvertCtx& c) { set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Double); }
+void num_to_bool(ConvertCtx &c) {
+  set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Bool);
+}
+void num_to_int(ConvertCtx &c) {
+  set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Int64);
+}
+void num_to_float(ConvertCtx &c) {
+  set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Double);
+}
 
-void register_number_ops(Registry& r) {
+void register_number_ops(Registry &r) {
   r.add("aten::add.num", 13, num_add, {"Add"});
   r.add("aten::sub.num", 13, num_sub, {"Sub"});
   r.add("aten::mul.num", 13, num_mul, {"Mul"});
@@ -171,4 +216,4 @@ void register_number_ops(Registry& r) {
   r.add("aten::ScalarImplicit.num", 13, num_to_float, {"Cast"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

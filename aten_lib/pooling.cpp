@@ -1,10 +1,10 @@
 // Pooling: aten::max_pool{1,2,3}d[_with_indices], avg_pool{1,2,3}d,
 // adaptive_{avg,max}_pool{1,2,3}d, upsample_nearest2d, upsample_bilinear2d.
-#include <cmath>
-#include <optional>
-
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+
+#include <cmath>
+#include <optional>
 
 namespace torch2onnx {
 
@@ -13,7 +13,7 @@ namespace torch2onnx {
 namespace max_pool_arg {
 constexpr size_t kSelf = 0, kKernelSize = 1, kStride = 2, kPadding = 3, kDilation = 4,
                  kCeilMode = 5;
-}  // namespace max_pool_arg
+} // namespace max_pool_arg
 
 // avg_pool{1,2,3}d(Tensor self, int[] kernel_size, int[] stride=[], int[] padding=0,
 //     bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
@@ -21,18 +21,19 @@ constexpr size_t kSelf = 0, kKernelSize = 1, kStride = 2, kPadding = 3, kDilatio
 namespace avg_pool_arg {
 constexpr size_t kSelf = 0, kKernelSize = 1, kStride = 2, kPadding = 3, kCeilMode = 4,
                  kCountIncludePad = 5, kDivisorOverride = 6;
-}  // namespace avg_pool_arg
+} // namespace avg_pool_arg
 
 // adaptive_{avg,max}_pool{1,2,3}d(Tensor self, int[] output_size)
 namespace adaptive_pool_arg {
 constexpr size_t kSelf = 0, kOutputSize = 1;
-}  // namespace adaptive_pool_arg
+} // namespace adaptive_pool_arg
 
 namespace {
 
-int64_t product(const std::vector<int64_t>& v) {
+int64_t product(const std::vector<int64_t> &v) {
   int64_t p = 1;
-  for (auto d : v) p *= d;
+  for (auto d : v)
+    p *= d;
   return p;
 }
 
@@ -40,13 +41,13 @@ int64_t product(const std::vector<int64_t>& v) {
 struct Batched {
   Val x;
   bool unbatched = false;
-  std::optional<std::vector<int64_t>> spatial;  // static spatial sizes, when known
+  std::optional<std::vector<int64_t>> spatial; // static spatial sizes, when known
 
-  Val restore(GraphBuilder& b, const Val& y) const { return unbatched ? squeeze(b, y, {0}) : y; }
+  Val restore(GraphBuilder &b, const Val &y) const { return unbatched ? squeeze(b, y, {0}) : y; }
 };
 
-Batched batched(const ConvertCtx& c, size_t n) {
-  const TensorInfo& info = c.info(0);
+Batched batched(const ConvertCtx &c, size_t n) {
+  const TensorInfo &info = c.info(0);
   int64_t r = info.rank();
   T2O_CHECK(r == static_cast<int64_t>(n) + 1 || r == static_cast<int64_t>(n) + 2,
             "{}: expected an input of rank {} or {}, got {}", c.op(), n + 1, n + 2, info.str());
@@ -55,8 +56,9 @@ Batched batched(const ConvertCtx& c, size_t n) {
   out.x = out.unbatched ? unsqueeze(c.b, c.tensor(0), {0}) : c.tensor(0);
   std::vector<int64_t> sizes;
   for (int64_t i = r - static_cast<int64_t>(n); i < r; ++i) {
-    const Dim& d = (*info.shape)[i];
-    if (!d.is_static()) return out;
+    const Dim &d = (*info.shape)[i];
+    if (!d.is_static())
+      return out;
     sizes.push_back(d.value);
   }
   out.spatial = sizes;
@@ -69,13 +71,15 @@ struct Window {
 };
 
 // kernel, stride (empty means = kernel), padding (same on both sides), dilation (optional).
-Window read_window(const ConvertCtx& c, size_t n, size_t k, size_t s, size_t p,
+Window read_window(const ConvertCtx &c, size_t n, size_t k, size_t s, size_t p,
                    std::optional<size_t> d, size_t ceil) {
   Window w;
   w.kernel = per_spatial_dim(c.in(k), n, 0, "kernel_size");
-  for (auto v : w.kernel) T2O_CHECK(v > 0, "{}: kernel_size must be positive, got {}", c.op(), v);
+  for (auto v : w.kernel)
+    T2O_CHECK(v > 0, "{}: kernel_size must be positive, got {}", c.op(), v);
   w.stride = per_spatial_dim(c.in(s), n, 0, "stride");
-  if (w.stride[0] == 0) w.stride = w.kernel;
+  if (w.stride[0] == 0)
+    w.stride = w.kernel;
   std::vector<int64_t> pad = per_spatial_dim(c.in(p), n, 0, "padding");
   w.pads = pad;
   w.pads.insert(w.pads.end(), pad.begin(), pad.end());
@@ -86,9 +90,10 @@ Window read_window(const ConvertCtx& c, size_t n, size_t k, size_t s, size_t p,
 
 // Torch drops a ceil_mode window that would start in the end padding; ONNX's formula keeps it.
 // When that happens, Slice the extra window off so every runtime agrees with torch.
-std::vector<Val> trim_ceil(GraphBuilder& b, const Batched& in, const Window& w,
+std::vector<Val> trim_ceil(GraphBuilder &b, const Batched &in, const Window &w,
                            std::vector<Val> outs) {
-  if (!w.ceil || !in.spatial) return outs;
+  if (!w.ceil || !in.spatial)
+    return outs;
   size_t n = w.kernel.size();
   std::vector<int64_t> ends(n);
   bool trim = false;
@@ -102,8 +107,9 @@ std::vector<Val> trim_ceil(GraphBuilder& b, const Batched& in, const Window& w,
     }
     ends[i] = out;
   }
-  if (!trim) return outs;
-  for (auto& v : outs)
+  if (!trim)
+    return outs;
+  for (auto &v : outs)
     v = b.op1("Slice", {v, b.const_i64(std::vector<int64_t>(n, 0)), b.const_i64(ends),
                         b.const_i64(int_range(2, 2 + n))});
   return outs;
@@ -111,8 +117,9 @@ std::vector<Val> trim_ceil(GraphBuilder& b, const Batched& in, const Window& w,
 
 // ONNX MaxPool indices count over the whole (N, C, *spatial) tensor; torch's count within one
 // (n, c) plane.
-Val plane_indices(GraphBuilder& b, const Val& idx, const Batched& in, size_t n) {
-  if (in.spatial) return b.op1("Mod", {idx, b.const_i64_scalar(product(*in.spatial))});
+Val plane_indices(GraphBuilder &b, const Val &idx, const Batched &in, size_t n) {
+  if (in.spatial)
+    return b.op1("Mod", {idx, b.const_i64_scalar(product(*in.spatial))});
   // Dynamic sizes: a 1x1 MaxPool's indices at spatial position 0 are each plane's offset.
   std::vector<int64_t> ones(n, 1);
   Val all = b.op("MaxPool", {in.x}, {{"kernel_shape", ones}, {"strides", ones}}, 2)[1];
@@ -121,19 +128,24 @@ Val plane_indices(GraphBuilder& b, const Val& idx, const Batched& in, size_t n) 
   return b.op1("Sub", {idx, base});
 }
 
-void emit_max_pool(ConvertCtx& c, size_t n, bool with_indices) {
+void emit_max_pool(ConvertCtx &c, size_t n, bool with_indices) {
   Batched in = batched(c, n);
   using namespace max_pool_arg;
   Window w = read_window(c, n, kKernelSize, kStride, kPadding, kDilation, kCeilMode);
-  std::vector<Attr> attrs{{"kernel_shape", w.kernel}, {"strides", w.stride}, {"pads", w.pads},
-                          {"dilations", w.dilation}, {"ceil_mode", int64_t{w.ceil ? 1 : 0}}};
+  std::vector<Attr> attrs{{"kernel_shape", w.kernel},
+                          {"strides", w.stride},
+                          {"pads", w.pads},
+                          {"dilations", w.dilation},
+                          {"ceil_mode", int64_t{w.ceil ? 1 : 0}}};
   auto outs = c.b.op("MaxPool", {in.x}, attrs, with_indices ? 2 : 1);
   outs = trim_ceil(c.b, in, w, outs);
-  if (with_indices) outs[1] = plane_indices(c.b, outs[1], in, n);
-  for (size_t i = 0; i < outs.size(); ++i) c.set_out(i, in.restore(c.b, outs[i]));
+  if (with_indices)
+    outs[1] = plane_indices(c.b, outs[1], in, n);
+  for (size_t i = 0; i < outs.size(); ++i)
+    c.set_out(i, in.restore(c.b, outs[i]));
 }
 
-void emit_avg_pool(ConvertCtx& c, size_t n) {
+void emit_avg_pool(ConvertCtx &c, size_t n) {
   using namespace avg_pool_arg;
   Batched in = batched(c, n);
   Window w = read_window(c, n, kKernelSize, kStride, kPadding, std::nullopt, kCeilMode);
@@ -159,7 +171,8 @@ void emit_avg_pool(ConvertCtx& c, size_t n) {
     for (size_t d = 0; d < n; ++d) {
       int64_t size = (*in.spatial)[d], k = w.kernel[d], st = w.stride[d], p = w.pads[d];
       int64_t out = (size + 2 * p - k + st - 1) / st + 1;
-      if ((out - 1) * st >= size + p) --out;
+      if ((out - 1) * st >= size + p)
+        --out;
       out_sizes.push_back(out);
       std::vector<float> next;
       for (float f : *rescale) {
@@ -173,10 +186,14 @@ void emit_avg_pool(ConvertCtx& c, size_t n) {
       }
       *rescale = std::move(next);
     }
-    if (needed) include_pad = false;
-    else rescale.reset();
+    if (needed)
+      include_pad = false;
+    else
+      rescale.reset();
   }
-  std::vector<Attr> attrs{{"kernel_shape", w.kernel}, {"strides", w.stride}, {"pads", w.pads},
+  std::vector<Attr> attrs{{"kernel_shape", w.kernel},
+                          {"strides", w.stride},
+                          {"pads", w.pads},
                           {"ceil_mode", int64_t{w.ceil ? 1 : 0}},
                           {"count_include_pad", int64_t{include_pad ? 1 : 0}}};
   Val y = c.b.op1("AveragePool", {in.x}, attrs);
@@ -194,29 +211,34 @@ void emit_avg_pool(ConvertCtx& c, size_t n) {
 }
 
 // Adaptive window i of `out` over `in` elements: [floor(i*in/out), ceil((i+1)*in/out)).
-int64_t win_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
-int64_t win_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
+int64_t win_start(int64_t i, int64_t in, int64_t out) {
+  return i * in / out;
+}
+int64_t win_end(int64_t i, int64_t in, int64_t out) {
+  return ((i + 1) * in + out - 1) / out;
+}
 
-std::vector<int64_t> adaptive_out(const ConvertCtx& c, size_t n) {
-  std::vector<int64_t> out = per_spatial_dim(c.in(adaptive_pool_arg::kOutputSize), n, 1,
-                                             "output_size");
-  for (auto o : out) T2O_CHECK(o > 0, "{}: output_size must be positive, got {}", c.op(), o);
+std::vector<int64_t> adaptive_out(const ConvertCtx &c, size_t n) {
+  std::vector<int64_t> out =
+      per_spatial_dim(c.in(adaptive_pool_arg::kOutputSize), n, 1, "output_size");
+  for (auto o : out)
+    T2O_CHECK(o > 0, "{}: output_size must be positive, got {}", c.op(), o);
   return out;
 }
 
-void require_static(const ConvertCtx& c, const Batched& in) {
-  T2O_CHECK(in.spatial.has_value(),
-            "{}: this output_size needs static spatial input sizes, got {}", c.op(),
-            c.info(0).str());
+void require_static(const ConvertCtx &c, const Batched &in) {
+  T2O_CHECK(in.spatial.has_value(), "{}: this output_size needs static spatial input sizes, got {}",
+            c.op(), c.info(0).str());
 }
 
-bool all_ones(const std::vector<int64_t>& v) {
+bool all_ones(const std::vector<int64_t> &v) {
   for (auto x : v)
-    if (x != 1) return false;
+    if (x != 1)
+      return false;
   return true;
 }
 
-void emit_adaptive_avg(ConvertCtx& c, size_t n) {
+void emit_adaptive_avg(ConvertCtx &c, size_t n) {
   Batched in = batched(c, n);
   std::vector<int64_t> out = adaptive_out(c, n);
   if (all_ones(out)) {
@@ -224,7 +246,7 @@ void emit_adaptive_avg(ConvertCtx& c, size_t n) {
     return;
   }
   require_static(c, in);
-  const auto& sp = *in.spatial;
+  const auto &sp = *in.spatial;
   // Dims whose size divides evenly pool with one AveragePool; the rest are averaged window by
   // window (the mean is separable, so each dim can be reduced on its own).
   std::vector<int64_t> kernel(n, 1);
@@ -239,14 +261,15 @@ void emit_adaptive_avg(ConvertCtx& c, size_t n) {
   if (any_pool)
     y = c.b.op1("AveragePool", {y}, {{"kernel_shape", kernel}, {"strides", kernel}});
   for (size_t d = 0; d < n; ++d) {
-    if (sp[d] % out[d] == 0) continue;
+    if (sp[d] % out[d] == 0)
+      continue;
     int64_t axis = static_cast<int64_t>(d) + 2;
     std::vector<Val> parts;
     for (int64_t i = 0; i < out[d]; ++i) {
       Val s = c.b.op1("Slice", {y, c.b.const_i64({win_start(i, sp[d], out[d])}),
                                 c.b.const_i64({win_end(i, sp[d], out[d])}), c.b.const_i64({axis})});
-      parts.push_back(c.b.op1("ReduceMean", {s}, {{"axes", std::vector<int64_t>{axis}},
-                                                  {"keepdims", int64_t{1}}}));
+      parts.push_back(c.b.op1("ReduceMean", {s},
+                              {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t{1}}}));
     }
     y = c.b.op1("Concat", parts, {{"axis", axis}});
   }
@@ -257,23 +280,24 @@ void emit_adaptive_avg(ConvertCtx& c, size_t n) {
 // Gather that repeats each window's first element (a repeat never changes the max, and the
 // first occurrence wins ties), so one MaxPool yields both outputs; a constant table maps its
 // indices back to input positions.
-void emit_adaptive_max(ConvertCtx& c, size_t n) {
+void emit_adaptive_max(ConvertCtx &c, size_t n) {
   Batched in = batched(c, n);
   std::vector<int64_t> out = adaptive_out(c, n);
   if (all_ones(out) && !in.spatial) {
     Val values = c.b.op1("GlobalMaxPool", {in.x});
     Val flat = reshape(c.b, in.x, {0, 0, -1});
     Val idx = c.b.op1("ArgMax", {flat}, {{"axis", int64_t{2}}, {"keepdims", int64_t{1}}});
-    if (n > 1) idx = unsqueeze(c.b, idx, int_range(3, 2 + n));
+    if (n > 1)
+      idx = unsqueeze(c.b, idx, int_range(3, 2 + n));
     c.set_out(0, in.restore(c.b, values));
     c.set_out(1, in.restore(c.b, idx));
     return;
   }
   require_static(c, in);
-  const auto& sp = *in.spatial;
+  const auto &sp = *in.spatial;
   Val x = in.x;
   std::vector<int64_t> kernel(n), gathered(n);
-  std::vector<std::vector<int64_t>> maps(n);  // gathered position -> input position, per dim
+  std::vector<std::vector<int64_t>> maps(n); // gathered position -> input position, per dim
   bool remapped = false;
   for (size_t d = 0; d < n; ++d) {
     if (sp[d] % out[d] == 0) {
@@ -287,7 +311,8 @@ void emit_adaptive_max(ConvertCtx& c, size_t n) {
       k = std::max(k, win_end(i, sp[d], out[d]) - win_start(i, sp[d], out[d]));
     for (int64_t i = 0; i < out[d]; ++i) {
       int64_t s = win_start(i, sp[d], out[d]), e = win_end(i, sp[d], out[d]);
-      for (int64_t j = 0; j < k; ++j) maps[d].push_back(s + j < e ? s + j : s);
+      for (int64_t j = 0; j < k; ++j)
+        maps[d].push_back(s + j < e ? s + j : s);
     }
     x = c.b.op1("Gather", {x, c.b.const_i64(maps[d])}, {{"axis", static_cast<int64_t>(d) + 2}});
     kernel[d] = k;
@@ -316,23 +341,53 @@ void emit_adaptive_max(ConvertCtx& c, size_t n) {
   c.set_out(1, in.restore(c.b, idx));
 }
 
-}  // namespace
+} // namespace
 
-void aten_max_pool1d(ConvertCtx& c) { emit_max_pool(c, 1, false); }
-void aten_max_pool2d(ConvertCtx& c) { emit_max_pool(c, 2, false); }
-void aten_max_pool3d(ConvertCtx& c) { emit_max_pool(c, 3, false); }
-void aten_max_pool1d_with_indices(ConvertCtx& c) { emit_max_pool(c, 1, true); }
-void aten_max_pool2d_with_indices(ConvertCtx& c) { emit_max_pool(c, 2, true); }
-void aten_max_pool3d_with_indices(ConvertCtx& c) { emit_max_pool(c, 3, true); }
-void aten_avg_pool1d(ConvertCtx& c) { emit_avg_pool(c, 1); }
-void aten_avg_pool2d(ConvertCtx& c) { emit_avg_pool(c, 2); }
-void aten_avg_pool3d(ConvertCtx& c) { emit_avg_pool(c, 3); }
-void aten_adaptive_avg_pool1d(ConvertCtx& c) { emit_adaptive_avg(c, 1); }
-void aten_adaptive_avg_pool2d(ConvertCtx& c) { emit_adaptive_avg(c, 2); }
-void aten_adaptive_avg_pool3d(ConvertCtx& c) { emit_adaptive_avg(c, 3); }
-void aten_adaptive_max_pool1d(ConvertCtx& c) { emit_adaptive_max(c, 1); }
-void aten_adaptive_max_pool2d(ConvertCtx& c) { emit_adaptive_max(c, 2); }
-void aten_adaptive_max_pool3d(ConvertCtx& c) { emit_adaptive_max(c, 3); }
+void aten_max_pool1d(ConvertCtx &c) {
+  emit_max_pool(c, 1, false);
+}
+void aten_max_pool2d(ConvertCtx &c) {
+  emit_max_pool(c, 2, false);
+}
+void aten_max_pool3d(ConvertCtx &c) {
+  emit_max_pool(c, 3, false);
+}
+void aten_max_pool1d_with_indices(ConvertCtx &c) {
+  emit_max_pool(c, 1, true);
+}
+void aten_max_pool2d_with_indices(ConvertCtx &c) {
+  emit_max_pool(c, 2, true);
+}
+void aten_max_pool3d_with_indices(ConvertCtx &c) {
+  emit_max_pool(c, 3, true);
+}
+void aten_avg_pool1d(ConvertCtx &c) {
+  emit_avg_pool(c, 1);
+}
+void aten_avg_pool2d(ConvertCtx &c) {
+  emit_avg_pool(c, 2);
+}
+void aten_avg_pool3d(ConvertCtx &c) {
+  emit_avg_pool(c, 3);
+}
+void aten_adaptive_avg_pool1d(ConvertCtx &c) {
+  emit_adaptive_avg(c, 1);
+}
+void aten_adaptive_avg_pool2d(ConvertCtx &c) {
+  emit_adaptive_avg(c, 2);
+}
+void aten_adaptive_avg_pool3d(ConvertCtx &c) {
+  emit_adaptive_avg(c, 3);
+}
+void aten_adaptive_max_pool1d(ConvertCtx &c) {
+  emit_adaptive_max(c, 1);
+}
+void aten_adaptive_max_pool2d(ConvertCtx &c) {
+  emit_adaptive_max(c, 2);
+}
+void aten_adaptive_max_pool3d(ConvertCtx &c) {
+  emit_adaptive_max(c, 3);
+}
 
 namespace {
 
@@ -340,14 +395,15 @@ namespace {
 // upsample_*2d(self, output_size, [align_corners,] scales_h?, scales_w?). Torch maps output to
 // input coordinates with the given scales when there are any, else with in/out, so Resize gets
 // scales in the first case and sizes in the second.
-void emit_upsample2d(ConvertCtx& c, const std::vector<Attr>& attrs, size_t first_scale) {
+void emit_upsample2d(ConvertCtx &c, const std::vector<Attr> &attrs, size_t first_scale) {
   Val x = c.tensor(0);
   T2O_CHECK(c.info(0).rank() == 4, "{}: expected a 4-D input, got {}", c.op(), c.info(0).str());
   std::vector<double> scales;
-  const Arg& s = c.in(first_scale);
+  const Arg &s = c.in(first_scale);
   if (s.is_list()) {
     scales = s.to_doubles();
-    if (scales.size() == 1) scales.push_back(scales[0]);
+    if (scales.size() == 1)
+      scales.push_back(scales[0]);
   } else if (c.has(first_scale) && c.has(first_scale + 1)) {
     scales = {s.to_double(), c.in(first_scale + 1).to_double()};
   }
@@ -368,25 +424,26 @@ void emit_upsample2d(ConvertCtx& c, const std::vector<Attr>& attrs, size_t first
   c.set_out(0, y);
 }
 
-}  // namespace
+} // namespace
 
-void aten_upsample_nearest2d(ConvertCtx& c) {
+void aten_upsample_nearest2d(ConvertCtx &c) {
   emit_upsample2d(c,
-                  {{"mode", "nearest"}, {"coordinate_transformation_mode", "asymmetric"},
+                  {{"mode", "nearest"},
+                   {"coordinate_transformation_mode", "asymmetric"},
                    {"nearest_mode", "floor"}},
                   2);
 }
 
-void aten_upsample_bilinear2d(ConvertCtx& c) {
+void aten_upsample_bilinear2d(ConvertCtx &c) {
   bool align = c.in(2).to_bool();
-  emit_upsample2d(c,
-                  {{"mode", "linear"},
-                   {"coordinate_transformation_mode",
-                    align ? "align_corners" : "pytorch_half_pixel"}},
-                  3);
+  emit_upsample2d(
+      c,
+      {{"mode", "linear"},
+       {"coordinate_transformation_mode", align ? "align_corners" : "pytorch_half_pixel"}},
+      3);
 }
 
-void register_pooling_ops(Registry& r) {
+void register_pooling_ops(Registry &r) {
   r.add("aten::max_pool1d", 13, aten_max_pool1d, {"MaxPool"});
   r.add("aten::max_pool2d", 13, aten_max_pool2d, {"MaxPool"});
   r.add("aten::max_pool3d", 13, aten_max_pool3d, {"MaxPool"});
@@ -409,4 +466,4 @@ void register_pooling_ops(Registry& r) {
   r.add("aten::upsample_bilinear2d", 13, aten_upsample_bilinear2d, {"Resize"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

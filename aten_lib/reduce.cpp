@@ -1,13 +1,13 @@
 // Reductions: aten::sum, mean, amax, max, argmax, std, var, norm, logsumexp, all, any, cumsum.
 // ReduceSum takes axes as an input from opset 13; the other Reduce* ops keep the `axes`
 // attribute until opset 18, which is above the range we target.
+#include "aten_lib/converter.h"
+#include "aten_lib/helpers.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
-
-#include "aten_lib/converter.h"
-#include "aten_lib/helpers.h"
 
 namespace torch2onnx {
 
@@ -44,7 +44,9 @@ Val reduce(GraphBuilder &b, const std::string &op, const Val &x, const std::vect
 
 // The dtype the reduction computes in: the output dtype (which reflects a dtype= argument and
 // LibTorch's promotion of integer sums to int64).
-Val input_as_out_dtype(ConvertCtx &c) { return cast_to(c.b, c.tensor(0), out_dtype(c)); }
+Val input_as_out_dtype(ConvertCtx &c) {
+  return cast_to(c.b, c.tensor(0), out_dtype(c));
+}
 
 // sum/mean/prod share the layout (self, dims?, keepdim, *, dtype) with a no-dim overload
 // (self, *, dtype). prod.dim_int takes a single int.
@@ -57,20 +59,24 @@ void reduce_with_dtype(ConvertCtx &c, const std::string &op) {
 
 } // namespace
 
-void aten_sum(ConvertCtx &c) { reduce_with_dtype(c, "ReduceSum"); }
-void aten_mean(ConvertCtx &c) { reduce_with_dtype(c, "ReduceMean"); }
-void aten_prod(ConvertCtx &c) { reduce_with_dtype(c, "ReduceProd"); }
+void aten_sum(ConvertCtx &c) {
+  reduce_with_dtype(c, "ReduceSum");
+}
+void aten_mean(ConvertCtx &c) {
+  reduce_with_dtype(c, "ReduceMean");
+}
+void aten_prod(ConvertCtx &c) {
+  reduce_with_dtype(c, "ReduceProd");
+}
 
 void aten_logsumexp(ConvertCtx &c) {
   Val x = cast_to(c.b, c.tensor(0), out_dtype(c)); // integer inputs give floats in LibTorch
-  c.set_out(
-      0, reduce(c.b, "ReduceLogSumExp", x, reduce_axes(c, c.in(1)), c.bool_or(2, false)));
+  c.set_out(0, reduce(c.b, "ReduceLogSumExp", x, reduce_axes(c, c.in(1)), c.bool_or(2, false)));
 }
 
 void aten_amax(ConvertCtx &c) {
   std::string op = c.op() == "aten::amax" ? "ReduceMax" : "ReduceMin";
-  c.set_out(0,
-            reduce(c.b, op, c.tensor(0), reduce_axes(c, c.in(1)), c.bool_or(2, false)));
+  c.set_out(0, reduce(c.b, op, c.tensor(0), reduce_axes(c, c.in(1)), c.bool_or(2, false)));
 }
 
 // max(self) / max.dim(self, dim, keepdim) -> (values, indices) / max.other(self, other).

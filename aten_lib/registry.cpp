@@ -1,6 +1,6 @@
-#include <algorithm>
-
 #include "aten_lib/converter.h"
+
+#include <algorithm>
 
 namespace torch2onnx {
 
@@ -8,79 +8,99 @@ namespace torch2onnx {
 
 std::string Arg::describe() const {
   switch (kind) {
-    case Kind::None: return "None";
-    case Kind::Tensor: return fmt::format("tensor '{}'", tensor.name);
-    case Kind::Int: return fmt::format("int {}", i);
-    case Kind::Float: return fmt::format("float {}", f);
-    case Kind::Bool: return b ? "bool True" : "bool False";
-    case Kind::String: return fmt::format("string '{}'", s);
-    case Kind::List: return fmt::format("list of {} items", items.size());
-    case Kind::Device: return fmt::format("device {}", s);
-    case Kind::Other: return s;
+  case Kind::None:
+    return "None";
+  case Kind::Tensor:
+    return fmt::format("tensor '{}'", tensor.name);
+  case Kind::Int:
+    return fmt::format("int {}", i);
+  case Kind::Float:
+    return fmt::format("float {}", f);
+  case Kind::Bool:
+    return b ? "bool True" : "bool False";
+  case Kind::String:
+    return fmt::format("string '{}'", s);
+  case Kind::List:
+    return fmt::format("list of {} items", items.size());
+  case Kind::Device:
+    return fmt::format("device {}", s);
+  case Kind::Other:
+    return s;
   }
   return "?";
 }
 
-const Val& Arg::t() const {
+const Val &Arg::t() const {
   T2O_CHECK(kind == Kind::Tensor, "expected a tensor argument, got {}", describe());
   return tensor;
 }
 
 int64_t Arg::to_int() const {
-  if (kind == Kind::Int) return i;
-  if (kind == Kind::Bool) return b ? 1 : 0;
+  if (kind == Kind::Int)
+    return i;
+  if (kind == Kind::Bool)
+    return b ? 1 : 0;
   throw Error(fmt::format("expected a constant int argument, got {}", describe()),
               "the value must be known at export time (a dynamic size is not supported here)");
 }
 
 double Arg::to_double() const {
-  if (kind == Kind::Float) return f;
-  if (kind == Kind::Int) return static_cast<double>(i);
-  if (kind == Kind::Bool) return b ? 1.0 : 0.0;
+  if (kind == Kind::Float)
+    return f;
+  if (kind == Kind::Int)
+    return static_cast<double>(i);
+  if (kind == Kind::Bool)
+    return b ? 1.0 : 0.0;
   throw Error(fmt::format("expected a constant number argument, got {}", describe()));
 }
 
 bool Arg::to_bool() const {
-  if (kind == Kind::Bool) return b;
-  if (kind == Kind::Int) return i != 0;
+  if (kind == Kind::Bool)
+    return b;
+  if (kind == Kind::Int)
+    return i != 0;
   throw Error(fmt::format("expected a constant bool argument, got {}", describe()));
 }
 
-const std::string& Arg::str() const {
+const std::string &Arg::str() const {
   T2O_CHECK(kind == Kind::String, "expected a constant string argument, got {}", describe());
   return s;
 }
 
 std::vector<int64_t> Arg::to_ints() const {
-  if (kind == Kind::Int || kind == Kind::Bool) return {to_int()};
+  if (kind == Kind::Int || kind == Kind::Bool)
+    return {to_int()};
   T2O_CHECK(kind == Kind::List, "expected a list of ints, got {}", describe());
   std::vector<int64_t> out;
   out.reserve(items.size());
-  for (const auto& it : items) out.push_back(it.to_int());
+  for (const auto &it : items)
+    out.push_back(it.to_int());
   return out;
 }
 
 std::vector<double> Arg::to_doubles() const {
-  if (is_number()) return {to_double()};
+  if (is_number())
+    return {to_double()};
   T2O_CHECK(kind == Kind::List, "expected a list of numbers, got {}", describe());
   std::vector<double> out;
-  for (const auto& it : items) out.push_back(it.to_double());
+  for (const auto &it : items)
+    out.push_back(it.to_double());
   return out;
 }
 
-const std::vector<Arg>& Arg::list() const {
+const std::vector<Arg> &Arg::list() const {
   T2O_CHECK(kind == Kind::List, "expected a list argument, got {}", describe());
   return items;
 }
 
 // ---- ConvertCtx -----------------------------------------------------------------------------
 
-const Arg& ConvertCtx::in(size_t i) const {
+const Arg &ConvertCtx::in(size_t i) const {
   static const Arg kNone;
   return i < in_.size() ? in_[i] : kNone;
 }
 
-const TensorInfo& ConvertCtx::out_info(size_t i) const {
+const TensorInfo &ConvertCtx::out_info(size_t i) const {
   T2O_CHECK(i < out_info_.size(), "{} has no output {}", op_, i);
   return out_info_[i];
 }
@@ -92,46 +112,49 @@ void ConvertCtx::set_out(size_t i, Arg a) {
 
 // ---- Registry -------------------------------------------------------------------------------
 
-void Registry::add(const std::string& op, int since_opset, ConverterFn fn,
+void Registry::add(const std::string &op, int since_opset, ConverterFn fn,
                    std::vector<std::string> onnx_ops) {
-  auto& versions = by_op_[op];
-  T2O_CHECK(versions.count(since_opset) == 0, "converter for {} at opset {} is registered twice", op,
-            since_opset);
+  auto &versions = by_op_[op];
+  T2O_CHECK(versions.count(since_opset) == 0, "converter for {} at opset {} is registered twice",
+            op, since_opset);
   versions.emplace(since_opset,
                    RegistryEntry{op, since_opset, std::move(fn), std::move(onnx_ops), family_});
 }
 
-void Registry::add_with_inplace(const std::string& op, int since_opset, const ConverterFn& fn,
-                                const std::vector<std::string>& onnx_ops) {
+void Registry::add_with_inplace(const std::string &op, int since_opset, const ConverterFn &fn,
+                                const std::vector<std::string> &onnx_ops) {
   add(op, since_opset, fn, onnx_ops);
   add(op + "_", since_opset, fn, onnx_ops);
 }
 
-void Registry::add_frontend(const std::string& op, std::vector<std::string> onnx_ops) {
+void Registry::add_frontend(const std::string &op, std::vector<std::string> onnx_ops) {
   add(op, kMinOpset, ConverterFn(), std::move(onnx_ops));
   by_op_[op].at(kMinOpset).frontend = true;
 }
 
-const RegistryEntry* Registry::find(const std::string& op, int opset) const {
+const RegistryEntry *Registry::find(const std::string &op, int opset) const {
   auto it = by_op_.find(op);
-  if (it == by_op_.end()) return nullptr;
+  if (it == by_op_.end())
+    return nullptr;
   auto v = it->second.upper_bound(opset);
-  if (v == it->second.begin()) return nullptr;
+  if (v == it->second.begin())
+    return nullptr;
   return &std::prev(v)->second;
 }
 
-std::vector<const RegistryEntry*> Registry::entries() const {
-  std::vector<const RegistryEntry*> out;
-  for (const auto& [op, versions] : by_op_)
-    for (const auto& [since, e] : versions) out.push_back(&e);
+std::vector<const RegistryEntry *> Registry::entries() const {
+  std::vector<const RegistryEntry *> out;
+  for (const auto &[op, versions] : by_op_)
+    for (const auto &[since, e] : versions)
+      out.push_back(&e);
   return out;
 }
 
-const Registry& Registry::global() {
+const Registry &Registry::global() {
   static const Registry registry = [] {
     Registry r;
     // Explicit, ordered list: no static initializers that a static link could drop.
-    const std::pair<const char*, void (*)(Registry&)> families[] = {
+    const std::pair<const char *, void (*)(Registry &)> families[] = {
         {"activation", register_activation_ops},
         {"elementwise", register_elementwise_ops},
         {"conv", register_conv_ops},
@@ -156,7 +179,7 @@ const Registry& Registry::global() {
         {"torchvision", register_torchvision_ops},
         {"frontend", register_frontend_ops},
     };
-    for (const auto& [name, fn] : families) {
+    for (const auto &[name, fn] : families) {
       r.set_family(name);
       fn(r);
     }
@@ -165,4 +188,4 @@ const Registry& Registry::global() {
   return registry;
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

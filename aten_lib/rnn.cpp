@@ -117,7 +117,7 @@ int64_t hidden_size(const ConvertCtx &c, const Val &w_hh) {
 namespace rnn_arg {
 constexpr size_t kInput = 0, kHx = 1, kParams = 2, kHasBiases = 3, kNumLayers = 4, kDropout = 5,
                  kTrain = 6, kBidirectional = 7, kBatchFirst = 8, kCount = 9;
-}  // namespace rnn_arg
+} // namespace rnn_arg
 
 void full_rnn(ConvertCtx &c, Cell k) {
   using namespace rnn_arg;
@@ -184,7 +184,7 @@ void full_rnn(ConvertCtx &c, Cell k) {
 //           Tensor? b_hh=None); gru_cell / rnn_*_cell take `Tensor? hx=None`.
 namespace rnn_cell_arg {
 constexpr size_t kInput = 0, kHx = 1, kWIh = 2, kWHh = 3, kBIh = 4, kBHh = 5;
-}  // namespace rnn_cell_arg
+} // namespace rnn_cell_arg
 
 // One time step: input [B, I] and hidden [B, H] run as a sequence of length 1.
 void cell_step(ConvertCtx &c, Cell k) {

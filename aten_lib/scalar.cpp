@@ -1,11 +1,11 @@
 // Tensor-to-number conversions (aten::Int, Float, Bool, ScalarImplicit, item). With static
 // shapes the walker folds these; they reach a converter only when the value is computed at run
 // time, where the "number" stays a 0-d tensor.
-#include <functional>
-#include <numeric>
-
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+
+#include <functional>
+#include <numeric>
 
 namespace torch2onnx {
 
@@ -21,9 +21,15 @@ Val to_number(ConvertCtx &c, DType t) {
 
 } // namespace
 
-void aten_Int(ConvertCtx &c) { c.set_out(0, to_number(c, DType::Int64)); }
-void aten_Float(ConvertCtx &c) { c.set_out(0, to_number(c, DType::Double)); }
-void aten_Bool(ConvertCtx &c) { c.set_out(0, to_number(c, DType::Bool)); }
+void aten_Int(ConvertCtx &c) {
+  c.set_out(0, to_number(c, DType::Int64));
+}
+void aten_Float(ConvertCtx &c) {
+  c.set_out(0, to_number(c, DType::Double));
+}
+void aten_Bool(ConvertCtx &c) {
+  c.set_out(0, to_number(c, DType::Bool));
+}
 
 // ScalarImplicit / item give a Python number: double for floating tensors, int64 for integers.
 void aten_item(ConvertCtx &c) {
@@ -63,7 +69,9 @@ void aten_size(ConvertCtx &c) {
   c.set_out(0, Arg::of_list(std::move(dims)));
 }
 
-void aten_dim(ConvertCtx &c) { c.set_out(0, Arg::of_int(ranked_info(c).rank())); }
+void aten_dim(ConvertCtx &c) {
+  c.set_out(0, Arg::of_int(ranked_info(c).rank()));
+}
 
 void aten_numel(ConvertCtx &c) {
   const TensorInfo &info = c.info(0);

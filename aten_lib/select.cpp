@@ -1,37 +1,38 @@
 // Ops that pick, count or compare elements: aten::diagonal, tril/triu, unique*, histc, bincount,
 // repeat_interleave, unflatten, unfold, as_strided, equal/isclose/allclose, aminmax,
 // std_mean/var_mean.
-#include <algorithm>
-#include <cmath>
-
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace torch2onnx {
 
 namespace {
 
-Val reduce_attr(GraphBuilder& b, const char* op, const Val& x, const std::vector<int64_t>& axes,
+Val reduce_attr(GraphBuilder &b, const char *op, const Val &x, const std::vector<int64_t> &axes,
                 bool keep) {
   std::vector<Attr> attrs{{"keepdims", keep}};
-  if (!axes.empty()) attrs.emplace_back("axes", axes);
+  if (!axes.empty())
+    attrs.emplace_back("axes", axes);
   return b.op1(op, {x}, attrs);
 }
 
 // A Python bool result as a 0-d bool tensor: LibTorch records no shape for a bool, and graph
 // outputs need one.
-Val bool_scalar(GraphBuilder& b, const Val& v) {
+Val bool_scalar(GraphBuilder &b, const Val &v) {
   Val out = b.op1("Cast", {v}, {{"to", static_cast<int64_t>(DType::Bool)}});
   b.set_info(out, TensorInfo{DType::Bool, std::vector<Dim>{}});
   return out;
 }
 
-}  // namespace
+} // namespace
 
 // diagonal(self, offset, dim1, dim2): the two dims go last, then one Gather of the flat
 // positions of the diagonal (their sizes must be static).
-void aten_diagonal(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_diagonal(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t r = rank_of(c, 0);
   int64_t off = c.int_or(1, 0);
   int64_t d1 = norm_axis(c.int_or(2, 0), r);
@@ -40,7 +41,8 @@ void aten_diagonal(ConvertCtx& c) {
   int64_t rows = static_dim(c, 0, d1), cols = static_dim(c, 0, d2);
   std::vector<int64_t> perm;
   for (int64_t k = 0; k < r; ++k)
-    if (k != d1 && k != d2) perm.push_back(k);
+    if (k != d1 && k != d2)
+      perm.push_back(k);
   perm.push_back(d1);
   perm.push_back(d2);
   Val x = transpose(b, c.tensor(0), perm);
@@ -56,15 +58,15 @@ void aten_diagonal(ConvertCtx& c) {
 
 namespace {
 // tril/triu by a mask from row/column positions: works on every opset and dtype.
-void emit_tri(ConvertCtx& c, bool upper) {
-  GraphBuilder& b = c.b;
+void emit_tri(ConvertCtx &c, bool upper) {
+  GraphBuilder &b = c.b;
   int64_t r = rank_of(c, 0);
   T2O_CHECK(r >= 2, "{} needs at least 2 dims, got {}", c.op(), c.info(0).str());
   int64_t k = c.int_or(1, 0);
   Val x = c.tensor(0);
   Val rows = unsqueeze(b, iota(b, dim_scalar(b, x, r - 2)), {1});
   Val cols = unsqueeze(b, iota(b, dim_scalar(b, x, r - 1)), {0});
-  Val diff = b.op1("Sub", {cols, rows});  // j - i
+  Val diff = b.op1("Sub", {cols, rows}); // j - i
   Val kk = b.const_i64_scalar(k);
   Val keep = upper ? b.op1("GreaterOrEqual", {diff, kk}) : b.op1("LessOrEqual", {diff, kk});
   Val zero = b.const_scalar(b.dtype(x), 0);
@@ -72,67 +74,80 @@ void emit_tri(ConvertCtx& c, bool upper) {
 }
 
 // Trilu (opset 14) where ONNX Runtime has a kernel for the dtype.
-void emit_trilu(ConvertCtx& c, bool upper) {
+void emit_trilu(ConvertCtx &c, bool upper) {
   DType t = c.b.dtype(c.tensor(0));
   if (t != DType::Float && t != DType::Double && t != DType::Int64 && t != DType::Bool)
     return emit_tri(c, upper);
   std::vector<Val> in{c.tensor(0)};
-  if (c.has(1)) in.push_back(c.b.const_i64_scalar(c.in(1).to_int()));
+  if (c.has(1))
+    in.push_back(c.b.const_i64_scalar(c.in(1).to_int()));
   c.set_out(0, c.b.op1("Trilu", in, {{"upper", upper}}));
 }
-}  // namespace
+} // namespace
 
-void aten_tril(ConvertCtx& c) { emit_tri(c, false); }
-void aten_triu(ConvertCtx& c) { emit_tri(c, true); }
-void aten_tril_14(ConvertCtx& c) { emit_trilu(c, false); }
-void aten_triu_14(ConvertCtx& c) { emit_trilu(c, true); }
+void aten_tril(ConvertCtx &c) {
+  emit_tri(c, false);
+}
+void aten_triu(ConvertCtx &c) {
+  emit_tri(c, true);
+}
+void aten_tril_14(ConvertCtx &c) {
+  emit_trilu(c, false);
+}
+void aten_triu_14(ConvertCtx &c) {
+  emit_trilu(c, true);
+}
 
 namespace {
 // ONNX Unique (always sorted): outputs values, inverse, counts. ONNX Runtime has float/double/
 // int64/int8 kernels.
-std::vector<Val> unique(GraphBuilder& b, const Val& x, std::optional<int64_t> axis) {
+std::vector<Val> unique(GraphBuilder &b, const Val &x, std::optional<int64_t> axis) {
   DType t = b.dtype(x);
   DType k = t == DType::Float || t == DType::Double || t == DType::Int64 || t == DType::Int8
                 ? t
                 : (is_floating(t) ? DType::Float : DType::Int64);
   std::vector<Attr> attrs{{"sorted", int64_t{1}}};
-  if (axis) attrs.emplace_back("axis", *axis);
+  if (axis)
+    attrs.emplace_back("axis", *axis);
   auto outs = b.op("Unique", {cast_to(b, x, k)}, attrs, 4);
   return {k == t ? outs[0] : cast_to(b, outs[0], t), outs[2], outs[3]};
 }
-}  // namespace
+} // namespace
 
 // _unique(self, sorted, return_inverse) / _unique2(self, sorted, return_inverse, return_counts):
 // flattened; the inverse takes self's shape.
-void aten_unique(ConvertCtx& c) {
+void aten_unique(ConvertCtx &c) {
   auto outs = unique(c.b, c.tensor(0), std::nullopt);
   c.set_out(0, outs[0]);
   c.set_out(1, c.b.op1("Reshape", {outs[1], shape_of(c.b, c.tensor(0))}));
-  if (c.num_outputs() > 2) c.set_out(2, outs[2]);
+  if (c.num_outputs() > 2)
+    c.set_out(2, outs[2]);
 }
 
 // unique_dim(self, dim, sorted, return_inverse, return_counts)
-void aten_unique_dim(ConvertCtx& c) {
+void aten_unique_dim(ConvertCtx &c) {
   int64_t d = norm_axis(c.in(1).to_int(), rank_of(c, 0));
   auto outs = unique(c.b, c.tensor(0), d);
-  for (size_t i = 0; i < 3; ++i) c.set_out(i, outs[i]);
+  for (size_t i = 0; i < 3; ++i)
+    c.set_out(i, outs[i]);
 }
 
 // unique_consecutive(self, return_inverse, return_counts, dim): a run starts where a slice
 // differs from the one before it.
-void aten_unique_consecutive(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_unique_consecutive(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   Val x = c.tensor(0);
   int64_t r = rank_of(c, 0);
   bool flat = !c.has(3);
   int64_t d = flat ? 0 : norm_axis(c.in(3).to_int(), r);
-  Val rows;  // [n, rest]
+  Val rows; // [n, rest]
   if (flat) {
     rows = reshape(b, x, {-1, 1});
   } else {
     std::vector<int64_t> perm{d};
     for (int64_t k = 0; k < r; ++k)
-      if (k != d) perm.push_back(k);
+      if (k != d)
+        perm.push_back(k);
     rows = reshape(b, transpose(b, x, perm), {0, -1});
   }
   Val n = dim_scalar(b, rows, 0);
@@ -142,25 +157,26 @@ void aten_unique_consecutive(ConvertCtx& c) {
   Val differs = b.op1("Not", {b.op1("Equal", {part(1, INT64_MAX), part(0, -1)})});
   Val any = b.op1("ReduceMax", {cast_to(b, differs, DType::Int32)},
                   {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}});
-  Val starts_mask = b.op1("Concat", {b.constant(TensorData::boolean({true}, {1})),
-                                     cast_to(b, any, DType::Bool)},
-                          {{"axis", int64_t{0}}});
+  Val starts_mask =
+      b.op1("Concat", {b.constant(TensorData::boolean({true}, {1})), cast_to(b, any, DType::Bool)},
+            {{"axis", int64_t{0}}});
   Val flat_x = flat ? reshape(b, x, {-1}) : x;
   c.set_out(0, b.op1("Compress", {flat_x, starts_mask}, {{"axis", d}}));
-  Val inverse = b.op1("Sub", {b.op1("CumSum", {cast_to(b, starts_mask, DType::Int64),
-                                              b.const_i64_scalar(0)}),
-                              b.const_i64_scalar(1)});
+  Val inverse =
+      b.op1("Sub", {b.op1("CumSum", {cast_to(b, starts_mask, DType::Int64), b.const_i64_scalar(0)}),
+                    b.const_i64_scalar(1)});
   c.set_out(1, flat ? b.op1("Reshape", {inverse, shape_of(b, x)}) : inverse);
   Val starts = reshape(b, b.op1("NonZero", {starts_mask}), {-1});
-  Val ends = b.op1("Concat", {b.op1("Slice", {starts, b.const_i64({1}), b.const_i64({INT64_MAX})}),
-                              reshape(b, n, {1})},
-                   {{"axis", int64_t{0}}});
+  Val ends = b.op1(
+      "Concat",
+      {b.op1("Slice", {starts, b.const_i64({1}), b.const_i64({INT64_MAX})}), reshape(b, n, {1})},
+      {{"axis", int64_t{0}}});
   c.set_out(2, b.op1("Sub", {ends, starts}));
 }
 
 // histc(self, bins, min, max): equal-width bins; min == max takes the data's range.
-void aten_histc(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_histc(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   int64_t bins = c.int_or(1, 100);
   double lo_v = c.double_or(2, 0), hi_v = c.double_or(3, 0);
@@ -184,7 +200,8 @@ void aten_histc(ConvertCtx& c) {
   bin = b.op1("Where", {inside, bin, b.const_i64_scalar(-1)});
   Val hot = b.op1("Equal", {unsqueeze(b, bin, {1}), b.const_i64([&] {
                               std::vector<int64_t> v(bins);
-                              for (int64_t i = 0; i < bins; ++i) v[i] = i;
+                              for (int64_t i = 0; i < bins; ++i)
+                                v[i] = i;
                               return v;
                             }())});
   Val counts = b.op1("ReduceSum", {cast_to(b, hot, DType::Int64), b.const_i64({0})},
@@ -193,8 +210,8 @@ void aten_histc(ConvertCtx& c) {
 }
 
 // bincount(self, weights, minlength)
-void aten_bincount(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_bincount(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   Val x = cast_to(b, c.tensor(0), DType::Int64);
   int64_t minlength = c.int_or(2, 0);
@@ -204,15 +221,16 @@ void aten_bincount(ConvertCtx& c) {
   Val hot = b.op1("Equal", {unsqueeze(b, x, {1}), iota(b, len)});
   DType k = is_floating(dt) ? DType::Double : DType::Int64;
   Val vals = cast_to(b, hot, k);
-  if (c.has(1)) vals = b.op1("Mul", {vals, unsqueeze(b, cast_to(b, c.tensor(1), k), {1})});
-  c.set_out(0, cast_to(b, b.op1("ReduceSum", {vals, b.const_i64({0})}, {{"keepdims", int64_t{0}}}),
-                       dt));
+  if (c.has(1))
+    vals = b.op1("Mul", {vals, unsqueeze(b, cast_to(b, c.tensor(1), k), {1})});
+  c.set_out(
+      0, cast_to(b, b.op1("ReduceSum", {vals, b.const_i64({0})}, {{"keepdims", int64_t{0}}}), dt));
 }
 
 namespace {
 // repeat_interleave(repeats): position p of the result holds the i with
 // cumsum[i-1] <= p < cumsum[i], i.e. the number of cumsums <= p.
-Val repeat_index(GraphBuilder& b, const Val& repeats) {
+Val repeat_index(GraphBuilder &b, const Val &repeats) {
   Val rep = reshape(b, cast_to(b, repeats, DType::Int64), {-1});
   Val cum = b.op1("CumSum", {rep, b.const_i64_scalar(0)});
   Val total = b.op1("ReduceSum", {rep, b.const_i64({0})}, {{"keepdims", int64_t{0}}});
@@ -220,11 +238,11 @@ Val repeat_index(GraphBuilder& b, const Val& repeats) {
   return b.op1("ReduceSum", {cast_to(b, le, DType::Int64), b.const_i64({1})},
                {{"keepdims", int64_t{0}}});
 }
-}  // namespace
+} // namespace
 
 // repeat_interleave.Tensor(repeats) / .self_Tensor(self, repeats, dim) / .self_int(...).
-void aten_repeat_interleave(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_repeat_interleave(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   if (c.overload() == "Tensor") {
     c.set_out(0, repeat_index(b, c.tensor(0)));
     return;
@@ -239,8 +257,8 @@ void aten_repeat_interleave(ConvertCtx& c) {
   Val n = dim_scalar(b, x, d);
   Val index;
   if (c.in(1).is_tensor()) {
-    Val rep = b.op1("Expand", {reshape(b, cast_to(b, c.tensor(1), DType::Int64), {-1}),
-                               reshape(b, n, {1})});
+    Val rep = b.op1("Expand",
+                    {reshape(b, cast_to(b, c.tensor(1), DType::Int64), {-1}), reshape(b, n, {1})});
     index = repeat_index(b, rep);
   } else {
     Val k = b.const_i64_scalar(c.in(1).to_int());
@@ -250,8 +268,8 @@ void aten_repeat_interleave(ConvertCtx& c) {
 }
 
 // unflatten(self, dim, sizes)
-void aten_unflatten(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_unflatten(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t r = rank_of(c, 0);
   int64_t d = norm_axis(c.in(1).to_int(), r);
   Val shape = c.out_info(0).is_static()
@@ -262,31 +280,34 @@ void aten_unflatten(ConvertCtx& c) {
 }
 
 // unfold(self, dimension, size, step): windows along dim d, window elements on a new last dim.
-void aten_unfold(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_unfold(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t r = rank_of(c, 0);
   Val x = c.tensor(0);
-  if (r == 0) x = reshape(b, x, {1});
+  if (r == 0)
+    x = reshape(b, x, {1});
   int64_t rr = std::max<int64_t>(r, 1);
   int64_t d = norm_axis(c.in(1).to_int(), rr);
   int64_t size = c.in(2).to_int(), step = c.in(3).to_int();
   Val n = dim_scalar(b, x, d);
-  Val count = b.op1("Add", {b.op1("Div", {b.op1("Sub", {n, b.const_i64_scalar(size)}),
-                                          b.const_i64_scalar(step)}),
-                            b.const_i64_scalar(1)});
+  Val count = b.op1(
+      "Add", {b.op1("Div", {b.op1("Sub", {n, b.const_i64_scalar(size)}), b.const_i64_scalar(step)}),
+              b.const_i64_scalar(1)});
   Val starts = b.op1("Mul", {iota(b, count), b.const_i64_scalar(step)});
   std::vector<int64_t> offs(size);
-  for (int64_t i = 0; i < size; ++i) offs[i] = i;
-  Val idx = b.op1("Add", {unsqueeze(b, starts, {1}), b.const_i64(offs)});  // [count, size]
-  Val g = b.op1("Gather", {x, idx}, {{"axis", d}});  // ..., count, size, ...
+  for (int64_t i = 0; i < size; ++i)
+    offs[i] = i;
+  Val idx = b.op1("Add", {unsqueeze(b, starts, {1}), b.const_i64(offs)}); // [count, size]
+  Val g = b.op1("Gather", {x, idx}, {{"axis", d}});                       // ..., count, size, ...
   std::vector<int64_t> perm;
   for (int64_t k = 0; k <= rr; ++k)
-    if (k != d + 1) perm.push_back(k);
+    if (k != d + 1)
+      perm.push_back(k);
   perm.push_back(d + 1);
   c.set_out(0, transpose(b, g, perm));
 }
 
-void aten_view_copy(ConvertCtx& c) {
+void aten_view_copy(ConvertCtx &c) {
   T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
             c.op());
   c.set_out(0, c.b.op1("Reshape", {c.tensor(0), out_shape(c, c.in(1))}));
@@ -294,7 +315,7 @@ void aten_view_copy(ConvertCtx& c) {
 
 // as_strided(self, size, stride, storage_offset) on a contiguous self: a Gather of the flat
 // positions. A view of a non-contiguous tensor would read other storage; that is not expressible.
-void aten_as_strided(ConvertCtx& c) {
+void aten_as_strided(ConvertCtx &c) {
   std::vector<int64_t> size = c.in(1).to_ints(), stride = c.in(2).to_ints();
   int64_t offset = c.int_or(3, 0);
   T2O_CHECK(size.size() == stride.size(), "{}: {} sizes but {} strides", c.op(), size.size(),
@@ -303,7 +324,8 @@ void aten_as_strided(ConvertCtx& c) {
   for (size_t k = 0; k < size.size(); ++k) {
     std::vector<int64_t> next;
     for (int64_t p : pos)
-      for (int64_t i = 0; i < size[k]; ++i) next.push_back(p + i * stride[k]);
+      for (int64_t i = 0; i < size[k]; ++i)
+        next.push_back(p + i * stride[k]);
     pos = std::move(next);
   }
   Val idx = c.b.constant(TensorData::i64(pos, size));
@@ -311,11 +333,11 @@ void aten_as_strided(ConvertCtx& c) {
 }
 
 // equal(self, other) -> bool: same shape and all elements equal.
-void aten_equal(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+void aten_equal(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   const TensorInfo &a = c.info(0), &o = c.info(1);
   if (a.is_static() && o.is_static() && a.sizes() != o.sizes()) {
-    c.set_out(0, b.constant(TensorData::boolean({false}, {})));  // the builder knows its shape
+    c.set_out(0, b.constant(TensorData::boolean({false}, {}))); // the builder knows its shape
     return;
   }
   DType t = b.dtype(c.tensor(0));
@@ -338,17 +360,18 @@ void aten_equal(ConvertCtx& c) {
 }
 
 namespace {
-Val isclose(ConvertCtx& c) {
-  GraphBuilder& b = c.b;
+Val isclose(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   DType t = b.dtype(c.tensor(0));
   DType k = is_floating(t) ? t : DType::Double;
-  if (k == DType::BFloat16 || k == DType::Float16) k = DType::Float;
+  if (k == DType::BFloat16 || k == DType::Float16)
+    k = DType::Float;
   Val x = cast_to(b, c.tensor(0), k), y = cast_to(b, c.tensor(1), k);
   double rtol = c.double_or(2, 1e-5), atol = c.double_or(3, 1e-8);
   bool equal_nan = c.bool_or(4, false);
   // As LibTorch: equal, or a finite error within atol + |rtol * other|.
-  Val tol = b.op1("Add", {b.const_scalar(k, atol),
-                          b.op1("Abs", {b.op1("Mul", {b.const_scalar(k, rtol), y})})});
+  Val tol = b.op1(
+      "Add", {b.const_scalar(k, atol), b.op1("Abs", {b.op1("Mul", {b.const_scalar(k, rtol), y})})});
   Val err = b.op1("Abs", {b.op1("Sub", {x, y})});
   Val finite = b.op1("Less", {err, b.const_scalar(k, INFINITY)});
   Val close = b.op1("And", {finite, b.op1("LessOrEqual", {err, tol})});
@@ -357,21 +380,24 @@ Val isclose(ConvertCtx& c) {
     close = b.op1("Or", {close, b.op1("And", {b.op1("IsNaN", {x}), b.op1("IsNaN", {y})})});
   return close;
 }
-}  // namespace
+} // namespace
 
-void aten_isclose(ConvertCtx& c) { c.set_out(0, isclose(c)); }
+void aten_isclose(ConvertCtx &c) {
+  c.set_out(0, isclose(c));
+}
 
-void aten_allclose(ConvertCtx& c) {
+void aten_allclose(ConvertCtx &c) {
   Val close = cast_to(c.b, isclose(c), DType::Int32);
   Val all = c.b.op1("ReduceMin", {close}, {{"keepdims", int64_t{0}}});
   c.set_out(0, bool_scalar(c.b, all));
 }
 
 // aminmax(self, dim, keepdim)
-void aten_aminmax(ConvertCtx& c) {
+void aten_aminmax(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
   std::vector<int64_t> axes;
-  if (c.has(1)) axes = {norm_axis(c.in(1).to_int(), r)};
+  if (c.has(1))
+    axes = {norm_axis(c.in(1).to_int(), r)};
   bool keep = c.bool_or(2, false);
   Val x = c.tensor(0);
   if (r == 0) {
@@ -386,8 +412,8 @@ void aten_aminmax(ConvertCtx& c) {
 namespace {
 // std_mean / var_mean: (self, unbiased) | .dim(self, dim, unbiased, keepdim) |
 // .correction(self, dim, correction, keepdim).
-void emit_var_mean(ConvertCtx& c, bool take_sqrt) {
-  GraphBuilder& b = c.b;
+void emit_var_mean(ConvertCtx &c, bool take_sqrt) {
+  GraphBuilder &b = c.b;
   int64_t r = rank_of(c, 0);
   DType dt = out_dtype(c, 1);
   Val x = cast_to(b, c.tensor(0), dt);
@@ -397,7 +423,8 @@ void emit_var_mean(ConvertCtx& c, bool take_sqrt) {
   if (c.overload().empty()) {
     correction = c.bool_or(1, true) ? 1 : 0;
   } else {
-    if (c.has(1)) axes = c.in(1).to_ints();
+    if (c.has(1))
+      axes = c.in(1).to_ints();
     if (c.overload() == "correction")
       correction = c.double_or(2, 1);
     else
@@ -405,23 +432,29 @@ void emit_var_mean(ConvertCtx& c, bool take_sqrt) {
     keep = c.bool_or(3, false);
   }
   if (axes.empty())
-    for (int64_t k = 0; k < r; ++k) axes.push_back(k);
-  for (auto& a : axes) a = norm_axis(a, r);
+    for (int64_t k = 0; k < r; ++k)
+      axes.push_back(k);
+  for (auto &a : axes)
+    a = norm_axis(a, r);
   Val mean = reduce_attr(b, "ReduceMean", x, axes, true);
   Val dev = b.op1("Sub", {x, mean});
   Val ss = b.op1("ReduceSum", {b.op1("Mul", {dev, dev}), b.const_i64(axes)}, {{"keepdims", keep}});
   Val n = cast_to(b, b.op1("Div", {b.op1("Size", {x}), b.op1("Size", {mean})}), dt);
   Val var = b.op1("Div", {ss, b.op1("Max", {b.op1("Sub", {n, b.const_scalar(dt, correction)}),
-                                           b.const_scalar(dt, 0)})});
+                                            b.const_scalar(dt, 0)})});
   c.set_out(0, take_sqrt ? b.op1("Sqrt", {var}) : var);
   c.set_out(1, keep ? mean : reduce_attr(b, "ReduceMean", x, axes, false));
 }
-}  // namespace
+} // namespace
 
-void aten_std_mean(ConvertCtx& c) { emit_var_mean(c, true); }
-void aten_var_mean(ConvertCtx& c) { emit_var_mean(c, false); }
+void aten_std_mean(ConvertCtx &c) {
+  emit_var_mean(c, true);
+}
+void aten_var_mean(ConvertCtx &c) {
+  emit_var_mean(c, false);
+}
 
-void register_select_ops(Registry& r) {
+void register_select_ops(Registry &r) {
   r.add("aten::diagonal", 13, aten_diagonal, {"Transpose", "Reshape", "Gather"});
   r.add("aten::diagonal_copy", 13, aten_diagonal, {"Transpose", "Reshape", "Gather"});
   r.add("aten::tril", 13, aten_tril, {"Range", "Where"});
@@ -448,4 +481,4 @@ void register_select_ops(Registry& r) {
   r.add("aten::var_mean", 13, aten_var_mean, {"ReduceMean", "ReduceSum"});
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

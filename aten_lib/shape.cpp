@@ -1,10 +1,10 @@
 // Shape and layout ops: aten::view, reshape, permute, cat, split, slice, expand, pad, ...
+#include "aten_lib/converter.h"
+#include "aten_lib/helpers.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
-
-#include "aten_lib/converter.h"
-#include "aten_lib/helpers.h"
 
 namespace torch2onnx {
 
@@ -14,7 +14,9 @@ constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
 // A 1-element int64 tensor from an Int constant or a runtime 0-d/1-element tensor.
-Val int_1d(GraphBuilder &b, const Arg &a) { return int_list_tensor(b, Arg::of_list({a})); }
+Val int_1d(GraphBuilder &b, const Arg &a) {
+  return int_list_tensor(b, Arg::of_list({a}));
+}
 
 // Emits Split (sizes as an input from opset 13) and records each piece's info: LibTorch records
 // no shapes for the items of a Tensor[] result.
@@ -48,7 +50,9 @@ Val slice(GraphBuilder &b, const Val &x, const Val &start, const Val &end, int64
 
 } // namespace
 
-void aten_identity(ConvertCtx &c) { c.set_out(0, c.tensor(0)); }
+void aten_identity(ConvertCtx &c) {
+  c.set_out(0, c.tensor(0));
+}
 
 void aten_flatten(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
@@ -184,9 +188,8 @@ void aten_split(ConvertCtx &c) {
       const auto &items = c.in(1).list();
       if (items.size() == 1)
         return c.set_out(0, tensor_list({c.tensor(0)}));
-      std::vector<Val> outs =
-          c.b.op("Split", {c.tensor(0), int_list_tensor(c.b, c.in(1))}, {{"axis", axis}},
-                 static_cast<int>(items.size()));
+      std::vector<Val> outs = c.b.op("Split", {c.tensor(0), int_list_tensor(c.b, c.in(1))},
+                                     {{"axis", axis}}, static_cast<int>(items.size()));
       for (auto &o : outs) {
         TensorInfo info = c.info(0);
         if (info.shape)
@@ -432,9 +435,15 @@ Val pad_node(ConvertCtx &c, const std::string &mode, const Arg *value) {
 }
 } // namespace
 
-void aten_constant_pad_nd(ConvertCtx &c) { c.set_out(0, pad_node(c, "constant", &c.in(2))); }
-void aten_reflection_pad(ConvertCtx &c) { c.set_out(0, pad_node(c, "reflect", nullptr)); }
-void aten_replication_pad(ConvertCtx &c) { c.set_out(0, pad_node(c, "edge", nullptr)); }
+void aten_constant_pad_nd(ConvertCtx &c) {
+  c.set_out(0, pad_node(c, "constant", &c.in(2)));
+}
+void aten_reflection_pad(ConvertCtx &c) {
+  c.set_out(0, pad_node(c, "reflect", nullptr));
+}
+void aten_replication_pad(ConvertCtx &c) {
+  c.set_out(0, pad_node(c, "edge", nullptr));
+}
 
 void aten_pad(ConvertCtx &c) {
   std::string mode = c.str_or(2, "constant");

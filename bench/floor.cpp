@@ -5,16 +5,15 @@
 //   t2o_floor MODEL.pt OUT.bin     load + write the weights; prints the bytes written
 //   t2o_floor --baseline           only start LibTorch (for its baseline memory)
 #include <ATen/ATen.h>
+#include <cstdio>
 #include <fcntl.h>
+#include <string>
 #include <torch/script.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <string>
-
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   if (argc == 2 && std::string(argv[1]) == "--baseline") {
-    at::Tensor t = at::ones({4});  // touch ATen so its start-up is counted
+    at::Tensor t = at::ones({4}); // touch ATen so its start-up is counted
     std::printf("baseline %.1f\n", t.sum().item<double>());
     return 0;
   }
@@ -29,24 +28,28 @@ int main(int argc, char** argv) {
     return 1;
   }
   size_t bytes = 0;
-  auto write_tensor = [&](const at::Tensor& t) {
+  auto write_tensor = [&](const at::Tensor &t) {
     at::Tensor c = t.contiguous();
-    const char* p = static_cast<const char*>(c.data_ptr());
+    const char *p = static_cast<const char *>(c.data_ptr());
     size_t n = c.nbytes();
     while (n > 0) {
       ssize_t w = ::write(fd, p, n);
-      if (w <= 0) return false;
+      if (w <= 0)
+        return false;
       p += w;
       n -= static_cast<size_t>(w);
       bytes += static_cast<size_t>(w);
     }
     return true;
   };
-  for (const auto& p : m.named_parameters(true))
-    if (!write_tensor(p.value)) return 1;
-  for (const auto& b : m.named_buffers(true))
-    if (!write_tensor(b.value)) return 1;
-  if (::fsync(fd) != 0 || ::close(fd) != 0) return 1;
+  for (const auto &p : m.named_parameters(true))
+    if (!write_tensor(p.value))
+      return 1;
+  for (const auto &b : m.named_buffers(true))
+    if (!write_tensor(b.value))
+      return 1;
+  if (::fsync(fd) != 0 || ::close(fd) != 0)
+    return 1;
   std::printf("%zu\n", bytes);
   return 0;
 }

@@ -1,46 +1,45 @@
 #include "builder/graph_builder.h"
 
+#include "builder/error.h"
 #include "builder/process.h"
-
-#include <fcntl.h>
-#include <onnx/checker.h>
-#include <onnx/defs/schema.h>
-#include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
-#include <unistd.h>
-
-#include <sys/stat.h>
 
 #include <cctype>
 #include <cstdio>
 #include <cstring>
-#include <set>
-#include <unordered_set>
+#include <fcntl.h>
 #include <filesystem>
 #include <functional>
-
-#include "builder/error.h"
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_set>
 
 namespace torch2onnx {
 
 namespace {
 
-onnx::TensorProto to_proto(const TensorData& d, const std::string& name) {
+onnx::TensorProto to_proto(const TensorData &d, const std::string &name) {
   onnx::TensorProto t;
   t.set_name(name);
   t.set_data_type(static_cast<int32_t>(d.dtype));
-  for (auto dim : d.dims) t.add_dims(dim);
+  for (auto dim : d.dims)
+    t.add_dims(dim);
   t.set_raw_data(d.raw);
   return t;
 }
 
-void set_type(onnx::ValueInfoProto* vi, const TensorInfo& info) {
-  auto* tt = vi->mutable_type()->mutable_tensor_type();
+void set_type(onnx::ValueInfoProto *vi, const TensorInfo &info) {
+  auto *tt = vi->mutable_type()->mutable_tensor_type();
   tt->set_elem_type(static_cast<int32_t>(info.dtype));
-  if (!info.shape) return;
-  auto* shape = tt->mutable_shape();
-  for (const Dim& d : *info.shape) {
-    auto* pd = shape->add_dim();
+  if (!info.shape)
+    return;
+  auto *shape = tt->mutable_shape();
+  for (const Dim &d : *info.shape) {
+    auto *pd = shape->add_dim();
     if (!d.symbol.empty())
       pd->set_dim_param(d.symbol);
     else if (d.value >= 0)
@@ -48,9 +47,10 @@ void set_type(onnx::ValueInfoProto* vi, const TensorInfo& info) {
   }
 }
 
-void set_value_type(onnx::ValueInfoProto* vi, const std::string& name, const ValueType& t) {
+void set_value_type(onnx::ValueInfoProto *vi, const std::string &name, const ValueType &t) {
   vi->set_name(name);
-  if (t.dtype == DType::Undefined) return;
+  if (t.dtype == DType::Undefined)
+    return;
   TensorInfo info{t.dtype, t.shape};
   if (!t.sequence) {
     set_type(vi, info);
@@ -62,29 +62,33 @@ void set_value_type(onnx::ValueInfoProto* vi, const std::string& name, const Val
 }
 
 // Every value name a node reads, including those its subgraphs read from enclosing scopes.
-void collect_reads(const onnx::NodeProto& n, std::unordered_set<std::string>& out) {
-  for (const auto& in : n.input())
-    if (!in.empty()) out.insert(in);
-  for (const auto& a : n.attribute()) {
+void collect_reads(const onnx::NodeProto &n, std::unordered_set<std::string> &out) {
+  for (const auto &in : n.input())
+    if (!in.empty())
+      out.insert(in);
+  for (const auto &a : n.attribute()) {
     if (a.has_g())
-      for (const auto& sub : a.g().node()) collect_reads(sub, out);
-    for (const auto& g : a.graphs())
-      for (const auto& sub : g.node()) collect_reads(sub, out);
+      for (const auto &sub : a.g().node())
+        collect_reads(sub, out);
+    for (const auto &g : a.graphs())
+      for (const auto &sub : g.node())
+        collect_reads(sub, out);
   }
 }
 
-void collect_op_types(const onnx::GraphProto& g, std::vector<std::string>& out) {
-  for (const auto& n : g.node()) {
+void collect_op_types(const onnx::GraphProto &g, std::vector<std::string> &out) {
+  for (const auto &n : g.node()) {
     out.push_back(n.op_type());
-    for (const auto& a : n.attribute())
-      if (a.has_g()) collect_op_types(a.g(), out);
+    for (const auto &a : n.attribute())
+      if (a.has_g())
+        collect_op_types(a.g(), out);
   }
 }
 
-void fill_attr(onnx::AttributeProto* a, const Attr& attr) {
+void fill_attr(onnx::AttributeProto *a, const Attr &attr) {
   a->set_name(attr.name);
   std::visit(
-      [&](const auto& v) {
+      [&](const auto &v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, int64_t>) {
           a->set_type(onnx::AttributeProto::INT);
@@ -97,13 +101,16 @@ void fill_attr(onnx::AttributeProto* a, const Attr& attr) {
           a->set_s(v);
         } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           a->set_type(onnx::AttributeProto::INTS);
-          for (auto x : v) a->add_ints(x);
+          for (auto x : v)
+            a->add_ints(x);
         } else if constexpr (std::is_same_v<T, std::vector<double>>) {
           a->set_type(onnx::AttributeProto::FLOATS);
-          for (auto x : v) a->add_floats(static_cast<float>(x));
+          for (auto x : v)
+            a->add_floats(static_cast<float>(x));
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
           a->set_type(onnx::AttributeProto::STRINGS);
-          for (const auto& x : v) a->add_strings(x);
+          for (const auto &x : v)
+            a->add_strings(x);
         } else if constexpr (std::is_same_v<T, TensorData>) {
           a->set_type(onnx::AttributeProto::TENSOR);
           *a->mutable_t() = to_proto(v, "");
@@ -115,18 +122,19 @@ void fill_attr(onnx::AttributeProto* a, const Attr& attr) {
 std::string sanitize(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
-                           c == '/' || c == ':' || c == '-')
-                              ? c
-                              : '_';
+  for (char c : s)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' ||
+            c == ':' || c == '-')
+               ? c
+               : '_';
   return out.empty() ? std::string("v") : out;
 }
 
-}  // namespace
+} // namespace
 
-std::string to_string(const Attr& a) {
+std::string to_string(const Attr &a) {
   return std::visit(
-      [&](const auto& v) -> std::string {
+      [&](const auto &v) -> std::string {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
           return fmt::format("{}={}", a.name, v);
@@ -147,20 +155,24 @@ GraphBuilder::GraphBuilder(int opset, std::string graph_name)
 
 GraphBuilder::~GraphBuilder() = default;
 
-onnx::ModelProto& GraphBuilder::model() { return *model_; }
+onnx::ModelProto &GraphBuilder::model() {
+  return *model_;
+}
 
 std::string GraphBuilder::fresh_name(std::string_view hint) {
   std::string base = sanitize(hint);
-  int& n = name_counts_[base];
+  int &n = name_counts_[base];
   std::string name = n == 0 ? base : fmt::format("{}_{}", base, n);
   ++n;
   // A generated "x_1" may collide with a hint that was literally "x_1".
-  while (n > 1 && name_counts_.count(name)) name = fmt::format("{}_{}", base, n++);
-  if (name != base) name_counts_[name] = 1;
+  while (n > 1 && name_counts_.count(name))
+    name = fmt::format("{}_{}", base, n++);
+  if (name != base)
+    name_counts_[name] = 1;
   return name;
 }
 
-Val GraphBuilder::add_input(const std::string& name, const TensorInfo& info) {
+Val GraphBuilder::add_input(const std::string &name, const TensorInfo &info) {
   std::string n = fresh_name(name);
   T2O_CHECK(n == sanitize(name), "graph input name '{}' is used twice", name);
   inputs_.emplace_back(n, info);
@@ -168,14 +180,15 @@ Val GraphBuilder::add_input(const std::string& name, const TensorInfo& info) {
   return Val{n};
 }
 
-void GraphBuilder::add_output(const Val& v, const std::string& name) {
+void GraphBuilder::add_output(const Val &v, const std::string &name) {
   T2O_CHECK(v.valid(), "graph output '{}' has no value", name);
   outputs_.emplace_back(v.name, name);
 }
 
 std::vector<std::string> GraphBuilder::output_names() const {
   std::vector<std::string> out;
-  for (const auto& o : outputs_) out.push_back(o.second);
+  for (const auto &o : outputs_)
+    out.push_back(o.second);
   return out;
 }
 
@@ -183,19 +196,21 @@ namespace {
 // A hash of a constant's bytes for deduplication. Large weights are sampled (both ends and 256
 // strided slices) instead of hashed whole: hashing every byte of a ViT's weights cost ~0.3 s.
 // A match is always confirmed by comparing all bytes.
-size_t content_hash(const std::string& raw) {
+size_t content_hash(const std::string &raw) {
   constexpr size_t kWhole = 64 << 10, kEnd = 4 << 10, kSlices = 256, kSlice = 16;
-  if (raw.size() <= kWhole) return std::hash<std::string>{}(raw);
+  if (raw.size() <= kWhole)
+    return std::hash<std::string>{}(raw);
   std::string sample;
   sample.reserve(2 * kEnd + kSlices * kSlice + 16);
   sample.append(raw, 0, kEnd);
   sample.append(raw, raw.size() - kEnd, kEnd);
   size_t step = (raw.size() - kSlice) / kSlices;
-  for (size_t i = 0; i < kSlices; ++i) sample.append(raw, i * step, kSlice);
+  for (size_t i = 0; i < kSlices; ++i)
+    sample.append(raw, i * step, kSlice);
   sample += std::to_string(raw.size());
   return std::hash<std::string>{}(sample);
 }
-}  // namespace
+} // namespace
 
 Val GraphBuilder::constant(TensorData data, std::string_view hint) {
   T2O_CHECK(!finished_, "the graph is already serialized");
@@ -204,7 +219,7 @@ Val GraphBuilder::constant(TensorData data, std::string_view hint) {
             dtype_name(data.dtype));
   std::string key = fmt::format("{}|{}|{}", static_cast<int>(data.dtype), fmt::join(data.dims, ","),
                                 content_hash(data.raw));
-  auto* graph = model_->mutable_graph();
+  auto *graph = model_->mutable_graph();
   auto it = constant_by_hash_.find(key);
   if (it != constant_by_hash_.end() &&
       graph->initializer(constants_.at(it->second)).raw_data() == data.raw)
@@ -213,25 +228,29 @@ Val GraphBuilder::constant(TensorData data, std::string_view hint) {
   TensorInfo info;
   info.dtype = data.dtype;
   info.shape.emplace();
-  for (auto d : data.dims) info.shape->push_back(Dim::known(d));
+  for (auto d : data.dims)
+    info.shape->push_back(Dim::known(d));
   infos_[name] = info;
   // Move the bytes into the proto: weights are copied once on their way to the file.
-  auto* init = graph->add_initializer();
+  auto *init = graph->add_initializer();
   init->set_name(name);
   init->set_data_type(static_cast<int32_t>(data.dtype));
-  for (auto d : data.dims) init->add_dims(d);
+  for (auto d : data.dims)
+    init->add_dims(d);
   init->set_raw_data(std::move(data.raw));
   constants_.emplace(name, graph->initializer_size() - 1);
   constant_by_hash_.emplace(std::move(key), name);
   return Val{name};
 }
 
-const TensorData* GraphBuilder::constant_data(const Val& v) const {
+const TensorData *GraphBuilder::constant_data(const Val &v) const {
   auto cached = constant_cache_.find(v.name);
-  if (cached != constant_cache_.end()) return &cached->second;
+  if (cached != constant_cache_.end())
+    return &cached->second;
   auto it = constants_.find(v.name);
-  if (it == constants_.end()) return nullptr;
-  const auto& init = model_->graph().initializer(it->second);
+  if (it == constants_.end())
+    return nullptr;
+  const auto &init = model_->graph().initializer(it->second);
   TensorData d;
   d.dtype = static_cast<DType>(init.data_type());
   d.dims.assign(init.dims().begin(), init.dims().end());
@@ -239,36 +258,38 @@ const TensorData* GraphBuilder::constant_data(const Val& v) const {
   return &constant_cache_.emplace(v.name, std::move(d)).first->second;
 }
 
-std::vector<Val> GraphBuilder::op(std::string_view op_type, const std::vector<Val>& inputs,
-                                  const std::vector<Attr>& attrs, int num_outputs,
+std::vector<Val> GraphBuilder::op(std::string_view op_type, const std::vector<Val> &inputs,
+                                  const std::vector<Attr> &attrs, int num_outputs,
                                   std::string_view domain) {
   return add_node(op_type, inputs, attrs, {}, num_outputs, domain);
 }
 
-std::vector<Val> GraphBuilder::op_with_subgraphs(
-    std::string_view op_type, const std::vector<Val>& inputs,
-    const std::vector<std::pair<std::string, Subgraph>>& graphs, int num_outputs,
-    const std::vector<Attr>& attrs) {
+std::vector<Val>
+GraphBuilder::op_with_subgraphs(std::string_view op_type, const std::vector<Val> &inputs,
+                                const std::vector<std::pair<std::string, Subgraph>> &graphs,
+                                int num_outputs, const std::vector<Attr> &attrs) {
   return add_node(op_type, inputs, attrs, graphs, num_outputs, "");
 }
 
-std::vector<Val> GraphBuilder::add_node(std::string_view op_type, const std::vector<Val>& inputs,
-                                        const std::vector<Attr>& attrs,
-                                        const std::vector<std::pair<std::string, Subgraph>>& graphs,
+std::vector<Val> GraphBuilder::add_node(std::string_view op_type, const std::vector<Val> &inputs,
+                                        const std::vector<Attr> &attrs,
+                                        const std::vector<std::pair<std::string, Subgraph>> &graphs,
                                         int num_outputs, std::string_view domain) {
   T2O_CHECK(!finished_, "the graph is already serialized");
   std::string type(op_type);
-  std::string node_name =
-      fresh_name(scope_.empty() ? type : fmt::format("{}/{}", scope_, type));
+  std::string node_name = fresh_name(scope_.empty() ? type : fmt::format("{}/{}", scope_, type));
   onnx::NodeProto node;
   node.set_op_type(type);
   node.set_name(node_name);
-  if (!domain.empty()) node.set_domain(std::string(domain));
-  for (const auto& v : inputs) node.add_input(v.name);
-  for (const auto& a : attrs) fill_attr(node.add_attribute(), a);
-  for (const auto& [name, g] : graphs) {
+  if (!domain.empty())
+    node.set_domain(std::string(domain));
+  for (const auto &v : inputs)
+    node.add_input(v.name);
+  for (const auto &a : attrs)
+    fill_attr(node.add_attribute(), a);
+  for (const auto &[name, g] : graphs) {
     T2O_CHECK(g != nullptr, "subgraph attribute '{}' of {} is empty", name, type);
-    auto* a = node.add_attribute();
+    auto *a = node.add_attribute();
     a->set_name(name);
     a->set_type(onnx::AttributeProto::GRAPH);
     *a->mutable_g() = *g;
@@ -281,26 +302,26 @@ std::vector<Val> GraphBuilder::add_node(std::string_view op_type, const std::vec
     outs.push_back(Val{vname});
   }
   const std::string dom = domain.empty() ? std::string(onnx::ONNX_DOMAIN) : std::string(domain);
-  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(type, opset_, dom);
+  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(type, opset_, dom);
   T2O_CHECK(schema != nullptr, "ONNX has no operator '{}' at opset {} (node {})", type, opset_,
             node_name);
   T2O_CHECK(!schema->Deprecated(), "ONNX operator '{}' is deprecated at opset {} (node {})", type,
             opset_, node_name);
   try {
     schema->Verify(node);
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     std::vector<std::string> attr_text;
-    for (const auto& a : attrs) attr_text.push_back(to_string(a));
-    throw Error(fmt::format("invalid ONNX node {} ({} at opset {}, inputs [{}], attributes [{}]): {}",
-                            node_name, type, opset_, fmt::join(node.input(), ", "),
-                            fmt::join(attr_text, ", "), e.what()));
+    for (const auto &a : attrs)
+      attr_text.push_back(to_string(a));
+    throw Error(fmt::format(
+        "invalid ONNX node {} ({} at opset {}, inputs [{}], attributes [{}]): {}", node_name, type,
+        opset_, fmt::join(node.input(), ", "), fmt::join(attr_text, ", "), e.what()));
   }
   *current_graph()->add_node() = std::move(node);
   return outs;
 }
 
-
-onnx::GraphProto* GraphBuilder::current_graph() {
+onnx::GraphProto *GraphBuilder::current_graph() {
   return open_graphs_.empty() ? model_->mutable_graph() : open_graphs_.back().get();
 }
 
@@ -311,23 +332,25 @@ void GraphBuilder::begin_subgraph(std::string_view name) {
   open_graphs_.push_back(std::move(g));
 }
 
-Val GraphBuilder::add_subgraph_input(std::string_view hint, const ValueType& type) {
+Val GraphBuilder::add_subgraph_input(std::string_view hint, const ValueType &type) {
   T2O_CHECK(!open_graphs_.empty(), "add_subgraph_input outside a subgraph");
   std::string n = fresh_name(hint);
   set_value_type(open_graphs_.back()->add_input(), n, type);
-  if (!type.sequence) infos_[n] = TensorInfo{type.dtype, type.shape};
+  if (!type.sequence)
+    infos_[n] = TensorInfo{type.dtype, type.shape};
   return Val{n};
 }
 
-Subgraph GraphBuilder::end_subgraph(const std::vector<Val>& outputs,
-                                    const std::vector<ValueType>& types) {
+Subgraph GraphBuilder::end_subgraph(const std::vector<Val> &outputs,
+                                    const std::vector<ValueType> &types) {
   T2O_CHECK(!open_graphs_.empty(), "end_subgraph without begin_subgraph");
   T2O_CHECK(outputs.size() == types.size(), "subgraph: {} outputs but {} types", outputs.size(),
             types.size());
-  onnx::GraphProto* g = open_graphs_.back().get();
+  onnx::GraphProto *g = open_graphs_.back().get();
   std::unordered_set<std::string> made_here, used;
-  for (const auto& n : g->node())
-    for (const auto& o : n.output()) made_here.insert(o);
+  for (const auto &n : g->node())
+    for (const auto &o : n.output())
+      made_here.insert(o);
   std::string scope = scope_;
   scope_ = g->name();
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -353,11 +376,15 @@ Subgraph GraphBuilder::end_subgraph(const std::vector<Val>& outputs,
   return done;
 }
 
-void GraphBuilder::set_info(const Val& v, const TensorInfo& info) { infos_[v.name] = info; }
+void GraphBuilder::set_info(const Val &v, const TensorInfo &info) {
+  infos_[v.name] = info;
+}
 
-bool GraphBuilder::has_info(const Val& v) const { return infos_.count(v.name) != 0; }
+bool GraphBuilder::has_info(const Val &v) const {
+  return infos_.count(v.name) != 0;
+}
 
-const TensorInfo& GraphBuilder::info(const Val& v) const {
+const TensorInfo &GraphBuilder::info(const Val &v) const {
   auto it = infos_.find(v.name);
   T2O_CHECK(it != infos_.end(), "no shape/dtype is known for value '{}'", v.name);
   return it->second;
@@ -369,43 +396,49 @@ std::vector<std::string> GraphBuilder::model_op_types() const {
   return out;
 }
 
-size_t GraphBuilder::node_count() const { return model_->graph().node_size(); }
+size_t GraphBuilder::node_count() const {
+  return model_->graph().node_size();
+}
 
 GraphStats GraphBuilder::stats() const {
   GraphStats s;
   s.nodes = node_count();
-  for (const auto& init : model_->graph().initializer()) {
+  for (const auto &init : model_->graph().initializer()) {
     size_t n = 1;
-    for (auto d : init.dims()) n *= static_cast<size_t>(d);
+    for (auto d : init.dims())
+      n *= static_cast<size_t>(d);
     s.parameters += n;
     s.parameter_bytes += init.raw_data().size();
-    for (const auto& e : init.external_data())
-      if (e.key() == "length") s.parameter_bytes += std::stoull(e.value());
+    for (const auto &e : init.external_data())
+      if (e.key() == "length")
+        s.parameter_bytes += std::stoull(e.value());
   }
   return s;
 }
 
-void GraphBuilder::finish(const SerializeOptions& opts) {
-  if (finished_) return;
+void GraphBuilder::finish(const SerializeOptions &opts) {
+  if (finished_)
+    return;
   T2O_CHECK(open_graphs_.empty(), "internal error: {} subgraph(s) were never finished",
             open_graphs_.size());
-  auto& m = *model_;
+  auto &m = *model_;
   m.set_ir_version(onnx::IR_VERSION);
   m.set_producer_name("torch2onnx");
   m.set_producer_version(opts.producer_version);
-  auto* imp = m.add_opset_import();
+  auto *imp = m.add_opset_import();
   imp->set_domain("");
   imp->set_version(opset_);
-  auto* g = m.mutable_graph();
-  for (const auto& [name, info] : inputs_) {
-    auto* vi = g->add_input();
+  auto *g = m.mutable_graph();
+  for (const auto &[name, info] : inputs_) {
+    auto *vi = g->add_input();
     vi->set_name(name);
     set_type(vi, info);
   }
   std::set<std::string> graph_inputs;
-  for (const auto& in : inputs_) graph_inputs.insert(in.first);
+  for (const auto &in : inputs_)
+    graph_inputs.insert(in.first);
   std::set<std::string> used_output_names;
-  for (const auto& [value, out_name] : outputs_) {
+  for (const auto &[value, out_name] : outputs_) {
     T2O_CHECK(used_output_names.insert(out_name).second, "graph output name '{}' is used twice",
               out_name);
     // Graph outputs get their own name through an Identity, which also covers an output that is
@@ -419,18 +452,20 @@ void GraphBuilder::finish(const SerializeOptions& opts) {
     node.add_output(out_name);
     *g->add_node() = std::move(node);
     scope_ = scope;
-    auto* vi = g->add_output();
+    auto *vi = g->add_output();
     vi->set_name(out_name);
     auto it = infos_.find(value);
-    if (it != infos_.end()) set_type(vi, it->second);
+    if (it != infos_.end())
+      set_type(vi, it->second);
   }
   finished_ = true;
   remove_dead_nodes();
-  if (opts.optimize) opts.optimize(m);
+  if (opts.optimize)
+    opts.optimize(m);
   if (opts.run_checker) {
     try {
       onnx::checker::check_model(m);
-    } catch (const std::exception& e) {
+    } catch (const std::exception &e) {
       throw Error(fmt::format("the ONNX checker rejected the exported model: {}", e.what()),
                   "this is a torch2onnx bug; please report it with the model");
     }
@@ -439,7 +474,7 @@ void GraphBuilder::finish(const SerializeOptions& opts) {
     try {
       onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),
                                          onnx::ShapeInferenceOptions(true, 1, false));
-    } catch (const std::exception& e) {
+    } catch (const std::exception &e) {
       throw Error(fmt::format("ONNX shape inference failed on the exported model: {}", e.what()),
                   "this is a torch2onnx bug; please report it with the model");
     }
@@ -449,31 +484,36 @@ void GraphBuilder::finish(const SerializeOptions& opts) {
 void GraphBuilder::remove_dead_nodes() {
   // Converters must bind every output of an aten op (e.g. pooling indices) even when nothing
   // reads it; drop nodes and initializers that no graph output depends on. One reverse pass.
-  auto* g = model_->mutable_graph();
+  auto *g = model_->mutable_graph();
   std::unordered_set<std::string> needed;
-  for (const auto& o : g->output()) needed.insert(o.name());
+  for (const auto &o : g->output())
+    needed.insert(o.name());
   std::vector<bool> keep(static_cast<size_t>(g->node_size()), false);
   for (int i = g->node_size() - 1; i >= 0; --i) {
-    const auto& n = g->node(i);
+    const auto &n = g->node(i);
     bool used = false;
-    for (const auto& out : n.output()) used = used || needed.count(out);
-    if (!used) continue;
+    for (const auto &out : n.output())
+      used = used || needed.count(out);
+    if (!used)
+      continue;
     keep[static_cast<size_t>(i)] = true;
     collect_reads(n, needed);
   }
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   for (int i = 0; i < g->node_size(); ++i)
-    if (keep[static_cast<size_t>(i)]) nodes.Add()->Swap(g->mutable_node(i));
+    if (keep[static_cast<size_t>(i)])
+      nodes.Add()->Swap(g->mutable_node(i));
   g->mutable_node()->Swap(&nodes);
   google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
   for (int i = 0; i < g->initializer_size(); ++i)
-    if (needed.count(g->initializer(i).name())) inits.Add()->Swap(g->mutable_initializer(i));
+    if (needed.count(g->initializer(i).name()))
+      inits.Add()->Swap(g->mutable_initializer(i));
   g->mutable_initializer()->Swap(&inits);
-  constants_.clear();  // indices changed; constant_data is not used after finishing
+  constants_.clear(); // indices changed; constant_data is not used after finishing
   constant_cache_.clear();
 }
 
-std::string GraphBuilder::serialize_to_string(const SerializeOptions& opts) {
+std::string GraphBuilder::serialize_to_string(const SerializeOptions &opts) {
   finish(opts);
   std::string out;
   T2O_CHECK(model_->SerializeToString(&out),
@@ -481,13 +521,14 @@ std::string GraphBuilder::serialize_to_string(const SerializeOptions& opts) {
   return out;
 }
 
-bool GraphBuilder::save(const std::string& path, const SerializeOptions& opts) {
+bool GraphBuilder::save(const std::string &path, const SerializeOptions &opts) {
   finish(opts);
   // A protobuf message cannot exceed 2 GB: larger models keep their weights in a side file
   // ("<file>.data", ONNX external data), which ONNX Runtime loads from beside the model.
   constexpr size_t kProtoLimit = (size_t{2} << 30) - (size_t{64} << 20);
   bool external = opts.external_data || model_->ByteSizeLong() > kProtoLimit;
-  if (external) external = externalize(path, opts.external_threshold);
+  if (external)
+    external = externalize(path, opts.external_threshold);
   // Serialize straight into the file: no second in-memory copy of the weights.
   write_file_atomic_with(path, [&](int fd) { return model_->SerializeToFileDescriptor(fd); });
   if (!external) {
@@ -499,30 +540,34 @@ bool GraphBuilder::save(const std::string& path, const SerializeOptions& opts) {
   return external;
 }
 
-bool GraphBuilder::externalize(const std::string& path, size_t threshold) {
+bool GraphBuilder::externalize(const std::string &path, size_t threshold) {
   namespace fs = std::filesystem;
   std::string data_name = fs::path(path).filename().string() + ".data";
   std::string data_path = (fs::path(path).parent_path() / data_name).string();
-  auto* g = model_->mutable_graph();
+  auto *g = model_->mutable_graph();
   std::vector<int> moved;
   for (int i = 0; i < g->initializer_size(); ++i)
-    if (g->initializer(i).raw_data().size() >= threshold) moved.push_back(i);
-  if (moved.empty()) return false;
+    if (g->initializer(i).raw_data().size() >= threshold)
+      moved.push_back(i);
+  if (moved.empty())
+    return false;
   // Offsets aligned to 4 KiB so runtimes can map the file.
-  std::vector<std::pair<size_t, size_t>> where;  // offset, length
+  std::vector<std::pair<size_t, size_t>> where; // offset, length
   write_file_atomic_with(data_path, [&](int fd) {
     size_t offset = 0;
     static const std::string zeros(4096, '\0');
     for (int i : moved) {
-      const std::string& raw = g->initializer(i).raw_data();
+      const std::string &raw = g->initializer(i).raw_data();
       size_t pad = (4096 - offset % 4096) % 4096;
-      if (pad && ::write(fd, zeros.data(), pad) != static_cast<ssize_t>(pad)) return false;
+      if (pad && ::write(fd, zeros.data(), pad) != static_cast<ssize_t>(pad))
+        return false;
       offset += pad;
       size_t done = 0;
       while (done < raw.size()) {
         ssize_t n = ::write(fd, raw.data() + done, raw.size() - done);
         if (n < 0) {
-          if (errno == EINTR) continue;
+          if (errno == EINTR)
+            continue;
           return false;
         }
         done += static_cast<size_t>(n);
@@ -533,11 +578,11 @@ bool GraphBuilder::externalize(const std::string& path, size_t threshold) {
     return true;
   });
   for (size_t k = 0; k < moved.size(); ++k) {
-    auto* t = g->mutable_initializer(moved[k]);
+    auto *t = g->mutable_initializer(moved[k]);
     t->clear_raw_data();
     t->set_data_location(onnx::TensorProto::EXTERNAL);
-    auto add = [&](const char* key, const std::string& value) {
-      auto* e = t->add_external_data();
+    auto add = [&](const char *key, const std::string &value) {
+      auto *e = t->add_external_data();
       e->set_key(key);
       e->set_value(value);
     };
@@ -548,19 +593,20 @@ bool GraphBuilder::externalize(const std::string& path, size_t threshold) {
   return true;
 }
 
-void save_tensor_proto(const std::string& path, const TensorData& data, const std::string& name) {
+void save_tensor_proto(const std::string &path, const TensorData &data, const std::string &name) {
   std::string bytes;
   T2O_CHECK(to_proto(data, name).SerializeToString(&bytes), "cannot serialize tensor '{}'", name);
   write_file_atomic(path, bytes);
 }
 
-void write_file_atomic(const std::string& path, const std::string& bytes) {
+void write_file_atomic(const std::string &path, const std::string &bytes) {
   write_file_atomic_with(path, [&](int fd) {
     size_t off = 0;
     while (off < bytes.size()) {
       ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
       if (n < 0) {
-        if (errno == EINTR) continue;
+        if (errno == EINTR)
+          continue;
         return false;
       }
       off += static_cast<size_t>(n);
@@ -569,7 +615,7 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
   });
 }
 
-void write_file_atomic_with(const std::string& path, const std::function<bool(int fd)>& write) {
+void write_file_atomic_with(const std::string &path, const std::function<bool(int fd)> &write) {
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -580,16 +626,18 @@ void write_file_atomic_with(const std::string& path, const std::function<bool(in
   int fd = mkstemp(buf.data());
   T2O_CHECK(fd >= 0, "cannot create a file in '{}': {}", dir.string(), std::strerror(errno));
   std::string tmp(buf.data());
-  TempFileGuard remove_on_signal(tmp);  // SIGINT/SIGTERM while writing leaves no partial file
-  auto fail = [&](const std::string& what) {
+  TempFileGuard remove_on_signal(tmp); // SIGINT/SIGTERM while writing leaves no partial file
+  auto fail = [&](const std::string &what) {
     int err = errno;
     ::close(fd);
     std::remove(tmp.c_str());
     throw Error(fmt::format("cannot write '{}': {} ({})", path, what, std::strerror(err)));
   };
   errno = 0;
-  if (!write(fd)) fail("write failed");
-  if (::fsync(fd) != 0) fail("fsync failed");
+  if (!write(fd))
+    fail("write failed");
+  if (::fsync(fd) != 0)
+    fail("fsync failed");
   ::fchmod(fd, 0644);
   if (::close(fd) != 0) {
     std::remove(tmp.c_str());
@@ -602,4 +650,4 @@ void write_file_atomic_with(const std::string& path, const std::function<bool(in
   }
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -3,6 +3,8 @@
 // constant once and serializes the model.
 #pragma once
 
+#include "builder/types.h"
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -12,12 +14,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "builder/types.h"
-
 namespace onnx {
 class ModelProto;
 class GraphProto;
-}  // namespace onnx
+} // namespace onnx
 
 namespace torch2onnx {
 
@@ -29,7 +29,7 @@ struct SerializeOptions {
   bool run_checker = true;
   bool run_shape_inference = true;
   // Graph rewrites, run on the finished graph before the checker (builder/optimize.h).
-  std::function<void(onnx::ModelProto&)> optimize;
+  std::function<void(onnx::ModelProto &)> optimize;
 };
 
 // The type of a subgraph input or output (an If branch's or a Loop body's): a tensor of `dtype`, or
@@ -46,48 +46,51 @@ using Subgraph = std::shared_ptr<onnx::GraphProto>;
 
 struct GraphStats {
   size_t nodes = 0;
-  size_t parameters = 0;       // elements in initializers
-  size_t parameter_bytes = 0;  // bytes in initializers
+  size_t parameters = 0;      // elements in initializers
+  size_t parameter_bytes = 0; // bytes in initializers
 };
 
 class GraphBuilder {
- public:
+public:
   explicit GraphBuilder(int opset, std::string graph_name = "torch2onnx");
   ~GraphBuilder();
-  GraphBuilder(const GraphBuilder&) = delete;
-  GraphBuilder& operator=(const GraphBuilder&) = delete;
+  GraphBuilder(const GraphBuilder &) = delete;
+  GraphBuilder &operator=(const GraphBuilder &) = delete;
 
   int opset() const { return opset_; }
 
   // Graph inputs and outputs.
-  Val add_input(const std::string& name, const TensorInfo& info);
-  void add_output(const Val& v, const std::string& name);
+  Val add_input(const std::string &name, const TensorInfo &info);
+  void add_output(const Val &v, const std::string &name);
   std::vector<std::string> output_names() const;
 
-  // Constants. Identical contents are stored once. Example: b.constant(TensorData::i64_vector({0, -1}))
+  // Constants. Identical contents are stored once. Example: b.constant(TensorData::i64_vector({0,
+  // -1}))
   Val constant(TensorData data, std::string_view hint = "const");
-  Val const_i64(const std::vector<int64_t>& values) { return constant(TensorData::i64_vector(values)); }
+  Val const_i64(const std::vector<int64_t> &values) {
+    return constant(TensorData::i64_vector(values));
+  }
   Val const_i64_scalar(int64_t v) { return constant(TensorData::i64_scalar(v)); }
   Val const_scalar(DType t, double v) { return constant(TensorData::scalar(t, v)); }
   // The constant contents of a value when it is an initializer, else nullptr.
-  const TensorData* constant_data(const Val& v) const;
+  const TensorData *constant_data(const Val &v) const;
 
   // Adds one node; returns its outputs. Validates against the schema of `op_type` at the target
   // opset and throws Error naming the node on mismatch.
   // Example: auto y = b.op("Relu", {x})[0];
-  std::vector<Val> op(std::string_view op_type, const std::vector<Val>& inputs,
-                      const std::vector<Attr>& attrs = {}, int num_outputs = 1,
+  std::vector<Val> op(std::string_view op_type, const std::vector<Val> &inputs,
+                      const std::vector<Attr> &attrs = {}, int num_outputs = 1,
                       std::string_view domain = "");
-  Val op1(std::string_view op_type, const std::vector<Val>& inputs,
-          const std::vector<Attr>& attrs = {}) {
+  Val op1(std::string_view op_type, const std::vector<Val> &inputs,
+          const std::vector<Attr> &attrs = {}) {
     return op(op_type, inputs, attrs, 1)[0];
   }
 
   // Adds a node with graph attributes (If's then_branch/else_branch, Loop's body).
   // Example: b.op_with_subgraphs("If", {cond}, {{"then_branch", t}, {"else_branch", e}}, 2);
-  std::vector<Val> op_with_subgraphs(std::string_view op_type, const std::vector<Val>& inputs,
-                                     const std::vector<std::pair<std::string, Subgraph>>& graphs,
-                                     int num_outputs, const std::vector<Attr>& attrs = {});
+  std::vector<Val> op_with_subgraphs(std::string_view op_type, const std::vector<Val> &inputs,
+                                     const std::vector<std::pair<std::string, Subgraph>> &graphs,
+                                     int num_outputs, const std::vector<Attr> &attrs = {});
 
   // Nested graphs. Between begin_subgraph() and end_subgraph(), op() adds nodes to the innermost
   // subgraph; names stay unique across the whole model and constants stay initializers of the
@@ -96,22 +99,22 @@ class GraphBuilder {
   //   Val y = b.op1("Relu", {x});              // x from the outer graph
   //   Subgraph then_g = b.end_subgraph({y}, {ValueType{DType::Float}});
   void begin_subgraph(std::string_view name);
-  Val add_subgraph_input(std::string_view hint, const ValueType& type);
+  Val add_subgraph_input(std::string_view hint, const ValueType &type);
   // Outputs not made inside the subgraph (outer values, constants) are copied in, so callers can
   // return any value.
-  Subgraph end_subgraph(const std::vector<Val>& outputs, const std::vector<ValueType>& types);
+  Subgraph end_subgraph(const std::vector<Val> &outputs, const std::vector<ValueType> &types);
   size_t subgraph_depth() const { return open_graphs_.size(); }
 
   // Shape and dtype knowledge.
-  void set_info(const Val& v, const TensorInfo& info);
-  bool has_info(const Val& v) const;
-  const TensorInfo& info(const Val& v) const;  // throws when unknown
-  DType dtype(const Val& v) const { return info(v).dtype; }
-  int64_t rank(const Val& v) const { return info(v).rank(); }
+  void set_info(const Val &v, const TensorInfo &info);
+  bool has_info(const Val &v) const;
+  const TensorInfo &info(const Val &v) const; // throws when unknown
+  DType dtype(const Val &v) const { return info(v).dtype; }
+  int64_t rank(const Val &v) const { return info(v).rank(); }
 
   // Node naming: nodes added while a scope is set are named "<scope>/<OpType>_<n>".
   void set_scope(std::string scope) { scope_ = std::move(scope); }
-  const std::string& scope() const { return scope_; }
+  const std::string &scope() const { return scope_; }
   // A fresh value name derived from `hint`.
   std::string fresh_name(std::string_view hint);
 
@@ -121,50 +124,50 @@ class GraphBuilder {
   // Finishes the model: value infos for inputs/outputs, opset import, checker, shape inference,
   // then writes `path` atomically (temporary file in the same folder, fsync, rename). Returns
   // true when the weights went to the side file "<path>.data" (asked for, or over 2 GB).
-  bool save(const std::string& path, const SerializeOptions& opts);
+  bool save(const std::string &path, const SerializeOptions &opts);
   // The model as it would be saved (after checks), for tests and in-memory use.
-  std::string serialize_to_string(const SerializeOptions& opts);
+  std::string serialize_to_string(const SerializeOptions &opts);
 
-  onnx::ModelProto& model();
+  onnx::ModelProto &model();
   // Op types of the nodes added so far, in order (with the output Identity nodes once finished);
   // a node's subgraphs follow it.
   std::vector<std::string> model_op_types() const;
 
- private:
-  void finish(const SerializeOptions& opts);
-  onnx::GraphProto* current_graph();
-  std::vector<Val> add_node(std::string_view op_type, const std::vector<Val>& inputs,
-                            const std::vector<Attr>& attrs,
-                            const std::vector<std::pair<std::string, Subgraph>>& graphs,
+private:
+  void finish(const SerializeOptions &opts);
+  onnx::GraphProto *current_graph();
+  std::vector<Val> add_node(std::string_view op_type, const std::vector<Val> &inputs,
+                            const std::vector<Attr> &attrs,
+                            const std::vector<std::pair<std::string, Subgraph>> &graphs,
                             int num_outputs, std::string_view domain);
   void remove_dead_nodes();
   // Moves initializers of at least `threshold` bytes to "<path>.data"; false when none is.
-  bool externalize(const std::string& path, size_t threshold);
+  bool externalize(const std::string &path, size_t threshold);
 
   int opset_;
   std::unique_ptr<onnx::ModelProto> model_;
   std::string scope_;
   std::unordered_map<std::string, int> name_counts_;
   std::unordered_map<std::string, TensorInfo> infos_;
-  std::unordered_map<std::string, int> constants_;  // value name -> initializer index
-  mutable std::unordered_map<std::string, TensorData> constant_cache_;  // filled by constant_data
-  std::unordered_map<std::string, std::string> constant_by_hash_;  // content key -> value name
+  std::unordered_map<std::string, int> constants_; // value name -> initializer index
+  mutable std::unordered_map<std::string, TensorData> constant_cache_; // filled by constant_data
+  std::unordered_map<std::string, std::string> constant_by_hash_;      // content key -> value name
   std::vector<std::pair<std::string, TensorInfo>> inputs_;
-  std::vector<std::pair<std::string, std::string>> outputs_;  // (value, graph output name)
+  std::vector<std::pair<std::string, std::string>> outputs_; // (value, graph output name)
   bool finished_ = false;
-  std::vector<std::unique_ptr<onnx::GraphProto>> open_graphs_;  // innermost last
+  std::vector<std::unique_ptr<onnx::GraphProto>> open_graphs_; // innermost last
 };
 
-std::string to_string(const Attr& a);
+std::string to_string(const Attr &a);
 
-}  // namespace torch2onnx
+} // namespace torch2onnx
 
 namespace torch2onnx {
 // Writes one tensor as a serialized onnx::TensorProto (the ONNX model zoo's test-data format).
-void save_tensor_proto(const std::string& path, const TensorData& data, const std::string& name);
+void save_tensor_proto(const std::string &path, const TensorData &data, const std::string &name);
 // Writes `bytes` to `path` atomically: a temporary file in the same folder, fsync, rename. An
 // error never leaves a partial file behind.
-void write_file_atomic(const std::string& path, const std::string& bytes);
+void write_file_atomic(const std::string &path, const std::string &bytes);
 // Same, with the contents written by `write(fd)`, which returns false on failure (errno set).
-void write_file_atomic_with(const std::string& path, const std::function<bool(int fd)>& write);
-}  // namespace torch2onnx
+void write_file_atomic_with(const std::string &path, const std::function<bool(int fd)> &write);
+} // namespace torch2onnx

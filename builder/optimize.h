@@ -2,13 +2,13 @@
 // apply) run in one forward pass over the nodes, so the cost is linear in the node count.
 //
 // Rules (see docs/performance.md for what each buys):
-//   identity             Identity nodes disappear (an output Identity renames its producer's output)
-//   noop-cast            Cast to the type the value already has
-//   noop-reshape         Reshape/Expand to the shape the value already has
-//   noop-transpose       Transpose with the identity permutation
+//   identity             Identity nodes disappear (an output Identity renames its producer's
+//   output) noop-cast            Cast to the type the value already has noop-reshape Reshape/Expand
+//   to the shape the value already has noop-transpose       Transpose with the identity permutation
 //   noop-dropout         Dropout at inference (one output, no training_mode input)
-//   cse                  two nodes with the same op, inputs and attributes compute the same value once
-//   fold-conv-batchnorm  BatchNormalization after a Conv with constant weights folds into the Conv
+//   cse                  two nodes with the same op, inputs and attributes compute the same value
+//   once fold-conv-batchnorm  BatchNormalization after a Conv with constant weights folds into the
+//   Conv
 #pragma once
 
 #include <functional>
@@ -22,7 +22,7 @@ namespace onnx {
 class ModelProto;
 class NodeProto;
 class TensorProto;
-}  // namespace onnx
+} // namespace onnx
 
 namespace torch2onnx {
 
@@ -30,84 +30,84 @@ class OptGraph;
 
 struct RewriteRule {
   std::string name;
-  std::string target_op;  // the op type the rule is tried on
+  std::string target_op; // the op type the rule is tried on
   // Checks the cheap condition and applies the rewrite; true when the graph changed.
-  std::function<bool(OptGraph& g, int node)> apply;
+  std::function<bool(OptGraph &g, int node)> apply;
 };
 
 // The default rules, in the order they are tried on each node.
-const std::vector<RewriteRule>& default_rules();
+const std::vector<RewriteRule> &default_rules();
 
 struct OptimizeReport {
   size_t nodes_before = 0, nodes_after = 0;
   size_t initializers_removed = 0;
-  std::map<std::string, size_t> applied;  // rule name -> times applied
+  std::map<std::string, size_t> applied; // rule name -> times applied
 };
 
 // Runs `rules` over the main graph of `model` (subgraphs are read, not rewritten), then removes
 // nodes and initializers nothing reads. Uses ONNX shape inference for value types; the model's
 // value_info is left as it was.
-OptimizeReport optimize_model(onnx::ModelProto& model,
-                              const std::vector<RewriteRule>& rules = default_rules());
+OptimizeReport optimize_model(onnx::ModelProto &model,
+                              const std::vector<RewriteRule> &rules = default_rules());
 
 // The view of the graph rules work on. Removing a node and aliasing its outputs to other values
 // is O(1); names are resolved once at the end.
 class OptGraph {
- public:
-  explicit OptGraph(onnx::ModelProto& model);
+public:
+  explicit OptGraph(onnx::ModelProto &model);
   ~OptGraph();
 
-  onnx::NodeProto& node(int i);
+  onnx::NodeProto &node(int i);
   int size() const;
   bool removed(int i) const;
 
   // The node producing `value`, or -1 (graph input, initializer, unknown).
-  int producer(const std::string& value) const;
+  int producer(const std::string &value) const;
   // How many node inputs (including reads inside subgraphs) and graph outputs use `value`.
-  size_t uses(const std::string& value) const;
-  bool is_graph_output(const std::string& value) const;
-  bool is_graph_input(const std::string& value) const;
+  size_t uses(const std::string &value) const;
+  bool is_graph_output(const std::string &value) const;
+  bool is_graph_input(const std::string &value) const;
   // The initializer named `value`, or nullptr.
-  const onnx::TensorProto* initializer(const std::string& value) const;
+  const onnx::TensorProto *initializer(const std::string &value) const;
   // A float32 initializer's values (raw or float_data); false when it is not one.
-  bool float_values(const std::string& value, std::vector<float>& out) const;
+  bool float_values(const std::string &value, std::vector<float> &out) const;
   // An int64 initializer's values; false when it is not one.
-  bool int_values(const std::string& value, std::vector<int64_t>& out) const;
+  bool int_values(const std::string &value, std::vector<int64_t> &out) const;
   // Element type (onnx::TensorProto::DataType) and static shape from inputs, initializers and
   // shape inference; elem 0 / false when unknown.
-  int elem_type(const std::string& value) const;
-  bool static_shape(const std::string& value, std::vector<int64_t>& dims) const;
+  int elem_type(const std::string &value) const;
+  bool static_shape(const std::string &value, std::vector<int64_t> &dims) const;
 
   // A float32 initializer's values in place (raw data only), or nullptr; `n` gets the count.
-  const float* float_data(const std::string& value, size_t& n) const;
+  const float *float_data(const std::string &value, size_t &n) const;
   // Adds a float32 initializer with a fresh name derived from `hint`; returns the name.
-  std::string add_float_initializer(const std::string& hint, const std::vector<int64_t>& dims,
-                                    const std::vector<float>& values);
+  std::string add_float_initializer(const std::string &hint, const std::vector<int64_t> &dims,
+                                    const std::vector<float> &values);
   // Same, taking the little-endian bytes (moved in, not copied).
-  std::string add_float_initializer_raw(const std::string& hint, const std::vector<int64_t>& dims,
-                                        std::string&& bytes);
+  std::string add_float_initializer_raw(const std::string &hint, const std::vector<int64_t> &dims,
+                                        std::string &&bytes);
   // Frees an initializer's data now when nothing reads it any more (it is dropped at commit).
-  void release_if_unused(const std::string& value);
+  void release_if_unused(const std::string &value);
   // Removes node i (its inputs lose one use each).
   void remove(int i);
   // Every use of `from` now reads `to` instead (`from` must not be a graph output).
-  void alias(const std::string& from, const std::string& to);
+  void alias(const std::string &from, const std::string &to);
   // Renames node i's output k to `name` (a value nothing else defines).
-  void rename_output(int i, int k, const std::string& name);
+  void rename_output(int i, int k, const std::string &name);
   // Node i's input k now reads `name`; or one more input.
-  void replace_input(int i, int k, const std::string& name);
-  void append_input(int i, const std::string& name);
+  void replace_input(int i, int k, const std::string &name);
+  void append_input(int i, const std::string &name);
   // Per-run scratch tables for rules that remember nodes (e.g. cse).
-  std::unordered_map<std::string, int>& scratch(const std::string& name);
+  std::unordered_map<std::string, int> &scratch(const std::string &name);
   // The name `value` resolves to after aliasing.
-  std::string resolve(const std::string& value) const;
+  std::string resolve(const std::string &value) const;
 
   // Applies aliases everywhere, drops removed nodes and unused initializers.
-  void commit(OptimizeReport& report);
+  void commit(OptimizeReport &report);
 
- private:
+private:
   struct State;
   std::unique_ptr<State> s_;
 };
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,52 +1,75 @@
 #include "builder/types.h"
 
-#include <cstring>
-
 #include "builder/error.h"
+
+#include <cstring>
 
 namespace torch2onnx {
 
-const char* dtype_name(DType t) {
+const char *dtype_name(DType t) {
   switch (t) {
-    case DType::Float: return "f32";
-    case DType::UInt8: return "u8";
-    case DType::Int8: return "i8";
-    case DType::UInt16: return "u16";
-    case DType::Int16: return "i16";
-    case DType::Int32: return "i32";
-    case DType::Int64: return "i64";
-    case DType::String: return "string";
-    case DType::Bool: return "bool";
-    case DType::Float16: return "f16";
-    case DType::Double: return "f64";
-    case DType::UInt32: return "u32";
-    case DType::UInt64: return "u64";
-    case DType::Complex64: return "c64";
-    case DType::Complex128: return "c128";
-    case DType::BFloat16: return "bf16";
-    case DType::Undefined: break;
+  case DType::Float:
+    return "f32";
+  case DType::UInt8:
+    return "u8";
+  case DType::Int8:
+    return "i8";
+  case DType::UInt16:
+    return "u16";
+  case DType::Int16:
+    return "i16";
+  case DType::Int32:
+    return "i32";
+  case DType::Int64:
+    return "i64";
+  case DType::String:
+    return "string";
+  case DType::Bool:
+    return "bool";
+  case DType::Float16:
+    return "f16";
+  case DType::Double:
+    return "f64";
+  case DType::UInt32:
+    return "u32";
+  case DType::UInt64:
+    return "u64";
+  case DType::Complex64:
+    return "c64";
+  case DType::Complex128:
+    return "c128";
+  case DType::BFloat16:
+    return "bf16";
+  case DType::Undefined:
+    break;
   }
   return "undefined";
 }
 
 size_t dtype_size(DType t) {
   switch (t) {
-    case DType::Bool:
-    case DType::UInt8:
-    case DType::Int8: return 1;
-    case DType::UInt16:
-    case DType::Int16:
-    case DType::Float16:
-    case DType::BFloat16: return 2;
-    case DType::Int32:
-    case DType::UInt32:
-    case DType::Float: return 4;
-    case DType::Int64:
-    case DType::UInt64:
-    case DType::Double:
-    case DType::Complex64: return 8;
-    case DType::Complex128: return 16;
-    default: return 0;
+  case DType::Bool:
+  case DType::UInt8:
+  case DType::Int8:
+    return 1;
+  case DType::UInt16:
+  case DType::Int16:
+  case DType::Float16:
+  case DType::BFloat16:
+    return 2;
+  case DType::Int32:
+  case DType::UInt32:
+  case DType::Float:
+    return 4;
+  case DType::Int64:
+  case DType::UInt64:
+  case DType::Double:
+  case DType::Complex64:
+    return 8;
+  case DType::Complex128:
+    return 16;
+  default:
+    return 0;
   }
 }
 
@@ -55,9 +78,11 @@ bool is_floating(DType t) {
 }
 
 bool TensorInfo::is_static() const {
-  if (!shape) return false;
-  for (const auto& d : *shape)
-    if (!d.is_static()) return false;
+  if (!shape)
+    return false;
+  for (const auto &d : *shape)
+    if (!d.is_static())
+      return false;
   return true;
 }
 
@@ -65,7 +90,7 @@ std::vector<int64_t> TensorInfo::sizes() const {
   T2O_CHECK(shape.has_value(), "the rank of this value is not known");
   std::vector<int64_t> out;
   out.reserve(shape->size());
-  for (const auto& d : *shape) {
+  for (const auto &d : *shape) {
     T2O_CHECK(d.is_static(), "dimension '{}' is not static (shape {})", d.symbol, str());
     out.push_back(d.value);
   }
@@ -74,11 +99,13 @@ std::vector<int64_t> TensorInfo::sizes() const {
 
 std::string TensorInfo::str() const {
   std::string s = dtype_name(dtype);
-  if (!shape) return s + "[?]";
+  if (!shape)
+    return s + "[?]";
   s += "[";
   for (size_t i = 0; i < shape->size(); ++i) {
-    if (i) s += ",";
-    const Dim& d = (*shape)[i];
+    if (i)
+      s += ",";
+    const Dim &d = (*shape)[i];
     if (!d.symbol.empty())
       s += d.symbol;
     else if (d.value >= 0)
@@ -91,54 +118,69 @@ std::string TensorInfo::str() const {
 
 int64_t TensorData::numel() const {
   int64_t n = 1;
-  for (auto d : dims) n *= d;
+  for (auto d : dims)
+    n *= d;
   return n;
 }
 
 namespace {
-template <typename T>
-T read_as(const std::string& raw, int64_t i) {
+template <typename T> T read_as(const std::string &raw, int64_t i) {
   T v;
   std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
   return v;
 }
 
-template <typename Out>
-Out element_at(const TensorData& t, int64_t i) {
-  T2O_CHECK(i >= 0 && i < t.numel(), "constant element {} out of range ({} elements)", i, t.numel());
+template <typename Out> Out element_at(const TensorData &t, int64_t i) {
+  T2O_CHECK(i >= 0 && i < t.numel(), "constant element {} out of range ({} elements)", i,
+            t.numel());
   switch (t.dtype) {
-    case DType::Float: return static_cast<Out>(read_as<float>(t.raw, i));
-    case DType::Double: return static_cast<Out>(read_as<double>(t.raw, i));
-    case DType::Int64: return static_cast<Out>(read_as<int64_t>(t.raw, i));
-    case DType::Int32: return static_cast<Out>(read_as<int32_t>(t.raw, i));
-    case DType::Int16: return static_cast<Out>(read_as<int16_t>(t.raw, i));
-    case DType::Int8: return static_cast<Out>(read_as<int8_t>(t.raw, i));
-    case DType::UInt8: return static_cast<Out>(read_as<uint8_t>(t.raw, i));
-    case DType::Bool: return static_cast<Out>(read_as<uint8_t>(t.raw, i) != 0);
-    default: break;
+  case DType::Float:
+    return static_cast<Out>(read_as<float>(t.raw, i));
+  case DType::Double:
+    return static_cast<Out>(read_as<double>(t.raw, i));
+  case DType::Int64:
+    return static_cast<Out>(read_as<int64_t>(t.raw, i));
+  case DType::Int32:
+    return static_cast<Out>(read_as<int32_t>(t.raw, i));
+  case DType::Int16:
+    return static_cast<Out>(read_as<int16_t>(t.raw, i));
+  case DType::Int8:
+    return static_cast<Out>(read_as<int8_t>(t.raw, i));
+  case DType::UInt8:
+    return static_cast<Out>(read_as<uint8_t>(t.raw, i));
+  case DType::Bool:
+    return static_cast<Out>(read_as<uint8_t>(t.raw, i) != 0);
+  default:
+    break;
   }
   throw Error(fmt::format("cannot read a {} constant as a number", dtype_name(t.dtype)));
 }
 
 template <typename T>
-TensorData make(DType dt, const std::vector<T>& values, std::vector<int64_t> dims) {
+TensorData make(DType dt, const std::vector<T> &values, std::vector<int64_t> dims) {
   TensorData t;
   t.dtype = dt;
   t.dims = std::move(dims);
-  T2O_CHECK(static_cast<int64_t>(values.size()) == t.numel(), "constant has {} values for {} elements",
-            values.size(), t.numel());
+  T2O_CHECK(static_cast<int64_t>(values.size()) == t.numel(),
+            "constant has {} values for {} elements", values.size(), t.numel());
   t.raw.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(t.raw.data(), values.data(), t.raw.size());
+  if (!values.empty())
+    std::memcpy(t.raw.data(), values.data(), t.raw.size());
   return t;
 }
-}  // namespace
+} // namespace
 
-int64_t TensorData::int_at(int64_t i) const { return element_at<int64_t>(*this, i); }
-double TensorData::double_at(int64_t i) const { return element_at<double>(*this, i); }
+int64_t TensorData::int_at(int64_t i) const {
+  return element_at<int64_t>(*this, i);
+}
+double TensorData::double_at(int64_t i) const {
+  return element_at<double>(*this, i);
+}
 
 std::vector<int64_t> TensorData::as_ints() const {
   std::vector<int64_t> out(static_cast<size_t>(numel()));
-  for (int64_t i = 0; i < numel(); ++i) out[i] = int_at(i);
+  for (int64_t i = 0; i < numel(); ++i)
+    out[i] = int_at(i);
   return out;
 }
 
@@ -164,47 +206,61 @@ uint16_t float_to_half(float f) {
   uint32_t sign = (x >> 16) & 0x8000;
   int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
   uint32_t mant = x & 0x7fffff;
-  if (((x >> 23) & 0xff) == 0xff) return static_cast<uint16_t>(sign | 0x7c00 | (mant ? 0x200 : 0));
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00);
+  if (((x >> 23) & 0xff) == 0xff)
+    return static_cast<uint16_t>(sign | 0x7c00 | (mant ? 0x200 : 0));
+  if (exp >= 31)
+    return static_cast<uint16_t>(sign | 0x7c00);
   if (exp <= 0) {
-    if (exp < -10) return static_cast<uint16_t>(sign);
+    if (exp < -10)
+      return static_cast<uint16_t>(sign);
     mant |= 0x800000;
     uint32_t shift = static_cast<uint32_t>(14 - exp);
     uint32_t h = mant >> shift;
     uint32_t rem = mant & ((1u << shift) - 1);
     uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) ++h;
+    if (rem > half || (rem == half && (h & 1)))
+      ++h;
     return static_cast<uint16_t>(sign | h);
   }
   uint32_t h = (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
   uint32_t rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) ++h;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+    ++h;
   return static_cast<uint16_t>(sign | h);
 }
-}  // namespace
+} // namespace
 
 TensorData TensorData::scalar(DType t, double v) {
   switch (t) {
-    case DType::Float: return make(t, std::vector<float>{static_cast<float>(v)}, {});
-    case DType::Double: return make(t, std::vector<double>{v}, {});
-    case DType::Int64: return make(t, std::vector<int64_t>{static_cast<int64_t>(v)}, {});
-    case DType::Int32: return make(t, std::vector<int32_t>{static_cast<int32_t>(v)}, {});
-    case DType::Int16: return make(t, std::vector<int16_t>{static_cast<int16_t>(v)}, {});
-    case DType::Int8: return make(t, std::vector<int8_t>{static_cast<int8_t>(v)}, {});
-    case DType::UInt8: return make(t, std::vector<uint8_t>{static_cast<uint8_t>(v)}, {});
-    case DType::Bool: return make(t, std::vector<uint8_t>{static_cast<uint8_t>(v != 0)}, {});
-    case DType::Float16:
-      return make(t, std::vector<uint16_t>{float_to_half(static_cast<float>(v))}, {});
-    case DType::BFloat16: {
-      float f = static_cast<float>(v);
-      uint32_t x;
-      std::memcpy(&x, &f, 4);
-      uint32_t rounded = x + 0x7fff + ((x >> 16) & 1);
-      return make(t, std::vector<uint16_t>{static_cast<uint16_t>(rounded >> 16)}, {});
-    }
-    default: break;
+  case DType::Float:
+    return make(t, std::vector<float>{static_cast<float>(v)}, {});
+  case DType::Double:
+    return make(t, std::vector<double>{v}, {});
+  case DType::Int64:
+    return make(t, std::vector<int64_t>{static_cast<int64_t>(v)}, {});
+  case DType::Int32:
+    return make(t, std::vector<int32_t>{static_cast<int32_t>(v)}, {});
+  case DType::Int16:
+    return make(t, std::vector<int16_t>{static_cast<int16_t>(v)}, {});
+  case DType::Int8:
+    return make(t, std::vector<int8_t>{static_cast<int8_t>(v)}, {});
+  case DType::UInt8:
+    return make(t, std::vector<uint8_t>{static_cast<uint8_t>(v)}, {});
+  case DType::Bool:
+    return make(t, std::vector<uint8_t>{static_cast<uint8_t>(v != 0)}, {});
+  case DType::Float16:
+    return make(t, std::vector<uint16_t>{float_to_half(static_cast<float>(v))}, {});
+  case DType::BFloat16: {
+    float f = static_cast<float>(v);
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    uint32_t rounded = x + 0x7fff + ((x >> 16) & 1);
+    return make(t, std::vector<uint16_t>{static_cast<uint16_t>(rounded >> 16)}, {});
+  }
+  default:
+    break;
   }
   throw Error(fmt::format("cannot make a {} scalar constant", dtype_name(t)));
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

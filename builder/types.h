@@ -31,9 +31,9 @@ enum class DType : int32_t {
   BFloat16 = 16,
 };
 
-const char* dtype_name(DType t);    // "f32", "i64", ... (the CLI spelling)
-size_t dtype_size(DType t);         // bytes per element; 0 for String/Undefined
-bool is_floating(DType t);          // f16, bf16, f32, f64
+const char *dtype_name(DType t); // "f32", "i64", ... (the CLI spelling)
+size_t dtype_size(DType t);      // bytes per element; 0 for String/Undefined
+bool is_floating(DType t);       // f16, bf16, f32, f64
 
 // One dimension: a concrete size, a named symbolic size, or unknown (value < 0, no symbol).
 struct Dim {
@@ -47,7 +47,7 @@ struct Dim {
 
 struct TensorInfo {
   DType dtype = DType::Undefined;
-  std::optional<std::vector<Dim>> shape;  // nullopt: rank unknown
+  std::optional<std::vector<Dim>> shape; // nullopt: rank unknown
 
   bool has_rank() const { return shape.has_value(); }
   int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
@@ -55,7 +55,7 @@ struct TensorInfo {
   bool is_static() const;
   // Concrete sizes; throws when a dim is not static.
   std::vector<int64_t> sizes() const;
-  std::string str() const;  // e.g. "f32[1,3,batch,224]"
+  std::string str() const; // e.g. "f32[1,3,batch,224]"
 };
 
 // A constant tensor's bytes (little-endian, row-major).
@@ -71,7 +71,7 @@ struct TensorData {
   std::vector<int64_t> as_ints() const;
 
   static TensorData i64(std::vector<int64_t> values, std::vector<int64_t> dims);
-  static TensorData i64_vector(const std::vector<int64_t>& values) {
+  static TensorData i64_vector(const std::vector<int64_t> &values) {
     return i64(values, {static_cast<int64_t>(values.size())});
   }
   static TensorData i64_scalar(int64_t v) { return i64({v}, {}); }
@@ -87,15 +87,15 @@ struct TensorData {
 struct Val {
   std::string name;
   bool valid() const { return !name.empty(); }
-  bool operator==(const Val& o) const { return name == o.name; }
+  bool operator==(const Val &o) const { return name == o.name; }
 };
 
-struct SubGraph;  // reserved for If/Loop bodies (control flow)
+struct SubGraph; // reserved for If/Loop bodies (control flow)
 
 // One node attribute, e.g. {"axis", int64_t{1}} or {"pads", std::vector<int64_t>{1, 1, 1, 1}}.
 struct Attr {
-  using Value = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
-                             std::vector<std::string>, TensorData>;
+  using Value = std::variant<int64_t, double, std::string, std::vector<int64_t>,
+                             std::vector<double>, std::vector<std::string>, TensorData>;
   std::string name;
   Value value;
 
@@ -104,7 +104,7 @@ struct Attr {
   Attr(std::string n, bool v) : name(std::move(n)), value(int64_t{v ? 1 : 0}) {}
   Attr(std::string n, double v) : name(std::move(n)), value(v) {}
   Attr(std::string n, float v) : name(std::move(n)), value(double{v}) {}
-  Attr(std::string n, const char* v) : name(std::move(n)), value(std::string(v)) {}
+  Attr(std::string n, const char *v) : name(std::move(n)), value(std::string(v)) {}
   Attr(std::string n, std::string v) : name(std::move(n)), value(std::move(v)) {}
   Attr(std::string n, std::vector<int64_t> v) : name(std::move(n)), value(std::move(v)) {}
   Attr(std::string n, std::vector<double> v) : name(std::move(n)), value(std::move(v)) {}
@@ -112,4 +112,4 @@ struct Attr {
   Attr(std::string n, TensorData v) : name(std::move(n)), value(std::move(v)) {}
 };
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,20 +1,18 @@
 #include "exporter/export.h"
 
-#include <chrono>
-#include <ATen/core/grad_mode.h>
-
-#include <algorithm>
-#include <filesystem>
-#include <regex>
-
-#include <sys/stat.h>
-
 #include "aten_lib/converter.h"
 #include "builder/process.h"
 #include "exporter/analysis/graph_inputs.h"
 #include "exporter/frontend/loader.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"
+
+#include <ATen/core/grad_mode.h>
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <sys/stat.h>
 
 #ifndef T2O_VERSION
 #define T2O_VERSION "0.1.0"
@@ -30,11 +28,12 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void validate(const ExportOptions& o, const std::string& out) {
+void validate(const ExportOptions &o, const std::string &out) {
   if (o.opset < kMinOpset || o.opset > kMaxOpset)
     throw Error(fmt::format("--opset {} is not supported", o.opset),
                 fmt::format("choose an opset from {} to {}", kMinOpset, kMaxOpset));
-  if (o.rtol < 0 || o.atol < 0) throw Error("--rtol and --atol must not be negative");
+  if (o.rtol < 0 || o.atol < 0)
+    throw Error("--rtol and --atol must not be negative");
   std::error_code ec;
   if (fs::exists(o.model_path, ec) && fs::exists(out, ec) && fs::equivalent(o.model_path, out, ec))
     throw Error(fmt::format("the output path '{}' is the model file itself", out),
@@ -44,16 +43,19 @@ void validate(const ExportOptions& o, const std::string& out) {
     throw Error(fmt::format("the output folder '{}' does not exist", dir.string()),
                 "create it first or choose another -o path");
   if (fs::is_directory(out, ec))
-    throw Error(fmt::format("the output path '{}' is a directory", out), "give a file name with -o");
+    throw Error(fmt::format("the output path '{}' is a directory", out),
+                "give a file name with -o");
 }
 
 // The symbolic dims of the specs with their example sizes; the same name must mean the same size.
-std::vector<SymbolSizes> collect_symbols(const std::vector<InputSpec>& specs) {
+std::vector<SymbolSizes> collect_symbols(const std::vector<InputSpec> &specs) {
   std::vector<SymbolSizes> out;
-  for (const auto& s : specs)
-    for (const auto& d : s.dims) {
-      if (d.symbol.empty()) continue;
-      auto it = std::find_if(out.begin(), out.end(), [&](const auto& x) { return x.name == d.symbol; });
+  for (const auto &s : specs)
+    for (const auto &d : s.dims) {
+      if (d.symbol.empty())
+        continue;
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto &x) { return x.name == d.symbol; });
       if (it == out.end()) {
         // Another size for recording which dims are dynamic: different enough not to coincide
         // with other dims, and keeps multiples of 32 (image sizes) multiples of 32.
@@ -68,22 +70,24 @@ std::vector<SymbolSizes> collect_symbols(const std::vector<InputSpec>& specs) {
   return out;
 }
 
-std::vector<std::pair<std::string, int64_t>> sizes_of(const std::vector<SymbolSizes>& symbols,
+std::vector<std::pair<std::string, int64_t>> sizes_of(const std::vector<SymbolSizes> &symbols,
                                                       bool alternate) {
   std::vector<std::pair<std::string, int64_t>> out;
-  for (const auto& s : symbols) out.emplace_back(s.name, alternate ? s.alternate : s.example);
+  for (const auto &s : symbols)
+    out.emplace_back(s.name, alternate ? s.alternate : s.example);
   return out;
 }
 
-std::string sizes_text(const std::vector<std::pair<std::string, int64_t>>& sizes) {
+std::string sizes_text(const std::vector<std::pair<std::string, int64_t>> &sizes) {
   std::vector<std::string> parts;
-  for (const auto& [n, v] : sizes) parts.push_back(fmt::format("{}={}", n, v));
+  for (const auto &[n, v] : sizes)
+    parts.push_back(fmt::format("{}={}", n, v));
   return fmt::format("{}", fmt::join(parts, ","));
 }
 
-}  // namespace
+} // namespace
 
-std::string default_output_path(const std::string& model_path) {
+std::string default_output_path(const std::string &model_path) {
   fs::path p(model_path);
   return p.replace_extension(".onnx").string();
 }
@@ -92,31 +96,33 @@ namespace {
 
 // The declared inputs: names (from --input or forward's arguments), infos with symbolic dims by
 // name, the example values and, when a dim is symbolic, the same inputs at alternate sizes.
-GraphInputs declared_inputs(const ExportOptions& o, const std::vector<std::string>& arg_names) {
+GraphInputs declared_inputs(const ExportOptions &o, const std::vector<std::string> &arg_names) {
   if (o.inputs.size() != arg_names.size()) {
-    throw Error(fmt::format("forward({}) takes {} input{} but {} --input spec{} given",
-                            fmt::join(arg_names, ", "), arg_names.size(),
-                            arg_names.size() == 1 ? "" : "s", o.inputs.size(),
-                            o.inputs.size() == 1 ? " was" : "s were"),
-                "give one --input SPEC per forward argument, in order, e.g. --input x:f32[1,3,224,224]");
+    throw Error(
+        fmt::format("forward({}) takes {} input{} but {} --input spec{} given",
+                    fmt::join(arg_names, ", "), arg_names.size(), arg_names.size() == 1 ? "" : "s",
+                    o.inputs.size(), o.inputs.size() == 1 ? " was" : "s were"),
+        "give one --input SPEC per forward argument, in order, e.g. --input x:f32[1,3,224,224]");
   }
   GraphInputs gi;
   gi.symbols = collect_symbols(o.inputs);
-  for (const auto& [name, size] : o.verify_dims) {
+  for (const auto &[name, size] : o.verify_dims) {
     bool known = false;
-    for (const auto& sym : gi.symbols) known = known || sym.name == name;
+    for (const auto &sym : gi.symbols)
+      known = known || sym.name == name;
     if (!known)
-      throw Error(fmt::format("--verify-dims names '{}', which is not a symbolic dim of any --input",
-                              name),
-                  "declare it in a spec, e.g. --input x:f32[batch=1,3,224,224]");
+      throw Error(
+          fmt::format("--verify-dims names '{}', which is not a symbolic dim of any --input", name),
+          "declare it in a spec, e.g. --input x:f32[batch=1,3,224,224]");
   }
   for (size_t i = 0; i < o.inputs.size(); ++i) {
     gi.names.push_back(o.inputs[i].name.empty() ? arg_names[i] : o.inputs[i].name);
     TensorInfo info;
     info.dtype = o.inputs[i].dtype;
     info.shape = o.inputs[i].dims;
-    for (auto& d : *info.shape)
-      if (!d.symbol.empty()) d.value = -1;
+    for (auto &d : *info.shape)
+      if (!d.symbol.empty())
+        d.value = -1;
     gi.infos.push_back(info);
   }
   auto example = make_example_inputs(o.inputs, o.seed);
@@ -130,38 +136,41 @@ GraphInputs declared_inputs(const ExportOptions& o, const std::vector<std::strin
 
 // Writes the ONNX file (optimized unless --no-optimize), filling the report's optimize and
 // serialize times and its notice about external data.
-void write_model(const Converted& c, const ExportOptions& o, ExportReport& r) {
+void write_model(const Converted &c, const ExportOptions &o, ExportReport &r) {
   auto t = std::chrono::steady_clock::now();
   SerializeOptions so;
   so.producer_version = T2O_VERSION;
   so.external_data = o.external_data;
   if (o.optimize)
-    so.optimize = [&](onnx::ModelProto& model) {
+    so.optimize = [&](onnx::ModelProto &model) {
       auto t_opt = std::chrono::steady_clock::now();
       r.optimized = optimize_model(model);
       r.phases.optimize = since(t_opt);
     };
   if (c.builder->save(r.output_path, so))
-    r.notices.push_back(fmt::format(
-        "weights written to {}.data (ONNX external data){}; keep it beside the model",
-        r.output_path, o.external_data ? "" : " because the model is over 2 GB, the protobuf limit"));
+    r.notices.push_back(
+        fmt::format("weights written to {}.data (ONNX external data){}; keep it beside the model",
+                    r.output_path,
+                    o.external_data ? "" : " because the model is over 2 GB, the protobuf limit"));
   r.phases.serialize = since(t) - r.phases.optimize;
 }
 
 // torch2onnx feeds every forward argument a tensor. Other argument types (List[Tensor], tuples,
 // dicts, int, float, Optional) would reach LibTorch as a tensor and fail there with an internal
 // assertion; say which argument it is instead.
-void check_forward_types(const torch::jit::Graph& graph, const std::vector<std::string>& names) {
+void check_forward_types(const torch::jit::Graph &graph, const std::vector<std::string> &names) {
   std::vector<std::string> bad;
   size_t k = 0;
-  for (const auto* v : graph.inputs()) {
-    if (v->type()->kind() == c10::TypeKind::ClassType) continue;  // self
+  for (const auto *v : graph.inputs()) {
+    if (v->type()->kind() == c10::TypeKind::ClassType)
+      continue; // self
     if (!v->type()->isSubtypeOf(*c10::TensorType::get()))
       bad.push_back(fmt::format("'{}' is {}", k < names.size() ? names[k] : v->debugName(),
                                 v->type()->annotation_str()));
     ++k;
   }
-  if (bad.empty()) return;
+  if (bad.empty())
+    return;
   throw Error(fmt::format("forward takes argument{} that {} not a tensor: {}; torch2onnx gives "
                           "every forward argument a tensor (--input)",
                           bad.size() == 1 ? "" : "s", bad.size() == 1 ? "is" : "are",
@@ -173,49 +182,54 @@ void check_forward_types(const torch::jit::Graph& graph, const std::vector<std::
 
 // Checks the exporter dropped (a scripted `raise`) change what the model does: say so always,
 // not only under -v.
-void notice_dropped_checks(const std::vector<std::string>& warnings, ExportReport& r) {
+void notice_dropped_checks(const std::vector<std::string> &warnings, ExportReport &r) {
   size_t n = 0;
   std::string first;
-  for (const auto& w : warnings)
+  for (const auto &w : warnings)
     if (w.find("raise") != std::string::npos || w.find("RaiseException") != std::string::npos) {
-      if (n++ == 0) first = w;
+      if (n++ == 0)
+        first = w;
     }
-  if (n == 0) return;
+  if (n == 0)
+    return;
   r.notices.push_back(fmt::format(
       "{} check{} that raise{} an exception {} not in the ONNX model ({}{}): inputs the model "
       "would refuse give a result instead of an error",
-      n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "is" : "are", first,
-      n > 1 ? ", ..." : ""));
+      n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "is" : "are", first, n > 1 ? ", ..." : ""));
 }
 
 // The test-data sets of an earlier export to the same path (other sizes, other inputs, files of
 // its own) would sit beside a model that no longer takes them: the folder keeps only this run's.
-void remove_old_test_data(const fs::path& stem) {
+void remove_old_test_data(const fs::path &stem) {
   std::error_code ec;
-  if (!fs::is_directory(stem, ec)) return;
+  if (!fs::is_directory(stem, ec))
+    return;
   static const std::regex set_name("test_data_set_[0-9]+");
   std::vector<fs::path> old;
-  for (const auto& e : fs::directory_iterator(stem, ec))
+  for (const auto &e : fs::directory_iterator(stem, ec))
     if (e.is_directory(ec) && std::regex_match(e.path().filename().string(), set_name))
       old.push_back(e.path());
-  for (const auto& p : old) fs::remove_all(p, ec);
+  for (const auto &p : old)
+    fs::remove_all(p, ec);
 }
 
 struct FileId {
   dev_t dev = 0;
   ino_t ino = 0;
-  bool operator==(const FileId& o) const { return dev == o.dev && ino == o.ino; }
+  bool operator==(const FileId &o) const { return dev == o.dev && ino == o.ino; }
 };
 
-FileId file_id(const std::string& path) {
+FileId file_id(const std::string &path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};
+  if (::stat(path.c_str(), &st) != 0)
+    return {};
   return {st.st_dev, st.st_ino};
 }
 
 // --verify loads the file from disk: make sure it is still the one this process wrote.
-void check_same_file(const std::string& path, const FileId& written) {
-  if (file_id(path) == written) return;
+void check_same_file(const std::string &path, const FileId &written) {
+  if (file_id(path) == written)
+    return;
   throw Error(fmt::format("'{}' was replaced or removed by another process while it was being "
                           "verified; the verdict would be about that file, not this export",
                           path),
@@ -224,14 +238,16 @@ void check_same_file(const std::string& path, const FileId& written) {
 
 // Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
 // each a test-data set beside the output (test_data_set_N).
-VerifyReport verify_export(torch::jit::Module& module, const ExportOptions& o,
-                           const GraphInputs& gi, const Converted& c, const std::string& path,
-                           const LogFn& log) {
+VerifyReport verify_export(torch::jit::Module &module, const ExportOptions &o,
+                           const GraphInputs &gi, const Converted &c, const std::string &path,
+                           const LogFn &log) {
   auto tv = std::chrono::steady_clock::now();
   VerifyReport v;
   std::vector<std::vector<std::pair<std::string, int64_t>>> size_sets = {{}};
-  if (!gi.symbols.empty()) size_sets.push_back(sizes_of(gi.symbols, true));
-  if (!o.verify_dims.empty()) size_sets.push_back(o.verify_dims);
+  if (!gi.symbols.empty())
+    size_sets.push_back(sizes_of(gi.symbols, true));
+  if (!o.verify_dims.empty())
+    size_sets.push_back(o.verify_dims);
   fs::path stem = fs::path(path).replace_extension("");
   remove_old_test_data(stem);
   const FileId written = file_id(path);
@@ -241,7 +257,8 @@ VerifyReport verify_export(torch::jit::Module& module, const ExportOptions& o,
     run.input_names = c.input_names;
     run.output_names = c.output_names;
     if (k == 0) {
-      for (const auto& in : gi.example) run.inputs.push_back(in.toTensor());
+      for (const auto &in : gi.example)
+        run.inputs.push_back(in.toTensor());
     } else {
       run.inputs = make_example_inputs(o.inputs, o.seed + 100 + k, size_sets[k]);
     }
@@ -249,20 +266,23 @@ VerifyReport verify_export(torch::jit::Module& module, const ExportOptions& o,
     run.test_data_dir = (stem / fmt::format("test_data_set_{}", k)).string();
     run.rtol = o.rtol;
     run.atol = o.atol;
-    if (k == 0) v.test_data_dir = run.test_data_dir;
+    if (k == 0)
+      v.test_data_dir = run.test_data_dir;
     auto checks = verify_run(module, run, log);
     check_same_file(path, written);
-    for (auto& ch : checks) v.outputs.push_back(std::move(ch));
+    for (auto &ch : checks)
+      v.outputs.push_back(std::move(ch));
   }
   v.seconds = since(tv);
   return v;
 }
 
-}  // namespace
+} // namespace
 
-ExportReport export_model(const ExportOptions& o, const LogFn& log) {
-  auto say = [&](const std::string& m) {
-    if (log) log(m);
+ExportReport export_model(const ExportOptions &o, const LogFn &log) {
+  auto say = [&](const std::string &m) {
+    if (log)
+      log(m);
   };
   auto t_start = std::chrono::steady_clock::now();
   ExportReport r;
@@ -270,7 +290,8 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   r.opset = o.opset;
   validate(o, r.output_path);
 
-  for (const auto& lib : o.libraries) load_op_library(lib);
+  for (const auto &lib : o.libraries)
+    load_op_library(lib);
   say(fmt::format("loading {}", o.model_path));
   set_phase("loading the model (LibTorch)");
   LoadedModel m = load_model(o.model_path);
@@ -304,8 +325,9 @@ ExportReport export_model(const ExportOptions& o, const LogFn& log) {
   r.seconds = since(t_start);
 
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
-  if (o.verify) r.verify = verify_export(m.module, o, gi, c, r.output_path, log);
+  if (o.verify)
+    r.verify = verify_export(m.module, o, gi, c, r.output_path, log);
   return r;
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,17 +1,17 @@
 // What a user asks torch2onnx to do: the CLI fills this, tests build it directly.
 #pragma once
 
+#include "builder/types.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "builder/types.h"
 
 namespace torch2onnx {
 
 // One forward argument: `[name:]dtype[dims]`, e.g. "x:f32[1,3,224,224]" or "ids:i64[batch=2,128]".
 struct InputSpec {
-  std::string name;  // empty: use the forward argument's name
+  std::string name; // empty: use the forward argument's name
   DType dtype = DType::Float;
   std::vector<Dim> dims;
 
@@ -19,32 +19,32 @@ struct InputSpec {
 };
 
 // Parses one SPEC; throws Error saying what is wrong and showing the expected form.
-InputSpec parse_input_spec(const std::string& text);
+InputSpec parse_input_spec(const std::string &text);
 // "batch=3,seq=77" -> {{"batch",3},{"seq",77}}; throws Error on malformed text.
-std::vector<std::pair<std::string, int64_t>> parse_dim_sizes(const std::string& text);
+std::vector<std::pair<std::string, int64_t>> parse_dim_sizes(const std::string &text);
 // "f32" -> DType::Float; throws for unknown names.
-DType parse_dtype(const std::string& text);
+DType parse_dtype(const std::string &text);
 
 struct ExportOptions {
   std::string model_path;
-  std::string output_path;  // empty: model path with ".onnx"
+  std::string output_path; // empty: model path with ".onnx"
   std::vector<InputSpec> inputs;
   int opset = 17;
   std::vector<std::string> output_names;
-  std::vector<std::string> libraries;  // custom-op libraries loaded before the model
+  std::vector<std::string> libraries; // custom-op libraries loaded before the model
   bool verify = false;
-  bool external_data = false;  // weights in "<output>.data" (automatic over 2 GB)
-  bool optimize = true;        // graph rewrites (builder/optimize.h); --no-optimize turns them off
+  bool external_data = false; // weights in "<output>.data" (automatic over 2 GB)
+  bool optimize = true;       // graph rewrites (builder/optimize.h); --no-optimize turns them off
   // Extra sizes for symbolic dims to verify at, e.g. {{"batch", 3}, {"seq", 77}} (--verify-dims).
   std::vector<std::pair<std::string, int64_t>> verify_dims;
-  double rtol = 1e-4;  // tolerance = max(atol, rtol * max|torch|) per output
+  double rtol = 1e-4; // tolerance = max(atol, rtol * max|torch|) per output
   double atol = 1e-4;
   uint64_t seed = 0;
-  int verbosity = 1;  // 0 quiet, 1 normal, 2 verbose
+  int verbosity = 1; // 0 quiet, 1 normal, 2 verbose
 };
 
 // Flags that contradict each other: two inputs or two outputs with the same name, an output named
 // like an input. Throws Error naming the flags and the name.
-void check_option_conflicts(const ExportOptions& options);
+void check_option_conflicts(const ExportOptions &options);
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,37 +1,35 @@
 #include "exporter/pipeline.h"
 
-#include <chrono>
-
-#include <ATen/ATen.h>
-#include <ATen/core/grad_mode.h>
-
-#include <set>
-
 #include "aten_lib/converter.h"
 #include "exporter/analysis/record_merge.h"
 #include "exporter/frontend/torch_util.h"
 #include "exporter/frontend/walker.h"
 
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+#include <chrono>
+#include <set>
+
 namespace torch2onnx {
 
-Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph,
-                        const std::vector<c10::IValue>& example_inputs,
-                        const std::vector<std::string>& input_names, int opset,
-                        const std::vector<std::string>& output_names) {
+Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph,
+                        const std::vector<c10::IValue> &example_inputs,
+                        const std::vector<std::string> &input_names, int opset,
+                        const std::vector<std::string> &output_names) {
   GraphInputs in;
   in.names = input_names;
   in.example = example_inputs;
-  for (const auto& v : example_inputs) {
+  for (const auto &v : example_inputs) {
     T2O_CHECK(v.isTensor(), "only tensor inputs are supported");
     in.infos.push_back(info_of(v.toTensor()));
   }
   return convert_graph(graph, in, opset, output_names);
 }
 
-Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const GraphInputs& inputs,
-                        int opset, const std::vector<std::string>& output_names) {
+Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const GraphInputs &inputs,
+                        int opset, const std::vector<std::string> &output_names) {
   T2O_CHECK(opset >= kMinOpset && opset <= kMaxOpset, "opset {} is not supported",
-            opset);  // callers validate first; this guards library users
+            opset); // callers validate first; this guards library users
   T2O_CHECK(graph->inputs().size() == inputs.example.size(),
             "the graph has {} inputs but {} example inputs were given", graph->inputs().size(),
             inputs.example.size());
@@ -42,19 +40,19 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
   auto t1 = std::chrono::steady_clock::now();
   c.record_seconds = std::chrono::duration<double>(t1 - t0).count();
   c.builder = std::make_unique<GraphBuilder>(opset);
-  const Registry& registry = Registry::global();
+  const Registry &registry = Registry::global();
   Walker walker(*c.builder, c.record, registry);
   auto unsupported = walker.find_unsupported(*graph);
   if (!unsupported.empty())
     throw Error(format_unsupported(unsupported, opset),
                 "see `torch2onnx ops` for what is supported; file an issue with the op names");
   for (size_t i = 0; i < graph->inputs().size(); ++i) {
-    const auto* v = graph->inputs()[i];
+    const auto *v = graph->inputs()[i];
     T2O_CHECK(inputs.example[i].isTensor(),
               "graph input {} ('{}') is not a tensor; only tensor inputs are supported", i,
               inputs.names.at(i));
     Val in = c.builder->add_input(inputs.names.at(i), inputs.infos.at(i));
-    c.record.infos[v] = inputs.infos.at(i);  // the declared (symbolic) dims win
+    c.record.infos[v] = inputs.infos.at(i); // the declared (symbolic) dims win
     walker.bind_input(v, in);
     c.input_names.push_back(in.name);
   }
@@ -66,27 +64,30 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const G
   // Default names: dict keys where the output came from a dict, else output / output_N.
   std::set<std::string> hints;
   bool hints_usable = true;
-  for (const auto& o : outs) hints_usable = hints_usable && (o.second.empty() || hints.insert(o.second).second);
+  for (const auto &o : outs)
+    hints_usable = hints_usable && (o.second.empty() || hints.insert(o.second).second);
   // A default name must not repeat an input's name (forward(x) returning {'x': ...}): ONNX names
   // are unique, so such an output becomes x_out.
   std::set<std::string> taken(c.input_names.begin(), c.input_names.end());
   auto unused = [&](std::string name) {
     std::string base = name;
-    for (int k = 1; taken.count(name); ++k) name = k == 1 ? base + "_out" : fmt::format("{}_out{}", base, k);
+    for (int k = 1; taken.count(name); ++k)
+      name = k == 1 ? base + "_out" : fmt::format("{}_out{}", base, k);
     return name;
   };
   for (size_t i = 0; i < outs.size(); ++i) {
-    std::string name = !output_names.empty()                        ? output_names[i]
-                       : hints_usable && !outs[i].second.empty()    ? unused(outs[i].second)
-                       : outs.size() == 1                            ? unused("output")
-                                                                     : unused(fmt::format("output_{}", i));
+    std::string name = !output_names.empty()                     ? output_names[i]
+                       : hints_usable && !outs[i].second.empty() ? unused(outs[i].second)
+                       : outs.size() == 1                        ? unused("output")
+                                          : unused(fmt::format("output_{}", i));
     taken.insert(name);
     c.builder->add_output(outs[i].first, name);
     c.output_names.push_back(name);
   }
-  for (auto& w : walker.warnings()) c.warnings.push_back(w);
+  for (auto &w : walker.warnings())
+    c.warnings.push_back(w);
   c.convert_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   return c;
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -2,39 +2,38 @@
 // from TorchScript IR text instead of a file).
 #pragma once
 
-#include <ATen/core/ivalue.h>
-#include <torch/csrc/jit/ir/ir.h>
-
-#include <memory>
-#include <string>
-#include <vector>
-
 #include "builder/graph_builder.h"
 #include "exporter/analysis/graph_inputs.h"
 #include "exporter/frontend/recorder.h"
+
+#include <ATen/core/ivalue.h>
+#include <memory>
+#include <string>
+#include <torch/csrc/jit/ir/ir.h>
+#include <vector>
 
 namespace torch2onnx {
 
 struct Converted {
   std::unique_ptr<GraphBuilder> builder;
-  ShapeRecord record;  // includes LibTorch's outputs of the graph on the example inputs
+  ShapeRecord record; // includes LibTorch's outputs of the graph on the example inputs
   std::vector<std::string> input_names, output_names;
   std::vector<std::string> warnings;
-  double record_seconds = 0;   // running the graph in LibTorch to record shapes
-  double convert_seconds = 0;  // walking the graph and building the ONNX nodes
+  double record_seconds = 0;  // running the graph in LibTorch to record shapes
+  double convert_seconds = 0; // walking the graph and building the ONNX nodes
 };
 
 // Records shapes, checks every op has a converter, and converts. `input_names` names the graph's
 // inputs (one per example input; their infos are the examples' static shapes); `output_names`
 // may be empty (defaults "output", "output_N").
-Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph,
-                        const std::vector<c10::IValue>& example_inputs,
-                        const std::vector<std::string>& input_names, int opset,
-                        const std::vector<std::string>& output_names);
+Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph,
+                        const std::vector<c10::IValue> &example_inputs,
+                        const std::vector<std::string> &input_names, int opset,
+                        const std::vector<std::string> &output_names);
 
 // The same with declared inputs: symbolic dims are recorded at two sizes (see GraphInputs), and
 // sizes the model baked in as constants are refused (exporter/analysis/baked_dims.h).
-Converted convert_graph(const std::shared_ptr<torch::jit::Graph>& graph, const GraphInputs& inputs,
-                        int opset, const std::vector<std::string>& output_names);
+Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const GraphInputs &inputs,
+                        int opset, const std::vector<std::string> &output_names);
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,38 +1,38 @@
 #include "harness.h"
 
-#include <torch/csrc/jit/ir/irparser.h>
-#include <catch2/catch.hpp>
-
-#include <filesystem>
-
 #include "builder/error.h"
 #include "exporter/frontend/loader.h"
 #include "exporter/frontend/torch_util.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"
 
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <torch/csrc/jit/ir/irparser.h>
+
 namespace t2o_test {
 
 using namespace torch2onnx;
 namespace fs = std::filesystem;
 
-size_t IrResult::count(const std::string& op_type) const {
+size_t IrResult::count(const std::string &op_type) const {
   return static_cast<size_t>(std::count(op_types.begin(), op_types.end(), op_type));
 }
 
 namespace {
 
-Converted convert_ir(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset) {
+Converted convert_ir(const std::string &ir, const std::vector<at::Tensor> &inputs, int opset) {
   auto graph = std::make_shared<torch::jit::Graph>();
   torch::jit::parseIR(ir, graph.get());
   prepare_graph(graph);
   std::vector<c10::IValue> ivals(inputs.begin(), inputs.end());
   std::vector<std::string> names;
-  for (size_t i = 0; i < inputs.size(); ++i) names.push_back("input_" + std::to_string(i));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    names.push_back("input_" + std::to_string(i));
   return convert_graph(graph, ivals, names, opset, {});
 }
 
-}  // namespace
+} // namespace
 
 at::Tensor randn(std::vector<int64_t> shape, uint64_t seed) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
@@ -43,32 +43,34 @@ at::Tensor ints(std::vector<int64_t> shape, int64_t lo, int64_t hi, at::ScalarTy
   return at::randint(lo, hi, shape, at::TensorOptions().dtype(t));
 }
 
-at::Tensor scalar_long(int64_t v) { return at::scalar_tensor(v, at::kLong); }
+at::Tensor scalar_long(int64_t v) {
+  return at::scalar_tensor(v, at::kLong);
+}
 
 namespace {
-IrResult check_ir_impl(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset,
+IrResult check_ir_impl(const std::string &ir, const std::vector<at::Tensor> &inputs, int opset,
                        double rtol, double atol, bool optimize);
 }
 
-IrResult check_ir(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset,
+IrResult check_ir(const std::string &ir, const std::vector<at::Tensor> &inputs, int opset,
                   double rtol, double atol) {
   return check_ir_impl(ir, inputs, opset, rtol, atol, false);
 }
 
-IrResult check_ir_optimized(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset,
+IrResult check_ir_optimized(const std::string &ir, const std::vector<at::Tensor> &inputs, int opset,
                             double rtol, double atol) {
   return check_ir_impl(ir, inputs, opset, rtol, atol, true);
 }
 
 namespace {
-IrResult check_ir_impl(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset,
+IrResult check_ir_impl(const std::string &ir, const std::vector<at::Tensor> &inputs, int opset,
                        double rtol, double atol, bool optimize) {
   INFO("opset " << opset << (optimize ? " (optimized)" : "") << "\n" << ir);
   IrResult r;
   Converted c;
   try {
     c = convert_ir(ir, inputs, opset);
-  } catch (const torch2onnx::Error& e) {
+  } catch (const torch2onnx::Error &e) {
     FAIL("export failed: " << e.what() << (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
   }
   fs::path dir = fs::temp_directory_path() / "torch2onnx_tests";
@@ -76,40 +78,42 @@ IrResult check_ir_impl(const std::string& ir, const std::vector<at::Tensor>& inp
   std::string path =
       (dir / ("ir_" + std::to_string(::getpid()) + "_" + std::to_string(opset) + ".onnx")).string();
   SerializeOptions so;
-  if (optimize) so.optimize = [&](onnx::ModelProto& m) { r.rewrites = optimize_model(m); };
+  if (optimize)
+    so.optimize = [&](onnx::ModelProto &m) { r.rewrites = optimize_model(m); };
   try {
     c.builder->save(path, so);
-  } catch (const torch2onnx::Error& e) {
+  } catch (const torch2onnx::Error &e) {
     FAIL("serialization failed: " << e.what());
   }
-  for (const auto& n : c.builder->model_op_types()) r.op_types.push_back(n);
+  for (const auto &n : c.builder->model_op_types())
+    r.op_types.push_back(n);
   r.torch_outputs = flatten_tensors(c10::ivalue::Tuple::create(c.record.outputs));
   r.ort_outputs = run_onnxruntime(path, c.input_names, inputs);
   fs::remove(path);
   r.checks = compare_outputs(c.output_names, r.torch_outputs, r.ort_outputs, rtol, atol);
   REQUIRE(r.ort_outputs.size() == r.torch_outputs.size());
-  for (const auto& ch : r.checks) {
+  for (const auto &ch : r.checks) {
     INFO("output " << ch.name << ": " << ch.problem << " max abs error " << ch.max_abs_error
                    << " tolerance " << ch.tolerance);
     CHECK(ch.ok());
   }
   return r;
 }
-}  // namespace
+} // namespace
 
-IrResult check_ir_opsets(const std::string& ir, const std::vector<at::Tensor>& inputs, double rtol,
+IrResult check_ir_opsets(const std::string &ir, const std::vector<at::Tensor> &inputs, double rtol,
                          double atol) {
   check_ir(ir, inputs, 13, rtol, atol);
   return check_ir(ir, inputs, 17, rtol, atol);
 }
 
-std::vector<at::Tensor> run_ir_in_ort(const std::string& ir, const std::vector<at::Tensor>& inputs,
+std::vector<at::Tensor> run_ir_in_ort(const std::string &ir, const std::vector<at::Tensor> &inputs,
                                       int opset) {
   INFO("opset " << opset << "\n" << ir);
   Converted c;
   try {
     c = convert_ir(ir, inputs, opset);
-  } catch (const torch2onnx::Error& e) {
+  } catch (const torch2onnx::Error &e) {
     FAIL("export failed: " << e.what());
   }
   fs::path dir = fs::temp_directory_path() / "torch2onnx_tests";
@@ -121,62 +125,65 @@ std::vector<at::Tensor> run_ir_in_ort(const std::string& ir, const std::vector<a
   return out;
 }
 
-std::string export_ir_error(const std::string& ir, const std::vector<at::Tensor>& inputs,
+std::string export_ir_error(const std::string &ir, const std::vector<at::Tensor> &inputs,
                             int opset) {
   try {
     Converted c = convert_ir(ir, inputs, opset);
     SerializeOptions so;
     c.builder->serialize_to_string(so);
-  } catch (const torch2onnx::Error& e) {
+  } catch (const torch2onnx::Error &e) {
     return e.what();
   }
   return {};
 }
 
-}  // namespace t2o_test
-
-#include <sys/wait.h>
-#include <unistd.h>
+} // namespace t2o_test
 
 #include <fstream>
 #include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace t2o_test {
 
-std::string file_bytes(const std::string& path) {
+std::string file_bytes(const std::string &path) {
   std::ifstream f(path, std::ios::binary);
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
 }
 
-std::string shell_quote(const std::string& s) {
+std::string shell_quote(const std::string &s) {
   std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
 
-CliResult run_cli(const std::vector<std::string>& args) {
+CliResult run_cli(const std::vector<std::string> &args) {
   std::string cmd = shell_quote(T2O_CLI);
-  for (const auto& a : args) cmd += " " + shell_quote(a);
+  for (const auto &a : args)
+    cmd += " " + shell_quote(a);
   return run_command(cmd);
 }
 
-CliResult run_command(const std::string& cmd) {
+CliResult run_command(const std::string &cmd) {
   std::string dir = fresh_dir("cli_capture");
   // The redirections belong to the shell that runs `cmd`, outside anything `cmd` sets up.
   std::string full =
       cmd + " >" + shell_quote(dir + "/out") + " 2>" + shell_quote(dir + "/err") + " </dev/null";
   int status = std::system(full.c_str());
   CliResult r;
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else r.exit_code = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (WIFEXITED(status))
+    r.exit_code = WEXITSTATUS(status);
+  else
+    r.exit_code = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   r.out = file_bytes(dir + "/out");
   r.err = file_bytes(dir + "/err");
   return r;
 }
 
-std::string fresh_dir(const std::string& name) {
+std::string fresh_dir(const std::string &name) {
   static int counter = 0;
   fs::path d = fs::path(T2O_TEST_OUT) /
                (name + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
@@ -185,35 +192,36 @@ std::string fresh_dir(const std::string& name) {
   return d.string();
 }
 
-std::string test_model(const std::string& name) {
+std::string test_model(const std::string &name) {
   return (fs::path(T2O_TEST_MODELS) / (name + ".pt")).string();
 }
 
-}  // namespace t2o_test
+} // namespace t2o_test
 
 #include <ATen/core/grad_mode.h>
 
 namespace t2o_test {
 
 namespace {
-void require_match(const std::string& what, const std::vector<std::string>& names,
-                   const std::vector<at::Tensor>& expected, const std::vector<at::Tensor>& actual,
-                   std::vector<OutputCheck>* checks) {
+void require_match(const std::string &what, const std::vector<std::string> &names,
+                   const std::vector<at::Tensor> &expected, const std::vector<at::Tensor> &actual,
+                   std::vector<OutputCheck> *checks) {
   INFO("inputs: " << what);
   REQUIRE(actual.size() == expected.size());
   auto cs = compare_outputs(names, expected, actual, 1e-4, 1e-4);
-  for (const auto& ch : cs) {
+  for (const auto &ch : cs) {
     INFO("output " << ch.name << ": " << ch.problem << " max abs error " << ch.max_abs_error
                    << " tolerance " << ch.tolerance);
     REQUIRE(ch.ok());
   }
-  if (checks) *checks = cs;
+  if (checks)
+    *checks = cs;
 }
-}  // namespace
+} // namespace
 
 namespace {
-IrResult check_ir_two_inputs(const std::string& ir, const std::vector<at::Tensor>& example,
-                             const std::vector<at::Tensor>& alternate, int opset,
+IrResult check_ir_two_inputs(const std::string &ir, const std::vector<at::Tensor> &example,
+                             const std::vector<at::Tensor> &alternate, int opset,
                              bool record_alternate) {
   INFO("opset " << opset << (record_alternate ? " (dynamic)\n" : " (unseen inputs)\n") << ir);
   REQUIRE(example.size() == alternate.size());
@@ -230,26 +238,28 @@ IrResult check_ir_two_inputs(const std::string& ir, const std::vector<at::Tensor
         (*info.shape)[d] = Dim::named("d" + std::to_string(i) + "_" + std::to_string(d), -1);
     gi.infos.push_back(info);
     gi.example.emplace_back(example[i]);
-    if (record_alternate) gi.alternate.emplace_back(alternate[i]);
+    if (record_alternate)
+      gi.alternate.emplace_back(alternate[i]);
   }
   IrResult r;
   Converted c;
   try {
     c = convert_graph(graph, gi, opset, {});
-  } catch (const torch2onnx::Error& e) {
+  } catch (const torch2onnx::Error &e) {
     FAIL("export failed: " << e.what() << (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
   }
   fs::path dir = fs::temp_directory_path() / "torch2onnx_tests";
   fs::create_directories(dir);
-  std::string path = (dir / ("ir_dyn_" + std::to_string(::getpid()) + "_" +
-                             std::to_string(opset) + ".onnx"))
-                         .string();
+  std::string path =
+      (dir / ("ir_dyn_" + std::to_string(::getpid()) + "_" + std::to_string(opset) + ".onnx"))
+          .string();
   try {
     c.builder->save(path, SerializeOptions{});
-  } catch (const torch2onnx::Error& e) {
+  } catch (const torch2onnx::Error &e) {
     FAIL("serialization failed: " << e.what());
   }
-  for (const auto& n : c.builder->model_op_types()) r.op_types.push_back(n);
+  for (const auto &n : c.builder->model_op_types())
+    r.op_types.push_back(n);
   r.torch_outputs = flatten_tensors(c10::ivalue::Tuple::create(c.record.outputs));
   r.ort_outputs = run_onnxruntime(path, c.input_names, example);
   std::vector<at::Tensor> alt_torch, alt_ort = run_onnxruntime(path, c.input_names, alternate);
@@ -258,23 +268,24 @@ IrResult check_ir_two_inputs(const std::string& ir, const std::vector<at::Tensor
     at::NoGradGuard no_grad;
     // A fresh copy of the inputs: in-place ops in the graph must not change the caller's.
     std::vector<c10::IValue> alt;
-    for (const auto& t : alternate) alt.emplace_back(t.clone());
+    for (const auto &t : alternate)
+      alt.emplace_back(t.clone());
     alt_torch = flatten_tensors(c10::ivalue::Tuple::create(record_shapes(graph, alt).outputs));
   }
   require_match("example", c.output_names, r.torch_outputs, r.ort_outputs, &r.checks);
   require_match("alternate", c.output_names, alt_torch, alt_ort, nullptr);
   return r;
 }
-}  // namespace
+} // namespace
 
-IrResult check_ir_dynamic(const std::string& ir, const std::vector<at::Tensor>& example,
-                          const std::vector<at::Tensor>& alternate, int opset) {
+IrResult check_ir_dynamic(const std::string &ir, const std::vector<at::Tensor> &example,
+                          const std::vector<at::Tensor> &alternate, int opset) {
   return check_ir_two_inputs(ir, example, alternate, opset, true);
 }
 
-IrResult check_ir_unseen(const std::string& ir, const std::vector<at::Tensor>& example,
-                         const std::vector<at::Tensor>& unseen, int opset) {
+IrResult check_ir_unseen(const std::string &ir, const std::vector<at::Tensor> &example,
+                         const std::vector<at::Tensor> &unseen, int opset) {
   return check_ir_two_inputs(ir, example, unseen, opset, false);
 }
 
-}  // namespace t2o_test
+} // namespace t2o_test

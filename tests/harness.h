@@ -7,46 +7,46 @@
 // LibTorch pulls in glog, whose fatal CHECK(cond) macro replaces Catch's CHECK: a failing check
 // would abort the test binary instead of being reported. Restore Catch's definition.
 #undef CHECK
-#define CHECK(...) \
+#define CHECK(...)                                                                                 \
   INTERNAL_CATCH_TEST("CHECK", Catch::ResultDisposition::ContinueOnFailure, __VA_ARGS__)
+
+#include "exporter/export.h"
 
 #include <string>
 #include <vector>
 
-#include "exporter/export.h"
-
 namespace t2o_test {
 
 struct IrResult {
-  std::vector<std::string> op_types;  // ONNX node op types, in graph order (output Identity last)
+  std::vector<std::string> op_types; // ONNX node op types, in graph order (output Identity last)
   std::vector<torch2onnx::OutputCheck> checks;
   std::vector<at::Tensor> torch_outputs, ort_outputs;
-  torch2onnx::OptimizeReport rewrites;  // check_ir_optimized only
-  size_t count(const std::string& op_type) const;
+  torch2onnx::OptimizeReport rewrites; // check_ir_optimized only
+  size_t count(const std::string &op_type) const;
 };
 
 // Parses `ir` (graph(%x : Tensor, ...): ...), prepares it like a loaded model, exports at `opset`,
 // runs the ONNX file in ONNX Runtime on `inputs` and REQUIREs every output to match LibTorch's
 // within max(atol, rtol * max|torch|).
-IrResult check_ir(const std::string& ir, const std::vector<at::Tensor>& inputs, int opset = 17,
+IrResult check_ir(const std::string &ir, const std::vector<at::Tensor> &inputs, int opset = 17,
                   double rtol = 1e-4, double atol = 1e-4);
 
 // check_ir with the graph rewrites of builder/optimize.h on (as torch2onnx runs by default);
 // the result's `rewrites` says which rules fired.
-IrResult check_ir_optimized(const std::string& ir, const std::vector<at::Tensor>& inputs,
+IrResult check_ir_optimized(const std::string &ir, const std::vector<at::Tensor> &inputs,
                             int opset = 17, double rtol = 1e-4, double atol = 1e-4);
 
 // check_ir at opset 13 and 17 (the range ends), returning the opset-17 result.
-IrResult check_ir_opsets(const std::string& ir, const std::vector<at::Tensor>& inputs,
+IrResult check_ir_opsets(const std::string &ir, const std::vector<at::Tensor> &inputs,
                          double rtol = 1e-4, double atol = 1e-4);
 
 // Exports and runs the ONNX file in ONNX Runtime without comparing against LibTorch: for ops with
 // random or undefined values. FAILs if the export fails.
-std::vector<at::Tensor> run_ir_in_ort(const std::string& ir, const std::vector<at::Tensor>& inputs,
+std::vector<at::Tensor> run_ir_in_ort(const std::string &ir, const std::vector<at::Tensor> &inputs,
                                       int opset);
 
 // Export only; returns the error message (empty on success). For tests of failures.
-std::string export_ir_error(const std::string& ir, const std::vector<at::Tensor>& inputs,
+std::string export_ir_error(const std::string &ir, const std::vector<at::Tensor> &inputs,
                             int opset = 17);
 
 // Deterministic random input.
@@ -59,7 +59,7 @@ at::Tensor ints(std::vector<int64_t> shape, int64_t lo = -10, int64_t hi = 10,
 // A 0-d int64 tensor: an input that aten::Int turns into a size the walker cannot fold.
 at::Tensor scalar_long(int64_t v);
 
-}  // namespace t2o_test
+} // namespace t2o_test
 
 namespace t2o_test {
 
@@ -69,25 +69,25 @@ struct CliResult {
 };
 
 // Runs the torch2onnx CLI built with the tests, capturing stdout and stderr.
-CliResult run_cli(const std::vector<std::string>& args);
+CliResult run_cli(const std::vector<std::string> &args);
 
 // Runs the shell command `cmd` with no stdin, capturing stdout and stderr; a process killed by
 // signal N exits 128 + N, as in the shell.
-CliResult run_command(const std::string& cmd);
+CliResult run_command(const std::string &cmd);
 
 // `s` quoted for the shell.
-std::string shell_quote(const std::string& s);
+std::string shell_quote(const std::string &s);
 
 // The bytes of a file ("" when it cannot be read).
-std::string file_bytes(const std::string& path);
+std::string file_bytes(const std::string &path);
 
 // A fresh empty folder under the tests' output folder.
-std::string fresh_dir(const std::string& name);
+std::string fresh_dir(const std::string &name);
 
 // Path of a small test model made by models/make_test_models.py.
-std::string test_model(const std::string& name);
+std::string test_model(const std::string &name);
 
-}  // namespace t2o_test
+} // namespace t2o_test
 
 namespace t2o_test {
 
@@ -95,12 +95,12 @@ namespace t2o_test {
 // `alternate` becomes symbolic ("d<input>_<dim>"), so the walker cannot fold shape metadata.
 // Runs ONNX Runtime on both input sets and REQUIREs each to match LibTorch on the same inputs.
 // Returns the result on the example inputs.
-IrResult check_ir_dynamic(const std::string& ir, const std::vector<at::Tensor>& example,
-                          const std::vector<at::Tensor>& alternate, int opset = 17);
+IrResult check_ir_dynamic(const std::string &ir, const std::vector<at::Tensor> &example,
+                          const std::vector<at::Tensor> &alternate, int opset = 17);
 
 // Exports with shapes recorded on `example` only, then REQUIREs ONNX Runtime to match LibTorch on
 // `example` and on `unseen` (same shapes, other values: e.g. other counts of nonzero rows).
-IrResult check_ir_unseen(const std::string& ir, const std::vector<at::Tensor>& example,
-                         const std::vector<at::Tensor>& unseen, int opset = 17);
+IrResult check_ir_unseen(const std::string &ir, const std::vector<at::Tensor> &example,
+                         const std::vector<at::Tensor> &unseen, int opset = 17);
 
-}  // namespace t2o_test
+} // namespace t2o_test

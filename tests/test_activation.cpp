@@ -1,7 +1,7 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
 #include "ir_text.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
@@ -9,19 +9,21 @@ namespace {
 
 // Like ir1, for in-place ops: they act on a temporary (-x), so that LibTorch does not modify the
 // graph input the harness later feeds to ONNX Runtime.
-std::string ir1_inplace(const std::string& call, const std::string& consts = "") {
+std::string ir1_inplace(const std::string &call, const std::string &consts = "") {
   return "graph(%x0 : Tensor):\n  %x : Tensor = aten::neg(%x0)\n" + consts +
          "  %y : Tensor = " + call + "\n  return (%y)";
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::relu", "[activation]") {
   SECTION("float") {
     auto r = check_ir_opsets(ir1("aten::relu(%x)"), {randn({2, 3, 4})});
     CHECK(r.count("Relu") == 1);
   }
-  SECTION("in place") { check_ir_opsets(ir1_inplace("aten::relu_(%x)"), {randn({2, 3, 4})}); }
+  SECTION("in place") {
+    check_ir_opsets(ir1_inplace("aten::relu_(%x)"), {randn({2, 3, 4})});
+  }
   SECTION("int") {
     auto r = check_ir_opsets(ir1("aten::relu(%x)"), {at::randint(-5, 5, {3, 4}, at::kLong)});
     CHECK(r.count("Max") == 1);
@@ -145,9 +147,8 @@ TEST_CASE("aten::softmax", "[activation]") {
     CHECK(r.count("Softmax") == 1);
   }
   SECTION("middle dim") {
-    check_ir_opsets(ir1("aten::softmax(%x, %d, %none)",
-                        "  %d : int = prim::Constant[value=1]()\n"
-                        "  %none : NoneType = prim::Constant()\n"),
+    check_ir_opsets(ir1("aten::softmax(%x, %d, %none)", "  %d : int = prim::Constant[value=1]()\n"
+                                                        "  %none : NoneType = prim::Constant()\n"),
                     {randn({2, 3, 4})});
   }
   SECTION("dtype double") {
@@ -168,9 +169,8 @@ TEST_CASE("aten::log_softmax", "[activation]") {
 }
 
 TEST_CASE("aten::_softmax", "[activation]") {
-  check_ir_opsets(ir1("aten::_softmax(%x, %d, %f)",
-                      "  %d : int = prim::Constant[value=1]()\n"
-                      "  %f : bool = prim::Constant[value=0]()\n"),
+  check_ir_opsets(ir1("aten::_softmax(%x, %d, %f)", "  %d : int = prim::Constant[value=1]()\n"
+                                                    "  %f : bool = prim::Constant[value=0]()\n"),
                   {randn({2, 5, 3})});
   check_ir_opsets(ir1("aten::_log_softmax(%x, %d, %f)",
                       "  %d : int = prim::Constant[value=1]()\n"
@@ -186,14 +186,14 @@ TEST_CASE("aten::_log_softmax", "[activation]") {
 }
 
 TEST_CASE("aten::special_softmax", "[activation]") {
-  const char* consts =
+  const char *consts =
       "  %d : int = prim::Constant[value=-1]()\n  %n : NoneType = prim::Constant()\n";
   check_ir_opsets(ir1("aten::special_softmax(%x, %d, %n)", consts), {randn({4, 3})});
   check_ir_opsets(ir1("aten::special_log_softmax(%x, %d, %n)", consts), {randn({4, 3})});
 }
 
 TEST_CASE("aten::special_log_softmax", "[activation]") {
-  const char* consts =
+  const char *consts =
       "  %d : int = prim::Constant[value=0]()\n  %n : NoneType = prim::Constant()\n";
   check_ir_opsets(ir1("aten::special_log_softmax(%x, %d, %n)", consts), {randn({4, 3})});
 }
@@ -259,7 +259,9 @@ graph(%x : Tensor, %w : Tensor):
     auto r = check_ir_opsets(ir, {randn({2, 3, 4, 5}), randn({3}, 2)});
     CHECK(r.count("PRelu") == 1);
   }
-  SECTION("single slope, rank 2") { check_ir_opsets(ir, {randn({4, 6}), randn({1}, 2)}); }
+  SECTION("single slope, rank 2") {
+    check_ir_opsets(ir, {randn({4, 6}), randn({1}, 2)});
+  }
 }
 
 TEST_CASE("aten::log_sigmoid", "[activation]") {
@@ -292,7 +294,7 @@ TEST_CASE("activation dtypes", "[activation]") {
     // LibTorch 1.13 has few float16 CPU kernels, so float64 is the second dtype checked here.
     // (ONNX Runtime's CPU HardSigmoid, Softplus and Selu take float32 only.)
     auto x = randn({2, 8}).to(at::kDouble) * 3;
-    for (const char* call : {"aten::sigmoid(%x)", "aten::tanh(%x)", "aten::relu6(%x)"}) {
+    for (const char *call : {"aten::sigmoid(%x)", "aten::tanh(%x)", "aten::relu6(%x)"}) {
       auto r = check_ir_opsets(ir1(call), {x});
       CHECK(r.count("Cast") == 0);
     }

@@ -2,16 +2,16 @@
 // refused with one error naming every such size (op, module scope, source line, which dim, the
 // constant, the fix) and no output file; a model taking its sizes from the tensors exports and
 // verifies at three sizes.
-#include <filesystem>
-
 #include "harness.h"
+
+#include <filesystem>
 
 using namespace t2o_test;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string baked_model(const std::string& name) {
+std::string baked_model(const std::string &name) {
   return (fs::path(T2O_BAKED_MODELS) / (name + ".pt")).string();
 }
 
@@ -21,7 +21,7 @@ struct Refused {
 };
 
 // Runs the CLI on a baked model; REQUIREs exit status 1 and no ONNX file.
-Refused refuse(const std::string& name, const std::string& spec) {
+Refused refuse(const std::string &name, const std::string &spec) {
   std::string dir = fresh_dir("baked_" + name);
   Refused x;
   x.out_path = dir + "/" + name + ".onnx";
@@ -29,30 +29,31 @@ Refused refuse(const std::string& name, const std::string& spec) {
   INFO(x.r.err);
   REQUIRE(x.r.exit_code == 1);
   CHECK_FALSE(fs::exists(x.out_path));
-  CHECK(fs::is_empty(dir));  // no temporary file left either
+  CHECK(fs::is_empty(dir)); // no temporary file left either
   return x;
 }
 
-bool has(const std::string& text, const std::string& part) {
+bool has(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
-size_t count_of(const std::string& text, const std::string& part) {
+size_t count_of(const std::string &text, const std::string &part) {
   size_t n = 0;
-  for (size_t p = text.find(part); p != std::string::npos; p = text.find(part, p + 1)) ++n;
+  for (size_t p = text.find(part); p != std::string::npos; p = text.find(part, p + 1))
+    ++n;
   return n;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("x.view(1, -1) traced at batch=1: the view, its scope, dim and fix are named",
           "[baked][dynamic]") {
   auto x = refuse("view_one", "x:f32[batch=1,3,4,4]");
-  const std::string& e = x.r.err;
+  const std::string &e = x.r.err;
   INFO(e);
   CHECK(has(e, "recorded 1 size as a constant although it follows batch"));
   CHECK(has(e, "1. aten::view (head, "));
-  CHECK(has(e, "make_baked_models.py:"));  // the source line of the view
+  CHECK(has(e, "make_baked_models.py:")); // the source line of the view
   CHECK(has(e, "its size [1, -1] has 1 at dim 0 = the example size of batch"));
   CHECK(has(e, "compute it as x.size(0)"));
   // The failure the trace causes at the second size, where it happens.
@@ -83,7 +84,7 @@ TEST_CASE("a slice that covers the whole seq dim only at the example size is rep
 
 TEST_CASE("two baked dims are reported in one message", "[baked][dynamic]") {
   auto x = refuse("two_baked", "x:f32[batch=4,3,16]");
-  const std::string& e = x.r.err;
+  const std::string &e = x.r.err;
   INFO(e);
   CHECK(has(e, "recorded 2 sizes as constants"));
   CHECK(has(e, "aten::reshape (<top level>"));
@@ -96,13 +97,13 @@ TEST_CASE("two baked dims are reported in one message", "[baked][dynamic]") {
   CHECK(has(e, "with 4 at dim 0 = the example size of batch"));
   CHECK(has(e, "(4 instead of batch=4)"));
   CHECK_FALSE(has(e, "3. "));
-  CHECK_FALSE(has(e, "still fails"));  // both scaled, the model runs at the second size
+  CHECK_FALSE(has(e, "still fails")); // both scaled, the model runs at the second size
 }
 
 TEST_CASE("attention with a Python int seq: every view, the mask and the merge are reported",
           "[baked][dynamic]") {
   auto x = refuse("attention_baked", "x:f32[batch=2,seq=16,64]");
-  const std::string& e = x.r.err;
+  const std::string &e = x.r.err;
   INFO(e);
   CHECK(has(e, "recorded 5 sizes as constants although they follow seq"));
   // q, k and v: one view each, dim 1 of the size.
@@ -113,14 +114,14 @@ TEST_CASE("attention with a Python int seq: every view, the mask and the merge a
   CHECK(has(e, "is a constant [16, 16] computed at trace time"));
   CHECK(has(e, "with 16 at dims 0, 1 = the example size of seq"));
   CHECK(has(e, "aten::reshape (<top level>, "));
-  CHECK_FALSE(has(e, "= the example size of batch"));  // batch follows x.size(0) throughout
+  CHECK_FALSE(has(e, "= the example size of batch")); // batch follows x.size(0) throughout
   CHECK_FALSE(has(e, "still fails"));
 }
 
 TEST_CASE("a static dim in --input is the other way out of a baked dim", "[baked][dynamic]") {
   std::string dir = fresh_dir("baked_static");
-  auto r = run_cli({baked_model("two_baked"), "-o", dir + "/m.onnx", "--input", "x:f32[4,3,16]",
-                    "--verify"});
+  auto r = run_cli(
+      {baked_model("two_baked"), "-o", dir + "/m.onnx", "--input", "x:f32[4,3,16]", "--verify"});
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(fs::exists(dir + "/m.onnx"));

@@ -1,35 +1,36 @@
 // The torch2onnx command line as a user runs it: errors, exit codes, files left behind.
-#include <catch2/catch.hpp>
-#include <fmt/format.h>
+#include "harness.h"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-
-#include "harness.h"
 
 using namespace t2o_test;
 namespace fs = std::filesystem;
 
 namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
+}
 
-std::string write_file(const std::string& dir, const std::string& name, const std::string& bytes) {
+std::string write_file(const std::string &dir, const std::string &name, const std::string &bytes) {
   std::string p = dir + "/" + name;
   std::ofstream(p, std::ios::binary) << bytes;
   return p;
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("cli: --help documents every flag with an example", "[cli]") {
   auto r = run_cli({"--help"});
   CHECK(r.exit_code == 0);
-  for (const char* flag : {"--output", "--input", "--opset", "--verify", "--rtol", "--atol",
-                           "--verify-dims", "--external-data",
-                           "--output-names", "--load-library", "--verbose", "--quiet", "--seed",
-                           "--timings", "--no-optimize", "--report", "--version"})
+  for (const char *flag :
+       {"--output", "--input", "--opset", "--verify", "--rtol", "--atol", "--verify-dims",
+        "--external-data", "--output-names", "--load-library", "--verbose", "--quiet", "--seed",
+        "--timings", "--no-optimize", "--report", "--version"})
     CHECK(contains(r.out, flag));
   CHECK(contains(r.out, "x:f32[1,3,224,224]"));
   // One usage block (CLI11's own line replaced), and no CLI11 internals such as "{false}".
@@ -93,17 +94,18 @@ TEST_CASE("cli: files that are not TorchScript are rejected by name", "[cli]") {
 TEST_CASE("cli: malformed input specs say what is wrong", "[cli]") {
   std::string model = test_model("tiny_cnn");
   struct Case {
-    const char* spec;
-    const char* message;
+    const char *spec;
+    const char *message;
   };
-  for (const Case& c : {Case{"x:f33[1,3]", "unknown dtype 'f33'"}, Case{"x:f32[1,0]", "at least 1"},
-                        Case{"x:f32[1,-2]", "not a positive integer"}, Case{"x:f32", "missing [dims]"},
-                        Case{"x:f32[1,,3]", "empty dimension"}, Case{"1x:f32[1]", "not a valid input name"}}) {
+  for (const Case &c :
+       {Case{"x:f33[1,3]", "unknown dtype 'f33'"}, Case{"x:f32[1,0]", "at least 1"},
+        Case{"x:f32[1,-2]", "not a positive integer"}, Case{"x:f32", "missing [dims]"},
+        Case{"x:f32[1,,3]", "empty dimension"}, Case{"1x:f32[1]", "not a valid input name"}}) {
     INFO(c.spec);
     auto r = run_cli({model, "--input", c.spec});
     CHECK(r.exit_code == 2);
     CHECK(contains(r.err, c.message));
-    CHECK(contains(r.err, "x:f32[1,3,224,224]"));  // shows the expected form
+    CHECK(contains(r.err, "x:f32[1,3,224,224]")); // shows the expected form
   }
 }
 
@@ -120,7 +122,7 @@ TEST_CASE("cli: wrong number of inputs names the forward arguments", "[cli]") {
 }
 
 TEST_CASE("cli: opset outside the supported range", "[cli]") {
-  for (const char* opset : {"12", "18"}) {
+  for (const char *opset : {"12", "18"}) {
     auto r = run_cli({test_model("tiny_cnn"), "--input", "f32[1,3,16,16]", "--opset", opset});
     CHECK(r.exit_code == 1);
     CHECK(contains(r.err, std::string("--opset ") + opset + " is not supported"));
@@ -139,9 +141,9 @@ TEST_CASE("cli: every unsupported op is listed with where it is used and no file
     CHECK(contains(r.err, "aten::special_bessel_j0 (2 uses): first ("));
     CHECK(contains(r.err, "second ("));
     CHECK(contains(r.err, "aten::special_zeta (1 use)"));
-    CHECK(contains(r.err, "make_test_models.py:"));  // the source line
+    CHECK(contains(r.err, "make_test_models.py:")); // the source line
     CHECK_FALSE(fs::exists(out));
-    CHECK((fs::directory_iterator(dir) == fs::directory_iterator()));  // no temporary left either
+    CHECK((fs::directory_iterator(dir) == fs::directory_iterator())); // no temporary left either
   }
   SECTION("an existing output file is left untouched") {
     write_file(dir, "model.onnx", "previous contents");
@@ -156,8 +158,8 @@ TEST_CASE("cli: every unsupported op is listed with where it is used and no file
 TEST_CASE("cli: output path problems are reported before any work", "[cli]") {
   std::string dir = fresh_dir("outpath");
   SECTION("missing folder") {
-    auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/no/such/dir/m.onnx", "--input",
-                      "f32[1,3,16,16]"});
+    auto r = run_cli(
+        {test_model("tiny_cnn"), "-o", dir + "/no/such/dir/m.onnx", "--input", "f32[1,3,16,16]"});
     CHECK(r.exit_code == 1);
     CHECK(contains(r.err, "does not exist"));
   }
@@ -203,7 +205,7 @@ TEST_CASE("cli: input and output names - tuple outputs become one output each", 
   CHECK(contains(r.out, "verify prob:"));
   auto bad = run_cli({test_model("tuple_out"), "-o", dir + "/t2.onnx", "--input", "f32[2,3]",
                       "--output-names", "only_one"});
-  CHECK(bad.exit_code == 2);  // a command-line mistake
+  CHECK(bad.exit_code == 2); // a command-line mistake
   CHECK(contains(bad.err, "--output-names gives 1 names but the model has 2 outputs"));
   CHECK_FALSE(fs::exists(dir + "/t2.onnx"));
 }
@@ -229,7 +231,7 @@ TEST_CASE("cli: --external-data writes the weights beside the model and verifies
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(fs::exists(dir + "/m.onnx.data"));
-  CHECK(fs::file_size(dir + "/m.onnx.data") >= 8 * 3 * 3 * 3 * 4);  // the conv weight moved
+  CHECK(fs::file_size(dir + "/m.onnx.data") >= 8 * 3 * 3 * 3 * 4); // the conv weight moved
   CHECK(contains(r.err, "ONNX external data"));
   CHECK(contains(r.out, "verify output: max abs error"));
 }
@@ -241,9 +243,9 @@ TEST_CASE("cli: --timings prints the phases and the rewrites; --no-optimize turn
                     "--timings", "--verify"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  for (const char* phase : {"load ", "prepare ", "record ", "convert ", "optimize ", "serialize "})
+  for (const char *phase : {"load ", "prepare ", "record ", "convert ", "optimize ", "serialize "})
     CHECK(contains(r.err, phase));
-  CHECK(contains(r.err, "fold-conv-batchnorm 1"));  // TinyCnn: Conv -> BatchNorm -> ReLU
+  CHECK(contains(r.err, "fold-conv-batchnorm 1")); // TinyCnn: Conv -> BatchNorm -> ReLU
   auto n = run_cli({test_model("tiny_cnn"), "-o", dir + "/n.onnx", "--input", "f32[1,3,16,16]",
                     "--timings", "--no-optimize", "--verify"});
   INFO(n.out << n.err);
@@ -258,26 +260,31 @@ TEST_CASE("cli: command-line mistakes found before the export exit 2 and write n
   std::string out = dir + "/m.onnx";
   struct Case {
     std::vector<std::string> args;
-    const char* message;
+    const char *message;
   };
   fs::create_directories(dir + "/folder.onnx");
-  for (const Case& c : {
+  for (const Case &c : {
            Case{{"--input", "x:f32[batch=1,3,16,16]", "--verify", "--verify-dims", "seq=3"},
                 "--verify-dims names 'seq', which is not a symbolic dim"},
-           Case{{"--input", "x:f32[batch=1,3,16,16]", "--verify", "--verify-dims", "batch=3,batch=4"},
+           Case{{"--input", "x:f32[batch=1,3,16,16]", "--verify", "--verify-dims",
+                 "batch=3,batch=4"},
                 "--verify-dims gives 'batch' twice"},
            Case{{"--input", "x:f32[batch=1,3,16,16]", "--verify-dims", "batch=3"},
                 "--verify-dims requires --verify"},
-           Case{{"--input", "x:f32[1,3,16,16]", "--verify", "--rtol", "nan"}, "--rtol nan must be a finite number >= 0"},
-           Case{{"--input", "x:f32[1,3,16,16]", "--verify", "--atol", "nan"}, "--atol nan must be a finite number >= 0"},
+           Case{{"--input", "x:f32[1,3,16,16]", "--verify", "--rtol", "nan"},
+                "--rtol nan must be a finite number >= 0"},
+           Case{{"--input", "x:f32[1,3,16,16]", "--verify", "--atol", "nan"},
+                "--atol nan must be a finite number >= 0"},
            Case{{"--input", "x:f32[1,3,16,16]", "--verify", "--atol", "inf"}, "--atol inf must be"},
-           Case{{"--input", "x:f32[1,3,16,16]", "--verify", "--rtol", "-1e-3"}, "--rtol -0.001 must be"},
+           Case{{"--input", "x:f32[1,3,16,16]", "--verify", "--rtol", "-1e-3"},
+                "--rtol -0.001 must be"},
            Case{{"--input", "x:f32[1,3,16,16]", "-o", dir + "/folder.onnx"}, "is a directory"},
            Case{{"--input", "x:f32[1,3,16,16]", "-o", dir + "/noext", "--verify"},
                 "has no file extension, which --verify needs"},
        }) {
     std::vector<std::string> args = {model};
-    if (std::find(c.args.begin(), c.args.end(), "-o") == c.args.end()) args.insert(args.end(), {"-o", out});
+    if (std::find(c.args.begin(), c.args.end(), "-o") == c.args.end())
+      args.insert(args.end(), {"-o", out});
     args.insert(args.end(), c.args.begin(), c.args.end());
     auto r = run_cli(args);
     INFO(fmt::format("{}", fmt::join(c.args, " ")) << "\n" << r.err);
@@ -288,7 +295,8 @@ TEST_CASE("cli: command-line mistakes found before the export exit 2 and write n
   }
 }
 
-TEST_CASE("cli: --output-names equal to a forward argument's name is a command-line error", "[cli]") {
+TEST_CASE("cli: --output-names equal to a forward argument's name is a command-line error",
+          "[cli]") {
   std::string dir = fresh_dir("out_is_in");
   // tiny_cnn's forward(x): the input is unnamed in the spec, so it takes the name x.
   auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "f32[1,3,16,16]",
@@ -304,8 +312,8 @@ TEST_CASE("cli: a failure after the model was written leaves no model behind", "
   std::string dir = fresh_dir("late_failure");
   // A file where --verify's test-data folder must go: verification cannot write its data.
   write_file(dir, "m", "the user's file");
-  auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "f32[1,3,16,16]",
-                    "--verify"});
+  auto r = run_cli(
+      {test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "f32[1,3,16,16]", "--verify"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   CHECK(contains(r.err, "test-data folder"));
@@ -317,29 +325,31 @@ TEST_CASE("cli: a failure after the model was written leaves no model behind", "
 
 TEST_CASE("cli: the test-data message counts the sets written", "[cli]") {
   std::string dir = fresh_dir("sets");
-  auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "x:f32[batch=1,3,16,16]",
-                    "--verify", "--verify-dims", "batch=3"});
+  auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input",
+                    "x:f32[batch=1,3,16,16]", "--verify", "--verify-dims", "batch=3"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(contains(r.out, "test data in " + dir + "/m/test_data_set_0..2 (3 sets)"));
-  for (int k = 0; k < 3; ++k) CHECK(fs::exists(dir + "/m/test_data_set_" + std::to_string(k) + "/input_0.pb"));
-  auto one = run_cli({test_model("tiny_cnn"), "-o", dir + "/s.onnx", "--input", "x:f32[1,3,16,16]", "--verify"});
+  for (int k = 0; k < 3; ++k)
+    CHECK(fs::exists(dir + "/m/test_data_set_" + std::to_string(k) + "/input_0.pb"));
+  auto one = run_cli(
+      {test_model("tiny_cnn"), "-o", dir + "/s.onnx", "--input", "x:f32[1,3,16,16]", "--verify"});
   REQUIRE(one.exit_code == 0);
   CHECK(contains(one.out, "test data in " + dir + "/s/test_data_set_0\n"));
 }
 
 namespace {
-nlohmann::json read_json(const std::string& path) {
+nlohmann::json read_json(const std::string &path) {
   std::ifstream f(path);
   return nlohmann::json::parse(f);
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("cli: --report JSON on a dynamic-shape model, field by field", "[cli][report]") {
   std::string dir = fresh_dir("report_dynamic");
   std::string out = dir + "/m.onnx";
-  auto r = run_cli({test_model("tiny_cnn"), "-o", out, "--input", "x:f32[batch=1,3,16,16]", "--verify",
-                    "--verify-dims", "batch=3", "--report", dir + "/r.json"});
+  auto r = run_cli({test_model("tiny_cnn"), "-o", out, "--input", "x:f32[batch=1,3,16,16]",
+                    "--verify", "--verify-dims", "batch=3", "--report", dir + "/r.json"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   auto j = read_json(dir + "/r.json");
@@ -364,24 +374,24 @@ TEST_CASE("cli: --report JSON on a dynamic-shape model, field by field", "[cli][
   CHECK(j["inputs"][0]["example"] == nlohmann::json::parse("[1, 3, 16, 16]"));
   REQUIRE(j["outputs"].size() == 1);
   CHECK(j["outputs"][0]["name"] == "output");
-  for (const char* p : {"load", "prepare", "record", "convert", "optimize", "serialize", "export"})
+  for (const char *p : {"load", "prepare", "record", "convert", "optimize", "serialize", "export"})
     CHECK(j["phases"][p].get<double>() >= 0);
   CHECK(j["graph"]["nodes"].get<int>() > 0);
   CHECK(j["graph"]["parameters"].get<int>() > 0);
   CHECK(j["graph"]["parameter_bytes"].get<int>() >= 4 * j["graph"]["parameters"].get<int>());
   CHECK(j["graph"]["file_bytes"] == fs::file_size(out));
-  CHECK(j["rewrites"]["applied"]["fold-conv-batchnorm"] == 1);  // Conv -> BatchNorm -> ReLU
+  CHECK(j["rewrites"]["applied"]["fold-conv-batchnorm"] == 1); // Conv -> BatchNorm -> ReLU
   CHECK(j["rewrites"]["nodes_after"] == j["graph"]["nodes"]);
   CHECK(j["warnings"].is_array());
   CHECK(j["notices"].is_array());
   CHECK_FALSE(j.contains("error"));
-  const auto& v = j["verify"];
+  const auto &v = j["verify"];
   CHECK(v["ok"] == true);
   CHECK(v["test_data_dir"] == dir + "/m");
-  REQUIRE(v["data_sets"].size() == 3);  // the example, the second recording size, --verify-dims
+  REQUIRE(v["data_sets"].size() == 3); // the example, the second recording size, --verify-dims
   int sizes[] = {1, 2, 3};
   for (int k = 0; k < 3; ++k) {
-    const auto& set = v["data_sets"][k];
+    const auto &set = v["data_sets"][k];
     INFO("data set " << k);
     CHECK(set["index"] == k);
     CHECK(set["dir"] == dir + "/m/test_data_set_" + std::to_string(k));
@@ -389,7 +399,7 @@ TEST_CASE("cli: --report JSON on a dynamic-shape model, field by field", "[cli][
     CHECK(set["sizes"]["batch"] == sizes[k]);
     CHECK(set["ok"] == true);
     REQUIRE(set["outputs"].size() == 1);
-    const auto& c = set["outputs"][0];
+    const auto &c = set["outputs"][0];
     CHECK(c["name"] == "output");
     CHECK(c["ok"] == true);
     CHECK(c["shape_ok"] == true);
@@ -401,7 +411,8 @@ TEST_CASE("cli: --report JSON on a dynamic-shape model, field by field", "[cli][
   }
 }
 
-TEST_CASE("cli: --report on a failing export holds the error and is written anyway", "[cli][report]") {
+TEST_CASE("cli: --report on a failing export holds the error and is written anyway",
+          "[cli][report]") {
   std::string dir = fresh_dir("report_failure");
   SECTION("no converter") {
     auto r = run_cli({test_model("unsupported"), "-o", dir + "/m.onnx", "--input", "f32[2,3]",
@@ -418,7 +429,7 @@ TEST_CASE("cli: --report on a failing export holds the error and is written anyw
     CHECK(contains(j["error"]["message"], "aten::special_bessel_j0"));
     CHECK(contains(j["error"]["hint"], "torch2onnx ops"));
     CHECK(j["error"]["phase"] == "convert");
-    CHECK(j["inputs"][0]["name"].is_null());  // forward's names were never read
+    CHECK(j["inputs"][0]["name"].is_null()); // forward's names were never read
     CHECK(j["inputs"][0]["dims"] == nlohmann::json::parse("[2, 3]"));
     CHECK_FALSE(j.contains("graph"));
     CHECK_FALSE(j.contains("verify"));

@@ -2,17 +2,15 @@
 // loops, runtime number arithmetic): IR snippets checked on inputs that take every branch, and
 // scripted models (models/make_control_flow_models.py) exported once and verified in ONNX
 // Runtime against LibTorch on several random inputs.
-#include "harness.h"
-
-#include <torch/script.h>
-
-#include <filesystem>
-
 #include "builder/error.h"
 #include "exporter/frontend/torch_util.h"
 #include "exporter/options.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"
+#include "harness.h"
+
+#include <filesystem>
+#include <torch/script.h>
 
 using namespace t2o_test;
 namespace fs = std::filesystem;
@@ -21,7 +19,7 @@ namespace {
 
 // sum(x) > 0 ? relu(x) * 2 (and k = 1) : -x (and k = 0); then y + k. The int k is a constant in
 // each branch, materialized inside it.
-const char* kIfIr = R"IR(
+const char *kIfIr = R"IR(
 graph(%x : Tensor):
   %none : NoneType = prim::Constant()
   %zero : int = prim::Constant[value=0]()
@@ -44,7 +42,7 @@ graph(%x : Tensor):
 
 // for i in range(x.size(0)): acc = tanh(x[i] + acc) * (i + 1); outs.append(acc); then
 // stack(outs), cat(outs) / len(outs) and outs[-1].
-const char* kForIr = R"IR(
+const char *kForIr = R"IR(
 graph(%x : Tensor):
   %true : bool = prim::Constant[value=1]()
   %none : NoneType = prim::Constant()
@@ -74,7 +72,7 @@ graph(%x : Tensor):
 )IR";
 
 // while sum(|y|) < 100 and i < 50: y = y * 1.5 + 0.25; i += 1
-const char* kWhileIr = R"IR(
+const char *kWhileIr = R"IR(
 graph(%x : Tensor):
   %false : bool = prim::Constant[value=0]()
   %none : NoneType = prim::Constant()
@@ -114,41 +112,43 @@ at::Tensor filled(std::vector<int64_t> shape, double v) {
 
 // Nodes of `op_type` in a serialized model: NodeProto.op_type is field 4 (tag 0x22), so the
 // bytes 0x22 <len> <op_type> mark each one (subgraphs included).
-size_t count_op(const std::string& model, const std::string& op_type) {
+size_t count_op(const std::string &model, const std::string &op_type) {
   std::string key = std::string("\x22") + static_cast<char>(op_type.size()) + op_type;
   size_t n = 0;
-  for (size_t p = model.find(key); p != std::string::npos; p = model.find(key, p + 1)) ++n;
+  for (size_t p = model.find(key); p != std::string::npos; p = model.find(key, p + 1))
+    ++n;
   return n;
 }
 
-std::string fixture(const std::string& name) {
+std::string fixture(const std::string &name) {
   return (fs::path(T2O_CF_MODELS) / (name + ".pt")).string();
 }
 
 // Exports `name` once (with --verify at `seeds[0]`), then runs the same ONNX file in ONNX Runtime
 // on the inputs of every other seed and compares with the model's forward in LibTorch. Returns
 // the ONNX bytes.
-std::string export_and_verify(const std::string& name, const std::vector<std::string>& specs,
-                              const std::vector<uint64_t>& seeds,
-                              const std::vector<std::pair<std::string, int64_t>>& sizes = {}) {
+std::string export_and_verify(const std::string &name, const std::vector<std::string> &specs,
+                              const std::vector<uint64_t> &seeds,
+                              const std::vector<std::pair<std::string, int64_t>> &sizes = {}) {
   using namespace torch2onnx;
   INFO("model " << name);
   ExportOptions o;
   o.model_path = fixture(name);
   REQUIRE(fs::exists(o.model_path));
   o.output_path = fresh_dir("control_flow") + "/" + name + ".onnx";
-  for (const auto& s : specs) o.inputs.push_back(parse_input_spec(s));
+  for (const auto &s : specs)
+    o.inputs.push_back(parse_input_spec(s));
   o.verify = true;
   o.seed = seeds.at(0);
   o.verify_dims = sizes;
   ExportReport r;
   try {
     r = export_model(o);
-  } catch (const Error& e) {
+  } catch (const Error &e) {
     FAIL("export failed: " << e.what() << "\n  hint: " << e.hint());
   }
   REQUIRE(r.verify.has_value());
-  for (const auto& ch : r.verify->outputs) {
+  for (const auto &ch : r.verify->outputs) {
     INFO("output " << ch.name << " " << ch.sizes << ": " << ch.problem << " max abs error "
                    << ch.max_abs_error << " tolerance " << ch.tolerance);
     CHECK(ch.ok());
@@ -159,7 +159,8 @@ std::string export_and_verify(const std::string& name, const std::vector<std::st
     INFO("seed " << seeds[k]);
     auto inputs = make_example_inputs(o.inputs, seeds[k]);
     std::vector<c10::IValue> args;
-    for (const auto& t : inputs) args.emplace_back(t.clone());
+    for (const auto &t : inputs)
+      args.emplace_back(t.clone());
     std::vector<at::Tensor> expected;
     {
       at::NoGradGuard no_grad;
@@ -167,7 +168,7 @@ std::string export_and_verify(const std::string& name, const std::vector<std::st
     }
     auto actual = run_onnxruntime(o.output_path, r.input_names, inputs);
     REQUIRE(actual.size() == expected.size());
-    for (const auto& ch : compare_outputs(r.output_names, expected, actual, 1e-4, 1e-4)) {
+    for (const auto &ch : compare_outputs(r.output_names, expected, actual, 1e-4, 1e-4)) {
       INFO("output " << ch.name << ": " << ch.problem << " max abs error " << ch.max_abs_error
                      << " tolerance " << ch.tolerance);
       CHECK(ch.ok());
@@ -176,7 +177,7 @@ std::string export_and_verify(const std::string& name, const std::vector<std::st
   return file_bytes(o.output_path);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("prim::If on a runtime condition becomes an ONNX If", "[control_flow]") {
   SECTION("then branch") {
@@ -192,7 +193,7 @@ TEST_CASE("prim::If on a runtime condition becomes an ONNX If", "[control_flow]"
 TEST_CASE("prim::Loop with a constant small trip count is unrolled", "[control_flow]") {
   auto r = check_ir_opsets(kForIr, {randn({4, 3}, 3)});
   CHECK(r.count("Loop") == 0);
-  CHECK(r.count("SequenceInsert") == 0);  // the list has a known length when unrolled
+  CHECK(r.count("SequenceInsert") == 0); // the list has a known length when unrolled
 }
 
 TEST_CASE("prim::Loop over a long or dynamic dim becomes an ONNX Loop with sequences",
@@ -223,7 +224,7 @@ TEST_CASE("while loop on a runtime condition", "[control_flow]") {
 
 TEST_CASE("runtime int and bool arithmetic as 0-d tensors", "[control_flow]") {
   // n = number of positive elements (a runtime int); Python semantics of //, %, comparisons.
-  const char* ir = R"IR(
+  const char *ir = R"IR(
 graph(%x : Tensor):
   %zero : int = prim::Constant[value=0]()
   %three : int = prim::Constant[value=3]()
@@ -248,7 +249,7 @@ graph(%x : Tensor):
 }
 
 TEST_CASE("a branch that raises is dropped", "[control_flow]") {
-  const char* ir = R"IR(
+  const char *ir = R"IR(
 graph(%x : Tensor):
   %none : NoneType = prim::Constant()
   %msg : str = prim::Constant[value="negative"]()
@@ -279,7 +280,8 @@ TEST_CASE("scripted model: data-dependent if with early return", "[control_flow]
   for (uint64_t s = 0; s < 200 && !(seen[0] && seen[1] && seen[2]); ++s) {
     auto x = torch2onnx::make_example_inputs({spec}, s)[0];
     int path = x.sum().item<float>() > 0 ? 0 : x.mean().item<float>() < -0.3 ? 2 : 1;
-    if (!seen[path]) seeds.push_back(s);
+    if (!seen[path])
+      seeds.push_back(s);
     seen[path] = true;
   }
   REQUIRE(seeds.size() == 3);
@@ -287,7 +289,8 @@ TEST_CASE("scripted model: data-dependent if with early return", "[control_flow]
   CHECK(count_op(model, "If") == 2);
 }
 
-TEST_CASE("scripted model: for loop collecting a list, then torch.stack", "[control_flow][fixture]") {
+TEST_CASE("scripted model: for loop collecting a list, then torch.stack",
+          "[control_flow][fixture]") {
   SECTION("static length 5: unrolled") {
     std::string model = export_and_verify("for_stack", {"x:f32[5,3,4]"}, {0, 1, 2});
     CHECK(count_op(model, "Loop") == 0);
@@ -318,9 +321,9 @@ TEST_CASE("scripted model: nn.LSTMCell / nn.GRUCell stepped in a for loop",
 TEST_CASE("nn.LSTM / nn.GRU: multi-layer, bidirectional, batch_first, traced and scripted",
           "[control_flow][fixture]") {
   const std::vector<std::string> specs = {"x:f32[b=3,t=7,6]", "h0:f32[4,b=3,10]"};
-  for (const char* kind : {"lstm", "gru"})
-    for (const char* state : {"", "_h0"})
-      for (const char* how : {"", "_traced"}) {
+  for (const char *kind : {"lstm", "gru"})
+    for (const char *state : {"", "_h0"})
+      for (const char *how : {"", "_traced"}) {
         std::string name = std::string(kind) + state + how;
         SECTION(name) {
           // Scripted models keep their checks (prim::If on sizes, optional h0): verified at

@@ -1,28 +1,32 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
 namespace {
 
 // A conv graph with list constants for stride, padding, dilation and the given groups.
-std::string conv_ir(const std::string& op, const std::string& stride, const std::string& pad,
-                    const std::string& dil, int groups, bool bias) {
+std::string conv_ir(const std::string &op, const std::string &stride, const std::string &pad,
+                    const std::string &dil, int groups, bool bias) {
   return R"IR(
 graph(%x : Tensor, %w : Tensor, %b : Tensor):
   %none : NoneType = prim::Constant()
   %g : int = prim::Constant[value=)IR" +
          std::to_string(groups) + R"IR(]()
-  %s : int[] = prim::Constant[value=)IR" + stride + R"IR(]()
-  %p : int[] = prim::Constant[value=)IR" + pad + R"IR(]()
-  %d : int[] = prim::Constant[value=)IR" + dil + R"IR(]()
-  %y : Tensor = )IR" + op + "(%x, %w, " + (bias ? "%b" : "%none") +
+  %s : int[] = prim::Constant[value=)IR" +
+         stride + R"IR(]()
+  %p : int[] = prim::Constant[value=)IR" +
+         pad + R"IR(]()
+  %d : int[] = prim::Constant[value=)IR" +
+         dil + R"IR(]()
+  %y : Tensor = )IR" +
+         op + "(%x, %w, " + (bias ? "%b" : "%none") +
          R"IR(, %s, %p, %d, %g)
   return (%y))IR";
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::conv2d", "[conv]") {
   SECTION("plain with bias") {
@@ -54,7 +58,8 @@ TEST_CASE("aten::conv2d", "[conv]") {
       auto r = check_ir_opsets(R"IR(
 graph(%x : Tensor, %w : Tensor, %b : Tensor):
   %one : int = prim::Constant[value=1]()
-  %mode : str = prim::Constant[value=")IR" + mode + R"IR("]()
+  %mode : str = prim::Constant[value=")IR" +
+                                   mode + R"IR("]()
   %s : int[] = prim::Constant[value=[1, 1]]()
   %d : int[] = prim::Constant[value=[2, 1]]()
   %y : Tensor = aten::conv2d(%x, %w, %b, %s, %mode, %d, %one)
@@ -79,27 +84,32 @@ TEST_CASE("aten::conv3d", "[conv]") {
 
 namespace {
 
-std::string conv_t_ir(const std::string& op, const std::string& stride, const std::string& pad,
-                      const std::string& out_pad, int groups, const std::string& dil) {
+std::string conv_t_ir(const std::string &op, const std::string &stride, const std::string &pad,
+                      const std::string &out_pad, int groups, const std::string &dil) {
   return R"IR(
 graph(%x : Tensor, %w : Tensor, %b : Tensor):
   %g : int = prim::Constant[value=)IR" +
          std::to_string(groups) + R"IR(]()
-  %s : int[] = prim::Constant[value=)IR" + stride + R"IR(]()
-  %p : int[] = prim::Constant[value=)IR" + pad + R"IR(]()
-  %op : int[] = prim::Constant[value=)IR" + out_pad + R"IR(]()
-  %d : int[] = prim::Constant[value=)IR" + dil + R"IR(]()
-  %y : Tensor = )IR" + op + R"IR((%x, %w, %b, %s, %p, %op, %g, %d)
+  %s : int[] = prim::Constant[value=)IR" +
+         stride + R"IR(]()
+  %p : int[] = prim::Constant[value=)IR" +
+         pad + R"IR(]()
+  %op : int[] = prim::Constant[value=)IR" +
+         out_pad + R"IR(]()
+  %d : int[] = prim::Constant[value=)IR" +
+         dil + R"IR(]()
+  %y : Tensor = )IR" +
+         op + R"IR((%x, %w, %b, %s, %p, %op, %g, %d)
   return (%y))IR";
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::conv_transpose2d", "[conv]") {
   SECTION("stride 2 with output padding") {
-    auto r = check_ir_opsets(conv_t_ir("aten::conv_transpose2d", "[2, 2]", "[1, 1]", "[1, 1]", 1,
-                                       "[1, 1]"),
-                             {randn({1, 4, 5, 5}, 1), randn({4, 3, 3, 3}, 2), randn({3}, 3)});
+    auto r = check_ir_opsets(
+        conv_t_ir("aten::conv_transpose2d", "[2, 2]", "[1, 1]", "[1, 1]", 1, "[1, 1]"),
+        {randn({1, 4, 5, 5}, 1), randn({4, 3, 3, 3}, 2), randn({3}, 3)});
     CHECK(r.count("ConvTranspose") == 1);
   }
   SECTION("groups and dilation") {
@@ -138,13 +148,13 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor):
   return (%y))IR";
   };
   SECTION("normal") {
-    auto r = check_ir_opsets(ir(false), {randn({1, 3, 8, 8}, 1), randn({4, 3, 3, 3}, 2),
-                                         randn({4}, 3)});
+    auto r =
+        check_ir_opsets(ir(false), {randn({1, 3, 8, 8}, 1), randn({4, 3, 3, 3}, 2), randn({4}, 3)});
     CHECK(r.count("Conv") == 1);
   }
   SECTION("transposed") {
-    auto r = check_ir_opsets(ir(true), {randn({1, 3, 4, 4}, 1), randn({3, 4, 3, 3}, 2),
-                                        randn({4}, 3)});
+    auto r =
+        check_ir_opsets(ir(true), {randn({1, 3, 4, 4}, 1), randn({3, 4, 3, 3}, 2), randn({4}, 3)});
     CHECK(r.count("ConvTranspose") == 1);
   }
 }

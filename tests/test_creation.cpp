@@ -1,17 +1,17 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
 #include "ir_text.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
 namespace {
 
 // A runtime int (the walker cannot fold it) from a 0-d int64 input %t.
-const char* kRuntimeN = "  %n : int = aten::Int(%t)\n";
+const char *kRuntimeN = "  %n : int = aten::Int(%t)\n";
 
 // Runs at opsets 13 and 17 and checks the single output's shape and dtype; returns opset 17's.
-at::Tensor run_random(const std::string& text, const std::vector<at::Tensor>& inputs,
+at::Tensor run_random(const std::string &text, const std::vector<at::Tensor> &inputs,
                       std::vector<int64_t> shape, at::ScalarType dtype) {
   at::Tensor y;
   for (int opset : {13, 17}) {
@@ -24,7 +24,7 @@ at::Tensor run_random(const std::string& text, const std::vector<at::Tensor>& in
   return y;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::eye", "[creation]") {
   auto r = check_ir_opsets(ir("%t : Tensor", std::string(kRuntimeN) +
@@ -186,10 +186,10 @@ TEST_CASE("aten::broadcast_to", "[creation]") {
 
 TEST_CASE("aten::broadcast_tensors", "[creation]") {
   check_ir_opsets(ir("%a : Tensor, %b : Tensor, %c : Tensor",
-                       "  %l : Tensor[] = prim::ListConstruct(%a, %b, %c)\n"
-                       "  %o : Tensor[] = aten::broadcast_tensors(%l)\n"
-                       "  %p : Tensor, %q : Tensor, %r : Tensor = prim::ListUnpack(%o)",
-                       "%p, %q, %r"),
+                     "  %l : Tensor[] = prim::ListConstruct(%a, %b, %c)\n"
+                     "  %o : Tensor[] = aten::broadcast_tensors(%l)\n"
+                     "  %p : Tensor, %q : Tensor, %r : Tensor = prim::ListUnpack(%o)",
+                     "%p, %q, %r"),
                   {randn({3, 1}), randn({4}, 2), at::randint(0, 3, {1, 1}, at::kLong)});
 }
 
@@ -201,10 +201,10 @@ TEST_CASE("aten::atleast_1d", "[creation]") {
 TEST_CASE("aten::atleast_2d", "[creation]") {
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::atleast_2d(%x)"), {randn({3})});
   check_ir_opsets(ir("%a : Tensor, %b : Tensor",
-                       "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
-                       "  %o : Tensor[] = aten::atleast_2d(%l)\n"
-                       "  %p : Tensor, %q : Tensor = prim::ListUnpack(%o)",
-                       "%p, %q"),
+                     "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
+                     "  %o : Tensor[] = aten::atleast_2d(%l)\n"
+                     "  %p : Tensor, %q : Tensor = prim::ListUnpack(%o)",
+                     "%p, %q"),
                   {randn({}), randn({2, 3})});
 }
 
@@ -262,8 +262,7 @@ TEST_CASE("aten::rand", "[creation]") {
 TEST_CASE("aten::randn", "[creation]") {
   auto y = run_random(ir("", "  %n : int = prim::Constant[value=2000]()\n"
                              "  %s : int[] = prim::ListConstruct(%3, %n)\n"
-                             "  %y : Tensor = aten::randn(%s, %double, %none, %none, %none)")
-                      ,
+                             "  %y : Tensor = aten::randn(%s, %double, %none, %none, %none)"),
                       {}, {3, 2000}, at::kDouble);
   CHECK(std::abs(y.mean().item<double>()) < 0.1);
   CHECK(std::abs(y.std().item<double>() - 1) < 0.1);

@@ -224,7 +224,7 @@ TEST_CASE("detection graph patterns: sizes that follow a data-dependent count st
   %b : Tensor = aten::view(%v2, %s)
   %n : int = aten::size(%v2, %0)
   %nt : Tensor = prim::NumToTensor(%n))IR",
-                                  "%a, %b, %nt");
+                              "%a, %b, %nt");
   auto example = at::tensor({0.5f, 1.5f, -1.0f, 0.25f, 1.0f, -0.5f});
   auto unseen = at::tensor({-0.5f, 3.5f, -1.0f, -0.25f, 2.5f, -0.5f});
   auto r = check_ir_unseen(text, {example}, {unseen});
@@ -243,14 +243,15 @@ TEST_CASE("detection graph patterns: rows selected by a boolean mask stay dynami
   %v : Tensor = aten::index(%x, %l)
   %s : int[] = prim::ListConstruct(%m1, %1)
   %a : Tensor = aten::view(%v, %s))IR",
-                                  "%a");
+                              "%a");
   auto example = at::tensor({0.5f, 1.5f, -1.0f, 0.25f, -0.5f});
   auto r = check_ir_unseen(text, {example}, {at::tensor({-0.5f, 3.5f, -1.0f, -0.25f, 2.5f})});
   CHECK(r.torch_outputs[0].size(0) == 3);
   check_ir_unseen(text, {example}, {at::full({5}, -1.0f)});
 }
 
-TEST_CASE("detection graph patterns: flatten of a dynamic count, also when it is 0", "[detection]") {
+TEST_CASE("detection graph patterns: flatten of a dynamic count, also when it is 0",
+          "[detection]") {
   // RetinaNet flattens per-level box deltas [n, 1, 4] to [n, 4]; a level may keep no box.
   const std::string text = ir("%x : Tensor", R"IR(
   %t0 : float = prim::Constant[value=0.]()
@@ -260,9 +261,9 @@ TEST_CASE("detection graph patterns: flatten of a dynamic count, also when it is
   %l : Tensor?[] = prim::ListConstruct(%m)
   %v : Tensor = aten::index(%x, %l)
   %f : Tensor = aten::flatten(%v, %1, %m1))IR",
-                                  "%f");
+                              "%f");
   auto example = randn({6, 1, 4}, 5).abs();
-  example.select(0, 1).fill_(-1.0f);  // 5 of 6 rows kept at the example
+  example.select(0, 1).fill_(-1.0f); // 5 of 6 rows kept at the example
   auto r = check_ir_unseen(text, {example}, {at::full({6, 1, 4}, -1.0f)});
   CHECK(r.torch_outputs[0].size(0) == 5);
   CHECK(r.torch_outputs[0].size(1) == 4);

@@ -1,12 +1,12 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
 namespace {
 
-const char* kConsts = R"IR(
+const char *kConsts = R"IR(
   %one : int = prim::Constant[value=1]()
   %two : int = prim::Constant[value=2]()
   %none : NoneType = prim::Constant()
@@ -18,20 +18,20 @@ const char* kConsts = R"IR(
 )IR";
 
 // graph(%x) -> %y = call, with the constants in kConsts.
-std::string ir1(const std::string& call) {
+std::string ir1(const std::string &call) {
   return std::string("graph(%x : Tensor):") + kConsts + "  %y : Tensor = " + call +
          "\n  return (%y)";
 }
 
 // graph(%x, %w) -> %y = call.
-std::string ir2(const std::string& call) {
+std::string ir2(const std::string &call) {
   return std::string("graph(%x : Tensor, %w : Tensor):") + kConsts + "  %y : Tensor = " + call +
          "\n  return (%y)";
 }
 
 // In-place ops act on a temporary (x + 0) so that LibTorch does not modify the graph input the
 // harness later feeds to ONNX Runtime.
-std::string ir2_inplace(const std::string& call) {
+std::string ir2_inplace(const std::string &call) {
   return std::string("graph(%x0 : Tensor, %w : Tensor):") + kConsts +
          "  %zero : int = prim::Constant[value=0]()\n"
          "  %x : Tensor = aten::add(%x0, %zero, %one)\n"
@@ -44,9 +44,11 @@ at::Tensor divisors(std::vector<int64_t> shape) {
   return ints(shape, 1, 6) * (ints(shape, 0, 2) * 2 - 1);
 }
 
-at::Tensor bools(std::vector<int64_t> shape, uint64_t seed) { return randn(shape, seed) > 0; }
+at::Tensor bools(std::vector<int64_t> shape, uint64_t seed) {
+  return randn(shape, seed) > 0;
+}
 
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::add", "[elementwise]") {
   SECTION("tensors with broadcasting") {
@@ -87,7 +89,9 @@ TEST_CASE("aten::sub", "[elementwise]") {
   SECTION("alpha") {
     check_ir_opsets(ir2("aten::sub(%x, %w, %two)"), {randn({2, 3}), randn({3}, 2)});
   }
-  SECTION("scalar") { check_ir_opsets(ir1("aten::sub(%x, %half, %one)"), {randn({2, 3})}); }
+  SECTION("scalar") {
+    check_ir_opsets(ir1("aten::sub(%x, %half, %one)"), {randn({2, 3})});
+  }
   SECTION("in place") {
     check_ir_opsets(ir2_inplace("aten::sub_(%x, %w, %one)"), {randn({4}), randn({4}, 2)});
   }
@@ -98,14 +102,18 @@ TEST_CASE("aten::rsub", "[elementwise]") {
     auto r = check_ir_opsets(ir1("aten::rsub(%x, %f25, %two)"), {randn({2, 3})});
     CHECK(r.count("Sub") == 1);
   }
-  SECTION("tensor") { check_ir_opsets(ir2("aten::rsub(%x, %w, %one)"), {ints({4}), ints({4})}); }
+  SECTION("tensor") {
+    check_ir_opsets(ir2("aten::rsub(%x, %w, %one)"), {ints({4}), ints({4})});
+  }
 }
 
 TEST_CASE("aten::mul", "[elementwise]") {
   SECTION("tensors") {
     check_ir_opsets(ir2("aten::mul(%x, %w)"), {randn({2, 3}), randn({2, 3}, 2)});
   }
-  SECTION("scalar") { check_ir_opsets(ir1("aten::mul(%x, %f25)"), {ints({2, 3})}); }
+  SECTION("scalar") {
+    check_ir_opsets(ir1("aten::mul(%x, %f25)"), {ints({2, 3})});
+  }
   SECTION("bools") {
     auto r = check_ir_opsets(ir2("aten::mul(%x, %w)"), {bools({8}, 1), bools({8}, 2)});
     CHECK(r.count("And") == 1);
@@ -116,11 +124,15 @@ TEST_CASE("aten::mul", "[elementwise]") {
 }
 
 TEST_CASE("aten::div", "[elementwise]") {
-  SECTION("float") { check_ir_opsets(ir2("aten::div(%x, %w)"), {randn({2, 3}), randn({2, 3}, 2)}); }
+  SECTION("float") {
+    check_ir_opsets(ir2("aten::div(%x, %w)"), {randn({2, 3}), randn({2, 3}, 2)});
+  }
   SECTION("ints give float") {
     check_ir_opsets(ir2("aten::div(%x, %w)"), {ints({12}), divisors({12})});
   }
-  SECTION("scalar") { check_ir_opsets(ir1("aten::div(%x, %m3)"), {ints({12})}); }
+  SECTION("scalar") {
+    check_ir_opsets(ir1("aten::div(%x, %m3)"), {ints({12})});
+  }
   SECTION("trunc float") {
     check_ir_opsets(ir2("aten::div(%x, %w, %trunc)"), {randn({12}) * 5, randn({12}, 2)});
   }
@@ -152,16 +164,24 @@ TEST_CASE("aten::floor_divide", "[elementwise]") {
 }
 
 TEST_CASE("aten::remainder", "[elementwise]") {
-  SECTION("int") { check_ir_opsets(ir2("aten::remainder(%x, %w)"), {ints({16}), divisors({16})}); }
+  SECTION("int") {
+    check_ir_opsets(ir2("aten::remainder(%x, %w)"), {ints({16}), divisors({16})});
+  }
   SECTION("float, divisors of both signs") {
     check_ir_opsets(ir2("aten::remainder(%x, %w)"), {randn({16}) * 5, randn({16}, 2)});
   }
-  SECTION("scalar self") { check_ir_opsets(ir1("aten::remainder(%f25, %x)"), {randn({16}) + 4}); }
-  SECTION("scalar divisor") { check_ir_opsets(ir1("aten::remainder(%x, %m3)"), {ints({16})}); }
+  SECTION("scalar self") {
+    check_ir_opsets(ir1("aten::remainder(%f25, %x)"), {randn({16}) + 4});
+  }
+  SECTION("scalar divisor") {
+    check_ir_opsets(ir1("aten::remainder(%x, %m3)"), {ints({16})});
+  }
 }
 
 TEST_CASE("aten::fmod", "[elementwise]") {
-  SECTION("int") { check_ir_opsets(ir2("aten::fmod(%x, %w)"), {ints({16}), divisors({16})}); }
+  SECTION("int") {
+    check_ir_opsets(ir2("aten::fmod(%x, %w)"), {ints({16}), divisors({16})});
+  }
   SECTION("float") {
     auto r = check_ir_opsets(ir1("aten::fmod(%x, %f25)"), {randn({16}) * 5});
     CHECK(r.count("Mod") == 1);
@@ -172,47 +192,76 @@ TEST_CASE("aten::pow", "[elementwise]") {
   SECTION("tensor ^ tensor") {
     check_ir_opsets(ir2("aten::pow(%x, %w)"), {randn({3, 4}).abs() + 0.5, randn({4}, 2)});
   }
-  SECTION("tensor ^ 2") { check_ir_opsets(ir1("aten::pow(%x, %two)"), {randn({3, 4})}); }
-  SECTION("tensor ^ 0.5") { check_ir_opsets(ir1("aten::pow(%x, %half)"), {randn({3, 4}).abs()}); }
-  SECTION("scalar ^ tensor") { check_ir_opsets(ir1("aten::pow(%f25, %x)"), {randn({3, 4})}); }
-  SECTION("int tensor ^ int") { check_ir_opsets(ir1("aten::pow(%x, %two)"), {ints({3, 4})}); }
-  SECTION("int tensor ^ float") { check_ir_opsets(ir1("aten::pow(%x, %half)"), {ints({6}, 0, 9)}); }
+  SECTION("tensor ^ 2") {
+    check_ir_opsets(ir1("aten::pow(%x, %two)"), {randn({3, 4})});
+  }
+  SECTION("tensor ^ 0.5") {
+    check_ir_opsets(ir1("aten::pow(%x, %half)"), {randn({3, 4}).abs()});
+  }
+  SECTION("scalar ^ tensor") {
+    check_ir_opsets(ir1("aten::pow(%f25, %x)"), {randn({3, 4})});
+  }
+  SECTION("int tensor ^ int") {
+    check_ir_opsets(ir1("aten::pow(%x, %two)"), {ints({3, 4})});
+  }
+  SECTION("int tensor ^ float") {
+    check_ir_opsets(ir1("aten::pow(%x, %half)"), {ints({6}, 0, 9)});
+  }
 }
 
 namespace {
 
 // op(%x) on each input, at both opset ends.
-void check_unary(const std::string& op, const std::vector<at::Tensor>& xs) {
-  for (const auto& x : xs) check_ir_opsets(ir1("aten::" + op + "(%x)"), {x});
+void check_unary(const std::string &op, const std::vector<at::Tensor> &xs) {
+  for (const auto &x : xs)
+    check_ir_opsets(ir1("aten::" + op + "(%x)"), {x});
 }
 
-}  // namespace
+} // namespace
 
-TEST_CASE("aten::neg", "[elementwise]") { check_unary("neg", {randn({3, 5}) * 2, ints({7})}); }
+TEST_CASE("aten::neg", "[elementwise]") {
+  check_unary("neg", {randn({3, 5}) * 2, ints({7})});
+}
 
 TEST_CASE("aten::abs", "[elementwise]") {
   check_unary("abs", {randn({3, 5}) * 2, ints({7}, -9, 9, at::kInt), ints({7}, -9, 9, at::kChar)});
 }
 
-TEST_CASE("aten::exp", "[elementwise]") { check_unary("exp", {randn({3, 5}) * 2, ints({7})}); }
+TEST_CASE("aten::exp", "[elementwise]") {
+  check_unary("exp", {randn({3, 5}) * 2, ints({7})});
+}
 
-TEST_CASE("aten::expm1", "[elementwise]") { check_unary("expm1", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::expm1", "[elementwise]") {
+  check_unary("expm1", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::exp2", "[elementwise]") { check_unary("exp2", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::exp2", "[elementwise]") {
+  check_unary("exp2", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::log", "[elementwise]") { check_unary("log", {randn({3, 5}).abs() + 0.1}); }
+TEST_CASE("aten::log", "[elementwise]") {
+  check_unary("log", {randn({3, 5}).abs() + 0.1});
+}
 
-TEST_CASE("aten::log2", "[elementwise]") { check_unary("log2", {randn({3, 5}).abs() + 0.1}); }
+TEST_CASE("aten::log2", "[elementwise]") {
+  check_unary("log2", {randn({3, 5}).abs() + 0.1});
+}
 
-TEST_CASE("aten::log10", "[elementwise]") { check_unary("log10", {randn({3, 5}).abs() + 0.1}); }
+TEST_CASE("aten::log10", "[elementwise]") {
+  check_unary("log10", {randn({3, 5}).abs() + 0.1});
+}
 
-TEST_CASE("aten::log1p", "[elementwise]") { check_unary("log1p", {randn({3, 5}).abs() + 0.1}); }
+TEST_CASE("aten::log1p", "[elementwise]") {
+  check_unary("log1p", {randn({3, 5}).abs() + 0.1});
+}
 
 TEST_CASE("aten::sqrt", "[elementwise]") {
   check_unary("sqrt", {randn({3, 5}).abs() + 0.1, ints({7}, 0, 9)});
 }
 
-TEST_CASE("aten::rsqrt", "[elementwise]") { check_unary("rsqrt", {randn({3, 5}).abs() + 0.1}); }
+TEST_CASE("aten::rsqrt", "[elementwise]") {
+  check_unary("rsqrt", {randn({3, 5}).abs() + 0.1});
+}
 
 TEST_CASE("aten::reciprocal", "[elementwise]") {
   check_unary("reciprocal", {randn({3, 5}).abs() + 0.1});
@@ -222,45 +271,85 @@ TEST_CASE("aten::square", "[elementwise]") {
   check_unary("square", {randn({3, 5}) * 2, ints({7})});
 }
 
-TEST_CASE("aten::sign", "[elementwise]") { check_unary("sign", {randn({3, 5}) * 2, ints({7})}); }
+TEST_CASE("aten::sign", "[elementwise]") {
+  check_unary("sign", {randn({3, 5}) * 2, ints({7})});
+}
 
-TEST_CASE("aten::erf", "[elementwise]") { check_unary("erf", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::erf", "[elementwise]") {
+  check_unary("erf", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::erfc", "[elementwise]") { check_unary("erfc", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::erfc", "[elementwise]") {
+  check_unary("erfc", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::sin", "[elementwise]") { check_unary("sin", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::sin", "[elementwise]") {
+  check_unary("sin", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::cos", "[elementwise]") { check_unary("cos", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::cos", "[elementwise]") {
+  check_unary("cos", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::tan", "[elementwise]") { check_unary("tan", {at::rand({3, 5}) * 1.8 - 0.9}); }
+TEST_CASE("aten::tan", "[elementwise]") {
+  check_unary("tan", {at::rand({3, 5}) * 1.8 - 0.9});
+}
 
-TEST_CASE("aten::asin", "[elementwise]") { check_unary("asin", {at::rand({3, 5}) * 1.8 - 0.9}); }
+TEST_CASE("aten::asin", "[elementwise]") {
+  check_unary("asin", {at::rand({3, 5}) * 1.8 - 0.9});
+}
 
-TEST_CASE("aten::acos", "[elementwise]") { check_unary("acos", {at::rand({3, 5}) * 1.8 - 0.9}); }
+TEST_CASE("aten::acos", "[elementwise]") {
+  check_unary("acos", {at::rand({3, 5}) * 1.8 - 0.9});
+}
 
-TEST_CASE("aten::atan", "[elementwise]") { check_unary("atan", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::atan", "[elementwise]") {
+  check_unary("atan", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::sinh", "[elementwise]") { check_unary("sinh", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::sinh", "[elementwise]") {
+  check_unary("sinh", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::cosh", "[elementwise]") { check_unary("cosh", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::cosh", "[elementwise]") {
+  check_unary("cosh", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::asinh", "[elementwise]") { check_unary("asinh", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::asinh", "[elementwise]") {
+  check_unary("asinh", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::acosh", "[elementwise]") { check_unary("acosh", {randn({3, 5}).abs() + 0.1 + 1}); }
+TEST_CASE("aten::acosh", "[elementwise]") {
+  check_unary("acosh", {randn({3, 5}).abs() + 0.1 + 1});
+}
 
-TEST_CASE("aten::atanh", "[elementwise]") { check_unary("atanh", {at::rand({3, 5}) * 1.8 - 0.9}); }
+TEST_CASE("aten::atanh", "[elementwise]") {
+  check_unary("atanh", {at::rand({3, 5}) * 1.8 - 0.9});
+}
 
-TEST_CASE("aten::floor", "[elementwise]") { check_unary("floor", {randn({3, 5}) * 2, ints({7})}); }
+TEST_CASE("aten::floor", "[elementwise]") {
+  check_unary("floor", {randn({3, 5}) * 2, ints({7})});
+}
 
-TEST_CASE("aten::ceil", "[elementwise]") { check_unary("ceil", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::ceil", "[elementwise]") {
+  check_unary("ceil", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::trunc", "[elementwise]") { check_unary("trunc", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::trunc", "[elementwise]") {
+  check_unary("trunc", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::frac", "[elementwise]") { check_unary("frac", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::frac", "[elementwise]") {
+  check_unary("frac", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::deg2rad", "[elementwise]") { check_unary("deg2rad", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::deg2rad", "[elementwise]") {
+  check_unary("deg2rad", {randn({3, 5}) * 2});
+}
 
-TEST_CASE("aten::rad2deg", "[elementwise]") { check_unary("rad2deg", {randn({3, 5}) * 2}); }
+TEST_CASE("aten::rad2deg", "[elementwise]") {
+  check_unary("rad2deg", {randn({3, 5}) * 2});
+}
 
 TEST_CASE("aten::exp_", "[elementwise]") {
   check_ir_opsets(ir2_inplace("aten::exp_(%x)"), {randn({4}), randn({4}, 2)});
@@ -283,8 +372,12 @@ TEST_CASE("aten::clamp", "[elementwise]") {
     auto r = check_ir_opsets(ir1("aten::clamp(%x, %m3, %half)"), {randn({4, 5}) * 4});
     CHECK(r.count("Clip") == 1);
   }
-  SECTION("min only") { check_ir_opsets(ir1("aten::clamp(%x, %half, %none)"), {randn({4, 5})}); }
-  SECTION("max only") { check_ir_opsets(ir1("aten::clamp(%x, %none, %half)"), {randn({4, 5})}); }
+  SECTION("min only") {
+    check_ir_opsets(ir1("aten::clamp(%x, %half, %none)"), {randn({4, 5})});
+  }
+  SECTION("max only") {
+    check_ir_opsets(ir1("aten::clamp(%x, %none, %half)"), {randn({4, 5})});
+  }
   SECTION("int tensor, int bounds") {
     check_ir_opsets(ir1("aten::clamp(%x, %m3, %two)"), {ints({10})});
   }
@@ -348,7 +441,7 @@ graph(%x : Tensor, %m : Tensor, %v : Tensor):
 
 namespace {
 
-void check_compare(const std::string& op) {
+void check_compare(const std::string &op) {
   std::string name = "aten::" + op;
   SECTION("tensors") {
     check_ir_opsets(ir2(name + "(%x, %w)"),
@@ -361,22 +454,46 @@ void check_compare(const std::string& op) {
   SECTION("int tensor vs float tensor") {
     check_ir_opsets(ir2(name + "(%x, %w)"), {ints({10}, -2, 3), randn({10}, 2)});
   }
-  SECTION("bools") { check_ir_opsets(ir2(name + "(%x, %w)"), {bools({10}, 1), bools({10}, 2)}); }
+  SECTION("bools") {
+    check_ir_opsets(ir2(name + "(%x, %w)"), {bools({10}, 1), bools({10}, 2)});
+  }
 }
 
-}  // namespace
+} // namespace
 
-TEST_CASE("aten::eq", "[elementwise]") { check_compare("eq"); }
-TEST_CASE("aten::ne", "[elementwise]") { check_compare("ne"); }
-TEST_CASE("aten::lt", "[elementwise]") { check_compare("lt"); }
-TEST_CASE("aten::le", "[elementwise]") { check_compare("le"); }
-TEST_CASE("aten::gt", "[elementwise]") { check_compare("gt"); }
-TEST_CASE("aten::ge", "[elementwise]") { check_compare("ge"); }
-TEST_CASE("aten::less", "[elementwise]") { check_compare("less"); }
-TEST_CASE("aten::less_equal", "[elementwise]") { check_compare("less_equal"); }
-TEST_CASE("aten::greater", "[elementwise]") { check_compare("greater"); }
-TEST_CASE("aten::greater_equal", "[elementwise]") { check_compare("greater_equal"); }
-TEST_CASE("aten::not_equal", "[elementwise]") { check_compare("not_equal"); }
+TEST_CASE("aten::eq", "[elementwise]") {
+  check_compare("eq");
+}
+TEST_CASE("aten::ne", "[elementwise]") {
+  check_compare("ne");
+}
+TEST_CASE("aten::lt", "[elementwise]") {
+  check_compare("lt");
+}
+TEST_CASE("aten::le", "[elementwise]") {
+  check_compare("le");
+}
+TEST_CASE("aten::gt", "[elementwise]") {
+  check_compare("gt");
+}
+TEST_CASE("aten::ge", "[elementwise]") {
+  check_compare("ge");
+}
+TEST_CASE("aten::less", "[elementwise]") {
+  check_compare("less");
+}
+TEST_CASE("aten::less_equal", "[elementwise]") {
+  check_compare("less_equal");
+}
+TEST_CASE("aten::greater", "[elementwise]") {
+  check_compare("greater");
+}
+TEST_CASE("aten::greater_equal", "[elementwise]") {
+  check_compare("greater_equal");
+}
+TEST_CASE("aten::not_equal", "[elementwise]") {
+  check_compare("not_equal");
+}
 
 TEST_CASE("aten::logical_and", "[elementwise]") {
   check_ir_opsets(ir2("aten::logical_and(%x, %w)"), {bools({3, 4}, 1), bools({4}, 2)});
@@ -403,7 +520,9 @@ TEST_CASE("aten::bitwise_not", "[elementwise]") {
     auto r = check_ir_opsets(ir1("aten::bitwise_not(%x)"), {bools({3, 4}, 1)});
     CHECK(r.count("Not") == 1);
   }
-  SECTION("int64") { check_ir_opsets(ir1("aten::bitwise_not(%x)"), {ints({8})}); }
+  SECTION("int64") {
+    check_ir_opsets(ir1("aten::bitwise_not(%x)"), {ints({8})});
+  }
   SECTION("uint8") {
     check_ir_opsets(ir1("aten::bitwise_not(%x)"), {ints({8}, 0, 255, at::kByte)});
   }
@@ -426,7 +545,9 @@ TEST_CASE("aten::isnan", "[elementwise]") {
     auto r = check_ir_opsets(ir1("aten::isnan(%x)"), {x});
     CHECK(r.count("IsNaN") == 1);
   }
-  SECTION("int") { check_ir_opsets(ir1("aten::isnan(%x)"), {ints({8})}); }
+  SECTION("int") {
+    check_ir_opsets(ir1("aten::isnan(%x)"), {ints({8})});
+  }
 }
 
 TEST_CASE("float16 arithmetic", "[elementwise]") {
@@ -505,6 +626,12 @@ TEST_CASE("aten::clip", "[elementwise]") {
   check_ir_opsets(ir1("aten::clip(%x, %m3, %half)"), {randn({4, 5}) * 4});
 }
 
-TEST_CASE("aten::special_erf", "[elementwise]") { check_unary("special_erf", {randn({6})}); }
-TEST_CASE("aten::special_erfc", "[elementwise]") { check_unary("special_erfc", {randn({6})}); }
-TEST_CASE("aten::special_expm1", "[elementwise]") { check_unary("special_expm1", {randn({6})}); }
+TEST_CASE("aten::special_erf", "[elementwise]") {
+  check_unary("special_erf", {randn({6})});
+}
+TEST_CASE("aten::special_erfc", "[elementwise]") {
+  check_unary("special_erfc", {randn({6})});
+}
+TEST_CASE("aten::special_expm1", "[elementwise]") {
+  check_unary("special_expm1", {randn({6})});
+}

@@ -1,7 +1,7 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
 #include "ir_text.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
@@ -23,9 +23,10 @@ TEST_CASE("aten::upsample_nearest1d", "[image]") {
 
 TEST_CASE("aten::upsample_nearest3d", "[image]") {
   auto x = randn({1, 2, 2, 3, 4});
-  check_ir_opsets(ir("%x : Tensor", "  %o : int[] = prim::ListConstruct(%3, %5, %7)\n"
-                                    "  %y : Tensor = aten::upsample_nearest3d(%x, %o, %none, %none, "
-                                    "%none)"),
+  check_ir_opsets(ir("%x : Tensor",
+                     "  %o : int[] = prim::ListConstruct(%3, %5, %7)\n"
+                     "  %y : Tensor = aten::upsample_nearest3d(%x, %o, %none, %none, "
+                     "%none)"),
                   {x});
   check_ir_opsets(ir("%x : Tensor", "  %f : float[] = prim::ListConstruct(%s2, %s2, %s2)\n"
                                     "  %y : Tensor = aten::upsample_nearest3d(%x, %none, %f)"),
@@ -34,20 +35,22 @@ TEST_CASE("aten::upsample_nearest3d", "[image]") {
 
 TEST_CASE("aten::upsample_linear1d", "[image]") {
   auto x = randn({2, 3, 5});
-  for (const char* align : {"%false", "%true"}) {
-    check_ir_opsets(ir("%x : Tensor", std::string("  %o : int[] = prim::ListConstruct(%7)\n"
-                                                  "  %y : Tensor = aten::upsample_linear1d(%x, %o, ") +
-                                          align + ", %none)"),
-                    {x});
+  for (const char *align : {"%false", "%true"}) {
+    check_ir_opsets(
+        ir("%x : Tensor", std::string("  %o : int[] = prim::ListConstruct(%7)\n"
+                                      "  %y : Tensor = aten::upsample_linear1d(%x, %o, ") +
+                              align + ", %none)"),
+        {x});
   }
-  check_ir_opsets(ir("%x : Tensor", "  %f : float[] = prim::ListConstruct(%s2)\n"
-                                    "  %y : Tensor = aten::upsample_linear1d(%x, %none, %false, %f)"),
+  check_ir_opsets(ir("%x : Tensor",
+                     "  %f : float[] = prim::ListConstruct(%s2)\n"
+                     "  %y : Tensor = aten::upsample_linear1d(%x, %none, %false, %f)"),
                   {x});
 }
 
 TEST_CASE("aten::upsample_trilinear3d", "[image]") {
   auto x = randn({1, 2, 2, 3, 4});
-  for (const char* align : {"%false", "%true"}) {
+  for (const char *align : {"%false", "%true"}) {
     check_ir_opsets(ir("%x : Tensor", std::string("  %o : int[] = prim::ListConstruct(%3, %5, %7)\n"
                                                   "  %y : Tensor = aten::upsample_trilinear3d(%x, "
                                                   "%o, ") +
@@ -58,15 +61,16 @@ TEST_CASE("aten::upsample_trilinear3d", "[image]") {
 
 TEST_CASE("aten::upsample_bicubic2d", "[image]") {
   auto x = randn({1, 2, 4, 5});
-  for (const char* align : {"%false", "%true"}) {
+  for (const char *align : {"%false", "%true"}) {
     check_ir_opsets(ir("%x : Tensor", std::string("  %o : int[] = prim::ListConstruct(%7, %7)\n"
                                                   "  %y : Tensor = aten::upsample_bicubic2d(%x, "
                                                   "%o, ") +
                                           align + ", %none, %none)"),
                     {x});
   }
-  check_ir_opsets(ir("%x : Tensor", "  %f : float[] = prim::ListConstruct(%s2, %s2)\n"
-                                    "  %y : Tensor = aten::upsample_bicubic2d(%x, %none, %false, %f)"),
+  check_ir_opsets(ir("%x : Tensor",
+                     "  %f : float[] = prim::ListConstruct(%s2, %s2)\n"
+                     "  %y : Tensor = aten::upsample_bicubic2d(%x, %none, %false, %f)"),
                   {x});
 }
 
@@ -98,11 +102,11 @@ TEST_CASE("aten::grid_sampler", "[image]") {
   auto grid = at::rand({1, 3, 6, 2}) * 2.2 - 1.1;
   for (int mode = 0; mode < 2; ++mode)
     for (int pad = 0; pad < 3; ++pad)
-      for (const char* align : {"%false", "%true"}) {
+      for (const char *align : {"%false", "%true"}) {
         std::string body = "  %mode : int = prim::Constant[value=" + std::to_string(mode) +
                            "]()\n  %pad : int = prim::Constant[value=" + std::to_string(pad) +
-                           "]()\n  %y : Tensor = aten::grid_sampler(%x, %g, %mode, %pad, " +
-                           align + ")";
+                           "]()\n  %y : Tensor = aten::grid_sampler(%x, %g, %mode, %pad, " + align +
+                           ")";
         auto r = check_ir(ir("%x : Tensor, %g : Tensor", body), {x, grid}, 16);
         CHECK(r.count("GridSample") == 1);
         check_ir(ir("%x : Tensor, %g : Tensor", body), {x, grid}, 17);
@@ -111,14 +115,14 @@ TEST_CASE("aten::grid_sampler", "[image]") {
 
 TEST_CASE("aten::grid_sampler below opset 16 (decomposed into GatherElements)", "[image]") {
   auto x = randn({2, 3, 4, 5});
-  auto grid = at::rand({2, 3, 6, 2}) * 2.4 - 1.2;  // some points fall outside the image
+  auto grid = at::rand({2, 3, 6, 2}) * 2.4 - 1.2; // some points fall outside the image
   for (int mode = 0; mode < 2; ++mode)
     for (int pad = 0; pad < 2; ++pad)
-      for (const char* align : {"%false", "%true"}) {
+      for (const char *align : {"%false", "%true"}) {
         std::string body = "  %mode : int = prim::Constant[value=" + std::to_string(mode) +
                            "]()\n  %pad : int = prim::Constant[value=" + std::to_string(pad) +
-                           "]()\n  %y : Tensor = aten::grid_sampler(%x, %g, %mode, %pad, " +
-                           align + ")";
+                           "]()\n  %y : Tensor = aten::grid_sampler(%x, %g, %mode, %pad, " + align +
+                           ")";
         for (int opset : {13, 14, 15}) {
           auto r = check_ir(ir("%x : Tensor, %g : Tensor", body), {x, grid}, opset);
           CHECK(r.count("GridSample") == 0);

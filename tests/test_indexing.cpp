@@ -1,21 +1,23 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
 #include "ir_text.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
 namespace {
 
 // The same for an in-place op acting on %x = -x0 (LibTorch must not modify the graph input).
-std::string ir_inplace(const std::string& args, const std::string& body) {
+std::string ir_inplace(const std::string &args, const std::string &body) {
   return ir("%x0 : Tensor, " + args, "  %x : Tensor = aten::neg(%x0)\n" + body);
 }
 
 // A random permutation along dim 0 of a [n, m] index tensor (no duplicate targets).
-at::Tensor perm_index(int64_t n, int64_t m) { return at::argsort(at::rand({n, m}), 0, false); }
+at::Tensor perm_index(int64_t n, int64_t m) {
+  return at::argsort(at::rand({n, m}), 0, false);
+}
 
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::scatter", "[indexing]") {
   auto x = randn({4, 5}), src = randn({4, 5}, 2);
@@ -31,12 +33,12 @@ TEST_CASE("aten::scatter", "[indexing]") {
                     {x, at::argsort(at::rand({3, 5}), 1, false).slice(1, 0, 3), src});
   }
   SECTION("value") {
-    check_ir_opsets(ir("%x : Tensor, %i : Tensor",
-                       "  %y : Tensor = aten::scatter(%x, %0, %i, %half)"),
-                    {x, perm_index(2, 5)});
+    check_ir_opsets(
+        ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::scatter(%x, %0, %i, %half)"),
+        {x, perm_index(2, 5)});
   }
   SECTION("reduce add / multiply, duplicates") {
-    for (const char* red : {"add", "multiply"}) {
+    for (const char *red : {"add", "multiply"}) {
       std::string body = std::string("  %red : str = prim::Constant[value=\"") + red +
                          "\"]()\n  %y : Tensor = aten::scatter(%x, %0, %i, %s, %red)";
       check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor", body),
@@ -50,9 +52,9 @@ TEST_CASE("aten::scatter", "[indexing]") {
                     {x, ints({4, 7}, 0, 5)});
   }
   SECTION("in place") {
-    check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
-                               "  %y : Tensor = aten::scatter_(%x, %0, %i, %s)"),
-                    {x, perm_index(4, 5), src});
+    check_ir_opsets(
+        ir_inplace("%i : Tensor, %s : Tensor", "  %y : Tensor = aten::scatter_(%x, %0, %i, %s)"),
+        {x, perm_index(4, 5), src});
   }
 }
 
@@ -68,9 +70,9 @@ TEST_CASE("aten::scatter_add", "[indexing]") {
                          "  %y : Tensor = aten::scatter_add(%x, %1, %i, %s)"),
                       {x, idx, src}, 17);
   CHECK(r17.count("ScatterElements") == 1);
-  check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
-                             "  %y : Tensor = aten::scatter_add_(%x, %2, %i, %s)"),
-                  {x, ints({3, 4, 2}, 0, 5), randn({3, 4, 2}, 4)});
+  check_ir_opsets(
+      ir_inplace("%i : Tensor, %s : Tensor", "  %y : Tensor = aten::scatter_add_(%x, %2, %i, %s)"),
+      {x, ints({3, 4, 2}, 0, 5), randn({3, 4, 2}, 4)});
   SECTION("int") {
     check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
                        "  %y : Tensor = aten::scatter_add(%x, %0, %i, %s)"),
@@ -82,8 +84,8 @@ TEST_CASE("aten::scatter_reduce", "[indexing]") {
   auto x = randn({4, 5});
   auto idx = ints({6, 5}, 0, 4);
   auto src = randn({6, 5}, 2);
-  for (const char* red : {"sum", "prod", "mean", "amax", "amin"}) {
-    for (const char* self : {"%true", "%false"}) {
+  for (const char *red : {"sum", "prod", "mean", "amax", "amin"}) {
+    for (const char *self : {"%true", "%false"}) {
       DYNAMIC_SECTION(red << " include_self " << self) {
         std::string body = std::string("  %red : str = prim::Constant[value=\"") + red +
                            "\"]()\n  %y : Tensor = aten::scatter_reduce(%x, %0, %i, %s, %red, " +
@@ -93,10 +95,11 @@ TEST_CASE("aten::scatter_reduce", "[indexing]") {
     }
   }
   SECTION("in place, int amax") {
-    check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
-                               "  %red : str = prim::Constant[value=\"amax\"]()\n"
-                               "  %y : Tensor = aten::scatter_reduce_(%x, %1, %i, %s, %red, %false)"),
-                    {ints({3, 4}, -9, 9), ints({3, 6}, 0, 4), ints({3, 6}, -9, 9)});
+    check_ir_opsets(
+        ir_inplace("%i : Tensor, %s : Tensor",
+                   "  %red : str = prim::Constant[value=\"amax\"]()\n"
+                   "  %y : Tensor = aten::scatter_reduce_(%x, %1, %i, %s, %red, %false)"),
+        {ints({3, 4}, -9, 9), ints({3, 6}, 0, 4), ints({3, 6}, -9, 9)});
   }
 }
 
@@ -110,11 +113,11 @@ TEST_CASE("aten::index_put", "[indexing]") {
     CHECK(r.count("ScatterND") == 1);
   }
   SECTION("two indices, broadcast value") {
-    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %j : Tensor, %v : Tensor",
-                       "  %l : Tensor?[] = prim::ListConstruct(%i, %j)\n"
-                       "  %y : Tensor = aten::index_put(%x, %l, %v, %false)"),
-                    {x, at::tensor({1, 4}, at::kLong), at::tensor({2, 0}, at::kLong),
-                     randn({}, 3)});
+    check_ir_opsets(
+        ir("%x : Tensor, %i : Tensor, %j : Tensor, %v : Tensor",
+           "  %l : Tensor?[] = prim::ListConstruct(%i, %j)\n"
+           "  %y : Tensor = aten::index_put(%x, %l, %v, %false)"),
+        {x, at::tensor({1, 4}, at::kLong), at::tensor({2, 0}, at::kLong), randn({}, 3)});
   }
   SECTION("mask") {
     check_ir_opsets(ir("%x : Tensor, %m : Tensor, %v : Tensor",
@@ -129,11 +132,11 @@ TEST_CASE("aten::index_put", "[indexing]") {
                     {x, at::tensor({1, 3, 1, 1}, at::kLong), randn({4, 4}, 2)});
   }
   SECTION("accumulate, two indices") {
-    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %j : Tensor, %v : Tensor",
-                       "  %l : Tensor?[] = prim::ListConstruct(%i, %j)\n"
-                       "  %y : Tensor = aten::index_put(%x, %l, %v, %true)"),
-                    {x, at::tensor({1, 4, 1}, at::kLong), at::tensor({2, 0, 2}, at::kLong),
-                     randn({3}, 3)});
+    check_ir_opsets(
+        ir("%x : Tensor, %i : Tensor, %j : Tensor, %v : Tensor",
+           "  %l : Tensor?[] = prim::ListConstruct(%i, %j)\n"
+           "  %y : Tensor = aten::index_put(%x, %l, %v, %true)"),
+        {x, at::tensor({1, 4, 1}, at::kLong), at::tensor({2, 0, 2}, at::kLong), randn({3}, 3)});
   }
   SECTION("_index_put_impl_") {
     check_ir_opsets(ir_inplace("%i : Tensor, %v : Tensor",
@@ -169,15 +172,16 @@ TEST_CASE("aten::index_copy", "[indexing]") {
                               "  %y : Tensor = aten::index_copy(%x, %0, %i, %s)"),
                            {x, at::tensor({4, 1}, at::kLong), randn({2, 3}, 2)});
   CHECK(r.count("ScatterElements") == 1);
-  check_ir_opsets(ir_inplace("%i : Tensor, %s : Tensor",
-                             "  %y : Tensor = aten::index_copy_(%x, %1, %i, %s)"),
-                  {x, at::tensor({2, 0}, at::kLong), randn({5, 2}, 2)});
+  check_ir_opsets(
+      ir_inplace("%i : Tensor, %s : Tensor", "  %y : Tensor = aten::index_copy_(%x, %1, %i, %s)"),
+      {x, at::tensor({2, 0}, at::kLong), randn({5, 2}, 2)});
 }
 
 TEST_CASE("aten::index_fill", "[indexing]") {
   auto x = randn({4, 5});
-  check_ir_opsets(ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_fill(%x, %1, %i, %half)"),
-                  {x, at::tensor({0, 3, -1}, at::kLong)});
+  check_ir_opsets(
+      ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_fill(%x, %1, %i, %half)"),
+      {x, at::tensor({0, 3, -1}, at::kLong)});
   check_ir_opsets(ir("%x : Tensor, %i : Tensor, %v : Tensor",
                      "  %y : Tensor = aten::index_fill(%x, %0, %i, %v)"),
                   {x, at::tensor({2}, at::kLong), randn({}, 3)});
@@ -190,14 +194,15 @@ TEST_CASE("aten::masked_scatter", "[indexing]") {
   check_ir_opsets(ir("%x : Tensor, %m : Tensor, %s : Tensor",
                      "  %y : Tensor = aten::masked_scatter(%x, %m, %s)"),
                   {x, at::rand({3, 4}) > 0.5, randn({4, 5}, 2)});
-  check_ir_opsets(ir_inplace("%m : Tensor, %s : Tensor",
-                             "  %y : Tensor = aten::masked_scatter_(%x, %m, %s)"),
-                  {x, at::rand({4}) > 0.3, randn({12}, 2)});
+  check_ir_opsets(
+      ir_inplace("%m : Tensor, %s : Tensor", "  %y : Tensor = aten::masked_scatter_(%x, %m, %s)"),
+      {x, at::rand({4}) > 0.3, randn({12}, 2)});
 }
 
 TEST_CASE("aten::masked_select", "[indexing]") {
-  auto r = check_ir_opsets(ir("%x : Tensor, %m : Tensor", "  %y : Tensor = aten::masked_select(%x, %m)"),
-                           {randn({3, 4}), at::rand({4}) > 0.5});
+  auto r =
+      check_ir_opsets(ir("%x : Tensor, %m : Tensor", "  %y : Tensor = aten::masked_select(%x, %m)"),
+                      {randn({3, 4}), at::rand({4}) > 0.5});
   CHECK(r.count("Compress") == 1);
 }
 
@@ -221,12 +226,11 @@ TEST_CASE("aten::nonzero_numpy", "[indexing]") {
 
 TEST_CASE("aten::sort", "[indexing]") {
   auto x = at::randperm(24, at::kFloat).reshape({4, 6});
-  check_ir_opsets(ir("%x : Tensor", "  %v : Tensor, %i : Tensor = aten::sort(%x, %m1, %false)",
-                     "%v, %i"),
-                  {x});
-  check_ir_opsets(ir("%x : Tensor", "  %v : Tensor, %i : Tensor = aten::sort(%x, %true, %0, %true)",
-                     "%v, %i"),
-                  {x});
+  check_ir_opsets(
+      ir("%x : Tensor", "  %v : Tensor, %i : Tensor = aten::sort(%x, %m1, %false)", "%v, %i"), {x});
+  check_ir_opsets(
+      ir("%x : Tensor", "  %v : Tensor, %i : Tensor = aten::sort(%x, %true, %0, %true)", "%v, %i"),
+      {x});
 }
 
 TEST_CASE("aten::argsort", "[indexing]") {
@@ -240,15 +244,18 @@ TEST_CASE("aten::argsort", "[indexing]") {
 TEST_CASE("aten::topk", "[indexing]") {
   auto x = at::randperm(24, at::kFloat).reshape({4, 6});
   check_ir_opsets(ir("%x : Tensor",
-                     "  %v : Tensor, %i : Tensor = aten::topk(%x, %3, %m1, %true, %true)", "%v, %i"),
+                     "  %v : Tensor, %i : Tensor = aten::topk(%x, %3, %m1, %true, %true)",
+                     "%v, %i"),
                   {x});
   check_ir_opsets(ir("%x : Tensor",
-                     "  %v : Tensor, %i : Tensor = aten::topk(%x, %2, %0, %false, %true)", "%v, %i"),
+                     "  %v : Tensor, %i : Tensor = aten::topk(%x, %2, %0, %false, %true)",
+                     "%v, %i"),
                   {x});
 }
 
 TEST_CASE("aten::one_hot", "[indexing]") {
-  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::one_hot(%x, %m1)"), {ints({2, 3}, 0, 5)});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::one_hot(%x, %m1)"),
+                  {ints({2, 3}, 0, 5)});
   check_ir_opsets(ir("%x : Tensor", "  %c : int = prim::Constant[value=7]()\n"
                                     "  %y : Tensor = aten::one_hot(%x, %c)"),
                   {ints({4}, 0, 5)});
@@ -291,18 +298,18 @@ TEST_CASE("aten::embedding_bag", "[indexing]") {
 TEST_CASE("aten::bucketize", "[indexing]") {
   auto bounds = at::tensor({-1.0f, 0.0f, 0.5f, 2.0f});
   auto x = at::tensor({-3.0f, -1.0f, 0.2f, 0.5f, 0.7f, 5.0f}).reshape({2, 3});
-  check_ir_opsets(ir("%x : Tensor, %b : Tensor",
-                     "  %y : Tensor = aten::bucketize(%x, %b, %false, %false)"),
-                  {x, bounds});
-  check_ir_opsets(ir("%x : Tensor, %b : Tensor",
-                     "  %y : Tensor = aten::bucketize(%x, %b, %true, %true)"),
-                  {x, bounds});
+  check_ir_opsets(
+      ir("%x : Tensor, %b : Tensor", "  %y : Tensor = aten::bucketize(%x, %b, %false, %false)"),
+      {x, bounds});
+  check_ir_opsets(
+      ir("%x : Tensor, %b : Tensor", "  %y : Tensor = aten::bucketize(%x, %b, %true, %true)"),
+      {x, bounds});
 }
 
 TEST_CASE("aten::select_scatter", "[indexing]") {
-  check_ir_opsets(ir("%x : Tensor, %s : Tensor",
-                     "  %y : Tensor = aten::select_scatter(%x, %s, %1, %m1)"),
-                  {randn({3, 4, 2}), randn({3, 2}, 2)});
+  check_ir_opsets(
+      ir("%x : Tensor, %s : Tensor", "  %y : Tensor = aten::select_scatter(%x, %s, %1, %m1)"),
+      {randn({3, 4, 2}), randn({3, 2}, 2)});
 }
 
 TEST_CASE("aten::slice_scatter", "[indexing]") {

@@ -7,13 +7,14 @@ using namespace t2o_test;
 namespace {
 
 struct Case {
-  const char* call;    // the in-place call on %c (a clone of %x) and %w
-  const char* consts;  // extra constant lines
-  int domain;          // 0: (0.1, 0.9); 1: (1.5, 2.5); 2: N(0, 1)
+  const char *call;   // the in-place call on %c (a clone of %x) and %w
+  const char *consts; // extra constant lines
+  int domain;         // 0: (0.1, 0.9); 1: (1.5, 2.5); 2: N(0, 1)
 };
 
-std::string ir_for(const Case& k) {
-  return std::string("\ngraph(%x : Tensor, %w : Tensor):\n  %none : NoneType = prim::Constant()\n") +
+std::string ir_for(const Case &k) {
+  return std::string(
+             "\ngraph(%x : Tensor, %w : Tensor):\n  %none : NoneType = prim::Constant()\n") +
          "  %one : int = prim::Constant[value=1]()\n  %zero : int = prim::Constant[value=0]()\n" +
          "  %half : float = prim::Constant[value=0.5]()\n" + k.consts +
          "  %c : Tensor = aten::clone(%x, %none)\n  %y : Tensor = " + k.call + "\n  return (%y)";
@@ -21,66 +22,103 @@ std::string ir_for(const Case& k) {
 
 at::Tensor sample(int domain, uint64_t seed) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  if (domain == 2) return at::randn({3, 4}, gen);
+  if (domain == 2)
+    return at::randn({3, 4}, gen);
   at::Tensor u = at::rand({3, 4}, gen) * 0.8 + 0.1;
   return domain == 1 ? u + 1.4 : u;
 }
 
 const Case kUnary[] = {
-    {"aten::abs_(%c)", "", 2},           {"aten::acos_(%c)", "", 0},
-    {"aten::acosh_(%c)", "", 1},         {"aten::asin_(%c)", "", 0},
-    {"aten::asinh_(%c)", "", 2},         {"aten::atan_(%c)", "", 2},
-    {"aten::atanh_(%c)", "", 0},         {"aten::ceil_(%c)", "", 2},
-    {"aten::cos_(%c)", "", 2},           {"aten::cosh_(%c)", "", 2},
-    {"aten::deg2rad_(%c)", "", 2},       {"aten::erf_(%c)", "", 2},
-    {"aten::erfc_(%c)", "", 2},          {"aten::exp2_(%c)", "", 2},
-    {"aten::expm1_(%c)", "", 2},         {"aten::floor_(%c)", "", 2},
-    {"aten::frac_(%c)", "", 2},          {"aten::log10_(%c)", "", 0},
-    {"aten::log1p_(%c)", "", 0},         {"aten::log2_(%c)", "", 0},
-    {"aten::log_(%c)", "", 0},           {"aten::neg_(%c)", "", 2},
-    {"aten::rad2deg_(%c)", "", 2},       {"aten::reciprocal_(%c)", "", 1},
-    {"aten::round_(%c)", "", 2},         {"aten::rsqrt_(%c)", "", 0},
-    {"aten::sign_(%c)", "", 2},          {"aten::sin_(%c)", "", 2},
-    {"aten::sinh_(%c)", "", 2},          {"aten::sqrt_(%c)", "", 0},
-    {"aten::square_(%c)", "", 2},        {"aten::tan_(%c)", "", 0},
-    {"aten::trunc_(%c)", "", 2},         {"aten::relu6_(%c)", "", 2},
-    {"aten::selu_(%c)", "", 2},          {"aten::mish_(%c)", "", 2},
-    {"aten::hardsigmoid_(%c)", "", 2},   {"aten::logit_(%c, %none)", "", 0},
-    {"aten::celu_(%c, %half)", "", 2},   {"aten::elu_(%c, %half, %one, %one)", "", 2},
+    {"aten::abs_(%c)", "", 2},
+    {"aten::acos_(%c)", "", 0},
+    {"aten::acosh_(%c)", "", 1},
+    {"aten::asin_(%c)", "", 0},
+    {"aten::asinh_(%c)", "", 2},
+    {"aten::atan_(%c)", "", 2},
+    {"aten::atanh_(%c)", "", 0},
+    {"aten::ceil_(%c)", "", 2},
+    {"aten::cos_(%c)", "", 2},
+    {"aten::cosh_(%c)", "", 2},
+    {"aten::deg2rad_(%c)", "", 2},
+    {"aten::erf_(%c)", "", 2},
+    {"aten::erfc_(%c)", "", 2},
+    {"aten::exp2_(%c)", "", 2},
+    {"aten::expm1_(%c)", "", 2},
+    {"aten::floor_(%c)", "", 2},
+    {"aten::frac_(%c)", "", 2},
+    {"aten::log10_(%c)", "", 0},
+    {"aten::log1p_(%c)", "", 0},
+    {"aten::log2_(%c)", "", 0},
+    {"aten::log_(%c)", "", 0},
+    {"aten::neg_(%c)", "", 2},
+    {"aten::rad2deg_(%c)", "", 2},
+    {"aten::reciprocal_(%c)", "", 1},
+    {"aten::round_(%c)", "", 2},
+    {"aten::rsqrt_(%c)", "", 0},
+    {"aten::sign_(%c)", "", 2},
+    {"aten::sin_(%c)", "", 2},
+    {"aten::sinh_(%c)", "", 2},
+    {"aten::sqrt_(%c)", "", 0},
+    {"aten::square_(%c)", "", 2},
+    {"aten::tan_(%c)", "", 0},
+    {"aten::trunc_(%c)", "", 2},
+    {"aten::relu6_(%c)", "", 2},
+    {"aten::selu_(%c)", "", 2},
+    {"aten::mish_(%c)", "", 2},
+    {"aten::hardsigmoid_(%c)", "", 2},
+    {"aten::logit_(%c, %none)", "", 0},
+    {"aten::celu_(%c, %half)", "", 2},
+    {"aten::elu_(%c, %half, %one, %one)", "", 2},
     {"aten::gelu_(%c, %approx)", "  %approx : str = prim::Constant[value=\"none\"]()\n", 2},
     {"aten::threshold_(%c, %half, %zero)", "", 2},
     {"aten::cumsum_(%c, %one, %none)", "", 2},
-    {"aten::squeeze_(%c)", "", 2},       {"aten::unsqueeze_(%c, %one)", "", 2},
-    {"aten::t_(%c)", "", 2},             {"aten::transpose_(%c, %zero, %one)", "", 2},
-    {"aten::clamp_min_(%c, %half)", "", 2}, {"aten::clamp_max_(%c, %half)", "", 2},
+    {"aten::squeeze_(%c)", "", 2},
+    {"aten::unsqueeze_(%c, %one)", "", 2},
+    {"aten::t_(%c)", "", 2},
+    {"aten::transpose_(%c, %zero, %one)", "", 2},
+    {"aten::clamp_min_(%c, %half)", "", 2},
+    {"aten::clamp_max_(%c, %half)", "", 2},
     {"aten::clip_(%c, %none, %half)", "", 2},
 };
 
 const Case kBinary[] = {
-    {"aten::eq_(%c, %w)", "", 2},        {"aten::ne_(%c, %w)", "", 2},
-    {"aten::lt_(%c, %w)", "", 2},        {"aten::le_(%c, %w)", "", 2},
-    {"aten::gt_(%c, %w)", "", 2},        {"aten::ge_(%c, %w)", "", 2},
-    {"aten::pow_(%c, %w)", "", 0},       {"aten::fmod_(%c, %w)", "", 1},
-    {"aten::remainder_(%c, %w)", "", 1}, {"aten::floor_divide_(%c, %w)", "", 1},
-    {"aten::true_divide_(%c, %w)", "", 1}, {"aten::multiply_(%c, %w)", "", 2},
-    {"aten::divide_(%c, %w)", "", 1},    {"aten::subtract_(%c, %w, %one)", "", 2},
-    {"aten::lerp_(%c, %w, %half)", "", 2}, {"aten::addcdiv_(%c, %w, %w, %half)", "", 1},
+    {"aten::eq_(%c, %w)", "", 2},
+    {"aten::ne_(%c, %w)", "", 2},
+    {"aten::lt_(%c, %w)", "", 2},
+    {"aten::le_(%c, %w)", "", 2},
+    {"aten::gt_(%c, %w)", "", 2},
+    {"aten::ge_(%c, %w)", "", 2},
+    {"aten::pow_(%c, %w)", "", 0},
+    {"aten::fmod_(%c, %w)", "", 1},
+    {"aten::remainder_(%c, %w)", "", 1},
+    {"aten::floor_divide_(%c, %w)", "", 1},
+    {"aten::true_divide_(%c, %w)", "", 1},
+    {"aten::multiply_(%c, %w)", "", 2},
+    {"aten::divide_(%c, %w)", "", 1},
+    {"aten::subtract_(%c, %w, %one)", "", 2},
+    {"aten::lerp_(%c, %w, %half)", "", 2},
+    {"aten::addcdiv_(%c, %w, %w, %half)", "", 1},
     {"aten::addcmul_(%c, %w, %w, %half)", "", 2},
-    {"aten::logical_and_(%c, %w)", "", 2}, {"aten::logical_or_(%c, %w)", "", 2},
+    {"aten::logical_and_(%c, %w)", "", 2},
+    {"aten::logical_or_(%c, %w)", "", 2},
     {"aten::logical_xor_(%c, %w)", "", 2},
 };
 
-}  // namespace
+} // namespace
 
 TEST_CASE("in-place unary ops match LibTorch", "[inplace]") {
-  for (const Case& k : kUnary) {
-    DYNAMIC_SECTION(k.call) { check_ir_opsets(ir_for(k), {sample(k.domain, 1), sample(k.domain, 2)}); }
+  for (const Case &k : kUnary) {
+    DYNAMIC_SECTION(k.call) {
+      check_ir_opsets(ir_for(k), {sample(k.domain, 1), sample(k.domain, 2)});
+    }
   }
 }
 
 TEST_CASE("in-place binary ops match LibTorch", "[inplace]") {
-  for (const Case& k : kBinary) {
-    DYNAMIC_SECTION(k.call) { check_ir_opsets(ir_for(k), {sample(k.domain, 1), sample(k.domain, 2)}); }
+  for (const Case &k : kBinary) {
+    DYNAMIC_SECTION(k.call) {
+      check_ir_opsets(ir_for(k), {sample(k.domain, 1), sample(k.domain, 2)});
+    }
   }
 }
 
@@ -109,20 +147,21 @@ TEST_CASE("in-place ops on views write back to the base", "[inplace]") {
       "  %m1 : int = prim::Constant[value=-1]()\n  %m2 : int = prim::Constant[value=-2]()\n"
       "  %end : int = prim::Constant[value=9223372036854775807]()\n";
   SECTION("fill_ on a slice of a slice of new_zeros (swin attention mask)") {
-    auto r = check_ir_opsets("graph(%x : Tensor):\n" + head +
-                                 "  %v : float = prim::Constant[value=3.]()\n"
-                                 "  %h : int = aten::size(%x, %zero)\n"
-                                 "  %w : int = aten::size(%x, %one)\n"
-                                 "  %size : int[] = prim::ListConstruct(%h, %w)\n"
-                                 "  %z : Tensor = aten::new_zeros(%x, %size, %none, %none, %none, %none)\n"
-                                 "  %a : Tensor = aten::slice(%z, %zero, %zero, %m2, %one)\n"
-                                 "  %b : Tensor = aten::slice(%a, %one, %m2, %end, %one)\n"
-                                 "  %f : Tensor = aten::fill_(%b, %v)\n"
-                                 "  %c : Tensor = aten::slice(%z, %zero, %m2, %end, %one)\n"
-                                 "  %g : Tensor = aten::fill_(%c, %two)\n"
-                                 "  %y : Tensor = aten::add(%z, %x, %one)\n"
-                                 "  return (%y)",
-                             {randn({5, 6})});
+    auto r = check_ir_opsets(
+        "graph(%x : Tensor):\n" + head +
+            "  %v : float = prim::Constant[value=3.]()\n"
+            "  %h : int = aten::size(%x, %zero)\n"
+            "  %w : int = aten::size(%x, %one)\n"
+            "  %size : int[] = prim::ListConstruct(%h, %w)\n"
+            "  %z : Tensor = aten::new_zeros(%x, %size, %none, %none, %none, %none)\n"
+            "  %a : Tensor = aten::slice(%z, %zero, %zero, %m2, %one)\n"
+            "  %b : Tensor = aten::slice(%a, %one, %m2, %end, %one)\n"
+            "  %f : Tensor = aten::fill_(%b, %v)\n"
+            "  %c : Tensor = aten::slice(%z, %zero, %m2, %end, %one)\n"
+            "  %g : Tensor = aten::fill_(%c, %two)\n"
+            "  %y : Tensor = aten::add(%z, %x, %one)\n"
+            "  return (%y)",
+        {randn({5, 6})});
     CHECK(r.count("Where") >= 2);
   }
   SECTION("copy_ of a runtime value into a select of a clone (x[:, 1] = w)") {

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 

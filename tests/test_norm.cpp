@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
@@ -10,10 +10,10 @@ at::Tensor positive(std::vector<int64_t> shape, uint64_t seed) {
   return randn(shape, seed).abs() + 0.5;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::batch_norm", "[norm]") {
-  auto ir = [](const std::string& w, const std::string& b, bool training) {
+  auto ir = [](const std::string &w, const std::string &b, bool training) {
     return std::string(R"IR(
 graph(%x : Tensor, %w : Tensor, %b : Tensor, %m : Tensor, %v : Tensor):
   %none : NoneType = prim::Constant()
@@ -21,7 +21,8 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor, %m : Tensor, %v : Tensor):
            (training ? "1" : "0") + R"IR(]()
   %mom : float = prim::Constant[value=0.1]()
   %eps : float = prim::Constant[value=1e-05]()
-  %y : Tensor = aten::batch_norm(%x, )IR" + w + ", " + b + R"IR(, %m, %v, %train, %mom, %eps, %train)
+  %y : Tensor = aten::batch_norm(%x, )IR" +
+           w + ", " + b + R"IR(, %m, %v, %train, %mom, %eps, %train)
   return (%y))IR";
   };
   std::vector<at::Tensor> in4{randn({2, 3, 4, 5}, 1), randn({3}, 2), randn({3}, 3), randn({3}, 4),
@@ -49,7 +50,7 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor, %m : Tensor, %v : Tensor):
 }
 
 TEST_CASE("aten::layer_norm", "[norm]") {
-  auto ir = [](const std::string& shape, const std::string& w, const std::string& b) {
+  auto ir = [](const std::string &shape, const std::string &w, const std::string &b) {
     return R"IR(
 graph(%x : Tensor, %w : Tensor, %b : Tensor):
   %none : NoneType = prim::Constant()
@@ -57,15 +58,16 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor):
   %eps : float = prim::Constant[value=1e-05]()
   %shape : int[] = prim::Constant[value=)IR" +
            shape + R"IR(]()
-  %y : Tensor = aten::layer_norm(%x, %shape, )IR" + w + ", " + b + R"IR(, %eps, %true)
+  %y : Tensor = aten::layer_norm(%x, %shape, )IR" +
+           w + ", " + b + R"IR(, %eps, %true)
   return (%y))IR";
   };
   SECTION("last dim, affine") {
-    auto r = check_ir_opsets(ir("[8]", "%w", "%b"), {randn({2, 5, 8}, 1), randn({8}, 2),
-                                                     randn({8}, 3)});
+    auto r =
+        check_ir_opsets(ir("[8]", "%w", "%b"), {randn({2, 5, 8}, 1), randn({8}, 2), randn({8}, 3)});
     CHECK(r.count("LayerNormalization") == 1);
-    auto r13 = check_ir(ir("[8]", "%w", "%b"), {randn({2, 5, 8}, 1), randn({8}, 2), randn({8}, 3)},
-                        13);
+    auto r13 =
+        check_ir(ir("[8]", "%w", "%b"), {randn({2, 5, 8}, 1), randn({8}, 2), randn({8}, 3)}, 13);
     CHECK(r13.count("LayerNormalization") == 0);
   }
   SECTION("two dims, no affine") {
@@ -88,7 +90,7 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor):
 }
 
 TEST_CASE("aten::group_norm", "[norm]") {
-  auto ir = [](const std::string& w, const std::string& b) {
+  auto ir = [](const std::string &w, const std::string &b) {
     return R"IR(
 graph(%x : Tensor, %w : Tensor, %b : Tensor):
   %none : NoneType = prim::Constant()
@@ -108,7 +110,7 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor):
 }
 
 TEST_CASE("aten::instance_norm", "[norm]") {
-  auto ir = [](const std::string& w, const std::string& b, bool use_input_stats) {
+  auto ir = [](const std::string &w, const std::string &b, bool use_input_stats) {
     return std::string(R"IR(
 graph(%x : Tensor, %w : Tensor, %b : Tensor, %m : Tensor, %v : Tensor):
   %none : NoneType = prim::Constant()
@@ -117,7 +119,8 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor, %m : Tensor, %v : Tensor):
   %false : bool = prim::Constant[value=0]()
   %mom : float = prim::Constant[value=0.1]()
   %eps : float = prim::Constant[value=1e-05]()
-  %y : Tensor = aten::instance_norm(%x, )IR" + w + ", " + b + R"IR(, %m, %v, %use, %mom, %eps, %false)
+  %y : Tensor = aten::instance_norm(%x, )IR" +
+           w + ", " + b + R"IR(, %m, %v, %use, %mom, %eps, %false)
   return (%y))IR";
   };
   std::vector<at::Tensor> in{randn({2, 3, 4, 5}, 1), randn({3}, 2), randn({3}, 3), randn({3}, 4),
@@ -126,6 +129,10 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor, %m : Tensor, %v : Tensor):
     auto r = check_ir_opsets(ir("%w", "%b", true), in);
     CHECK(r.count("InstanceNormalization") == 1);
   }
-  SECTION("no affine") { check_ir_opsets(ir("%none", "%none", true), in); }
-  SECTION("running stats") { check_ir_opsets(ir("%w", "%b", false), in); }
+  SECTION("no affine") {
+    check_ir_opsets(ir("%none", "%none", true), in);
+  }
+  SECTION("running stats") {
+    check_ir_opsets(ir("%w", "%b", false), in);
+  }
 }

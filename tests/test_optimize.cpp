@@ -1,17 +1,17 @@
 // The graph rewrites of builder/optimize.h, one rule at a time: each fires where its condition
 // holds (numerics still match LibTorch in ONNX Runtime) and stays away where it does not.
-#include <algorithm>
-
 #include "builder/graph_builder.h"
 #include "builder/optimize.h"
 #include "harness.h"
+
+#include <algorithm>
 
 using namespace t2o_test;
 using namespace torch2onnx;
 
 namespace {
 
-size_t applied(const OptimizeReport& r, const std::string& rule) {
+size_t applied(const OptimizeReport &r, const std::string &rule) {
   auto it = r.applied.find(rule);
   return it == r.applied.end() ? 0 : it->second;
 }
@@ -20,30 +20,32 @@ size_t applied(const OptimizeReport& r, const std::string& rule) {
 struct Built {
   std::vector<std::string> ops;
   OptimizeReport report;
-  size_t count(const std::string& op) const {
+  size_t count(const std::string &op) const {
     return static_cast<size_t>(std::count(ops.begin(), ops.end(), op));
   }
 };
 
-Built build(const std::vector<int64_t>& dims, const std::function<void(GraphBuilder&, Val)>& body) {
+Built build(const std::vector<int64_t> &dims,
+            const std::function<void(GraphBuilder &, Val)> &body) {
   GraphBuilder b(17);
   TensorInfo info;
   info.dtype = DType::Float;
   std::vector<Dim> shape;
-  for (auto d : dims) shape.push_back(Dim{d, ""});
+  for (auto d : dims)
+    shape.push_back(Dim{d, ""});
   info.shape = shape;
   Val x = b.add_input("x", info);
   body(b, x);
   Built out;
   SerializeOptions so;
-  so.optimize = [&](onnx::ModelProto& m) { out.report = optimize_model(m); };
+  so.optimize = [&](onnx::ModelProto &m) { out.report = optimize_model(m); };
   b.serialize_to_string(so);
   out.ops = b.model_op_types();
   return out;
 }
 
 // Conv weights and batch-norm statistics made from deterministic ops, so they fold to constants.
-const char* kConvBn = R"IR(
+const char *kConvBn = R"IR(
 graph(%x : Tensor):
   %none : NoneType = prim::Constant()
   %false : bool = prim::Constant[value=0]()
@@ -74,7 +76,7 @@ graph(%x : Tensor):
   return (%z)
 )IR";
 
-}  // namespace
+} // namespace
 
 TEST_CASE("optimize: fold-conv-batchnorm folds the statistics into the Conv", "[optimize]") {
   auto r = check_ir_optimized(kConvBn, {randn({2, 3, 9, 9})});
@@ -92,7 +94,7 @@ TEST_CASE("optimize: fold-conv-batchnorm folds the statistics into the Conv", "[
 }
 
 TEST_CASE("optimize: cse computes a repeated subexpression once", "[optimize]") {
-  const char* ir = R"IR(
+  const char *ir = R"IR(
 graph(%x : Tensor):
   %i1 : int = prim::Constant[value=1]()
   %a : Tensor = aten::sigmoid(%x)
@@ -103,11 +105,11 @@ graph(%x : Tensor):
   return (%e)
 )IR";
   auto r = check_ir_optimized(ir, {randn({3, 5})});
-  CHECK(applied(r.rewrites, "cse") == 2);  // the second Sigmoid, then the second Mul
+  CHECK(applied(r.rewrites, "cse") == 2); // the second Sigmoid, then the second Mul
   CHECK(r.count("Sigmoid") == 1);
   CHECK(r.count("Mul") == 1);
   SECTION("random ops are never merged") {
-    auto b = build({2, 3}, [](GraphBuilder& g, Val x) {
+    auto b = build({2, 3}, [](GraphBuilder &g, Val x) {
       auto r1 = g.op1("RandomUniformLike", {x});
       auto r2 = g.op1("RandomUniformLike", {x});
       g.add_output(g.op1("Add", {r1, r2}), "y");
@@ -118,31 +120,31 @@ graph(%x : Tensor):
 }
 
 TEST_CASE("optimize: identity removes Identity nodes, also before graph outputs", "[optimize]") {
-  auto b = build({2, 3}, [](GraphBuilder& g, Val x) {
+  auto b = build({2, 3}, [](GraphBuilder &g, Val x) {
     auto i1 = g.op1("Identity", {x});
     auto r = g.op1("Relu", {i1});
     g.add_output(r, "y");
   });
-  CHECK(b.count("Identity") == 0);  // the inner one and the output Identity
+  CHECK(b.count("Identity") == 0); // the inner one and the output Identity
   CHECK(applied(b.report, "identity") == 2);
   SECTION("an input returned as an output keeps its Identity") {
-    auto k = build({2, 3}, [](GraphBuilder& g, Val x) { g.add_output(x, "y"); });
+    auto k = build({2, 3}, [](GraphBuilder &g, Val x) { g.add_output(x, "y"); });
     CHECK(k.count("Identity") == 1);
   }
   SECTION("a value returned twice keeps one of the two Identity nodes") {
-    auto k = build({2, 3}, [](GraphBuilder& g, Val x) {
+    auto k = build({2, 3}, [](GraphBuilder &g, Val x) {
       auto r = g.op1("Relu", {x});
       g.add_output(r, "y1");
       g.add_output(r, "y2");
     });
-    CHECK(k.count("Identity") == 2);  // Relu has two readers: neither output can take its name
+    CHECK(k.count("Identity") == 2); // Relu has two readers: neither output can take its name
   }
 }
 
 TEST_CASE("optimize: noop-cast drops casts to the type a value already has", "[optimize]") {
-  auto b = build({2, 3}, [](GraphBuilder& g, Val x) {
-    auto same = g.op1("Cast", {x}, {Attr("to", 1)});               // f32 -> f32
-    auto other = g.op1("Cast", {same}, {Attr("to", 11)});          // f32 -> f64 stays
+  auto b = build({2, 3}, [](GraphBuilder &g, Val x) {
+    auto same = g.op1("Cast", {x}, {Attr("to", 1)});      // f32 -> f32
+    auto other = g.op1("Cast", {same}, {Attr("to", 11)}); // f32 -> f64 stays
     g.add_output(other, "y");
   });
   CHECK(b.count("Cast") == 1);
@@ -150,7 +152,7 @@ TEST_CASE("optimize: noop-cast drops casts to the type a value already has", "[o
 }
 
 TEST_CASE("optimize: noop-reshape drops Reshape/Expand to the same shape", "[optimize]") {
-  const char* ir = R"IR(
+  const char *ir = R"IR(
 graph(%x : Tensor):
   %i2 : int = prim::Constant[value=2]()
   %i3 : int = prim::Constant[value=3]()
@@ -164,11 +166,11 @@ graph(%x : Tensor):
 )IR";
   auto r = check_ir_optimized(ir, {randn({2, 3})});
   CHECK(applied(r.rewrites, "noop-reshape") >= 1);
-  CHECK(r.count("Reshape") == 1);  // [2,3] -> [3,2] stays
+  CHECK(r.count("Reshape") == 1); // [2,3] -> [3,2] stays
   SECTION("Expand that broadcasts nothing") {
-    auto b = build({2, 3}, [](GraphBuilder& g, Val x) {
+    auto b = build({2, 3}, [](GraphBuilder &g, Val x) {
       auto e1 = g.op1("Expand", {x, g.const_i64({1, 3})});     // no-op
-      auto e2 = g.op1("Expand", {e1, g.const_i64({4, 2, 3})});  // adds a dim: stays
+      auto e2 = g.op1("Expand", {e1, g.const_i64({4, 2, 3})}); // adds a dim: stays
       g.add_output(e2, "y");
     });
     CHECK(b.count("Expand") == 1);
@@ -176,7 +178,7 @@ graph(%x : Tensor):
 }
 
 TEST_CASE("optimize: noop-transpose and noop-dropout", "[optimize]") {
-  auto b = build({2, 3, 4}, [](GraphBuilder& g, Val x) {
+  auto b = build({2, 3, 4}, [](GraphBuilder &g, Val x) {
     auto t1 = g.op1("Transpose", {x}, {Attr("perm", std::vector<int64_t>{0, 1, 2})});
     auto t2 = g.op1("Transpose", {t1}, {Attr("perm", std::vector<int64_t>{0, 2, 1})});
     auto d = g.op("Dropout", {t2}, {}, 1)[0];
@@ -188,11 +190,13 @@ TEST_CASE("optimize: noop-transpose and noop-dropout", "[optimize]") {
   CHECK(applied(b.report, "noop-dropout") == 1);
 }
 
-TEST_CASE("optimize: long chains stay linear (aliases resolve through the whole chain)", "[optimize]") {
+TEST_CASE("optimize: long chains stay linear (aliases resolve through the whole chain)",
+          "[optimize]") {
   // 20000 Identity nodes in a row: each aliases to the previous; the result must read x directly.
-  auto b = build({4}, [](GraphBuilder& g, Val x) {
+  auto b = build({4}, [](GraphBuilder &g, Val x) {
     Val v = x;
-    for (int i = 0; i < 20000; ++i) v = g.op1("Identity", {v});
+    for (int i = 0; i < 20000; ++i)
+      v = g.op1("Identity", {v});
     g.add_output(g.op1("Neg", {v}), "y");
   });
   CHECK(b.ops.size() == 1);
@@ -203,7 +207,8 @@ TEST_CASE("optimize: long chains stay linear (aliases resolve through the whole 
 TEST_CASE("builder: identical constants are stored once, large ones too", "[optimize]") {
   GraphBuilder b(17);
   std::vector<float> big(100000);
-  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i % 97) * 0.5f;
+  for (size_t i = 0; i < big.size(); ++i)
+    big[i] = static_cast<float>(i % 97) * 0.5f;
   Val a = b.constant(TensorData::f32(big, {100000}), "w");
   Val same = b.constant(TensorData::f32(big, {100000}), "w");
   CHECK(a.name == same.name);
@@ -212,6 +217,6 @@ TEST_CASE("builder: identical constants are stored once, large ones too", "[opti
   other[50001] += 1.0f;
   Val c = b.constant(TensorData::f32(other, {100000}), "w");
   CHECK(c.name != a.name);
-  Val reshaped = b.constant(TensorData::f32(big, {1000, 100}), "w");  // same bytes, other shape
+  Val reshaped = b.constant(TensorData::f32(big, {1000, 100}), "w"); // same bytes, other shape
   CHECK(reshaped.name != a.name);
 }

@@ -1,52 +1,61 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
 #include "ir_text.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
 namespace {
 
 // The IR parser cannot read an empty list constant; build it with ListConstruct.
-std::string int_list(const std::string& name, const std::string& v) {
-  if (v == "[]") return "  %" + name + " : int[] = prim::ListConstruct()\n";
+std::string int_list(const std::string &name, const std::string &v) {
+  if (v == "[]")
+    return "  %" + name + " : int[] = prim::ListConstruct()\n";
   return "  %" + name + " : int[] = prim::Constant[value=" + v + "]()\n";
 }
 
-std::string max_pool_ir(const std::string& op, const std::string& k, const std::string& s,
-                        const std::string& p, const std::string& d, bool ceil,
+std::string max_pool_ir(const std::string &op, const std::string &k, const std::string &s,
+                        const std::string &p, const std::string &d, bool ceil,
                         bool indices = false) {
   return R"IR(
 graph(%x : Tensor):
   %ceil : bool = prim::Constant[value=)IR" +
          std::string(ceil ? "1" : "0") + R"IR(]()
-  %k : int[] = prim::Constant[value=)IR" + k + R"IR(]()
-)IR" + int_list("s", s) + R"IR(  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
-  %d : int[] = prim::Constant[value=)IR" + d + "]()\n" +
+  %k : int[] = prim::Constant[value=)IR" +
+         k + R"IR(]()
+)IR" + int_list("s", s) +
+         R"IR(  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
+  %d : int[] = prim::Constant[value=)IR" +
+         d + "]()\n" +
          (indices ? "  %y : Tensor, %i : Tensor = " + op + "(%x, %k, %s, %p, %d, %ceil)\n" +
                         "  return (%y, %i)"
                   : "  %y : Tensor = " + op + "(%x, %k, %s, %p, %d, %ceil)\n  return (%y)");
 }
 
-std::string avg_pool_ir(const std::string& op, const std::string& k, const std::string& s,
-                        const std::string& p, bool ceil, bool include_pad,
-                        const std::string& divisor) {
+std::string avg_pool_ir(const std::string &op, const std::string &k, const std::string &s,
+                        const std::string &p, bool ceil, bool include_pad,
+                        const std::string &divisor) {
   bool has_divisor = op != "aten::avg_pool1d";
   return R"IR(
 graph(%x : Tensor):
   %none : NoneType = prim::Constant()
   %ceil : bool = prim::Constant[value=)IR" +
          std::string(ceil ? "1" : "0") + R"IR(]()
-  %cip : bool = prim::Constant[value=)IR" + std::string(include_pad ? "1" : "0") + R"IR(]()
-  %div : int = prim::Constant[value=)IR" + (divisor.empty() ? "1" : divisor) + R"IR(]()
-  %k : int[] = prim::Constant[value=)IR" + k + R"IR(]()
-)IR" + int_list("s", s) + R"IR(  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
-  %y : Tensor = )IR" + op + "(%x, %k, %s, %p, %ceil, %cip" +
+  %cip : bool = prim::Constant[value=)IR" +
+         std::string(include_pad ? "1" : "0") + R"IR(]()
+  %div : int = prim::Constant[value=)IR" +
+         (divisor.empty() ? "1" : divisor) + R"IR(]()
+  %k : int[] = prim::Constant[value=)IR" +
+         k + R"IR(]()
+)IR" + int_list("s", s) +
+         R"IR(  %p : int[] = prim::Constant[value=)IR" + p + R"IR(]()
+  %y : Tensor = )IR" +
+         op + "(%x, %k, %s, %p, %ceil, %cip" +
          (has_divisor ? (divisor.empty() ? ", %none" : ", %div") : "") + R"IR()
   return (%y))IR";
 }
 
-std::string adaptive_ir(const std::string& op, const std::string& size, bool two_outputs) {
+std::string adaptive_ir(const std::string &op, const std::string &size, bool two_outputs) {
   return R"IR(
 graph(%x : Tensor):
   %o : int[] = prim::Constant[value=)IR" +
@@ -55,13 +64,13 @@ graph(%x : Tensor):
                       : "  %y : Tensor = " + op + "(%x, %o)\n  return (%y)");
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("aten::max_pool2d", "[pooling]") {
   SECTION("kernel 3 stride 2 padding 1") {
-    auto r = check_ir_opsets(max_pool_ir("aten::max_pool2d", "[3, 3]", "[2, 2]", "[1, 1]",
-                                         "[1, 1]", false),
-                             {randn({2, 3, 9, 8}, 1)});
+    auto r = check_ir_opsets(
+        max_pool_ir("aten::max_pool2d", "[3, 3]", "[2, 2]", "[1, 1]", "[1, 1]", false),
+        {randn({2, 3, 9, 8}, 1)});
     CHECK(r.count("MaxPool") == 1);
   }
   SECTION("empty stride means kernel, one-element lists broadcast") {
@@ -161,9 +170,9 @@ TEST_CASE("aten::avg_pool2d", "[pooling]") {
   SECTION("empty stride, divisor_override") {
     check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[2, 2]", "[]", "[0, 0]", false, true, ""),
                     {randn({1, 2, 6, 6}, 1)});
-    check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[3, 3]", "[2, 2]", "[1, 1]", false, false,
-                                "5"),
-                    {randn({1, 2, 7, 7}, 1)});
+    check_ir_opsets(
+        avg_pool_ir("aten::avg_pool2d", "[3, 3]", "[2, 2]", "[1, 1]", false, false, "5"),
+        {randn({1, 2, 7, 7}, 1)});
   }
   SECTION("unbatched input") {
     check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[2, 2]", "[1, 1]", "[0, 0]", false, true, ""),
@@ -290,7 +299,8 @@ TEST_CASE("aten::upsample_bilinear2d", "[pooling]") {
       check_ir_opsets(R"IR(
 graph(%x : Tensor):
   %none : NoneType = prim::Constant()
-  %align : bool = prim::Constant[value=)IR" + align + R"IR(]()
+  %align : bool = prim::Constant[value=)IR" +
+                          align + R"IR(]()
   %size : int[] = prim::Constant[value=[6, 9]]()
   %y : Tensor = aten::upsample_bilinear2d(%x, %size, %align, %none)
   return (%y))IR",
@@ -300,7 +310,8 @@ graph(%x : Tensor):
       check_ir_opsets(R"IR(
 graph(%x : Tensor):
   %none : NoneType = prim::Constant()
-  %align : bool = prim::Constant[value=)IR" + align + R"IR(]()
+  %align : bool = prim::Constant[value=)IR" +
+                          align + R"IR(]()
   %two : float = prim::Constant[value=2.]()
   %sf : float[] = prim::ListConstruct(%two, %two)
   %y : Tensor = aten::upsample_bilinear2d(%x, %none, %align, %sf)

@@ -1,7 +1,7 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
 #include "ir_text.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 

@@ -2,54 +2,58 @@
 // message naming the file or flag and what to do, no output file, and an existing output file
 // left untouched. Also: byte-identical repeated exports and the atomic writer. (The simpler cases,
 // missing model, empty file, malformed specs..., are in test_cli.cpp.)
-#include <caffe2/serialize/inline_container.h>
-#include <fmt/format.h>
-#include <sys/stat.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include "apps/zoo.h"
 #include "builder/graph_builder.h"
-#include "fuzz/fuzz_targets.h"
 #include "exporter/frontend/loader.h"
 #include "exporter/frontend/pickle_check.h"
 #include "exporter/frontend/torch_util.h"
+#include "fuzz/fuzz_targets.h"
 #include "harness.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sys/stat.h>
 
 using namespace t2o_test;
 namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
+}
 
-void write_bytes(const std::string& path, const std::string& bytes) {
+void write_bytes(const std::string &path, const std::string &bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
 // run_cli with a file-size limit (ulimit -f, in 512-byte blocks) on the CLI process only: the
 // output redirections run_command adds belong to the outer shell, so the limit does not apply.
-CliResult run_cli_limited(const std::vector<std::string>& args, int blocks) {
-  std::string cmd = "sh -c " + shell_quote("ulimit -f " + std::to_string(blocks) + "; exec \"$@\"") +
-                    " sh " + shell_quote(T2O_CLI);
-  for (const auto& a : args) cmd += " " + shell_quote(a);
+CliResult run_cli_limited(const std::vector<std::string> &args, int blocks) {
+  std::string cmd = "sh -c " +
+                    shell_quote("ulimit -f " + std::to_string(blocks) + "; exec \"$@\"") + " sh " +
+                    shell_quote(T2O_CLI);
+  for (const auto &a : args)
+    cmd += " " + shell_quote(a);
   return run_command(cmd);
 }
 
 // Files in `dir` other than `keep` (temporaries a failed write might leave behind).
-std::vector<std::string> other_files(const std::string& dir, const std::vector<std::string>& keep) {
+std::vector<std::string> other_files(const std::string &dir, const std::vector<std::string> &keep) {
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
+  for (const auto &e : fs::directory_iterator(dir)) {
     std::string n = e.path().filename().string();
-    if (std::find(keep.begin(), keep.end(), n) == keep.end()) out.push_back(n);
+    if (std::find(keep.begin(), keep.end(), n) == keep.end())
+      out.push_back(n);
   }
   return out;
 }
 
 // Runs the CLI on `model` (plus `extra` args) twice: once with no output file present, once with
 // an existing one. Checks the contract every failure keeps and returns the first result.
-CliResult expect_clean_failure(const std::string& model, const std::vector<std::string>& extra,
+CliResult expect_clean_failure(const std::string &model, const std::vector<std::string> &extra,
                                int exit_code = 1, int max_lines = 4) {
   std::string dir = fresh_dir("failure");
   std::string out = dir + "/out.onnx";
@@ -57,9 +61,9 @@ CliResult expect_clean_failure(const std::string& model, const std::vector<std::
   args.insert(args.end(), extra.begin(), extra.end());
   CliResult r = run_cli(args);
   INFO(r.err);
-  CHECK(r.exit_code == exit_code);  // an exit code, not a signal (128 + n)
+  CHECK(r.exit_code == exit_code); // an exit code, not a signal (128 + n)
   CHECK(contains(r.err, "torch2onnx: error: "));
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') <= max_lines);  // one message, not a backtrace
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') <= max_lines); // one message, not a backtrace
   CHECK_FALSE(fs::exists(out));
   CHECK(other_files(dir, {}).empty());
   write_bytes(out, "previous contents");
@@ -70,21 +74,24 @@ CliResult expect_clean_failure(const std::string& model, const std::vector<std::
   return r;
 }
 
-std::string cut_copy(const std::string& src, size_t size, const std::string& dir, const std::string& name) {
+std::string cut_copy(const std::string &src, size_t size, const std::string &dir,
+                     const std::string &name) {
   std::string bytes = file_bytes(src);
   std::string p = dir + "/" + name;
   write_bytes(p, bytes.substr(0, std::min(size, bytes.size())));
   return p;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("reliability: a TorchScript file cut short is reported as truncated", "[reliability]") {
   std::string dir = fresh_dir("cut");
   size_t full = fs::file_size(test_model("tiny_cnn"));
-  for (size_t size : {size_t{3}, size_t{30}, full / 10, full / 2, full * 9 / 10, full - 30, full - 1}) {
+  for (size_t size :
+       {size_t{3}, size_t{30}, full / 10, full / 2, full * 9 / 10, full - 30, full - 1}) {
     INFO("cut at " << size << " of " << full);
-    std::string model = cut_copy(test_model("tiny_cnn"), size, dir, "cut_" + std::to_string(size) + ".pt");
+    std::string model =
+        cut_copy(test_model("tiny_cnn"), size, dir, "cut_" + std::to_string(size) + ".pt");
     auto r = expect_clean_failure(model, {"--input", "f32[1,3,16,16]"});
     CHECK(contains(r.err, model));
     CHECK((contains(r.err, "cut short") || contains(r.err, "not a TorchScript file")));
@@ -96,7 +103,8 @@ TEST_CASE("reliability: corrupt bytes inside a TorchScript archive", "[reliabili
   std::string bytes = file_bytes(test_model("tiny_cnn"));
   for (size_t at : {bytes.size() / 4, bytes.size() / 2, bytes.size() - 200}) {
     std::string b = bytes;
-    for (size_t i = at; i < at + 64 && i < b.size(); ++i) b[i] = static_cast<char>(b[i] ^ 0x5a);
+    for (size_t i = at; i < at + 64 && i < b.size(); ++i)
+      b[i] = static_cast<char>(b[i] ^ 0x5a);
     std::string model = dir + "/flip_" + std::to_string(at) + ".pt";
     write_bytes(model, b);
     INFO(model);
@@ -112,8 +120,8 @@ TEST_CASE("reliability: an impossible length inside a pickle record with valid c
           "[reliability]") {
   caffe2::serialize::PyTorchStreamReader in(test_model("tiny_cnn"));
   auto [pkl, pkl_size] = in.getRecord("data.pkl");
-  std::string data(static_cast<const char*>(pkl.get()), pkl_size);
-  CHECK(torch2onnx::pickle_length_problem(reinterpret_cast<const unsigned char*>(data.data()),
+  std::string data(static_cast<const char *>(pkl.get()), pkl_size);
+  CHECK(torch2onnx::pickle_length_problem(reinterpret_cast<const unsigned char *>(data.data()),
                                           data.size()) == "");
   // The first BINUNICODE ('X' + 4-byte length) is the first attribute name, after PROTO 2,
   // GLOBAL "__torch__\n<class>\n", BINPUT, EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, BINPUT, MARK.
@@ -122,15 +130,16 @@ TEST_CASE("reliability: an impossible length inside a pickle record with valid c
   REQUIRE(data.compare(x + 5, 8, "training") == 0);
   data[x + 4] = static_cast<char>(0xf6);
   std::string problem = torch2onnx::pickle_length_problem(
-      reinterpret_cast<const unsigned char*>(data.data()), data.size());
+      reinterpret_cast<const unsigned char *>(data.data()), data.size());
   CHECK(contains(problem, fmt::format("the value at byte {} claims", x)));
 
   std::string dir = fresh_dir("pickle_len");
   std::string model = dir + "/hostile.pt";
   {
     caffe2::serialize::PyTorchStreamWriter out(model);
-    for (const std::string& name : in.getAllRecords()) {
-      if (name == "version") continue;  // the writer adds it
+    for (const std::string &name : in.getAllRecords()) {
+      if (name == "version")
+        continue; // the writer adds it
       if (name == "data.pkl") {
         out.writeRecord(name, data.data(), data.size());
       } else {
@@ -142,7 +151,7 @@ TEST_CASE("reliability: an impossible length inside a pickle record with valid c
   }
   auto r = expect_clean_failure(model, {"--input", "f32[1,3,16,16]"});
   CHECK(contains(r.err, "in the pickle record 'data.pkl'"));
-  CHECK(contains(r.err, "claims 4127195144 bytes"));  // 0xf6000008
+  CHECK(contains(r.err, "claims 4127195144 bytes")); // 0xf6000008
   CHECK(contains(r.err, model));
 }
 
@@ -159,23 +168,27 @@ TEST_CASE("reliability: zip archives that are not TorchScript", "[reliability]")
   }
 }
 
-TEST_CASE("reliability: a file from a newer PyTorch says which version is needed", "[reliability]") {
+TEST_CASE("reliability: a file from a newer PyTorch says which version is needed",
+          "[reliability]") {
   SECTION("newer file format") {
-    auto r = expect_clean_failure(test_model("newer_format"), {"--input", "f32[2,3]", "--input", "f32[2,3]"});
+    auto r = expect_clean_failure(test_model("newer_format"),
+                                  {"--input", "f32[2,3]", "--input", "f32[2,3]"});
     CHECK(contains(r.err, "saved by a newer PyTorch"));
     CHECK(contains(r.err, "file format version 11"));
     CHECK(contains(r.err, "reads versions up to 10"));
     CHECK(contains(r.err, "LibTorch 1.13"));
   }
   SECTION("an aten op this LibTorch does not have") {
-    auto r = expect_clean_failure(test_model("newer_op"), {"--input", "f32[2,3]", "--input", "f32[2,3]"});
+    auto r = expect_clean_failure(test_model("newer_op"),
+                                  {"--input", "f32[2,3]", "--input", "f32[2,3]"});
     CHECK(contains(r.err, "uses the op aten::frobnicate, which LibTorch 1.13"));
     CHECK(contains(r.err, "newer PyTorch"));
   }
 }
 
 TEST_CASE("reliability: a custom op whose library is not loaded is named", "[reliability]") {
-  auto r = expect_clean_failure(test_model("custom_op"), {"--input", "f32[2,3]", "--input", "f32[2,3]"});
+  auto r =
+      expect_clean_failure(test_model("custom_op"), {"--input", "f32[2,3]", "--input", "f32[2,3]"});
   CHECK(contains(r.err, "uses the custom op t2o_demo::relu, whose library is not loaded"));
   CHECK(contains(r.err, "--load-library"));
   SECTION("a library that does not load") {
@@ -190,7 +203,8 @@ TEST_CASE("reliability: a custom op whose library is not loaded is named", "[rel
 
 TEST_CASE("reliability: input specs the model cannot take", "[reliability]") {
   SECTION("too many specs") {
-    auto r = expect_clean_failure(test_model("tiny_cnn"), {"--input", "f32[1,3,16,16]", "--input", "f32[1]"});
+    auto r = expect_clean_failure(test_model("tiny_cnn"),
+                                  {"--input", "f32[1,3,16,16]", "--input", "f32[1]"});
     CHECK(contains(r.err, "takes 1 input but 2 --input specs were given"));
   }
   SECTION("a dtype the model rejects shows LibTorch's reason") {
@@ -205,7 +219,8 @@ TEST_CASE("reliability: input specs the model cannot take", "[reliability]") {
     CHECK(contains(r.err, "failed in LibTorch"));
   }
   SECTION("huge dims are refused by the parser, not by an allocation failure") {
-    auto r = expect_clean_failure(test_model("tiny_cnn"), {"--input", "x:f32[1,3,9999999999999,16]"}, 2);
+    auto r =
+        expect_clean_failure(test_model("tiny_cnn"), {"--input", "x:f32[1,3,9999999999999,16]"}, 2);
     CHECK(contains(r.err, "too large"));
   }
 }
@@ -214,9 +229,9 @@ TEST_CASE("reliability: conflicting and malformed flags are command-line errors"
   std::string m = test_model("two_inputs");
   struct Case {
     std::vector<std::string> args;
-    const char* message;
+    const char *message;
   };
-  for (const Case& c : {
+  for (const Case &c : {
            Case{{"--rtol", "1e-3"}, "--verify"},
            Case{{"--seed", "3"}, "--verify"},
            Case{{"--opset", "seventeen"}, "--opset"},
@@ -229,7 +244,8 @@ TEST_CASE("reliability: conflicting and malformed flags are command-line errors"
            Case{{"-v", "-q"}, "choose one"},
        }) {
     std::vector<std::string> args = {"--input", "f32[2,3]", "--input", "f32[2,3]"};
-    if (contains(c.args[0] + (c.args.size() > 2 ? c.args[2] : ""), "--input")) args.clear();
+    if (contains(c.args[0] + (c.args.size() > 2 ? c.args[2] : ""), "--input"))
+      args.clear();
     args.insert(args.end(), c.args.begin(), c.args.end());
     INFO(fmt::format("{}", fmt::join(args, " ")));
     auto r = expect_clean_failure(m, args, 2);
@@ -247,12 +263,14 @@ TEST_CASE("reliability: output paths that cannot be written", "[reliability]") {
       fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
       out = dir + "/m.onnx";
     }
-    auto r = run_cli({test_model("two_inputs"), "-o", out, "--input", "f32[2,3]", "--input", "f32[2,3]"});
+    auto r = run_cli(
+        {test_model("two_inputs"), "-o", out, "--input", "f32[2,3]", "--input", "f32[2,3]"});
     CHECK(r.exit_code == 1);
     CHECK(contains(r.err, "cannot create a file in"));
     CHECK(contains(r.err, "ermission denied"));
     CHECK_FALSE(fs::exists(out));
-    if (!dir.empty()) fs::permissions(dir, fs::perms::owner_all);
+    if (!dir.empty())
+      fs::permissions(dir, fs::perms::owner_all);
   }
   SECTION("the output path names the model through another spelling") {
     std::string dir = fresh_dir("same");
@@ -283,7 +301,7 @@ TEST_CASE("reliability: a full disk mid-write leaves no file and no temporary", 
   CHECK(again.exit_code == 1);
   CHECK(file_bytes(out) == "previous contents");
   CHECK(other_files(dir, {"m.onnx"}).empty());
-  auto ok = run_cli(args);  // and without the limit it works
+  auto ok = run_cli(args); // and without the limit it works
   CHECK(ok.exit_code == 0);
   CHECK(file_bytes(out) != "previous contents");
 }
@@ -296,7 +314,7 @@ TEST_CASE("reliability: NaN and Inf weights give a warning naming the weight", "
   CHECK(clean.warnings.empty());
   std::string dir = fresh_dir("nan");
   auto r = run_cli({test_model("nan_weights"), "-o", dir + "/m.onnx", "--input", "f32[2,3]"});
-  CHECK(r.exit_code == 0);  // a warning, not an error
+  CHECK(r.exit_code == 0); // a warning, not an error
 }
 
 TEST_CASE("reliability: outputs that are not tensors are named", "[reliability]") {
@@ -305,8 +323,8 @@ TEST_CASE("reliability: outputs that are not tensors are named", "[reliability]"
   CHECK(contains(r.err, "forward returns NoneType"));
   SECTION("a dict of tensors gives one output per value, named after its key") {
     std::string dir = fresh_dir("dictout");
-    auto d = run_cli({test_model("dict_out"), "-o", dir + "/m.onnx", "--input", "f32[2,3]",
-                      "--verify"});
+    auto d =
+        run_cli({test_model("dict_out"), "-o", dir + "/m.onnx", "--input", "f32[2,3]", "--verify"});
     INFO(d.out << d.err);
     CHECK(d.exit_code == 0);
     CHECK(contains(d.out, "verify y: max abs error"));
@@ -322,8 +340,8 @@ TEST_CASE("reliability: a model over 2 GB switches to external data by itself an
           "[reliability][big]") {
   // big_constant computes a 2.24 GB weight at export time (its .pt file is tiny).
   std::string dir = fresh_dir("big");
-  auto r = run_cli({test_model("big_constant"), "-o", dir + "/m.onnx", "--input", "idx:i64[4]",
-                    "--verify"});
+  auto r = run_cli(
+      {test_model("big_constant"), "-o", dir + "/m.onnx", "--input", "idx:i64[4]", "--verify"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(contains(r.err, "because the model is over 2 GB"));
@@ -331,32 +349,32 @@ TEST_CASE("reliability: a model over 2 GB switches to external data by itself an
   CHECK(contains(r.out, "verify output: max abs error"));
   CHECK(fs::file_size(dir + "/m.onnx.data") >= size_t{2240000000});
   CHECK(fs::file_size(dir + "/m.onnx") < 100000);
-  fs::remove_all(dir);  // 2.2 GB: do not keep it in the build tree
+  fs::remove_all(dir); // 2.2 GB: do not keep it in the build tree
 }
 
 TEST_CASE("reliability: LibTorch's interpreter errors shrink to the reason and the source line",
           "[reliability]") {
-  std::string what =
-      "The following operation failed in the TorchScript interpreter.\n"
-      "Traceback of TorchScript, serialized code (most recent call last):\n"
-      "  File \"code/__torch__.py\", line 16, in forward\n"
-      "    input = torch.relu((bn).forward((conv).forward(x, ), ))\n"
-      "                                     ~~~~~~~~~~~~~ <--- HERE\n"
-      "Traceback of TorchScript, original code (most recent call last):\n"
-      "/usr/lib/python3/dist-packages/torch/nn/modules/conv.py(459): _conv_forward\n"
-      "/usr/lib/python3/dist-packages/torch/nn/modules/conv.py(463): forward\n"
-      "/work/main/models/make_test_models.py(26): forward\n"
-      "/usr/lib/python3/dist-packages/torch/jit/_trace.py(759): trace\n"
-      "RuntimeError: expected scalar type Long but found Float\n";
+  std::string what = "The following operation failed in the TorchScript interpreter.\n"
+                     "Traceback of TorchScript, serialized code (most recent call last):\n"
+                     "  File \"code/__torch__.py\", line 16, in forward\n"
+                     "    input = torch.relu((bn).forward((conv).forward(x, ), ))\n"
+                     "                                     ~~~~~~~~~~~~~ <--- HERE\n"
+                     "Traceback of TorchScript, original code (most recent call last):\n"
+                     "/usr/lib/python3/dist-packages/torch/nn/modules/conv.py(459): _conv_forward\n"
+                     "/usr/lib/python3/dist-packages/torch/nn/modules/conv.py(463): forward\n"
+                     "/work/main/models/make_test_models.py(26): forward\n"
+                     "/usr/lib/python3/dist-packages/torch/jit/_trace.py(759): trace\n"
+                     "RuntimeError: expected scalar type Long but found Float\n";
   CHECK(torch2onnx::summarize_torch_error(what) ==
         "expected scalar type Long but found Float (at /work/main/models/make_test_models.py(26): "
         "forward)");
   CHECK(torch2onnx::summarize_torch_error("plain message\nmore") == "plain message");
 }
 
-TEST_CASE("reliability: exporting the same model twice gives byte-identical files", "[reliability]") {
+TEST_CASE("reliability: exporting the same model twice gives byte-identical files",
+          "[reliability]") {
   std::string dir = fresh_dir("determinism");
-  for (const char* name : {"tiny_cnn", "tuple_out"}) {
+  for (const char *name : {"tiny_cnn", "tuple_out"}) {
     std::string spec = std::string(name) == "tiny_cnn" ? "f32[1,3,16,16]" : "f32[2,3]";
     auto a = run_cli({test_model(name), "-o", dir + "/a.onnx", "--input", spec});
     auto b = run_cli({test_model(name), "-o", dir + "/b.onnx", "--input", spec});
@@ -372,12 +390,14 @@ TEST_CASE("reliability: the atomic writer replaces the file whole or not at all"
   std::string dir = fresh_dir("atomic");
   std::string p = dir + "/f.bin";
   SECTION("a failing writer leaves no file and no temporary") {
-    CHECK_THROWS_WITH(torch2onnx::write_file_atomic_with(p, [](int fd) {
-                        (void)!::write(fd, "partial", 7);
-                        errno = ENOSPC;
-                        return false;
-                      }),
-                      Catch::Contains("cannot write '" + p + "'") && Catch::Contains("No space left"));
+    CHECK_THROWS_WITH(torch2onnx::write_file_atomic_with(p,
+                                                         [](int fd) {
+                                                           (void)!::write(fd, "partial", 7);
+                                                           errno = ENOSPC;
+                                                           return false;
+                                                         }),
+                      Catch::Contains("cannot write '" + p + "'") &&
+                          Catch::Contains("No space left"));
     CHECK(other_files(dir, {}).empty());
   }
   SECTION("a failing writer keeps the previous file") {
@@ -403,13 +423,15 @@ TEST_CASE("reliability: inputs the fuzzers found stay fixed", "[reliability][fuz
   // tests/fuzz/regressions/<target>/: every input that once crashed or hung a fuzz target.
   fs::path root = fs::path(__FILE__).parent_path() / "fuzz" / "regressions";
   int replayed = 0;
-  for (const char* target : {"input_spec", "load_model", "manifest"}) {
-    if (!fs::is_directory(root / target)) continue;
-    for (const auto& e : fs::directory_iterator(root / target)) {
-      if (!e.is_regular_file() || e.path().extension() == ".md") continue;
+  for (const char *target : {"input_spec", "load_model", "manifest"}) {
+    if (!fs::is_directory(root / target))
+      continue;
+    for (const auto &e : fs::directory_iterator(root / target)) {
+      if (!e.is_regular_file() || e.path().extension() == ".md")
+        continue;
       INFO(e.path().string());
       std::string bytes = file_bytes(e.path().string());
-      const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+      const auto *data = reinterpret_cast<const uint8_t *>(bytes.data());
       if (std::string(target) == "input_spec") {
         t2o_fuzz::fuzz_input_spec(data, bytes.size());
       } else if (std::string(target) == "manifest") {
@@ -417,7 +439,7 @@ TEST_CASE("reliability: inputs the fuzzers found stay fixed", "[reliability][fuz
         CHECK_NOTHROW([&] {
           try {
             torch2onnx::zoo::load_manifest(p, "/tmp", 0);
-          } catch (const torch2onnx::Error&) {
+          } catch (const torch2onnx::Error &) {
           }
         }());
         fs::remove(p);
@@ -426,7 +448,7 @@ TEST_CASE("reliability: inputs the fuzzers found stay fixed", "[reliability][fuz
         CHECK_NOTHROW([&] {
           try {
             torch2onnx::load_model(p);
-          } catch (const torch2onnx::Error&) {
+          } catch (const torch2onnx::Error &) {
           }
         }());
         fs::remove(p);

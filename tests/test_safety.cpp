@@ -1,56 +1,59 @@
 // Reliability, round 2 (issue 17): deep graphs, interrupts, memory limits, stale verification
 // data, dropped checks, absurd sizes, forward signatures torch2onnx cannot take, name clashes.
 // Fixtures: models/make_safety_models.py (T2O_SAFETY_MODELS), resnet18 (T2O_ZOO_MODELS).
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "harness.h"
 
 #include <chrono>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <signal.h>
 #include <sstream>
+#include <sys/wait.h>
 #include <thread>
-
-#include "harness.h"
+#include <unistd.h>
 
 using namespace t2o_test;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string safety_model(const std::string& name) {
+std::string safety_model(const std::string &name) {
   return (fs::path(T2O_SAFETY_MODELS) / (name + ".pt")).string();
 }
 
-bool contains(const std::string& text, const std::string& part) {
+bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
 // The pids of `parent`'s children named `comm`, from /proc.
-std::vector<pid_t> children_named(pid_t parent, const std::string& comm) {
+std::vector<pid_t> children_named(pid_t parent, const std::string &comm) {
   std::vector<pid_t> out;
-  for (const auto& e : fs::directory_iterator("/proc")) {
+  for (const auto &e : fs::directory_iterator("/proc")) {
     std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
     std::ifstream f(e.path() / "stat");
     std::string stat;
     std::getline(f, stat);
     auto open = stat.find('('), close = stat.rfind(')');
-    if (open == std::string::npos || close == std::string::npos) continue;
+    if (open == std::string::npos || close == std::string::npos)
+      continue;
     std::string c = stat.substr(open + 1, close - open - 1);
     std::istringstream rest(stat.substr(close + 2));
     std::string state;
     long ppid = 0;
     rest >> state >> ppid;
-    if (ppid == parent && c == comm) out.push_back(static_cast<pid_t>(std::stol(name)));
+    if (ppid == parent && c == comm)
+      out.push_back(static_cast<pid_t>(std::stol(name)));
   }
   return out;
 }
 
 bool process_gone(pid_t pid) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  if (!f) return true;
+  if (!f)
+    return true;
   std::string stat;
   std::getline(f, stat);
   auto close = stat.rfind(')');
@@ -58,20 +61,21 @@ bool process_gone(pid_t pid) {
 }
 
 // Every file below `dir` whose name marks it as a temporary.
-std::vector<std::string> temporaries(const std::string& dir) {
+std::vector<std::string> temporaries(const std::string &dir) {
   std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (contains(e.path().filename().string(), ".tmp")) out.push_back(e.path().string());
+  for (const auto &e : fs::recursive_directory_iterator(dir))
+    if (contains(e.path().filename().string(), ".tmp"))
+      out.push_back(e.path().string());
   return out;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("safety: a traced chain of 20,000 ops verifies instead of overflowing the stack",
           "[safety]") {
   std::string dir = fresh_dir("deep_chain");
-  auto r = run_cli({safety_model("chain20k"), "-o", dir + "/chain.onnx", "--input", "x:f32[1,16]",
-                    "--verify"});
+  auto r = run_cli(
+      {safety_model("chain20k"), "-o", dir + "/chain.onnx", "--input", "x:f32[1,16]", "--verify"});
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(contains(r.out, "ok"));
@@ -90,7 +94,7 @@ TEST_CASE("safety: SIGINT during --verify leaves no temporary file and no ONNX R
     ::dup2(devnull, 2);
     std::string model = safety_model("chain20k"), out = dir + "/chain.onnx";
     ::execl(T2O_CLI, T2O_CLI, model.c_str(), "-o", out.c_str(), "--input", "x:f32[1,16]",
-            "--verify", static_cast<char*>(nullptr));
+            "--verify", static_cast<char *>(nullptr));
     ::_exit(127);
   }
   // Wait until ONNX Runtime (node) runs the model, then interrupt torch2onnx.
@@ -110,11 +114,12 @@ TEST_CASE("safety: SIGINT during --verify leaves no temporary file and no ONNX R
   bool gone = false;
   for (int i = 0; i < 50 && !gone; ++i) {
     gone = process_gone(node[0]);
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!gone)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   CHECK(gone);
   CHECK(temporaries(dir).empty());
-  CHECK(fs::is_empty(tmp));  // ONNX Runtime's request folder and stderr file went with it
+  CHECK(fs::is_empty(tmp)); // ONNX Runtime's request folder and stderr file went with it
 }
 
 TEST_CASE("safety: out of memory under ulimit -v is reported as such and the process exits",
@@ -140,8 +145,8 @@ TEST_CASE("safety: re-exporting with fewer data sets removes the old ones", "[sa
   REQUIRE(first.exit_code == 0);
   REQUIRE(fs::exists(dir + "/m/test_data_set_2"));
   std::ofstream(dir + "/m/test_data_set_0/user_notes.txt") << "stale";
-  auto second = run_cli({test_model("tiny_cnn"), "-o", out, "--input", "x:f32[1,3,16,16]",
-                         "--verify"});
+  auto second =
+      run_cli({test_model("tiny_cnn"), "-o", out, "--input", "x:f32[1,3,16,16]", "--verify"});
   REQUIRE(second.exit_code == 0);
   CHECK(fs::exists(dir + "/m/test_data_set_0/input_0.pb"));
   CHECK_FALSE(fs::exists(dir + "/m/test_data_set_0/user_notes.txt"));
@@ -153,9 +158,9 @@ TEST_CASE("safety: switching from --external-data to inline removes the old weig
           "[safety]") {
   std::string dir = fresh_dir("stale_data");
   std::string out = dir + "/m.onnx";
-  REQUIRE(run_cli({test_model("tiny_cnn"), "-o", out, "--input", "x:f32[1,3,16,16]",
-                   "--external-data"})
-              .exit_code == 0);
+  REQUIRE(
+      run_cli({test_model("tiny_cnn"), "-o", out, "--input", "x:f32[1,3,16,16]", "--external-data"})
+          .exit_code == 0);
   REQUIRE(fs::exists(out + ".data"));
   auto r = run_cli({test_model("tiny_cnn"), "-o", out, "--input", "x:f32[1,3,16,16]", "--verify"});
   CHECK(r.exit_code == 0);
@@ -173,15 +178,15 @@ TEST_CASE("safety: a dropped raise is said without -v", "[safety]") {
 
 TEST_CASE("safety: absurd sizes name the input and the memory it needs", "[safety]") {
   std::string dir = fresh_dir("absurd");
-  auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input",
-                    "x:f32[999999999999,3,224,224]"});
+  auto r = run_cli(
+      {test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "x:f32[999999999999,3,224,224]"});
   INFO(r.err);
   CHECK(r.exit_code == 1);
   CHECK(contains(r.err, "'x'"));
   CHECK(contains(r.err, "PB of memory"));
   CHECK_FALSE(contains(r.err, "frame #"));
-  auto v = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input",
-                    "x:f32[n=1,3,16,16]", "--verify", "--verify-dims", "n=100000000000"});
+  auto v = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "x:f32[n=1,3,16,16]",
+                    "--verify", "--verify-dims", "n=100000000000"});
   INFO(v.err);
   CHECK(v.exit_code == 1);
   CHECK(contains(v.err, "of memory for one example"));
@@ -192,9 +197,9 @@ TEST_CASE("safety: forward arguments that are not tensors are named, not an inte
           "[safety]") {
   std::string dir = fresh_dir("arg_types");
   struct Case {
-    const char* model;
+    const char *model;
     std::vector<std::string> inputs;
-    const char* expect;
+    const char *expect;
   } cases[] = {
       {"list_arg", {"f32[2,3]"}, "'xs' is List[Tensor]"},
       {"tuple_arg", {"f32[2,3]"}, "'state' is Tuple[Tensor, Tensor]"},
@@ -202,9 +207,10 @@ TEST_CASE("safety: forward arguments that are not tensors are named, not an inte
       {"int_arg", {"f32[2,3]", "i64[]"}, "'k' is int"},
       {"float_arg", {"f32[2,3]", "f32[]"}, "'scale' is float"},
   };
-  for (const auto& c : cases) {
+  for (const auto &c : cases) {
     std::vector<std::string> args = {safety_model(c.model), "-o", dir + "/m.onnx"};
-    for (const auto& i : c.inputs) args.insert(args.end(), {"--input", i});
+    for (const auto &i : c.inputs)
+      args.insert(args.end(), {"--input", i});
     auto r = run_cli(args);
     INFO(c.model << ": " << r.err);
     CHECK(r.exit_code == 1);
@@ -216,8 +222,8 @@ TEST_CASE("safety: forward arguments that are not tensors are named, not an inte
 
 TEST_CASE("safety: a dict output named like an input gets a name of its own", "[safety]") {
   std::string dir = fresh_dir("name_clash");
-  auto r = run_cli({safety_model("same_name_out"), "-o", dir + "/m.onnx", "--input", "x:f32[2,3]",
-                    "--verify"});
+  auto r = run_cli(
+      {safety_model("same_name_out"), "-o", dir + "/m.onnx", "--input", "x:f32[2,3]", "--verify"});
   INFO(r.out + r.err);
   CHECK(r.exit_code == 0);
   CHECK(contains(r.out, "x_out"));
@@ -233,7 +239,8 @@ TEST_CASE("safety: a broken node is blamed, not the model", "[safety]") {
   }
   fs::permissions(fake + "/node", fs::perms::owner_all);
   auto r = run_command("PATH=" + fake + ":$PATH " + std::string(T2O_CLI) + " " +
-                       test_model("tiny_cnn") + " -o " + dir + "/m.onnx --input x:f32[1,3,16,16] "
+                       test_model("tiny_cnn") + " -o " + dir +
+                       "/m.onnx --input x:f32[1,3,16,16] "
                        "--verify");
   INFO(r.err);
   CHECK(r.exit_code == 1);

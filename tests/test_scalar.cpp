@@ -1,11 +1,10 @@
-#include <catch2/catch.hpp>
-
-#include <filesystem>
-
 #include "aten_lib/converter.h"
 #include "exporter/verify/verify.h"
 #include "harness.h"
 #include "ir_text.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
 
 using namespace t2o_test;
 
@@ -116,7 +115,9 @@ std::vector<Dim> batch_dims(std::vector<int64_t> rest) {
   return d;
 }
 
-TensorInfo f32(std::vector<Dim> d) { return TensorInfo{DType::Float, d}; }
+TensorInfo f32(std::vector<Dim> d) {
+  return TensorInfo{DType::Float, d};
+}
 
 } // namespace
 

@@ -1,7 +1,7 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
 #include "ir_text.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
@@ -32,43 +32,43 @@ TEST_CASE("aten::triu", "[select]") {
 
 TEST_CASE("aten::_unique", "[select]") {
   auto x = ints({3, 5}, 0, 6);
-  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor, %i : Tensor = aten::_unique(%x, %true, %true)",
-                       "%y, %i"),
-                  {x});
+  check_ir_opsets(
+      ir("%x : Tensor", "  %y : Tensor, %i : Tensor = aten::_unique(%x, %true, %true)", "%y, %i"),
+      {x});
   check_ir_opsets(ir("%x : Tensor",
-                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::_unique2(%x, %true, %true, "
-                       "%true)",
-                       "%y, %i, %c"),
+                     "  %y : Tensor, %i : Tensor, %c : Tensor = aten::_unique2(%x, %true, %true, "
+                     "%true)",
+                     "%y, %i, %c"),
                   {at::round(randn({7}) * 2)});
 }
 
 TEST_CASE("aten::_unique2", "[select]") {
   check_ir_opsets(ir("%x : Tensor",
-                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::_unique2(%x, %true, %false, "
-                       "%true)",
-                       "%y, %c"),
+                     "  %y : Tensor, %i : Tensor, %c : Tensor = aten::_unique2(%x, %true, %false, "
+                     "%true)",
+                     "%y, %c"),
                   {ints({10}, 0, 4)});
 }
 
 TEST_CASE("aten::unique_dim", "[select]") {
   auto x = at::tensor({1, 2, 1, 2, 0, 0, 1, 2, 3, 3, 0, 0}, at::kLong).reshape({6, 2});
   check_ir_opsets(ir("%x : Tensor",
-                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_dim(%x, %0, %true, "
-                       "%true, %true)",
-                       "%y, %i, %c"),
+                     "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_dim(%x, %0, %true, "
+                     "%true, %true)",
+                     "%y, %i, %c"),
                   {x});
 }
 
 TEST_CASE("aten::unique_consecutive", "[select]") {
   check_ir_opsets(ir("%x : Tensor",
-                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_consecutive(%x, "
-                       "%true, %true, %none)",
-                       "%y, %i, %c"),
+                     "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_consecutive(%x, "
+                     "%true, %true, %none)",
+                     "%y, %i, %c"),
                   {at::tensor({1, 1, 2, 2, 3, 1, 1, 2}, at::kLong).reshape({2, 4})});
   check_ir_opsets(ir("%x : Tensor",
-                       "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_consecutive(%x, "
-                       "%true, %true, %1)",
-                       "%y, %i, %c"),
+                     "  %y : Tensor, %i : Tensor, %c : Tensor = aten::unique_consecutive(%x, "
+                     "%true, %true, %1)",
+                     "%y, %i, %c"),
                   {at::tensor({1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 3, 4}, at::kFloat).reshape({2, 6})});
 }
 
@@ -85,9 +85,8 @@ TEST_CASE("aten::histc", "[select]") {
 TEST_CASE("aten::bincount", "[select]") {
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::bincount(%x, %none, %0)"),
                   {ints({20}, 0, 6)});
-  check_ir_opsets(ir("%x : Tensor, %w : Tensor",
-                     "  %n : int = prim::Constant[value=9]()\n"
-                     "  %y : Tensor = aten::bincount(%x, %w, %n)"),
+  check_ir_opsets(ir("%x : Tensor, %w : Tensor", "  %n : int = prim::Constant[value=9]()\n"
+                                                 "  %y : Tensor = aten::bincount(%x, %w, %n)"),
                   {ints({20}, 0, 6), randn({20})});
 }
 
@@ -149,7 +148,8 @@ TEST_CASE("aten::as_strided", "[select]") {
 
 TEST_CASE("aten::equal", "[select]") {
   auto x = randn({3, 4});
-  check_ir_opsets(ir("%x : Tensor, %z : Tensor", "  %y : bool = aten::equal(%x, %z)"), {x, x.clone()});
+  check_ir_opsets(ir("%x : Tensor, %z : Tensor", "  %y : bool = aten::equal(%x, %z)"),
+                  {x, x.clone()});
   check_ir_opsets(ir("%x : Tensor, %z : Tensor", "  %y : bool = aten::equal(%x, %z)"),
                   {x, randn({3, 4}, 2)});
   check_ir_opsets(ir("%x : Tensor, %z : Tensor", "  %y : bool = aten::equal(%x, %z)"),
@@ -183,34 +183,32 @@ TEST_CASE("aten::allclose", "[select]") {
 
 TEST_CASE("aten::aminmax", "[select]") {
   auto x = randn({3, 4});
-  check_ir_opsets(ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %1, %true)",
-                       "%a, %b"),
-                  {x});
-  check_ir_opsets(ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %none, %false)",
-                       "%a, %b"),
-                  {x});
+  check_ir_opsets(
+      ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %1, %true)", "%a, %b"),
+      {x});
+  check_ir_opsets(
+      ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::aminmax(%x, %none, %false)", "%a, %b"),
+      {x});
 }
 
 TEST_CASE("aten::std_mean", "[select]") {
   auto x = randn({3, 4, 5});
-  check_ir_opsets(ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::std_mean(%x, %true)",
-                       "%a, %b"),
-                  {x});
+  check_ir_opsets(
+      ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::std_mean(%x, %true)", "%a, %b"), {x});
   check_ir_opsets(ir("%x : Tensor",
-                       "  %d : int[] = prim::ListConstruct(%1, %m1)\n"
-                       "  %a : Tensor, %b : Tensor = aten::std_mean(%x, %d, %false, %true)",
-                       "%a, %b"),
+                     "  %d : int[] = prim::ListConstruct(%1, %m1)\n"
+                     "  %a : Tensor, %b : Tensor = aten::std_mean(%x, %d, %false, %true)",
+                     "%a, %b"),
                   {x});
 }
 
 TEST_CASE("aten::var_mean", "[select]") {
   auto x = randn({3, 4, 5});
   check_ir_opsets(ir("%x : Tensor",
-                       "  %d : int[] = prim::ListConstruct(%1)\n"
-                       "  %a : Tensor, %b : Tensor = aten::var_mean(%x, %d, %2, %false)",
-                       "%a, %b"),
+                     "  %d : int[] = prim::ListConstruct(%1)\n"
+                     "  %a : Tensor, %b : Tensor = aten::var_mean(%x, %d, %2, %false)",
+                     "%a, %b"),
                   {x});
-  check_ir_opsets(ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::var_mean(%x, %false)",
-                       "%a, %b"),
-                  {x});
+  check_ir_opsets(
+      ir("%x : Tensor", "  %a : Tensor, %b : Tensor = aten::var_mean(%x, %false)", "%a, %b"), {x});
 }

@@ -1,7 +1,7 @@
-#include <catch2/catch.hpp>
-
 #include "harness.h"
 #include "ir_text.h"
+
+#include <catch2/catch.hpp>
 
 using namespace t2o_test;
 
@@ -495,7 +495,7 @@ TEST_CASE("aten::dropout_", "[shape]") {
     auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
   %y : Tensor = aten::feature_alpha_dropout(%x, %half, %false))IR"),
                              {randn({2, 3, 4})});
-    CHECK(r.op_types.size() <= 1);  // at most the output Identity
+    CHECK(r.op_types.size() <= 1); // at most the output Identity
   }
 }
 

@@ -1,66 +1,74 @@
 // `torch2onnx zoo`: manifests, sharding, parallel children, and a crash or hang in one model
 // recorded as that model's failure while the rest finish.
-#include <catch2/catch.hpp>
+#include "harness.h"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
-#include "harness.h"
-
 using namespace t2o_test;
 namespace fs = std::filesystem;
 
 namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
+}
 
-std::string slurp(const std::string& p) {
+std::string slurp(const std::string &p) {
   std::ifstream f(p);
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
 }
 
-std::string write_manifest(const std::string& dir, const std::string& text) {
+std::string write_manifest(const std::string &dir, const std::string &text) {
   std::string p = dir + "/zoo.yaml";
   std::ofstream(p) << text;
   return p;
 }
 
 // The JSON report writes one model per line: name -> that line.
-std::map<std::string, std::string> models_in(const std::string& json) {
+std::map<std::string, std::string> models_in(const std::string &json) {
   std::map<std::string, std::string> out;
   std::istringstream in(json);
   std::string line;
   while (std::getline(in, line)) {
     auto k = line.find("{\"name\": \"");
-    if (k == std::string::npos) continue;
+    if (k == std::string::npos)
+      continue;
     auto b = k + 10, e = line.find('"', b);
     out[line.substr(b, e - b)] = line;
   }
   return out;
 }
 
-std::string status_of(const std::string& line) {
+std::string status_of(const std::string &line) {
   auto k = line.find("\"status\": \"");
-  if (k == std::string::npos) return "?";
+  if (k == std::string::npos)
+    return "?";
   auto b = k + 11;
   return line.substr(b, line.find('"', b) - b);
 }
 
 // Tiny models (tests' fixtures) plus one that segfaults and one that hangs when loaded.
-std::string zoo_manifest(const std::string& hang_timeout, bool crash_expected) {
+std::string zoo_manifest(const std::string &hang_timeout, bool crash_expected) {
   std::string tiny = "inputs: \"x:f32[1,3,16,16]\"";
-  std::string m = "model_dir: " + std::string(T2O_TEST_MODELS) + "\n" +
-                  "defaults: {opset: 17, timeout: 120}\n"
-                  "models:\n"
-                  "  - {name: tiny_a, model: tiny_cnn.pt, " + tiny + "}\n"
-                  "  - {name: tiny_b, model: tiny_cnn.pt, " + tiny + ", opset: [13, 14]}\n"
-                  "  - {name: tuple, model: tuple_out.pt, inputs: \"f32[2,3]\"}\n"
-                  "  - {name: two, model: two_inputs.pt, inputs: [\"a:f32[2,3]\", \"b:f32[2,3]\"]}\n"
-                  "  - {name: crashes, model: tiny_cnn.pt, " + tiny +
-                  ", load_library: " T2O_ZOO_CRASH_LIB;
+  std::string m =
+      "model_dir: " + std::string(T2O_TEST_MODELS) + "\n" +
+      "defaults: {opset: 17, timeout: 120}\n"
+      "models:\n"
+      "  - {name: tiny_a, model: tiny_cnn.pt, " +
+      tiny +
+      "}\n"
+      "  - {name: tiny_b, model: tiny_cnn.pt, " +
+      tiny +
+      ", opset: [13, 14]}\n"
+      "  - {name: tuple, model: tuple_out.pt, inputs: \"f32[2,3]\"}\n"
+      "  - {name: two, model: two_inputs.pt, inputs: [\"a:f32[2,3]\", \"b:f32[2,3]\"]}\n"
+      "  - {name: crashes, model: tiny_cnn.pt, " +
+      tiny + ", load_library: " T2O_ZOO_CRASH_LIB;
   m += crash_expected ? ", expect_fail: \"segfaults on load (test)\"}\n" : "}\n";
   m += "  - {name: hangs, model: tiny_cnn.pt, " + tiny + ", load_library: " T2O_ZOO_HANG_LIB +
        ", timeout: " + hang_timeout + "}\n";
@@ -68,13 +76,14 @@ std::string zoo_manifest(const std::string& hang_timeout, bool crash_expected) {
        "expect_fail: \"no converter for special_bessel_j0\"}\n";
   return m;
 }
-}  // namespace
+} // namespace
 
-TEST_CASE("zoo: two shards with --jobs 2 cover the manifest; a crash and a hang fail alone", "[zoo]") {
+TEST_CASE("zoo: two shards with --jobs 2 cover the manifest; a crash and a hang fail alone",
+          "[zoo]") {
   std::string dir = fresh_dir("zoo_shards");
   std::string manifest = write_manifest(dir, zoo_manifest("4", false));
   std::map<std::string, std::string> all;
-  for (const char* shard : {"1/2", "2/2"}) {
+  for (const char *shard : {"1/2", "2/2"}) {
     std::string tag = shard[0] == '1' ? "s1" : "s2";
     auto r = run_cli({"zoo", manifest, "--jobs", "2", "--shard", shard, "--out", dir + "/" + tag,
                       "--json", dir + "/" + tag + ".json", "--junit", dir + "/" + tag + ".xml",
@@ -85,15 +94,17 @@ TEST_CASE("zoo: two shards with --jobs 2 cover the manifest; a crash and a hang 
     CHECK(contains(r.out, "4/4]"));
     auto part = models_in(slurp(dir + "/" + tag + ".json"));
     CHECK(part.size() == 4);
-    for (const auto& [name, line] : part) CHECK(all.insert({name, line}).second);  // disjoint
+    for (const auto &[name, line] : part)
+      CHECK(all.insert({name, line}).second); // disjoint
     CHECK(contains(slurp(dir + "/" + tag + ".xml"), "<testsuite name=\"zoo\" tests=\"4\""));
     CHECK(contains(slurp(dir + "/" + tag + ".md"), "| model | opset | status |"));
   }
   std::set<std::string> names;
-  for (const auto& kv : all) names.insert(kv.first);
+  for (const auto &kv : all)
+    names.insert(kv.first);
   CHECK(names == std::set<std::string>{"tiny_a", "tiny_b@op13", "tiny_b@op14", "tuple", "two",
                                        "crashes", "hangs", "unsupported"});
-  for (const char* ok : {"tiny_a", "tiny_b@op13", "tiny_b@op14", "tuple", "two"}) {
+  for (const char *ok : {"tiny_a", "tiny_b@op13", "tiny_b@op14", "tuple", "two"}) {
     INFO(ok << ": " << all[ok]);
     CHECK(status_of(all[ok]) == "pass");
     CHECK(contains(all[ok], "\"outputs_checked\": "));
@@ -118,15 +129,16 @@ TEST_CASE("zoo: two shards with --jobs 2 cover the manifest; a crash and a hang 
 TEST_CASE("zoo: expected failures and --opset keep the exit status 0", "[zoo]") {
   std::string dir = fresh_dir("zoo_expected");
   std::string text = zoo_manifest("3", true);
-  text = text.substr(0, text.find("  - {name: hangs"));  // drop the hang: keeps the test quick
-  text += "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\", expect_fail: \"x\"}\n";
+  text = text.substr(0, text.find("  - {name: hangs")); // drop the hang: keeps the test quick
+  text +=
+      "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\", expect_fail: \"x\"}\n";
   std::string manifest = write_manifest(dir, text);
-  auto r = run_cli({"zoo", manifest, "--jobs", "2", "--opset", "15", "--out", dir + "/o",
-                    "--json", dir + "/r.json"});
+  auto r = run_cli({"zoo", manifest, "--jobs", "2", "--opset", "15", "--out", dir + "/o", "--json",
+                    dir + "/r.json"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   auto all = models_in(slurp(dir + "/r.json"));
-  CHECK(all.size() == 6);  // --opset replaces tiny_b's two opsets by one
+  CHECK(all.size() == 6); // --opset replaces tiny_b's two opsets by one
   CHECK(all.count("tiny_b"));
   CHECK(contains(all["tiny_b"], "\"opset\": 15"));
   CHECK(status_of(all["crashes"]) == "xfail");
@@ -136,9 +148,10 @@ TEST_CASE("zoo: expected failures and --opset keep the exit status 0", "[zoo]") 
 TEST_CASE("zoo: verify_dims passes --verify-dims to the model's export", "[zoo]") {
   std::string dir = fresh_dir("zoo_verify_dims");
   std::string manifest = write_manifest(
-      dir, "model_dir: " + std::string(T2O_TEST_MODELS) + "\nmodels:\n"
-           "  - {name: sym, model: tiny_cnn.pt, inputs: \"x:f32[batch=1,3,16,16]\", "
-           "verify_dims: \"batch=5\"}\n");
+      dir, "model_dir: " + std::string(T2O_TEST_MODELS) +
+               "\nmodels:\n"
+               "  - {name: sym, model: tiny_cnn.pt, inputs: \"x:f32[batch=1,3,16,16]\", "
+               "verify_dims: \"batch=5\"}\n");
   auto r = run_cli({"zoo", manifest, "--out", dir + "/o"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
@@ -191,14 +204,14 @@ TEST_CASE("zoo: manifest mistakes are reported with the line, before anything ru
   SECTION("--help lists the flags") {
     auto r = run_cli({"zoo", "--help"});
     CHECK(r.exit_code == 0);
-    for (const char* f : {"--out", "--jobs", "--shard", "--opset", "--junit", "--report", "--json"})
+    for (const char *f : {"--out", "--jobs", "--shard", "--opset", "--junit", "--report", "--json"})
       CHECK(contains(r.out, f));
   }
 }
 
 TEST_CASE("zoo: the checked-in manifests parse, and shards split them exactly", "[zoo]") {
   struct M {
-    const char* file;
+    const char *file;
     size_t jobs;
   };
   // torchvision.yaml: 94 models at opset 14 and 17; ci.yaml: 31 models, 5 of them at two opsets.
@@ -209,12 +222,13 @@ TEST_CASE("zoo: the checked-in manifests parse, and shards split them exactly", 
     REQUIRE(all.exit_code == 0);
     CHECK(contains(all.out, std::to_string(m.jobs) + " job(s)"));
     std::multiset<std::string> seen;
-    for (const char* shard : {"1/3", "2/3", "3/3"}) {
+    for (const char *shard : {"1/3", "2/3", "3/3"}) {
       auto r = run_cli({"zoo", path, "--list", "--shard", shard});
       std::istringstream in(r.out);
       std::string line;
       while (std::getline(in, line))
-        if (line.find('\t') != std::string::npos) seen.insert(line.substr(0, line.find('\t')));
+        if (line.find('\t') != std::string::npos)
+          seen.insert(line.substr(0, line.find('\t')));
     }
     CHECK(seen.size() == m.jobs);
     std::set<std::string> unique(seen.begin(), seen.end());
@@ -230,12 +244,14 @@ TEST_CASE("zoo: names that would reach outside a model's own files are refused",
   std::ofstream(run + "/sentinel.txt") << "mine";
   std::ofstream(run + "/o/inside.txt") << "mine";
   std::ofstream(run + "/o/logs/other.log") << "an earlier log";
-  for (const char* name : {"..", ".", "logs", "LOGS", ".hidden", "-o", "a/b", "a b", "x@op13",
-                           "m.onnx", "a\\\\b"}) {
+  for (const char *name :
+       {"..", ".", "logs", "LOGS", ".hidden", "-o", "a/b", "a b", "x@op13", "m.onnx", "a\\\\b"}) {
     INFO(name);
-    std::string manifest = write_manifest(
-        dir, "model_dir: " + std::string(T2O_TEST_MODELS) + "\nmodels:\n"
-             "  - {name: \"" + name + "\", model: tiny_cnn.pt, inputs: \"x:f32[1,3,16,16]\"}\n");
+    std::string manifest =
+        write_manifest(dir, "model_dir: " + std::string(T2O_TEST_MODELS) +
+                                "\nmodels:\n"
+                                "  - {name: \"" +
+                                name + "\", model: tiny_cnn.pt, inputs: \"x:f32[1,3,16,16]\"}\n");
     auto r = run_cli({"zoo", manifest, "--out", run + "/o"});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 2);
@@ -256,15 +272,18 @@ TEST_CASE("zoo: a passing model deletes only the files its run wrote", "[zoo]") 
   std::ofstream(out + "/sym/user_file.txt") << "mine";
   std::ofstream(out + "/sym/test_data_set_7/input_0.pb") << "old";
   std::string manifest = write_manifest(
-      dir, "model_dir: " + std::string(T2O_TEST_MODELS) + "\nmodels:\n"
-           "  - {name: sym, model: tiny_cnn.pt, inputs: \"x:f32[batch=1,3,16,16]\", verify_dims: \"batch=3\"}\n"
-           "  - {name: fresh, model: tiny_cnn.pt, inputs: \"x:f32[1,3,16,16]\"}\n");
+      dir, "model_dir: " + std::string(T2O_TEST_MODELS) +
+               "\nmodels:\n"
+               "  - {name: sym, model: tiny_cnn.pt, inputs: \"x:f32[batch=1,3,16,16]\", "
+               "verify_dims: \"batch=3\"}\n"
+               "  - {name: fresh, model: tiny_cnn.pt, inputs: \"x:f32[1,3,16,16]\"}\n");
   auto r = run_cli({"zoo", manifest, "--out", out, "--json", dir + "/r.json"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(slurp(out + "/sym/user_file.txt") == "mine");
   CHECK(slurp(out + "/sym/test_data_set_7/input_0.pb") == "old");
-  for (int k = 0; k < 3; ++k) CHECK_FALSE(fs::exists(out + "/sym/test_data_set_" + std::to_string(k)));
+  for (int k = 0; k < 3; ++k)
+    CHECK_FALSE(fs::exists(out + "/sym/test_data_set_" + std::to_string(k)));
   CHECK_FALSE(fs::exists(out + "/sym.onnx"));
   // A folder this run created goes once empty.
   CHECK_FALSE(fs::exists(out + "/fresh"));
@@ -288,16 +307,19 @@ TEST_CASE("zoo: a passing model deletes only the files its run wrote", "[zoo]") 
 TEST_CASE("zoo: a failing model's first error comes from its report", "[zoo]") {
   std::string dir = fresh_dir("zoo_report_error");
   std::string manifest = write_manifest(
-      dir, "model_dir: " + std::string(T2O_TEST_MODELS) + "\nmodels:\n"
-           "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\"}\n"
-           "  - {name: strict, model: tiny_cnn.pt, inputs: \"f32[1,3,16,16]\", rtol: 0, atol: 0}\n");
+      dir,
+      "model_dir: " + std::string(T2O_TEST_MODELS) +
+          "\nmodels:\n"
+          "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\"}\n"
+          "  - {name: strict, model: tiny_cnn.pt, inputs: \"f32[1,3,16,16]\", rtol: 0, atol: 0}\n");
   auto r = run_cli({"zoo", manifest, "--out", dir + "/o", "--json", dir + "/r.json"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   auto all = models_in(slurp(dir + "/r.json"));
   CHECK(status_of(all["unsupported"]) == "fail");
   // The message's lines joined into one.
-  CHECK(contains(all["unsupported"], "2 ops have no converter at opset 17:   aten::special_bessel_j0"));
+  CHECK(contains(all["unsupported"],
+                 "2 ops have no converter at opset 17:   aten::special_bessel_j0"));
   if (status_of(all["strict"]) == "fail") {
     CHECK(contains(all["strict"], "verify output: max abs error"));
     CHECK(contains(all["strict"], "\"outputs_checked\": 1"));

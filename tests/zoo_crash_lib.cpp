@@ -6,7 +6,8 @@
 
 __attribute__((constructor)) static void t2o_zoo_misbehave() {
 #ifdef T2O_ZOO_HANG
-  for (;;) pause();
+  for (;;)
+    pause();
 #else
   raise(SIGSEGV);
 #endif

@@ -1,10 +1,18 @@
 #include "exporter/frontend/loader.h"
 
-#include <chrono>
+#include "builder/error.h"
+#include "builder/process.h"
+#include "exporter/frontend/pickle_check.h"
+#include "exporter/frontend/torch_util.h"
 
 #include <ATen/Functions.h>
+#include <array>
 #include <caffe2/serialize/inline_container.h>
+#include <cctype>
+#include <chrono>
 #include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
@@ -15,22 +23,11 @@
 #include <torch/csrc/jit/passes/peephole.h>
 #include <torch/csrc/jit/passes/remove_mutation.h>
 #include <torch/csrc/jit/serialization/import.h>
-
 #include <torch/version.h>
-
-#include <array>
-#include <cctype>
-#include <filesystem>
-#include <fstream>
-
-#include "builder/error.h"
-#include "builder/process.h"
-#include "exporter/frontend/pickle_check.h"
-#include "exporter/frontend/torch_util.h"
 
 namespace torch2onnx {
 
-void load_op_library(const std::string& path) {
+void load_op_library(const std::string &path) {
   if (!std::filesystem::exists(path))
     throw Error(fmt::format("--load-library: '{}' does not exist", path),
                 "pass the path of a shared library that registers custom ops");
@@ -41,10 +38,10 @@ void load_op_library(const std::string& path) {
 namespace {
 
 using Reader = std::unique_ptr<caffe2::serialize::PyTorchStreamReader>;
-void check_zip_crcs(const std::string& path, Reader& reader);
-void check_pickles(const std::string& path, Reader& reader);
+void check_zip_crcs(const std::string &path, Reader &reader);
+void check_pickles(const std::string &path, Reader &reader);
 
-void check_model_file(const std::string& path) {
+void check_model_file(const std::string &path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec))
@@ -53,32 +50,37 @@ void check_model_file(const std::string& path) {
   if (fs::is_directory(path, ec))
     throw Error(fmt::format("model path '{}' is a directory, not a TorchScript file", path));
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("cannot open model file '{}'", path));
+  if (!f)
+    throw Error(fmt::format("cannot open model file '{}'", path));
   char magic[4] = {0, 0, 0, 0};
   f.read(magic, 4);
-  if (f.gcount() == 0) throw Error(fmt::format("model file '{}' is empty", path));
+  if (f.gcount() == 0)
+    throw Error(fmt::format("model file '{}' is empty", path));
   if (f.gcount() < 4 || magic[0] != 'P' || magic[1] != 'K')
-    throw Error(fmt::format("'{}' is not a TorchScript file (not a zip archive)", path),
-                "save the model with torch.jit.trace(...).save(path) or torch.jit.script(...).save(path); "
-                "a state_dict or torch.save() pickle cannot be converted");
+    throw Error(
+        fmt::format("'{}' is not a TorchScript file (not a zip archive)", path),
+        "save the model with torch.jit.trace(...).save(path) or torch.jit.script(...).save(path); "
+        "a state_dict or torch.save() pickle cannot be converted");
   f.close();
-  Reader reader;  // LibTorch's reader of the archive, opened by the first check that needs it
+  Reader reader; // LibTorch's reader of the archive, opened by the first check that needs it
   check_zip_crcs(path, reader);
   check_pickles(path, reader);
 }
 
 // CRC-32 (zip's polynomial), slicing-by-8: eight table lookups per 8 bytes, several GB/s, so
 // checking a model's weights costs little next to loading them.
-uint32_t crc32_update(uint32_t crc, const unsigned char* p, size_t n) {
+uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n) {
   static const auto tables = [] {
     std::array<std::array<uint32_t, 256>, 8> t{};
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      for (int k = 0; k < 8; ++k)
+        c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
       t[0][i] = c;
     }
     for (uint32_t i = 0; i < 256; ++i)
-      for (size_t k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
+      for (size_t k = 1; k < 8; ++k)
+        t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
     return t;
   }();
   crc = ~crc;
@@ -87,17 +89,20 @@ uint32_t crc32_update(uint32_t crc, const unsigned char* p, size_t n) {
                   static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
     lo ^= crc;
     crc = tables[7][lo & 0xFF] ^ tables[6][(lo >> 8) & 0xFF] ^ tables[5][(lo >> 16) & 0xFF] ^
-          tables[4][lo >> 24] ^ tables[3][p[4]] ^ tables[2][p[5]] ^ tables[1][p[6]] ^ tables[0][p[7]];
+          tables[4][lo >> 24] ^ tables[3][p[4]] ^ tables[2][p[5]] ^ tables[1][p[6]] ^
+          tables[0][p[7]];
     p += 8;
     n -= 8;
   }
-  while (n-- > 0) crc = tables[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
+  while (n-- > 0)
+    crc = tables[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
   return ~crc;
 }
 
-uint32_t le(const unsigned char* p, int bytes) {
+uint32_t le(const unsigned char *p, int bytes) {
   uint32_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  for (int i = bytes - 1; i >= 0; --i)
+    v = (v << 8) | p[i];
   return v;
 }
 
@@ -106,31 +111,33 @@ uint32_t le(const unsigned char* p, int bytes) {
 // damaged file is reported as damaged. Deflated and zip64 records are left to LibTorch.
 // Opens `reader` unless it is open; false when LibTorch cannot read the archive (e.g. a newer file
 // format: torch::jit::load explains it).
-bool open_reader(const std::string& path, Reader& reader) {
-  if (reader) return true;
+bool open_reader(const std::string &path, Reader &reader) {
+  if (reader)
+    return true;
   try {
     reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
-  } catch (const std::exception&) {
+  } catch (const std::exception &) {
     return false;
   }
   return true;
 }
 
-void check_zip_crcs(const std::string& path, Reader& reader) {
+void check_zip_crcs(const std::string &path, Reader &reader) {
   std::ifstream f(path, std::ios::binary);
   f.seekg(0, std::ios::end);
   const int64_t size = f.tellg();
   const int64_t tail = std::min<int64_t>(size, 65536 + 22);
   std::vector<unsigned char> end(static_cast<size_t>(tail));
   f.seekg(size - tail);
-  f.read(reinterpret_cast<char*>(end.data()), tail);
+  f.read(reinterpret_cast<char *>(end.data()), tail);
   int64_t eocd = -1;
   for (int64_t i = tail - 22; i >= 0; --i)
     if (le(&end[i], 4) == 0x06054b50u) {
       eocd = i;
       break;
     }
-  if (eocd < 0) return;  // no central directory: LibTorch reports it (as cut short)
+  if (eocd < 0)
+    return; // no central directory: LibTorch reports it (as cut short)
   uint64_t entries = le(&end[eocd + 10], 2), cd_size = le(&end[eocd + 12], 4),
            cd_offset = le(&end[eocd + 16], 4);
   // PyTorch also writes a zip64 end record, and when its locator is there LibTorch's reader
@@ -139,9 +146,11 @@ void check_zip_crcs(const std::string& path, Reader& reader) {
   if (eocd >= 20 && le(&end[eocd - 20], 4) == 0x07064b50u) {
     const uint64_t z64 = le(&end[eocd - 12], 4) | uint64_t{le(&end[eocd - 8], 4)} << 32;
     unsigned char r[56];
-    if (z64 > static_cast<uint64_t>(size)) return;  // LibTorch reports the broken record
+    if (z64 > static_cast<uint64_t>(size))
+      return; // LibTorch reports the broken record
     f.seekg(static_cast<std::streamoff>(z64));
-    if (!f.read(reinterpret_cast<char*>(r), 56) || le(r, 4) != 0x06064b50u) return;
+    if (!f.read(reinterpret_cast<char *>(r), 56) || le(r, 4) != 0x06064b50u)
+      return;
     entries = le(r + 32, 4) | uint64_t{le(r + 36, 4)} << 32;
     cd_size = le(r + 40, 4) | uint64_t{le(r + 44, 4)} << 32;
     cd_offset = le(r + 48, 4) | uint64_t{le(r + 52, 4)} << 32;
@@ -151,38 +160,45 @@ void check_zip_crcs(const std::string& path, Reader& reader) {
     return;
   std::vector<unsigned char> cd(static_cast<size_t>(cd_size));
   f.seekg(static_cast<std::streamoff>(cd_offset));
-  if (!f.read(reinterpret_cast<char*>(cd.data()), static_cast<std::streamsize>(cd_size))) return;
+  if (!f.read(reinterpret_cast<char *>(cd.data()), static_cast<std::streamsize>(cd_size)))
+    return;
   std::vector<unsigned char> buf(1 << 16);
   size_t pos = 0;
   for (uint64_t e = 0; e < entries && pos + 46 <= cd.size(); ++e) {
-    const unsigned char* h = &cd[pos];
-    if (le(h, 4) != 0x02014b50u) return;
+    const unsigned char *h = &cd[pos];
+    if (le(h, 4) != 0x02014b50u)
+      return;
     const uint32_t method = le(h + 10, 2), crc = le(h + 16, 4), csize = le(h + 20, 4);
     const uint32_t name_len = le(h + 28, 2), extra_len = le(h + 30, 2), comment_len = le(h + 32, 2);
     const uint32_t local = le(h + 42, 4);
-    if (pos + 46 + name_len > cd.size()) return;
-    std::string name(reinterpret_cast<const char*>(h + 46), name_len);
+    if (pos + 46 + name_len > cd.size())
+      return;
+    std::string name(reinterpret_cast<const char *>(h + 46), name_len);
     pos += 46 + name_len + extra_len + comment_len;
-    if (csize == 0xFFFFFFFFu || local == 0xFFFFFFFFu) continue;
+    if (csize == 0xFFFFFFFFu || local == 0xFFFFFFFFu)
+      continue;
     // LibTorch allocates a record's stated size before reading it: a damaged size field would
     // ask for gigabytes (found by tests/fuzz). Stored records are as long as their data, and
     // deflate expands at most 1032:1.
     const uint32_t usize = le(h + 24, 4);
-    if (usize != 0xFFFFFFFFu && (method == 0 ? usize != csize : usize > uint64_t{csize} * 1032 + 1024))
-      throw Error(fmt::format("'{}' is corrupt: the record '{}' claims {} bytes from {} stored", path,
-                              name, usize, csize),
+    if (usize != 0xFFFFFFFFu &&
+        (method == 0 ? usize != csize : usize > uint64_t{csize} * 1032 + 1024))
+      throw Error(fmt::format("'{}' is corrupt: the record '{}' claims {} bytes from {} stored",
+                              path, name, usize, csize),
                   "the file was damaged after it was saved; copy or save it again");
     if (method != 0) {
       // Compressed (the code records): let LibTorch's reader inflate them, then check.
       auto slash = name.find('/');
-      if (slash == std::string::npos || csize > (64u << 20)) continue;
-      if (!open_reader(path, reader)) return;
+      if (slash == std::string::npos || csize > (64u << 20))
+        continue;
+      if (!open_reader(path, reader))
+        return;
       uint32_t c = 0;
       try {
         auto [ptr, n] = reader->getRecord(name.substr(slash + 1));
-        c = crc32_update(0, static_cast<const unsigned char*>(ptr.get()), n);
-      } catch (const std::exception&) {
-        c = ~crc;  // it does not even inflate
+        c = crc32_update(0, static_cast<const unsigned char *>(ptr.get()), n);
+      } catch (const std::exception &) {
+        c = ~crc; // it does not even inflate
       }
       if (c != crc)
         throw Error(fmt::format("'{}' is corrupt: the record '{}' fails its checksum", path, name),
@@ -192,14 +208,17 @@ void check_zip_crcs(const std::string& path, Reader& reader) {
     unsigned char lh[30];
     f.clear();
     f.seekg(local);
-    if (!f.read(reinterpret_cast<char*>(lh), 30) || le(lh, 4) != 0x04034b50u) continue;
+    if (!f.read(reinterpret_cast<char *>(lh), 30) || le(lh, 4) != 0x04034b50u)
+      continue;
     const int64_t data = int64_t{local} + 30 + le(lh + 26, 2) + le(lh + 28, 2);
-    if (data + csize > size) continue;
+    if (data + csize > size)
+      continue;
     f.seekg(data);
     uint32_t c = 0;
     for (uint32_t left = csize; left > 0;) {
       const uint32_t n = std::min<uint32_t>(left, static_cast<uint32_t>(buf.size()));
-      if (!f.read(reinterpret_cast<char*>(buf.data()), n)) break;
+      if (!f.read(reinterpret_cast<char *>(buf.data()), n))
+        break;
       c = crc32_update(c, buf.data(), n);
       left -= n;
     }
@@ -211,27 +230,30 @@ void check_zip_crcs(const std::string& path, Reader& reader) {
 
 // See exporter/pickle_check.h: a pickle record whose stated string length is impossible makes
 // LibTorch allocate up to 4 GB before it notices the file is damaged.
-void check_pickles(const std::string& path, Reader& reader) {
-  if (!open_reader(path, reader)) return;
+void check_pickles(const std::string &path, Reader &reader) {
+  if (!open_reader(path, reader))
+    return;
   std::vector<std::string> names;
   try {
     names = reader->getAllRecords();
-  } catch (const std::exception&) {
-    return;  // torch::jit::load explains what is wrong with the archive
+  } catch (const std::exception &) {
+    return; // torch::jit::load explains what is wrong with the archive
   }
-  for (const std::string& name : names) {
+  for (const std::string &name : names) {
     const bool pickle = name.size() > 3 && name.compare(name.size() - 3, 3, "pkl") == 0;
-    if (!pickle) continue;
+    if (!pickle)
+      continue;
     std::string problem;
     try {
       auto [ptr, n] = reader->getRecord(name);
-      problem = pickle_length_problem(static_cast<const unsigned char*>(ptr.get()), n);
-    } catch (const std::exception&) {
+      problem = pickle_length_problem(static_cast<const unsigned char *>(ptr.get()), n);
+    } catch (const std::exception &) {
       continue;
     }
     if (!problem.empty())
-      throw Error(fmt::format("'{}' is corrupt: in the pickle record '{}', {}", path, name, problem),
-                  "the file was damaged after it was saved; copy or save it again");
+      throw Error(
+          fmt::format("'{}' is corrupt: in the pickle record '{}', {}", path, name, problem),
+          "the file was damaged after it was saved; copy or save it again");
   }
 }
 
@@ -240,39 +262,44 @@ std::string libtorch_version() {
 }
 
 // The number after `key` in `msg`, or -1.
-long number_after(const std::string& msg, const std::string& key) {
+long number_after(const std::string &msg, const std::string &key) {
   auto p = msg.find(key);
-  if (p == std::string::npos) return -1;
+  if (p == std::string::npos)
+    return -1;
   p += key.size();
   long v = 0;
   bool any = false;
   while (p < msg.size() && std::isdigit(static_cast<unsigned char>(msg[p]))) {
     v = v * 10 + (msg[p++] - '0');
     any = true;
-    if (v > 1000000) break;
+    if (v > 1000000)
+      break;
   }
   return any ? v : -1;
 }
 
 // The op named after "Unknown builtin op: " ("demo::relu"), or "".
-std::string unknown_op_name(const std::string& msg) {
+std::string unknown_op_name(const std::string &msg) {
   const std::string key = "Unknown builtin op: ";
   auto p = msg.find(key);
-  if (p == std::string::npos) return {};
+  if (p == std::string::npos)
+    return {};
   p += key.size();
   size_t e = p;
   while (e < msg.size() && (std::isalnum(static_cast<unsigned char>(msg[e])) || msg[e] == '_' ||
                             msg[e] == ':' || msg[e] == '.'))
     ++e;
   std::string op = msg.substr(p, e - p);
-  while (!op.empty() && op.back() == '.') op.pop_back();
+  while (!op.empty() && op.back() == '.')
+    op.pop_back();
   return op;
 }
 
 // Turns torch::jit::load's failure into what happened and what to do about it.
-[[noreturn]] void throw_load_error(const std::string& path, const std::string& msg) {
+[[noreturn]] void throw_load_error(const std::string &path, const std::string &msg) {
   const std::string torch = libtorch_version();
-  if (is_out_of_memory(msg)) throw_out_of_memory(fmt::format("loading '{}'", path));
+  if (is_out_of_memory(msg))
+    throw_out_of_memory(fmt::format("loading '{}'", path));
   if (msg.find("failed finding central directory") != std::string::npos ||
       msg.find("failed reading zip archive") != std::string::npos)
     throw Error(fmt::format("'{}' is cut short or corrupt: its zip archive is incomplete", path),
@@ -285,19 +312,20 @@ std::string unknown_op_name(const std::string& msg) {
         fmt::format("'{}' was saved by a newer PyTorch than the LibTorch {} torch2onnx uses: file "
                     "format version {}, LibTorch {} reads versions up to {}",
                     path, torch, version, torch, max),
-        fmt::format("load the model in PyTorch {}.{} and save it again with torch.jit.save, or "
-                    "build torch2onnx against a LibTorch newer than {} that reads format version {}",
-                    TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, torch, version));
+        fmt::format(
+            "load the model in PyTorch {}.{} and save it again with torch.jit.save, or "
+            "build torch2onnx against a LibTorch newer than {} that reads format version {}",
+            TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, torch, version));
   }
   std::string op = unknown_op_name(msg);
   if (!op.empty()) {
     std::string ns = op.substr(0, op.find("::"));
     if (ns == "aten" || ns == "prim" || ns == "quantized" || ns == "_caffe2")
-      throw Error(fmt::format("'{}' uses the op {}, which LibTorch {} does not have", path, op,
-                              torch),
-                  fmt::format("the model was probably saved by a newer PyTorch: save it again with "
-                              "PyTorch {}.{}, or avoid {} in the model",
-                              TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, op));
+      throw Error(
+          fmt::format("'{}' uses the op {}, which LibTorch {} does not have", path, op, torch),
+          fmt::format("the model was probably saved by a newer PyTorch: save it again with "
+                      "PyTorch {}.{}, or avoid {} in the model",
+                      TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, op));
     throw Error(fmt::format("'{}' uses the custom op {}, whose library is not loaded", path, op),
                 fmt::format("load the shared library that registers {} first with --load-library "
                             "LIB.so (for torchvision ops: --load-library .../torchvision/_C.so)",
@@ -309,50 +337,56 @@ std::string unknown_op_name(const std::string& msg) {
                             first_error_line(msg)),
                 "load the shared library that registers it first with --load-library LIB.so");
   if (msg.find("constants.pkl") != std::string::npos)
-    throw Error(fmt::format("'{}' was saved with torch.save, not as TorchScript", path),
-                "torch.save stores a Python pickle (a module or a state_dict); make TorchScript "
-                "with torch.jit.trace(model, example).save(path) or torch.jit.script(model).save(path)");
+    throw Error(
+        fmt::format("'{}' was saved with torch.save, not as TorchScript", path),
+        "torch.save stores a Python pickle (a module or a state_dict); make TorchScript "
+        "with torch.jit.trace(model, example).save(path) or torch.jit.script(model).save(path)");
   if (msg.find("hasRecord(\"version\")") != std::string::npos ||
       msg.find("not in a subdirectory") != std::string::npos)
-    throw Error(fmt::format("'{}' is a zip archive but not a TorchScript file", path),
-                "save the model with torch.jit.trace(...).save(path) or torch.jit.script(...).save(path)");
-  throw Error(fmt::format("cannot load TorchScript model '{}': {}", path, first_error_line(msg)),
-              fmt::format("the file may be corrupt, or saved by a PyTorch other than {}.{}; save it "
-                          "again with torch.jit.save",
-                          TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR));
+    throw Error(
+        fmt::format("'{}' is a zip archive but not a TorchScript file", path),
+        "save the model with torch.jit.trace(...).save(path) or torch.jit.script(...).save(path)");
+  throw Error(
+      fmt::format("cannot load TorchScript model '{}': {}", path, first_error_line(msg)),
+      fmt::format("the file may be corrupt, or saved by a PyTorch other than {}.{}; save it "
+                  "again with torch.jit.save",
+                  TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR));
 }
 
 // "" when values of type `t` can be ONNX outputs (tensors, numbers, tuples/lists of them),
 // otherwise the offending type.
-std::string non_tensor_part(const c10::TypePtr& t) {
+std::string non_tensor_part(const c10::TypePtr &t) {
   switch (t->kind()) {
-    case c10::TypeKind::TensorType:
-    case c10::TypeKind::IntType:
-    case c10::TypeKind::FloatType:
-    case c10::TypeKind::BoolType:
-    case c10::TypeKind::NumberType:
-      return {};
-    case c10::TypeKind::DictType:
-      // One ONNX output per value, named after its key: the keys must be strings.
-      if (t->containedTypes()[0]->kind() != c10::TypeKind::StringType) return t->annotation_str();
-      return non_tensor_part(t->containedTypes()[1]);
-    case c10::TypeKind::TupleType:
-    case c10::TypeKind::ListType:
-      for (const auto& e : t->containedTypes()) {
-        std::string bad = non_tensor_part(e);
-        if (!bad.empty()) return bad;
-      }
-      return {};
-    default:
+  case c10::TypeKind::TensorType:
+  case c10::TypeKind::IntType:
+  case c10::TypeKind::FloatType:
+  case c10::TypeKind::BoolType:
+  case c10::TypeKind::NumberType:
+    return {};
+  case c10::TypeKind::DictType:
+    // One ONNX output per value, named after its key: the keys must be strings.
+    if (t->containedTypes()[0]->kind() != c10::TypeKind::StringType)
       return t->annotation_str();
+    return non_tensor_part(t->containedTypes()[1]);
+  case c10::TypeKind::TupleType:
+  case c10::TypeKind::ListType:
+    for (const auto &e : t->containedTypes()) {
+      std::string bad = non_tensor_part(e);
+      if (!bad.empty())
+        return bad;
+    }
+    return {};
+  default:
+    return t->annotation_str();
   }
 }
 
-void check_outputs(const torch::jit::Graph& graph, const std::string& path) {
+void check_outputs(const torch::jit::Graph &graph, const std::string &path) {
   for (size_t i = 0; i < graph.outputs().size(); ++i) {
-    const auto* v = graph.outputs()[i];
+    const auto *v = graph.outputs()[i];
     std::string bad = non_tensor_part(v->type());
-    if (bad.empty()) continue;
+    if (bad.empty())
+      continue;
     std::string what = v->type()->annotation_str();
     throw Error(fmt::format("'{}': forward returns {}{}, which cannot be an ONNX output{}", path,
                             what, graph.outputs().size() > 1 ? fmt::format(" (output {})", i) : "",
@@ -361,37 +395,44 @@ void check_outputs(const torch::jit::Graph& graph, const std::string& path) {
   }
 }
 
-}  // namespace
+} // namespace
 
-std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph& graph) {
+std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &graph) {
   std::vector<std::string> out;
-  for (const auto* node : graph.nodes()) {
-    if (node->kind() != c10::prim::Constant || node->outputs().size() != 1) continue;
-    const auto* v = node->output();
-    if (v->type()->kind() != c10::TypeKind::TensorType) continue;
+  for (const auto *node : graph.nodes()) {
+    if (node->kind() != c10::prim::Constant || node->outputs().size() != 1)
+      continue;
+    const auto *v = node->output();
+    if (v->type()->kind() != c10::TypeKind::TensorType)
+      continue;
     auto iv = torch::jit::toIValue(v);
-    if (!iv || !iv->isTensor()) continue;
-    const at::Tensor& t = iv->toTensor();
-    if (!t.defined() || !(t.is_floating_point() || t.is_complex()) || t.numel() == 0) continue;
+    if (!iv || !iv->isTensor())
+      continue;
+    const at::Tensor &t = iv->toTensor();
+    if (!t.defined() || !(t.is_floating_point() || t.is_complex()) || t.numel() == 0)
+      continue;
     int64_t nan = at::isnan(t).sum().item<int64_t>();
     int64_t inf = at::isinf(t).sum().item<int64_t>();
-    if (nan == 0 && inf == 0) continue;
+    if (nan == 0 && inf == 0)
+      continue;
     std::string name = v->debugName();
-    if (name.rfind("self.", 0) == 0) name = name.substr(5);
-    out.push_back(fmt::format("weight '{}' ({} values) has {} NaN and {} infinite value{}; the ONNX "
-                              "model keeps them and will likely output NaN/Inf too",
-                              name, t.numel(), nan, inf, inf == 1 ? "" : "s"));
+    if (name.rfind("self.", 0) == 0)
+      name = name.substr(5);
+    out.push_back(
+        fmt::format("weight '{}' ({} values) has {} NaN and {} infinite value{}; the ONNX "
+                    "model keeps them and will likely output NaN/Inf too",
+                    name, t.numel(), nan, inf, inf == 1 ? "" : "s"));
   }
   return out;
 }
 
-LoadedModel load_model(const std::string& path) {
+LoadedModel load_model(const std::string &path) {
   check_model_file(path);
   LoadedModel m;
   auto t0 = std::chrono::steady_clock::now();
   try {
     m.module = torch::jit::load(path);
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     throw_load_error(path, e.what());
   }
   if (!m.module.find_method("forward"))
@@ -403,10 +444,11 @@ LoadedModel load_model(const std::string& path) {
   torch::jit::Module frozen;
   try {
     frozen = torch::jit::freeze_module(m.module);
-  } catch (const std::exception& e) {
-    throw Error(fmt::format("cannot freeze model '{}': {}", path, first_error_line(e.what())),
-                "torch2onnx freezes the model (torch.jit.freeze) to turn parameters into constants; "
-                "check that torch.jit.freeze(torch.jit.load(path).eval()) works in PyTorch");
+  } catch (const std::exception &e) {
+    throw Error(
+        fmt::format("cannot freeze model '{}': {}", path, first_error_line(e.what())),
+        "torch2onnx freezes the model (torch.jit.freeze) to turn parameters into constants; "
+        "check that torch.jit.freeze(torch.jit.load(path).eval()) works in PyTorch");
   }
   auto method = frozen.get_method("forward");
   m.graph = method.graph()->copy();
@@ -416,7 +458,8 @@ LoadedModel load_model(const std::string& path) {
     m.arg_names.push_back(dot == std::string::npos ? n : n.substr(0, dot));
   }
   // After freezing, `self` should be unused.
-  if (!m.graph->inputs().empty() && m.graph->inputs()[0]->type()->kind() == c10::TypeKind::ClassType) {
+  if (!m.graph->inputs().empty() &&
+      m.graph->inputs()[0]->type()->kind() == c10::TypeKind::ClassType) {
     torch::jit::Inline(*m.graph);
     if (m.graph->inputs()[0]->hasUses()) {
       torch::jit::EliminateDeadCode(m.graph);
@@ -433,8 +476,8 @@ LoadedModel load_model(const std::string& path) {
   return m;
 }
 
-void prepare_graph(const std::shared_ptr<torch::jit::Graph>& g) {
-  std::shared_ptr<torch::jit::Graph> graph = g;  // some passes take a non-const reference
+void prepare_graph(const std::shared_ptr<torch::jit::Graph> &g) {
+  std::shared_ptr<torch::jit::Graph> graph = g; // some passes take a non-const reference
   torch::jit::Inline(*graph);
   torch::jit::LowerSimpleTuples(graph);
   torch::jit::RemoveListMutation(graph);
@@ -444,4 +487,4 @@ void prepare_graph(const std::shared_ptr<torch::jit::Graph>& g) {
   torch::jit::EliminateDeadCode(graph);
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,36 +1,35 @@
 // Loading a TorchScript file and preparing its forward graph for the walker.
 #pragma once
 
-#include <torch/csrc/jit/api/module.h>
-#include <torch/csrc/jit/ir/ir.h>
-
 #include <memory>
 #include <string>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/ir.h>
 #include <vector>
 
 namespace torch2onnx {
 
 // Loads custom-op libraries (like torch.ops.load_library); throws Error with dlerror's reason.
-void load_op_library(const std::string& path);
+void load_op_library(const std::string &path);
 
 struct LoadedModel {
-  torch::jit::Module module;                    // eval mode, as saved (used as the reference)
-  std::shared_ptr<torch::jit::Graph> graph;     // frozen, inlined, simplified forward
-  std::vector<std::string> arg_names;           // forward's arguments, without self
-  std::vector<std::string> warnings;            // e.g. NaN/Inf in weights; the export goes on
-  double load_seconds = 0;     // torch::jit::load
-  double prepare_seconds = 0;  // freeze, inline, graph passes, weight checks
+  torch::jit::Module module;                // eval mode, as saved (used as the reference)
+  std::shared_ptr<torch::jit::Graph> graph; // frozen, inlined, simplified forward
+  std::vector<std::string> arg_names;       // forward's arguments, without self
+  std::vector<std::string> warnings;        // e.g. NaN/Inf in weights; the export goes on
+  double load_seconds = 0;                  // torch::jit::load
+  double prepare_seconds = 0;               // freeze, inline, graph passes, weight checks
 };
 
 // torch::jit::load + eval + freeze + prepare_graph. Throws Error naming the file and the reason.
-LoadedModel load_model(const std::string& path);
+LoadedModel load_model(const std::string &path);
 
 // One warning per floating-point constant (frozen weight) holding NaN or Inf values, naming it,
 // e.g. "weight 'conv.weight' (216 values) has 1 NaN and 0 infinite values; ...".
-std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph& graph);
+std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &graph);
 
 // The passes that make a graph easy to walk: inline, lower tuples, remove mutation, constant
 // propagation, dead-code elimination. Also used on IR-text graphs in tests.
-void prepare_graph(const std::shared_ptr<torch::jit::Graph>& graph);
+void prepare_graph(const std::shared_ptr<torch::jit::Graph> &graph);
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

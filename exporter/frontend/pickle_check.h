@@ -11,6 +11,6 @@ namespace torch2onnx {
 // Empty when nothing is wrong or the walk cannot tell (an opcode it does not know: LibTorch
 // judges those); otherwise what is wrong, e.g. "a string at byte 41 claims 4127195158 bytes but
 // only 903 follow".
-std::string pickle_length_problem(const unsigned char* data, size_t size);
+std::string pickle_length_problem(const unsigned char *data, size_t size);
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,25 +1,24 @@
 #include "exporter/frontend/recorder.h"
 
+#include "builder/error.h"
+#include "exporter/frontend/torch_util.h"
+
 #include <ATen/Functions.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
-
 #include <unordered_set>
-
-#include "builder/error.h"
-#include "exporter/frontend/torch_util.h"
 
 namespace torch2onnx {
 
 namespace {
 
-thread_local std::vector<TensorInfo>* g_observed = nullptr;
+thread_local std::vector<TensorInfo> *g_observed = nullptr;
 
-const char* kObserve = "torch2onnx::observe";
+const char *kObserve = "torch2onnx::observe";
 
 // A value inside a loop body is observed once per iteration: keep what every observation agrees
 // on (dims that differ become unknown, a rank that differs leaves the rank unknown).
-void merge_observation(TensorInfo& seen, const TensorInfo& now) {
+void merge_observation(TensorInfo &seen, const TensorInfo &now) {
   if (seen.dtype == DType::Undefined) {
     seen = now;
     return;
@@ -29,25 +28,27 @@ void merge_observation(TensorInfo& seen, const TensorInfo& now) {
     return;
   }
   for (size_t i = 0; i < seen.shape->size(); ++i)
-    if ((*seen.shape)[i].value != (*now.shape)[i].value) (*seen.shape)[i] = Dim{};
+    if ((*seen.shape)[i].value != (*now.shape)[i].value)
+      (*seen.shape)[i] = Dim{};
 }
 
 // torch2onnx::observe(Tensor x, int id) -> () stores x's info under id.
 torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
     "torch2onnx::observe(Tensor x, int id) -> ()",
-    [](torch::jit::Stack& stack) {
+    [](torch::jit::Stack &stack) {
       int64_t id = stack.back().toInt();
       stack.pop_back();
       c10::IValue v = std::move(stack.back());
       stack.pop_back();
       // prim::Uninitialized (a value only a raising path leaves unset, e.g. in torchvision's
       // scripted mask-pasting loop) is typed Tensor but holds none: nothing to record.
-      if (!v.isTensor()) return;
+      if (!v.isTensor())
+        return;
       at::Tensor t = v.toTensor();
       if (g_observed && id >= 0 && static_cast<size_t>(id) < g_observed->size() && t.defined()) {
         try {
           merge_observation((*g_observed)[id], info_of(t));
-        } catch (const Error&) {
+        } catch (const Error &) {
           // A dtype ONNX lacks: leave it unknown; a converter that needs it will say so.
         }
       }
@@ -57,8 +58,9 @@ torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
 // How the shrink ops change a data-dependent count during a record_shapes run.
 thread_local CountChange g_counts = CountChange::None;
 
-at::Tensor shrink_rows(const at::Tensor& t) {
-  if (t.dim() == 0) return t;
+at::Tensor shrink_rows(const at::Tensor &t) {
+  if (t.dim() == 0)
+    return t;
   const int64_t n = t.size(0);
   if (g_counts == CountChange::More) {
     // One more row of zeros: index 0 (valid wherever the indexed tensor is not empty), or 0.
@@ -66,7 +68,7 @@ at::Tensor shrink_rows(const at::Tensor& t) {
     row[0] = 1;
     return at::cat({t, at::zeros(row, t.options())});
   }
-  return t.narrow(0, 0, n > 2 ? 2 : n == 2 ? 1 : n);  // CountChange::Fewer
+  return t.narrow(0, 0, n > 2 ? 2 : n == 2 ? 1 : n); // CountChange::Fewer
 }
 
 // torch2onnx::shrink(Tensor x) -> Tensor and torch2onnx::shrink_list(Tensor[] xs) -> Tensor[]:
@@ -74,16 +76,17 @@ at::Tensor shrink_rows(const at::Tensor& t) {
 torch::jit::RegisterOperators reg_shrink({
     torch::jit::Operator(
         "torch2onnx::shrink(Tensor x) -> Tensor",
-        [](torch::jit::Stack& stack) {
+        [](torch::jit::Stack &stack) {
           at::Tensor t = stack.back().toTensor();
           stack.back() = shrink_rows(t);
         },
         c10::AliasAnalysisKind::FROM_SCHEMA),
     torch::jit::Operator(
         "torch2onnx::shrink_list(Tensor[] xs) -> Tensor[]",
-        [](torch::jit::Stack& stack) {
+        [](torch::jit::Stack &stack) {
           auto list = stack.back().toTensorVector();
-          for (auto& t : list) t = shrink_rows(t);
+          for (auto &t : list)
+            t = shrink_rows(t);
           stack.back() = c10::IValue(list);
         },
         c10::AliasAnalysisKind::FROM_SCHEMA),
@@ -91,37 +94,40 @@ torch::jit::RegisterOperators reg_shrink({
     // rows as the mask has true values; with integer indices its rows follow their shape.
     torch::jit::Operator(
         "torch2onnx::shrink_masked(Tensor x, Tensor?[] indices) -> Tensor",
-        [](torch::jit::Stack& stack) {
+        [](torch::jit::Stack &stack) {
           c10::List<c10::IValue> indices = stack.back().toList();
           stack.pop_back();
           bool mask = indices.size() >= 1 && indices.get(0).isTensor() &&
                       (indices.get(0).toTensor().scalar_type() == at::kBool ||
                        indices.get(0).toTensor().scalar_type() == at::kByte);
-          for (size_t i = 1; i < indices.size(); ++i) mask = mask && indices.get(i).isNone();
-          if (mask) stack.back() = shrink_rows(stack.back().toTensor());
+          for (size_t i = 1; i < indices.size(); ++i)
+            mask = mask && indices.get(i).isNone();
+          if (mask)
+            stack.back() = shrink_rows(stack.back().toTensor());
         },
         c10::AliasAnalysisKind::FROM_SCHEMA),
 });
 
 // aten::index(self, indices): x[i] or x[mask], one output.
-bool is_index_with_list(const torch::jit::Node* n) {
+bool is_index_with_list(const torch::jit::Node *n) {
   return n->kind() == c10::aten::index && n->inputs().size() == 2 && n->outputs().size() == 1;
 }
 
-void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>& ids,
-                std::vector<torch::jit::Node*>& added, CountChange counts) {
-  auto* graph = block->owningGraph();
+void instrument(torch::jit::Block *block, std::vector<const torch::jit::Value *> &ids,
+                std::vector<torch::jit::Node *> &added, CountChange counts) {
+  auto *graph = block->owningGraph();
   // Observes `seen` under the id of `v` (they differ when a shrink node stands between them).
-  auto observe = [&](torch::jit::Value* v, torch::jit::Node* after_or_null,
-                     torch::jit::Value* seen = nullptr) {
-    if (!v->type()->isSubtypeOf(*c10::TensorType::get())) return;
+  auto observe = [&](torch::jit::Value *v, torch::jit::Node *after_or_null,
+                     torch::jit::Value *seen = nullptr) {
+    if (!v->type()->isSubtypeOf(*c10::TensorType::get()))
+      return;
     int64_t id = static_cast<int64_t>(ids.size());
     ids.push_back(v);
     v = seen ? seen : v;
-    auto* idc = graph->create(c10::prim::Constant);
+    auto *idc = graph->create(c10::prim::Constant);
     idc->i_(c10::attr::value, id);
     idc->output()->setType(c10::IntType::get());
-    auto* n = graph->create(c10::Symbol::fromQualString(kObserve), {v, idc->output()}, 0);
+    auto *n = graph->create(c10::Symbol::fromQualString(kObserve), {v, idc->output()}, 0);
     if (after_or_null) {
       n->insertAfter(after_or_null);
     } else {
@@ -131,16 +137,18 @@ void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>&
     added.push_back(n);
     added.push_back(idc);
   };
-  for (auto* in : block->inputs()) observe(in, nullptr);
-  std::vector<torch::jit::Node*> nodes(block->nodes().begin(), block->nodes().end());
-  for (auto* n : nodes) {
-    for (auto* sub : n->blocks()) instrument(sub, ids, added, counts);
-    const bool masked = is_index_with_list(n);  // whether by a mask: shrink_masked checks
+  for (auto *in : block->inputs())
+    observe(in, nullptr);
+  std::vector<torch::jit::Node *> nodes(block->nodes().begin(), block->nodes().end());
+  for (auto *n : nodes) {
+    for (auto *sub : n->blocks())
+      instrument(sub, ids, added, counts);
+    const bool masked = is_index_with_list(n); // whether by a mask: shrink_masked checks
     if (counts != CountChange::None && (has_data_dependent_rows(n) || masked)) {
       // Every later use reads the shrunk value; it is observed as the node's output.
-      torch::jit::Value* out = n->output(0);
+      torch::jit::Value *out = n->output(0);
       const bool list = out->type()->kind() == c10::TypeKind::ListType;
-      auto* s = masked ? graph->create(c10::Symbol::fromQualString("torch2onnx::shrink_masked"),
+      auto *s = masked ? graph->create(c10::Symbol::fromQualString("torch2onnx::shrink_masked"),
                                        {out, n->input(1)}, 1)
                        : graph->create(c10::Symbol::fromQualString(list ? "torch2onnx::shrink_list"
                                                                         : "torch2onnx::shrink"),
@@ -150,78 +158,89 @@ void instrument(torch::jit::Block* block, std::vector<const torch::jit::Value*>&
       out->replaceAllUsesAfterNodeWith(s, s->output());
       added.push_back(s);
       observe(out, s, s->output());
-      for (size_t i = 1; i < n->outputs().size(); ++i) observe(n->output(i), n);
+      for (size_t i = 1; i < n->outputs().size(); ++i)
+        observe(n->output(i), n);
       continue;
     }
-    for (auto* out : n->outputs()) observe(out, n);
+    for (auto *out : n->outputs())
+      observe(out, n);
   }
 }
 
-}  // namespace
+} // namespace
 
-bool has_data_dependent_rows(const torch::jit::Node* n) {
+bool has_data_dependent_rows(const torch::jit::Node *n) {
   static const std::unordered_set<std::string> ops = {"aten::nonzero", "aten::argwhere",
                                                       "aten::masked_select", "torchvision::nms"};
-  if (n->outputs().size() != 1) return false;
+  if (n->outputs().size() != 1)
+    return false;
   const std::string op = n->kind().toQualString();
   // aten::where(Tensor condition) -> Tensor[] (the one-argument form: one index tensor per dim)
   return ops.count(op) > 0 || (op == "aten::where" && n->inputs().size() == 1);
 }
 
-bool has_data_dependent_rows(const torch::jit::Block* block, const ShapeRecord& example) {
-  for (const auto* n : block->nodes()) {
-    if (has_data_dependent_rows(n)) return true;
+bool has_data_dependent_rows(const torch::jit::Block *block, const ShapeRecord &example) {
+  for (const auto *n : block->nodes()) {
+    if (has_data_dependent_rows(n))
+      return true;
     // x[mask]: the example run tells whether aten::index got a boolean mask.
     if (is_index_with_list(n) && n->input(1)->node()->kind() == c10::prim::ListConstruct) {
-      for (const auto* i : n->input(1)->node()->inputs()) {
-        const TensorInfo* info = example.find(i);
-        if (info && (info->dtype == DType::Bool || info->dtype == DType::UInt8)) return true;
+      for (const auto *i : n->input(1)->node()->inputs()) {
+        const TensorInfo *info = example.find(i);
+        if (info && (info->dtype == DType::Bool || info->dtype == DType::UInt8))
+          return true;
       }
     }
-    for (const auto* sub : n->blocks())
-      if (has_data_dependent_rows(sub, example)) return true;
+    for (const auto *sub : n->blocks())
+      if (has_data_dependent_rows(sub, example))
+        return true;
   }
   return false;
 }
 
-ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
-                          const std::vector<c10::IValue>& inputs, std::string* failure,
+ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
+                          const std::vector<c10::IValue> &inputs, std::string *failure,
                           CountChange counts) {
   // Instrument a copy so the graph we convert is untouched.
   auto copy = graph->copy();
-  std::vector<const torch::jit::Value*> copy_values;
-  std::vector<torch::jit::Node*> added;
+  std::vector<const torch::jit::Value *> copy_values;
+  std::vector<torch::jit::Node *> added;
   instrument(copy->block(), copy_values, added, counts);
 
-  std::unordered_set<const torch::jit::Node*> added_set(added.begin(), added.end());
+  std::unordered_set<const torch::jit::Node *> added_set(added.begin(), added.end());
   // Map copied values back to the originals: copy() preserves node order, so walk both in step.
-  std::unordered_map<const torch::jit::Value*, const torch::jit::Value*> to_original;
-  std::function<void(torch::jit::Block*, torch::jit::Block*)> pair_blocks =
-      [&](torch::jit::Block* a, torch::jit::Block* b) {
-        for (size_t i = 0; i < a->inputs().size(); ++i) to_original[b->inputs()[i]] = a->inputs()[i];
+  std::unordered_map<const torch::jit::Value *, const torch::jit::Value *> to_original;
+  std::function<void(torch::jit::Block *, torch::jit::Block *)> pair_blocks =
+      [&](torch::jit::Block *a, torch::jit::Block *b) {
+        for (size_t i = 0; i < a->inputs().size(); ++i)
+          to_original[b->inputs()[i]] = a->inputs()[i];
         auto ita = a->nodes().begin();
         auto itb = b->nodes().begin();
         for (; ita != a->nodes().end(); ++ita, ++itb) {
-          while (added_set.count(*itb)) ++itb;
+          while (added_set.count(*itb))
+            ++itb;
           for (size_t i = 0; i < ita->outputs().size(); ++i)
             to_original[itb->outputs()[i]] = ita->outputs()[i];
-          for (size_t k = 0; k < ita->blocks().size(); ++k) pair_blocks(ita->blocks()[k], itb->blocks()[k]);
+          for (size_t k = 0; k < ita->blocks().size(); ++k)
+            pair_blocks(ita->blocks()[k], itb->blocks()[k]);
         }
       };
   pair_blocks(graph->block(), copy->block());
 
   std::vector<TensorInfo> observed(copy_values.size());
-  if (failure) failure->clear();
+  if (failure)
+    failure->clear();
   g_observed = &observed;
   g_counts = counts;
   // Clone: an in-place op on a graph input must not change the caller's example tensors.
   torch::jit::Stack stack;
-  for (const auto& in : inputs) stack.push_back(in.isTensor() ? c10::IValue(in.toTensor().clone()) : in);
+  for (const auto &in : inputs)
+    stack.push_back(in.isTensor() ? c10::IValue(in.toTensor().clone()) : in);
   try {
     torch::jit::Code code(copy, "torch2onnx_record");
     torch::jit::InterpreterState state(code);
     state.run(stack);
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     g_observed = nullptr;
     g_counts = CountChange::None;
     if (failure) {
@@ -239,12 +258,14 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
 
   ShapeRecord rec;
   for (size_t i = 0; i < copy_values.size(); ++i) {
-    if (observed[i].dtype == DType::Undefined) continue;
+    if (observed[i].dtype == DType::Undefined)
+      continue;
     auto it = to_original.find(copy_values[i]);
-    if (it != to_original.end()) rec.infos[it->second] = observed[i];
+    if (it != to_original.end())
+      rec.infos[it->second] = observed[i];
   }
   rec.outputs.assign(stack.begin(), stack.end());
   return rec;
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

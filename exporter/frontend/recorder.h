@@ -2,21 +2,20 @@
 // shapes converters base their decisions on.
 #pragma once
 
+#include "builder/types.h"
+
 #include <ATen/core/ivalue.h>
 #include <torch/csrc/jit/ir/ir.h>
-
 #include <unordered_map>
 #include <vector>
-
-#include "builder/types.h"
 
 namespace torch2onnx {
 
 struct ShapeRecord {
-  std::unordered_map<const torch::jit::Value*, TensorInfo> infos;
-  std::vector<c10::IValue> outputs;  // the graph's outputs on the example inputs
+  std::unordered_map<const torch::jit::Value *, TensorInfo> infos;
+  std::vector<c10::IValue> outputs; // the graph's outputs on the example inputs
 
-  const TensorInfo* find(const torch::jit::Value* v) const {
+  const TensorInfo *find(const torch::jit::Value *v) const {
     auto it = infos.find(v);
     return it == infos.end() ? nullptr : &it->second;
   }
@@ -33,14 +32,14 @@ struct ShapeRecord {
 // passes on fewer rows (Fewer: its first 2 of many, 1 of 2) or one more (More: a row of zeros,
 // i.e. index 0), so a run at the example inputs shows which sizes follow those counts.
 enum class CountChange { None, Fewer, More };
-ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph>& graph,
-                          const std::vector<c10::IValue>& inputs, std::string* failure = nullptr,
+ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
+                          const std::vector<c10::IValue> &inputs, std::string *failure = nullptr,
                           CountChange counts = CountChange::None);
 
 // Whether the node (or any node of the block, nested blocks included) has an output whose number
 // of rows depends on the values of its inputs, not only on their shapes. For a block, `example`
 // (a record of it) tells whether an aten::index was given a boolean mask (x[mask]).
-bool has_data_dependent_rows(const torch::jit::Node* n);
-bool has_data_dependent_rows(const torch::jit::Block* block, const ShapeRecord& example);
+bool has_data_dependent_rows(const torch::jit::Node *n);
+bool has_data_dependent_rows(const torch::jit::Block *block, const ShapeRecord &example);
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,87 +1,114 @@
 #include "exporter/frontend/torch_util.h"
 
-#include <ATen/ATen.h>
+#include "builder/error.h"
 
+#include <ATen/ATen.h>
 #include <cctype>
 #include <functional>
-
 #include <torch/csrc/jit/ir/scope.h>
-
-#include "builder/error.h"
 
 namespace torch2onnx {
 
 DType to_dtype(c10::ScalarType t) {
   switch (t) {
-    case c10::ScalarType::Float: return DType::Float;
-    case c10::ScalarType::Double: return DType::Double;
-    case c10::ScalarType::Half: return DType::Float16;
-    case c10::ScalarType::BFloat16: return DType::BFloat16;
-    case c10::ScalarType::Long: return DType::Int64;
-    case c10::ScalarType::Int: return DType::Int32;
-    case c10::ScalarType::Short: return DType::Int16;
-    case c10::ScalarType::Char: return DType::Int8;
-    case c10::ScalarType::Byte: return DType::UInt8;
-    case c10::ScalarType::Bool: return DType::Bool;
-    case c10::ScalarType::ComplexFloat: return DType::Complex64;
-    case c10::ScalarType::ComplexDouble: return DType::Complex128;
-    default: break;
+  case c10::ScalarType::Float:
+    return DType::Float;
+  case c10::ScalarType::Double:
+    return DType::Double;
+  case c10::ScalarType::Half:
+    return DType::Float16;
+  case c10::ScalarType::BFloat16:
+    return DType::BFloat16;
+  case c10::ScalarType::Long:
+    return DType::Int64;
+  case c10::ScalarType::Int:
+    return DType::Int32;
+  case c10::ScalarType::Short:
+    return DType::Int16;
+  case c10::ScalarType::Char:
+    return DType::Int8;
+  case c10::ScalarType::Byte:
+    return DType::UInt8;
+  case c10::ScalarType::Bool:
+    return DType::Bool;
+  case c10::ScalarType::ComplexFloat:
+    return DType::Complex64;
+  case c10::ScalarType::ComplexDouble:
+    return DType::Complex128;
+  default:
+    break;
   }
   throw Error(fmt::format("tensor type {} has no ONNX equivalent", c10::toString(t)));
 }
 
 c10::ScalarType to_scalar_type(DType t) {
   switch (t) {
-    case DType::Float: return c10::ScalarType::Float;
-    case DType::Double: return c10::ScalarType::Double;
-    case DType::Float16: return c10::ScalarType::Half;
-    case DType::BFloat16: return c10::ScalarType::BFloat16;
-    case DType::Int64: return c10::ScalarType::Long;
-    case DType::Int32: return c10::ScalarType::Int;
-    case DType::Int16: return c10::ScalarType::Short;
-    case DType::Int8: return c10::ScalarType::Char;
-    case DType::UInt8: return c10::ScalarType::Byte;
-    case DType::Bool: return c10::ScalarType::Bool;
-    default: break;
+  case DType::Float:
+    return c10::ScalarType::Float;
+  case DType::Double:
+    return c10::ScalarType::Double;
+  case DType::Float16:
+    return c10::ScalarType::Half;
+  case DType::BFloat16:
+    return c10::ScalarType::BFloat16;
+  case DType::Int64:
+    return c10::ScalarType::Long;
+  case DType::Int32:
+    return c10::ScalarType::Int;
+  case DType::Int16:
+    return c10::ScalarType::Short;
+  case DType::Int8:
+    return c10::ScalarType::Char;
+  case DType::UInt8:
+    return c10::ScalarType::Byte;
+  case DType::Bool:
+    return c10::ScalarType::Bool;
+  default:
+    break;
   }
   throw Error(fmt::format("dtype {} has no LibTorch equivalent", dtype_name(t)));
 }
 
-TensorInfo info_of(const at::Tensor& t) {
+TensorInfo info_of(const at::Tensor &t) {
   TensorInfo info;
   info.dtype = to_dtype(t.scalar_type());
   info.shape.emplace();
-  for (auto s : t.sizes()) info.shape->push_back(Dim::known(s));
+  for (auto s : t.sizes())
+    info.shape->push_back(Dim::known(s));
   return info;
 }
 
-TensorData to_tensor_data(const at::Tensor& t) {
+TensorData to_tensor_data(const at::Tensor &t) {
   at::Tensor c = t.detach().to(at::kCPU).contiguous();
   TensorData d;
   d.dtype = to_dtype(c.scalar_type());
   d.dims.assign(c.sizes().begin(), c.sizes().end());
-  d.raw.assign(static_cast<const char*>(c.data_ptr()), c.numel() * c.element_size());
+  d.raw.assign(static_cast<const char *>(c.data_ptr()), c.numel() * c.element_size());
   return d;
 }
 
-at::Tensor from_tensor_data(const TensorData& d) {
+at::Tensor from_tensor_data(const TensorData &d) {
   auto opts = at::TensorOptions().dtype(to_scalar_type(d.dtype));
   at::Tensor t = at::empty(d.dims, opts);
-  if (!d.raw.empty()) std::memcpy(t.data_ptr(), d.raw.data(), d.raw.size());
+  if (!d.raw.empty())
+    std::memcpy(t.data_ptr(), d.raw.data(), d.raw.size());
   return t;
 }
 
-std::vector<at::Tensor> flatten_tensors(const c10::IValue& v) {
+std::vector<at::Tensor> flatten_tensors(const c10::IValue &v) {
   std::vector<at::Tensor> out;
-  std::function<void(const c10::IValue&)> rec = [&](const c10::IValue& x) {
+  std::function<void(const c10::IValue &)> rec = [&](const c10::IValue &x) {
     if (x.isTensor()) {
       out.push_back(x.toTensor());
     } else if (x.isTuple()) {
-      for (const auto& e : x.toTupleRef().elements()) rec(e);
+      for (const auto &e : x.toTupleRef().elements())
+        rec(e);
     } else if (x.isList()) {
-      for (const auto& e : x.toListRef()) rec(e);
+      for (const auto &e : x.toListRef())
+        rec(e);
     } else if (x.isGenericDict()) {
-      for (const auto& kv : x.toGenericDict()) rec(kv.value());
+      for (const auto &kv : x.toGenericDict())
+        rec(kv.value());
     } else if (x.isInt()) {
       out.push_back(at::scalar_tensor(x.toInt(), at::kLong));
     } else if (x.isDouble()) {
@@ -97,19 +124,21 @@ std::vector<at::Tensor> flatten_tensors(const c10::IValue& v) {
   return out;
 }
 
-NodeWhere where_of(const torch::jit::Node* n) {
+NodeWhere where_of(const torch::jit::Node *n) {
   NodeWhere w;
   if (auto cs = n->callstack()) {
     std::vector<std::string> parts;
-    for (const auto& entry : (*cs)->vec()) {
-      const auto& mi = std::get<2>(entry);
-      if (mi && !mi->instance_name().empty()) parts.push_back(mi->instance_name());
+    for (const auto &entry : (*cs)->vec()) {
+      const auto &mi = std::get<2>(entry);
+      if (mi && !mi->instance_name().empty())
+        parts.push_back(mi->instance_name());
     }
     // The outermost entry is the root module ("self"): drop it.
-    if (!parts.empty() && parts.front() == "self") parts.erase(parts.begin());
+    if (!parts.empty() && parts.front() == "self")
+      parts.erase(parts.begin());
     w.scope = fmt::format("{}", fmt::join(parts, "."));
   }
-  const auto& range = n->sourceRange();
+  const auto &range = n->sourceRange();
   if (auto orig = range.findSourceRangeThatGenerated()) {
     if (auto loc = orig->file_line_col())
       w.source = fmt::format("{}:{}", std::get<0>(*loc), std::get<1>(*loc));
@@ -119,31 +148,39 @@ NodeWhere where_of(const torch::jit::Node* n) {
   return w;
 }
 
-std::string first_error_line(const std::string& s) {
+std::string first_error_line(const std::string &s) {
   size_t a = 0;
-  while (a < s.size() && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  std::string line = s.substr(a, s.find('\n', a) == std::string::npos ? std::string::npos
-                                                                        : s.find('\n', a) - a);
+  while (a < s.size() && std::isspace(static_cast<unsigned char>(s[a])))
+    ++a;
+  std::string line =
+      s.substr(a, s.find('\n', a) == std::string::npos ? std::string::npos : s.find('\n', a) - a);
   if (line.rfind("[enforce fail at ", 0) == 0) {
     auto close = line.find("] ");
-    if (close != std::string::npos) line = line.substr(close + 2);
-    if (line.rfind(". ", 0) == 0) line = line.substr(2);
+    if (close != std::string::npos)
+      line = line.substr(close + 2);
+    if (line.rfind(". ", 0) == 0)
+      line = line.substr(2);
   }
   auto improve = line.find(" (Could this error message be improved?");
-  if (improve != std::string::npos) line = line.substr(0, improve);
-  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+  if (improve != std::string::npos)
+    line = line.substr(0, improve);
+  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
+    line.pop_back();
   return line;
 }
 
-std::string summarize_torch_error(const std::string& what) {
+std::string summarize_torch_error(const std::string &what) {
   // The interpreter's message: "The following operation failed ...", two tracebacks, then the
   // reason ("RuntimeError: expected scalar type Long but found Float"), possibly wrapped.
   const std::string marker = "RuntimeError: ";
   auto p = what.rfind(marker);
-  std::string reason = p == std::string::npos ? first_error_line(what) : what.substr(p + marker.size());
-  for (char& c : reason)
-    if (c == '\n') c = ' ';
-  while (!reason.empty() && std::isspace(static_cast<unsigned char>(reason.back()))) reason.pop_back();
+  std::string reason =
+      p == std::string::npos ? first_error_line(what) : what.substr(p + marker.size());
+  for (char &c : reason)
+    if (c == '\n')
+      c = ' ';
+  while (!reason.empty() && std::isspace(static_cast<unsigned char>(reason.back())))
+    reason.pop_back();
   // The innermost line of the model's own source, if the traceback has one.
   std::string where;
   const std::string orig = "original code (most recent call last):";
@@ -152,15 +189,18 @@ std::string summarize_torch_error(const std::string& what) {
     size_t pos = what.find('\n', o);
     while (pos != std::string::npos && pos + 1 < what.size()) {
       size_t end = what.find('\n', pos + 1);
-      std::string line = what.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
+      std::string line =
+          what.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
       std::string t = first_error_line(line);
-      if (t.rfind(marker, 0) == 0 || t.empty()) break;
-      if (t.find("/torch/") == std::string::npos && t.find("(") != std::string::npos && where.empty())
-        where = t;  // the first frame outside torch itself: the model's code
+      if (t.rfind(marker, 0) == 0 || t.empty())
+        break;
+      if (t.find("/torch/") == std::string::npos && t.find("(") != std::string::npos &&
+          where.empty())
+        where = t; // the first frame outside torch itself: the model's code
       pos = end;
     }
   }
   return where.empty() ? reason : fmt::format("{} (at {})", reason, where);
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -1,41 +1,40 @@
 // Conversions between LibTorch types and torch2onnx's plain types. Only exporter/ sees LibTorch.
 #pragma once
 
+#include "builder/types.h"
+
 #include <ATen/core/ivalue.h>
 #include <c10/core/ScalarType.h>
-#include <torch/csrc/jit/ir/ir.h>
-
 #include <string>
+#include <torch/csrc/jit/ir/ir.h>
 #include <vector>
-
-#include "builder/types.h"
 
 namespace torch2onnx {
 
-DType to_dtype(c10::ScalarType t);        // throws for types ONNX lacks
-c10::ScalarType to_scalar_type(DType t);  // throws for types LibTorch lacks
-TensorInfo info_of(const at::Tensor& t);
+DType to_dtype(c10::ScalarType t);       // throws for types ONNX lacks
+c10::ScalarType to_scalar_type(DType t); // throws for types LibTorch lacks
+TensorInfo info_of(const at::Tensor &t);
 // The tensor's bytes, contiguous and little-endian. Example: to_tensor_data(weight).
-TensorData to_tensor_data(const at::Tensor& t);
-at::Tensor from_tensor_data(const TensorData& d);
+TensorData to_tensor_data(const at::Tensor &t);
+at::Tensor from_tensor_data(const TensorData &d);
 
 // Flattens tuples/lists of tensors (in order) into a list of tensors; scalars become 0-d tensors.
-std::vector<at::Tensor> flatten_tensors(const c10::IValue& v);
+std::vector<at::Tensor> flatten_tensors(const c10::IValue &v);
 
 // Where a node comes from, for names and messages.
 struct NodeWhere {
-  std::string scope;   // module path, e.g. "layer1.0.conv1"; empty at top level
-  std::string source;  // "file.py:12" when the model kept debug info
+  std::string scope;  // module path, e.g. "layer1.0.conv1"; empty at top level
+  std::string source; // "file.py:12" when the model kept debug info
 };
-NodeWhere where_of(const torch::jit::Node* n);
+NodeWhere where_of(const torch::jit::Node *n);
 
 // LibTorch's messages start with a newline or "[enforce fail at file.cc:123] . " and end with a
 // backtrace: the first meaningful line, e.g. "PytorchStreamReader failed reading zip archive".
-std::string first_error_line(const std::string& what);
+std::string first_error_line(const std::string &what);
 
 // LibTorch's "The following operation failed in the TorchScript interpreter ..." message (two
 // tracebacks, ~30 lines) reduced to its reason and the model's source line, e.g.
 // "expected scalar type Long but found Float (at /src/model.py(26): forward)".
-std::string summarize_torch_error(const std::string& what);
+std::string summarize_torch_error(const std::string &what);
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -2,16 +2,15 @@
 // table, metadata and constant folding, and converter calls through aten_lib/dispatch.h.
 #include "exporter/frontend/walker.h"
 
-#include <ATen/ATen.h>
-#include <torch/csrc/jit/runtime/operator.h>
+#include "aten_lib/dispatch.h"
+#include "exporter/frontend/torch_util.h"
 
+#include <ATen/ATen.h>
 #include <functional>
 #include <map>
 #include <sstream>
+#include <torch/csrc/jit/runtime/operator.h>
 #include <unordered_set>
-
-#include "aten_lib/dispatch.h"
-#include "exporter/frontend/torch_util.h"
 
 namespace torch2onnx {
 
@@ -24,15 +23,22 @@ using walker_detail::place_of;
 namespace {
 
 // Ops that read only a tensor's metadata: with a static recorded shape they fold to constants.
-const std::unordered_set<std::string>& metadata_ops() {
-  static const std::unordered_set<std::string> ops = {
-      "aten::size",  "aten::dim",    "prim::dtype",   "prim::device", "aten::numel",
-      "prim::layout", "aten::is_floating_point", "prim::is_cuda", "aten::len", "prim::is_quantized",
-      "aten::is_complex"};
+const std::unordered_set<std::string> &metadata_ops() {
+  static const std::unordered_set<std::string> ops = {"aten::size",
+                                                      "aten::dim",
+                                                      "prim::dtype",
+                                                      "prim::device",
+                                                      "aten::numel",
+                                                      "prim::layout",
+                                                      "aten::is_floating_point",
+                                                      "prim::is_cuda",
+                                                      "aten::len",
+                                                      "prim::is_quantized",
+                                                      "aten::is_complex"};
   return ops;
 }
 
-bool is_inplace(const std::string& op) {
+bool is_inplace(const std::string &op) {
   auto pos = op.find("::");
   std::string name = pos == std::string::npos ? op : op.substr(pos + 2);
   return name.size() > 1 && name.back() == '_' && name.substr(name.size() - 2) != "__" &&
@@ -40,10 +46,10 @@ bool is_inplace(const std::string& op) {
 }
 
 // Ops whose output aliases its first input and whose mutation write_back can scatter back.
-bool is_view_op(const Node* n) {
-  static const std::unordered_set<std::string> ops = {"aten::slice", "aten::select", "aten::view",
-                                                      "aten::unsqueeze", "aten::squeeze",
-                                                      "aten::narrow"};
+bool is_view_op(const Node *n) {
+  static const std::unordered_set<std::string> ops = {"aten::slice",   "aten::select",
+                                                      "aten::view",    "aten::unsqueeze",
+                                                      "aten::squeeze", "aten::narrow"};
   if (!ops.count(n->kind().toQualString()) || n->outputs().size() != 1 || n->inputs().empty() ||
       !n->input(0)->type()->isSubtypeOf(*c10::TensorType::get()))
     return false;
@@ -52,42 +58,51 @@ bool is_view_op(const Node* n) {
          (n->inputs().size() == 2 && n->input(1)->type()->cast<c10::ListType>() != nullptr);
 }
 
-bool is_number_type(const c10::TypePtr& t) {
+bool is_number_type(const c10::TypePtr &t) {
   return number_dtype(t) != DType::Undefined || t->kind() == c10::TypeKind::NumberType;
 }
 
 // Metadata that does not depend on the sizes (dtype, device, rank): folds even when some dims
 // are dynamic, as long as the rank is known.
-bool foldable_metadata(const std::string& op, const TensorInfo* info) {
-  static const std::unordered_set<std::string> size_free = {
-      "aten::dim",   "prim::dtype", "prim::device", "prim::layout",      "aten::is_floating_point",
-      "prim::is_cuda", "aten::is_complex", "prim::is_quantized"};
+bool foldable_metadata(const std::string &op, const TensorInfo *info) {
+  static const std::unordered_set<std::string> size_free = {"aten::dim",
+                                                            "prim::dtype",
+                                                            "prim::device",
+                                                            "prim::layout",
+                                                            "aten::is_floating_point",
+                                                            "prim::is_cuda",
+                                                            "aten::is_complex",
+                                                            "prim::is_quantized"};
   return info && (info->is_static() || (info->has_rank() && size_free.count(op)));
 }
 
-at::Tensor meta_tensor(const TensorInfo& info) {
+at::Tensor meta_tensor(const TensorInfo &info) {
   std::vector<int64_t> sizes;
-  for (const Dim& d : *info.shape) sizes.push_back(d.is_static() ? d.value : 1);
+  for (const Dim &d : *info.shape)
+    sizes.push_back(d.is_static() ? d.value : 1);
   return at::empty(sizes, at::TensorOptions().dtype(to_scalar_type(info.dtype)).device(at::kMeta));
 }
 
 // A list of constant numbers (prim::ListConstruct of constants is a List, not folded) as an
 // IValue of its TorchScript type, so ops on it (e.g. size lists compared with !=) can fold.
-bool as_constant(const Walker::Bound& bd, const c10::TypePtr& type, c10::IValue& out) {
+bool as_constant(const Walker::Bound &bd, const c10::TypePtr &type, c10::IValue &out) {
   using K = Walker::Bound::Kind;
   if (bd.kind == K::Const) {
     out = bd.constant;
     return true;
   }
   auto lt = type->cast<c10::ListType>();
-  if (bd.kind != K::List || !bd.keys.empty() || !lt) return false;
+  if (bd.kind != K::List || !bd.keys.empty() || !lt)
+    return false;
   auto elem = lt->getElementType()->kind();
-  for (const auto& it : bd.items)
-    if (it.kind != K::Const) return false;
+  for (const auto &it : bd.items)
+    if (it.kind != K::Const)
+      return false;
   if (elem == c10::TypeKind::IntType) {
     std::vector<int64_t> v;
-    for (const auto& it : bd.items) {
-      if (!it.constant.isInt()) return false;
+    for (const auto &it : bd.items) {
+      if (!it.constant.isInt())
+        return false;
       v.push_back(it.constant.toInt());
     }
     out = c10::IValue(v);
@@ -95,17 +110,19 @@ bool as_constant(const Walker::Bound& bd, const c10::TypePtr& type, c10::IValue&
   }
   if (elem == c10::TypeKind::FloatType) {
     std::vector<double> v;
-    for (const auto& it : bd.items) {
-      if (!it.constant.isDouble()) return false;
+    for (const auto &it : bd.items) {
+      if (!it.constant.isDouble())
+        return false;
       v.push_back(it.constant.toDouble());
     }
     out = c10::IValue(v);
     return true;
   }
-  if (elem == c10::TypeKind::TensorType) {  // e.g. torch.stack of shape values (detection models)
+  if (elem == c10::TypeKind::TensorType) { // e.g. torch.stack of shape values (detection models)
     c10::List<at::Tensor> v;
-    for (const auto& it : bd.items) {
-      if (!it.constant.isTensor()) return false;
+    for (const auto &it : bd.items) {
+      if (!it.constant.isTensor())
+        return false;
       v.push_back(it.constant.toTensor());
     }
     out = c10::IValue(v);
@@ -114,167 +131,193 @@ bool as_constant(const Walker::Bound& bd, const c10::TypePtr& type, c10::IValue&
   return false;
 }
 
-}  // namespace
+} // namespace
 
 namespace walker_detail {
 
-bool is_foldable(const Node* n) {
-  if (!n->blocks().empty() || n->hasSideEffects() || n->isNondeterministic()) return false;
+bool is_foldable(const Node *n) {
+  if (!n->blocks().empty() || n->hasSideEffects() || n->isNondeterministic())
+    return false;
   if (n->kind() == c10::prim::GetAttr || n->kind() == c10::prim::CallMethod ||
       n->kind() == c10::prim::CallFunction)
     return false;
   return n->maybeOperator() != nullptr;
 }
 
-bool is_tensor_type(const Value* v) { return v->type()->isSubtypeOf(*c10::TensorType::get()); }
+bool is_tensor_type(const Value *v) {
+  return v->type()->isSubtypeOf(*c10::TensorType::get());
+}
 
-bool is_tensor_list(const c10::TypePtr& t) {
+bool is_tensor_list(const c10::TypePtr &t) {
   auto lt = t->cast<c10::ListType>();
   return lt && lt->getElementType()->isSubtypeOf(*c10::TensorType::get());
 }
 
-std::string place_of(const Node* n) {
+std::string place_of(const Node *n) {
   NodeWhere w = where_of(n);
   std::string scope = w.scope.empty() ? "<top>" : w.scope;
   return w.source.empty() ? scope : fmt::format("{} ({})", scope, w.source);
 }
 
-}  // namespace walker_detail
+} // namespace walker_detail
 
-DType number_dtype(const c10::TypePtr& t) {
+DType number_dtype(const c10::TypePtr &t) {
   switch (t->kind()) {
-    case c10::TypeKind::IntType: return DType::Int64;
-    case c10::TypeKind::FloatType: return DType::Double;
-    case c10::TypeKind::BoolType: return DType::Bool;
-    default: return DType::Undefined;
+  case c10::TypeKind::IntType:
+    return DType::Int64;
+  case c10::TypeKind::FloatType:
+    return DType::Double;
+  case c10::TypeKind::BoolType:
+    return DType::Bool;
+  default:
+    return DType::Undefined;
   }
 }
 
-bool block_raises(const torch::jit::Block* block) {
-  for (const Node* n : block->nodes())
-    if (n->kind() == c10::prim::RaiseException) return true;
+bool block_raises(const torch::jit::Block *block) {
+  for (const Node *n : block->nodes())
+    if (n->kind() == c10::prim::RaiseException)
+      return true;
   return false;
 }
 
-std::string format_unsupported(const std::vector<UnsupportedOp>& ops, int opset) {
+std::string format_unsupported(const std::vector<UnsupportedOp> &ops, int opset) {
   std::string msg = fmt::format("{} op{} ha{} no converter at opset {}:", ops.size(),
                                 ops.size() == 1 ? "" : "s", ops.size() == 1 ? "s" : "ve", opset);
-  for (const auto& u : ops) {
+  for (const auto &u : ops) {
     msg += fmt::format("\n  {} ({} use{}): {}", u.op, u.uses, u.uses == 1 ? "" : "s",
                        fmt::join(u.places, "; "));
-    if (u.places.size() < u.uses) msg += fmt::format("; ... {} more", u.uses - u.places.size());
-    if (u.available_from > 0) msg += fmt::format(" [supported from opset {}: use --opset {}]",
-                                                 u.available_from, u.available_from);
+    if (u.places.size() < u.uses)
+      msg += fmt::format("; ... {} more", u.uses - u.places.size());
+    if (u.available_from > 0)
+      msg += fmt::format(" [supported from opset {}: use --opset {}]", u.available_from,
+                         u.available_from);
   }
   return msg;
 }
 
-Walker::Walker(GraphBuilder& b, const ShapeRecord& record, const Registry& registry)
+Walker::Walker(GraphBuilder &b, const ShapeRecord &record, const Registry &registry)
     : b_(b), record_(record), registry_(registry) {}
 
 // ---- pre-scan -------------------------------------------------------------------------------
 
-std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph& graph) const {
-  std::unordered_set<const Value*> consts;
+std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &graph) const {
+  std::unordered_set<const Value *> consts;
   std::map<std::string, UnsupportedOp> found;
-  auto has_converter = [&](const std::string& op) {
+  auto has_converter = [&](const std::string &op) {
     return find_converter(registry_, op, b_.opset()) != nullptr;
   };
-  std::function<void(const torch::jit::Block*)> scan = [&](const torch::jit::Block* block) {
-    for (const Node* n : block->nodes()) {
-      if (only_feeds_checks(n)) continue;
+  std::function<void(const torch::jit::Block *)> scan = [&](const torch::jit::Block *block) {
+    for (const Node *n : block->nodes()) {
+      if (only_feeds_checks(n))
+        continue;
       std::string op = n->kind().toQualString();
-      const Handler* h = find_handler(n);
+      const Handler *h = find_handler(n);
       bool all_const = true;
-      for (const Value* in : n->inputs()) all_const = all_const && consts.count(in);
+      for (const Value *in : n->inputs())
+        all_const = all_const && consts.count(in);
       bool metadata_static = false;
       if (metadata_ops().count(op) && !n->inputs().empty())
         metadata_static = foldable_metadata(op, record_.find(n->inputs()[0]));
       if (n->kind() == c10::prim::Constant || metadata_static ||
           (all_const && is_foldable(n) && (!h || h->scan == Scan::OnLists))) {
-        for (const Value* o : n->outputs()) consts.insert(o);
+        for (const Value *o : n->outputs())
+          consts.insert(o);
         continue;
       }
       if (h && h->scan == Scan::Blocks) {
         // Both branches must be convertible (a constant condition picks one; a runtime one
         // becomes an ONNX If); a branch that raises is dropped, so it is not scanned.
-        for (const auto* sub : n->blocks())
-          if (!block_raises(sub)) scan(sub);
+        for (const auto *sub : n->blocks())
+          if (!block_raises(sub))
+            scan(sub);
         continue;
       }
-      if (h && (h->scan != Scan::OnLists ||
-                n->input(0)->type()->kind() == c10::TypeKind::ListType)) {
+      if (h &&
+          (h->scan != Scan::OnLists || n->input(0)->type()->kind() == c10::TypeKind::ListType)) {
         if (h->scan == Scan::ConstIfConst && all_const)
-          for (const Value* o : n->outputs()) consts.insert(o);
+          for (const Value *o : n->outputs())
+            consts.insert(o);
         continue;
       }
-      if (has_converter(converter_key(n)) || has_converter(op)) continue;
+      if (has_converter(converter_key(n)) || has_converter(op))
+        continue;
       op = converter_key(n);
-      auto& u = found[op];
+      auto &u = found[op];
       u.op = op;
       ++u.uses;
-      if (u.places.size() < 3) u.places.push_back(place_of(n));
-      for (const auto* e : registry_.entries())
-        if (e->op == op && !e->frontend && (u.available_from == 0 || e->since_opset < u.available_from))
+      if (u.places.size() < 3)
+        u.places.push_back(place_of(n));
+      for (const auto *e : registry_.entries())
+        if (e->op == op && !e->frontend &&
+            (u.available_from == 0 || e->since_opset < u.available_from))
           u.available_from = e->since_opset;
     }
   };
   scan(graph.block());
   std::vector<UnsupportedOp> out;
-  for (auto& [op, u] : found) out.push_back(std::move(u));
+  for (auto &[op, u] : found)
+    out.push_back(std::move(u));
   return out;
 }
 
 // ---- environment ----------------------------------------------------------------------------
 
-const Walker::Bound& Walker::lookup(const Value* v) const {
+const Walker::Bound &Walker::lookup(const Value *v) const {
   auto it = env_.find(v);
   T2O_CHECK(it != env_.end() && it->second.kind != Bound::Kind::Unset,
             "internal error: value %{} is used before it is defined", v->debugName());
   return it->second;
 }
 
-void Walker::bind(const Value* v, Bound bound) {
+void Walker::bind(const Value *v, Bound bound) {
   if (bound.kind == Bound::Kind::Tensor) {
-    if (const TensorInfo* info = info_of_value(v)) b_.set_info(bound.tensor, *info);
+    if (const TensorInfo *info = info_of_value(v))
+      b_.set_info(bound.tensor, *info);
   }
   env_[v] = std::move(bound);
 }
 
-void Walker::bind_input(const Value* v, const Val& val) {
+void Walker::bind_input(const Value *v, const Val &val) {
   Bound bd;
   bd.kind = Bound::Kind::Tensor;
   bd.tensor = val;
   env_[v] = bd;
 }
 
-const TensorInfo* Walker::info_of_value(const Value* v) const {
-  if (const TensorInfo* info = record_.find(v)) return info;
+const TensorInfo *Walker::info_of_value(const Value *v) const {
+  if (const TensorInfo *info = record_.find(v))
+    return info;
   auto it = inferred_.find(v);
   return it == inferred_.end() ? nullptr : &it->second;
 }
 
-std::string Walker::converter_key(const Node* n) const {
+std::string Walker::converter_key(const Node *n) const {
   // Overloads on plain numbers (aten::add.int, aten::lt.float, aten::Bool.int, ...) have their
   // own converters, registered as "<op>.num": the tensor converter of the same op does not fit.
   std::string op = n->kind().toQualString();
-  if (n->inputs().empty() || n->outputs().size() != 1) return op;
-  for (const Value* v : n->inputs())
-    if (!is_number_type(v->type())) return op;
-  if (!is_number_type(n->output()->type())) return op;
+  if (n->inputs().empty() || n->outputs().size() != 1)
+    return op;
+  for (const Value *v : n->inputs())
+    if (!is_number_type(v->type()))
+      return op;
+  if (!is_number_type(n->output()->type()))
+    return op;
   return op + ".num";
 }
 
-bool Walker::only_feeds_checks(const Node* n) const {
+bool Walker::only_feeds_checks(const Node *n) const {
   auto it = feeds_checks_.find(n);
-  if (it != feeds_checks_.end()) return it->second;
+  if (it != feeds_checks_.end())
+    return it->second;
   bool skip = !n->outputs().empty() && n->blocks().empty() && !n->hasSideEffects() &&
               n->kind() != c10::prim::Constant;
-  for (const Value* o : n->outputs()) {
-    if (!skip) break;
+  for (const Value *o : n->outputs()) {
+    if (!skip)
+      break;
     skip = !o->type()->isSubtypeOf(*c10::TensorType::get()) && o->hasUses();
-    for (const auto& use : o->uses()) {
-      const Node* u = use.user;
+    for (const auto &use : o->uses()) {
+      const Node *u = use.user;
       bool check = u->kind() == c10::prim::If && use.offset == 0 &&
                    (block_raises(u->blocks()[0]) || block_raises(u->blocks()[1])) &&
                    u->outputs().empty();
@@ -287,23 +330,25 @@ bool Walker::only_feeds_checks(const Node* n) const {
 
 // ---- conversion -----------------------------------------------------------------------------
 
-void Walker::run(const torch::jit::Graph& graph) {
+void Walker::run(const torch::jit::Graph &graph) {
   node_index_ = 0;
   run_block(graph.block());
 }
 
-void Walker::run_block(const torch::jit::Block* block) {
-  for (const Node* n : block->nodes()) {
-    if (only_feeds_checks(n)) continue;
+void Walker::run_block(const torch::jit::Block *block) {
+  for (const Node *n : block->nodes()) {
+    if (only_feeds_checks(n))
+      continue;
     run_node(n, node_index_++);
   }
 }
 
-std::string Walker::describe_input(const Value* in) const {
+std::string Walker::describe_input(const Value *in) const {
   auto it = env_.find(in);
   std::string desc = "%" + in->debugName();
-  if (it == env_.end()) return desc;
-  const Bound& bd = it->second;
+  if (it == env_.end())
+    return desc;
+  const Bound &bd = it->second;
   if (bd.kind == Bound::Kind::Tensor && b_.has_info(bd.tensor)) {
     desc += ": " + b_.info(bd.tensor).str();
   } else if (bd.kind == Bound::Kind::Const && !bd.constant.isTensor()) {
@@ -314,44 +359,53 @@ std::string Walker::describe_input(const Value* in) const {
   return desc;
 }
 
-void Walker::run_node(const Node* n, size_t index) {
+void Walker::run_node(const Node *n, size_t index) {
   std::string op = n->kind().toQualString();
   NodeWhere where = where_of(n);
   b_.set_scope(where.scope.empty() ? op : fmt::format("{}/{}", where.scope, op));
   try {
-    if (is_view_op(n)) view_of_[n->output()] = n;
-    if (try_sequence_op(n)) return;
-    if (const Handler* h = find_handler(n))
-      if ((this->*h->handle)(n)) return;
-    if (fold_metadata(n)) return;
-    if (try_fold(n)) return;
-    const RegistryEntry* entry = find_converter(registry_, converter_key(n), b_.opset());
-    if (!entry) entry = find_converter(registry_, op, b_.opset());
+    if (is_view_op(n))
+      view_of_[n->output()] = n;
+    if (try_sequence_op(n))
+      return;
+    if (const Handler *h = find_handler(n))
+      if ((this->*h->handle)(n))
+        return;
+    if (fold_metadata(n))
+      return;
+    if (try_fold(n))
+      return;
+    const RegistryEntry *entry = find_converter(registry_, converter_key(n), b_.opset());
+    if (!entry)
+      entry = find_converter(registry_, op, b_.opset());
     if (!entry)
       throw Error(fmt::format("{} has no converter at opset {}", op, b_.opset()),
                   "see `torch2onnx ops` for the supported ops");
     convert(n, *entry);
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     NodeContext node;
     node.index = index;
     node.op = op;
     node.scope = where.scope;
     node.source = where.source;
-    for (const Value* in : n->inputs()) node.inputs.push_back(describe_input(in));
+    for (const Value *in : n->inputs())
+      node.inputs.push_back(describe_input(in));
     throw node_error(node, e);
   }
 }
 
-bool Walker::fold_metadata(const Node* n) {
+bool Walker::fold_metadata(const Node *n) {
   std::string op = n->kind().toQualString();
-  if (!metadata_ops().count(op) || n->inputs().empty()) return false;
-  const Bound& src = lookup(n->input(0));
-  const TensorInfo* info = src.kind == Bound::Kind::Tensor ? record_.find(n->input(0)) : nullptr;
-  if (src.kind != Bound::Kind::Tensor || !foldable_metadata(op, info)) return false;
+  if (!metadata_ops().count(op) || n->inputs().empty())
+    return false;
+  const Bound &src = lookup(n->input(0));
+  const TensorInfo *info = src.kind == Bound::Kind::Tensor ? record_.find(n->input(0)) : nullptr;
+  if (src.kind != Bound::Kind::Tensor || !foldable_metadata(op, info))
+    return false;
   torch::jit::Stack stack;
   stack.emplace_back(meta_tensor(*info));
   for (size_t i = 1; i < n->inputs().size(); ++i) {
-    const Bound& bd = lookup(n->inputs()[i]);
+    const Bound &bd = lookup(n->inputs()[i]);
     T2O_CHECK(bd.kind == Bound::Kind::Const, "{} argument {} must be a constant", op, i);
     stack.push_back(bd.constant);
   }
@@ -360,19 +414,22 @@ bool Walker::fold_metadata(const Node* n) {
     Bound bd;
     bd.kind = Bound::Kind::Const;
     bd.constant = stack[i];
-    if (bd.constant.isDevice()) bd.constant = c10::IValue(c10::Device(c10::kCPU));
+    if (bd.constant.isDevice())
+      bd.constant = c10::IValue(c10::Device(c10::kCPU));
     bind(n->outputs()[i], bd);
   }
   return true;
 }
 
-bool Walker::try_fold(const Node* n) {
-  if (!is_foldable(n)) return false;
+bool Walker::try_fold(const Node *n) {
+  if (!is_foldable(n))
+    return false;
   torch::jit::Stack stack;
   bool from_lists = false;
-  for (const Value* in : n->inputs()) {
+  for (const Value *in : n->inputs()) {
     c10::IValue iv;
-    if (!as_constant(lookup(in), in->type(), iv)) return false;
+    if (!as_constant(lookup(in), in->type(), iv))
+      return false;
     // A list of constant tensors folds like the tensors themselves (no larger result).
     from_lists = from_lists || (lookup(in).kind != Bound::Kind::Const && !iv.isTensorList());
     stack.push_back(std::move(iv));
@@ -380,15 +437,16 @@ bool Walker::try_fold(const Node* n) {
   // Size lists fold only into numbers (e.g. `h.size() != expected`); ops that make tensors from
   // them (zeros, ones) stay ONNX ops rather than becoming possibly large initializers.
   if (from_lists)
-    for (const Value* o : n->outputs())
-      if (is_tensor_type(o)) return false;
+    for (const Value *o : n->outputs())
+      if (is_tensor_type(o))
+        return false;
   // An in-place op folded on a constant tensor changes it: an initializer made from it earlier
   // holds the old contents, so later uses must make a new one (e.g. `offset += n` in a loop).
   if (is_inplace(n->kind().toQualString()) && !stack.empty() && stack[0].isTensor())
     materialized_.erase(stack[0].toTensor().unsafeGetTensorImpl());
   try {
     n->getOperation()(stack);
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     std::string msg = e.what();
     auto cut = msg.find("\nException raised from");
     throw Error(fmt::format("evaluating this constant expression failed in LibTorch: {}",
@@ -405,20 +463,22 @@ bool Walker::try_fold(const Node* n) {
   return true;
 }
 
-void Walker::convert(const Node* n, const RegistryEntry& entry) {
+void Walker::convert(const Node *n, const RegistryEntry &entry) {
   std::vector<Arg> args;
   args.reserve(n->inputs().size());
-  for (const Value* in : n->inputs()) args.push_back(to_arg(lookup(in), in));
+  for (const Value *in : n->inputs())
+    args.push_back(to_arg(lookup(in), in));
   infer_missing(n);
   NodeContext node;
   node.op = entry.op;
-  if (const auto* schema = n->maybeSchema()) node.overload = schema->overload_name();
+  if (const auto *schema = n->maybeSchema())
+    node.overload = schema->overload_name();
   std::vector<OutputSlot> slots;
-  for (const Value* o : n->outputs()) {
-    const TensorInfo* info = info_of_value(o);
+  for (const Value *o : n->outputs()) {
+    const TensorInfo *info = info_of_value(o);
     DType num = number_dtype(o->type());
     OutputSlot slot;
-    slot.info = info ? *info
+    slot.info = info                      ? *info
                 : num != DType::Undefined ? TensorInfo{num, std::vector<Dim>{}}
                                           : TensorInfo{};
     slot.may_be_none = o->type()->kind() == c10::TypeKind::NoneType ||
@@ -428,8 +488,8 @@ void Walker::convert(const Node* n, const RegistryEntry& entry) {
   }
   std::vector<Arg> results = call_converter(b_, entry, node, std::move(args), slots);
   for (size_t i = 0; i < n->outputs().size(); ++i) {
-    const Arg& a = results[i];
-    const Value* o = n->outputs()[i];
+    const Arg &a = results[i];
+    const Value *o = n->outputs()[i];
     if (a.is_tensor() && is_tensor_type(o) && !info_of_value(o) && !b_.has_info(a.tensor))
       warnings_.push_back(fmt::format("no shape recorded for %{}", o->debugName()));
     // A number computed at run time is a 0-d tensor.
@@ -444,12 +504,12 @@ void Walker::convert(const Node* n, const RegistryEntry& entry) {
   }
 }
 
-void Walker::write_back(const Value* view) {
+void Walker::write_back(const Value *view) {
   // Constant bases need nothing: a folded view shares the base's storage, so an in-place op
   // folded on it already changed the base. Only converted (ONNX) in-place results are scattered.
   for (auto it = view_of_.find(view); it != view_of_.end(); it = view_of_.find(view)) {
-    const Node* vn = it->second;
-    const Value* base = vn->input(0);
+    const Node *vn = it->second;
+    const Value *base = vn->input(0);
     std::string op = vn->kind().toQualString();
     std::vector<Arg> args = {to_arg(lookup(base), base), to_arg(lookup(view), view)};
     std::string scatter;
@@ -458,8 +518,8 @@ void Walker::write_back(const Value* view) {
       for (size_t i = 1; i < vn->inputs().size(); ++i)
         args.push_back(to_arg(lookup(vn->input(i)), vn->input(i)));
     } else if (op == "aten::narrow") {
-      const Bound& start = lookup(vn->input(2));
-      const Bound& length = lookup(vn->input(3));
+      const Bound &start = lookup(vn->input(2));
+      const Bound &length = lookup(vn->input(3));
       T2O_CHECK(start.kind == Bound::Kind::Const && start.constant.isInt() &&
                     length.kind == Bound::Kind::Const && length.constant.isInt(),
                 "an in-place op on aten::narrow with a runtime start or length is not supported");
@@ -476,9 +536,9 @@ void Walker::write_back(const Value* view) {
       Val base_val = args[0].t();
       out.tensor = b_.op1("Reshape", {args[1].t(), b_.op1("Shape", {base_val})});
     } else {
-      const RegistryEntry* entry = find_converter(registry_, scatter, b_.opset());
+      const RegistryEntry *entry = find_converter(registry_, scatter, b_.opset());
       T2O_CHECK(entry, "{} has no converter at opset {}", scatter, b_.opset());
-      const TensorInfo* info = record_.find(base);
+      const TensorInfo *info = record_.find(base);
       NodeContext node;
       node.op = scatter;
       node.outputs = {base->debugName()};
@@ -493,66 +553,77 @@ void Walker::write_back(const Value* view) {
 
 // ---- shapes of values the recorder did not see ----------------------------------------------
 
-void Walker::infer_missing(const Node* n) {
+void Walker::infer_missing(const Node *n) {
   bool needed = false;
-  for (const Value* o : n->outputs())
+  for (const Value *o : n->outputs())
     needed = needed || (o->type()->isSubtypeOf(*c10::TensorType::get()) && !info_of_value(o));
-  if (!needed || !n->blocks().empty() || n->maybeOperator() == nullptr) return;
-  bool guessed = false;  // a runtime number was replaced by a placeholder
-  std::function<bool(const Bound&, const c10::TypePtr&, c10::IValue&)> placeholder =
-      [&](const Bound& bd, const c10::TypePtr& type, c10::IValue& out) -> bool {
+  if (!needed || !n->blocks().empty() || n->maybeOperator() == nullptr)
+    return;
+  bool guessed = false; // a runtime number was replaced by a placeholder
+  std::function<bool(const Bound &, const c10::TypePtr &, c10::IValue &)> placeholder =
+      [&](const Bound &bd, const c10::TypePtr &type, c10::IValue &out) -> bool {
     switch (bd.kind) {
-      case Bound::Kind::Const: out = bd.constant; return true;
-      case Bound::Kind::Tensor: {
-        DType num = number_dtype(type);
-        if (num != DType::Undefined) {
-          guessed = true;
-          out = num == DType::Int64 ? c10::IValue(int64_t{0})
-                : num == DType::Double ? c10::IValue(0.0) : c10::IValue(false);
-          return true;
-        }
-        if (!b_.has_info(bd.tensor) || !b_.info(bd.tensor).is_static()) return false;
-        const TensorInfo& info = b_.info(bd.tensor);
-        out = at::zeros(info.sizes(), at::TensorOptions().dtype(to_scalar_type(info.dtype)));
+    case Bound::Kind::Const:
+      out = bd.constant;
+      return true;
+    case Bound::Kind::Tensor: {
+      DType num = number_dtype(type);
+      if (num != DType::Undefined) {
+        guessed = true;
+        out = num == DType::Int64    ? c10::IValue(int64_t{0})
+              : num == DType::Double ? c10::IValue(0.0)
+                                     : c10::IValue(false);
         return true;
       }
-      case Bound::Kind::List: {
-        auto lt = type->cast<c10::ListType>();
-        if (!lt || !lt->getElementType()->isSubtypeOf(*c10::TensorType::get())) return false;
-        c10::List<at::Tensor> list;
-        for (const auto& it : bd.items) {
-          c10::IValue v;
-          if (!placeholder(it, lt->getElementType(), v) || !v.isTensor()) return false;
-          list.push_back(v.toTensor());
-        }
-        out = list;
-        return true;
+      if (!b_.has_info(bd.tensor) || !b_.info(bd.tensor).is_static())
+        return false;
+      const TensorInfo &info = b_.info(bd.tensor);
+      out = at::zeros(info.sizes(), at::TensorOptions().dtype(to_scalar_type(info.dtype)));
+      return true;
+    }
+    case Bound::Kind::List: {
+      auto lt = type->cast<c10::ListType>();
+      if (!lt || !lt->getElementType()->isSubtypeOf(*c10::TensorType::get()))
+        return false;
+      c10::List<at::Tensor> list;
+      for (const auto &it : bd.items) {
+        c10::IValue v;
+        if (!placeholder(it, lt->getElementType(), v) || !v.isTensor())
+          return false;
+        list.push_back(v.toTensor());
       }
-      default: return false;
+      out = list;
+      return true;
+    }
+    default:
+      return false;
     }
   };
   torch::jit::Stack stack;
-  for (const Value* in : n->inputs()) {
+  for (const Value *in : n->inputs()) {
     c10::IValue v;
-    if (!placeholder(lookup(in), in->type(), v)) return;
+    if (!placeholder(lookup(in), in->type(), v))
+      return;
     stack.push_back(std::move(v));
   }
   try {
     n->getOperation()(stack);
-  } catch (const std::exception&) {
-    return;  // unknown shape; a converter that needs it says so
+  } catch (const std::exception &) {
+    return; // unknown shape; a converter that needs it says so
   }
   for (size_t i = 0; i < n->outputs().size() && i < stack.size(); ++i) {
-    const Value* o = n->outputs()[i];
-    if (!stack[i].isTensor() || info_of_value(o)) continue;
+    const Value *o = n->outputs()[i];
+    if (!stack[i].isTensor() || info_of_value(o))
+      continue;
     try {
       TensorInfo info = info_of(stack[i].toTensor());
       if (guessed && info.shape)
-        for (auto& d : *info.shape) d = Dim{};  // sizes may depend on the placeholder number
+        for (auto &d : *info.shape)
+          d = Dim{}; // sizes may depend on the placeholder number
       inferred_[o] = info;
-    } catch (const Error&) {
+    } catch (const Error &) {
     }
   }
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

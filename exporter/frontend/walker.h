@@ -9,49 +9,48 @@
 // walker_control_flow.cpp: prim::If and prim::Loop, and values across subgraph boundaries
 #pragma once
 
-#include <ATen/core/ivalue.h>
-#include <torch/csrc/jit/ir/ir.h>
-
-#include <string>
-#include <unordered_map>
-#include <vector>
-
 #include "aten_lib/converter.h"
 #include "exporter/frontend/recorder.h"
+
+#include <ATen/core/ivalue.h>
+#include <string>
+#include <torch/csrc/jit/ir/ir.h>
+#include <unordered_map>
+#include <vector>
 
 namespace torch2onnx {
 
 struct UnsupportedOp {
   std::string op;
-  std::vector<std::string> places;  // "layer1.0.act (model.py:12)", one per use, first few
+  std::vector<std::string> places; // "layer1.0.act (model.py:12)", one per use, first few
   size_t uses = 0;
-  int available_from = 0;  // >0 when a converter exists at a newer opset
+  int available_from = 0; // >0 when a converter exists at a newer opset
 };
 
 // int, float and bool values computed at run time are 0-d tensors of these dtypes (Undefined for
 // other types).
-DType number_dtype(const c10::TypePtr& t);
+DType number_dtype(const c10::TypePtr &t);
 // True when a block raises (prim::RaiseException at its top level): such a branch is dropped.
-bool block_raises(const torch::jit::Block* block);
+bool block_raises(const torch::jit::Block *block);
 
 // The message for a list of unsupported ops: one line per op with where it is used.
-std::string format_unsupported(const std::vector<UnsupportedOp>& ops, int opset);
+std::string format_unsupported(const std::vector<UnsupportedOp> &ops, int opset);
 
 class Walker {
- public:
-  Walker(GraphBuilder& b, const ShapeRecord& record, const Registry& registry);
+public:
+  Walker(GraphBuilder &b, const ShapeRecord &record, const Registry &registry);
 
   // Every node that would need a converter the registry lacks at the builder's opset.
-  std::vector<UnsupportedOp> find_unsupported(const torch::jit::Graph& graph) const;
+  std::vector<UnsupportedOp> find_unsupported(const torch::jit::Graph &graph) const;
 
-  void bind_input(const torch::jit::Value* v, const Val& val);
+  void bind_input(const torch::jit::Value *v, const Val &val);
   // Converts every node of the graph; throws Error naming the node on failure.
-  void run(const torch::jit::Graph& graph);
+  void run(const torch::jit::Graph &graph);
   // The graph's outputs flattened to tensors (tuples, lists and dicts in order), constants
   // materialized; each with a name hint (the dict key it came from, else empty).
-  std::vector<std::pair<Val, std::string>> outputs(const torch::jit::Graph& graph);
+  std::vector<std::pair<Val, std::string>> outputs(const torch::jit::Graph &graph);
 
-  const std::vector<std::string>& warnings() const { return warnings_; }
+  const std::vector<std::string> &warnings() const { return warnings_; }
 
   // The node kinds the walker handles itself (its handler table), e.g. "prim::If". The registry
   // lists the same ops as frontend entries (aten_lib/frontend_ops.cpp).
@@ -64,122 +63,122 @@ class Walker {
     c10::IValue constant;
     Val tensor;
     std::vector<Bound> items;
-    std::vector<std::string> keys;  // a dict: one key per item
-    DType seq_dtype = DType::Undefined;  // Seq: the element dtype
+    std::vector<std::string> keys;      // a dict: one key per item
+    DType seq_dtype = DType::Undefined; // Seq: the element dtype
   };
-  using Env = std::unordered_map<const torch::jit::Value*, Bound>;
+  using Env = std::unordered_map<const torch::jit::Value *, Bound>;
 
- private:
+private:
   // One row of the handler table (walker_prim.cpp). `handle` returns false to leave the node to
   // constant folding and the converters (e.g. __getitem__ on a constant list, which folds).
   // `scan` says what find_unsupported does with the node.
   enum class Scan {
-    Handled,        // nothing to check
-    ConstIfConst,   // handled; its outputs are constants when its inputs are
-    Blocks,         // control flow: check the nodes of its blocks (a raising block is dropped)
-    OnLists,        // handled when input 0 is a list; otherwise like any other op
+    Handled,      // nothing to check
+    ConstIfConst, // handled; its outputs are constants when its inputs are
+    Blocks,       // control flow: check the nodes of its blocks (a raising block is dropped)
+    OnLists,      // handled when input 0 is a list; otherwise like any other op
   };
   struct Handler {
-    const char* kind;
-    bool (Walker::*handle)(const torch::jit::Node*);
+    const char *kind;
+    bool (Walker::*handle)(const torch::jit::Node *);
     Scan scan;
   };
-  static const std::vector<Handler>& handler_table();
-  static const Handler* find_handler(const torch::jit::Node* n);
+  static const std::vector<Handler> &handler_table();
+  static const Handler *find_handler(const torch::jit::Node *n);
 
   // ---- the walk (walker.cpp) ----
-  void run_block(const torch::jit::Block* block);
-  void run_node(const torch::jit::Node* n, size_t index);
-  bool fold_metadata(const torch::jit::Node* n);
-  bool try_fold(const torch::jit::Node* n);
-  void convert(const torch::jit::Node* n, const RegistryEntry& entry);
+  void run_block(const torch::jit::Block *block);
+  void run_node(const torch::jit::Node *n, size_t index);
+  bool fold_metadata(const torch::jit::Node *n);
+  bool try_fold(const torch::jit::Node *n);
+  void convert(const torch::jit::Node *n, const RegistryEntry &entry);
   // After an in-place op on a view (x[a:b] = v, x[:, i].fill_(v)), rebinds the view's base (and
   // its base, up the chain) to the base with the view's new contents scattered in.
-  void write_back(const torch::jit::Value* view);
+  void write_back(const torch::jit::Value *view);
   // Shape/dtype of an unrecorded value (in a branch that did not run): LibTorch runs the node on
   // placeholder inputs of the known shapes. Keeps what it learns in inferred_.
-  void infer_missing(const torch::jit::Node* n);
-  const TensorInfo* info_of_value(const torch::jit::Value* v) const;
-  std::string converter_key(const torch::jit::Node* n) const;
+  void infer_missing(const torch::jit::Node *n);
+  const TensorInfo *info_of_value(const torch::jit::Value *v) const;
+  std::string converter_key(const torch::jit::Node *n) const;
   // True for a node computing numbers only used to decide whether to raise an exception (e.g.
   // `if h.size() != expected: raise`): the check is dropped, so the node is skipped.
-  bool only_feeds_checks(const torch::jit::Node* n) const;
+  bool only_feeds_checks(const torch::jit::Node *n) const;
 
-  const Bound& lookup(const torch::jit::Value* v) const;
-  void bind(const torch::jit::Value* v, Bound b);
-  std::string describe_input(const torch::jit::Value* v) const;
+  const Bound &lookup(const torch::jit::Value *v) const;
+  void bind(const torch::jit::Value *v, Bound b);
+  std::string describe_input(const torch::jit::Value *v) const;
 
   // ---- values and converter arguments (walker_values.cpp) ----
-  Arg to_arg(const Bound& b, const torch::jit::Value* origin);
-  Bound from_arg(const Arg& a, const torch::jit::Value* v);
-  Val materialize(const at::Tensor& t, const std::string& hint);
-  void flatten(const Bound& b, const torch::jit::Value* v, const std::string& hint,
-               std::vector<std::pair<Val, std::string>>& out);
+  Arg to_arg(const Bound &b, const torch::jit::Value *origin);
+  Bound from_arg(const Arg &a, const torch::jit::Value *v);
+  Val materialize(const at::Tensor &t, const std::string &hint);
+  void flatten(const Bound &b, const torch::jit::Value *v, const std::string &hint,
+               std::vector<std::pair<Val, std::string>> &out);
 
   // ---- prim:: values (walker_prim.cpp) ----
-  bool handle_constant(const torch::jit::Node* n);
-  bool handle_construct(const torch::jit::Node* n);
-  bool handle_dict(const torch::jit::Node* n);
-  bool handle_unpack(const torch::jit::Node* n);
-  bool handle_num_to_tensor(const torch::jit::Node* n);
-  bool handle_same_value(const torch::jit::Node* n);
-  bool handle_uninitialized(const torch::jit::Node* n);
-  bool handle_dropped(const torch::jit::Node* n);
-  bool handle_get_attr(const torch::jit::Node* n);
+  bool handle_constant(const torch::jit::Node *n);
+  bool handle_construct(const torch::jit::Node *n);
+  bool handle_dict(const torch::jit::Node *n);
+  bool handle_unpack(const torch::jit::Node *n);
+  bool handle_num_to_tensor(const torch::jit::Node *n);
+  bool handle_same_value(const torch::jit::Node *n);
+  bool handle_uninitialized(const torch::jit::Node *n);
+  bool handle_dropped(const torch::jit::Node *n);
+  bool handle_get_attr(const torch::jit::Node *n);
 
   // ---- lists (walker_lists.cpp) ----
-  bool handle_getitem(const torch::jit::Node* n);
-  bool handle_len(const torch::jit::Node* n);
-  bool handle_append(const torch::jit::Node* n);
-  bool handle_list_copy(const torch::jit::Node* n);
-  bool handle_is_none(const torch::jit::Node* n);
+  bool handle_getitem(const torch::jit::Node *n);
+  bool handle_len(const torch::jit::Node *n);
+  bool handle_append(const torch::jit::Node *n);
+  bool handle_list_copy(const torch::jit::Node *n);
+  bool handle_is_none(const torch::jit::Node *n);
   // A node whose input 0 is a list built at run time (an ONNX sequence): len, indexing,
   // unpacking, stack and cat become sequence ops; other ops are refused. False when input 0 is
   // not such a list (or the op takes one as it is: append, list, is / is not).
-  bool try_sequence_op(const torch::jit::Node* n);
-  Val to_sequence(const Bound& bd, DType dtype);
-  DType list_elem_dtype(const torch::jit::Value* list) const;
+  bool try_sequence_op(const torch::jit::Node *n);
+  Val to_sequence(const Bound &bd, DType dtype);
+  DType list_elem_dtype(const torch::jit::Value *list) const;
 
   // ---- control flow (walker_control_flow.cpp) ----
-  bool handle_if(const torch::jit::Node* n);
-  bool handle_loop(const torch::jit::Node* n);
-  void convert_if(const torch::jit::Node* n);
-  bool try_unroll(const torch::jit::Node* n);
+  bool handle_if(const torch::jit::Node *n);
+  bool handle_loop(const torch::jit::Node *n);
+  void convert_if(const torch::jit::Node *n);
+  bool try_unroll(const torch::jit::Node *n);
   // Values defined outside `n` that nodes inside its blocks modify (list appends, in-place ops):
   // they become extra If outputs / loop-carried values.
-  std::vector<const torch::jit::Value*> outer_mutations(const torch::jit::Node* n) const;
+  std::vector<const torch::jit::Value *> outer_mutations(const torch::jit::Node *n) const;
   // A value as the ONNX values that carry it across a subgraph boundary (flattened tuples;
   // numbers as 0-d tensors; tensor lists as sequences), shaped by its TorchScript type.
-  void pack(const Bound& bd, const c10::TypePtr& type, const torch::jit::Value* origin,
-            std::vector<Val>& vals, std::vector<ValueType>& types,
-            const std::vector<ValueType>* want);
-  Bound unpack(const c10::TypePtr& type, const std::vector<Val>& vals, size_t& pos,
-               const torch::jit::Value* origin);
-  Val to_scalar_tensor(const Bound& bd, DType dtype);
+  void pack(const Bound &bd, const c10::TypePtr &type, const torch::jit::Value *origin,
+            std::vector<Val> &vals, std::vector<ValueType> &types,
+            const std::vector<ValueType> *want);
+  Bound unpack(const c10::TypePtr &type, const std::vector<Val> &vals, size_t &pos,
+               const torch::jit::Value *origin);
+  Val to_scalar_tensor(const Bound &bd, DType dtype);
 
-  GraphBuilder& b_;
-  const ShapeRecord& record_;
-  const Registry& registry_;
+  GraphBuilder &b_;
+  const ShapeRecord &record_;
+  const Registry &registry_;
   Env env_;
   // Initializers made from constant tensors, by tensor. The tensor is kept alive with its entry:
   // otherwise a folded temporary freed in one unrolled loop iteration could hand its address to
   // another tensor in the next, which would then get the first one's initializer.
-  std::unordered_map<const void*, std::pair<at::Tensor, Val>> materialized_;
+  std::unordered_map<const void *, std::pair<at::Tensor, Val>> materialized_;
   // Values made by a view op (slice, select, view, ...) -> that node, for write_back.
-  std::unordered_map<const torch::jit::Value*, const torch::jit::Node*> view_of_;
-  std::unordered_map<const torch::jit::Value*, TensorInfo> inferred_;
-  mutable std::unordered_map<const torch::jit::Node*, bool> feeds_checks_;
+  std::unordered_map<const torch::jit::Value *, const torch::jit::Node *> view_of_;
+  std::unordered_map<const torch::jit::Value *, TensorInfo> inferred_;
+  mutable std::unordered_map<const torch::jit::Node *, bool> feeds_checks_;
   std::vector<std::string> warnings_;
   size_t node_index_ = 0;
 };
 
 // Helpers the walker's files share (walker.cpp).
 namespace walker_detail {
-bool is_foldable(const torch::jit::Node* n);
-bool is_tensor_type(const torch::jit::Value* v);
-bool is_tensor_list(const c10::TypePtr& t);
+bool is_foldable(const torch::jit::Node *n);
+bool is_tensor_type(const torch::jit::Value *v);
+bool is_tensor_list(const c10::TypePtr &t);
 // "layer1.0.act (model.py:12)": where a node is, for warnings.
-std::string place_of(const torch::jit::Node* n);
-}  // namespace walker_detail
+std::string place_of(const torch::jit::Node *n);
+} // namespace walker_detail
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

@@ -2,24 +2,23 @@
 // becomes an ONNX If; prim::Loop becomes an ONNX Loop (or is unrolled when its trip count is a
 // small constant). Values crossing a subgraph boundary are packed into ONNX values (tuples
 // flattened, numbers as 0-d tensors, tensor lists as sequences). See docs/control_flow.md.
-#include <ATen/ATen.h>
-#include <torch/csrc/jit/runtime/operator.h>
-
-#include <algorithm>
-#include <limits>
-#include <string>
-#include <unordered_set>
-
 #include "aten_lib/helpers.h"
 #include "exporter/frontend/torch_util.h"
 #include "exporter/frontend/walker.h"
 
+#include <ATen/ATen.h>
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <torch/csrc/jit/runtime/operator.h>
+#include <unordered_set>
+
 namespace torch2onnx {
 
-using walker_detail::is_tensor_list;
 using torch::jit::Block;
 using torch::jit::Node;
 using torch::jit::Value;
+using walker_detail::is_tensor_list;
 
 namespace {
 
@@ -29,43 +28,49 @@ namespace {
 constexpr int64_t kMaxUnrollTrips = 16;
 constexpr size_t kMaxUnrollNodes = 200;
 
-size_t count_nodes(const Block* b) {
+size_t count_nodes(const Block *b) {
   size_t n = 0;
-  for (const Node* node : b->nodes()) {
-    if (node->kind() == c10::prim::Constant) continue;
+  for (const Node *node : b->nodes()) {
+    if (node->kind() == c10::prim::Constant)
+      continue;
     ++n;
-    for (const Block* sub : node->blocks()) n += count_nodes(sub);
+    for (const Block *sub : node->blocks())
+      n += count_nodes(sub);
   }
   return n;
 }
 
 // True when v is defined inside one of n's blocks (at any depth).
-bool defined_inside(const Value* v, const Node* n) {
-  for (const Block* b = v->node()->owningBlock(); b != nullptr;) {
-    const Node* owner = b->owningNode();
-    if (owner == n) return true;
+bool defined_inside(const Value *v, const Node *n) {
+  for (const Block *b = v->node()->owningBlock(); b != nullptr;) {
+    const Node *owner = b->owningNode();
+    if (owner == n)
+      return true;
     b = owner ? owner->owningBlock() : nullptr;
   }
   return false;
 }
 
-bool mutates_first_input(const Node* n) {
+bool mutates_first_input(const Node *n) {
   static const std::unordered_set<std::string> list_ops = {"aten::append", "aten::insert",
                                                            "aten::_set_item", "aten::clear"};
   std::string op = n->kind().toQualString();
-  if (list_ops.count(op)) return true;
-  if (n->inputs().empty() || op.rfind("aten::", 0) != 0) return false;
+  if (list_ops.count(op))
+    return true;
+  if (n->inputs().empty() || op.rfind("aten::", 0) != 0)
+    return false;
   std::string name = op.substr(6);
   return name.size() > 1 && name.back() == '_' && name.substr(name.size() - 2) != "__" &&
          name.front() != '_';
 }
 
-void collect_mutations(const Block* b, const Node* owner, std::vector<const Value*>& out) {
-  for (const Node* n : b->nodes()) {
+void collect_mutations(const Block *b, const Node *owner, std::vector<const Value *> &out) {
+  for (const Node *n : b->nodes()) {
     if (mutates_first_input(n) && !defined_inside(n->input(0), owner) &&
         std::find(out.begin(), out.end(), n->input(0)) == out.end())
       out.push_back(n->input(0));
-    for (const Block* sub : n->blocks()) collect_mutations(sub, owner, out);
+    for (const Block *sub : n->blocks())
+      collect_mutations(sub, owner, out);
   }
 }
 
@@ -73,23 +78,26 @@ bool same_dtype_or_unknown(DType a, DType b) {
   return a == DType::Undefined || b == DType::Undefined || a == b;
 }
 
-}  // namespace
+} // namespace
 
-std::vector<const Value*> Walker::outer_mutations(const Node* n) const {
-  std::vector<const Value*> out;
-  for (const Block* b : n->blocks()) collect_mutations(b, n, out);
+std::vector<const Value *> Walker::outer_mutations(const Node *n) const {
+  std::vector<const Value *> out;
+  for (const Block *b : n->blocks())
+    collect_mutations(b, n, out);
   return out;
 }
 
 // ---- values across subgraph boundaries ------------------------------------------------------
 
-Val Walker::to_scalar_tensor(const Bound& bd, DType dtype) {
+Val Walker::to_scalar_tensor(const Bound &bd, DType dtype) {
   if (bd.kind == Bound::Kind::Const) {
-    const c10::IValue& iv = bd.constant;
-    if (iv.isInt() && dtype == DType::Int64) return b_.const_i64_scalar(iv.toInt());
+    const c10::IValue &iv = bd.constant;
+    if (iv.isInt() && dtype == DType::Int64)
+      return b_.const_i64_scalar(iv.toInt());
     if (iv.isInt() || iv.isDouble() || iv.isBool()) {
-      double v = iv.isInt() ? static_cast<double>(iv.toInt()) : iv.isDouble() ? iv.toDouble()
-                                                                               : iv.toBool();
+      double v = iv.isInt()      ? static_cast<double>(iv.toInt())
+                 : iv.isDouble() ? iv.toDouble()
+                                 : iv.toBool();
       return b_.const_scalar(dtype, v);
     }
     T2O_CHECK(iv.isTensor(), "expected a number, got a {}", iv.tagKind());
@@ -104,22 +112,23 @@ Val Walker::to_scalar_tensor(const Bound& bd, DType dtype) {
   } else {
     t = cast_to(b_, t, dtype);
   }
-  if (!b_.has_info(t) || b_.rank(t) != 0) t = reshape(b_, t, {});
+  if (!b_.has_info(t) || b_.rank(t) != 0)
+    t = reshape(b_, t, {});
   b_.set_info(t, TensorInfo{dtype, std::vector<Dim>{}});
   return t;
 }
 
-void Walker::pack(const Bound& bd, const c10::TypePtr& type, const Value* origin,
-                  std::vector<Val>& vals, std::vector<ValueType>& types,
-                  const std::vector<ValueType>* want) {
-  auto wanted = [&]() -> const ValueType* {
+void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin,
+                  std::vector<Val> &vals, std::vector<ValueType> &types,
+                  const std::vector<ValueType> *want) {
+  auto wanted = [&]() -> const ValueType * {
     return want && vals.size() < want->size() ? &(*want)[vals.size()] : nullptr;
   };
   if (auto tt = type->cast<c10::TupleType>()) {
     std::vector<Bound> items = bd.items;
     if (bd.kind == Bound::Kind::Const && bd.constant.isTuple()) {
       items.clear();
-      for (const auto& e : bd.constant.toTupleRef().elements()) {
+      for (const auto &e : bd.constant.toTupleRef().elements()) {
         Bound eb;
         eb.kind = Bound::Kind::Const;
         eb.constant = e;
@@ -128,7 +137,8 @@ void Walker::pack(const Bound& bd, const c10::TypePtr& type, const Value* origin
     }
     T2O_CHECK(items.size() == tt->elements().size(), "a tuple of {} items where {} are expected",
               items.size(), tt->elements().size());
-    for (size_t i = 0; i < items.size(); ++i) pack(items[i], tt->elements()[i], nullptr, vals, types, want);
+    for (size_t i = 0; i < items.size(); ++i)
+      pack(items[i], tt->elements()[i], nullptr, vals, types, want);
     return;
   }
   if (auto ot = type->cast<c10::OptionalType>()) {
@@ -138,12 +148,14 @@ void Walker::pack(const Bound& bd, const c10::TypePtr& type, const Value* origin
     pack(bd, ot->getElementType(), origin, vals, types, want);
     return;
   }
-  if (type->kind() == c10::TypeKind::NoneType) return;
+  if (type->kind() == c10::TypeKind::NoneType)
+    return;
   if (is_tensor_list(type)) {
-    const ValueType* w = wanted();
-    DType dt = w ? w->dtype : bd.kind == Bound::Kind::Seq && bd.seq_dtype != DType::Undefined
-                                  ? bd.seq_dtype
-                                  : origin ? list_elem_dtype(origin) : DType::Float;
+    const ValueType *w = wanted();
+    DType dt = w                                                                 ? w->dtype
+               : bd.kind == Bound::Kind::Seq && bd.seq_dtype != DType::Undefined ? bd.seq_dtype
+               : origin ? list_elem_dtype(origin)
+                        : DType::Float;
     vals.push_back(to_sequence(bd, dt));
     types.push_back(ValueType{dt, true, std::nullopt});
     return;
@@ -160,30 +172,34 @@ void Walker::pack(const Bound& bd, const c10::TypePtr& type, const Value* origin
   Arg a = to_arg(bd, origin);
   T2O_CHECK(a.is_tensor(), "expected a tensor, got {}", a.describe());
   Val v = a.t();
-  const ValueType* w = wanted();
+  const ValueType *w = wanted();
   DType dt = w ? w->dtype : b_.has_info(v) ? b_.dtype(v) : DType::Undefined;
   if (dt == DType::Undefined && origin)
-    if (const TensorInfo* info = info_of_value(origin)) dt = info->dtype;
-  if (w && b_.has_info(v) && !same_dtype_or_unknown(b_.dtype(v), dt)) v = cast_to(b_, v, dt);
+    if (const TensorInfo *info = info_of_value(origin))
+      dt = info->dtype;
+  if (w && b_.has_info(v) && !same_dtype_or_unknown(b_.dtype(v), dt))
+    v = cast_to(b_, v, dt);
   vals.push_back(v);
   types.push_back(ValueType{dt, false, std::nullopt});
 }
 
-Walker::Bound Walker::unpack(const c10::TypePtr& type, const std::vector<Val>& vals, size_t& pos,
-                             const Value* origin) {
+Walker::Bound Walker::unpack(const c10::TypePtr &type, const std::vector<Val> &vals, size_t &pos,
+                             const Value *origin) {
   Bound bd;
   if (auto tt = type->cast<c10::TupleType>()) {
     bd.kind = Bound::Kind::List;
-    for (const auto& e : tt->elements()) bd.items.push_back(unpack(e, vals, pos, nullptr));
+    for (const auto &e : tt->elements())
+      bd.items.push_back(unpack(e, vals, pos, nullptr));
     return bd;
   }
-  if (auto ot = type->cast<c10::OptionalType>()) return unpack(ot->getElementType(), vals, pos, origin);
+  if (auto ot = type->cast<c10::OptionalType>())
+    return unpack(ot->getElementType(), vals, pos, origin);
   if (type->kind() == c10::TypeKind::NoneType) {
     bd.kind = Bound::Kind::Const;
     return bd;
   }
   T2O_CHECK(pos < vals.size(), "internal error: too few values to unpack");
-  const Val& v = vals[pos++];
+  const Val &v = vals[pos++];
   if (is_tensor_list(type)) {
     bd.kind = Bound::Kind::Seq;
     bd.tensor = v;
@@ -193,14 +209,15 @@ Walker::Bound Walker::unpack(const c10::TypePtr& type, const std::vector<Val>& v
   bd.kind = Bound::Kind::Tensor;
   bd.tensor = v;
   DType num = number_dtype(type);
-  if (num != DType::Undefined) b_.set_info(v, TensorInfo{num, std::vector<Dim>{}});
+  if (num != DType::Undefined)
+    b_.set_info(v, TensorInfo{num, std::vector<Dim>{}});
   return bd;
 }
 
 // ---- prim::If -------------------------------------------------------------------------------
 
-bool Walker::handle_if(const Node* n) {
-  const Block* blocks[2] = {n->blocks()[0], n->blocks()[1]};
+bool Walker::handle_if(const Node *n) {
+  const Block *blocks[2] = {n->blocks()[0], n->blocks()[1]};
   // `if <check>: raise ...` with nothing computed: the check's inputs were skipped
   // (only_feeds_checks), and the if goes too.
   if (n->outputs().empty() && (block_raises(blocks[0]) || block_raises(blocks[1])) &&
@@ -209,32 +226,33 @@ bool Walker::handle_if(const Node* n) {
                                     where_of(n).source.empty() ? "?" : where_of(n).source));
     return true;
   }
-  const Bound& cond = lookup(n->input(0));
+  const Bound &cond = lookup(n->input(0));
   if (cond.kind != Bound::Kind::Const) {
     convert_if(n);
     return true;
   }
   // A condition known at export time: only the branch taken is converted.
-  const Block* taken = blocks[cond.constant.toBool() ? 0 : 1];
+  const Block *taken = blocks[cond.constant.toBool() ? 0 : 1];
   run_block(taken);
-  for (size_t i = 0; i < n->outputs().size(); ++i) bind(n->outputs()[i], lookup(taken->outputs()[i]));
+  for (size_t i = 0; i < n->outputs().size(); ++i)
+    bind(n->outputs()[i], lookup(taken->outputs()[i]));
   return true;
 }
 
 // A runtime condition: an ONNX If whose branches are subgraphs, or, when one branch raises, the
 // other branch alone.
 
-void Walker::convert_if(const Node* n) {
-  const Block* blocks[2] = {n->blocks()[0], n->blocks()[1]};
+void Walker::convert_if(const Node *n) {
+  const Block *blocks[2] = {n->blocks()[0], n->blocks()[1]};
   bool raises[2] = {block_raises(blocks[0]), block_raises(blocks[1])};
   if (raises[0] || raises[1]) {
     T2O_CHECK(!(raises[0] && raises[1]), "both branches of this if raise an exception");
     // The exception is dropped (like the other prim::RaiseException): assume the model is used
     // only on inputs it accepts, so the other branch is the one that runs.
-    const Block* taken = blocks[raises[0] ? 1 : 0];
-    warnings_.push_back(fmt::format("dropped the branch that raises an exception at {}",
-                                    where_of(n).source.empty() ? n->kind().toQualString()
-                                                               : where_of(n).source));
+    const Block *taken = blocks[raises[0] ? 1 : 0];
+    warnings_.push_back(
+        fmt::format("dropped the branch that raises an exception at {}",
+                    where_of(n).source.empty() ? n->kind().toQualString() : where_of(n).source));
     run_block(taken);
     for (size_t i = 0; i < n->outputs().size(); ++i) {
       Bound out = lookup(taken->outputs()[i]);
@@ -258,18 +276,20 @@ void Walker::convert_if(const Node* n) {
     run_block(blocks[k]);
     std::vector<Val> vals;
     std::vector<ValueType> types;
-    const std::vector<ValueType>* want = k == 1 ? &then_types : nullptr;
+    const std::vector<ValueType> *want = k == 1 ? &then_types : nullptr;
     for (size_t i = 0; i < n->outputs().size(); ++i)
       if (!shared[i])
         pack(lookup(blocks[k]->outputs()[i]), n->outputs()[i]->type(), n->outputs()[i], vals, types,
              want);
-    for (const Value* m : mutated) pack(lookup(m), m->type(), m, vals, types, want);
+    for (const Value *m : mutated)
+      pack(lookup(m), m->type(), m, vals, types, want);
     T2O_CHECK(k == 0 || vals.size() == count,
               "the branches of this if give {} and {} values; their types must match", count,
               vals.size());
     count = vals.size();
     graphs[k] = b_.end_subgraph(vals, types);
-    if (k == 0) then_types = types;
+    if (k == 0)
+      then_types = types;
     env_ = saved;
   }
   for (size_t i = 0; i < n->outputs().size(); ++i)
@@ -277,63 +297,76 @@ void Walker::convert_if(const Node* n) {
       Bound out = lookup(blocks[0]->outputs()[i]);
       bind(n->outputs()[i], out);
     }
-  if (count == 0) return;  // nothing observable happens in either branch
-  auto outs = b_.op_with_subgraphs("If", {cond}, {{"then_branch", graphs[0]}, {"else_branch", graphs[1]}},
-                                   static_cast<int>(count));
+  if (count == 0)
+    return; // nothing observable happens in either branch
+  auto outs =
+      b_.op_with_subgraphs("If", {cond}, {{"then_branch", graphs[0]}, {"else_branch", graphs[1]}},
+                           static_cast<int>(count));
   for (size_t j = 0; j < outs.size(); ++j)
     if (!b_.has_info(outs[j]) && !then_types[j].sequence)
       b_.set_info(outs[j], TensorInfo{then_types[j].dtype, std::nullopt});
   size_t pos = 0;
   for (size_t i = 0; i < n->outputs().size(); ++i)
-    if (!shared[i]) bind(n->outputs()[i], unpack(n->outputs()[i]->type(), outs, pos, n->outputs()[i]));
-  for (const Value* m : mutated) bind(m, unpack(m->type(), outs, pos, m));
+    if (!shared[i])
+      bind(n->outputs()[i], unpack(n->outputs()[i]->type(), outs, pos, n->outputs()[i]));
+  for (const Value *m : mutated)
+    bind(m, unpack(m->type(), outs, pos, m));
 }
 
 // ---- prim::Loop -----------------------------------------------------------------------------
 
-bool Walker::try_unroll(const Node* n) {
-  const Bound& trip = lookup(n->input(0));
-  const Bound& cond = lookup(n->input(1));
-  if (trip.kind != Bound::Kind::Const || !trip.constant.isInt()) return false;
-  if (cond.kind != Bound::Kind::Const || !cond.constant.isBool()) return false;
-  const Block* body = n->blocks()[0];
+bool Walker::try_unroll(const Node *n) {
+  const Bound &trip = lookup(n->input(0));
+  const Bound &cond = lookup(n->input(1));
+  if (trip.kind != Bound::Kind::Const || !trip.constant.isInt())
+    return false;
+  if (cond.kind != Bound::Kind::Const || !cond.constant.isBool())
+    return false;
+  const Block *body = n->blocks()[0];
   int64_t trips = cond.constant.toBool() ? std::max<int64_t>(trip.constant.toInt(), 0) : 0;
   size_t carried = n->outputs().size();
   std::vector<Bound> state;
-  for (size_t i = 0; i < carried; ++i) state.push_back(lookup(n->input(i + 2)));
+  for (size_t i = 0; i < carried; ++i)
+    state.push_back(lookup(n->input(i + 2)));
   if (trips > 0) {
     // Only loops that always run to the trip count (for i in range(n)): a constant true
     // condition at the end of the body.
-    const Value* go = body->outputs()[0];
+    const Value *go = body->outputs()[0];
     auto iv = go->node()->kind() == c10::prim::Constant ? torch::jit::toIValue(go) : c10::nullopt;
-    if (!iv || !iv->isBool() || !iv->toBool()) return false;
-    if (trips > kMaxUnrollTrips || count_nodes(body) > kMaxUnrollNodes) return false;
+    if (!iv || !iv->isBool() || !iv->toBool())
+      return false;
+    if (trips > kMaxUnrollTrips || count_nodes(body) > kMaxUnrollNodes)
+      return false;
   }
   for (int64_t k = 0; k < trips; ++k) {
     Bound index;
     index.kind = Bound::Kind::Const;
     index.constant = c10::IValue(k);
     bind(body->inputs()[0], index);
-    for (size_t i = 0; i < carried; ++i) bind(body->inputs()[i + 1], state[i]);
+    for (size_t i = 0; i < carried; ++i)
+      bind(body->inputs()[i + 1], state[i]);
     run_block(body);
-    for (size_t i = 0; i < carried; ++i) state[i] = lookup(body->outputs()[i + 1]);
+    for (size_t i = 0; i < carried; ++i)
+      state[i] = lookup(body->outputs()[i + 1]);
   }
-  for (size_t i = 0; i < carried; ++i) bind(n->outputs()[i], state[i]);
+  for (size_t i = 0; i < carried; ++i)
+    bind(n->outputs()[i], state[i]);
   return true;
 }
 
-bool Walker::handle_loop(const Node* n) {
-  if (try_unroll(n)) return true;
-  const Block* body = n->blocks()[0];
+bool Walker::handle_loop(const Node *n) {
+  if (try_unroll(n))
+    return true;
+  const Block *body = n->blocks()[0];
   size_t carried = n->outputs().size();
   auto mutated = outer_mutations(n);
   // Trip count and condition: omitted when unbounded / constant true (a while loop).
-  const Bound& trip = lookup(n->input(0));
+  const Bound &trip = lookup(n->input(0));
   Val max_trip;
   if (!(trip.kind == Bound::Kind::Const && trip.constant.isInt() &&
         trip.constant.toInt() == std::numeric_limits<int64_t>::max()))
     max_trip = to_scalar_tensor(trip, DType::Int64);
-  const Bound& cond0 = lookup(n->input(1));
+  const Bound &cond0 = lookup(n->input(1));
   Val cond;
   if (!(cond0.kind == Bound::Kind::Const && cond0.constant.isBool() && cond0.constant.toBool()))
     cond = to_scalar_tensor(cond0, DType::Bool);
@@ -342,7 +375,8 @@ bool Walker::handle_loop(const Node* n) {
   for (size_t i = 0; i < carried; ++i)
     pack(lookup(n->input(i + 2)), body->inputs()[i + 1]->type(), n->outputs()[i], init, types,
          nullptr);
-  for (const Value* m : mutated) pack(lookup(m), m->type(), m, init, types, nullptr);
+  for (const Value *m : mutated)
+    pack(lookup(m), m->type(), m, init, types, nullptr);
   if (init.empty()) {
     warnings_.push_back(fmt::format("dropped a loop without results at {}",
                                     where_of(n).source.empty() ? "?" : where_of(n).source));
@@ -354,7 +388,8 @@ bool Walker::handle_loop(const Node* n) {
   Val iter = b_.add_subgraph_input("iter", ValueType{DType::Int64, false, std::vector<Dim>{}});
   b_.add_subgraph_input("cond_in", ValueType{DType::Bool, false, std::vector<Dim>{}});
   std::vector<Val> ins;
-  for (const auto& t : types) ins.push_back(b_.add_subgraph_input("carried", ValueType{t.dtype, t.sequence, std::nullopt}));
+  for (const auto &t : types)
+    ins.push_back(b_.add_subgraph_input("carried", ValueType{t.dtype, t.sequence, std::nullopt}));
   Bound index;
   index.kind = Bound::Kind::Tensor;
   index.tensor = iter;
@@ -362,7 +397,8 @@ bool Walker::handle_loop(const Node* n) {
   size_t pos = 0;
   for (size_t i = 0; i < carried; ++i)
     bind(body->inputs()[i + 1], unpack(body->inputs()[i + 1]->type(), ins, pos, n->outputs()[i]));
-  for (const Value* m : mutated) bind(m, unpack(m->type(), ins, pos, m));
+  for (const Value *m : mutated)
+    bind(m, unpack(m->type(), ins, pos, m));
   // A carried tensor the recorder did not see (the loop ran zero times): its initial info.
   for (size_t j = 0; j < ins.size(); ++j)
     if (!types[j].sequence && !b_.has_info(ins[j]) && b_.has_info(init[j]))
@@ -375,7 +411,8 @@ bool Walker::handle_loop(const Node* n) {
   for (size_t i = 0; i < carried; ++i)
     pack(lookup(body->outputs()[i + 1]), body->outputs()[i + 1]->type(), n->outputs()[i], vals,
          vtypes, &types);
-  for (const Value* m : mutated) pack(lookup(m), m->type(), m, vals, vtypes, &types);
+  for (const Value *m : mutated)
+    pack(lookup(m), m->type(), m, vals, vtypes, &types);
   T2O_CHECK(vals.size() == types.size(), "the loop body gives {} values for {} loop-carried ones",
             vals.size(), types.size());
   outs.insert(outs.end(), vals.begin(), vals.end());
@@ -387,12 +424,14 @@ bool Walker::handle_loop(const Node* n) {
   inputs.insert(inputs.end(), init.begin(), init.end());
   auto results = b_.op_with_subgraphs("Loop", inputs, {{"body", g}}, static_cast<int>(init.size()));
   for (size_t j = 0; j < results.size(); ++j)
-    if (!types[j].sequence) b_.set_info(results[j], TensorInfo{types[j].dtype, std::nullopt});
+    if (!types[j].sequence)
+      b_.set_info(results[j], TensorInfo{types[j].dtype, std::nullopt});
   pos = 0;
   for (size_t i = 0; i < carried; ++i)
     bind(n->outputs()[i], unpack(n->outputs()[i]->type(), results, pos, n->outputs()[i]));
-  for (const Value* m : mutated) bind(m, unpack(m->type(), results, pos, m));
+  for (const Value *m : mutated)
+    bind(m, unpack(m->type(), results, pos, m));
   return true;
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

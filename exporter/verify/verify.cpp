@@ -1,24 +1,22 @@
 #include "exporter/verify/verify.h"
 
-#include <csignal>
-#include <cstring>
+#include "builder/error.h"
+#include "builder/graph_builder.h"
+#include "builder/process.h"
+#include "exporter/frontend/torch_util.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cctype>
 #include <cmath>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include "builder/error.h"
-#include "builder/process.h"
-#include "builder/graph_builder.h"
-#include "exporter/frontend/torch_util.h"
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifndef T2O_SOURCE_DIR
 #define T2O_SOURCE_DIR ""
@@ -36,12 +34,13 @@ namespace {
 // ONNX Runtime's stderr on a failure: its own log line (coloured with terminal escapes, prefixed
 // with a timestamp) and then run_model.js's one-line message, which says the same. Keep the
 // message, without escapes.
-std::string ort_message(const std::string& raw) {
+std::string ort_message(const std::string &raw) {
   std::string plain;
   for (size_t i = 0; i < raw.size(); ++i) {
     if (raw[i] == '\x1b' && i + 1 < raw.size() && raw[i + 1] == '[') {
       size_t j = i + 2;
-      while (j < raw.size() && !std::isalpha(static_cast<unsigned char>(raw[j]))) ++j;
+      while (j < raw.size() && !std::isalpha(static_cast<unsigned char>(raw[j])))
+        ++j;
       i = j;
       continue;
     }
@@ -51,44 +50,60 @@ std::string ort_message(const std::string& raw) {
   size_t start = 0;
   while (start < plain.size()) {
     size_t end = plain.find('\n', start);
-    if (end == std::string::npos) end = plain.size();
+    if (end == std::string::npos)
+      end = plain.size();
     std::string line = plain.substr(start, end - start);
     start = end + 1;
-    if (line.find(":onnxruntime:") != std::string::npos || line.empty()) continue;
+    if (line.find(":onnxruntime:") != std::string::npos || line.empty())
+      continue;
     kept += (kept.empty() ? "" : "\n") + line;
   }
-  if (kept.empty()) kept = plain;
-  while (!kept.empty() && (kept.back() == '\n' || kept.back() == ' ')) kept.pop_back();
+  if (kept.empty())
+    kept = plain;
+  while (!kept.empty() && (kept.back() == '\n' || kept.back() == ' '))
+    kept.pop_back();
   return kept;
 }
 
-const char* kInstallHint =
+const char *kInstallHint =
     "install ONNX Runtime for --verify: `npm ci --ignore-scripts --prefix third_party/onnxruntime` "
     "in the torch2onnx source tree (or `make deps`), or set TORCH2ONNX_ORT_DIR to a folder with "
     "run_model.js and node_modules/onnxruntime-node";
 
-const char* ort_type(DType t) {
+const char *ort_type(DType t) {
   switch (t) {
-    case DType::Float: return "float32";
-    case DType::Double: return "float64";
-    case DType::Float16: return "float16";
-    case DType::Int64: return "int64";
-    case DType::Int32: return "int32";
-    case DType::Int16: return "int16";
-    case DType::Int8: return "int8";
-    case DType::UInt8: return "uint8";
-    case DType::Bool: return "bool";
-    default: break;
+  case DType::Float:
+    return "float32";
+  case DType::Double:
+    return "float64";
+  case DType::Float16:
+    return "float16";
+  case DType::Int64:
+    return "int64";
+  case DType::Int32:
+    return "int32";
+  case DType::Int16:
+    return "int16";
+  case DType::Int8:
+    return "int8";
+  case DType::UInt8:
+    return "uint8";
+  case DType::Bool:
+    return "bool";
+  default:
+    break;
   }
   throw Error(fmt::format("ONNX Runtime's JavaScript API cannot feed {} tensors", dtype_name(t)),
               "use another input dtype for --verify");
 }
 
-DType from_ort_type(const std::string& s) {
+DType from_ort_type(const std::string &s) {
   for (DType t : {DType::Float, DType::Double, DType::Float16, DType::Int64, DType::Int32,
                   DType::Int16, DType::Int8, DType::UInt8, DType::Bool})
-    if (s == ort_type(t)) return t;
-  throw Error(fmt::format("ONNX Runtime returned an output of type '{}' that cannot be compared", s));
+    if (s == ort_type(t))
+      return t;
+  throw Error(
+      fmt::format("ONNX Runtime returned an output of type '{}' that cannot be compared", s));
 }
 
 fs::path self_exe_dir() {
@@ -97,13 +112,13 @@ fs::path self_exe_dir() {
   return ec ? fs::path() : p.parent_path();
 }
 
-bool runner_ok(const fs::path& dir) {
+bool runner_ok(const fs::path &dir) {
   std::error_code ec;
   return fs::exists(dir / "run_model.js", ec) &&
          fs::exists(dir / "node_modules" / "onnxruntime-node" / "package.json", ec);
 }
 
-std::string read_all(const fs::path& p) {
+std::string read_all(const fs::path &p) {
   std::ifstream f(p, std::ios::binary);
   std::ostringstream ss;
   ss << f.rdbuf();
@@ -111,19 +126,21 @@ std::string read_all(const fs::path& p) {
 }
 
 // Runs argv, capturing stderr into `err`; returns the exit status.
-int run_process(const std::vector<std::string>& argv, const fs::path& work_dir, std::string& err) {
+int run_process(const std::vector<std::string> &argv, const fs::path &work_dir, std::string &err) {
   std::string err_path = (work_dir / "stderr.txt").string();
   int efd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   T2O_CHECK(efd >= 0, "cannot create a temporary file: {}", std::strerror(errno));
   pid_t pid = fork();
   T2O_CHECK(pid >= 0, "cannot start a process: {}", std::strerror(errno));
   if (pid == 0) {
-    ::setpgid(0, 0);  // its own group: an interrupt stops ONNX Runtime's threads and helpers too
+    ::setpgid(0, 0); // its own group: an interrupt stops ONNX Runtime's threads and helpers too
     dup2(efd, 2);
     int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) dup2(devnull, 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    if (devnull >= 0)
+      dup2(devnull, 1);
+    std::vector<char *> args;
+    for (const auto &a : argv)
+      args.push_back(const_cast<char *>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
     dprintf(2, "cannot run %s: %s\n", args[0], std::strerror(errno));
@@ -136,32 +153,39 @@ int run_process(const std::vector<std::string>& argv, const fs::path& work_dir, 
   }
   close(efd);
   err = read_all(err_path);
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-}  // namespace
+} // namespace
 
 std::string find_ort_runner() {
   std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("TORCH2ONNX_ORT_DIR")) candidates.emplace_back(env);
+  if (const char *env = std::getenv("TORCH2ONNX_ORT_DIR"))
+    candidates.emplace_back(env);
   fs::path exe = self_exe_dir();
-  if (!exe.empty()) candidates.push_back(exe / ".." / "share" / "torch2onnx" / "onnxruntime");
-  if (*T2O_INSTALL_DATADIR) candidates.push_back(fs::path(T2O_INSTALL_DATADIR) / "onnxruntime");
-  if (*T2O_SOURCE_DIR) candidates.push_back(fs::path(T2O_SOURCE_DIR) / "third_party" / "onnxruntime");
-  for (const auto& c : candidates)
-    if (runner_ok(c)) return fs::weakly_canonical(c).string();
+  if (!exe.empty())
+    candidates.push_back(exe / ".." / "share" / "torch2onnx" / "onnxruntime");
+  if (*T2O_INSTALL_DATADIR)
+    candidates.push_back(fs::path(T2O_INSTALL_DATADIR) / "onnxruntime");
+  if (*T2O_SOURCE_DIR)
+    candidates.push_back(fs::path(T2O_SOURCE_DIR) / "third_party" / "onnxruntime");
+  for (const auto &c : candidates)
+    if (runner_ok(c))
+      return fs::weakly_canonical(c).string();
   throw Error("ONNX Runtime is not installed, so --verify cannot run", kInstallHint);
 }
 
-std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
-                                        const std::vector<std::string>& input_names,
-                                        const std::vector<at::Tensor>& inputs) {
+std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
+                                        const std::vector<std::string> &input_names,
+                                        const std::vector<at::Tensor> &inputs) {
   std::string runner = find_ort_runner();
   // In $TMPDIR (default /tmp); removed on return, and by the signal handler on SIGINT/SIGTERM.
   std::error_code tec;
   fs::path tmp_root = fs::temp_directory_path(tec);
-  if (tec) tmp_root = "/tmp";
+  if (tec)
+    tmp_root = "/tmp";
   std::string tmpl_s = (tmp_root / "torch2onnx_ortXXXXXX").string();
   std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());
   tmpl.push_back('\0');
@@ -181,15 +205,16 @@ std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
   for (size_t i = 0; i < inputs.size(); ++i) {
     TensorData d = to_tensor_data(inputs[i]);
     fs::path f = dir / fmt::format("input_{}.bin", i);
-    std::ofstream(f, std::ios::binary).write(d.raw.data(), static_cast<std::streamsize>(d.raw.size()));
-    req << input_names.at(i) << "\t" << ort_type(d.dtype) << "\t" << fmt::format("{}", fmt::join(d.dims, ","))
-        << "\t" << f.string() << "\n";
+    std::ofstream(f, std::ios::binary)
+        .write(d.raw.data(), static_cast<std::streamsize>(d.raw.size()));
+    req << input_names.at(i) << "\t" << ort_type(d.dtype) << "\t"
+        << fmt::format("{}", fmt::join(d.dims, ",")) << "\t" << f.string() << "\n";
   }
   std::ofstream(dir / "request.txt") << req.str();
   std::string err;
-  int rc = run_process({"node", (fs::path(runner) / "run_model.js").string(),
-                        (dir / "request.txt").string()},
-                       dir, err);
+  int rc = run_process(
+      {"node", (fs::path(runner) / "run_model.js").string(), (dir / "request.txt").string()}, dir,
+      err);
   if (rc == 127 && err.find("cannot run node") != std::string::npos)
     throw Error("--verify needs Node.js (`node`) on PATH to run ONNX Runtime",
                 "install it with `apt-get install nodejs`");
@@ -197,9 +222,10 @@ std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
     int sig = rc - 128;
     throw Error(fmt::format("ONNX Runtime was killed by signal {} ({}) while running '{}'", sig,
                             ::strsignal(sig), model_path),
-                sig == SIGKILL ? "most often the system ran out of memory (the kernel's OOM killer): "
-                                 "run fewer exports at once (zoo --jobs 1) or on a larger machine"
-                               : "the model is kept for a closer look; please report it");
+                sig == SIGKILL
+                    ? "most often the system ran out of memory (the kernel's OOM killer): "
+                      "run fewer exports at once (zoo --jobs 1) or on a larger machine"
+                    : "the model is kept for a closer look; please report it");
   }
   const std::string model_error = "model error: ";
   if (rc == 1 && err.rfind(model_error, 0) == 0) {
@@ -220,26 +246,29 @@ std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
   std::istringstream lines(read_all(dir / "outputs.txt"));
   std::string line;
   while (std::getline(lines, line)) {
-    if (line.empty()) continue;
+    if (line.empty())
+      continue;
     std::vector<std::string> f;
     std::istringstream ls(line);
     std::string part;
-    while (std::getline(ls, part, '\t')) f.push_back(part);
+    while (std::getline(ls, part, '\t'))
+      f.push_back(part);
     T2O_CHECK(f.size() == 4, "malformed ONNX Runtime output line '{}'", line);
     TensorData d;
     d.dtype = from_ort_type(f[1]);
     std::istringstream ds(f[2]);
     std::string dim;
-    while (std::getline(ds, dim, ',')) d.dims.push_back(std::stoll(dim));
+    while (std::getline(ds, dim, ','))
+      d.dims.push_back(std::stoll(dim));
     d.raw = read_all(f[3]);
     outs.push_back(from_tensor_data(d));
   }
   return outs;
 }
 
-std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
-                                         const std::vector<at::Tensor>& expected,
-                                         const std::vector<at::Tensor>& actual, double rtol,
+std::vector<OutputCheck> compare_outputs(const std::vector<std::string> &names,
+                                         const std::vector<at::Tensor> &expected,
+                                         const std::vector<at::Tensor> &actual, double rtol,
                                          double atol) {
   std::vector<OutputCheck> checks;
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -266,17 +295,21 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
                               c10::toString(actual[i].scalar_type()));
     if (e.numel() > 0) {
       at::Tensor nan_e = at::isnan(e), nan_a = at::isnan(a);
-      if (!at::equal(nan_e, nan_a)) c.problem = "NaN positions differ";
+      if (!at::equal(nan_e, nan_a))
+        c.problem = "NaN positions differ";
       at::Tensor finite = at::isfinite(e);
       at::Tensor inf_mismatch = (~finite & ~nan_e) & (e != a);
-      if (inf_mismatch.any().item<bool>()) c.problem = "infinite values differ";
+      if (inf_mismatch.any().item<bool>())
+        c.problem = "infinite values differ";
       at::Tensor diff = at::where(finite, (e - a).abs(), at::zeros_like(e));
       at::Tensor diff_nan = at::isnan(diff);
       c.max_abs_error = diff.masked_fill(diff_nan, 0).max().item<double>();
-      if (diff_nan.any().item<bool>()) c.problem = "ONNX Runtime produced NaN where LibTorch did not";
+      if (diff_nan.any().item<bool>())
+        c.problem = "ONNX Runtime produced NaN where LibTorch did not";
       c.max_abs_ref = at::where(finite, e.abs(), at::zeros_like(e)).max().item<double>();
       if (!finite.any().item<bool>() && c.problem.empty())
-        c.problem = "LibTorch's output has no finite value (all NaN/Inf): the comparison proves nothing";
+        c.problem =
+            "LibTorch's output has no finite value (all NaN/Inf): the comparison proves nothing";
     }
     c.max_rel_error = c.max_abs_error / std::max(1.0, c.max_abs_ref);
     c.tolerance = std::max(atol, rtol * c.max_abs_ref);
@@ -288,7 +321,7 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
 namespace {
 
 std::string bytes_text(double bytes) {
-  const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+  const char *units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
   int u = 0;
   while (bytes >= 1024 && u < 6) {
     bytes /= 1024;
@@ -300,13 +333,15 @@ std::string bytes_text(double bytes) {
 // Refuses, before LibTorch tries to allocate it, an example input larger than this machine's
 // memory (f32[999999999999,3,224,224], --verify-dims n=1e11): a clear message instead of LibTorch's
 // allocator backtrace.
-void check_input_size(const InputSpec& s, const std::vector<int64_t>& dims, size_t index) {
+void check_input_size(const InputSpec &s, const std::vector<int64_t> &dims, size_t index) {
   double elems = 1;
-  for (int64_t d : dims) elems *= static_cast<double>(std::max<int64_t>(d, 0));
+  for (int64_t d : dims)
+    elems *= static_cast<double>(std::max<int64_t>(d, 0));
   double bytes = elems * static_cast<double>(dtype_size(s.dtype));
   long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   double machine = pages > 0 && page > 0 ? static_cast<double>(pages) * page : 64.0 * (1ull << 30);
-  if (bytes <= machine / 2) return;
+  if (bytes <= machine / 2)
+    return;
   std::string name = s.name.empty() ? fmt::format("input {}", index) : fmt::format("'{}'", s.name);
   throw Error(fmt::format("{} of shape [{}] ({}) needs {} of memory for one example, more than "
                           "half of this machine's {}",
@@ -316,19 +351,20 @@ void check_input_size(const InputSpec& s, const std::vector<int64_t>& dims, size
               "batch=1); a symbolic dim keeps the ONNX model general whatever its example size");
 }
 
-}  // namespace
+} // namespace
 
-std::vector<at::Tensor> make_example_inputs(
-    const std::vector<InputSpec>& specs, uint64_t seed,
-    const std::vector<std::pair<std::string, int64_t>>& sizes) {
+std::vector<at::Tensor>
+make_example_inputs(const std::vector<InputSpec> &specs, uint64_t seed,
+                    const std::vector<std::pair<std::string, int64_t>> &sizes) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   std::vector<at::Tensor> out;
-  for (const auto& s : specs) {
+  for (const auto &s : specs) {
     std::vector<int64_t> dims;
-    for (const auto& d : s.dims) {
+    for (const auto &d : s.dims) {
       int64_t v = d.value;
-      for (const auto& [name, size] : sizes)
-        if (!d.symbol.empty() && d.symbol == name) v = size;
+      for (const auto &[name, size] : sizes)
+        if (!d.symbol.empty() && d.symbol == name)
+          v = size;
       dims.push_back(v);
     }
     check_input_size(s, dims, out.size());
@@ -346,10 +382,10 @@ std::vector<at::Tensor> make_example_inputs(
   return out;
 }
 
-void write_test_data(const std::string& dir, const std::vector<std::string>& input_names,
-                     const std::vector<at::Tensor>& inputs,
-                     const std::vector<std::string>& output_names,
-                     const std::vector<at::Tensor>& outputs) {
+void write_test_data(const std::string &dir, const std::vector<std::string> &input_names,
+                     const std::vector<at::Tensor> &inputs,
+                     const std::vector<std::string> &output_names,
+                     const std::vector<at::Tensor> &outputs) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   T2O_CHECK(!ec, "cannot create test-data folder '{}': {}", dir, ec.message());
@@ -361,22 +397,24 @@ void write_test_data(const std::string& dir, const std::vector<std::string>& inp
                       to_tensor_data(outputs[i]), i < output_names.size() ? output_names[i] : "");
 }
 
-std::vector<OutputCheck> verify_run(torch::jit::Module& module, const VerifyRun& run,
-                                    const std::function<void(const std::string&)>& say) {
-  auto tell = [&](const std::string& m) {
-    if (say) say(m);
+std::vector<OutputCheck> verify_run(torch::jit::Module &module, const VerifyRun &run,
+                                    const std::function<void(const std::string &)> &say) {
+  auto tell = [&](const std::string &m) {
+    if (say)
+      say(m);
   };
   const std::string at_label = run.label.empty() ? "" : " at " + run.label;
   tell(fmt::format("verifying{}: running the model in LibTorch", at_label));
   std::vector<at::Tensor> expected;
   try {
     at::NoGradGuard no_grad;
-    std::vector<c10::IValue> fresh;  // the model may modify its inputs in place
-    for (const auto& in : run.inputs) fresh.emplace_back(in.clone());
+    std::vector<c10::IValue> fresh; // the model may modify its inputs in place
+    for (const auto &in : run.inputs)
+      fresh.emplace_back(in.clone());
     expected = flatten_tensors(module.forward(fresh));
-  } catch (const Error&) {
+  } catch (const Error &) {
     throw;
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     throw Error(fmt::format("the model failed in LibTorch{}: {}", at_label,
                             summarize_torch_error(e.what())));
   }
@@ -391,8 +429,9 @@ std::vector<OutputCheck> verify_run(torch::jit::Module& module, const VerifyRun&
                                 actual.size());
     checks.push_back(extra);
   }
-  for (auto& ch : checks) ch.sizes = run.label;
+  for (auto &ch : checks)
+    ch.sizes = run.label;
   return checks;
 }
 
-}  // namespace torch2onnx
+} // namespace torch2onnx

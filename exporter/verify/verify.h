@@ -1,15 +1,14 @@
 // Verification in ONNX Runtime (through the pinned onnxruntime-node package) against LibTorch.
 #pragma once
 
-#include <ATen/core/Tensor.h>
-#include <torch/csrc/jit/api/module.h>
-
-#include <functional>
-#include <string>
-#include <vector>
-
 #include "exporter/options.h"
 #include "exporter/verify/report.h"
+
+#include <ATen/core/Tensor.h>
+#include <functional>
+#include <string>
+#include <torch/csrc/jit/api/module.h>
+#include <vector>
 
 namespace torch2onnx {
 
@@ -18,42 +17,42 @@ namespace torch2onnx {
 std::string find_ort_runner();
 
 // Runs `model_path` in ONNX Runtime on `inputs` (named) and returns its outputs in graph order.
-std::vector<at::Tensor> run_onnxruntime(const std::string& model_path,
-                                        const std::vector<std::string>& input_names,
-                                        const std::vector<at::Tensor>& inputs);
+std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
+                                        const std::vector<std::string> &input_names,
+                                        const std::vector<at::Tensor> &inputs);
 
 // Compares ONNX Runtime's outputs with LibTorch's, per output.
-std::vector<OutputCheck> compare_outputs(const std::vector<std::string>& names,
-                                         const std::vector<at::Tensor>& expected,
-                                         const std::vector<at::Tensor>& actual, double rtol,
+std::vector<OutputCheck> compare_outputs(const std::vector<std::string> &names,
+                                         const std::vector<at::Tensor> &expected,
+                                         const std::vector<at::Tensor> &actual, double rtol,
                                          double atol);
 
 // Random inputs for the specs, reproducible from `seed`: floats ~ N(0,1), ints in [0, 10), bools.
 // `sizes` overrides symbolic dims by name (others use their example size).
-std::vector<at::Tensor> make_example_inputs(
-    const std::vector<InputSpec>& specs, uint64_t seed,
-    const std::vector<std::pair<std::string, int64_t>>& sizes = {});
+std::vector<at::Tensor>
+make_example_inputs(const std::vector<InputSpec> &specs, uint64_t seed,
+                    const std::vector<std::pair<std::string, int64_t>> &sizes = {});
 
 // Writes <dir>/input_N.pb and output_N.pb (ONNX model zoo layout).
-void write_test_data(const std::string& dir, const std::vector<std::string>& input_names,
-                     const std::vector<at::Tensor>& inputs,
-                     const std::vector<std::string>& output_names,
-                     const std::vector<at::Tensor>& outputs);
+void write_test_data(const std::string &dir, const std::vector<std::string> &input_names,
+                     const std::vector<at::Tensor> &inputs,
+                     const std::vector<std::string> &output_names,
+                     const std::vector<at::Tensor> &outputs);
 
 // One verification: the model in LibTorch and the ONNX file in ONNX Runtime on the same inputs.
 struct VerifyRun {
   std::string onnx_path;
-  std::vector<std::string> input_names, output_names;  // the ONNX graph's
+  std::vector<std::string> input_names, output_names; // the ONNX graph's
   std::vector<at::Tensor> inputs;
-  std::string test_data_dir;  // where the inputs and LibTorch's outputs are written
-  std::string label;          // the symbolic dim sizes, e.g. "batch=3" (empty: all dims static)
+  std::string test_data_dir; // where the inputs and LibTorch's outputs are written
+  std::string label;         // the symbolic dim sizes, e.g. "batch=3" (empty: all dims static)
   double rtol = 1e-4, atol = 1e-4;
 };
 
 // Runs both and compares every output (each check carries `run.label`); an output count that
 // differs is one more failed check. Throws Error when the model fails in LibTorch. `say` (may
 // be empty) hears what is running.
-std::vector<OutputCheck> verify_run(torch::jit::Module& module, const VerifyRun& run,
-                                    const std::function<void(const std::string&)>& say = {});
+std::vector<OutputCheck> verify_run(torch::jit::Module &module, const VerifyRun &run,
+                                    const std::function<void(const std::string &)> &say = {});
 
-}  // namespace torch2onnx
+} // namespace torch2onnx
