@@ -17,18 +17,8 @@ import torch.nn as nn
 
 from fixture_io import save_module
 
-
-class Chain(nn.Module):
-    """sin, cos, sin, ... n times: LibTorch's interpreter recurses once per node on it."""
-
-    def __init__(self, n):
-        super().__init__()
-        self.n = n
-
-    def forward(self, x):
-        for i in range(self.n):
-            x = torch.sin(x) if i % 2 == 0 else torch.cos(x)
-        return x
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+from make_chain import Chain  # noqa: E402  (sin, cos, sin, ... n times; the benchmark's chain)
 
 
 class CheckedBlock(nn.Module):
