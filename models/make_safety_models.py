@@ -107,7 +107,34 @@ def main():
         if not os.path.exists(path):
             save_module(torch.jit.script(module.eval()), path)
         print(f"{name}\t{path}")
+    make_hostile(args.out)
     return 0
+
+
+def make_hostile(out):
+    """Archives whose data.pkl was replaced: one calls os.system through a pickle GLOBAL, one is
+    a protocol-4 pickle. torch2onnx must refuse both before anything runs."""
+    import tempfile
+    import zipfile
+
+    base = os.path.join(out, "int_arg.pt")
+    pickles = {
+        # PROTO 2, GLOBAL posix.system, BINUNICODE 'echo pwned', TUPLE1, REDUCE, STOP
+        "evil_global": b"\x80\x02cposix\nsystem\nX\x0a\x00\x00\x00echo pwned\x85R.",
+        # PROTO 4, FRAME, BININT1 1, STOP
+        "pickle_protocol4": b"\x80\x04\x95\x03\x00\x00\x00\x00\x00\x00\x00K\x01.",
+    }
+    for name, pkl in pickles.items():
+        path = os.path.join(out, name + ".pt")
+        if not os.path.exists(path):
+            fd, tmp = tempfile.mkstemp(dir=out, suffix=".pt.tmp")
+            os.close(fd)
+            with zipfile.ZipFile(base) as zin, zipfile.ZipFile(tmp, "w") as zout:
+                for info in zin.infolist():
+                    data = zin.read(info.filename)
+                    zout.writestr(info, pkl if info.filename.endswith("/data.pkl") else data)
+            os.replace(tmp, path)
+        print(f"{name}\t{path}")
 
 
 if __name__ == "__main__":

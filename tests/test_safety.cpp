@@ -248,3 +248,30 @@ TEST_CASE("safety: a broken node is blamed, not the model", "[safety]") {
   CHECK(contains(r.err, "not of the model"));
   CHECK_FALSE(contains(r.err, "please report it"));
 }
+
+TEST_CASE("safety: hostile pickles are named for what they are", "[safety]") {
+  std::string dir = fresh_dir("hostile");
+  auto evil = run_cli({safety_model("evil_global"), "-o", dir + "/m.onnx", "--input", "f32[2,3]",
+                       "--input", "i64[]"});
+  INFO(evil.err);
+  CHECK(evil.exit_code == 1);
+  CHECK(contains(evil.err, "calls a function that is not allowed: posix.system"));
+  CHECK_FALSE(contains(evil.err, "--load-library"));
+  auto p4 = run_cli({safety_model("pickle_protocol4"), "-o", dir + "/m.onnx", "--input", "f32[2,3]",
+                     "--input", "i64[]"});
+  INFO(p4.err);
+  CHECK(p4.exit_code == 1);
+  CHECK(contains(p4.err, "protocol 4"));
+}
+
+TEST_CASE("safety: an unsupported op without a source line is not placed at (:0)", "[safety]") {
+  std::string msg = export_ir_error(R"IR(
+graph(%x : Tensor):
+  %y : Tensor = aten::special_bessel_j0(%x)
+  return (%y))IR",
+                                    {randn({2, 3})});
+  INFO(msg);
+  CHECK(contains(msg, "aten::special_bessel_j0"));
+  CHECK_FALSE(contains(msg, "(:0)"));
+  CHECK_FALSE(contains(msg, ":0)"));
+}

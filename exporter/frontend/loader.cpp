@@ -296,6 +296,34 @@ std::string unknown_op_name(const std::string &msg) {
 }
 
 // Turns torch::jit::load's failure into what happened and what to do about it.
+// The text between `prefix` and the next quote, e.g. the type in "Unknown type name 'a.b':".
+std::string quoted_after(const std::string &msg, const std::string &prefix) {
+  auto at = msg.find(prefix);
+  if (at == std::string::npos)
+    return "";
+  at += prefix.size();
+  auto end = msg.find('\'', at);
+  return end == std::string::npos ? "" : msg.substr(at, end - at);
+}
+
+// The protocol of the first pickle record that is not protocol 2 (-1 when none is found):
+// LibTorch's own message leaves the number out.
+int pickle_protocol(const std::string &path) {
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    for (const auto &name : reader.getAllRecords()) {
+      if (name.size() < 4 || name.compare(name.size() - 4, 4, ".pkl") != 0)
+        continue;
+      auto [data, size] = reader.getRecord(name);
+      const auto *bytes = static_cast<const unsigned char *>(data.get());
+      if (size >= 2 && bytes[0] == 0x80 && bytes[1] != 2)
+        return bytes[1];
+    }
+  } catch (const std::exception &) {
+  }
+  return -1;
+}
+
 [[noreturn]] void throw_load_error(const std::string &path, const std::string &msg) {
   const std::string torch = libtorch_version();
   if (is_out_of_memory(msg))
@@ -330,6 +358,22 @@ std::string unknown_op_name(const std::string &msg) {
                 fmt::format("load the shared library that registers {} first with --load-library "
                             "LIB.so (for torchvision ops: --load-library .../torchvision/_C.so)",
                             op));
+  }
+  std::string type = quoted_after(msg, "Unknown type name '");
+  if (!type.empty() && type.rfind("__torch__.", 0) != 0 && type.rfind("torch.", 0) != 0)
+    throw Error(fmt::format("'{}' calls a function that is not allowed: {} (a pickle GLOBAL); a "
+                            "TorchScript file refers only to its own classes and torch types",
+                            path, type),
+                "nothing was run; the file was made or changed to run code when loaded. Do not "
+                "load it with torch.load or pickle either; ask for a file saved by torch.jit.save");
+  if (msg.find("Only Pickle protocol 2 is supported") != std::string::npos) {
+    int protocol = pickle_protocol(path);
+    throw Error(fmt::format("'{}' holds a pickle record of protocol {}, but TorchScript files use "
+                            "protocol 2",
+                            path,
+                            protocol < 0 ? std::string("other than 2") : std::to_string(protocol)),
+                "the file was not written by torch.jit.save, or was changed after; save the model "
+                "again with torch.jit.save");
   }
   if (msg.find("Unknown type name") != std::string::npos ||
       msg.find("torch.classes") != std::string::npos)

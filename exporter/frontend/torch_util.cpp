@@ -139,12 +139,12 @@ NodeWhere where_of(const torch::jit::Node *n) {
     w.scope = fmt::format("{}", fmt::join(parts, "."));
   }
   const auto &range = n->sourceRange();
-  if (auto orig = range.findSourceRangeThatGenerated()) {
-    if (auto loc = orig->file_line_col())
-      w.source = fmt::format("{}:{}", std::get<0>(*loc), std::get<1>(*loc));
-  } else if (auto loc = range.file_line_col()) {
+  auto orig = range.findSourceRangeThatGenerated();
+  auto loc = orig ? orig->file_line_col() : range.file_line_col();
+  // A range without a file (graphs made from IR text, nodes a pass created) has no place to name:
+  // leave it empty rather than print "(:0)".
+  if (loc && !std::get<0>(*loc).empty() && std::get<1>(*loc) > 0)
     w.source = fmt::format("{}:{}", std::get<0>(*loc), std::get<1>(*loc));
-  }
   return w;
 }
 
