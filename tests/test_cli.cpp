@@ -236,7 +236,7 @@ TEST_CASE("cli: --external-data writes the weights beside the model and verifies
   CHECK(contains(r.out, "verify output: max abs error"));
 }
 
-TEST_CASE("cli: --timings prints the phases and the rewrites; --no-optimize turns them off",
+TEST_CASE("cli: --timings prints the phases and the rewrites, --no-optimize turns them off",
           "[cli]") {
   std::string dir = fresh_dir("timings");
   auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "f32[1,3,16,16]",

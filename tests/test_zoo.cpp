@@ -78,7 +78,7 @@ std::string zoo_manifest(const std::string &hang_timeout, bool crash_expected) {
 }
 } // namespace
 
-TEST_CASE("zoo: two shards with --jobs 2 cover the manifest; a crash and a hang fail alone",
+TEST_CASE("zoo: two shards with --jobs 2 cover the manifest, a crash and a hang fail alone",
           "[zoo]") {
   std::string dir = fresh_dir("zoo_shards");
   std::string manifest = write_manifest(dir, zoo_manifest("4", false));
@@ -110,8 +110,10 @@ TEST_CASE("zoo: two shards with --jobs 2 cover the manifest; a crash and a hang 
     CHECK(contains(all[ok], "\"outputs_checked\": "));
     CHECK_FALSE(contains(all[ok], "\"nodes\": null"));
   }
-  CHECK(status_of(all["crashes"]) == "crash");
-  CHECK(contains(all["crashes"], "\"signal\": 11"));
+  // A segfault in the child is caught by its own handler (issue 17: an error, never a signal):
+  // that model fails with the crash named, and the batch goes on.
+  CHECK(status_of(all["crashes"]) == "fail");
+  CHECK(contains(all["crashes"], "crashed (SIGSEGV)"));
   CHECK(status_of(all["hangs"]) == "timeout");
   CHECK(contains(all["hangs"], "timed out after 4 s"));
   CHECK(status_of(all["unsupported"]) == "xfail");
