@@ -160,6 +160,13 @@ void ensure_alt_signal_stack() {
   static thread_local bool done = false;
   if (done)
     return;
+  // Keep an alternate stack someone else installed (AddressSanitizer gives every thread one and
+  // unmaps it itself when the thread ends: replacing it would make that unmap fail).
+  stack_t current{};
+  if (::sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE)) {
+    done = true;
+    return;
+  }
   static thread_local char stack[64 * 1024];
   stack_t ss{};
   ss.ss_sp = stack;
