@@ -357,11 +357,8 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
     failure = {"internal", e.what(), "", phase};
   }
   if (is_out_of_memory(failure.message) && failure.message.rfind("out of memory", 0) != 0) {
-    try {
-      throw_out_of_memory(phase.empty() ? "exporting" : "in phase '" + phase + "'");
-    } catch (const Error &oom) {
-      failure = {"export", fmt::format("{} ({})", oom.what(), failure.message), oom.hint(), phase};
-    }
+    Error oom = out_of_memory(phase.empty() ? "exporting" : "in phase '" + phase + "'");
+    failure = {"export", fmt::format("{} ({})", oom.what(), failure.message), oom.hint(), phase};
   }
   remove_if_written(out, before);
   remove_if_written(out + ".data", data_before);

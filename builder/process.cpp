@@ -282,16 +282,16 @@ std::string memory_limit_text() {
   return std::to_string(static_cast<unsigned long long>(rl.rlim_cur) >> 20) + " MB";
 }
 
-void throw_out_of_memory(const std::string &doing) {
+Error out_of_memory(const std::string &doing) {
   std::string limit = memory_limit_text();
   std::string where =
       limit.empty() ? "" : fmt::format(" (the process memory limit, ulimit -v, is {})", limit);
-  throw Error(fmt::format("out of memory while {}{}", doing, where),
-              limit.empty() ? "free memory (close other programs, run fewer exports at once) or "
-                              "use a machine with more; an export needs about twice the model's "
-                              "weights"
-                            : "raise the limit (ulimit -v); an export needs LibTorch (about 1 GB "
-                              "of address space) plus about twice the model's weights");
+  return Error(fmt::format("out of memory while {}{}", doing, where),
+               limit.empty() ? "free memory (close other programs, run fewer exports at once) or "
+                               "use a machine with more; an export needs about twice the model's "
+                               "weights"
+                             : "raise the limit (ulimit -v); an export needs LibTorch (about 1 GB "
+                               "of address space) plus about twice the model's weights");
 }
 
 } // namespace torch2onnx

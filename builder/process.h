@@ -11,6 +11,8 @@
 //   PhaseGuard p("verifying: running the model in LibTorch");  // named if the process crashes
 #pragma once
 
+#include "builder/error.h"
+
 #include <functional>
 #include <string>
 #include <sys/types.h>
@@ -77,7 +79,8 @@ size_t run_on_large_stack(const std::function<void()> &fn);
 bool is_out_of_memory(const std::string &what);
 // The process's address-space limit (ulimit -v) as text, e.g. "586 MB", or "" when unlimited.
 std::string memory_limit_text();
-// Throws Error "out of memory while <doing>" naming the memory limit and what to do.
-[[noreturn]] void throw_out_of_memory(const std::string &doing);
+// The Error "out of memory while <doing>", naming the memory limit and what to do.
+// Example: throw out_of_memory("loading 'm.pt'");
+Error out_of_memory(const std::string &doing);
 
 } // namespace torch2onnx

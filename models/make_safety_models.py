@@ -16,6 +16,7 @@ import torch
 import torch.nn as nn
 
 from fixture_io import save_module
+from make_test_models import rewrite_archive
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 from make_chain import Chain  # noqa: E402  (sin, cos, sin, ... n times; the benchmark's chain)
@@ -114,9 +115,6 @@ def main():
 def make_hostile(out):
     """Archives whose data.pkl was replaced: one calls os.system through a pickle GLOBAL, one is
     a protocol-4 pickle. torch2onnx must refuse both before anything runs."""
-    import tempfile
-    import zipfile
-
     base = os.path.join(out, "int_arg.pt")
     pickles = {
         # PROTO 2, GLOBAL posix.system, BINUNICODE 'echo pwned', TUPLE1, REDUCE, STOP
@@ -127,13 +125,7 @@ def make_hostile(out):
     for name, pkl in pickles.items():
         path = os.path.join(out, name + ".pt")
         if not os.path.exists(path):
-            fd, tmp = tempfile.mkstemp(dir=out, suffix=".pt.tmp")
-            os.close(fd)
-            with zipfile.ZipFile(base) as zin, zipfile.ZipFile(tmp, "w") as zout:
-                for info in zin.infolist():
-                    data = zin.read(info.filename)
-                    zout.writestr(info, pkl if info.filename.endswith("/data.pkl") else data)
-            os.replace(tmp, path)
+            rewrite_archive(base, path, lambda n, d, pkl=pkl: pkl if n.endswith("/data.pkl") else d)
         print(f"{name}\t{path}")
 
 

@@ -327,7 +327,7 @@ int pickle_protocol(const std::string &path) {
 [[noreturn]] void throw_load_error(const std::string &path, const std::string &msg) {
   const std::string torch = libtorch_version();
   if (is_out_of_memory(msg))
-    throw_out_of_memory(fmt::format("loading '{}'", path));
+    throw out_of_memory(fmt::format("loading '{}'", path));
   if (msg.find("failed finding central directory") != std::string::npos ||
       msg.find("failed reading zip archive") != std::string::npos)
     throw Error(fmt::format("'{}' is cut short or corrupt: its zip archive is incomplete", path),
