@@ -13,22 +13,33 @@ when that recipe changes. Entries with `make: false` (e.g. hand-made test models
 `make.wrapper: detection` wraps a detection model so it takes one [N, 3, H, W] tensor and returns
 flat tensors (models/detection_fixtures.py).
 
+`make.module: FILE` builds a model written the way users write theirs (models/realworld/FILE.py,
+not torchvision): that file's `make(name, **kwargs)` returns the TorchScript module (traced or
+scripted, its choice) and either None or a list of example input tensors with meaningful values
+(token ids below the vocabulary size, sorted lengths, masks). Those are saved beside the model as
+NAME.input_N.npy, which the manifest entry names in `input_data:` (torch2onnx --input-data).
+
 torch.jit.trace runs with strict=False so models whose forward returns a dict (segmentation) or
 a list (RAFT's flow estimates) can be traced; torch2onnx gives each returned tensor one ONNX output.
 Prints one line per model: name, status (made / kept / skipped / FAILED) and path.
 """
 import argparse
+import hashlib
+import importlib
 import json
 import os
 import re
 import sys
 import time
 
+import numpy
 import torch
 import torchvision
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+REALWORLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "realworld")
+sys.path.insert(0, REALWORLD)
 import fixture_weights  # noqa: E402
 from fixture_io import save_module  # noqa: E402
 from detection_fixtures import DetectionOutputs  # noqa: E402
@@ -69,6 +80,8 @@ WRAPPERS = {"detection": DetectionOutputs}
 
 def recipe(entry):
     make = entry.get("make") or {}
+    if "module" in make:
+        return module_recipe(entry, make)
     inputs = entry["inputs"] if isinstance(entry["inputs"], list) else [entry["inputs"]]
     r = {"fn": make.get("fn", entry["name"]), "kwargs": make.get("kwargs", {}), "inputs": inputs,
          "torch": torch.__version__, "torchvision": torchvision.__version__,
@@ -81,6 +94,29 @@ def recipe(entry):
     return r
 
 
+def module_recipe(entry, make):
+    src = os.path.join(REALWORLD, make["module"] + ".py")
+    with open(src, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    return {"module": make["module"], "name": entry["name"], "kwargs": make.get("kwargs", {}),
+            "source": digest, "torch": torch.__version__}
+
+
+def make_from_module(r, path):
+    """A models/realworld/ model: the file traces or scripts it and may give input values."""
+    mod = importlib.import_module(r["module"])
+    torch.manual_seed(0)
+    scripted, inputs = mod.make(r["name"], **r["kwargs"])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    stem = path[:-3] if path.endswith(".pt") else path
+    for i, t in enumerate(inputs or []):
+        np_path = f"{stem}.input_{i}.npy"
+        tmp = np_path + ".tmp.npy"
+        numpy.save(tmp, t.detach().cpu().numpy())
+        os.replace(tmp, np_path)
+    save_module(scripted, path)
+
+
 def make(entry, path):
     r = recipe(entry)
     meta = path + ".json"
@@ -88,6 +124,11 @@ def make(entry, path):
         with open(meta) as f:
             if json.load(f) == r:
                 return "kept"
+    if "module" in r:
+        make_from_module(r, path)
+        with open(meta, "w") as f:
+            json.dump(r, f, indent=1)
+        return "made"
     torch.manual_seed(0)
     model = torchvision.models.get_model(r["fn"], weights=None, **r["kwargs"]).eval()
     if "wrapper" in r:
@@ -157,7 +198,7 @@ def main():
             continue
         path = os.path.join(out, expand_home(e.get("model", e["name"] + ".pt")))
         if args.list:
-            print(f"{e['name']}\t{path}\t{' '.join(recipe(e)['inputs'])}")
+            print(f"{e['name']}\t{path}\t{' '.join(recipe(e).get('inputs', []))}")
             continue
         t0 = time.time()
         try:
