@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -23,8 +24,9 @@ namespace torch2onnx {
 namespace {
 
 const char *kUsage =
-    "Usage: torch2onnx MODEL.pt [-o OUT.onnx] [--input SPEC]... [--opset N] [--verify] [--report "
-    "FILE]\n"
+    "Usage: torch2onnx MODEL.pt [-o OUT.onnx] [--input SPEC]... [--input-data FILE]... [--opset "
+    "N]\n"
+    "                  [--verify] [--report FILE]\n"
     "       torch2onnx ops [--opset N] [--json]\n"
     "       torch2onnx zoo MANIFEST [--jobs N] [--shard I/N] ...   (see torch2onnx zoo --help)\n"
     "       torch2onnx --version\n";
@@ -35,19 +37,35 @@ Examples:
   torch2onnx bert.pt --input ids:i64[2,128] --input mask:i64[2,128] --output-names logits
   torch2onnx detector.pt --load-library /path/to/torchvision/_C.so --input f32[1,3,320,320]
   torch2onnx model.pt --input x:f32[batch=1,16] --verify --report model.json
+  torch2onnx gpt.pt --input-data ids.npy --verify            verify on your own token ids
+  torch2onnx seg.pt --input x:f32[1,3,64,64] --input mask:none   an Optional argument as None
   torch2onnx ops --opset 13          list the converters available at opset 13
 
-Input SPEC: [name:]dtype[dims], one per forward argument, in order.
-  dtype: f32 f16 bf16 f64 i64 i32 i16 i8 u8 bool     dims: positive integers, e.g. [1,3,224,224]
+Input SPEC: one per forward argument, in order; arguments left out take their defaults.
+  [name:]dtype[dims]   a tensor. dtype: f32 f16 bf16 f64 i64 i32 i16 i8 u8 bool; dims: positive
+                       integers, e.g. x:f32[1,3,224,224]
   name: the ONNX input name (default: the forward argument's name)
   symbolic dims: name=example, e.g. x:f32[batch=1,3,224,224] or ids:i64[batch=2,seq=128]; the same
   name in two inputs is the same dim; the ONNX graph keeps it symbolic (recorded at the example and
   at a second size to find every dim that depends on it).
+  ...:LO..HI           random values in [LO, HI] instead of N(0,1) / 0..9, e.g. token ids below
+                       the vocabulary size: ids:i64[1,128]:0..50256
+  [SPEC,SPEC,...]      a List[Tensor] or tuple argument: one ONNX input per tensor (name_0, ...),
+                       e.g. feats:[f32[1,64,32,32],f32[1,64,16,16]]
+  none | 3 | 0.5 | true   None or a number, fixed as a constant in the ONNX model (an `if mask is
+                       None` on it is resolved at export), e.g. --input mask:none
+  default              the argument's default (to give a later argument)
 
---verify runs the model in LibTorch and the exported file in ONNX Runtime on the same random
-inputs (seeded), writes them beside the output as <name>/test_data_set_N/{input,output}_K.pb
-(one set per size checked), prints the worst error per output and fails when
-max|onnx - torch| > max(atol, rtol*max|torch|).
+--input-data FILE gives example values instead of random ones: one .npy (or TensorProto .pb, as
+--verify writes) per argument in order, or one .npz (arrays by argument name or in order) or
+torch.save'd .pt (a tensor, a tuple/list in order, or a dict by name) for all. The data fixes
+dtype and shape; an --input given with it only adds a name and symbolic dims and must agree.
+The data is what the model is recorded at and the first verification set (test_data_set_0).
+
+--verify runs the model in LibTorch and the exported file in ONNX Runtime on the same inputs
+(the --input-data, or random ones, seeded), writes them beside the output as
+<name>/test_data_set_N/{input,output}_K.pb (one set per size checked), prints the worst error per
+output and fails when max|onnx - torch| > max(atol, rtol*max|torch|).
 
 --report FILE writes one document about the export, also when it fails: JSON (docs/report.md
 lists the fields), or markdown when FILE ends in .md.
@@ -80,7 +98,13 @@ void add_flags(CLI::App &app, Args &a) {
   app.add_option(
          "--input", a.specs,
          "one forward argument: [name:]dtype[dims], e.g. --input x:f32[1,3,224,224]; repeat "
-         "per argument, in order")
+         "per argument, in order (a list [SPEC,...], none, a number or default: see below)")
+      ->take_all()
+      // One value per --input: CLI11 would otherwise split a list spec "[f32[2],f32[3]]" itself.
+      ->allow_extra_args(false);
+  app.add_option("--input-data", o.input_data,
+                 "example values from files: .npy or .pb per argument in order, or one .npz or "
+                 ".pt for all; repeatable")
       ->take_all();
   app.add_option("--opset", o.opset,
                  fmt::format("ONNX opset to target, {} to {} (default {})", kMinOpset, kMaxOpset,
@@ -150,10 +174,15 @@ void check_tolerance(const char *flag, double v) {
 // --verify-dims sizes: each a symbolic dim of some --input, each named once.
 void check_verify_dims(const ExportOptions &o) {
   std::set<std::string> symbols, seen;
-  for (const auto &s : o.inputs)
+  std::function<void(const InputSpec &)> add = [&](const InputSpec &s) {
     for (const auto &d : s.dims)
       if (!d.symbol.empty())
         symbols.insert(d.symbol);
+    for (const auto &e : s.elements)
+      add(e);
+  };
+  for (const auto &s : o.inputs)
+    add(s);
   for (const auto &[name, size] : o.verify_dims) {
     if (!seen.insert(name).second)
       throw Error(fmt::format("--verify-dims gives '{}' twice", name),
@@ -198,6 +227,8 @@ void check_command_line(Args &a) {
 // TODO(exporter): a UsageError subclass thrown at these two places would replace this.
 bool is_usage_error(const ExportOptions &o, const std::string &message) {
   if (message.rfind("--output-names gives ", 0) == 0)
+    return true;
+  if (message.find("which has no default, but no --input") != std::string::npos)
     return true;
   return o.inputs.empty() && message.find("--input spec") != std::string::npos;
 }

@@ -48,6 +48,8 @@ namespace {
 
 // One --input: the dims as given, a symbol's name in place of its size, and the example sizes.
 json input_json(const InputSpec &spec, const std::string &name) {
+  if (!spec.is_tensor()) // a list, None or number argument, as given (before binding)
+    return {{"name", name.empty() ? json(nullptr) : json(name)}, {"spec", spec.str()}};
   json dims = json::array(), example = json::array();
   for (const auto &d : spec.dims) {
     dims.push_back(d.symbol.empty() ? json(d.value) : json(d.symbol));
@@ -189,13 +191,19 @@ json build(const Inputs &in) {
   j["opset"] = o.opset;
   j["options"] = options_json(o);
   json inputs = json::array();
-  for (size_t i = 0; i < o.inputs.size(); ++i) {
-    std::string name = o.inputs[i].name;
+  // The ONNX inputs once the model's arguments are bound; before that, the --input specs.
+  const bool bound = in.result && !in.result->inputs.empty();
+  const auto &specs = bound ? in.result->inputs : o.inputs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    std::string name = specs[i].name;
     if (in.result && i < in.result->input_names.size())
       name = in.result->input_names[i];
-    inputs.push_back(input_json(o.inputs[i], name));
+    inputs.push_back(input_json(specs[i], name));
   }
   j["inputs"] = inputs;
+  if (in.result && !in.result->constants.empty())
+    j["constant_arguments"] = in.result->constants;
+  j["options"]["input_data"] = o.input_data;
   if (in.result)
     result_json(*in.result, j);
   if (in.failure) {

@@ -80,6 +80,8 @@ std::vector<std::string> child_args(const Job &j, const std::string &exe, const 
                                 "--verify", "--report", p.report};
   for (const auto &s : j.inputs)
     a.insert(a.end(), {"--input", s});
+  for (const auto &f : j.input_data)
+    a.insert(a.end(), {"--input-data", f});
   if (j.rtol)
     a.insert(a.end(), {"--rtol", fmt::format("{}", *j.rtol)});
   if (j.atol)

@@ -27,8 +27,8 @@ struct Ctx {
 
 // Keys a model entry may have. `make` and `notes` are for models/make_zoo.py and for people.
 const std::set<std::string> kModelKeys = {
-    "name",         "model",       "inputs",       "opset",       "rtol", "atol", "timeout",
-    "load_library", "expect_fail", "output_names", "verify_dims", "make", "notes"};
+    "name",         "model",       "inputs",       "opset",       "rtol", "atol",  "timeout",
+    "load_library", "expect_fail", "output_names", "verify_dims", "make", "notes", "input_data"};
 const std::set<std::string> kDefaultKeys = {"opset", "rtol", "atol", "timeout", "load_library"};
 const std::set<std::string> kTopKeys = {"model_dir", "defaults", "models"};
 
@@ -194,8 +194,10 @@ Manifest read_manifest(const std::string &path, const std::string &models_dir, i
       c.fail(e["name"], fmt::format("name '{}' {}", name, why));
     if (!names.insert(name).second)
       c.fail(e["name"], fmt::format("duplicate name '{}'", name));
-    if (!e["inputs"])
-      c.fail(e, fmt::format("model '{}' needs 'inputs' (a list of input specs)", name));
+    if (!e["inputs"] && !e["input_data"])
+      c.fail(e, fmt::format("model '{}' needs 'inputs' (a list of input specs) or 'input_data' "
+                            "(files with the example values)",
+                            name));
 
     Defaults d = defaults;
     read_common(c, e, d);
@@ -206,7 +208,14 @@ Manifest read_manifest(const std::string &path, const std::string &models_dir, i
         e["model"] ? scalar<std::string>(c, e["model"], "model", "a path") : name + ".pt";
     model = expand_home(model);
     j.model = fs::path(model).is_absolute() ? model : (fs::path(m.model_dir) / model).string();
-    j.inputs = strings(c, e["inputs"], "inputs");
+    if (e["inputs"])
+      j.inputs = strings(c, e["inputs"], "inputs");
+    if (e["input_data"])
+      for (auto f : strings(c, e["input_data"], "input_data")) {
+        f = expand_home(f);
+        j.input_data.push_back(fs::path(f).is_absolute() ? f
+                                                         : (fs::path(m.model_dir) / f).string());
+      }
     for (const auto &s : j.inputs) {
       try {
         parse_input_spec(s);

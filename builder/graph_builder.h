@@ -165,6 +165,9 @@ std::string to_string(const Attr &a);
 namespace torch2onnx {
 // Writes one tensor as a serialized onnx::TensorProto (the ONNX model zoo's test-data format).
 void save_tensor_proto(const std::string &path, const TensorData &data, const std::string &name);
+// Reads a serialized onnx::TensorProto (raw_data or the typed fields); throws Error naming the
+// file when it is not one, keeps its data elsewhere, or its size does not match its shape.
+TensorData load_tensor_proto(const std::string &path);
 // Writes `bytes` to `path` atomically: a temporary file in the same folder, fsync, rename. An
 // error never leaves a partial file behind.
 void write_file_atomic(const std::string &path, const std::string &bytes);

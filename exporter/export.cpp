@@ -3,6 +3,9 @@
 #include "aten_lib/converter.h"
 #include "builder/process.h"
 #include "exporter/analysis/graph_inputs.h"
+#include "exporter/forward_args.h"
+#include "exporter/frontend/bind_inputs.h"
+#include "exporter/frontend/input_data.h"
 #include "exporter/frontend/loader.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"
@@ -47,29 +50,6 @@ void validate(const ExportOptions &o, const std::string &out) {
                 "give a file name with -o");
 }
 
-// The symbolic dims of the specs with their example sizes; the same name must mean the same size.
-std::vector<SymbolSizes> collect_symbols(const std::vector<InputSpec> &specs) {
-  std::vector<SymbolSizes> out;
-  for (const auto &s : specs)
-    for (const auto &d : s.dims) {
-      if (d.symbol.empty())
-        continue;
-      auto it =
-          std::find_if(out.begin(), out.end(), [&](const auto &x) { return x.name == d.symbol; });
-      if (it == out.end()) {
-        // Another size for recording which dims are dynamic: different enough not to coincide
-        // with other dims, and keeps multiples of 32 (image sizes) multiples of 32.
-        int64_t alt = d.value + (d.value >= 32 ? 32 : std::max<int64_t>(d.value, 1));
-        out.push_back({d.symbol, d.value, alt});
-      } else if (it->example != d.value) {
-        throw Error(fmt::format("dimension '{}' is {} in one --input and {} in another", d.symbol,
-                                it->example, d.value),
-                    "a name stands for one size: give the same example size everywhere it is used");
-      }
-    }
-  return out;
-}
-
 std::vector<std::pair<std::string, int64_t>> sizes_of(const std::vector<SymbolSizes> &symbols,
                                                       bool alternate) {
   std::vector<std::pair<std::string, int64_t>> out;
@@ -94,46 +74,6 @@ std::string default_output_path(const std::string &model_path) {
 
 namespace {
 
-// The declared inputs: names (from --input or forward's arguments), infos with symbolic dims by
-// name, the example values and, when a dim is symbolic, the same inputs at alternate sizes.
-GraphInputs declared_inputs(const ExportOptions &o, const std::vector<std::string> &arg_names) {
-  if (o.inputs.size() != arg_names.size()) {
-    throw Error(
-        fmt::format("forward({}) takes {} input{} but {} --input spec{} given",
-                    fmt::join(arg_names, ", "), arg_names.size(), arg_names.size() == 1 ? "" : "s",
-                    o.inputs.size(), o.inputs.size() == 1 ? " was" : "s were"),
-        "give one --input SPEC per forward argument, in order, e.g. --input x:f32[1,3,224,224]");
-  }
-  GraphInputs gi;
-  gi.symbols = collect_symbols(o.inputs);
-  for (const auto &[name, size] : o.verify_dims) {
-    bool known = false;
-    for (const auto &sym : gi.symbols)
-      known = known || sym.name == name;
-    if (!known)
-      throw Error(
-          fmt::format("--verify-dims names '{}', which is not a symbolic dim of any --input", name),
-          "declare it in a spec, e.g. --input x:f32[batch=1,3,224,224]");
-  }
-  for (size_t i = 0; i < o.inputs.size(); ++i) {
-    gi.names.push_back(o.inputs[i].name.empty() ? arg_names[i] : o.inputs[i].name);
-    TensorInfo info;
-    info.dtype = o.inputs[i].dtype;
-    info.shape = o.inputs[i].dims;
-    for (auto &d : *info.shape)
-      if (!d.symbol.empty())
-        d.value = -1;
-    gi.infos.push_back(info);
-  }
-  auto example = make_example_inputs(o.inputs, o.seed);
-  gi.example.assign(example.begin(), example.end());
-  if (!gi.symbols.empty()) {
-    auto alt = make_example_inputs(o.inputs, o.seed + 1, sizes_of(gi.symbols, true));
-    gi.alternate.assign(alt.begin(), alt.end());
-  }
-  return gi;
-}
-
 // Writes the ONNX file (optimized unless --no-optimize), filling the report's optimize and
 // serialize times and its notice about external data.
 void write_model(const Converted &c, const ExportOptions &o, ExportReport &r) {
@@ -153,31 +93,6 @@ void write_model(const Converted &c, const ExportOptions &o, ExportReport &r) {
                     r.output_path,
                     o.external_data ? "" : " because the model is over 2 GB, the protobuf limit"));
   r.phases.serialize = since(t) - r.phases.optimize;
-}
-
-// torch2onnx feeds every forward argument a tensor. Other argument types (List[Tensor], tuples,
-// dicts, int, float, Optional) would reach LibTorch as a tensor and fail there with an internal
-// assertion; say which argument it is instead.
-void check_forward_types(const torch::jit::Graph &graph, const std::vector<std::string> &names) {
-  std::vector<std::string> bad;
-  size_t k = 0;
-  for (const auto *v : graph.inputs()) {
-    if (v->type()->kind() == c10::TypeKind::ClassType)
-      continue; // self
-    if (!v->type()->isSubtypeOf(*c10::TensorType::get()))
-      bad.push_back(fmt::format("'{}' is {}", k < names.size() ? names[k] : v->debugName(),
-                                v->type()->annotation_str()));
-    ++k;
-  }
-  if (bad.empty())
-    return;
-  throw Error(fmt::format("forward takes argument{} that {} not a tensor: {}; torch2onnx gives "
-                          "every forward argument a tensor (--input)",
-                          bad.size() == 1 ? "" : "s", bad.size() == 1 ? "is" : "are",
-                          fmt::join(bad, ", ")),
-              "wrap the model in a module whose forward takes tensors only and builds the list, "
-              "tuple, dict or number from them (or fixes it as a constant), then trace or script "
-              "that wrapper");
 }
 
 // Checks the exporter dropped (a scripted `raise`) change what the model does: say so always,
@@ -236,11 +151,49 @@ void check_same_file(const std::string &path, const FileId &written) {
               "give each export its own -o path when several run at once");
 }
 
+// Tensor attributes forward writes into (a KV cache, resolved from the module by the loader):
+// LibTorch changes them at every run, the ONNX model always starts from the saved values. Each
+// LibTorch run of the verification starts from the saved values too.
+class ModuleState {
+public:
+  ModuleState(torch::jit::Module &module, const std::vector<std::string> &paths) {
+    for (const auto &p : paths) {
+      at::Tensor t = lookup(module, p);
+      if (t.defined())
+        saved_.emplace_back(t, t.clone());
+    }
+  }
+  void restore() {
+    at::NoGradGuard no_grad;
+    for (auto &[live, copy] : saved_)
+      live.copy_(copy);
+  }
+
+private:
+  static at::Tensor lookup(torch::jit::Module &module, const std::string &path) {
+    c10::IValue v = module._ivalue();
+    size_t pos = 0;
+    while (true) {
+      size_t dot = path.find('.', pos);
+      std::string part = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+      if (!v.isObject() || !v.toObject()->type()->hasAttribute(part))
+        return {};
+      v = v.toObject()->getAttr(part);
+      if (dot == std::string::npos)
+        break;
+      pos = dot + 1;
+    }
+    return v.isTensor() ? v.toTensor() : at::Tensor();
+  }
+  std::vector<std::pair<at::Tensor, at::Tensor>> saved_;
+};
+
 // Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
 // each a test-data set beside the output (test_data_set_N).
-VerifyReport verify_export(torch::jit::Module &module, const ExportOptions &o,
-                           const GraphInputs &gi, const Converted &c, const std::string &path,
-                           const LogFn &log) {
+VerifyReport verify_export(torch::jit::Module &module,
+                           const std::vector<std::string> &resolved_attributes,
+                           const ExportOptions &o, const ForwardCall &call, const GraphInputs &gi,
+                           const Converted &c, const std::string &path, const LogFn &log) {
   auto tv = std::chrono::steady_clock::now();
   VerifyReport v;
   std::vector<std::vector<std::pair<std::string, int64_t>>> size_sets = {{}};
@@ -250,6 +203,7 @@ VerifyReport verify_export(torch::jit::Module &module, const ExportOptions &o,
     size_sets.push_back(o.verify_dims);
   fs::path stem = fs::path(path).replace_extension("");
   remove_old_test_data(stem);
+  ModuleState state(module, resolved_attributes);
   const FileId written = file_id(path);
   for (size_t k = 0; k < size_sets.size(); ++k) {
     VerifyRun run;
@@ -260,14 +214,16 @@ VerifyReport verify_export(torch::jit::Module &module, const ExportOptions &o,
       for (const auto &in : gi.example)
         run.inputs.push_back(in.toTensor());
     } else {
-      run.inputs = make_example_inputs(o.inputs, o.seed + 100 + k, size_sets[k]);
+      run.inputs = flat_inputs_at(call, o.seed + 100 + k, size_sets[k]);
     }
+    run.torch_args = call.torch_args(run.inputs);
     run.label = sizes_text(k == 0 ? sizes_of(gi.symbols, false) : size_sets[k]);
     run.test_data_dir = (stem / fmt::format("test_data_set_{}", k)).string();
     run.rtol = o.rtol;
     run.atol = o.atol;
     if (k == 0)
       v.test_data_dir = run.test_data_dir;
+    state.restore();
     auto checks = verify_run(module, run, log);
     check_same_file(path, written);
     for (auto &ch : checks)
@@ -298,8 +254,22 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log) {
   r.phases.load = m.load_seconds;
   r.phases.prepare = m.prepare_seconds;
   r.notices = m.warnings;
-  check_forward_types(*m.graph, m.arg_names);
-  GraphInputs gi = declared_inputs(o, m.arg_names);
+  if (!m.resolved_attributes.empty())
+    r.notices.push_back(fmt::format(
+        "forward reads module attribute{} {} that freezing kept (forward writes into {}, like a "
+        "cache); the ONNX model starts from the saved value{} at every call",
+        m.resolved_attributes.size() == 1 ? "" : "s", fmt::join(m.resolved_attributes, ", "),
+        m.resolved_attributes.size() == 1 ? "it" : "them",
+        m.resolved_attributes.size() == 1 ? "" : "s"));
+  auto data = load_input_data(o.input_data, m.arg_names);
+  ForwardCall call = bind_forward({m.arg_names, m.arg_types, m.arg_defaults}, o.inputs, data);
+  bind_graph_inputs(m.graph, call.bindings);
+  if (!call.constants.empty())
+    r.warnings.push_back(fmt::format("forward's arguments fixed as constants in the ONNX model: {}",
+                                     fmt::join(call.constants, ", ")));
+  GraphInputs gi = graph_inputs(call, o.seed, o.verify_dims);
+  r.inputs = call.flat_specs;
+  r.constants = call.constants;
 
   say("recording shapes on the example inputs and converting");
   set_phase("recording shapes (LibTorch runs the model) and converting");
@@ -309,7 +279,7 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log) {
   r.phases.convert = c.convert_seconds;
   r.input_names = c.input_names;
   r.output_names = c.output_names;
-  r.warnings = c.warnings;
+  r.warnings.insert(r.warnings.end(), c.warnings.begin(), c.warnings.end());
   notice_dropped_checks(c.warnings, r);
   if (!o.verify) {
     // The weights now live in the ONNX graph; LibTorch's copies are not needed for writing it.
@@ -326,7 +296,7 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log) {
 
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
   if (o.verify)
-    r.verify = verify_export(m.module, o, gi, c, r.output_path, log);
+    r.verify = verify_export(m.module, m.resolved_attributes, o, call, gi, c, r.output_path, log);
   return r;
 }
 

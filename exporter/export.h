@@ -31,6 +31,8 @@ struct ExportReport {
   std::vector<std::string> warnings; // details, printed with -v
   std::vector<std::string> notices; // problems a user should see (e.g. NaN weights), always printed
   std::vector<std::string> input_names, output_names;
+  std::vector<InputSpec> inputs;      // the ONNX inputs: name, dtype, dims (symbolic by name)
+  std::vector<std::string> constants; // forward's arguments fixed as constants, "name=value"
   std::optional<VerifyReport> verify;
 };
 

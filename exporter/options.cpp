@@ -3,12 +3,16 @@
 #include "builder/error.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 
 namespace torch2onnx {
 
 namespace {
 const char *kSpecHelp =
-    "expected [name:]dtype[dims], e.g. x:f32[1,3,224,224] or ids:i64[batch=2,128]; dtypes: f32 f16 "
+    "expected [name:]dtype[dims][:LO..HI], e.g. x:f32[1,3,224,224], ids:i64[batch=2,128]:0..999, "
+    "or a list xs:[f32[2,3],f32[2,3]], none, default, or a number (3, 0.5, true); dtypes: f32 f16 "
     "bf16 f64 i64 i32 i16 i8 u8 bool";
 
 std::string trim(std::string s) {
@@ -60,32 +64,110 @@ DType parse_dtype(const std::string &text) {
               "use one of f32 f16 bf16 f64 i64 i32 i16 i8 u8 bool");
 }
 
-InputSpec parse_input_spec(const std::string &raw) {
-  std::string text = trim(raw);
-  InputSpec spec;
+namespace {
+
+// "name:rest" when the part before the first ':' (and before any '[') is a name.
+std::pair<std::string, std::string> split_name(const std::string &text, const std::string &raw) {
+  size_t colon = text.find(':');
   size_t open = text.find('[');
-  if (open == std::string::npos || text.back() != ']')
-    throw Error(fmt::format("input spec '{}': missing [dims]", raw), kSpecHelp);
-  std::string head = text.substr(0, open);
-  size_t colon = head.find(':');
-  std::string dtype_text = head;
-  if (colon != std::string::npos) {
-    spec.name = trim(head.substr(0, colon));
-    dtype_text = trim(head.substr(colon + 1));
-    if (!is_identifier(spec.name))
-      throw Error(fmt::format("input spec '{}': '{}' is not a valid input name", raw, spec.name),
-                  kSpecHelp);
+  if (colon == std::string::npos || (open != std::string::npos && open < colon))
+    return {"", text};
+  std::string name = trim(text.substr(0, colon));
+  if (!is_identifier(name))
+    throw Error(fmt::format("input spec '{}': '{}' is not a valid input name", raw, name),
+                kSpecHelp);
+  return {name, trim(text.substr(colon + 1))};
+}
+
+bool parse_number(const std::string &text, double &out) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && errno == 0 && !std::isnan(out);
+}
+
+bool is_integer_text(const std::string &text) {
+  size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+  if (i >= text.size() || text.size() - i > 18)
+    return false;
+  for (; i < text.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(text[i])))
+      return false;
+  return true;
+}
+
+// none, default, true/false, an integer or a float: the argument is that constant.
+bool parse_constant(const std::string &v, InputSpec &spec) {
+  using K = InputSpec::Kind;
+  if (v == "none" || v == "None") {
+    spec.kind = K::None;
+  } else if (v == "default") {
+    spec.kind = K::Default;
+  } else if (v == "true" || v == "True" || v == "false" || v == "False") {
+    spec.kind = K::Bool;
+    spec.number = (v[0] == 't' || v[0] == 'T') ? 1 : 0;
+  } else if (is_integer_text(v)) {
+    spec.kind = K::Int;
+    spec.number = static_cast<double>(std::stoll(v));
+  } else if (double d = 0; (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-' ||
+                            v[0] == '+' || v[0] == '.') &&
+                           parse_number(v, d)) {
+    spec.kind = K::Float;
+    spec.number = d;
+  } else {
+    return false;
   }
-  try {
-    spec.dtype = parse_dtype(trim(dtype_text));
-  } catch (const Error &e) {
-    throw Error(fmt::format("input spec '{}': {}", raw, e.what()), kSpecHelp);
+  return true;
+}
+
+// The elements of "[a,b,...]", split at the commas outside brackets.
+std::vector<std::string> split_top_level(const std::string &body, const std::string &raw) {
+  std::vector<std::string> parts;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= body.size(); ++i) {
+    char c = i < body.size() ? body[i] : ',';
+    if (c == '[')
+      ++depth;
+    else if (c == ']' && --depth < 0)
+      throw Error(fmt::format("input spec '{}': unbalanced brackets", raw), kSpecHelp);
+    else if (c == ',' && depth == 0) {
+      parts.push_back(trim(body.substr(start, i - start)));
+      start = i + 1;
+    }
   }
-  std::string body = text.substr(open + 1, text.size() - open - 2);
-  if (body.find_first_of("[]") != std::string::npos)
+  if (depth != 0)
     throw Error(fmt::format("input spec '{}': unbalanced brackets", raw), kSpecHelp);
+  return parts;
+}
+
+void parse_range(const std::string &text, InputSpec &spec, const std::string &raw) {
+  size_t dots = text.find("..");
+  double lo = 0, hi = 0;
+  if (dots == std::string::npos || !parse_number(trim(text.substr(0, dots)), lo) ||
+      !parse_number(trim(text.substr(dots + 2)), hi) || !std::isfinite(lo) || !std::isfinite(hi))
+    throw Error(fmt::format("input spec '{}': '{}' is not a value range LO..HI", raw, text),
+                "e.g. ids:i64[1,128]:0..50256 (token ids below a vocabulary of 50257) or "
+                "x:f32[1,3,224,224]:0..1");
+  if (lo > hi)
+    throw Error(fmt::format("input spec '{}': the range {} is empty ({} > {})", raw, text, lo, hi),
+                "give the smaller bound first");
+  if (spec.dtype == DType::Bool)
+    throw Error(fmt::format("input spec '{}': a bool input takes no value range", raw),
+                "random bools are true or false; give --input-data for fixed values");
+  if (!is_floating(spec.dtype) && (lo != std::floor(lo) || hi != std::floor(hi)))
+    throw Error(fmt::format("input spec '{}': an integer input needs integer bounds", raw),
+                "e.g. ids:i64[1,128]:0..50256");
+  spec.has_range = true;
+  spec.low = lo;
+  spec.high = hi;
+}
+
+void parse_dims(const std::string &body, InputSpec &spec, const std::string &raw) {
   if (trim(body).empty())
-    return spec; // a 0-d tensor: "f32[]"
+    return; // a 0-d tensor: "f32[]"
   size_t pos = 0;
   while (true) {
     size_t comma = body.find(',', pos);
@@ -105,6 +187,59 @@ InputSpec parse_input_spec(const std::string &raw) {
       break;
     pos = comma + 1;
   }
+}
+
+// dtype[dims][:LO..HI]
+void parse_tensor(const std::string &v, InputSpec &spec, const std::string &raw) {
+  size_t open = v.find('[');
+  size_t close = v.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    throw Error(fmt::format("input spec '{}': missing [dims]", raw), kSpecHelp);
+  try {
+    spec.dtype = parse_dtype(trim(v.substr(0, open)));
+  } catch (const Error &e) {
+    throw Error(fmt::format("input spec '{}': {}", raw, e.what()), kSpecHelp);
+  }
+  std::string body = v.substr(open + 1, close - open - 1);
+  if (body.find('[') != std::string::npos)
+    throw Error(fmt::format("input spec '{}': unbalanced brackets", raw), kSpecHelp);
+  parse_dims(body, spec, raw);
+  std::string rest = trim(v.substr(close + 1));
+  if (rest.empty())
+    return;
+  if (rest[0] != ':')
+    throw Error(fmt::format("input spec '{}': unexpected '{}' after the dims", raw, rest),
+                kSpecHelp);
+  parse_range(trim(rest.substr(1)), spec, raw);
+}
+
+} // namespace
+
+InputSpec parse_input_spec(const std::string &raw) {
+  InputSpec spec;
+  auto [name, v] = split_name(trim(raw), raw);
+  spec.name = name;
+  if (v.empty())
+    throw Error(fmt::format("input spec '{}' is empty", raw), kSpecHelp);
+  if (parse_constant(v, spec))
+    return spec;
+  if (v[0] == '[') {
+    if (v.back() != ']')
+      throw Error(fmt::format("input spec '{}': a list of tensors ends with ']'", raw), kSpecHelp);
+    spec.kind = InputSpec::Kind::Sequence;
+    std::string body = v.substr(1, v.size() - 2);
+    if (trim(body).empty())
+      return spec; // an empty list
+    for (const auto &part : split_top_level(body, raw)) {
+      InputSpec e = parse_input_spec(part);
+      if (!e.is_tensor() || !e.name.empty())
+        throw Error(fmt::format("input spec '{}': element '{}' is not a tensor spec", raw, part),
+                    "a list argument holds tensors, e.g. xs:[f32[2,3],f32[2,3]]");
+      spec.elements.push_back(e);
+    }
+    return spec;
+  }
+  parse_tensor(v, spec, raw);
   return spec;
 }
 
@@ -128,8 +263,38 @@ void check_option_conflicts(const ExportOptions &o) {
   }
 }
 
+namespace {
+// A float that parses back as a float (3.0 prints as "3.0", not "3").
+std::string float_text(double v) {
+  std::string t = fmt::format("{}", v);
+  if (t.find_first_of(".eEn") == std::string::npos)
+    t += ".0";
+  return t;
+}
+} // namespace
+
 std::string InputSpec::str() const {
   std::string out = name.empty() ? "" : name + ":";
+  switch (kind) {
+  case Kind::None:
+    return out + "none";
+  case Kind::Default:
+    return out + "default";
+  case Kind::Bool:
+    return out + (number != 0 ? "true" : "false");
+  case Kind::Int:
+    return out + fmt::format("{}", static_cast<int64_t>(number));
+  case Kind::Float:
+    return out + float_text(number);
+  case Kind::Sequence: {
+    std::vector<std::string> parts;
+    for (const auto &e : elements)
+      parts.push_back(e.str());
+    return out + fmt::format("[{}]", fmt::join(parts, ","));
+  }
+  case Kind::Tensor:
+    break;
+  }
   out += dtype_name(dtype);
   out += "[";
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -138,7 +303,12 @@ std::string InputSpec::str() const {
     out += dims[i].symbol.empty() ? std::to_string(dims[i].value)
                                   : fmt::format("{}={}", dims[i].symbol, dims[i].value);
   }
-  return out + "]";
+  out += "]";
+  if (has_range)
+    out += is_floating(dtype)
+               ? fmt::format(":{}..{}", float_text(low), float_text(high))
+               : fmt::format(":{}..{}", static_cast<int64_t>(low), static_cast<int64_t>(high));
+  return out;
 }
 
 std::vector<std::pair<std::string, int64_t>> parse_dim_sizes(const std::string &text) {

@@ -9,12 +9,27 @@
 
 namespace torch2onnx {
 
-// One forward argument: `[name:]dtype[dims]`, e.g. "x:f32[1,3,224,224]" or "ids:i64[batch=2,128]".
+// One forward argument from --input (or a zoo manifest's `inputs:`):
+//   [name:]dtype[dims][:LO..HI]   a tensor, e.g. "x:f32[1,3,224,224]", "ids:i64[batch=2,128]",
+//                                 with random values in [LO, HI] ("ids:i64[1,128]:0..50256")
+//   [name:][SPEC,SPEC...]         a List[Tensor] or a tuple of tensors, e.g.
+//   "xs:[f32[2,3],f32[2,3]]" [name:]none                   None (an Optional argument) [name:]3 /
+//   0.5 / true         an int, float or bool argument, fixed as a constant [name:]default the
+//   argument's default value (to give a later argument)
 struct InputSpec {
+  enum class Kind { Tensor, Sequence, None, Int, Float, Bool, Default };
+  Kind kind = Kind::Tensor;
   std::string name; // empty: use the forward argument's name
   DType dtype = DType::Float;
   std::vector<Dim> dims;
+  // Random example values in [low, high] (integers: both ends included); unset: the default
+  // (floats ~ N(0,1), integers 0..9, bools).
+  bool has_range = false;
+  double low = 0, high = 0;
+  double number = 0;               // Int, Float, Bool (0 or 1)
+  std::vector<InputSpec> elements; // Sequence: one tensor spec per element
 
+  bool is_tensor() const { return kind == Kind::Tensor; }
   std::string str() const;
 };
 
@@ -29,6 +44,9 @@ struct ExportOptions {
   std::string model_path;
   std::string output_path; // empty: model path with ".onnx"
   std::vector<InputSpec> inputs;
+  // --input-data: one file per forward argument (.npy, or a TensorProto .pb), or one file for all
+  // of them (.npz by name or order, or a torch.save'd tensor, tuple, list or dict .pt).
+  std::vector<std::string> input_data;
   int opset = 17;
   std::vector<std::string> output_names;
   std::vector<std::string> libraries; // custom-op libraries loaded before the model

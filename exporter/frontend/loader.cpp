@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
@@ -455,20 +456,90 @@ std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &grap
     const at::Tensor &t = iv->toTensor();
     if (!t.defined() || !(t.is_floating_point() || t.is_complex()) || t.numel() == 0)
       continue;
+    // Only NaN: -inf is normal in a buffer (a causal mask filled with -inf), NaN never is.
     int64_t nan = at::isnan(t).sum().item<int64_t>();
-    int64_t inf = at::isinf(t).sum().item<int64_t>();
-    if (nan == 0 && inf == 0)
+    if (nan == 0)
       continue;
     std::string name = v->debugName();
     if (name.rfind("self.", 0) == 0)
       name = name.substr(5);
-    out.push_back(
-        fmt::format("weight '{}' ({} values) has {} NaN and {} infinite value{}; the ONNX "
-                    "model keeps them and will likely output NaN/Inf too",
-                    name, t.numel(), nan, inf, inf == 1 ? "" : "s"));
+    out.push_back(fmt::format("weight '{}' ({} values) has {} NaN value{}; the ONNX model keeps "
+                              "them and will likely output NaN too",
+                              name, t.numel(), nan, nan == 1 ? "" : "s"));
   }
   return out;
 }
+
+namespace {
+
+// The module attributes forward still reads after freezing (freezing keeps an attribute that
+// forward writes into, like a KV-cache buffer, or that it cannot prove read-only): each read
+// becomes a constant of its current value, so the weights become initializers. Buffers written in
+// place start from their saved value at every call of the ONNX model (`written`). Assigning an
+// attribute (prim::SetAttr) changes the module between calls, which an ONNX graph cannot do: it
+// is refused, naming the attribute.
+void resolve_attribute_reads(torch::jit::Graph &graph, const torch::jit::Module &module,
+                             const std::string &path, LoadedModel &m) {
+  struct Item {
+    torch::jit::Value *value;
+    c10::IValue object;
+    std::string prefix;
+  };
+  std::vector<Item> work = {{graph.inputs()[0], module._ivalue(), ""}};
+  std::vector<std::string> assigned, other;
+  std::map<std::string, torch::jit::Value *> constants;
+  while (!work.empty()) {
+    Item it = work.back();
+    work.pop_back();
+    std::vector<torch::jit::Node *> users;
+    for (const auto &u : it.value->uses())
+      users.push_back(u.user);
+    for (torch::jit::Node *n : users) {
+      if (n->kind() == c10::prim::SetAttr) {
+        assigned.push_back(it.prefix + n->s(c10::attr::name));
+        continue;
+      }
+      if (n->kind() != c10::prim::GetAttr) {
+        other.push_back(fmt::format("{} ({})", it.prefix.empty() ? "self" : it.prefix,
+                                    n->kind().toQualString()));
+        continue;
+      }
+      std::string name = it.prefix + n->s(c10::attr::name);
+      c10::IValue attr = it.object.toObject()->getAttr(n->s(c10::attr::name));
+      if (attr.isObject()) {
+        work.push_back({n->output(), attr, name + "."});
+        continue;
+      }
+      // One value per attribute: a write through one read must be seen by the others. It goes
+      // first in the graph, where it dominates every read.
+      auto known = constants.find(name);
+      if (known == constants.end()) {
+        if (attr.isTensor()) {
+          attr = attr.toTensor().detach();
+          m.resolved_attributes.push_back(name);
+        }
+        torch::jit::WithInsertPoint guard(graph.block()->param_node()->next());
+        auto c = graph.insertConstant(attr);
+        c->setDebugName(name);
+        known = constants.emplace(name, c).first;
+      }
+      n->output()->replaceAllUsesWith(known->second);
+    }
+  }
+  if (!assigned.empty())
+    throw Error(fmt::format("model '{}' assigns module attribute{} in forward: {}; an ONNX model "
+                            "has no state that changes between calls",
+                            path, assigned.size() == 1 ? "" : "s", fmt::join(assigned, ", ")),
+                "make them local variables, or return the new value from forward");
+  if (!other.empty())
+    throw Error(fmt::format("model '{}' still uses the module itself after freezing: {}", path,
+                            fmt::join(other, ", ")),
+                "check that torch.jit.freeze(torch.jit.load(path).eval()) inlines forward; "
+                "calls through module interfaces are not supported");
+  torch::jit::EliminateDeadCode(graph.block());
+}
+
+} // namespace
 
 LoadedModel load_model(const std::string &path) {
   check_model_file(path);
@@ -509,9 +580,17 @@ LoadedModel load_model(const std::string &path) {
       torch::jit::EliminateDeadCode(m.graph);
     }
     if (m.graph->inputs()[0]->hasUses())
-      throw Error(fmt::format("model '{}' still reads module attributes after freezing", path),
-                  "the model mutates its own attributes in forward; make them local variables");
+      resolve_attribute_reads(*m.graph, frozen, path, m);
     m.graph->eraseInput(0);
+  }
+  const auto &schema = m.module.get_method("forward").function().getSchema();
+  for (size_t i = 0; i < m.graph->inputs().size(); ++i) {
+    m.arg_types.push_back(m.graph->inputs()[i]->type());
+    size_t k = i + 1; // the schema's arguments start with self
+    std::optional<c10::IValue> d;
+    if (k < schema.arguments().size() && schema.arguments()[k].default_value())
+      d = *schema.arguments()[k].default_value();
+    m.arg_defaults.push_back(d);
   }
   prepare_graph(m.graph);
   check_outputs(*m.graph, path);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -16,16 +17,21 @@ struct LoadedModel {
   torch::jit::Module module;                // eval mode, as saved (used as the reference)
   std::shared_ptr<torch::jit::Graph> graph; // frozen, inlined, simplified forward
   std::vector<std::string> arg_names;       // forward's arguments, without self
-  std::vector<std::string> warnings;        // e.g. NaN/Inf in weights; the export goes on
-  double load_seconds = 0;                  // torch::jit::load
-  double prepare_seconds = 0;               // freeze, inline, graph passes, weight checks
+  std::vector<c10::TypePtr> arg_types;      // their types (Tensor, Optional[Tensor], int, ...)
+  std::vector<std::optional<c10::IValue>> arg_defaults; // their defaults, when they have one
+  std::vector<std::string> warnings;                    // e.g. NaN in weights; the export goes on
+  // Tensor attributes forward still read after freezing, now constants (e.g. a KV cache that
+  // forward writes into): LibTorch's copies change when the module runs.
+  std::vector<std::string> resolved_attributes;
+  double load_seconds = 0;    // torch::jit::load
+  double prepare_seconds = 0; // freeze, inline, graph passes, weight checks
 };
 
 // torch::jit::load + eval + freeze + prepare_graph. Throws Error naming the file and the reason.
 LoadedModel load_model(const std::string &path);
 
-// One warning per floating-point constant (frozen weight) holding NaN or Inf values, naming it,
-// e.g. "weight 'conv.weight' (216 values) has 1 NaN and 0 infinite values; ...".
+// One warning per floating-point constant (frozen weight) holding NaN values, naming it, e.g.
+// "weight 'conv.weight' (216 values) has 1 NaN value; ...". Infinities are normal (masks).
 std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &graph);
 
 // The passes that make a graph easy to walk: inline, lower tuples, remove mutation, constant

@@ -320,6 +320,25 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string> &names,
 
 namespace {
 
+// A forward argument with its tensors copied (a tensor, or a list or tuple of them).
+c10::IValue clone_tensors(const c10::IValue &v) {
+  if (v.isTensor())
+    return v.toTensor().clone();
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> out;
+    for (const at::Tensor &t : v.toTensorList().vec())
+      out.push_back(t.clone());
+    return out;
+  }
+  if (v.isTuple()) {
+    std::vector<c10::IValue> elems;
+    for (const auto &e : v.toTupleRef().elements())
+      elems.push_back(clone_tensors(e));
+    return c10::ivalue::Tuple::create(std::move(elems));
+  }
+  return v;
+}
+
 std::string bytes_text(double bytes) {
   const char *units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
   int u = 0;
@@ -370,7 +389,14 @@ make_example_inputs(const std::vector<InputSpec> &specs, uint64_t seed,
     check_input_size(s, dims, out.size());
     auto st = to_scalar_type(s.dtype);
     at::Tensor t;
-    if (is_floating(s.dtype)) {
+    if (s.has_range && is_floating(s.dtype)) {
+      t = (at::rand(dims, gen, at::TensorOptions().dtype(at::kDouble)) * (s.high - s.low) + s.low)
+              .to(st);
+    } else if (s.has_range) {
+      t = at::randint(static_cast<int64_t>(s.low), static_cast<int64_t>(s.high) + 1, dims, gen,
+                      at::TensorOptions().dtype(at::kLong))
+              .to(st);
+    } else if (is_floating(s.dtype)) {
       t = at::randn(dims, gen, at::TensorOptions().dtype(at::kFloat)).to(st);
     } else if (s.dtype == DType::Bool) {
       t = at::randint(0, 2, dims, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
@@ -408,9 +434,13 @@ std::vector<OutputCheck> verify_run(torch::jit::Module &module, const VerifyRun 
   std::vector<at::Tensor> expected;
   try {
     at::NoGradGuard no_grad;
-    std::vector<c10::IValue> fresh; // the model may modify its inputs in place
-    for (const auto &in : run.inputs)
-      fresh.emplace_back(in.clone());
+    // The model may modify its inputs in place: give it copies.
+    std::vector<c10::IValue> fresh;
+    if (run.torch_args.empty())
+      for (const auto &in : run.inputs)
+        fresh.emplace_back(in.clone());
+    for (const auto &arg : run.torch_args)
+      fresh.push_back(clone_tensors(arg));
     expected = flatten_tensors(module.forward(fresh));
   } catch (const Error &) {
     throw;

@@ -27,7 +27,8 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string> &names,
                                          const std::vector<at::Tensor> &actual, double rtol,
                                          double atol);
 
-// Random inputs for the specs, reproducible from `seed`: floats ~ N(0,1), ints in [0, 10), bools.
+// Random inputs for the (tensor) specs, reproducible from `seed`: floats ~ N(0,1), ints in
+// [0, 10), bools; a spec's value range (x:i64[1,8]:0..999) instead when it has one.
 // `sizes` overrides symbolic dims by name (others use their example size).
 std::vector<at::Tensor>
 make_example_inputs(const std::vector<InputSpec> &specs, uint64_t seed,
@@ -43,9 +44,10 @@ void write_test_data(const std::string &dir, const std::vector<std::string> &inp
 struct VerifyRun {
   std::string onnx_path;
   std::vector<std::string> input_names, output_names; // the ONNX graph's
-  std::vector<at::Tensor> inputs;
-  std::string test_data_dir; // where the inputs and LibTorch's outputs are written
-  std::string label;         // the symbolic dim sizes, e.g. "batch=3" (empty: all dims static)
+  std::vector<at::Tensor> inputs;                     // the ONNX inputs
+  std::vector<c10::IValue> torch_args; // forward's arguments for LibTorch (empty: `inputs`)
+  std::string test_data_dir;           // where the inputs and LibTorch's outputs are written
+  std::string label; // the symbolic dim sizes, e.g. "batch=3" (empty: all dims static)
   double rtol = 1e-4, atol = 1e-4;
 };
 

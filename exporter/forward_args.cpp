@@ -1,0 +1,384 @@
+#include "exporter/forward_args.h"
+
+#include "builder/error.h"
+#include "exporter/frontend/torch_util.h"
+#include "exporter/verify/verify.h"
+
+#include <ATen/core/List.h>
+#include <algorithm>
+#include <sstream>
+
+namespace torch2onnx {
+
+namespace {
+
+using Kind = InputSpec::Kind;
+
+c10::TypePtr unwrap_optional(const c10::TypePtr &t) {
+  if (auto opt = t->cast<c10::OptionalType>())
+    return opt->getElementType();
+  return t;
+}
+
+bool accepts_none(const c10::TypePtr &t) {
+  return t->kind() == c10::TypeKind::OptionalType || t->kind() == c10::TypeKind::NoneType;
+}
+
+bool is_tensor_type(const c10::TypePtr &t) {
+  return unwrap_optional(t)->kind() == c10::TypeKind::TensorType;
+}
+
+// The number of tensors a List[Tensor] / Tuple[Tensor, ...] argument takes (-1: any), or -2 when
+// the argument is not a sequence of tensors.
+int sequence_arity(const c10::TypePtr &type) {
+  c10::TypePtr t = unwrap_optional(type);
+  if (auto list = t->cast<c10::ListType>())
+    return list->getElementType()->kind() == c10::TypeKind::TensorType ? -1 : -2;
+  if (auto tuple = t->cast<c10::TupleType>()) {
+    for (const auto &e : tuple->elements())
+      if (e->kind() != c10::TypeKind::TensorType)
+        return -2;
+    return static_cast<int>(tuple->elements().size());
+  }
+  return -2;
+}
+
+std::string arg_text(const ForwardSignature &sig, size_t i) {
+  return fmt::format("argument '{}' ({})", sig.names[i], sig.types[i]->annotation_str());
+}
+
+// The tensor spec the data fixes (dtype, static dims), merged with the user's spec when given:
+// the spec adds the name, symbolic dims and a value range and must agree with the data.
+InputSpec spec_for_data(const at::Tensor &t, const InputSpec *spec, const std::string &arg) {
+  InputSpec out;
+  out.dtype = to_dtype(t.scalar_type());
+  for (int64_t d : t.sizes())
+    out.dims.push_back(Dim::known(d));
+  if (!spec)
+    return out;
+  const std::string given = spec->str();
+  const std::string data = out.str();
+  auto disagree = [&](const std::string &what) {
+    return Error(fmt::format("--input {} disagrees with the --input-data for {}: {} (the data is "
+                             "{})",
+                             given, arg, what, data),
+                 "the data fixes dtype and shape; the spec only adds names and symbolic dims, "
+                 "e.g. --input ids:i64[batch=2,16] for data of shape [2,16]");
+  };
+  if (!spec->is_tensor())
+    throw disagree("the data is a tensor");
+  if (spec->dtype != out.dtype)
+    throw disagree(fmt::format("dtype {} vs {}", dtype_name(spec->dtype), dtype_name(out.dtype)));
+  if (spec->dims.size() != out.dims.size())
+    throw disagree(fmt::format("rank {} vs {}", spec->dims.size(), out.dims.size()));
+  for (size_t k = 0; k < out.dims.size(); ++k)
+    if (spec->dims[k].value != out.dims[k].value)
+      throw disagree(fmt::format("dim {} is {} in the spec and {} in the data", k,
+                                 spec->dims[k].value, out.dims[k].value));
+  out.name = spec->name;
+  out.dims = spec->dims;
+  out.has_range = spec->has_range;
+  out.low = spec->low;
+  out.high = spec->high;
+  return out;
+}
+
+c10::IValue constant_of(const InputSpec &s) {
+  switch (s.kind) {
+  case Kind::Int:
+    return c10::IValue(static_cast<int64_t>(s.number));
+  case Kind::Float:
+    return c10::IValue(s.number);
+  case Kind::Bool:
+    return c10::IValue(s.number != 0);
+  default:
+    return c10::IValue();
+  }
+}
+
+// A None or number for an argument of type `t`; an int where a float is expected is widened.
+c10::IValue check_constant(const c10::IValue &v, const ForwardSignature &sig, size_t i) {
+  const c10::TypePtr t = unwrap_optional(sig.types[i]);
+  const auto k = t->kind();
+  if (v.isNone()) {
+    if (!accepts_none(sig.types[i]))
+      throw Error(fmt::format("{} cannot be None", arg_text(sig, i)),
+                  "give a value for it; only Optional arguments take none");
+    return v;
+  }
+  if (v.isBool() && k == c10::TypeKind::BoolType)
+    return v;
+  if (v.isInt() && (k == c10::TypeKind::IntType || k == c10::TypeKind::NumberType))
+    return v;
+  if ((v.isInt() || v.isDouble()) && k == c10::TypeKind::FloatType)
+    return c10::IValue(v.isInt() ? static_cast<double>(v.toInt()) : v.toDouble());
+  if (v.isDouble() && k == c10::TypeKind::NumberType)
+    return v;
+  std::ostringstream os;
+  os << v;
+  throw Error(fmt::format("{} cannot take the {} {}", arg_text(sig, i), v.tagKind(), os.str()),
+              fmt::format("give it a value of its type, e.g. --input {}:{}", sig.names[i],
+                          k == c10::TypeKind::TensorType  ? "f32[1,3]"
+                          : k == c10::TypeKind::BoolType  ? "true"
+                          : k == c10::TypeKind::FloatType ? "0.5"
+                                                          : "3"));
+}
+
+struct Binder {
+  const ForwardSignature &sig;
+  ForwardCall call;
+
+  void add_tensor(const InputSpec &spec, const at::Tensor &data, const std::string &name) {
+    InputSpec s = spec;
+    s.name = s.name.empty() ? name : s.name;
+    call.flat_specs.push_back(s);
+    call.flat_data.push_back(data);
+  }
+
+  void bind_tensor(size_t i, const InputSpec *spec, const at::Tensor *data) {
+    if (unwrap_optional(sig.types[i])->kind() == c10::TypeKind::DictType)
+      throw Error(
+          fmt::format("{} is a dict, which cannot be an input of an ONNX model", arg_text(sig, i)),
+          "wrap the model in a module whose forward takes the dict's tensors as "
+          "arguments and builds the dict, then trace or script that wrapper");
+    if (!is_tensor_type(sig.types[i]))
+      throw Error(
+          fmt::format("{} is not a tensor, but {} gives one", arg_text(sig, i),
+                      data ? "--input-data" : "--input " + spec->str()),
+          sequence_arity(sig.types[i]) != -2
+              ? fmt::format("give its tensors as a list: --input {}:[f32[2,3],f32[2,3]]",
+                            sig.names[i])
+              : fmt::format("give a number: --input {}:3 (or none for an Optional)", sig.names[i]));
+    ArgBinding b;
+    b.kind = ArgBinding::Kind::Tensor;
+    call.bindings.push_back(b);
+    if (data)
+      add_tensor(spec_for_data(*data, spec, arg_text(sig, i)), *data, sig.names[i]);
+    else
+      add_tensor(*spec, at::Tensor(), sig.names[i]);
+  }
+
+  void bind_sequence(size_t i, const std::vector<const InputSpec *> &specs,
+                     const std::vector<at::Tensor> &data, const std::string &name) {
+    int arity = sequence_arity(sig.types[i]);
+    size_t n = std::max(specs.size(), data.size());
+    if (arity == -2)
+      throw Error(fmt::format("{} is not a list or tuple of tensors, but a list is given for it",
+                              arg_text(sig, i)),
+                  "give a tensor, a number or none, as its type says");
+    if (arity >= 0 && static_cast<size_t>(arity) != n)
+      throw Error(fmt::format("{} holds {} tensors but {} are given", arg_text(sig, i), arity, n));
+    ArgBinding b;
+    b.kind = ArgBinding::Kind::Sequence;
+    b.count = n;
+    call.bindings.push_back(b);
+    for (size_t j = 0; j < n; ++j) {
+      std::string elem = fmt::format("{}_{}", name, j);
+      if (j < data.size())
+        add_tensor(spec_for_data(data[j], j < specs.size() ? specs[j] : nullptr,
+                                 fmt::format("element {} of {}", j, arg_text(sig, i))),
+                   data[j], elem);
+      else
+        add_tensor(*specs[j], at::Tensor(), elem);
+      call.flat_specs.back().name = elem;
+    }
+  }
+
+  void bind_constant(size_t i, const c10::IValue &v) {
+    ArgBinding b;
+    b.kind = ArgBinding::Kind::Constant;
+    b.constant = check_constant(v, sig, i);
+    call.bindings.push_back(b);
+    call.constants.push_back(fmt::format(
+        "{}={}", sig.names[i], b.constant.isNone() ? "None" : [&] {
+          std::ostringstream os;
+          os << b.constant;
+          return os.str();
+        }()));
+  }
+
+  void bind_data(size_t i, const c10::IValue &v, const InputSpec *spec) {
+    if (v.isTensor()) {
+      at::Tensor t = v.toTensor();
+      bind_tensor(i, spec, &t);
+      return;
+    }
+    if (v.isList() || v.isTuple() || v.isTensorList()) {
+      auto elems = v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();
+      std::vector<at::Tensor> ts;
+      for (const auto &e : elems)
+        ts.push_back(e.toTensor());
+      std::vector<const InputSpec *> specs;
+      if (spec && spec->kind == Kind::Sequence)
+        for (const auto &e : spec->elements)
+          specs.push_back(&e);
+      else if (spec)
+        throw Error(fmt::format("--input {} disagrees with the --input-data for {}, a list of {} "
+                                "tensors",
+                                spec->str(), arg_text(sig, i), ts.size()));
+      if (!specs.empty() && specs.size() != ts.size())
+        throw Error(fmt::format("--input {} lists {} tensors but the --input-data for {} holds {}",
+                                spec->str(), specs.size(), arg_text(sig, i), ts.size()));
+      bind_sequence(i, specs, ts, spec && !spec->name.empty() ? spec->name : sig.names[i]);
+      return;
+    }
+    if (spec && spec->is_tensor())
+      throw Error(fmt::format("--input {} disagrees with the --input-data for {}, which is {}",
+                              spec->str(), arg_text(sig, i), v.tagKind()));
+    bind_constant(i, v);
+  }
+
+  void bind_spec(size_t i, const InputSpec &spec) {
+    switch (spec.kind) {
+    case Kind::Tensor:
+      bind_tensor(i, &spec, nullptr);
+      return;
+    case Kind::Sequence: {
+      std::vector<const InputSpec *> specs;
+      for (const auto &e : spec.elements)
+        specs.push_back(&e);
+      bind_sequence(i, specs, {}, spec.name.empty() ? sig.names[i] : spec.name);
+      return;
+    }
+    default:
+      bind_constant(i, constant_of(spec));
+    }
+  }
+
+  void bind(size_t i, const InputSpec *spec, const std::optional<c10::IValue> &data) {
+    call.types.push_back(sig.types[i]);
+    if (spec && spec->kind == Kind::Default)
+      spec = nullptr;
+    if (data)
+      return bind_data(i, *data, spec);
+    if (spec)
+      return bind_spec(i, *spec);
+    if (sig.defaults[i])
+      return bind_constant(i, *sig.defaults[i]);
+    throw Error(
+        fmt::format("forward({}) needs {}, which has no default, but no --input{} gives it",
+                    fmt::join(sig.names, ", "), arg_text(sig, i), data ? "" : " or --input-data"),
+        fmt::format("give one --input SPEC (or --input-data file) per argument in order, e.g. "
+                    "--input {}:f32[1,3,224,224]; arguments with defaults may be left out",
+                    sig.names[i]));
+  }
+};
+
+} // namespace
+
+ForwardCall bind_forward(const ForwardSignature &sig, const std::vector<InputSpec> &specs,
+                         const std::vector<std::optional<c10::IValue>> &data) {
+  const size_t n = sig.names.size();
+  if (specs.size() > n)
+    throw Error(fmt::format("forward({}) takes {} argument{} but {} --input specs were given",
+                            fmt::join(sig.names, ", "), n, n == 1 ? "" : "s", specs.size()),
+                "give one --input SPEC per forward argument, in order");
+  Binder b{sig, {}};
+  for (size_t i = 0; i < n; ++i)
+    b.bind(i, i < specs.size() ? &specs[i] : nullptr, i < data.size() ? data[i] : std::nullopt);
+  return std::move(b.call);
+}
+
+std::vector<c10::IValue> ForwardCall::torch_args(const std::vector<at::Tensor> &flat) const {
+  std::vector<c10::IValue> out;
+  size_t k = 0;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const ArgBinding &b = bindings[i];
+    if (b.kind == ArgBinding::Kind::Constant) {
+      out.push_back(b.constant);
+    } else if (b.kind == ArgBinding::Kind::Tensor) {
+      out.emplace_back(flat.at(k++));
+    } else if (unwrap_optional(types[i])->kind() == c10::TypeKind::TupleType) {
+      std::vector<c10::IValue> elems;
+      for (size_t j = 0; j < b.count; ++j)
+        elems.emplace_back(flat.at(k++));
+      out.emplace_back(c10::ivalue::Tuple::create(std::move(elems)));
+    } else {
+      c10::List<at::Tensor> list;
+      for (size_t j = 0; j < b.count; ++j)
+        list.push_back(flat.at(k++));
+      out.emplace_back(list);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The symbolic dims of the specs with their example sizes; the same name must mean the same size.
+std::vector<SymbolSizes> collect_symbols(const std::vector<InputSpec> &specs) {
+  std::vector<SymbolSizes> out;
+  for (const auto &s : specs)
+    for (const auto &d : s.dims) {
+      if (d.symbol.empty())
+        continue;
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto &x) { return x.name == d.symbol; });
+      if (it == out.end()) {
+        // Another size for recording which dims are dynamic: different enough not to coincide
+        // with other dims, and keeps multiples of 32 (image sizes) multiples of 32.
+        int64_t alt = d.value + (d.value >= 32 ? 32 : std::max<int64_t>(d.value, 1));
+        out.push_back({d.symbol, d.value, alt});
+      } else if (it->example != d.value) {
+        throw Error(fmt::format("dimension '{}' is {} in one --input and {} in another", d.symbol,
+                                it->example, d.value),
+                    "a name stands for one size: give the same example size everywhere it is used");
+      }
+    }
+  return out;
+}
+
+bool has_symbols(const InputSpec &s) {
+  for (const auto &d : s.dims)
+    if (!d.symbol.empty())
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::vector<at::Tensor> flat_inputs_at(const ForwardCall &call, uint64_t seed,
+                                       const std::vector<std::pair<std::string, int64_t>> &sizes) {
+  auto out = make_example_inputs(call.flat_specs, seed, sizes);
+  for (size_t k = 0; k < out.size(); ++k)
+    if (call.flat_data[k].defined() && (sizes.empty() || !has_symbols(call.flat_specs[k])))
+      out[k] = call.flat_data[k];
+  return out;
+}
+
+GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
+                         const std::vector<std::pair<std::string, int64_t>> &verify_dims) {
+  GraphInputs gi;
+  gi.symbols = collect_symbols(call.flat_specs);
+  for (const auto &[name, size] : verify_dims) {
+    bool known = false;
+    for (const auto &sym : gi.symbols)
+      known = known || sym.name == name;
+    if (!known)
+      throw Error(
+          fmt::format("--verify-dims names '{}', which is not a symbolic dim of any --input", name),
+          "declare it in a spec, e.g. --input x:f32[batch=1,3,224,224]");
+  }
+  for (const auto &s : call.flat_specs) {
+    gi.names.push_back(s.name);
+    TensorInfo info;
+    info.dtype = s.dtype;
+    info.shape = s.dims;
+    for (auto &d : *info.shape)
+      if (!d.symbol.empty())
+        d.value = -1;
+    gi.infos.push_back(info);
+  }
+  auto example = flat_inputs_at(call, seed, {});
+  gi.example.assign(example.begin(), example.end());
+  if (!gi.symbols.empty()) {
+    std::vector<std::pair<std::string, int64_t>> alt_sizes;
+    for (const auto &s : gi.symbols)
+      alt_sizes.emplace_back(s.name, s.alternate);
+    auto alt = flat_inputs_at(call, seed + 1, alt_sizes);
+    gi.alternate.assign(alt.begin(), alt.end());
+  }
+  return gi;
+}
+
+} // namespace torch2onnx

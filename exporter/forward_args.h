@@ -1,0 +1,52 @@
+// The forward call torch2onnx records and verifies: each of forward's arguments bound to a tensor,
+// a list or tuple of tensors, None, a number or its default, from --input specs, --input-data
+// files and forward's own defaults.
+#pragma once
+
+#include "exporter/analysis/graph_inputs.h"
+#include "exporter/frontend/bind_inputs.h"
+#include "exporter/options.h"
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torch2onnx {
+
+// forward's signature, as the loader reads it.
+struct ForwardSignature {
+  std::vector<std::string> names;
+  std::vector<c10::TypePtr> types;
+  std::vector<std::optional<c10::IValue>> defaults;
+};
+
+struct ForwardCall {
+  std::vector<ArgBinding> bindings;   // per argument: how it reaches the graph
+  std::vector<c10::TypePtr> types;    // per argument
+  std::vector<InputSpec> flat_specs;  // one named tensor spec per ONNX input
+  std::vector<at::Tensor> flat_data;  // per ONNX input: the --input-data tensor, or undefined
+  std::vector<std::string> constants; // "name=value" for arguments fixed as constants
+
+  // forward's arguments for LibTorch, with the ONNX inputs' tensors `flat` in place.
+  std::vector<c10::IValue> torch_args(const std::vector<at::Tensor> &flat) const;
+};
+
+// Binds every argument; throws Error (exit 1, or a usage error) when an argument without a
+// default is not given, a value does not fit the argument's type, or an --input spec disagrees
+// with the --input-data it names.
+ForwardCall bind_forward(const ForwardSignature &sig, const std::vector<InputSpec> &specs,
+                         const std::vector<std::optional<c10::IValue>> &data);
+
+// The ONNX inputs to record at: names, declared infos, the example (the data where given, random
+// values from the specs otherwise) and, with symbolic dims, the inputs at their second size.
+GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
+                         const std::vector<std::pair<std::string, int64_t>> &verify_dims);
+
+// The ONNX inputs for one verification at `sizes` (empty: the example): the data where given
+// and its dims are all static, random values from the specs otherwise.
+std::vector<at::Tensor> flat_inputs_at(const ForwardCall &call, uint64_t seed,
+                                       const std::vector<std::pair<std::string, int64_t>> &sizes);
+
+} // namespace torch2onnx
