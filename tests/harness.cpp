@@ -289,3 +289,20 @@ IrResult check_ir_unseen(const std::string &ir, const std::vector<at::Tensor> &e
 }
 
 } // namespace t2o_test
+
+#include <onnx/onnx_pb.h>
+
+namespace t2o_test {
+
+std::vector<std::string> onnx_input_names(const std::string &path) {
+  onnx::ModelProto model;
+  std::ifstream f(path, std::ios::binary);
+  std::vector<std::string> out;
+  if (!f || !model.ParseFromIstream(&f))
+    return out;
+  for (const auto &in : model.graph().input())
+    out.push_back(in.name());
+  return out;
+}
+
+} // namespace t2o_test

@@ -87,6 +87,9 @@ std::string fresh_dir(const std::string &name);
 // Path of a small test model made by models/make_test_models.py.
 std::string test_model(const std::string &name);
 
+// The graph input names of an ONNX file (empty when it cannot be read).
+std::vector<std::string> onnx_input_names(const std::string &path);
+
 } // namespace t2o_test
 
 namespace t2o_test {

@@ -193,7 +193,8 @@ TEST_CASE("safety: absurd sizes name the input and the memory it needs", "[safet
   CHECK_FALSE(contains(v.err, "frame #"));
 }
 
-TEST_CASE("safety: forward arguments that are not tensors are named, not an internal assert",
+TEST_CASE("safety: a tensor given for an argument that is not a tensor is named, not an internal "
+          "assert",
           "[safety]") {
   std::string dir = fresh_dir("arg_types");
   struct Case {
@@ -201,11 +202,11 @@ TEST_CASE("safety: forward arguments that are not tensors are named, not an inte
     std::vector<std::string> inputs;
     const char *expect;
   } cases[] = {
-      {"list_arg", {"f32[2,3]"}, "'xs' is List[Tensor]"},
-      {"tuple_arg", {"f32[2,3]"}, "'state' is Tuple[Tensor, Tensor]"},
-      {"dict_arg", {"f32[2,3]"}, "'batch' is Dict[str, Tensor]"},
-      {"int_arg", {"f32[2,3]", "i64[]"}, "'k' is int"},
-      {"float_arg", {"f32[2,3]", "f32[]"}, "'scale' is float"},
+      {"list_arg", {"f32[2,3]"}, "argument 'xs' (List[Tensor]) is not a tensor"},
+      {"tuple_arg", {"f32[2,3]"}, "argument 'state' (Tuple[Tensor, Tensor]) is not a tensor"},
+      {"dict_arg", {"f32[2,3]"}, "argument 'batch' (Dict[str, Tensor]) is a dict"},
+      {"int_arg", {"f32[2,3]", "i64[]"}, "argument 'k' (int) is not a tensor"},
+      {"float_arg", {"f32[2,3]", "f32[]"}, "argument 'scale' (float) is not a tensor"},
   };
   for (const auto &c : cases) {
     std::vector<std::string> args = {safety_model(c.model), "-o", dir + "/m.onnx"};
@@ -217,6 +218,31 @@ TEST_CASE("safety: forward arguments that are not tensors are named, not an inte
     CHECK(contains(r.err, c.expect));
     CHECK_FALSE(contains(r.err, "INTERNAL ASSERT"));
     CHECK_FALSE(contains(r.err, "IValue is not a Scalar"));
+    CHECK_FALSE(fs::exists(dir + "/m.onnx"));
+  }
+}
+
+TEST_CASE("safety: list tuple and number arguments given as such export and verify", "[safety]") {
+  std::string dir = fresh_dir("arg_kinds");
+  struct Case {
+    const char *model;
+    std::vector<std::string> inputs;
+    std::vector<std::string> onnx_inputs;
+  } cases[] = {
+      {"list_arg", {"[f32[2,3],f32[2,3]]"}, {"xs_0", "xs_1"}},
+      {"tuple_arg", {"[f32[2,3],f32[2,3]]"}, {"state_0", "state_1"}},
+      {"int_arg", {"f32[2,3]", "2"}, {"x"}},
+      {"float_arg", {"f32[2,3]", "0.25"}, {"x"}},
+  };
+  for (const auto &c : cases) {
+    std::string out = dir + "/" + c.model + ".onnx";
+    std::vector<std::string> args = {safety_model(c.model), "-o", out, "--verify"};
+    for (const auto &i : c.inputs)
+      args.insert(args.end(), {"--input", i});
+    auto r = run_cli(args);
+    INFO(c.model << ": " << r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(onnx_input_names(out) == c.onnx_inputs);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <regex>
 #include <torch/serialize.h>
+#include <torch/version.h>
 #include <zlib.h>
 
 namespace torch2onnx {
@@ -225,8 +226,14 @@ std::vector<std::optional<c10::IValue>> from_torch_save(const std::string &path,
   try {
     v = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
   } catch (const std::exception &e) {
-    throw Error(fmt::format("cannot read --input-data '{}' as a torch.save file: {}", path,
-                            first_error_line(e.what())),
+    std::string why = first_error_line(e.what());
+    // LibTorch 1.13's unpickler lacks SETITEM, which Python uses for a dict of one entry.
+    if (why.find("Unknown opcode for unpickling at 0x73") != std::string::npos)
+      throw Error(fmt::format("cannot read --input-data '{}': LibTorch {}.{} cannot read a "
+                              "torch.save'd dict with a single entry",
+                              path, TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR),
+                  "save a tuple (torch.save((x,), path)), or an .npz: np.savez(path, x=x)");
+    throw Error(fmt::format("cannot read --input-data '{}' as a torch.save file: {}", path, why),
                 "save the example with torch.save((x, mask), path), or one .npy per argument");
   }
   std::vector<std::optional<c10::IValue>> out(names.size());

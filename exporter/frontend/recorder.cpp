@@ -250,7 +250,9 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
       throw Error(fmt::format("the model failed in LibTorch on the given inputs: {}",
                               summarize_torch_error(e.what())),
                   "check the --input specs (count, dtypes and shapes) against what forward "
-                  "expects");
+                  "expects; a model that needs meaningful values (sorted lengths, ids below the "
+                  "vocabulary size, masks) takes them from --input-data FILE or a value range "
+                  "(ids:i64[1,128]:0..50256)");
     }
   }
   g_observed = nullptr;

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <cctype>
 #include <functional>
+#include <regex>
 #include <torch/csrc/jit/ir/scope.h>
 
 namespace torch2onnx {
@@ -169,37 +170,98 @@ std::string first_error_line(const std::string &s) {
   return line;
 }
 
+namespace {
+
+std::vector<std::string> lines_of(const std::string &text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    out.push_back(text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    if (end == std::string::npos)
+      break;
+    pos = end + 1;
+  }
+  return out;
+}
+
+std::string trimmed(const std::string &s) {
+  size_t a = s.find_first_not_of(" \t\r");
+  size_t b = s.find_last_not_of(" \t\r");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// The exception the model raised: the message's last line "builtins.ValueError: text" (a Python
+// exception raised by the model's code) or "RuntimeError: text" (an op's), without "builtins.".
+std::string raised_reason(const std::vector<std::string> &lines) {
+  static const std::regex exception_line(
+      R"(^(?:builtins\.)?([A-Za-z_][\w.]*(?:Error|Exception)): (.*)$)");
+  for (size_t i = lines.size(); i-- > 0;) {
+    std::string t = trimmed(lines[i]);
+    if (t.empty())
+      continue;
+    std::smatch m;
+    if (!std::regex_match(t, m, exception_line))
+      return "";
+    // RuntimeError carries the op's own message; the others are the model's raise: keep the type.
+    std::string rest;
+    for (size_t k = i + 1; k < lines.size(); ++k)
+      rest += " " + trimmed(lines[k]);
+    std::string text = trimmed(m[2].str() + rest);
+    return m[1].str() == "RuntimeError" ? text : fmt::format("{}: {}", m[1].str(), text);
+  }
+  return "";
+}
+
+// Where in the model's own code it failed: the innermost frame of the original-code traceback
+// outside torch, as "file:line: source line".
+std::string failing_source(const std::vector<std::string> &lines) {
+  static const std::regex frame(R"re(^\s*File "([^"]+)", line (\d+), in .*$)re");
+  static const std::regex traced_frame(R"(^.+\(\d+\): [\w<>]+$)");
+  bool original = false;
+  std::string where;
+  std::string last_frame;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("original code (most recent call last):") != std::string::npos)
+      original = true;
+    if (!original)
+      continue;
+    std::smatch m;
+    if (std::regex_match(lines[i], m, frame)) {
+      last_frame = m[1].str().find("/torch/") == std::string::npos
+                       ? fmt::format("{}:{}", m[1].str(), m[2].str())
+                       : "";
+      continue;
+    }
+    if (!last_frame.empty() && lines[i].find("<--- HERE") != std::string::npos && i > 0)
+      where = fmt::format("{}: {}", last_frame, trimmed(lines[i - 1]));
+    // A traced model's frames are "path(line): function", innermost first.
+    std::string t = trimmed(lines[i]);
+    if (where.empty() && last_frame.empty() && t.find("/torch/") == std::string::npos &&
+        std::regex_match(t, traced_frame))
+      where = t;
+  }
+  return where;
+}
+
+} // namespace
+
 std::string summarize_torch_error(const std::string &what) {
   // The interpreter's message: "The following operation failed ...", two tracebacks, then the
-  // reason ("RuntimeError: expected scalar type Long but found Float"), possibly wrapped.
-  const std::string marker = "RuntimeError: ";
-  auto p = what.rfind(marker);
-  std::string reason =
-      p == std::string::npos ? first_error_line(what) : what.substr(p + marker.size());
-  for (char &c : reason)
-    if (c == '\n')
-      c = ' ';
-  while (!reason.empty() && std::isspace(static_cast<unsigned char>(reason.back())))
-    reason.pop_back();
-  // The innermost line of the model's own source, if the traceback has one.
-  std::string where;
-  const std::string orig = "original code (most recent call last):";
-  auto o = what.find(orig);
-  if (o != std::string::npos) {
-    size_t pos = what.find('\n', o);
-    while (pos != std::string::npos && pos + 1 < what.size()) {
-      size_t end = what.find('\n', pos + 1);
-      std::string line =
-          what.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
-      std::string t = first_error_line(line);
-      if (t.rfind(marker, 0) == 0 || t.empty())
-        break;
-      if (t.find("/torch/") == std::string::npos && t.find("(") != std::string::npos &&
-          where.empty())
-        where = t; // the first frame outside torch itself: the model's code
-      pos = end;
-    }
+  // exception ("RuntimeError: expected scalar type Long but found Float", or the model's own
+  // "builtins.ValueError: lengths must be sorted").
+  auto lines = lines_of(what);
+  std::string reason = raised_reason(lines);
+  if (reason.empty()) {
+    const std::string marker = "RuntimeError: ";
+    auto p = what.rfind(marker);
+    reason = p == std::string::npos ? first_error_line(what) : what.substr(p + marker.size());
+    for (char &c : reason)
+      if (c == '\n')
+        c = ' ';
+    reason = trimmed(reason);
   }
+  std::string where = failing_source(lines);
   return where.empty() ? reason : fmt::format("{} (at {})", reason, where);
 }
 

@@ -1,0 +1,270 @@
+// Issue 12 parts 1, 2 and 5: forward arguments that are not plain tensors (Optional, numbers,
+// lists, tuples, defaults), example values from files (--input-data) and value ranges, module
+// attributes freezing leaves behind (a KV cache), -inf masks. Each export is verified in ONNX
+// Runtime against LibTorch. Fixtures: models/make_argument_models.py (T2O_ARGUMENT_MODELS).
+#include "builder/error.h"
+#include "builder/graph_builder.h"
+#include "exporter/frontend/input_data.h"
+#include "exporter/frontend/torch_util.h"
+#include "exporter/options.h"
+#include "harness.h"
+
+#include <ATen/ATen.h>
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+using namespace t2o_test;
+namespace fs = std::filesystem;
+using torch2onnx::InputSpec;
+using torch2onnx::parse_input_spec;
+
+namespace {
+
+std::string arg_model(const std::string &name) {
+  return (fs::path(T2O_ARGUMENT_MODELS) / name).string();
+}
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The tensor --verify wrote as input K of its first test-data set beside `onnx`.
+at::Tensor test_input(const std::string &onnx, int k) {
+  fs::path dir = fs::path(onnx).replace_extension("") / "test_data_set_0";
+  return torch2onnx::from_tensor_data(
+      torch2onnx::load_tensor_proto((dir / fmt::format("input_{}.pb", k)).string()));
+}
+
+CliResult export_ok(const std::vector<std::string> &args) {
+  auto r = run_cli(args);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.out, "verified in ONNX Runtime"));
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("forward args: input specs for lists numbers none and value ranges", "[args]") {
+  using K = InputSpec::Kind;
+  CHECK(parse_input_spec("mask:none").kind == K::None);
+  CHECK(parse_input_spec("default").kind == K::Default);
+  auto i = parse_input_spec("k:3");
+  CHECK((i.kind == K::Int && i.number == 3 && i.name == "k"));
+  auto f = parse_input_spec("-0.25");
+  CHECK((f.kind == K::Float && f.number == -0.25));
+  CHECK(parse_input_spec("3.0").str() == "3.0"); // stays a float when printed
+  CHECK(parse_input_spec("flag:true").number == 1);
+  auto l = parse_input_spec("xs:[f32[2,3],f32[b=2,5]]");
+  REQUIRE(l.kind == K::Sequence);
+  REQUIRE(l.elements.size() == 2);
+  CHECK(l.elements[1].dims[0].symbol == "b");
+  CHECK(l.str() == "xs:[f32[2,3],f32[b=2,5]]");
+  auto r = parse_input_spec("ids:i64[1,128]:0..50256");
+  CHECK((r.has_range && r.low == 0 && r.high == 50256));
+  CHECK(r.str() == "ids:i64[1,128]:0..50256");
+  CHECK(parse_input_spec("x:f32[2]:-1.5..2").str() == "x:f32[2]:-1.5..2.0");
+  // Today's syntax is unchanged.
+  CHECK(parse_input_spec("x:f32[batch=1,3,224,224]").str() == "x:f32[batch=1,3,224,224]");
+  struct Bad {
+    const char *spec, *message;
+  };
+  for (const Bad &b : {Bad{"ids:i64[2]:5..1", "is empty"}, Bad{"ids:i64[2]:0.5..3", "integer"},
+                       Bad{"m:bool[2]:0..1", "no value range"}, Bad{"x:f32[2]:a..b", "LO..HI"},
+                       Bad{"xs:[f32[2],none]", "not a tensor spec"},
+                       Bad{"xs:[f32[2]", "unbalanced"}, Bad{"x:f32[2]junk", "after the dims"}}) {
+    INFO(b.spec);
+    try {
+      parse_input_spec(b.spec);
+      FAIL("accepted");
+    } catch (const torch2onnx::Error &e) {
+      CHECK(contains(e.what(), b.message));
+    }
+  }
+}
+
+TEST_CASE("forward args: optional arguments take defaults or given values", "[args]") {
+  std::string dir = fresh_dir("args_optional");
+  std::string model = arg_model("optional_args.pt");
+  SECTION("left out: mask None, scale 1.0, use_norm True; the If on them is gone") {
+    std::string out = dir + "/default.onnx";
+    export_ok({model, "-o", out, "--input", "x:f32[2,5,16]", "--verify"});
+    CHECK(onnx_input_names(out) == std::vector<std::string>{"x"});
+  }
+  SECTION("a mask tensor, a float and a bool, with symbolic dims") {
+    std::string out = dir + "/given.onnx";
+    auto r =
+        export_ok({model, "-o", out, "--input", "x:f32[b=2,t=5,16]", "--input",
+                   "mask:bool[b=2,t=5]", "--input", "0.5", "--input", "false", "--verify", "-v"});
+    CHECK(onnx_input_names(out) == std::vector<std::string>{"x", "mask"});
+    CHECK(contains(r.err, "fixed as constants in the ONNX model: scale=0.5, use_norm=False"));
+    CHECK(contains(r.out, "(2 sets)"));
+  }
+  SECTION("none explicitly, default to skip an argument") {
+    std::string out = dir + "/none.onnx";
+    export_ok({model, "-o", out, "--input", "x:f32[2,5,16]", "--input", "none", "--input",
+               "default", "--input", "false", "--verify"});
+    CHECK(onnx_input_names(out) == std::vector<std::string>{"x"});
+  }
+}
+
+TEST_CASE("forward args: arguments the model cannot take are clear errors", "[args]") {
+  std::string dir = fresh_dir("args_errors");
+  std::string out = dir + "/m.onnx";
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+    const char *message;
+  } cases[] = {
+      {{arg_model("optional_args.pt"), "--input", "x:none"}, 1, "argument 'x' (Tensor) cannot be"},
+      {{arg_model("optional_args.pt"), "--input", "x:f32[2,5,16]", "--input", "3"},
+       1,
+       "argument 'mask' (Optional[Tensor]) cannot take the Int 3"},
+      {{arg_model("optional_args.pt"), "--input", "x:f32[2,5,16]", "--input", "default", "--input",
+        "f32[1]"},
+       1,
+       "argument 'scale' (float) is not a tensor"},
+      {{arg_model("pooled_text.pt"), "--input", "ids:i64[4,12]"},
+       2,
+       "needs argument 'lengths' (Tensor), which has no default"},
+      {{arg_model("counts_calls.pt"), "--input", "x:f32[2]"},
+       1,
+       "assigns module attribute in forward: calls"},
+  };
+  for (auto &c : cases) {
+    c.args.insert(c.args.end(), {"-o", out});
+    auto r = run_cli(c.args);
+    INFO(r.err);
+    CHECK(r.exit_code == c.code);
+    CHECK(contains(r.err, c.message));
+    CHECK_FALSE(fs::exists(out));
+  }
+}
+
+TEST_CASE("forward args: a model that needs meaningful values runs on --input-data", "[args]") {
+  std::string dir = fresh_dir("args_data");
+  std::string model = arg_model("pooled_text.pt");
+  at::Tensor ids = torch2onnx::read_npy(arg_model("pooled_text.ids.npy"));
+  at::Tensor lengths = torch2onnx::read_npy(arg_model("pooled_text.lengths.npy"));
+  SECTION("random values fail in LibTorch, with the model's own message") {
+    auto r = run_cli({model, "-o", dir + "/random.onnx", "--input", "ids:i64[4,12]", "--input",
+                      "lengths:i64[4]", "--verify"});
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "ValueError: lengths must be sorted in decreasing order"));
+    CHECK(contains(r.err, "--input-data"));
+    CHECK_FALSE(fs::exists(dir + "/random.onnx"));
+  }
+  SECTION("one .npy per argument: the data is test_data_set_0") {
+    std::string out = dir + "/npy.onnx";
+    export_ok({model, "-o", out, "--input-data", arg_model("pooled_text.ids.npy"), "--input-data",
+               arg_model("pooled_text.lengths.npy"), "--verify"});
+    CHECK(at::equal(test_input(out, 0), ids));
+    CHECK(at::equal(test_input(out, 1), lengths));
+    // The .pb files --verify wrote are input data too.
+    std::string again = dir + "/pb.onnx";
+    fs::path set0 = fs::path(out).replace_extension("") / "test_data_set_0";
+    export_ok({model, "-o", again, "--input-data", (set0 / "input_0.pb").string(), "--input-data",
+               (set0 / "input_1.pb").string(), "--verify"});
+    CHECK(at::equal(test_input(again, 1), lengths));
+  }
+  SECTION("one file for all arguments: .npz by name or in order, a torch.save'd tuple or dict") {
+    for (const char *file : {"pooled_text.named.npz", "pooled_text.ordered.npz",
+                             "pooled_text.tuple.pt", "pooled_text.dict.pt"}) {
+      INFO(file);
+      std::string out = dir + "/all.onnx";
+      export_ok({model, "-o", out, "--input-data", arg_model(file), "--verify"});
+      CHECK(at::equal(test_input(out, 0), ids));
+      CHECK(at::equal(test_input(out, 1), lengths));
+    }
+  }
+  SECTION("a spec adds names and symbolic dims and must agree with the data") {
+    std::string out = dir + "/named.onnx";
+    auto r = export_ok({model, "-o", out, "--input", "tokens:i64[4,t=12]", "--input-data",
+                        arg_model("pooled_text.named.npz"), "--verify", "--verify-dims", "t=7"});
+    CHECK(contains(r.out, "(3 sets)"));
+    CHECK(onnx_input_names(out) == std::vector<std::string>{"tokens", "lengths"});
+    auto bad = run_cli({model, "-o", dir + "/bad.onnx", "--input", "ids:i32[4,12]", "--input-data",
+                        arg_model("pooled_text.named.npz")});
+    CHECK(bad.exit_code == 1);
+    CHECK(contains(bad.err, "dtype i32 vs i64 (the data is i64[4,12])"));
+    CHECK_FALSE(fs::exists(dir + "/bad.onnx"));
+  }
+  SECTION("random ids in a value range beside data for the other argument") {
+    std::string out = dir + "/range.onnx";
+    export_ok({model, "-o", out, "--input", "ids:i64[4,t=12]:100..999", "--input-data",
+               arg_model("pooled_text.lengths_only.npz"), "--verify"});
+    at::Tensor got = test_input(out, 0);
+    CHECK(got.min().item<int64_t>() >= 100);
+    CHECK(got.max().item<int64_t>() <= 999);
+    CHECK(at::equal(test_input(out, 1), lengths));
+  }
+  SECTION("unreadable or surplus data is refused before anything is written") {
+    struct Case {
+      std::vector<std::string> files;
+      const char *message;
+    } cases[] = {
+        {{arg_model("pooled_text.one_entry.pt")}, "dict with a single entry"},
+        {{arg_model("pooled_text.ids.npy"), arg_model("pooled_text.lengths.npy"),
+          arg_model("pooled_text.ids.npy")},
+         "3 --input-data files were given but forward(ids, lengths) takes 2"},
+        {{arg_model("pooled_text.pt")}, "as a torch.save file"},
+        {{arg_model("optional_args.pt") + ".missing.npy"}, "does not exist"},
+        {{arg_model("pooled_text.named.npz"), arg_model("pooled_text.ids.npy")},
+         "must be the only --input-data file"},
+    };
+    for (const auto &c : cases) {
+      std::vector<std::string> args = {model, "-o", dir + "/none.onnx"};
+      for (const auto &f : c.files)
+        args.insert(args.end(), {"--input-data", f});
+      auto r = run_cli(args);
+      INFO(r.err);
+      CHECK(r.exit_code == 1);
+      CHECK(contains(r.err, c.message));
+      CHECK_FALSE(fs::exists(dir + "/none.onnx"));
+    }
+  }
+}
+
+TEST_CASE("forward args: npy files of every dtype and order read back exactly", "[args]") {
+  // np.save's layout, written here: a v1 header, then the data.
+  auto npy = [](const std::string &descr, const std::string &shape, bool fortran,
+                const std::string &data) {
+    std::string header = fmt::format("{{'descr': '{}', 'fortran_order': {}, 'shape': {}, }}", descr,
+                                     fortran ? "True" : "False", shape);
+    while ((10 + header.size() + 1) % 64 != 0)
+      header += ' ';
+    header += '\n';
+    std::string out = std::string("\x93NUMPY\x01\x00", 8);
+    out += static_cast<char>(header.size() & 0xFF);
+    out += static_cast<char>(header.size() >> 8);
+    return out + header + data;
+  };
+  std::vector<int32_t> six = {1, 2, 3, 4, 5, 6};
+  std::string bytes(reinterpret_cast<const char *>(six.data()), six.size() * 4);
+  at::Tensor c = torch2onnx::parse_npy(npy("<i4", "(2, 3)", false, bytes), "c");
+  CHECK(at::equal(c, at::arange(1, 7, at::kInt).reshape({2, 3})));
+  at::Tensor f = torch2onnx::parse_npy(npy("<i4", "(2, 3)", true, bytes), "f");
+  CHECK(at::equal(f, at::arange(1, 7, at::kInt).reshape({3, 2}).t()));
+  at::Tensor scalar = torch2onnx::parse_npy(npy("<i4", "()", false, bytes.substr(0, 4)), "s");
+  CHECK(scalar.dim() == 0);
+  CHECK_THROWS_WITH(torch2onnx::parse_npy(npy(">i4", "(6,)", false, bytes), "be"),
+                    Catch::Contains("big-endian"));
+  CHECK_THROWS_WITH(torch2onnx::parse_npy(npy("<i4", "(7,)", false, bytes), "short"),
+                    Catch::Contains("is damaged"));
+  CHECK_THROWS_WITH(torch2onnx::parse_npy("junk", "junk"), Catch::Contains("not a NumPy"));
+}
+
+TEST_CASE("forward args: a KV cache forward writes into exports from its saved value", "[args]") {
+  std::string dir = fresh_dir("args_cache");
+  auto r = export_ok({arg_model("kv_cache.pt"), "-o", dir + "/cache.onnx", "--input",
+                      "x:f32[2,t=4,8]", "--input", "3", "--verify"});
+  CHECK(contains(r.err, "forward reads module attribute cache_k that freezing kept"));
+}
+
+TEST_CASE("forward args: a causal mask of -inf gives no warning", "[args]") {
+  std::string dir = fresh_dir("args_mask");
+  auto r = export_ok({arg_model("causal_lm.pt"), "-o", dir + "/lm.onnx", "--input",
+                      "x:f32[2,t=8,16]", "--verify"});
+  CHECK_FALSE(contains(r.err, "infinite"));
+  CHECK_FALSE(contains(r.err, "warning"));
+}
