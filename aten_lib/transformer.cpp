@@ -202,6 +202,34 @@ void aten_to_padded_tensor(ConvertCtx &c) {
                                b.const_i64(tail), b.const_i64(axes)}));
 }
 
+// ---- the fast-path checks of scripted nn.TransformerEncoder / nn.MultiheadAttention ----------
+// Scripted, their forward decides between the fast and the slow path at run time from the
+// autograd and autocast state, requires_grad, is_nested and the length of a "why not" message.
+// The exported model is for inference: torch2onnx records it under no_grad and without autocast,
+// so these are the constants that run saw, and the walker folds the decisions they feed.
+
+void aten_is_grad_enabled(ConvertCtx &c) {
+  c.set_out(0, Arg::of_bool(false));
+}
+void aten_is_autocast_enabled(ConvertCtx &c) {
+  c.set_out(0, Arg::of_bool(false));
+}
+// Frozen weights are constants and inputs are plain tensors: nothing requires grad.
+void prim_requires_grad(ConvertCtx &c) {
+  c.set_out(0, Arg::of_bool(false));
+}
+void prim_is_nested(ConvertCtx &c) {
+  c.set_out(0, Arg::of_bool(nested_valid(c.b, c.tensor(0)).valid()));
+}
+// The device of a tensor the example run did not reach (a branch not taken): ONNX has none, and
+// torch2onnx runs the model on the CPU.
+void prim_device(ConvertCtx &c) {
+  Arg a;
+  a.kind = Arg::Kind::Device;
+  a.s = "cpu";
+  c.set_out(0, a);
+}
+
 void register_transformer_ops(Registry &r) {
   r.add("aten::_transformer_encoder_layer_fwd", 13, aten__transformer_encoder_layer_fwd,
         {"MatMul", "Softmax", "Split", "Reshape", "Transpose", "Where", "Not", "Relu", "Erf",
@@ -212,6 +240,11 @@ void register_transformer_ops(Registry &r) {
         aten__nested_tensor_from_mask_left_aligned, {"ReduceSum", "Range", "Less", "Xor", "Equal"});
   r.add("aten::to_padded_tensor", 13, aten_to_padded_tensor,
         {"Where", "ReduceSum", "ReduceMax", "Slice", "Pad"});
+  r.add("aten::is_grad_enabled", 13, aten_is_grad_enabled, {});
+  r.add("aten::is_autocast_enabled", 13, aten_is_autocast_enabled, {});
+  r.add("prim::requires_grad", 13, prim_requires_grad, {});
+  r.add("prim::is_nested", 13, prim_is_nested, {});
+  r.add("prim::device", 13, prim_device, {});
 }
 
 } // namespace torch2onnx

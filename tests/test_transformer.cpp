@@ -205,3 +205,63 @@ TEST_CASE("device moves are no-ops", "[transformer]") {
     CHECK(r.count("Cast") == 0);
   }
 }
+
+// Scripted nn.TransformerEncoder / nn.MultiheadAttention pick their path at run time from these.
+TEST_CASE("fast-path checks: autograd and autocast state, requires_grad, is_nested",
+          "[transformer]") {
+  SECTION("constants of an inference run") {
+    auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
+  %g : bool = aten::is_grad_enabled()
+  %a : bool = aten::is_autocast_enabled()
+  %r : bool = prim::requires_grad(%x)
+  %n : bool = prim::is_nested(%x)
+  %ga : bool = aten::__or__(%g, %a)
+  %rn : bool = aten::__or__(%r, %n)
+  %any : bool = aten::__or__(%ga, %rn)
+  %y : Tensor = prim::If(%any)
+    block0():
+      %p : Tensor = aten::neg(%x)
+      -> (%p)
+    block1():
+      %q : Tensor = aten::relu(%x)
+      -> (%q))IR"),
+                             {randn({2, 3})});
+    CHECK(r.count("If") == 0); // the decision folded
+    CHECK(r.count("Relu") == 1);
+  }
+  SECTION("is_nested of a nested tensor") {
+    auto keep = padding_mask(4).logical_not();
+    auto r = check_ir_opsets(R"IR(
+graph(%x : Tensor, %keep : Tensor):
+  %false : bool = prim::Constant[value=0]()
+  %none : NoneType = prim::Constant()
+  %pad : float = prim::Constant[value=0.]()
+  %n : Tensor = aten::_nested_tensor_from_mask(%x, %keep, %false)
+  %nested : bool = prim::is_nested(%n)
+  %m : Tensor = prim::If(%nested)
+    block0():
+      %p : Tensor = aten::to_padded_tensor(%n, %pad, %none)
+      -> (%p)
+    block1():
+      -> (%x)
+  %y : Tensor = aten::relu(%m)
+  return (%y))IR",
+                             {randn({2, 5, 3}), keep});
+    CHECK(r.count("If") == 0);
+  }
+  SECTION("the device of a value the example run did not reach") {
+    // %c is 0 in the example, so the first branch runs only in ONNX Runtime's If.
+    check_ir_opsets(ir("%x : Tensor, %c : Tensor", R"IR(
+  %b : bool = aten::Bool(%c)
+  %y : Tensor = prim::If(%b)
+    block0():
+      %z : Tensor = aten::relu(%x)
+      %dev : Device = prim::device(%z)
+      %moved : Tensor = aten::to(%z, %dev, %none, %false, %false)
+      -> (%moved)
+    block1():
+      %n : Tensor = aten::neg(%x)
+      -> (%n))IR"),
+                    {randn({2, 3}), at::zeros({}, at::kLong)});
+  }
+}

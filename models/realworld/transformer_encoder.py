@@ -41,26 +41,32 @@ class PaddedEncoder(Encoder):
 
 
 class Attention(nn.Module):
-    """Self-attention with a residual, returning the output and the attention weights."""
+    """Self-attention with a residual, returning the output and the attention weights. With
+    `causal` ("bool" or "float", the two forms nn.MultiheadAttention takes) it also passes a causal
+    attn_mask, which makes PyTorch 1.13 take its slow path (F.multi_head_attention_forward)."""
 
-    def __init__(self, average):
+    def __init__(self, average, causal):
         super().__init__()
         self.attn = nn.MultiheadAttention(D_MODEL, HEADS, batch_first=True)
         self.average = average
+        future = torch.ones(SEQ, SEQ, dtype=torch.bool).triu(1)
+        if causal == "float":
+            future = torch.zeros(SEQ, SEQ).masked_fill(future, float("-inf"))
+        self.register_buffer("causal", future if causal else None)
 
     def forward(self, x, key_padding_mask):
-        y, w = self.attn(x, x, x, key_padding_mask=key_padding_mask,
+        y, w = self.attn(x, x, x, key_padding_mask=key_padding_mask, attn_mask=self.causal,
                          average_attn_weights=self.average)
         return x + y, w
 
 
 def make(name, kind="encoder", batch_first=True, norm_first=False, activation="relu",
-         padding=False, nested=True, script=False, average=True):
+         padding=False, nested=True, script=False, average=True, causal=None):
     torch.manual_seed(0)
     src = torch.randn(BATCH, SEQ, D_MODEL)
     mask = padding_mask()
     if kind == "attention":
-        model, inputs = Attention(average), [src, mask]
+        model, inputs = Attention(average, causal), [src, mask]
     else:
         cls = PaddedEncoder if padding else Encoder
         model = cls(batch_first, norm_first, activation, nested)
