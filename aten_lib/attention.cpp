@@ -1,19 +1,21 @@
 // Attention: aten::_native_multi_head_attention (the fast path of nn.MultiheadAttention in eval
-// mode, used by torchvision's ViT and nn.TransformerEncoderLayer).
-#include "aten_lib/converter.h"
+// mode, used by torchvision's ViT and nn.TransformerEncoderLayer), and the attention core the
+// transformer fast paths share (attention.h).
+#include "aten_lib/attention.h"
+
 #include "aten_lib/helpers.h"
 
+#include <cmath>
 #include <limits>
 
 namespace torch2onnx {
 
-namespace {
-
-// x @ w^T + b for a [out, in] weight, on inputs of any rank.
 Val linear(GraphBuilder &b, const Val &x, const Val &w, const Val &bias) {
   Val wt = b.op1("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}});
   return b.op1("Add", {b.op1("MatMul", {x, wt}), bias});
 }
+
+namespace {
 
 // [B, T, E] -> [B, H, T, E/H]; Reshape's 0 copies B and T, so dynamic sizes stay dynamic.
 Val split_heads(GraphBuilder &b, const Val &x, int64_t heads, int64_t head_dim) {
@@ -22,6 +24,68 @@ Val split_heads(GraphBuilder &b, const Val &x, int64_t heads, int64_t head_dim) 
 }
 
 } // namespace
+
+Val multi_head_attention(GraphBuilder &b, DType t, const Val &query, const Val &key,
+                         const Val &value, const MhaWeights &w, const Val &mask, Val *probs) {
+  T2O_CHECK(w.heads > 0 && w.embed % w.heads == 0, "embed_dim {} is not divisible by num_head {}",
+            w.embed, w.heads);
+  const int64_t head_dim = w.embed / w.heads;
+  std::vector<Val> qkv;
+  if (query == key && key == value) {
+    // Self-attention: one [E, 3E] product, as LibTorch computes it, then split.
+    Val packed = linear(b, query, w.qkv_weight, w.qkv_bias);
+    qkv = b.op("Split", {packed}, {{"axis", int64_t{-1}}}, 3);
+  } else {
+    auto wq = b.op("Split", {w.qkv_weight}, {{"axis", int64_t{0}}}, 3);
+    auto bias = b.op("Split", {w.qkv_bias}, {{"axis", int64_t{0}}}, 3);
+    qkv = {linear(b, query, wq[0], bias[0]), linear(b, key, wq[1], bias[1]),
+           linear(b, value, wq[2], bias[2])};
+  }
+  Val q = split_heads(b, qkv[0], w.heads, head_dim);
+  Val k = split_heads(b, qkv[1], w.heads, head_dim);
+  Val v = split_heads(b, qkv[2], w.heads, head_dim);
+
+  // Scale q before the product, as LibTorch does, so rounding matches.
+  Val scaled = b.op1("Mul", {q, b.const_scalar(t, 1.0 / std::sqrt(static_cast<double>(head_dim)))});
+  Val kt = b.op1("Transpose", {k}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}});
+  Val scores = b.op1("MatMul", {scaled, kt}); // [B, H, L, S]
+  if (mask.valid()) {
+    Val neg_inf = b.const_scalar(t, -std::numeric_limits<double>::infinity());
+    scores = b.op1("Where", {mask, neg_inf, scores});
+  }
+  Val weights = b.op1("Softmax", {scores}, {{"axis", int64_t{-1}}});
+  if (probs)
+    *probs = weights;
+  Val ctx = b.op1("MatMul", {weights, v}); // [B, H, L, D]
+  Val merged =
+      b.op1("Reshape", {b.op1("Transpose", {ctx}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}}),
+                        b.const_i64({0, 0, w.embed})});
+  return linear(b, merged, w.proj_weight, w.proj_bias);
+}
+
+Val fast_path_mask(const ConvertCtx &c, size_t mask_i, size_t mask_type_i, size_t query_i) {
+  if (!c.has(mask_i))
+    return {};
+  GraphBuilder &b = c.b;
+  const TensorInfo &info = c.info(mask_i);
+  const TensorInfo &query = c.info(query_i);
+  Val mask = cast_to(b, c.tensor(mask_i), DType::Bool);
+  int64_t mask_type = c.int_or(mask_type_i, -1);
+  if (info.rank() == 4)
+    return mask; // [B, H, L, S]
+  T2O_CHECK(info.rank() == 2,
+            "{}: expected a [B, S] key padding mask, a [L, S] attention mask or a [B, H, L, S] "
+            "mask, got {}",
+            c.op(), info.str());
+  bool padding = mask_type == 1 || mask_type == 2;
+  if (mask_type < 0) {
+    // No mask_type (PyTorch itself requires one): a [B, S] mask whose first dim is the batch
+    // size and not the query length is a key padding mask, anything else an attention mask.
+    padding = query.has_rank() && (*info.shape)[0].value == (*query.shape)[0].value &&
+              (*info.shape)[0].value != (*query.shape)[1].value;
+  }
+  return padding ? unsqueeze(b, mask, {1, 2}) : mask;
+}
 
 // aten::_native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
 //   proj_weight, proj_bias, mask=None, need_weights=True, average_attn_weights=True,
@@ -35,55 +99,34 @@ constexpr size_t kQuery = 0, kKey = 1, kValue = 2, kEmbedDim = 3, kNumHead = 4, 
 void aten__native_multi_head_attention(ConvertCtx &c) {
   using namespace mha_arg;
   GraphBuilder &b = c.b;
-  const int64_t embed = c.in(kEmbedDim).to_int();
-  const int64_t heads = c.in(kNumHead).to_int();
-  T2O_CHECK(heads > 0 && embed % heads == 0, "embed_dim {} is not divisible by num_head {}", embed,
-            heads);
   T2O_CHECK(c.info(kQuery).rank() == 3, "expected a batch-first [B, T, E] query, got {}",
             c.info(kQuery).str());
-  const int64_t head_dim = embed / heads;
-  const DType t = c.info(kQuery).dtype;
-
-  auto w = b.op("Split", {c.tensor(kQkvWeight)}, {{"axis", int64_t{0}}}, 3);
-  auto bias = b.op("Split", {c.tensor(kQkvBias)}, {{"axis", int64_t{0}}}, 3);
-  Val q = split_heads(b, linear(b, c.tensor(kQuery), w[0], bias[0]), heads, head_dim);
-  Val k = split_heads(b, linear(b, c.tensor(kKey), w[1], bias[1]), heads, head_dim);
-  Val v = split_heads(b, linear(b, c.tensor(kValue), w[2], bias[2]), heads, head_dim);
-
-  // Scale q before the product, as LibTorch does, so rounding matches.
-  Val scaled = b.op1("Mul", {q, b.const_scalar(t, 1.0 / std::sqrt(static_cast<double>(head_dim)))});
-  Val kt = b.op1("Transpose", {k}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}});
-  Val scores = b.op1("MatMul", {scaled, kt}); // [B, H, T, S]
-  if (c.has(kMask)) {
-    // A boolean mask: True marks positions to ignore. mask_type 1 is a key padding mask [B, S];
-    // otherwise the mask broadcasts against [B, H, T, S] ([T, S] for an attention mask).
-    Val mask = cast_to(b, c.tensor(kMask), DType::Bool);
-    int64_t mask_type = c.int_or(kMaskType, -1);
-    if (mask_type == 1 ||
-        (mask_type < 0 && c.info(kMask).rank() == 2 && c.info(kQuery).has_rank() &&
-         (*c.info(kMask).shape)[0].value == (*c.info(kQuery).shape)[0].value &&
-         (*c.info(kMask).shape)[0].value != (*c.info(kQuery).shape)[1].value))
-      mask = unsqueeze(b, mask, {1, 2});
-    Val neg_inf = b.const_scalar(t, -std::numeric_limits<double>::infinity());
-    scores = b.op1("Where", {mask, neg_inf, scores});
+  MhaWeights w{c.in(kEmbedDim).to_int(), c.in(kNumHead).to_int(), c.tensor(kQkvWeight),
+               c.tensor(kQkvBias),       c.tensor(kProjWeight),   c.tensor(kProjBias)};
+  Val mask = fast_path_mask(c, kMask, kMaskType, kQuery);
+  // A nested query (its padded form here): its padded positions are keys no one attends to.
+  Val valid = b.companion(c.tensor(kQuery), kNestedValid);
+  if (valid.valid()) {
+    T2O_CHECK(!mask.valid(), "a mask with a nested tensor query is not supported (nor by PyTorch)");
+    mask = unsqueeze(b, op_t(b, DType::Bool, "Not", {valid}), {1, 2});
   }
-  Val weights = b.op1("Softmax", {scores}, {{"axis", int64_t{-1}}});
-  Val ctx = b.op1("MatMul", {weights, v}); // [B, H, T, D]
-  Val merged =
-      b.op1("Reshape", {b.op1("Transpose", {ctx}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}}),
-                        b.const_i64({0, 0, embed})});
-  c.set_out(0, linear(b, merged, c.tensor(kProjWeight), c.tensor(kProjBias)));
-  // The weights output: averaged over heads unless asked otherwise. Unused outputs are dropped
-  // when the graph is finished.
+  Val probs;
+  Val out = multi_head_attention(b, c.info(kQuery).dtype, c.tensor(kQuery), c.tensor(kKey),
+                                 c.tensor(kValue), w, mask, &probs);
+  if (valid.valid())
+    b.set_companion(out, kNestedValid, valid);
+  c.set_out(0, out);
+  // The weights output: averaged over heads unless asked otherwise (LibTorch leaves it undefined
+  // without need_weights; unused outputs are dropped when the graph is finished).
   bool average = c.bool_or(kAverageAttnWeights, true);
-  c.set_out(1, average ? b.op1("ReduceMean", {weights},
+  c.set_out(1, average ? b.op1("ReduceMean", {probs},
                                {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}})
-                       : weights);
+                       : probs);
 }
 
 void register_attention_ops(Registry &r) {
   r.add("aten::_native_multi_head_attention", 13, aten__native_multi_head_attention,
-        {"MatMul", "Softmax", "Split", "Reshape", "Transpose", "Where", "ReduceMean"});
+        {"MatMul", "Softmax", "Split", "Reshape", "Transpose", "Where", "ReduceMean", "Not"});
 }
 
 } // namespace torch2onnx

@@ -204,6 +204,7 @@ void register_signal_ops(Registry &r);
 void register_math_linalg_ops(Registry &r);
 void register_select_ops(Registry &r);
 void register_attention_ops(Registry &r);
+void register_transformer_ops(Registry &r); // transformer fast paths, nested tensors
 void register_aliases_ops(Registry &r);
 void register_number_ops(Registry &r);      // aten::add.num, ...: arithmetic on runtime numbers
 void register_torchvision_ops(Registry &r); // torchvision::nms, torchvision::roi_align

@@ -174,6 +174,7 @@ const Registry &Registry::global() {
         {"math_linalg", register_math_linalg_ops},
         {"select", register_select_ops},
         {"attention", register_attention_ops},
+        {"transformer", register_transformer_ops},
         {"aliases", register_aliases_ops},
         {"number", register_number_ops},
         {"torchvision", register_torchvision_ops},

@@ -508,6 +508,9 @@ void register_shape_ops(Registry &r) {
   r.add("aten::moveaxis", 13, aten_movedim, {"Transpose"});
   r.add("aten::contiguous", 13, aten_identity, {});
   r.add("aten::clone", 13, aten_identity, {});
+  // Device moves: the ONNX model has no device (aten::to(device) is aten::to's Cast, a no-op).
+  r.add("aten::cpu", 13, aten_identity, {});
+  r.add("aten::cuda", 13, aten_identity, {});
   r.add("aten::cat", 13, aten_cat, {"Concat"});
   r.add("aten::concat", 13, aten_cat, {"Concat"});
   r.add("aten::concatenate", 13, aten_cat, {"Concat"});

@@ -392,6 +392,15 @@ const TensorInfo &GraphBuilder::info(const Val &v) const {
   return it->second;
 }
 
+void GraphBuilder::set_companion(const Val &v, const std::string &role, const Val &companion) {
+  companions_[{v.name, role}] = companion;
+}
+
+Val GraphBuilder::companion(const Val &v, const std::string &role) const {
+  auto it = companions_.find({v.name, role});
+  return it == companions_.end() ? Val{} : it->second;
+}
+
 std::vector<std::string> GraphBuilder::model_op_types() const {
   std::vector<std::string> out;
   collect_op_types(model_->graph(), out);

@@ -112,6 +112,13 @@ public:
   DType dtype(const Val &v) const { return info(v).dtype; }
   int64_t rank(const Val &v) const { return info(v).rank(); }
 
+  // A value that travels with another under a role name, for converters that hold one PyTorch
+  // value as several ONNX ones: e.g. a nested tensor is its padded form plus a mask of the valid
+  // positions (aten_lib/transformer.cpp). companion() is an invalid Val when none was set.
+  // Example: b.set_companion(y, "nested_valid", valid); Val m = b.companion(y, "nested_valid");
+  void set_companion(const Val &v, const std::string &role, const Val &companion);
+  Val companion(const Val &v, const std::string &role) const;
+
   // Node naming: nodes added while a scope is set are named "<scope>/<OpType>_<n>".
   void set_scope(std::string scope) { scope_ = std::move(scope); }
   const std::string &scope() const { return scope_; }
@@ -149,7 +156,8 @@ private:
   std::string scope_;
   std::unordered_map<std::string, int> name_counts_;
   std::unordered_map<std::string, TensorInfo> infos_;
-  std::unordered_map<std::string, int> constants_; // value name -> initializer index
+  std::map<std::pair<std::string, std::string>, Val> companions_; // (value, role) -> companion
+  std::unordered_map<std::string, int> constants_;                // value name -> initializer index
   mutable std::unordered_map<std::string, TensorData> constant_cache_; // filled by constant_data
   std::unordered_map<std::string, std::string> constant_by_hash_;      // content key -> value name
   std::vector<std::pair<std::string, TensorInfo>> inputs_;

@@ -74,6 +74,13 @@ TensorInfo info_of(const at::Tensor &t) {
   TensorInfo info;
   info.dtype = to_dtype(t.scalar_type());
   info.shape.emplace();
+  if (t.is_nested()) {
+    // Nested tensors have no sizes: ONNX holds one as its padded form (aten_lib/transformer.cpp),
+    // [rows, unknown...]: its ragged dims follow the source tensor, not the rows.
+    info.shape->push_back(Dim::known(t.size(0)));
+    info.shape->resize(static_cast<size_t>(t.dim()), Dim{});
+    return info;
+  }
   for (auto s : t.sizes())
     info.shape->push_back(Dim::known(s));
   return info;

@@ -76,6 +76,21 @@ bool foldable_metadata(const std::string &op, const TensorInfo *info) {
   return info && (info->is_static() || (info->has_rank() && size_free.count(op)));
 }
 
+// An op on strings or devices and no tensors (len(msg), str(device), "..." .format(...)): those
+// are never ONNX values, so the op folds when the walk reaches it (e.g. the "why not the fast
+// path" message of a scripted nn.TransformerEncoder, built in branches that fold) or the walk
+// stops there with an error naming it.
+bool on_strings(const Node *n) {
+  bool any = false;
+  for (const Value *in : n->inputs()) {
+    auto k = in->type()->kind();
+    if (in->type()->isSubtypeOf(*c10::TensorType::get()) || k == c10::TypeKind::ListType)
+      return false;
+    any = any || k == c10::TypeKind::StringType || k == c10::TypeKind::DeviceObjType;
+  }
+  return any;
+}
+
 at::Tensor meta_tensor(const TensorInfo &info) {
   std::vector<int64_t> sizes;
   for (const Dim &d : *info.shape)
@@ -114,6 +129,16 @@ bool as_constant(const Walker::Bound &bd, const c10::TypePtr &type, c10::IValue 
       if (!it.constant.isDouble())
         return false;
       v.push_back(it.constant.toDouble());
+    }
+    out = c10::IValue(v);
+    return true;
+  }
+  if (elem == c10::TypeKind::BoolType) { // e.g. all([...]) in nn.TransformerEncoder's checks
+    c10::List<bool> v;
+    for (const auto &it : bd.items) {
+      if (!it.constant.isBool())
+        return false;
+      v.push_back(it.constant.toBool());
     }
     out = c10::IValue(v);
     return true;
@@ -220,7 +245,8 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &gra
       if (metadata_ops().count(op) && !n->inputs().empty())
         metadata_static = foldable_metadata(op, record_.find(n->inputs()[0]));
       if (n->kind() == c10::prim::Constant || metadata_static ||
-          (all_const && is_foldable(n) && (!h || h->scan == Scan::OnLists))) {
+          (all_const && is_foldable(n) && (!h || h->scan == Scan::OnLists)) ||
+          ((!h || h->scan == Scan::OnLists) && on_strings(n))) {
         for (const Value *o : n->outputs())
           consts.insert(o);
         continue;
@@ -434,6 +460,9 @@ bool Walker::try_fold(const Node *n) {
     from_lists = from_lists || (lookup(in).kind != Bound::Kind::Const && !iv.isTensorList());
     stack.push_back(std::move(iv));
   }
+  // Vararg ops (aten::format) read their input count from the stack, as the interpreter pushes it.
+  if (const auto *schema = n->maybeSchema(); schema && schema->is_vararg())
+    stack.emplace_back(static_cast<int64_t>(n->inputs().size()));
   // Size lists fold only into numbers (e.g. `h.size() != expected`); ops that make tensors from
   // them (zeros, ones) stay ONNX ops rather than becoming possibly large initializers.
   if (from_lists)

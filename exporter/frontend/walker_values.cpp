@@ -125,6 +125,9 @@ Walker::Bound Walker::from_arg(const Arg &a, const Value *v) {
   case Arg::Kind::None:
     bd.constant = c10::IValue();
     break;
+  case Arg::Kind::Device:
+    bd.constant = c10::IValue(c10::Device(a.s));
+    break;
   default:
     throw Error(fmt::format("converter produced an unsupported result ({}) for %{}", a.describe(),
                             v ? v->debugName() : "?"));
