@@ -287,8 +287,9 @@ void aten_erfc(ConvertCtx &c) {
 void aten_special_erfcx(ConvertCtx &c) {
   unary_with(c, [&](const Val &x, DType k) {
     GraphBuilder &b = c.b;
-    Val near = op_t(b, k, "Mul", {op_t(b, k, "Exp", {op_t(b, k, "Mul", {x, x})}),
-                                  op_t(b, k, "Sub", {scalar(b, k, 1), op_t(b, k, "Erf", {x})})});
+    Val near = op_t(b, k, "Mul",
+                    {op_t(b, k, "Exp", {op_t(b, k, "Mul", {x, x})}),
+                     op_t(b, k, "Sub", {scalar(b, k, 1), op_t(b, k, "Erf", {x})})});
     Val xf = op_t(b, k, "Max", {x, scalar(b, k, 2)});
     Val t = xf;
     for (int level = 20; level >= 1; --level)

@@ -149,8 +149,8 @@ struct Unpacked {
 // Packed data [N, *rest] back to a padded time-major tensor of `steps` (0-d int64, at least
 // len(batch_sizes)) steps, `pad` where a sequence has ended: each padded slot gathers its row of
 // data (its rank among the valid slots) or an extra row of padding.
-Unpacked unpack_sequence(GraphBuilder &b, const Val &data, const Val &batch_sizes,
-                         const Val &steps, double pad) {
+Unpacked unpack_sequence(GraphBuilder &b, const Val &data, const Val &batch_sizes, const Val &steps,
+                         double pad) {
   Unpacked u;
   u.lengths = lengths_from_batch_sizes(b, batch_sizes);
   u.mask = step_mask(b, steps, u.lengths);
@@ -160,8 +160,8 @@ Unpacked unpack_sequence(GraphBuilder &b, const Val &data, const Val &batch_size
   Val n = dim_scalar(b, data, 0);
   Val index = b.op1("Where", {valid, b.op1("Sub", {rank, b.const_i64_scalar(1)}), n});
   Val tail = dims_of(b, data, 1, INT64_MAX);
-  Val pad_row = b.op1("Expand", {scalar(b, b.dtype(data), pad),
-                                 concat0(b, {b.const_i64({1}), tail})});
+  Val pad_row =
+      b.op1("Expand", {scalar(b, b.dtype(data), pad), concat0(b, {b.const_i64({1}), tail})});
   Val rows = b.op1("Gather", {b.op1("Concat", {data, pad_row}, {{"axis", int64_t{0}}}), index},
                    {{"axis", int64_t{0}}});
   Val batch = b.op1("Shape", {u.lengths});
@@ -180,8 +180,8 @@ constexpr size_t kInput = 0, kHx = 1, kParams = 2, kHasBiases = 3, kNumLayers = 
 //           int num_layers, float dropout, bool train, bool bidirectional): what an RNN module
 // calls on a PackedSequence (no batch_first: packed data is always time-major).
 namespace rnn_data_arg {
-constexpr size_t kData = 0, kBatchSizes = 1, kHx = 2, kParams = 3, kHasBiases = 4,
-                 kNumLayers = 5, kDropout = 6, kTrain = 7, kBidirectional = 8;
+constexpr size_t kData = 0, kBatchSizes = 1, kHx = 2, kParams = 3, kHasBiases = 4, kNumLayers = 5,
+                 kDropout = 6, kTrain = 7, kBidirectional = 8;
 } // namespace rnn_data_arg
 
 // The arguments both overloads share, read from their own positions.
@@ -264,8 +264,8 @@ void padded_rnn(ConvertCtx &c, Cell k) {
   using namespace rnn_arg;
   T2O_CHECK(c.num_inputs() == kCount, "{}: expected {} arguments, got {}", c.op(), kCount,
             c.num_inputs());
-  RnnArgs a = read_rnn_args(c, k, kHx, kParams, kHasBiases, kNumLayers, kDropout, kTrain,
-                            kBidirectional);
+  RnnArgs a =
+      read_rnn_args(c, k, kHx, kParams, kHasBiases, kNumLayers, kDropout, kTrain, kBidirectional);
   bool batch_first = c.in(kBatchFirst).to_bool();
   Val x = c.tensor(kInput);
   if (batch_first)
@@ -282,8 +282,8 @@ void padded_rnn(ConvertCtx &c, Cell k) {
 // and pack the output again.
 void packed_rnn(ConvertCtx &c, Cell k) {
   using namespace rnn_data_arg;
-  RnnArgs a = read_rnn_args(c, k, kHx, kParams, kHasBiases, kNumLayers, kDropout, kTrain,
-                            kBidirectional);
+  RnnArgs a =
+      read_rnn_args(c, k, kHx, kParams, kHasBiases, kNumLayers, kDropout, kTrain, kBidirectional);
   Val data = c.tensor(kData), batch_sizes = c.tensor(kBatchSizes);
   Unpacked u = unpack_sequence(c.b, data, batch_sizes, dim_scalar(c.b, batch_sizes, 0), 0.0);
   Val seq_lens = c.b.op1("Cast", {u.lengths}, {{"to", static_cast<int64_t>(DType::Int32)}});
@@ -394,8 +394,7 @@ void aten__pack_padded_sequence(ConvertCtx &c) {
 //                      int total_length) -> (padded, lengths). pad_packed_sequence passes
 // total_length = len(batch_sizes) unless the caller asked for more.
 namespace pad_arg {
-constexpr size_t kData = 0, kBatchSizes = 1, kBatchFirst = 2, kPaddingValue = 3,
-                 kTotalLength = 4;
+constexpr size_t kData = 0, kBatchSizes = 1, kBatchFirst = 2, kPaddingValue = 3, kTotalLength = 4;
 } // namespace pad_arg
 
 void aten__pad_packed_sequence(ConvertCtx &c) {
@@ -404,8 +403,7 @@ void aten__pad_packed_sequence(ConvertCtx &c) {
   const Arg &total = c.in(kTotalLength);
   Val steps = total.is_tensor() ? reshape(c.b, cast_to(c.b, total.t(), DType::Int64), {})
                                 : c.b.const_i64_scalar(total.to_int());
-  Unpacked u =
-      unpack_sequence(c.b, data, batch_sizes, steps, c.double_or(kPaddingValue, 0.0));
+  Unpacked u = unpack_sequence(c.b, data, batch_sizes, steps, c.double_or(kPaddingValue, 0.0));
   Val y = u.padded;
   if (c.in(kBatchFirst).to_bool()) {
     std::vector<int64_t> perm = int_range(0, rank_of(c, kData) + 1);

@@ -75,8 +75,8 @@ void run_case(const RnnCase &k) {
     x = "%data, %bs";
     tail = "%bidir)\n";
   }
-  std::string outs = k.op == "lstm" ? "%y : Tensor, %hn : Tensor, %cn : Tensor"
-                                    : "%y : Tensor, %hn : Tensor";
+  std::string outs =
+      k.op == "lstm" ? "%y : Tensor, %hn : Tensor, %cn : Tensor" : "%y : Tensor, %hn : Tensor";
   ir += "  " + outs + " = aten::" + k.op + "(" + x + ", " + hx +
         ", %params, %bias, %layers, %drop, %train, " + tail;
   std::string ret = "%y";
