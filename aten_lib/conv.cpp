@@ -165,12 +165,29 @@ void aten__convolution(ConvertCtx &c) {
   aten_convolution(c);
 }
 
+// conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0): a 1-D convolution over time-major
+// input [T, B, C_in] with weight [K, C_in, C_out] (fairseq's layout), padding `pad` on both ends.
+// As Conv over [B, C_in, T] with the weight as [C_out, C_in, K].
+void aten_conv_tbc(ConvertCtx &c) {
+  constexpr size_t kSelf = 0, kWeight = 1, kBias = 2, kPad = 3;
+  int64_t pad = c.int_or(kPad, 0);
+  DType t = out_dtype(c);
+  Val x = transpose(c.b, cast_to(c.b, c.tensor(kSelf), t), {1, 2, 0});
+  Val w = transpose(c.b, cast_to(c.b, c.tensor(kWeight), t), {2, 1, 0});
+  std::vector<Val> ins = {x, w};
+  if (c.has(kBias))
+    ins.push_back(cast_to(c.b, c.tensor(kBias), t));
+  Val y = c.b.op1("Conv", ins, {{"pads", std::vector<int64_t>{pad, pad}}});
+  c.set_out(0, transpose(c.b, y, {2, 0, 1}));
+}
+
 void register_conv_ops(Registry &r) {
   r.add("aten::_convolution", 13, aten__convolution, {"Conv", "ConvTranspose"});
   r.add("aten::convolution", 13, aten_convolution, {"Conv", "ConvTranspose"});
   r.add("aten::conv1d", 13, aten_conv1d, {"Conv"});
   r.add("aten::conv2d", 13, aten_conv2d, {"Conv"});
   r.add("aten::conv3d", 13, aten_conv3d, {"Conv"});
+  r.add("aten::conv_tbc", 13, aten_conv_tbc, {"Transpose", "Conv"});
   r.add("aten::conv_transpose1d", 13, aten_conv_transpose1d, {"ConvTranspose"});
   r.add("aten::conv_transpose2d", 13, aten_conv_transpose2d, {"ConvTranspose"});
   r.add("aten::conv_transpose3d", 13, aten_conv_transpose3d, {"ConvTranspose"});

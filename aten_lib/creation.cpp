@@ -340,6 +340,26 @@ void aten_bernoulli(ConvertCtx &c) {
   c.set_out(0, cast_to(b, y, dt));
 }
 
+// _standard_gamma(Tensor self, Generator?) and _sample_dirichlet(Tensor self, Generator?) are
+// refused on purpose: ONNX has uniform, normal, Bernoulli and multinomial draws but no Gamma
+// sampler, and the rejection loop PyTorch runs per element (Marsaglia-Tsang) has no faithful
+// fixed-size graph; a Dirichlet draw is normalized Gamma draws. Registered so the user gets this
+// reason rather than "no converter".
+void refuse_gamma_sampling(ConvertCtx &c) {
+  throw Error(fmt::format("{} draws Gamma-distributed random numbers, which ONNX cannot: it has "
+                          "no Gamma sampler (only uniform, normal, Bernoulli and multinomial)",
+                          c.op()),
+              "sample outside the exported model (e.g. pass the samples in as an input), or "
+              "export the deterministic part only (torch.distributions' mean instead of "
+              "sample())");
+}
+void aten__standard_gamma(ConvertCtx &c) {
+  refuse_gamma_sampling(c);
+}
+void aten__sample_dirichlet(ConvertCtx &c) {
+  refuse_gamma_sampling(c);
+}
+
 // multinomial(self, num_samples, replacement): with replacement, ONNX Multinomial on log(p);
 // without, the Gumbel top-k trick, an exact draw without replacement.
 void aten_multinomial(ConvertCtx &c) {
@@ -510,6 +530,9 @@ void register_creation_ops(Registry &r) {
   r.add("aten::normal_functional", 13, aten_normal, {"RandomNormalLike"});
   r.add_with_inplace("aten::bernoulli", 13, aten_bernoulli, {"RandomUniformLike", "Less"});
   r.add("aten::multinomial", 13, aten_multinomial, {"Multinomial", "TopK"});
+  // Refusals with a reason (see refuse_gamma_sampling).
+  r.add("aten::_standard_gamma", 13, aten__standard_gamma, {});
+  r.add("aten::_sample_dirichlet", 13, aten__sample_dirichlet, {});
   r.add("aten::hann_window", 13, aten_hann_window, {"Range", "Cos"});
   r.add("aten::hamming_window", 13, aten_hamming_window, {"Range", "Cos"});
   r.add("aten::blackman_window", 13, aten_blackman_window, {"Range", "Cos"});

@@ -32,6 +32,11 @@ void register_frontend_ops(Registry &r) {
   r.add_frontend("aten::list", {});
   r.add_frontend("aten::__is__", {});
   r.add_frontend("aten::__isnot__", {});
+  // In-place list edits: bookkeeping on lists of known length, sequence ops on runtime lists.
+  r.add_frontend("aten::insert", {"SequenceInsert"});
+  r.add_frontend("aten::_set_item", {"SequenceErase", "SequenceInsert"});
+  r.add_frontend("aten::pop", {"SequenceAt", "SequenceErase"});
+  r.add_frontend("aten::Delete", {"SequenceErase"});
   // Control flow: a constant condition picks a branch; otherwise ONNX If / Loop (or unrolled).
   r.add_frontend("prim::If", {"If"});
   r.add_frontend("prim::Loop", {"Loop", "SequenceEmpty", "SequenceConstruct"});

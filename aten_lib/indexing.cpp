@@ -486,6 +486,39 @@ void aten_embedding(ConvertCtx &c) {
   c.set_out(0, c.b.op1("Gather", {c.tensor(0), c.tensor(1)}, {{"axis", int64_t{0}}}));
 }
 
+// embedding_renorm(Tensor self, Tensor indices, float max_norm, float norm_type): what
+// F.embedding(max_norm=...) does to its weight first (in place, as embedding_renorm_): each row an
+// index refers to whose norm exceeds max_norm is scaled by max_norm / (norm + 1e-7); other rows
+// stay. The ONNX graph computes the renormed weight on every run from the stored weight, which
+// matches PyTorch's in-place update because renorming twice changes nothing more.
+void aten_embedding_renorm(ConvertCtx &c) {
+  constexpr size_t kSelf = 0, kIndices = 1, kMaxNorm = 2, kNormType = 3;
+  GraphBuilder &b = c.b;
+  Val w = c.tensor(kSelf);
+  DType t = b.dtype(w);
+  double max_norm = c.in(kMaxNorm).to_double(), p = c.in(kNormType).to_double();
+  Val axis = b.const_i64({1});
+  Val mag = b.op1("Abs", {w});
+  Val norm;
+  if (p == 2.0) {
+    norm = b.op1("Sqrt", {b.op1("ReduceSum", {b.op1("Mul", {w, w}), axis})});
+  } else if (p == 1.0) {
+    norm = b.op1("ReduceSum", {mag, axis});
+  } else {
+    Val sum = b.op1("ReduceSum", {b.op1("Pow", {mag, scalar(b, t, p)}), axis});
+    norm = b.op1("Pow", {sum, scalar(b, t, 1.0 / p)});
+  }
+  // used[i] = 1 for the rows some index names (a scatter of ones; repeats write the same 1).
+  Val idx = reshape(b, cast_to(b, c.tensor(kIndices), DType::Int64), {-1, 1});
+  Val zeros = b.op1("Mul", {norm, scalar(b, t, 0)});
+  Val ones = b.op1("Expand", {scalar(b, t, 1), b.op1("Shape", {idx})});
+  Val used = b.op1("ScatterND", {zeros, idx, ones});
+  Val over = b.op1("And", {b.op1("Greater", {used, scalar(b, t, 0)}),
+                           b.op1("Greater", {norm, scalar(b, t, max_norm)})});
+  Val scale = b.op1("Div", {scalar(b, t, max_norm), b.op1("Add", {norm, scalar(b, t, 1e-7)})});
+  c.set_out(0, b.op1("Mul", {w, b.op1("Where", {over, scale, scalar(b, t, 1)})}));
+}
+
 // embedding_bag / _embedding_bag(_forward_only)(weight, indices, offsets, scale_grad_by_freq,
 // mode, sparse, per_sample_weights, include_last_offset[, padding_idx]). Only the first output
 // (the bags) is exact; offset2bag and bag_size are computed, max_indices is zero.
@@ -724,6 +757,8 @@ void register_indexing_ops(Registry &r) {
   r.add("aten::topk", 13, aten_topk, {"TopK"});
   r.add("aten::one_hot", 13, aten_one_hot, {"Equal", "Range", "Cast"});
   r.add("aten::embedding", 13, aten_embedding, {"Gather"});
+  r.add_with_inplace("aten::embedding_renorm", 13, aten_embedding_renorm,
+                     {"ReduceSum", "ScatterND", "Where", "Mul"});
   for (const char *op :
        {"aten::embedding_bag", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"})
     r.add(op, 13, aten_embedding_bag, {"Gather", "MatMul", "ReduceMax", "Where"});

@@ -179,6 +179,74 @@ void aten_det(ConvertCtx &c) {
   set_result(c, op_t(c.b, k, "Det", {cast_to(c.b, c.tensor(0), k)}));
 }
 
+// _linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots): the determinant with the
+// LU factorization of A^T it comes from (LAPACK getrf: partial pivoting, L unit-lower and U packed
+// in one matrix, 1-based int32 pivots). For a static n the elimination is unrolled: step k swaps in
+// the row of the largest |A[i, k]| (i >= k), stores the multipliers below the diagonal and updates
+// the trailing block; det = prod(diag(U)) * (-1)^(row swaps). The builder drops the LU nodes when
+// only the determinant is used.
+void aten__linalg_det(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  DType k = compute_type(out_dtype(c));
+  Val a = cast_to(b, c.tensor(0), k);
+  int64_t rank = rank_of(c, 0);
+  T2O_CHECK(rank >= 2, "{}: expected a matrix or a batch of matrices, got {}", c.op(),
+            c.info(0).str());
+  int64_t n = static_dim(c, 0, rank - 1);
+  // LibTorch factors A^T (det(A^T) = det(A), and its column-major LAPACK call needs no copy), so
+  // its LU and pivots are those of the transpose.
+  std::vector<int64_t> perm_t = int_range(0, rank);
+  std::swap(perm_t[rank - 1], perm_t[rank - 2]);
+  a = transpose(b, a, perm_t);
+  std::vector<int64_t> ids = int_range(0, n);
+  Val rows = b.constant(TensorData::i64(ids, {n, 1})),
+      cols = b.constant(TensorData::i64(ids, {1, n}));
+  Val iota_n = b.const_i64(ids);
+  Val zero = scalar(b, k, 0);
+  std::vector<Val> pivots;
+  Val swaps = b.const_i64_scalar(0);
+  for (int64_t s = 0; s < n; ++s) {
+    Val ks = b.const_i64_scalar(s);
+    auto col = [&](const Val &m) { // [..., n, 1]
+      return b.op1("Slice", {m, b.const_i64({s}), b.const_i64({s + 1}), b.const_i64({-1})});
+    };
+    // Pivot: the first row >= s with the largest magnitude in column s.
+    Val mag = squeeze(b, b.op1("Abs", {col(a)}), {-1});
+    mag = b.op1("Where", {b.op1("GreaterOrEqual", {iota_n, ks}), mag, scalar(b, k, -1)});
+    Val p = b.op1("ArgMax", {mag}, {{"axis", int64_t{-1}}, {"keepdims", int64_t{1}}}); // [..., 1]
+    pivots.push_back(p);
+    swaps = b.op1("Add", {swaps, b.op1("Cast", {b.op1("Not", {b.op1("Equal", {p, ks})})},
+                                       {{"to", static_cast<int64_t>(DType::Int64)}})});
+    Val perm = b.op1("Where", {b.op1("Equal", {iota_n, ks}), p,
+                               b.op1("Where", {b.op1("Equal", {iota_n, p}), ks, iota_n})});
+    Val index = b.op1("Expand", {unsqueeze(b, perm, {-1}), b.op1("Shape", {a})});
+    a = b.op1("GatherElements", {a, index}, {{"axis", rank - 2}});
+    Val row = b.op1("Slice", {a, b.const_i64({s}), b.const_i64({s + 1}), b.const_i64({-2})});
+    Val pivot = col(row); // [..., 1, 1]
+    Val below = b.op1("Greater", {rows, ks});
+    // A zero pivot means the column is zero from s down: no scaling, as getrf.
+    Val safe = b.op1("Where", {b.op1("Equal", {pivot, zero}), scalar(b, k, 1), pivot});
+    Val f = b.op1("Where", {below, b.op1("Div", {col(a), safe}), zero});
+    Val right = b.op1("Where", {b.op1("Greater", {cols, ks}), row, zero});
+    a = b.op1("Sub", {a, b.op1("Mul", {f, right})});
+    a = b.op1("Where", {b.op1("And", {below, b.op1("Equal", {cols, ks})}), f, a});
+  }
+  Val eye = b.op1("Equal", {rows, cols});
+  Val diag = b.op1("ReduceSum", {b.op1("Where", {eye, a, zero}), b.const_i64({-1})},
+                   {{"keepdims", int64_t{0}}});
+  Val prod =
+      b.op1("ReduceProd", {diag}, {{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{0}}});
+  Val odd = b.op1("Mod", {swaps, b.const_i64_scalar(2)});
+  Val sign = b.op1(
+      "Sub",
+      {scalar(b, k, 1),
+       b.op1("Mul", {scalar(b, k, 2), b.op1("Cast", {odd}, {{"to", static_cast<int64_t>(k)}})})});
+  set_result(c, b.op1("Mul", {prod, squeeze(b, sign, {-1})}), 0);
+  set_result(c, a, 1);
+  Val piv = b.op1("Add", {b.op1("Concat", pivots, {{"axis", int64_t{-1}}}), b.const_i64_scalar(1)});
+  c.set_out(2, cast_to(b, piv, DType::Int32));
+}
+
 // log(det): -inf for singular, nan for a negative determinant, as torch.logdet.
 void aten_logdet(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
@@ -341,6 +409,8 @@ void register_math_linalg_ops(Registry &r) {
   r.add("aten::cosine_similarity", 13, aten_cosine_similarity, {"ReduceSum", "Sqrt", "Div"});
   r.add("aten::det", 13, aten_det, {"Det"});
   r.add("aten::linalg_det", 13, aten_det, {"Det"});
+  r.add("aten::_linalg_det", 13, aten__linalg_det,
+        {"ArgMax", "GatherElements", "Div", "Sub", "Where", "ReduceProd"});
   r.add("aten::logdet", 13, aten_logdet, {"Det", "Log"});
   r.add("aten::linalg_norm", 13, aten_linalg_norm, {"ReduceSum", "ReduceMax", "Sqrt"});
   r.add("aten::linalg_matrix_norm", 13, aten_linalg_matrix_norm,

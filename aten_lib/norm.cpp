@@ -159,6 +159,22 @@ void aten_group_norm(ConvertCtx &c) {
   c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
 }
 
+// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW,
+//                   int group, float eps) -> (Tensor out, Tensor mean, Tensor rstd)
+// group_norm's decomposition; mean and rstd are per (sample, group): [N, group].
+void aten_native_group_norm(ConvertCtx &c) {
+  constexpr size_t kInput = 0, kWeight = 1, kBias = 2, kGroup = 6, kEps = 7;
+  Val x = c.tensor(kInput);
+  DType t = c.b.dtype(x);
+  int64_t rank = rank_of(c, kInput);
+  int64_t groups = c.in(kGroup).to_int();
+  Moments m = moments(c.b, reshape(c.b, x, {0, groups, -1}), {2}, c.in(kEps).to_double(), t);
+  Val y = c.b.op1("Reshape", {c.b.op1("Mul", {m.centered, m.rstd}), c.b.op1("Shape", {x})});
+  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
+  c.set_out(1, reshape(c.b, m.mean, {0, groups}));
+  c.set_out(2, reshape(c.b, m.rstd, {0, groups}));
+}
+
 // layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
 //            float eps=1e-05, bool cudnn_enable=True)
 // native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
@@ -254,6 +270,8 @@ void register_norm_ops(Registry &r) {
   r.add("aten::instance_norm", 13, aten_instance_norm,
         {"InstanceNormalization", "BatchNormalization", "ReduceMean", "Mul", "Add"});
   r.add("aten::group_norm", 13, aten_group_norm, {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
+  r.add("aten::native_group_norm", 13, aten_native_group_norm,
+        {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
   r.add("aten::layer_norm", 13, aten_layer_norm, {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
   r.add("aten::layer_norm", 17, aten_layer_norm_17, {"LayerNormalization"});
   r.add("aten::native_layer_norm", 13, aten_native_layer_norm,

@@ -177,6 +177,27 @@ void num_not(ConvertCtx &c) {
   set_num(c, op_t(c.b, DType::Bool, "Not", {num(c, 0, DType::Bool)}), DType::Bool);
 }
 
+// __range_length(int lo, int hi, int step): len(range(lo, hi, step)), what a scripted
+// `for i in range(lo, hi, step)` loops over: max(0, ceil((hi - lo) / step)) for either sign of
+// step, computed as floor((hi - lo + step - sign(step)) / step) clamped at 0.
+void num_range_length(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  Val lo = num(c, 0, DType::Int64), hi = num(c, 1, DType::Int64), step = num(c, 2, DType::Int64);
+  Val span = b.op1("Sub", {b.op1("Add", {b.op1("Sub", {hi, lo}), step}), b.op1("Sign", {step})});
+  Val q = b.op1("Floor",
+                {b.op1("Div", {cast_to(b, span, DType::Double), cast_to(b, step, DType::Double)})});
+  Val n = b.op1("Max", {cast_to(b, q, DType::Int64), b.const_i64_scalar(0)});
+  set_num(c, n, DType::Int64);
+}
+
+// __derive_index(int index, int start, int step): the loop variable of range(start, _, step) at
+// iteration `index`: start + index * step.
+void num_derive_index(ConvertCtx &c) {
+  Val i = num(c, 0, DType::Int64), start = num(c, 1, DType::Int64);
+  Val step = num(c, 2, DType::Int64);
+  set_num(c, c.b.op1("Add", {start, c.b.op1("Mul", {i, step})}), DType::Int64);
+}
+
 // bool(x), int(x), float(x) of a number: Cast (float -> int truncates toward zero, like Python).
 void num_to_bool(ConvertCtx &c) {
   set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Bool);
@@ -210,6 +231,13 @@ void register_number_ops(Registry &r) {
   r.add("aten::__or__.num", 13, num_or, {"Or"});
   r.add("aten::__xor__.num", 13, num_xor, {"Xor"});
   r.add("aten::__not__.num", 13, num_not, {"Not"});
+  // Ops that only ever take numbers: the walker looks them up as "<op>.num"; the plain name is
+  // registered too so `torch2onnx ops` and docs/operators.md list them under their own names.
+  r.add("aten::__not__", 13, num_not, {"Not"});
+  r.add("aten::__range_length", 13, num_range_length, {"Sub", "Div", "Floor", "Max"});
+  r.add("aten::__range_length.num", 13, num_range_length, {"Sub", "Div", "Floor", "Max"});
+  r.add("aten::__derive_index", 13, num_derive_index, {"Mul", "Add"});
+  r.add("aten::__derive_index.num", 13, num_derive_index, {"Mul", "Add"});
   r.add("aten::Bool.num", 13, num_to_bool, {"Cast"});
   r.add("aten::Int.num", 13, num_to_int, {"Cast"});
   r.add("aten::Float.num", 13, num_to_float, {"Cast"});

@@ -1,5 +1,7 @@
 // Recurrent layers: aten::lstm / gru / rnn_tanh / rnn_relu (what nn.LSTM, nn.GRU and nn.RNN
-// trace to) and their single-step cells, each as one ONNX LSTM/GRU/RNN node per layer.
+// trace to, on padded or packed sequences) and their single-step cells, each as one ONNX
+// LSTM/GRU/RNN node per layer; and the packed-sequence ops pack_padded_sequence and
+// pad_packed_sequence call.
 //
 // PyTorch stacks the gate blocks of its weights as LSTM (i, f, g, o) and GRU (r, z, n); ONNX
 // wants LSTM (i, o, f, c) and GRU (z, r, h), so the blocks are reordered. PyTorch's GRU applies
@@ -7,6 +9,7 @@
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
+#include <cstdint>
 #include <string>
 
 namespace torch2onnx {
@@ -62,7 +65,7 @@ struct LayerOut {
 
 // One ONNX recurrent node over x [T, B, I] for 1 or 2 directions.
 LayerOut run_layer(GraphBuilder &b, Cell k, const Val &x, const std::vector<DirWeights> &dirs,
-                   int64_t hidden, const Val &h0, const Val &c0) {
+                   int64_t hidden, const Val &h0, const Val &c0, const Val &seq_lens = Val{}) {
   std::vector<Val> ws, rs, bs;
   bool has_bias = dirs[0].b_ih.valid();
   for (const auto &d : dirs) {
@@ -75,7 +78,7 @@ LayerOut run_layer(GraphBuilder &b, Cell k, const Val &x, const std::vector<DirW
   int64_t nd = static_cast<int64_t>(dirs.size());
   std::vector<Val> inputs = {f32(b, x),      concat0(b, ws),
                              concat0(b, rs), has_bias ? concat0(b, bs) : Val{},
-                             Val{},          h0.valid() ? f32(b, h0) : Val{}};
+                             seq_lens,       h0.valid() ? f32(b, h0) : Val{}};
   if (k == Cell::Lstm)
     inputs.push_back(c0.valid() ? f32(b, c0) : Val{});
   while (!inputs.empty() && !inputs.back().valid())
@@ -110,74 +113,189 @@ int64_t hidden_size(const ConvertCtx &c, const Val &w_hh) {
   return (*info.shape)[1].value;
 }
 
+// ---- packed sequences -----------------------------------------------------------------------
+// A PackedSequence is `data` [N, *] (the valid steps, time-major: step 0 of every sequence, then
+// step 1 of those longer than 1, ...) and `batch_sizes` [T] (how many sequences are longer than
+// t), sequences sorted by decreasing length. The converters keep exactly that representation, so
+// any op applied to packed data sees PyTorch's values and shapes; the recurrent ops unpack to a
+// padded [T, B, *] tensor and give ONNX the lengths as sequence_lens.
+
+// valid[t, b] = t < lengths[b]: bool [steps, B] for a 0-d `steps` and lengths [B].
+Val step_mask(GraphBuilder &b, const Val &steps, const Val &lengths) {
+  return b.op1("Less", {unsqueeze(b, iota(b, steps), {1}), unsqueeze(b, lengths, {0})});
+}
+
+// The valid rows of a time-major x [T, B, *rest] in packed order: [N, *rest].
+Val pack_steps(GraphBuilder &b, const Val &x, const Val &mask) {
+  Val rows = b.op1("Reshape", {x, concat0(b, {b.const_i64({-1}), dims_of(b, x, 2, INT64_MAX)})});
+  return b.op1("Compress", {rows, reshape(b, mask, {-1})}, {{"axis", int64_t{0}}});
+}
+
+// Each sequence's length from batch_sizes: lengths[b] = #{t : batch_sizes[t] > b}, int64 [B].
+Val lengths_from_batch_sizes(GraphBuilder &b, const Val &batch_sizes) {
+  Val bs = cast_to(b, batch_sizes, DType::Int64);
+  Val batch = b.op1("Gather", {bs, b.const_i64_scalar(0)}, {{"axis", int64_t{0}}});
+  Val longer = b.op1("Greater", {unsqueeze(b, bs, {1}), unsqueeze(b, iota(b, batch), {0})});
+  Val counts = b.op1("Cast", {longer}, {{"to", static_cast<int64_t>(DType::Int64)}});
+  return b.op1("ReduceSum", {counts, b.const_i64({0})}, {{"keepdims", int64_t{0}}});
+}
+
+struct Unpacked {
+  Val padded;  // [steps, B, *rest]
+  Val lengths; // int64 [B]
+  Val mask;    // bool [steps, B]
+};
+
+// Packed data [N, *rest] back to a padded time-major tensor of `steps` (0-d int64, at least
+// len(batch_sizes)) steps, `pad` where a sequence has ended: each padded slot gathers its row of
+// data (its rank among the valid slots) or an extra row of padding.
+Unpacked unpack_sequence(GraphBuilder &b, const Val &data, const Val &batch_sizes, const Val &steps,
+                         double pad) {
+  Unpacked u;
+  u.lengths = lengths_from_batch_sizes(b, batch_sizes);
+  u.mask = step_mask(b, steps, u.lengths);
+  Val valid = reshape(b, u.mask, {-1});
+  Val rank = b.op1("CumSum", {b.op1("Cast", {valid}, {{"to", static_cast<int64_t>(DType::Int64)}}),
+                              b.const_i64_scalar(0)});
+  Val n = dim_scalar(b, data, 0);
+  Val index = b.op1("Where", {valid, b.op1("Sub", {rank, b.const_i64_scalar(1)}), n});
+  Val tail = dims_of(b, data, 1, INT64_MAX);
+  Val pad_row =
+      b.op1("Expand", {scalar(b, b.dtype(data), pad), concat0(b, {b.const_i64({1}), tail})});
+  Val rows = b.op1("Gather", {b.op1("Concat", {data, pad_row}, {{"axis", int64_t{0}}}), index},
+                   {{"axis", int64_t{0}}});
+  Val batch = b.op1("Shape", {u.lengths});
+  u.padded = b.op1("Reshape", {rows, concat0(b, {unsqueeze(b, steps, {0}), batch, tail})});
+  return u;
+}
+
 // lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers,
 //            float dropout, bool train, bool bidirectional, bool batch_first)
-// gru.input / rnn_tanh.input / rnn_relu.input: the same with `Tensor hx`. The packed-sequence
-// overloads (data, batch_sizes, ...) are not supported.
+// gru.input / rnn_tanh.input / rnn_relu.input: the same with `Tensor hx`.
 namespace rnn_arg {
 constexpr size_t kInput = 0, kHx = 1, kParams = 2, kHasBiases = 3, kNumLayers = 4, kDropout = 5,
                  kTrain = 6, kBidirectional = 7, kBatchFirst = 8, kCount = 9;
 } // namespace rnn_arg
+// lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases,
+//           int num_layers, float dropout, bool train, bool bidirectional): what an RNN module
+// calls on a PackedSequence (no batch_first: packed data is always time-major).
+namespace rnn_data_arg {
+constexpr size_t kData = 0, kBatchSizes = 1, kHx = 2, kParams = 3, kHasBiases = 4, kNumLayers = 5,
+                 kDropout = 6, kTrain = 7, kBidirectional = 8;
+} // namespace rnn_data_arg
 
-void full_rnn(ConvertCtx &c, Cell k) {
-  using namespace rnn_arg;
-  T2O_CHECK(c.overload() != "data" && c.num_inputs() == kCount,
-            "{} on packed sequences is not supported (pad the sequences instead)", c.op());
-  const auto &params = c.in(kParams).list();
-  bool has_biases = c.in(kHasBiases).to_bool();
-  int64_t layers = c.in(kNumLayers).to_int();
-  double dropout = c.in(kDropout).to_double();
-  bool train = c.in(kTrain).to_bool();
-  bool bidir = c.in(kBidirectional).to_bool();
-  bool batch_first = c.in(kBatchFirst).to_bool();
-  T2O_CHECK(!train || dropout == 0.0 || layers == 1,
-            "{} with dropout={} in training mode is random; export the model in eval mode", c.op(),
-            dropout);
-  int64_t nd = bidir ? 2 : 1;
-  size_t per_dir = has_biases ? 4 : 2;
-  T2O_CHECK(params.size() == static_cast<size_t>(layers * nd) * per_dir,
-            "{}: expected {} weight tensors for {} layer(s), got {} (proj_size is not supported)",
-            c.op(), layers * nd * static_cast<int64_t>(per_dir), layers, params.size());
+// The arguments both overloads share, read from their own positions.
+struct RnnArgs {
+  const std::vector<Arg> *params = nullptr;
+  bool has_biases = true, bidir = false;
+  int64_t layers = 1;
   Val h0, c0;
+};
+
+RnnArgs read_rnn_args(const ConvertCtx &c, Cell k, size_t hx, size_t params, size_t has_biases,
+                      size_t num_layers, size_t dropout, size_t train, size_t bidirectional) {
+  RnnArgs a;
+  a.params = &c.in(params).list();
+  a.has_biases = c.in(has_biases).to_bool();
+  a.layers = c.in(num_layers).to_int();
+  a.bidir = c.in(bidirectional).to_bool();
+  double p = c.in(dropout).to_double();
+  T2O_CHECK(!c.in(train).to_bool() || p == 0.0 || a.layers == 1,
+            "{} with dropout={} in training mode is random; export the model in eval mode", c.op(),
+            p);
   if (k == Cell::Lstm) {
-    const auto &hx = c.in(kHx).list();
-    T2O_CHECK(hx.size() == 2, "lstm expects (h0, c0), got {} tensors", hx.size());
-    h0 = hx[0].t();
-    c0 = hx[1].t();
+    const auto &h = c.in(hx).list();
+    T2O_CHECK(h.size() == 2, "lstm expects (h0, c0), got {} tensors", h.size());
+    a.h0 = h[0].t();
+    a.c0 = h[1].t();
   } else {
-    h0 = c.tensor(kHx);
+    a.h0 = c.tensor(hx);
   }
-  Val x = c.tensor(kInput);
-  if (batch_first)
-    x = c.b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
+  return a;
+}
+
+struct StackOut {
+  Val y;      // [T, B, D*H], time-major
+  Val hn, cn; // [layers*D, B, H]
+};
+
+// Every layer over the time-major x [T, B, I]; seq_lens (int32 [B], optional) stops each
+// sequence at its length, as PyTorch does for a PackedSequence.
+StackOut run_stack(ConvertCtx &c, Cell k, const RnnArgs &a, Val x, const Val &seq_lens) {
+  int64_t nd = a.bidir ? 2 : 1;
+  size_t per_dir = a.has_biases ? 4 : 2;
+  const auto &params = *a.params;
+  T2O_CHECK(params.size() == static_cast<size_t>(a.layers * nd) * per_dir,
+            "{}: expected {} weight tensors for {} layer(s), got {} (proj_size is not supported)",
+            c.op(), a.layers * nd * static_cast<int64_t>(per_dir), a.layers, params.size());
   std::vector<Val> hs, cs;
-  for (int64_t l = 0; l < layers; ++l) {
+  for (int64_t l = 0; l < a.layers; ++l) {
     std::vector<DirWeights> dirs;
     for (int64_t d = 0; d < nd; ++d) {
       size_t base = static_cast<size_t>(l * nd + d) * per_dir;
       DirWeights w{params[base].t(), params[base + 1].t(), {}, {}};
-      if (has_biases) {
+      if (a.has_biases) {
         w.b_ih = params[base + 2].t();
         w.b_hh = params[base + 3].t();
       }
       dirs.push_back(w);
     }
     int64_t hidden = hidden_size(c, dirs[0].w_hh);
-    Val lh = slice0(c.b, h0, l * nd, (l + 1) * nd);
-    Val lc = k == Cell::Lstm ? slice0(c.b, c0, l * nd, (l + 1) * nd) : Val{};
-    LayerOut o = run_layer(c.b, k, x, dirs, hidden, lh, lc);
+    Val lh = slice0(c.b, a.h0, l * nd, (l + 1) * nd);
+    Val lc = k == Cell::Lstm ? slice0(c.b, a.c0, l * nd, (l + 1) * nd) : Val{};
+    LayerOut o = run_layer(c.b, k, x, dirs, hidden, lh, lc, seq_lens);
     x = o.y;
     hs.push_back(o.y_h);
     if (k == Cell::Lstm)
       cs.push_back(o.y_c);
   }
+  return {x, concat0(c.b, hs), k == Cell::Lstm ? concat0(c.b, cs) : Val{}};
+}
+
+void set_rnn_outputs(ConvertCtx &c, Cell k, const Val &y, const StackOut &s) {
+  DType t = out_dtype(c, 0);
+  c.set_out(0, cast_to(c.b, y, t));
+  c.set_out(1, cast_to(c.b, s.hn, t));
+  if (k == Cell::Lstm)
+    c.set_out(2, cast_to(c.b, s.cn, t));
+}
+
+void padded_rnn(ConvertCtx &c, Cell k) {
+  using namespace rnn_arg;
+  T2O_CHECK(c.num_inputs() == kCount, "{}: expected {} arguments, got {}", c.op(), kCount,
+            c.num_inputs());
+  RnnArgs a =
+      read_rnn_args(c, k, kHx, kParams, kHasBiases, kNumLayers, kDropout, kTrain, kBidirectional);
+  bool batch_first = c.in(kBatchFirst).to_bool();
+  Val x = c.tensor(kInput);
   if (batch_first)
     x = c.b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
-  DType t = out_dtype(c, 0);
-  c.set_out(0, cast_to(c.b, x, t));
-  c.set_out(1, cast_to(c.b, concat0(c.b, hs), t));
-  if (k == Cell::Lstm)
-    c.set_out(2, cast_to(c.b, concat0(c.b, cs), t));
+  StackOut s = run_stack(c, k, a, x, Val{});
+  Val y = s.y;
+  if (batch_first)
+    y = c.b.op1("Transpose", {y}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
+  set_rnn_outputs(c, k, y, s);
+}
+
+// On a PackedSequence: unpack to [T, B, I], run with the lengths as sequence_lens (ONNX then
+// stops each direction at each sequence's last valid step, so the final states are PyTorch's),
+// and pack the output again.
+void packed_rnn(ConvertCtx &c, Cell k) {
+  using namespace rnn_data_arg;
+  RnnArgs a =
+      read_rnn_args(c, k, kHx, kParams, kHasBiases, kNumLayers, kDropout, kTrain, kBidirectional);
+  Val data = c.tensor(kData), batch_sizes = c.tensor(kBatchSizes);
+  Unpacked u = unpack_sequence(c.b, data, batch_sizes, dim_scalar(c.b, batch_sizes, 0), 0.0);
+  Val seq_lens = c.b.op1("Cast", {u.lengths}, {{"to", static_cast<int64_t>(DType::Int32)}});
+  StackOut s = run_stack(c, k, a, u.padded, seq_lens);
+  set_rnn_outputs(c, k, pack_steps(c.b, s.y, u.mask), s);
+}
+
+void full_rnn(ConvertCtx &c, Cell k) {
+  if (c.overload() == "data")
+    packed_rnn(c, k);
+  else
+    padded_rnn(c, k);
 }
 
 // lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None,
@@ -241,6 +359,61 @@ void aten_rnn_relu_cell(ConvertCtx &c) {
   cell_step(c, Cell::RnnRelu);
 }
 
+// _pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (data, batch_sizes).
+// lengths must be sorted by decreasing length (pack_padded_sequence sorts first unless
+// enforce_sorted=True) and lie in [1, T].
+namespace pack_arg {
+constexpr size_t kInput = 0, kLengths = 1, kBatchFirst = 2;
+} // namespace pack_arg
+
+void aten__pack_padded_sequence(ConvertCtx &c) {
+  using namespace pack_arg;
+  Val x = c.tensor(kInput);
+  int64_t rank = rank_of(c, kInput);
+  T2O_CHECK(rank >= 2, "{}: input must have a time and a batch dim, got {}", c.op(),
+            c.info(kInput).str());
+  if (c.in(kBatchFirst).to_bool()) {
+    std::vector<int64_t> perm = int_range(0, rank);
+    std::swap(perm[0], perm[1]);
+    x = transpose(c.b, x, perm);
+  }
+  Val lengths = cast_to(c.b, c.tensor(kLengths), DType::Int64);
+  Val mask = step_mask(c.b, dim_scalar(c.b, x, 0), lengths);
+  Val per_step = c.b.op1(
+      "ReduceSum",
+      {c.b.op1("Cast", {mask}, {{"to", static_cast<int64_t>(DType::Int64)}}), c.b.const_i64({1})},
+      {{"keepdims", int64_t{0}}});
+  // Steps after the longest sequence have no entry.
+  Val longest = c.b.op1("ReduceMax", {lengths}, {{"keepdims", int64_t{1}}});
+  Val batch_sizes = c.b.op1("Slice", {per_step, c.b.const_i64({0}), longest});
+  c.set_out(0, pack_steps(c.b, x, mask));
+  c.set_out(1, batch_sizes);
+}
+
+// _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value,
+//                      int total_length) -> (padded, lengths). pad_packed_sequence passes
+// total_length = len(batch_sizes) unless the caller asked for more.
+namespace pad_arg {
+constexpr size_t kData = 0, kBatchSizes = 1, kBatchFirst = 2, kPaddingValue = 3, kTotalLength = 4;
+} // namespace pad_arg
+
+void aten__pad_packed_sequence(ConvertCtx &c) {
+  using namespace pad_arg;
+  Val data = c.tensor(kData), batch_sizes = c.tensor(kBatchSizes);
+  const Arg &total = c.in(kTotalLength);
+  Val steps = total.is_tensor() ? reshape(c.b, cast_to(c.b, total.t(), DType::Int64), {})
+                                : c.b.const_i64_scalar(total.to_int());
+  Unpacked u = unpack_sequence(c.b, data, batch_sizes, steps, c.double_or(kPaddingValue, 0.0));
+  Val y = u.padded;
+  if (c.in(kBatchFirst).to_bool()) {
+    std::vector<int64_t> perm = int_range(0, rank_of(c, kData) + 1);
+    std::swap(perm[0], perm[1]);
+    y = transpose(c.b, y, perm);
+  }
+  c.set_out(0, y);
+  c.set_out(1, u.lengths);
+}
+
 void register_rnn_ops(Registry &r) {
   r.add("aten::lstm", 13, aten_lstm, {"LSTM"});
   r.add("aten::gru", 13, aten_gru, {"GRU"});
@@ -250,6 +423,10 @@ void register_rnn_ops(Registry &r) {
   r.add("aten::gru_cell", 13, aten_gru_cell, {"GRU"});
   r.add("aten::rnn_tanh_cell", 13, aten_rnn_tanh_cell, {"RNN"});
   r.add("aten::rnn_relu_cell", 13, aten_rnn_relu_cell, {"RNN"});
+  r.add("aten::_pack_padded_sequence", 13, aten__pack_padded_sequence,
+        {"Less", "Compress", "ReduceSum", "Slice"});
+  r.add("aten::_pad_packed_sequence", 13, aten__pad_packed_sequence,
+        {"CumSum", "Where", "Gather", "Reshape"});
 }
 
 } // namespace torch2onnx

@@ -86,6 +86,21 @@ void aten_numel(ConvertCtx &c) {
   c.set_out(0, v);
 }
 
+// The walker folds is_floating_point whenever the rank is known; the dtype alone decides it.
+void aten_is_floating_point(ConvertCtx &c) {
+  c.set_out(0, Arg::of_bool(is_floating(c.b.dtype(c.tensor(0)))));
+}
+
+// is_pinned(Tensor self, Device? device=None): an ONNX value lives in no page-locked host memory.
+void aten_is_pinned(ConvertCtx &c) {
+  c.set_out(0, Arg::of_bool(false));
+}
+
+// sym_storage_offset(Tensor self): every ONNX value is its own storage, starting at 0.
+void aten_sym_storage_offset(ConvertCtx &c) {
+  c.set_out(0, Arg::of_int(0));
+}
+
 void register_scalar_ops(Registry &r) {
   r.add("aten::size", 13, aten_size, {"Shape", "Gather"});
   r.add("aten::dim", 13, aten_dim, {});
@@ -97,6 +112,10 @@ void register_scalar_ops(Registry &r) {
   r.add("aten::Bool", 13, aten_Bool, {"Cast"});
   r.add("aten::ScalarImplicit", 13, aten_item, {"Cast"});
   r.add("aten::item", 13, aten_item, {"Cast"});
+  r.add("aten::is_floating_point", 13, aten_is_floating_point, {});
+  r.add("aten::is_pinned", 13, aten_is_pinned, {});
+  r.add("aten::sym_storage_offset", 13, aten_sym_storage_offset, {});
+  r.add("aten::storage_offset", 13, aten_sym_storage_offset, {});
 }
 
 } // namespace torch2onnx

@@ -3,6 +3,7 @@
 #include "aten_lib/helpers.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 
@@ -433,7 +434,40 @@ Val pad_node(ConvertCtx &c, const std::string &mode, const Arg *value) {
     ins.push_back(as_tensor(c.b, *value, c.b.dtype(c.tensor(0))));
   return c.b.op1("Pad", ins, {{"mode", mode}});
 }
+
+// Circular padding (ONNX Pad has 'wrap' only from opset 19), one dim at a time as PyTorch does:
+// a negative pad first crops that side, then the core gets its last `l` entries prepended and its
+// first `r` appended.
+Val circular_pad(ConvertCtx &c, const Val &input, const std::vector<int64_t> &pad) {
+  int64_t rank = rank_of(c, 0);
+  std::vector<int64_t> pads = onnx_pads(pad, rank);
+  Val x = input;
+  auto slice = [&](const Val &v, int64_t d, int64_t from, int64_t to) {
+    return c.b.op1("Slice", {v, c.b.const_i64({from}), c.b.const_i64({to}), c.b.const_i64({d})});
+  };
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t l = pads[d], r = pads[rank + d];
+    if (l == 0 && r == 0)
+      continue;
+    if (l < 0 || r < 0)
+      x = slice(x, d, std::max<int64_t>(-l, 0), r < 0 ? r : INT64_MAX);
+    std::vector<Val> parts;
+    if (l > 0)
+      parts.push_back(slice(x, d, -l, INT64_MAX));
+    parts.push_back(x);
+    if (r > 0)
+      parts.push_back(slice(x, d, 0, r));
+    if (parts.size() > 1)
+      x = c.b.op1("Concat", parts, {{"axis", d}});
+  }
+  return x;
+}
 } // namespace
+
+// _pad_circular(Tensor self, SymInt[] pad): F.pad(mode='circular').
+void aten__pad_circular(ConvertCtx &c) {
+  c.set_out(0, circular_pad(c, c.tensor(0), c.in(1).to_ints()));
+}
 
 void aten_constant_pad_nd(ConvertCtx &c) {
   c.set_out(0, pad_node(c, "constant", &c.in(2)));
@@ -453,6 +487,8 @@ void aten_pad(ConvertCtx &c) {
     return c.set_out(0, pad_node(c, "reflect", nullptr));
   if (mode == "replicate")
     return c.set_out(0, pad_node(c, "edge", nullptr));
+  if (mode == "circular")
+    return c.set_out(0, circular_pad(c, c.tensor(0), c.in(1).to_ints()));
   throw Error(
       fmt::format("pad mode '{}' is not supported (ONNX has 'wrap' only from opset 19)", mode));
 }
@@ -536,7 +572,8 @@ void register_shape_ops(Registry &r) {
     r.add(op, 13, aten_dropout, {});
   r.add("aten::to", 13, aten_to, {"Cast"});
   r.add("aten::type_as", 13, aten_to, {"Cast"});
-  r.add("aten::pad", 13, aten_pad, {"Pad"});
+  r.add("aten::pad", 13, aten_pad, {"Pad", "Slice", "Concat"});
+  r.add("aten::_pad_circular", 13, aten__pad_circular, {"Slice", "Concat"});
   r.add("aten::constant_pad_nd", 13, aten_constant_pad_nd, {"Pad"});
   for (const char *op :
        {"aten::reflection_pad1d", "aten::reflection_pad2d", "aten::reflection_pad3d"})

@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "ir_text.h"
 
 #include <catch2/catch.hpp>
 
@@ -172,4 +173,15 @@ graph(%x : Tensor, %w : Tensor):
   return (%y))IR",
                            {randn({2, 3, 9}, 1), randn({5, 3, 2}, 2)});
   CHECK(r.count("Conv") == 1);
+}
+
+// fairseq's time-major convolution: input [T, B, C_in], weight [K, C_in, C_out].
+TEST_CASE("aten::conv_tbc", "[conv]") {
+  for (int pad : {0, 2}) {
+    auto r = check_ir_opsets(ir("%x : Tensor, %w : Tensor, %b : Tensor",
+                                "  %pad : int = prim::Constant[value=" + std::to_string(pad) +
+                                    "]()\n  %y : Tensor = aten::conv_tbc(%x, %w, %b, %pad)"),
+                             {randn({9, 2, 3}, 1), randn({3, 3, 5}, 2), randn({5}, 3)});
+    CHECK(r.count("Conv") == 1);
+  }
 }

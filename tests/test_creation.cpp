@@ -376,3 +376,22 @@ TEST_CASE("aten::multinomial", "[creation]") {
     CHECK(at::equal(s, at::tensor({1, 2, 4}, at::kLong)));
   }
 }
+
+// Gamma draws have no ONNX sampler: a clear refusal naming the op and why.
+namespace {
+void check_gamma_refusal(const std::string &op) {
+  std::string err = export_ir_error(ir("%a : Tensor", "  %y : Tensor = " + op + "(%a, %none)"),
+                                    {at::rand({3}) + 0.5});
+  INFO(err);
+  CHECK(err.find(op) != std::string::npos);
+  CHECK(err.find("no Gamma sampler") != std::string::npos);
+}
+} // namespace
+
+TEST_CASE("aten::_standard_gamma", "[creation]") {
+  check_gamma_refusal("aten::_standard_gamma");
+}
+
+TEST_CASE("aten::_sample_dirichlet", "[creation]") {
+  check_gamma_refusal("aten::_sample_dirichlet");
+}

@@ -635,3 +635,10 @@ TEST_CASE("aten::special_erfc", "[elementwise]") {
 TEST_CASE("aten::special_expm1", "[elementwise]") {
   check_unary("special_expm1", {randn({6})});
 }
+
+// exp(x^2) * erfc(x) on both sides of the switch at 2 and far out, where erfc underflows.
+TEST_CASE("aten::special_erfcx", "[elementwise]") {
+  auto x = at::cat(
+      {at::linspace(-3, 3, 61), at::linspace(1.9, 2.1, 21), at::tensor({5., 10., 50., 1e3, 1e5})});
+  check_ir_opsets(ir1("aten::special_erfcx(%x)"), {x.to(at::kFloat)}, 1e-5, 1e-6);
+}

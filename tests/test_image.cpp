@@ -192,3 +192,40 @@ TEST_CASE("aten::col2im", "[image]") {
                                     "  %y : Tensor = aten::col2im(%x, %o, %k, %d, %p, %s)"),
                   {randn({2, 18, 12})});
 }
+
+namespace {
+
+// _upsample_<kind>2d_aa(x, [oh, ow], align, scales_h, scales_w) on an 11x13 image: downsampling
+// (where antialiasing widens the filter), upsampling, and mixed.
+void check_aa(const std::string &kind) {
+  auto x = randn({2, 3, 11, 13});
+  for (auto [oh, ow] : std::vector<std::pair<int, int>>{{4, 5}, {3, 13}, {17, 6}, {22, 26}})
+    for (const char *align : {"%false", "%true"}) {
+      DYNAMIC_SECTION(kind << " to " << oh << "x" << ow << " align " << align) {
+        std::string body = "  %oh : int = prim::Constant[value=" + std::to_string(oh) + "]()\n" +
+                           "  %ow : int = prim::Constant[value=" + std::to_string(ow) + "]()\n" +
+                           "  %o : int[] = prim::ListConstruct(%oh, %ow)\n" +
+                           "  %y : Tensor = aten::_upsample_" + kind + "2d_aa(%x, %o, " + align +
+                           ", %none, %none)";
+        auto r = check_ir_opsets(ir("%x : Tensor", body), {x});
+        CHECK(r.count("MatMul") == 2);
+      }
+    }
+  SECTION(kind + " by scale factors (vec overload)") {
+    std::string body = "  %f : float = prim::Constant[value=0.37]()\n"
+                       "  %fs : float[] = prim::ListConstruct(%f, %s15)\n"
+                       "  %y : Tensor = aten::_upsample_" +
+                       kind + "2d_aa(%x, %none, %false, %fs)";
+    check_ir_opsets(ir("%x : Tensor", body), {x});
+  }
+}
+
+} // namespace
+
+TEST_CASE("aten::_upsample_bilinear2d_aa", "[image]") {
+  check_aa("bilinear");
+}
+
+TEST_CASE("aten::_upsample_bicubic2d_aa", "[image]") {
+  check_aa("bicubic");
+}

@@ -325,3 +325,21 @@ TEST_CASE("aten::slice_scatter", "[indexing]") {
                      "  %y : Tensor = aten::slice_scatter(%x, %s, %1, %m2, %end, %1)"),
                   {randn({3, 6}), randn({3, 2}, 2)});
 }
+
+// F.embedding(max_norm=...): the weight rows the indices name are renormed (other rows stay);
+// then the lookup. Both the functional and the in-place form.
+TEST_CASE("aten::embedding_renorm", "[indexing]") {
+  for (const char *op : {"aten::embedding_renorm", "aten::embedding_renorm_"}) {
+    for (const char *p : {"2.", "1.", "3."}) {
+      DYNAMIC_SECTION(op << " p=" << p) {
+        std::string body = std::string("  %max : float = prim::Constant[value=1.5]()\n") +
+                           "  %p : float = prim::Constant[value=" + p + "]()\n" +
+                           "  %r : Tensor = " + op + "(%w, %i, %max, %p)\n" +
+                           "  %e : Tensor = aten::embedding(%r, %i, %m1, %false, %false)\n" +
+                           "  %y : (Tensor, Tensor) = prim::TupleConstruct(%r, %e)";
+        check_ir_opsets(ir("%w : Tensor, %i : Tensor", body),
+                        {randn({10, 4}), at::tensor({1, 3, 3, 7, 1, 0}, at::kLong).view({2, 3})});
+      }
+    }
+  }
+}

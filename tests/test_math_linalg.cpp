@@ -287,3 +287,24 @@ TEST_CASE("aten::linalg_cross", "[math_linalg]") {
       ir2("aten::linalg_cross(%x, %z, %d)", "  %d : int = prim::Constant[value=-1]()\n"),
       {randn({2, 5, 3}, 3), randn({1, 5, 3}, 4)});
 }
+
+// The determinant with LAPACK's LU and pivots, unbatched and batched; a matrix whose first
+// column is zero below a small entry (row swaps), and a singular one (a zero pivot).
+TEST_CASE("aten::_linalg_det", "[math_linalg]") {
+  std::string ir = R"IR(
+graph(%x : Tensor):
+  %d : Tensor, %lu : Tensor, %piv : Tensor = aten::_linalg_det(%x)
+  return (%d, %lu, %piv))IR";
+  check_ir_opsets(ir, {randn({4, 4}, 21)});
+  check_ir_opsets(ir, {randn({2, 3, 5, 5}, 22)});
+  auto swapped = at::tensor({0.1, 2., 3., 0., 1., 5., 4., 0., 6.}, at::kFloat).view({3, 3});
+  check_ir_opsets(ir, {swapped});
+  auto singular = at::tensor({1., 2., 3., 2., 4., 6., 1., 0., 1.}, at::kFloat).view({3, 3});
+  check_ir_opsets(ir, {singular});
+  // Only the determinant used: the factorization is still exact and costs no extra output.
+  check_ir_opsets(R"IR(
+graph(%x : Tensor):
+  %d : Tensor, %lu : Tensor, %piv : Tensor = aten::_linalg_det(%x)
+  return (%d))IR",
+                  {randn({3, 2, 2}, 23)});
+}

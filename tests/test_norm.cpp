@@ -136,3 +136,19 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor, %m : Tensor, %v : Tensor):
     check_ir_opsets(ir("%w", "%b", false), in);
   }
 }
+
+// The decomposition GroupNorm lowers to: the output and the per-(sample, group) mean and rstd.
+TEST_CASE("aten::native_group_norm", "[norm]") {
+  std::string ir = R"IR(
+graph(%x : Tensor, %w : Tensor, %b : Tensor):
+  %none : NoneType = prim::Constant()
+  %n : int = prim::Constant[value=2]()
+  %c : int = prim::Constant[value=6]()
+  %hw : int = prim::Constant[value=12]()
+  %g : int = prim::Constant[value=3]()
+  %eps : float = prim::Constant[value=1e-05]()
+  %y : Tensor, %mean : Tensor, %rstd : Tensor = aten::native_group_norm(%x, %w, %b, %n, %c, %hw, %g, %eps)
+  %y2 : Tensor, %m2 : Tensor, %r2 : Tensor = aten::native_group_norm(%x, %none, %none, %n, %c, %hw, %g, %eps)
+  return (%y, %mean, %rstd, %y2))IR";
+  check_ir_opsets(ir, {randn({2, 6, 3, 4}, 1) * 2 + 1, randn({6}, 2), randn({6}, 3)});
+}

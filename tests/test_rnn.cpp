@@ -12,6 +12,11 @@ struct RnnCase {
   std::string op; // "lstm", "gru", "rnn_tanh", "rnn_relu"
   int64_t input = 3, hidden = 4, layers = 1, batch = 2, steps = 5;
   bool bidir = false, batch_first = false, bias = true;
+  // Packed: pack_padded_sequence(x, lengths) -> the .data overload -> pad_packed_sequence to
+  // `total` steps (0: `steps`) with `pad` in the gaps. Lengths sorted by decreasing length.
+  std::vector<int64_t> lengths;
+  int64_t total = 0;
+  double pad = 0;
 };
 
 int64_t gates(const std::string &op) {
@@ -22,9 +27,14 @@ void run_case(const RnnCase &k) {
   int64_t nd = k.bidir ? 2 : 1, g = gates(k.op);
   std::vector<at::Tensor> inputs;
   std::string sig = "graph(%x : Tensor, %h0 : Tensor";
+  bool packed = !k.lengths.empty();
   inputs.push_back(k.batch_first ? randn({k.batch, k.steps, k.input}, 1)
                                  : randn({k.steps, k.batch, k.input}, 1));
   inputs.push_back(randn({k.layers * nd, k.batch, k.hidden}, 2));
+  if (packed) {
+    sig += ", %lengths : Tensor";
+    inputs.push_back(at::tensor(k.lengths, at::kLong));
+  }
   if (k.op == "lstm") {
     sig += ", %c0 : Tensor";
     inputs.push_back(randn({k.layers * nd, k.batch, k.hidden}, 3));
@@ -57,16 +67,28 @@ void run_case(const RnnCase &k) {
                    "  %train : bool = prim::Constant[value=0]()\n" +
                    "  %bidir : bool = prim::Constant[value=" + b(k.bidir) + "]()\n" +
                    "  %bf : bool = prim::Constant[value=" + b(k.batch_first) + "]()\n";
-  if (k.op == "lstm") {
-    ir += "  %hx : Tensor[] = prim::ListConstruct(%h0, %c0)\n"
-          "  %y : Tensor, %hn : Tensor, %cn : Tensor = aten::lstm(%x, %hx, %params, %bias, "
-          "%layers, %drop, %train, %bidir, %bf)\n"
-          "  return (%y, %hn, %cn)";
-  } else {
-    ir += "  %y : Tensor, %hn : Tensor = aten::" + k.op +
-          "(%x, %h0, %params, %bias, %layers, %drop, %train, %bidir, %bf)\n"
-          "  return (%y, %hn)";
+  std::string x = "%x", hx = k.op == "lstm" ? "%hx" : "%h0", tail = "%bidir, %bf)\n";
+  if (k.op == "lstm")
+    ir += "  %hx : Tensor[] = prim::ListConstruct(%h0, %c0)\n";
+  if (packed) {
+    ir += "  %data : Tensor, %bs : Tensor = aten::_pack_padded_sequence(%x, %lengths, %bf)\n";
+    x = "%data, %bs";
+    tail = "%bidir)\n";
   }
+  std::string outs =
+      k.op == "lstm" ? "%y : Tensor, %hn : Tensor, %cn : Tensor" : "%y : Tensor, %hn : Tensor";
+  ir += "  " + outs + " = aten::" + k.op + "(" + x + ", " + hx +
+        ", %params, %bias, %layers, %drop, %train, " + tail;
+  std::string ret = "%y";
+  if (packed) {
+    ir += "  %pad : float = prim::Constant[value=" + std::to_string(k.pad) + "]()\n" +
+          "  %total : int = prim::Constant[value=" + std::to_string(k.total ? k.total : k.steps) +
+          "]()\n" +
+          "  %out : Tensor, %lens : Tensor = aten::_pad_packed_sequence(%y, %bs, %bf, %pad, "
+          "%total)\n";
+    ret = "%out, %lens, %y, %bs"; // the packed data and batch_sizes must be PyTorch's too
+  }
+  ir += "  return (" + ret + (k.op == "lstm" ? ", %hn, %cn)" : ", %hn)");
   std::string onnx = k.op == "lstm" ? "LSTM" : k.op == "gru" ? "GRU" : "RNN";
   auto r = check_ir_opsets(ir, inputs);
   CHECK(r.count(onnx) == static_cast<size_t>(k.layers));
@@ -143,6 +165,49 @@ TEST_CASE("aten::gru", "[rnn]") {
   SECTION("no biases") {
     RnnCase k{"gru"};
     k.bias = false;
+    run_case(k);
+  }
+}
+
+// nn.LSTM / nn.GRU on a PackedSequence: per-sequence final states and zero (or `pad`) past
+// each sequence's end, as pack_padded_sequence -> rnn -> pad_packed_sequence gives them.
+TEST_CASE("aten::_pack_padded_sequence", "[rnn]") {
+  for (const char *op : {"lstm", "gru"}) {
+    SECTION(std::string(op) + " one layer") {
+      RnnCase k{op};
+      k.batch = 3;
+      k.lengths = {5, 3, 1};
+      run_case(k);
+    }
+    SECTION(std::string(op) + " two layers bidirectional batch_first") {
+      RnnCase k{op};
+      k.batch = 4;
+      k.layers = 2;
+      k.bidir = true;
+      k.batch_first = true;
+      k.lengths = {5, 4, 4, 2};
+      run_case(k);
+    }
+  }
+  SECTION("all sequences shorter than the input") {
+    RnnCase k{"gru"};
+    k.batch = 3;
+    k.bidir = true;
+    k.lengths = {3, 2, 2};
+    k.total = 3;
+    run_case(k);
+  }
+}
+
+TEST_CASE("aten::_pad_packed_sequence", "[rnn]") {
+  SECTION("padding value and total_length beyond the longest sequence") {
+    RnnCase k{"lstm"};
+    k.batch = 3;
+    k.batch_first = true;
+    k.bidir = true;
+    k.lengths = {5, 2, 1};
+    k.total = 7;
+    k.pad = -2.5;
     run_case(k);
   }
 }

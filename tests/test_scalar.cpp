@@ -67,6 +67,38 @@ TEST_CASE("aten::numel", "[scalar]") {
   }
 }
 
+// Tensor properties that are constants in an ONNX graph: x * is_floating_point(x) + is_pinned(x)
+// + storage_offset(x), for a float and an int tensor.
+TEST_CASE("aten::is_floating_point", "[scalar]") {
+  std::string body = R"IR(
+  %f : bool = aten::is_floating_point(%x)
+  %p : bool = aten::is_pinned(%x, %none)
+  %o : int = aten::sym_storage_offset(%x)
+  %fi : int = aten::Int(%f)
+  %pi : int = aten::Int(%p)
+  %a : Tensor = aten::mul(%x, %fi)
+  %b : Tensor = aten::add(%a, %pi, %1)
+  %y : Tensor = aten::add(%b, %o, %1))IR";
+  check_ir_opsets(ir("%x : Tensor", body), {randn({2, 3})});
+  check_ir_opsets(ir("%x : Tensor", body), {ints({2, 3})});
+}
+
+// The converters themselves (the walker folds these when the rank is known).
+TEST_CASE("aten::is_pinned", "[scalar]") {
+  using namespace torch2onnx;
+  GraphBuilder b(17);
+  Val x = b.add_input("x", TensorInfo{DType::Int64, std::nullopt});
+  auto call = [&](const std::string &op) {
+    ConvertCtx c(b, op, {Arg::of_tensor(x)}, {TensorInfo{}});
+    Registry::global().find(op, 17)->fn(c);
+    return c.outputs().at(0);
+  };
+  CHECK(!call("aten::is_floating_point").to_bool());
+  CHECK(!call("aten::is_pinned").to_bool());
+  CHECK(call("aten::sym_storage_offset").to_int() == 0);
+  CHECK(call("aten::storage_offset").to_int() == 0);
+}
+
 // ---- dynamic sizes ----------------------------------------------------------------------------
 // The IR harness records static shapes, so the converters' dynamic paths are driven directly here:
 // a builder whose input x has a symbolic first dim, converters called from the registry, and the

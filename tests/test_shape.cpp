@@ -556,3 +556,26 @@ TEST_CASE("aten::full", "[shape]") {
                     {scalar_long(3), at::scalar_tensor(-1.25, at::kDouble)});
   }
 }
+
+// Circular padding: positive pads wrap around, a negative pad crops that side first.
+TEST_CASE("aten::_pad_circular", "[shape]") {
+  SECTION("2-D, both sides") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %p : int[] = prim::ListConstruct(%1, %2, %2, %0)
+  %y : Tensor = aten::_pad_circular(%x, %p))IR"),
+                    {randn({1, 2, 3, 4})});
+  }
+  SECTION("1-D with a crop") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %p : int[] = prim::ListConstruct(%m1, %3)
+  %y : Tensor = aten::_pad_circular(%x, %p))IR"),
+                    {randn({2, 3, 5})});
+  }
+  SECTION("aten::pad mode circular") {
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %p : int[] = prim::ListConstruct(%2, %1, %1, %1, %0, %1)
+  %mode : str = prim::Constant[value="circular"]()
+  %y : Tensor = aten::pad(%x, %p, %mode, %none))IR"),
+                    {randn({1, 2, 3, 4, 5})});
+  }
+}

@@ -4,6 +4,8 @@
 #include "aten_lib/helpers.h"
 #include "exporter/frontend/walker.h"
 
+#include <algorithm>
+
 namespace torch2onnx {
 
 using torch::jit::Node;
@@ -123,6 +125,131 @@ bool Walker::handle_is_none(const Node *n) {
   return true;
 }
 
+namespace {
+
+// The items of a list of known length: a List, or a constant list split into constant items.
+std::vector<Walker::Bound> known_items(const Walker::Bound &list) {
+  if (list.kind == Walker::Bound::Kind::List)
+    return list.items;
+  std::vector<Walker::Bound> out;
+  for (const auto &e : list.constant.toListRef()) {
+    Walker::Bound eb;
+    eb.kind = Walker::Bound::Kind::Const;
+    eb.constant = e;
+    out.push_back(eb);
+  }
+  return out;
+}
+
+int64_t const_index(const Walker::Bound &idx, const char *op) {
+  T2O_CHECK(idx.kind == Walker::Bound::Kind::Const && idx.constant.isInt(),
+            "{}: the index into a list of known length must be a constant int", op);
+  return idx.constant.toInt();
+}
+
+// Python's rules: a negative index counts from the end; out of range is an error.
+size_t item_index(int64_t i, size_t size, const char *op) {
+  int64_t n = static_cast<int64_t>(size);
+  int64_t j = i < 0 ? i + n : i;
+  T2O_CHECK(j >= 0 && j < n, "{}: list index {} out of range for {} items", op, i, n);
+  return static_cast<size_t>(j);
+}
+
+} // namespace
+
+bool Walker::handle_list_mutation(const Node *n) {
+  using K = Bound::Kind;
+  const char *op = n->kind().toQualString();
+  const Bound list = lookup(n->input(0));
+  if (list.kind == K::Seq)
+    return mutate_sequence(n, list);
+  if (list.kind != K::List && !(list.kind == K::Const && list.constant.isList()))
+    return false; // a dict given as a constant: left to the converters (none: reported)
+  Bound out;
+  out.kind = K::List;
+  out.keys = list.keys;
+  out.items = known_items(list);
+  auto kind = n->kind();
+  if (kind == c10::aten::_set_item && !out.keys.empty()) { // d[key] = value
+    const Bound &key = lookup(n->input(1));
+    T2O_CHECK(key.kind == K::Const && key.constant.isString(),
+              "dict key must be a constant string");
+    auto it = std::find(out.keys.begin(), out.keys.end(), key.constant.toStringRef());
+    if (it == out.keys.end()) {
+      out.keys.push_back(key.constant.toStringRef());
+      out.items.push_back(lookup(n->input(2)));
+    } else {
+      out.items[static_cast<size_t>(it - out.keys.begin())] = lookup(n->input(2));
+    }
+  } else if (kind == c10::aten::insert) { // Python clamps the position into [0, len]
+    int64_t size = static_cast<int64_t>(out.items.size());
+    int64_t i = const_index(lookup(n->input(1)), op);
+    i = std::min(std::max(i < 0 ? i + size : i, int64_t{0}), size);
+    out.items.insert(out.items.begin() + i, lookup(n->input(2)));
+  } else if (kind == c10::aten::_set_item) {
+    size_t i = item_index(const_index(lookup(n->input(1)), op), out.items.size(), op);
+    out.items[i] = lookup(n->input(2));
+  } else { // pop (index -1 by default) and Delete
+    T2O_CHECK(out.keys.empty(), "{} on a dict is not supported", op);
+    int64_t at = n->inputs().size() > 1 ? const_index(lookup(n->input(1)), op) : -1;
+    size_t i = item_index(at, out.items.size(), op);
+    Bound item = out.items[i];
+    out.items.erase(out.items.begin() + static_cast<std::ptrdiff_t>(i));
+    if (kind == c10::aten::pop)
+      bind(n->output(), item);
+  }
+  // The list changes in place: later readers of the input see the new list.
+  env_[n->input(0)] = out;
+  if (kind == c10::aten::_set_item && n->outputs().size() == 1)
+    bind(n->output(), out);
+  return true;
+}
+
+bool Walker::mutate_sequence(const Node *n, const Bound &seq) {
+  using K = Bound::Kind;
+  auto kind = n->kind();
+  auto item = [&](size_t input) {
+    Arg a = to_arg(lookup(n->input(input)), n->input(input));
+    T2O_CHECK(a.is_tensor(), "{}: putting {} into a tensor list", n->kind().toQualString(),
+              a.describe());
+    Val v = a.t();
+    if (seq.seq_dtype != DType::Undefined && b_.has_info(v))
+      v = cast_to(b_, v, seq.seq_dtype);
+    return v;
+  };
+  // ONNX counts a negative position from the end like Python; _set_item erases first, so its
+  // position must not move: it is made non-negative against the length before the erase.
+  auto position = [&](size_t input) {
+    if (n->inputs().size() <= input)
+      return b_.const_i64_scalar(-1);
+    return to_scalar_tensor(lookup(n->input(input)), DType::Int64);
+  };
+  Bound out = seq;
+  if (kind == c10::aten::insert) {
+    out.tensor = b_.op1("SequenceInsert", {seq.tensor, item(2), position(1)});
+  } else if (kind == c10::aten::_set_item) {
+    Val i = position(1);
+    Val len = b_.op1("SequenceLength", {seq.tensor});
+    Val neg = b_.op1("Less", {i, b_.const_i64_scalar(0)});
+    i = b_.op1("Where", {neg, b_.op1("Add", {i, len}), i});
+    Val erased = b_.op1("SequenceErase", {seq.tensor, i});
+    out.tensor = b_.op1("SequenceInsert", {erased, item(2), i});
+    if (n->outputs().size() == 1)
+      bind(n->output(), out);
+  } else { // pop, Delete
+    Val i = position(1);
+    if (kind == c10::aten::pop) {
+      Bound popped;
+      popped.kind = K::Tensor;
+      popped.tensor = b_.op1("SequenceAt", {seq.tensor, i});
+      bind(n->output(), popped);
+    }
+    out.tensor = b_.op1("SequenceErase", {seq.tensor, i});
+  }
+  env_[n->input(0)] = out;
+  return true;
+}
+
 // ---- lists built at run time (ONNX sequences) -----------------------------------------------
 
 bool Walker::try_sequence_op(const Node *n) {
@@ -135,7 +262,8 @@ bool Walker::try_sequence_op(const Node *n) {
   auto kind = n->kind();
   // These take a runtime list as it is (their handlers know sequences).
   if (kind == c10::aten::append || kind == c10::aten::list || kind == c10::aten::__is__ ||
-      kind == c10::aten::__isnot__)
+      kind == c10::aten::__isnot__ || kind == c10::aten::insert || kind == c10::aten::_set_item ||
+      kind == c10::aten::pop || kind == c10::aten::Delete)
     return false;
   const Bound seq = it->second;
   Bound out;
@@ -163,9 +291,10 @@ bool Walker::try_sequence_op(const Node *n) {
     }
     return true;
   } else {
-    throw Error(fmt::format("{} on a list built at run time (an ONNX sequence) is not supported",
-                            kind.toQualString()),
-                "use len, indexing, append, torch.stack or torch.cat on such lists");
+    throw Error(
+        fmt::format("{} on a list built at run time (an ONNX sequence) is not supported",
+                    kind.toQualString()),
+        "use len, indexing, append, insert, pop, del, torch.stack or torch.cat on such lists");
   }
   bind(n->output(), out);
   return true;

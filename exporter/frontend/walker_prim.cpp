@@ -36,6 +36,10 @@ const std::vector<Walker::Handler> &Walker::handler_table() {
       {"aten::list", &Walker::handle_list_copy, Scan::Handled},
       {"aten::__is__", &Walker::handle_is_none, Scan::Handled},
       {"aten::__isnot__", &Walker::handle_is_none, Scan::Handled},
+      {"aten::insert", &Walker::handle_list_mutation, Scan::Handled},
+      {"aten::_set_item", &Walker::handle_list_mutation, Scan::Handled},
+      {"aten::pop", &Walker::handle_list_mutation, Scan::Handled},
+      {"aten::Delete", &Walker::handle_list_mutation, Scan::Handled},
       // control flow (walker_control_flow.cpp)
       {"prim::If", &Walker::handle_if, Scan::Blocks},
       {"prim::Loop", &Walker::handle_loop, Scan::Blocks},

@@ -1,0 +1,185 @@
+// In-place list edits (insert, xs[i] = v, pop, del xs[i]) and the number ops scripted loops use
+// (range lengths, loop indices, `not`): on lists of known length they are bookkeeping in the
+// walker, on lists built in a loop they become ONNX sequence ops; each checked against LibTorch.
+#include "harness.h"
+
+#include <catch2/catch.hpp>
+
+using namespace t2o_test;
+
+namespace {
+
+// xs = [x, 2x, 3x]; xs[1] = x + 10; xs.insert(0, x - 1); xs.insert(-1, 5x); last = xs.pop();
+// first = xs.pop(0); del xs[1]; stack(xs) + last + first.
+const char *kKnownIr = R"IR(
+graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %m1 : int = prim::Constant[value=-1]()
+  %two : int = prim::Constant[value=2]()
+  %three : int = prim::Constant[value=3]()
+  %five : int = prim::Constant[value=5]()
+  %ten : int = prim::Constant[value=10]()
+  %x2 : Tensor = aten::mul(%x, %two)
+  %x3 : Tensor = aten::mul(%x, %three)
+  %xs : Tensor[] = prim::ListConstruct(%x, %x2, %x3)
+  %a : Tensor = aten::add(%x, %ten, %1)
+  %s : Tensor[] = aten::_set_item(%xs, %1, %a)
+  %b : Tensor = aten::sub(%x, %1, %1)
+  aten::insert(%xs, %0, %b)
+  %c : Tensor = aten::mul(%x, %five)
+  aten::insert(%xs, %m1, %c)
+  %last : Tensor = aten::pop(%xs, %m1)
+  %first : Tensor = aten::pop(%xs, %0)
+  aten::Delete(%xs, %1)
+  %st : Tensor = aten::stack(%xs, %0)
+  %y0 : Tensor = aten::add(%st, %last, %1)
+  %y : Tensor = aten::add(%y0, %first, %1)
+  return (%y))IR";
+
+// The same edits on a list appended to in a loop over a dynamic dim (an ONNX sequence), with
+// negative and positive positions.
+const char *kRuntimeIr = R"IR(
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %m1 : int = prim::Constant[value=-1]()
+  %m2 : int = prim::Constant[value=-2]()
+  %xs : Tensor[] = prim::ListConstruct()
+  %n : int = aten::size(%x, %0)
+  prim::Loop(%n, %true)
+    block0(%i : int):
+      %r : Tensor = aten::select(%x, %0, %i)
+      %v : Tensor = aten::mul(%r, %i)
+      %l : Tensor[] = aten::append(%xs, %v)
+      -> (%true)
+  %x0 : Tensor = aten::select(%x, %0, %0)
+  aten::insert(%xs, %0, %x0)
+  %w : Tensor = aten::sub(%x0, %1, %1)
+  %s : Tensor[] = aten::_set_item(%xs, %m1, %w)
+  %s2 : Tensor[] = aten::_set_item(%xs, %1, %w)
+  %p : Tensor = aten::pop(%xs, %1)
+  aten::Delete(%xs, %m2)
+  aten::insert(%xs, %m1, %p)
+  %q : Tensor = aten::pop(%xs, %m1)
+  %st : Tensor = aten::stack(%xs, %0)
+  %y : Tensor = aten::add(%st, %q, %1)
+  return (%y))IR";
+
+} // namespace
+
+TEST_CASE("aten::insert", "[lists]") {
+  SECTION("list of known length") {
+    auto r = check_ir_opsets(kKnownIr, {randn({2, 3})});
+    CHECK(r.count("SequenceInsert") == 0);
+  }
+  SECTION("list built in a loop over a dynamic dim") {
+    auto r = check_ir_dynamic(kRuntimeIr, {randn({5, 3}, 2)}, {randn({8, 3}, 3)});
+    CHECK(r.count("SequenceInsert") >= 2);
+    CHECK(r.count("SequenceErase") >= 2);
+  }
+}
+
+TEST_CASE("aten::_set_item", "[lists]") {
+  // Also the dict form: d["a"] = x + 1 replaces, d["c"] = x adds a key.
+  check_ir_opsets(R"IR(
+graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %ka : str = prim::Constant[value="a"]()
+  %kb : str = prim::Constant[value="b"]()
+  %kc : str = prim::Constant[value="c"]()
+  %x2 : Tensor = aten::neg(%x)
+  %d : Dict(str, Tensor) = prim::DictConstruct(%ka, %x, %kb, %x2)
+  %x1 : Tensor = aten::add(%x, %1, %1)
+  aten::_set_item(%d, %ka, %x1)
+  aten::_set_item(%d, %kc, %x)
+  %a : Tensor = aten::__getitem__(%d, %ka)
+  %c : Tensor = aten::__getitem__(%d, %kc)
+  %y : Tensor = aten::mul(%a, %c)
+  return (%y))IR",
+                  {randn({2, 3})});
+  check_ir_opsets(kKnownIr, {randn({3}, 4)});
+}
+
+TEST_CASE("aten::pop", "[lists]") {
+  check_ir_opsets(kKnownIr, {randn({4}, 5)});
+  check_ir_dynamic(kRuntimeIr, {randn({4, 2}, 6)}, {randn({6, 2}, 7)});
+}
+
+TEST_CASE("aten::Delete", "[lists]") {
+  check_ir_opsets(kKnownIr, {randn({1, 2}, 8)});
+  check_ir_dynamic(kRuntimeIr, {randn({3, 2}, 9)}, {randn({7, 2}, 10)});
+}
+
+TEST_CASE("a list index out of range is an error naming the op", "[lists]") {
+  std::string err = export_ir_error(R"IR(
+graph(%x : Tensor):
+  %five : int = prim::Constant[value=5]()
+  %xs : Tensor[] = prim::ListConstruct(%x, %x)
+  %p : Tensor = aten::pop(%xs, %five)
+  return (%p))IR",
+                                    {randn({2})});
+  CHECK(!err.empty());
+}
+
+// for i in range(lo, hi, step) over runtime bounds: its length, the loop variable, and `not`.
+TEST_CASE("aten::__range_length", "[lists]") {
+  const char *ir = R"IR(
+graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %2 : int = prim::Constant[value=2]()
+  %3 : int = prim::Constant[value=3]()
+  %m1 : int = prim::Constant[value=-1]()
+  %m3 : int = prim::Constant[value=-3]()
+  %n : int = aten::size(%x, %0)
+  %up : int = aten::__range_length(%1, %n, %2)
+  %down : int = aten::__range_length(%n, %m1, %m3)
+  %empty : int = aten::__range_length(%n, %1, %2)
+  %j : int = aten::__derive_index(%n, %3, %m3)
+  %gt : bool = aten::gt(%n, %3)
+  %ng : bool = aten::__not__(%gt)
+  %t0 : Tensor = prim::NumToTensor(%up)
+  %t1 : Tensor = prim::NumToTensor(%down)
+  %t2 : Tensor = prim::NumToTensor(%empty)
+  %t3 : Tensor = prim::NumToTensor(%j)
+  %t4 : Tensor = prim::NumToTensor(%ng)
+  return (%t0, %t1, %t2, %t3, %t4))IR";
+  check_ir_dynamic(ir, {randn({2, 3})}, {randn({7, 3}, 2)});
+  check_ir_dynamic(ir, {randn({4, 3})}, {randn({5, 3}, 2)}, 13);
+}
+
+TEST_CASE("aten::__derive_index", "[lists]") {
+  // A scripted `for j in range(3, n + 7, 3)` after freezing: __range_length gives the trip count,
+  // __derive_index the loop variable.
+  check_ir_dynamic(R"IR(
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %3 : int = prim::Constant[value=3]()
+  %7 : int = prim::Constant[value=7]()
+  %n : int = aten::size(%x, %0)
+  %hi : int = aten::add(%n, %7)
+  %len : int = aten::__range_length(%3, %hi, %3)
+  %acc : Tensor = prim::Loop(%len, %true, %x)
+    block0(%i : int, %a : Tensor):
+      %j : int = aten::__derive_index(%i, %3, %3)
+      %a1 : Tensor = aten::add(%a, %j, %1)
+      -> (%true, %a1)
+  return (%acc))IR",
+                   {randn({2, 3})}, {randn({6, 3}, 2)});
+}
+
+TEST_CASE("aten::__not__", "[lists]") {
+  check_ir_opsets(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %s : Tensor = aten::sum(%x, %none)
+  %b : bool = aten::Bool(%s)
+  %n : bool = aten::__not__(%b)
+  %t : Tensor = prim::NumToTensor(%n)
+  return (%t))IR",
+                  {randn({3})});
+}
