@@ -97,8 +97,19 @@ std::vector<int64_t> TensorInfo::sizes() const {
   return out;
 }
 
+TensorInfo complex_as_real(const TensorInfo &info) {
+  if (info.dtype != DType::Complex64 && info.dtype != DType::Complex128)
+    return info;
+  TensorInfo out = info;
+  out.dtype = info.dtype == DType::Complex64 ? DType::Float : DType::Double;
+  out.complex = true;
+  if (out.shape)
+    out.shape->push_back(Dim::known(2));
+  return out;
+}
+
 std::string TensorInfo::str() const {
-  std::string s = dtype_name(dtype);
+  std::string s = std::string(complex ? "complex " : "") + dtype_name(dtype);
   if (!shape)
     return s + "[?]";
   s += "[";

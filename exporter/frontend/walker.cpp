@@ -273,7 +273,7 @@ const Walker::Bound &Walker::lookup(const Value *v) const {
 void Walker::bind(const Value *v, Bound bound) {
   if (bound.kind == Bound::Kind::Tensor) {
     if (const TensorInfo *info = info_of_value(v))
-      b_.set_info(bound.tensor, *info);
+      b_.set_info(bound.tensor, complex_as_real(*info)); // complex: real [..., 2]
   }
   env_[v] = std::move(bound);
 }
@@ -478,7 +478,7 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
     const TensorInfo *info = info_of_value(o);
     DType num = number_dtype(o->type());
     OutputSlot slot;
-    slot.info = info                      ? *info
+    slot.info = info                      ? complex_as_real(*info)
                 : num != DType::Undefined ? TensorInfo{num, std::vector<Dim>{}}
                                           : TensorInfo{};
     slot.may_be_none = o->type()->kind() == c10::TypeKind::NoneType ||
@@ -542,9 +542,10 @@ void Walker::write_back(const Value *view) {
       NodeContext node;
       node.op = scatter;
       node.outputs = {base->debugName()};
-      out.tensor = call_converter(b_, *entry, node, std::move(args),
-                                  {OutputSlot{info ? *info : TensorInfo{}, false}})[0]
-                       .t();
+      out.tensor =
+          call_converter(b_, *entry, node, std::move(args),
+                         {OutputSlot{info ? complex_as_real(*info) : TensorInfo{}, false}})[0]
+              .t();
     }
     bind(base, out);
     view = base;
@@ -579,6 +580,8 @@ void Walker::infer_missing(const Node *n) {
         return false;
       const TensorInfo &info = b_.info(bd.tensor);
       out = at::zeros(info.sizes(), at::TensorOptions().dtype(to_scalar_type(info.dtype)));
+      if (info.complex) // carried as real [..., 2]: LibTorch wants the complex tensor
+        out = at::view_as_complex(out.toTensor());
       return true;
     }
     case Bound::Kind::List: {
