@@ -193,6 +193,11 @@ std::string format_unsupported(const std::vector<UnsupportedOp> &ops, int opset)
       msg += fmt::format(" [supported from opset {}: use --opset {}]", u.available_from,
                          u.available_from);
   }
+  for (const auto &u : ops)
+    if (u.op.find(" on complex tensors") != std::string::npos)
+      return msg + "\n  (ONNX has no complex type: torch2onnx carries complex tensors as real ones "
+                   "with a trailing dimension of 2, and only the ops in docs/complex.md take "
+                   "them; compute such steps on torch.view_as_real(x) or x.real / x.imag)";
   return msg;
 }
 
@@ -200,6 +205,20 @@ Walker::Walker(GraphBuilder &b, const ShapeRecord &record, const Registry &regis
     : b_(b), record_(record), registry_(registry) {}
 
 // ---- pre-scan -------------------------------------------------------------------------------
+
+bool Walker::touches_complex(const Node *n) const {
+  auto complex = [&](const Value *v) {
+    const TensorInfo *info = record_.find(v);
+    return info && (info->dtype == DType::Complex64 || info->dtype == DType::Complex128);
+  };
+  for (const Value *v : n->inputs())
+    if (complex(v))
+      return true;
+  for (const Value *v : n->outputs())
+    if (complex(v))
+      return true;
+  return false;
+}
 
 std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &graph) const {
   std::unordered_set<const Value *> consts;
@@ -240,9 +259,14 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &gra
             consts.insert(o);
         continue;
       }
-      if (has_converter(converter_key(n)) || has_converter(op))
+      const RegistryEntry *e = find_converter(registry_, converter_key(n), b_.opset());
+      if (!e)
+        e = find_converter(registry_, op, b_.opset());
+      if (e && (e->complex_fn || !touches_complex(n)))
         continue;
-      op = converter_key(n);
+      // A converter that cannot take the complex values LibTorch produced here is as missing
+      // as none (aten_lib/dispatch.cpp would refuse it during the walk).
+      op = e ? e->op + " on complex tensors" : converter_key(n);
       auto &u = found[op];
       u.op = op;
       ++u.uses;
