@@ -395,7 +395,7 @@ void register_complex_ops(Registry &r) {
   for (const char *op : {"aten::to", "aten::type_as"})
     r.add_complex(op, 13, complex_to, {"Identity", "Gather"});
   // Shape ops: the real converter on the carried form.
-  for (const char *op : {"aten::contiguous", "aten::clone", "aten::detach", "aten::alias"})
+  for (const char *op : {"aten::contiguous", "aten::clone", "aten::alias"})
     r.add_complex(op, 13, on_carried<keep_args>, {});
   // squeeze(x) without dims never drops the pair (size 2); with dims, they move.
   for (const char *op :
