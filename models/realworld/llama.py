@@ -2,7 +2,8 @@
 embeddings as complex multiplication (freqs_cis = torch.polar(...) precomputed as a complex64
 buffer, sliced by position; view_as_complex / view_as_real around the product), grouped-query
 attention (n_kv_heads < n_heads, repeat_kv by expand + reshape), a SwiGLU MLP, the causal mask
-built with triu/hstack, and a KV cache written by slice assignment (cache[:b, start:start+seq] = k).
+built with triu/hstack, and a KV cache written by slice assignment (cache[:b, start:start+seq] = k):
+into the module's buffers as Meta does (cache_in_buffer=True), or into a per-call copy of them.
 
 The cache is prefilled (as after earlier tokens) and forward starts at position `start_pos`, so
 the attention reads both cached and fresh keys."""
@@ -62,8 +63,9 @@ def repeat_kv(x, n_rep):
 
 
 class Attention(nn.Module):
-    def __init__(self, dim, n_heads, n_kv_heads, max_batch, max_seq):
+    def __init__(self, dim, n_heads, n_kv_heads, max_batch, max_seq, cache_in_buffer):
         super().__init__()
+        self.cache_in_buffer = cache_in_buffer
         self.n_local_heads = n_heads
         self.n_local_kv_heads = n_kv_heads
         self.n_rep = n_heads // n_kv_heads
@@ -87,10 +89,14 @@ class Attention(nn.Module):
 
         self.cache_k = self.cache_k.to(xq)
         self.cache_v = self.cache_v.to(xq)
-        self.cache_k[:bsz, start_pos : start_pos + seqlen] = xk
-        self.cache_v[:bsz, start_pos : start_pos + seqlen] = xv
-        keys = self.cache_k[:bsz, : start_pos + seqlen]
-        values = self.cache_v[:bsz, : start_pos + seqlen]
+        if self.cache_in_buffer:  # Meta's code: the buffers are the cache, written in place
+            cache_k, cache_v = self.cache_k, self.cache_v
+        else:  # a copy per call: the module's buffers are not mutated
+            cache_k, cache_v = self.cache_k.clone(), self.cache_v.clone()
+        cache_k[:bsz, start_pos : start_pos + seqlen] = xk
+        cache_v[:bsz, start_pos : start_pos + seqlen] = xv
+        keys = cache_k[:bsz, : start_pos + seqlen]
+        values = cache_v[:bsz, : start_pos + seqlen]
 
         keys = repeat_kv(keys, self.n_rep)
         values = repeat_kv(values, self.n_rep)
@@ -120,9 +126,9 @@ class FeedForward(nn.Module):
 
 
 class TransformerBlock(nn.Module):
-    def __init__(self, dim, n_heads, n_kv_heads, max_batch, max_seq, multiple_of):
+    def __init__(self, dim, n_heads, n_kv_heads, max_batch, max_seq, multiple_of, cache_in_buffer):
         super().__init__()
-        self.attention = Attention(dim, n_heads, n_kv_heads, max_batch, max_seq)
+        self.attention = Attention(dim, n_heads, n_kv_heads, max_batch, max_seq, cache_in_buffer)
         self.feed_forward = FeedForward(dim, 4 * dim, multiple_of)
         self.attention_norm = RMSNorm(dim)
         self.ffn_norm = RMSNorm(dim)
@@ -134,12 +140,13 @@ class TransformerBlock(nn.Module):
 
 class Transformer(nn.Module):
     def __init__(self, dim=64, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=128,
-                 multiple_of=32, max_batch=1, max_seq=16, start_pos=4):
+                 multiple_of=32, max_batch=1, max_seq=16, start_pos=4, cache_in_buffer=True):
         super().__init__()
         self.start_pos = start_pos
         self.tok_embeddings = nn.Embedding(vocab_size, dim)
         self.layers = nn.ModuleList(
-            TransformerBlock(dim, n_heads, n_kv_heads, max_batch, max_seq, multiple_of)
+            TransformerBlock(dim, n_heads, n_kv_heads, max_batch, max_seq, multiple_of,
+                             cache_in_buffer)
             for _ in range(n_layers))
         self.norm = RMSNorm(dim)
         self.output = nn.Linear(dim, vocab_size, bias=False)
