@@ -202,6 +202,12 @@ Val dft_along(GraphBuilder &b, DType k, const Val &x, int64_t rank, int64_t axis
   return transpose(b, reshape(b, y, pairs), with_pair(inv));
 }
 
+// Arguments of fft_fft / fft_ifft / fft_rfft / fft_irfft (self, n, dim, norm).
+enum FftArg : size_t { kFftN = 1, kFftDim = 2, kFftNorm = 3 };
+// Arguments of _fft_r2c / _fft_c2c / _fft_c2r (self, dim, normalization, onesided | forward |
+// last_dim_size).
+enum RawFftArg : size_t { kRawDims = 1, kRawNorm = 2, kRawLast = 3 };
+
 // The per-transform scale of aten's fft_norm_mode: 0 none, 1 1/sqrt(n), 2 1/n.
 double norm_scale(int64_t mode, int64_t n) {
   T2O_CHECK(mode >= 0 && mode <= 2, "unknown FFT normalization mode {}", mode);
@@ -235,8 +241,8 @@ DType dft_dtype(const ConvertCtx &c) {
 // _fft_r2c(self, dim, normalization, onesided): r2c on the last dim, c2c on the others.
 void aten_fft_r2c(ConvertCtx &c) {
   T2O_CHECK(!is_complex(c, 0), "{} needs a real input", c.op());
-  int64_t rank = logical_rank(c), mode = c.in(2).to_int();
-  std::vector<int64_t> dims = c.in(1).to_ints();
+  int64_t rank = logical_rank(c), mode = c.in(kRawNorm).to_int();
+  std::vector<int64_t> dims = c.in(kRawDims).to_ints();
   for (auto &d : dims)
     d = norm_axis(d, rank);
   T2O_CHECK(!dims.empty(), "{} needs at least one dim", c.op());
@@ -244,7 +250,7 @@ void aten_fft_r2c(ConvertCtx &c) {
   DftSpec s;
   s.kind = DftKind::R2C;
   s.n = s.in_len = logical_size(c, dims.back());
-  s.out_len = c.in(3).to_bool() ? s.n / 2 + 1 : s.n;
+  s.out_len = c.in(kRawLast).to_bool() ? s.n / 2 + 1 : s.n; // onesided
   s.scale = norm_scale(mode, s.n);
   Val z = dft_along(c.b, k, c.tensor(0), rank, dims.back(), s);
   for (size_t i = 0; i + 1 < dims.size(); ++i) {
@@ -259,14 +265,14 @@ void aten_fft_r2c(ConvertCtx &c) {
 // _fft_c2c(self, dim, normalization, forward).
 void aten_fft_c2c(ConvertCtx &c) {
   T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
-  int64_t rank = logical_rank(c), mode = c.in(2).to_int();
+  int64_t rank = logical_rank(c), mode = c.in(kRawNorm).to_int();
   DType k = dft_dtype(c);
   Val z = c.tensor(0);
-  for (int64_t d : c.in(1).to_ints()) {
+  for (int64_t d : c.in(kRawDims).to_ints()) {
     d = norm_axis(d, rank);
     DftSpec s;
     s.n = s.in_len = s.out_len = logical_size(c, d);
-    s.inverse = !c.in(3).to_bool();
+    s.inverse = !c.in(kRawLast).to_bool(); // forward
     s.scale = norm_scale(mode, s.n);
     z = dft_along(c.b, k, z, rank, d, s);
   }
@@ -276,8 +282,8 @@ void aten_fft_c2c(ConvertCtx &c) {
 // _fft_c2r(self, dim, normalization, last_dim_size): c2c inverse on all dims but the last.
 void aten_fft_c2r(ConvertCtx &c) {
   T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
-  int64_t rank = logical_rank(c), mode = c.in(2).to_int();
-  std::vector<int64_t> dims = c.in(1).to_ints();
+  int64_t rank = logical_rank(c), mode = c.in(kRawNorm).to_int();
+  std::vector<int64_t> dims = c.in(kRawDims).to_ints();
   for (auto &d : dims)
     d = norm_axis(d, rank);
   T2O_CHECK(!dims.empty(), "{} needs at least one dim", c.op());
@@ -293,7 +299,7 @@ void aten_fft_c2r(ConvertCtx &c) {
   DftSpec s;
   s.kind = DftKind::C2R;
   s.in_len = logical_size(c, dims.back());
-  s.n = s.out_len = c.in(3).to_int();
+  s.n = s.out_len = c.in(kRawLast).to_int(); // last_dim_size
   s.inverse = true;
   s.scale = norm_scale(mode, s.n);
   set_result(c, dft_along(c.b, k, z, rank, dims.back(), s));
@@ -302,13 +308,13 @@ void aten_fft_c2r(ConvertCtx &c) {
 // fft_fft / fft_ifft (self, n, dim, norm): a real input is an r2c with every bin kept.
 void fft_c2c(ConvertCtx &c, bool inverse) {
   int64_t rank = logical_rank(c);
-  int64_t d = norm_axis(c.int_or(2, -1), rank);
+  int64_t d = norm_axis(c.int_or(kFftDim, -1), rank);
   DftSpec s;
   s.kind = is_complex(c, 0) ? DftKind::C2C : DftKind::R2C;
   s.in_len = logical_size(c, d);
-  s.n = s.out_len = c.int_or(1, s.in_len);
+  s.n = s.out_len = c.int_or(kFftN, s.in_len);
   s.inverse = inverse;
-  s.scale = norm_scale(norm_mode(c, 3, inverse), s.n);
+  s.scale = norm_scale(norm_mode(c, kFftNorm, inverse), s.n);
   set_complex_out(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
 }
 
@@ -323,13 +329,13 @@ void aten_fft_ifft(ConvertCtx &c) {
 void aten_fft_rfft(ConvertCtx &c) {
   T2O_CHECK(!is_complex(c, 0), "{} needs a real input", c.op());
   int64_t rank = logical_rank(c);
-  int64_t d = norm_axis(c.int_or(2, -1), rank);
+  int64_t d = norm_axis(c.int_or(kFftDim, -1), rank);
   DftSpec s;
   s.kind = DftKind::R2C;
   s.in_len = logical_size(c, d);
-  s.n = c.int_or(1, s.in_len);
+  s.n = c.int_or(kFftN, s.in_len);
   s.out_len = s.n / 2 + 1;
-  s.scale = norm_scale(norm_mode(c, 3, false), s.n);
+  s.scale = norm_scale(norm_mode(c, kFftNorm, false), s.n);
   set_complex_out(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
 }
 
@@ -337,14 +343,14 @@ void aten_fft_rfft(ConvertCtx &c) {
 void aten_fft_irfft(ConvertCtx &c) {
   T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
   int64_t rank = logical_rank(c);
-  int64_t d = norm_axis(c.int_or(2, -1), rank);
+  int64_t d = norm_axis(c.int_or(kFftDim, -1), rank);
   DftSpec s;
   s.kind = DftKind::C2R;
   s.in_len = logical_size(c, d);
-  s.n = s.out_len = c.int_or(1, 2 * (s.in_len - 1));
+  s.n = s.out_len = c.int_or(kFftN, 2 * (s.in_len - 1));
   T2O_CHECK(s.n > 0, "{}: invalid output length {}", c.op(), s.n);
   s.inverse = true;
-  s.scale = norm_scale(norm_mode(c, 3, true), s.n);
+  s.scale = norm_scale(norm_mode(c, kFftNorm, true), s.n);
   set_result(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
 }
 
@@ -378,16 +384,28 @@ Val overlap_add(GraphBuilder &b, DType k, const Val &frames, int64_t n_fft, int6
 // istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
 // return_complex): irfft of each frame, windowed, overlap-added and divided by the overlap-added
 // squared window, then trimmed as torch does.
+enum IstftArg : size_t {
+  kIstftNfft = 1,
+  kIstftHop,
+  kIstftWin,
+  kIstftWindow,
+  kIstftCenter,
+  kIstftNormalized,
+  kIstftOnesided, // implied by the number of bins
+  kIstftLength,
+  kIstftReturnComplex,
+};
+
 void aten_istft(ConvertCtx &c) {
   T2O_CHECK(is_complex(c, 0),
             "istft needs a complex input (stft(..., return_complex=True)), got {}",
             c.info(0).str());
   T2O_CHECK(
-      !c.bool_or(9, false),
+      !c.bool_or(kIstftReturnComplex, false),
       "istft with return_complex=True is not supported; torch2onnx inverts real signals only");
-  int64_t n_fft = c.in(1).to_int();
-  int64_t hop = c.int_or(2, n_fft / 4), win = c.int_or(3, n_fft);
-  bool center = c.bool_or(5, true), normalized = c.bool_or(6, false);
+  int64_t n_fft = c.in(kIstftNfft).to_int();
+  int64_t hop = c.int_or(kIstftHop, n_fft / 4), win = c.int_or(kIstftWin, n_fft);
+  bool center = c.bool_or(kIstftCenter, true), normalized = c.bool_or(kIstftNormalized, false);
   int64_t rank = logical_rank(c); // [B?, n_freq, frames]
   T2O_CHECK(rank == 2 || rank == 3, "istft needs a 2-D or 3-D input, got {}", c.info(0).str());
   int64_t n_freq = logical_size(c, rank - 2), frames = logical_size(c, rank - 1);
@@ -406,7 +424,7 @@ void aten_istft(ConvertCtx &c) {
   s.inverse = true;
   s.scale = normalized ? 1.0 / std::sqrt(static_cast<double>(n_fft)) : 1.0 / n_fft;
   Val y = dft_along(c.b, k, transpose(c.b, z, {0, 2, 1, 3}), 3, 2, s);
-  Val w = padded_window(c, 4, k, n_fft, win);
+  Val w = padded_window(c, kIstftWindow, k, n_fft, win);
   y = op_t(c.b, k, "Mul", {y, w});
   y = overlap_add(c.b, k, transpose(c.b, y, {0, 2, 1}), n_fft, hop); // [B, 1, len]
   y = squeeze(c.b, y, {1});
@@ -417,7 +435,9 @@ void aten_istft(ConvertCtx &c) {
   Val env = squeeze(c.b, overlap_add(c.b, k, w2_frames, n_fft, hop), {1}); // [1, len]
   int64_t len = n_fft + hop * (frames - 1);
   int64_t start = center ? n_fft / 2 : 0;
-  int64_t end = c.has(8) ? start + c.in(8).to_int() : center ? len - n_fft / 2 : len;
+  int64_t end = c.has(kIstftLength) ? start + c.in(kIstftLength).to_int()
+                : center            ? len - n_fft / 2
+                                    : len;
   auto trim = [&](const Val &v) {
     return op_t(
         c.b, k, "Slice",

@@ -59,12 +59,12 @@ struct TensorInfo {
   bool is_static() const;
   // Concrete sizes; throws when a dim is not static.
   std::vector<int64_t> sizes() const;
-  std::string str() const; // e.g. "f32[1,3,batch,224]", "complex f32[4,8,2]"
+  std::string str() const; // e.g. "f32[1,3,batch,224]", "c64[4,8] as f32[4,8,2]"
 };
 
 // The info of a value as torch2onnx carries it: a complex64/complex128 tensor of shape S becomes
 // f32/f64 [S..., 2] with `complex` set; other infos are returned unchanged.
-// Example: complex_as_real({Complex64, [4, 8]}).str() == "complex f32[4,8,2]".
+// Example: complex_as_real({Complex64, [4, 8]}).str() == "c64[4,8] as f32[4,8,2]".
 TensorInfo complex_as_real(const TensorInfo &info);
 
 // A constant tensor's bytes (little-endian, row-major).
