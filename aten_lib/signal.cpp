@@ -354,6 +354,116 @@ void aten_fft_irfft(ConvertCtx &c) {
   set_result(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
 }
 
+// Arguments of the n-dimensional FFTs fft_fft2 / fft_fftn / ... (self, s, dim, norm).
+enum FftnArg : size_t { kFftnS = 1, kFftnDim = 2, kFftnNorm = 3 };
+
+// Which dims an n-dimensional FFT transforms, and at what lengths. dim defaults to the last
+// len(s) dims, or every dim (the 2-D ops always pass theirs); s to the input's sizes, -1 keeping
+// one; irfftn's last length to 2 * (bins - 1).
+struct FftnPlan {
+  std::vector<int64_t> dims, lens;
+};
+
+FftnPlan fftn_plan(const ConvertCtx &c, int64_t rank, bool c2r_last) {
+  std::vector<int64_t> s = c.ints_or(kFftnS, {});
+  FftnPlan p;
+  if (c.has(kFftnDim)) {
+    p.dims = c.in(kFftnDim).to_ints();
+  } else {
+    int64_t n = s.empty() ? rank : static_cast<int64_t>(s.size());
+    p.dims = int_range(rank - n, rank);
+  }
+  T2O_CHECK(!p.dims.empty(), "{} needs at least one dim", c.op());
+  T2O_CHECK(s.empty() || s.size() == p.dims.size(), "{}: s has {} sizes for {} dims", c.op(),
+            s.size(), p.dims.size());
+  for (size_t i = 0; i < p.dims.size(); ++i) {
+    p.dims[i] = norm_axis(p.dims[i], rank);
+    int64_t size = logical_size(c, p.dims[i]);
+    bool last = i + 1 == p.dims.size();
+    int64_t dflt = c2r_last && last ? 2 * (size - 1) : size;
+    p.lens.push_back(!s.empty() && s[i] != -1 ? s[i] : dflt);
+    T2O_CHECK(p.lens.back() > 0, "{}: invalid length {}", c.op(), p.lens.back());
+  }
+  return p;
+}
+
+// One c2c transform of dim plan.dims[i] (complex z).
+Val fftn_c2c(const ConvertCtx &c, const Val &z, int64_t rank, const FftnPlan &p, size_t i,
+             bool inverse) {
+  DftSpec s;
+  s.in_len = logical_size(c, p.dims[i]);
+  s.n = s.out_len = p.lens[i];
+  s.inverse = inverse;
+  s.scale = norm_scale(norm_mode(c, kFftnNorm, inverse), s.n);
+  return dft_along(c.b, dft_dtype(c), z, rank, p.dims[i], s);
+}
+
+// fft_fft2 / fft_fftn / fft_ifft2 / fft_ifftn: a real input's last dim by r2c (every bin), then
+// c2c over the others.
+void fftn(ConvertCtx &c, bool inverse) {
+  int64_t rank = logical_rank(c);
+  FftnPlan p = fftn_plan(c, rank, false);
+  size_t last = p.dims.size() - 1;
+  Val z = c.tensor(0);
+  if (is_complex(c, 0)) {
+    z = fftn_c2c(c, z, rank, p, last, inverse);
+  } else {
+    DftSpec s;
+    s.kind = DftKind::R2C;
+    s.in_len = logical_size(c, p.dims[last]);
+    s.n = s.out_len = p.lens[last];
+    s.inverse = inverse;
+    s.scale = norm_scale(norm_mode(c, kFftnNorm, inverse), s.n);
+    z = dft_along(c.b, dft_dtype(c), z, rank, p.dims[last], s);
+  }
+  for (size_t i = 0; i < last; ++i)
+    z = fftn_c2c(c, z, rank, p, i, inverse);
+  set_complex_out(c, z);
+}
+
+void aten_fft_fftn(ConvertCtx &c) {
+  fftn(c, false);
+}
+void aten_fft_ifftn(ConvertCtx &c) {
+  fftn(c, true);
+}
+
+// fft_rfft2 / fft_rfftn: r2c (n/2 + 1 bins) on the last dim, c2c on the others.
+void aten_fft_rfftn(ConvertCtx &c) {
+  T2O_CHECK(!is_complex(c, 0), "{} needs a real input", c.op());
+  int64_t rank = logical_rank(c);
+  FftnPlan p = fftn_plan(c, rank, false);
+  size_t last = p.dims.size() - 1;
+  DftSpec s;
+  s.kind = DftKind::R2C;
+  s.in_len = logical_size(c, p.dims[last]);
+  s.n = p.lens[last];
+  s.out_len = s.n / 2 + 1;
+  s.scale = norm_scale(norm_mode(c, kFftnNorm, false), s.n);
+  Val z = dft_along(c.b, dft_dtype(c), c.tensor(0), rank, p.dims[last], s);
+  for (size_t i = 0; i < last; ++i)
+    z = fftn_c2c(c, z, rank, p, i, false);
+  set_complex_out(c, z);
+}
+
+// fft_irfft2 / fft_irfftn: c2c inverse on all dims but the last, then c2r on it.
+void aten_fft_irfftn(ConvertCtx &c) {
+  T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
+  int64_t rank = logical_rank(c);
+  FftnPlan p = fftn_plan(c, rank, true);
+  size_t last = p.dims.size() - 1;
+  Val z = c.tensor(0);
+  for (size_t i = 0; i < last; ++i)
+    z = fftn_c2c(c, z, rank, p, i, true);
+  DftSpec s;
+  s.kind = DftKind::C2R;
+  s.in_len = logical_size(c, p.dims[last]);
+  s.n = s.out_len = p.lens[last];
+  s.inverse = true;
+  s.scale = norm_scale(norm_mode(c, kFftnNorm, true), s.n);
+  set_result(c, dft_along(c.b, dft_dtype(c), z, rank, p.dims[last], s));
+}
+
 // ---- istft ----------------------------------------------------------------------------------
 
 // The window of istft/stft as n_fft samples: `window` (or win_length ones) centered in n_fft.
@@ -464,6 +574,14 @@ void register_signal_ops(Registry &r) {
   r.add_complex("aten::fft_ifft", 13, aten_fft_ifft, {"MatMul"});
   r.add_complex("aten::fft_rfft", 13, aten_fft_rfft, {"MatMul"});
   r.add_complex("aten::fft_irfft", 13, aten_fft_irfft, {"MatMul"});
+  for (const char *op : {"aten::fft_fft2", "aten::fft_fftn"})
+    r.add_complex(op, 13, aten_fft_fftn, {"MatMul"});
+  for (const char *op : {"aten::fft_ifft2", "aten::fft_ifftn"})
+    r.add_complex(op, 13, aten_fft_ifftn, {"MatMul"});
+  for (const char *op : {"aten::fft_rfft2", "aten::fft_rfftn"})
+    r.add_complex(op, 13, aten_fft_rfftn, {"MatMul"});
+  for (const char *op : {"aten::fft_irfft2", "aten::fft_irfftn"})
+    r.add_complex(op, 13, aten_fft_irfftn, {"MatMul"});
 }
 
 } // namespace torch2onnx

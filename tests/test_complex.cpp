@@ -291,6 +291,31 @@ TEST_CASE("aten::fft_rfft and aten::fft_irfft", "[complex]") {
   }
 }
 
+TEST_CASE("aten::fft_fftn and the other n-dimensional FFTs", "[complex]") {
+  SECTION("aten::fft_fft2 of a real input and aten::fft_ifftn with s") {
+    check_ir_opsets(ir("%x : Tensor", "  %z : Tensor = aten::fft_fft2(%x, %none, %d02, %none)\n"
+                                      "  %s : int[] = prim::ListConstruct(%5, %m1)\n"
+                                      "  %o : str = prim::Constant[value=\"ortho\"]()\n"
+                                      "  %c : Tensor = aten::fft_ifftn(%z, %s, %none, %o)\n"
+                                      "  %y : Tensor = aten::view_as_real(%c)"),
+                    {randn({4, 3, 6}, 1)});
+  }
+  SECTION("aten::fft_fftn of a complex input over every dim") {
+    check_ir(cir("  %z : Tensor = aten::fft_fftn(%a, %none, %none, %none)"), abt());
+  }
+  SECTION("aten::fft_rfft2 then aten::fft_irfft2 and aten::fft_rfftn then aten::fft_irfftn") {
+    check_ir_opsets(ir("%x : Tensor", "  %d : int[] = prim::ListConstruct(%m2, %m1)\n"
+                                      "  %z : Tensor = aten::fft_rfft2(%x, %none, %d, %none)\n"
+                                      "  %y : Tensor = aten::fft_irfft2(%z, %none, %d, %none)"),
+                    {randn({2, 4, 6}, 2)});
+    check_ir(ir("%x : Tensor", "  %s : int[] = prim::ListConstruct(%3, %7)\n"
+                               "  %z : Tensor = aten::fft_rfftn(%x, %s, %none, %none)\n"
+                               "  %f : str = prim::Constant[value=\"forward\"]()\n"
+                               "  %y : Tensor = aten::fft_irfftn(%z, %s, %none, %f)"),
+             {randn({2, 4, 6}, 3)});
+  }
+}
+
 TEST_CASE("aten::_fft_r2c aten::_fft_c2c and aten::_fft_c2r", "[complex]") {
   SECTION("r2c over two dims, onesided and not") {
     check_ir_opsets(ir("%x : Tensor", "  %d : int[] = prim::ListConstruct(%0, %2)\n"
