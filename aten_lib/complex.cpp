@@ -293,6 +293,22 @@ void complex_to(ConvertCtx &c) {
   set_result(c, complex_part(c.b, c.tensor(0), c.info(0).dtype, 0));
 }
 
+// size(z[, dim]) when the sizes are not static (static ones fold in the walker): the complex
+// tensor's own sizes, without the pair.
+void complex_size(ConvertCtx &c) {
+  std::vector<Arg> args = {c.in(0)};
+  if (c.has(1))
+    args.push_back(Arg::of_int(carried_dim(c.in(1).to_int())));
+  call_real_converter(c, "aten::size", std::move(args));
+  if (c.has(1))
+    return;
+  Arg sizes = c.outputs()[0];
+  T2O_CHECK(sizes.is_list() && !sizes.items.empty(), "internal error: size() gave {}",
+            sizes.describe());
+  sizes.items.pop_back();
+  c.set_out(0, sizes);
+}
+
 // ---- shape ops on the carried form ----------------------------------------------------------
 
 using Adjust = void (*)(const ConvertCtx &c, std::vector<Arg> &args);
@@ -392,6 +408,7 @@ void register_complex_ops(Registry &r) {
   r.add_complex("aten::abs", 13, complex_abs_op, {"ReduceSumSquare", "Sqrt"});
   r.add_complex("aten::angle", 13, complex_angle_op, {"Gather", "Atan", "Where"});
   r.add_complex("aten::pow", 13, complex_pow, {"Pow", "Cos", "Sin", "Exp", "Log", "Concat"});
+  r.add_complex("aten::size", 13, complex_size, {});
   for (const char *op : {"aten::to", "aten::type_as"})
     r.add_complex(op, 13, complex_to, {"Identity", "Gather"});
   // Shape ops: the real converter on the carried form.

@@ -366,6 +366,19 @@ TEST_CASE("complex values the ONNX graph cannot take", "[complex]") {
   }
 }
 
+TEST_CASE("complex values with a dynamic batch", "[complex]") {
+  auto alt = std::vector<at::Tensor>{randn({5, 3, 4, 2}, 4), randn({3, 1, 2}, 5), randn({4}, 6)};
+  check_ir_dynamic(cir("  %c : Tensor = aten::mul(%a, %b)\n"
+                       "  %n : int = aten::size(%c, %0)\n"
+                       "  %l : int[] = aten::size(%c)\n"
+                       "  %k : int = aten::__getitem__(%l, %m1)\n"
+                       "  %s : int[] = prim::ListConstruct(%n, %m1, %k)\n"
+                       "  %r : Tensor = aten::reshape(%c, %s)\n"
+                       "  %z : Tensor = aten::pow(%r, %half)"),
+                   abt(), alt);
+  check_ir_dynamic(cir_to_real("  %y : Tensor = aten::angle(%a)"), abt(), alt);
+}
+
 TEST_CASE("the dispatcher refuses complex operands without a complex lowering", "[complex]") {
   // What the pre-scan cannot see (values LibTorch did not record, list items) still fails here.
   using namespace torch2onnx;
