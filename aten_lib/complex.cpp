@@ -156,9 +156,8 @@ Val as_carried(const ConvertCtx &c, size_t i, DType k) {
   if (a.is_tensor())
     return c.info(i).complex ? cast_to(c.b, a.t(), k)
                              : lift_to_complex(c.b, k, a.t(), rank_of(c, i), 0);
-  T2O_CHECK(a.is_number(),
-            "{}: operand {} is {}; complex Python numbers (1j) are not supported as constants",
-            c.op(), i, a.describe());
+  T2O_CHECK(a.is_number(), "{}: operand {} is {}, not a tensor or a number", c.op(), i,
+            a.describe());
   return k == DType::Double
              ? c.b.constant(TensorData::f64({a.to_double(), 0.0}, {2}))
              : c.b.constant(TensorData::f32({static_cast<float>(a.to_double()), 0.0f}, {2}));
@@ -201,10 +200,8 @@ Val complex_product(GraphBuilder &b, DType k, const Val &x, const Val &y) {
 
 void complex_mul(ConvertCtx &c) {
   DType k = complex_part_dtype(c);
-  T2O_CHECK(is_complex(c, 0) || is_complex(c, 1),
-            "{}: complex Python numbers (1j) are not supported as constants; use "
-            "torch.complex(re, im) on tensors",
-            c.op());
+  T2O_CHECK(is_complex(c, 0) || is_complex(c, 1), "{}: no complex operand among {} and {}", c.op(),
+            c.in(0).describe(), c.in(1).describe());
   if (is_complex(c, 0) && is_complex(c, 1))
     return set_complex_out(c, complex_product(c.b, k, c.tensor(0), c.tensor(1)));
   size_t z = is_complex(c, 0) ? 0 : 1; // the complex one; the other scales both parts
@@ -223,6 +220,17 @@ void complex_div(ConvertCtx &c) {
   Val den =
       op_t(c.b, k, "ReduceSumSquare", {y}, {{"axes", std::vector<int64_t>{-1}}, {"keepdims", 1}});
   set_complex_out(c, op_t(c.b, k, "Div", {num, den}));
+}
+
+// exp(a + bi) = e^a (cos b + i sin b).
+void complex_exp(ConvertCtx &c) {
+  DType k = complex_part_dtype(c);
+  Val z = cast_to(c.b, c.tensor(0), k);
+  Val mag = op_t(c.b, k, "Exp", {complex_part(c.b, z, k, 0)});
+  Val b = complex_part(c.b, z, k, 1);
+  Val re = op_t(c.b, k, "Mul", {mag, op_t(c.b, k, "Cos", {b})});
+  Val im = op_t(c.b, k, "Mul", {mag, op_t(c.b, k, "Sin", {b})});
+  set_complex_out(c, make_complex(c.b, k, re, im));
 }
 
 // |z| = sqrt(re^2 + im^2), a real tensor.
@@ -406,6 +414,7 @@ void register_complex_ops(Registry &r) {
   for (const char *op : {"aten::div", "aten::div_"})
     r.add_complex(op, 13, complex_div, {"Gather", "Mul", "ReduceSumSquare", "Div", "Concat"});
   r.add_complex("aten::abs", 13, complex_abs_op, {"ReduceSumSquare", "Sqrt"});
+  r.add_complex("aten::exp", 13, complex_exp, {"Exp", "Cos", "Sin", "Mul", "Concat"});
   r.add_complex("aten::angle", 13, complex_angle_op, {"Gather", "Atan", "Where"});
   r.add_complex("aten::pow", 13, complex_pow, {"Pow", "Cos", "Sin", "Exp", "Log", "Concat"});
   r.add_complex("aten::size", 13, complex_size, {});

@@ -110,6 +110,10 @@ TEST_CASE("aten::div on complex tensors", "[complex]") {
   check_ir(cir("  %c : Tensor = aten::div(%a, %t)\n  %z : Tensor = aten::div(%c, %s2)"), abt());
 }
 
+TEST_CASE("aten::exp on complex tensors", "[complex]") {
+  check_ir_opsets(cir("  %z : Tensor = aten::exp(%a)"), abt());
+}
+
 TEST_CASE("aten::abs and aten::angle on complex tensors", "[complex]") {
   auto x = randn({2, 3, 4, 2}, 1);
   x[0][0][0].zero_(); // angle(0) == 0, |0| == 0
@@ -436,6 +440,16 @@ TEST_CASE("CLI: a complex buffer times a complex value verifies", "[complex][cli
                                   {{"freqs", c}});
   std::string out = std::filesystem::path(pt).parent_path() / "complex_buffer.onnx";
   auto r = run_cli({pt, "-o", out, "--input", "x:f32[5,2,3,2]", "--verify"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err == "");
+}
+
+TEST_CASE("CLI: exp(1j * theta) with a complex Python number verifies", "[complex][cli]") {
+  std::string pt = scripted_model("complex_literal", "def forward(self, th):\n"
+                                                     "    z = torch.exp(th * 1j) + 0.5j\n"
+                                                     "    return torch.view_as_real(z)\n");
+  std::string out = std::filesystem::path(pt).parent_path() / "complex_literal.onnx";
+  auto r = run_cli({pt, "-o", out, "--input", "th:f32[3,4]", "--verify"});
   CHECK(r.exit_code == 0);
   CHECK(r.err == "");
 }

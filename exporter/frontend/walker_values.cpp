@@ -64,6 +64,9 @@ Arg Walker::to_arg(const Bound &bd, const Value *origin) {
       return Arg::none();
     return Arg::of_tensor(materialize(t, origin ? origin->debugName() : "const"));
   }
+  if (iv.isComplexDouble()) // a Python complex number (1j): a complex64 0-d constant
+    return Arg::of_tensor(
+        materialize(at::scalar_tensor(iv.toComplexDouble(), at::kComplexFloat), "complex"));
   if (iv.isInt())
     return Arg::of_int(iv.toInt());
   if (iv.isDouble())
