@@ -23,10 +23,10 @@ void print_ops_json(const std::vector<const RegistryEntry *> &chosen) {
     std::vector<std::string> q;
     for (const auto &o : chosen[i]->onnx_ops)
       q.push_back("\"" + o + "\"");
-    fmt::print(
-        "  {{\"op\": \"{}\", \"since_opset\": {}, \"family\": \"{}\", \"onnx_ops\": [{}]}}{}\n",
-        chosen[i]->op, chosen[i]->since_opset, chosen[i]->family, fmt::join(q, ", "),
-        i + 1 < chosen.size() ? "," : "");
+    fmt::print("  {{\"op\": \"{}\", \"since_opset\": {}, \"family\": \"{}\", \"onnx_ops\": [{}], "
+               "\"complex\": {}}}{}\n",
+               chosen[i]->op, chosen[i]->since_opset, chosen[i]->family, fmt::join(q, ", "),
+               chosen[i]->complex_fn ? "true" : "false", i + 1 < chosen.size() ? "," : "");
   }
   fmt::print("]\n");
 }

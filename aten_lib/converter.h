@@ -148,6 +148,9 @@ struct RegistryEntry {
   // Handled by the graph front end itself (prim::If, list ops, ...), not by a converter: `fn` is
   // empty. Registered so `torch2onnx ops` and docs/operators.md list every op torch2onnx takes.
   bool frontend = false;
+  // Called instead of `fn` when an input or output is a complex tensor (TensorInfo::complex);
+  // empty: the op refuses complex operands (docs/complex.md).
+  ConverterFn complex_fn;
 };
 
 // Converters by aten op and opset. Lookup returns the newest entry at or below the target opset.
@@ -169,6 +172,11 @@ public:
   // Example: r.add_with_inplace("aten::relu", 13, aten_relu, {"Relu"});  // relu and relu_
   void add_with_inplace(const std::string &op, int since_opset, const ConverterFn &fn,
                         const std::vector<std::string> &onnx_ops);
+  // Makes `fn` the converter of `op` for complex operands: set on each of op's entries, or op is
+  // added (with `fn` for every operand) when it has none yet.
+  // Example: r.add_complex("aten::mul", 13, complex_mul, {"Mul", "Sub", "Add"});
+  void add_complex(const std::string &op, int since_opset, const ConverterFn &fn,
+                   const std::vector<std::string> &onnx_ops);
 
   // The registry with every converter torch2onnx ships (built once).
   static const Registry &global();
@@ -208,6 +216,7 @@ void register_transformer_ops(Registry &r); // transformer fast paths, nested te
 void register_aliases_ops(Registry &r);
 void register_number_ops(Registry &r);      // aten::add.num, ...: arithmetic on runtime numbers
 void register_torchvision_ops(Registry &r); // torchvision::nms, torchvision::roi_align
+void register_complex_ops(Registry &r);     // complex lowerings of other families' ops too
 void register_frontend_ops(Registry &r);    // what the graph front end handles itself
 
 } // namespace torch2onnx

@@ -127,6 +127,23 @@ void Registry::add_with_inplace(const std::string &op, int since_opset, const Co
   add(op + "_", since_opset, fn, onnx_ops);
 }
 
+void Registry::add_complex(const std::string &op, int since_opset, const ConverterFn &fn,
+                           const std::vector<std::string> &onnx_ops) {
+  auto it = by_op_.find(op);
+  if (it == by_op_.end()) {
+    add(op, since_opset, fn, onnx_ops);
+    by_op_[op].at(since_opset).complex_fn = fn;
+    return;
+  }
+  for (auto &[opset, entry] : it->second) {
+    T2O_CHECK(!entry.frontend, "{} is handled by the graph front end, not a converter", op);
+    entry.complex_fn = fn;
+    for (const auto &o : onnx_ops)
+      if (std::find(entry.onnx_ops.begin(), entry.onnx_ops.end(), o) == entry.onnx_ops.end())
+        entry.onnx_ops.push_back(o);
+  }
+}
+
 void Registry::add_frontend(const std::string &op, std::vector<std::string> onnx_ops) {
   add(op, kMinOpset, ConverterFn(), std::move(onnx_ops));
   by_op_[op].at(kMinOpset).frontend = true;
@@ -178,6 +195,7 @@ const Registry &Registry::global() {
         {"aliases", register_aliases_ops},
         {"number", register_number_ops},
         {"torchvision", register_torchvision_ops},
+        {"complex", register_complex_ops}, // after the families whose ops it extends
         {"frontend", register_frontend_ops},
     };
     for (const auto &[name, fn] : families) {

@@ -174,6 +174,24 @@ void aten_stack(ConvertCtx &c) {
   c.set_out(0, c.b.op1("Concat", parts, {{"axis", axis}}));
 }
 
+// hstack(tensors): cat on dim 1, or dim 0 for 1-D tensors; vstack(tensors): 1-D tensors become
+// rows, then cat on dim 0 (LLaMA builds its cached-prefix causal mask with hstack).
+void aten_hstack(ConvertCtx &c) {
+  int64_t r = c.out_info(0).rank();
+  ConvertCtx cat(c.b, "aten::cat", {c.in(0), Arg::of_int(r == 1 ? 0 : 1)}, {c.out_info(0)});
+  aten_cat(cat);
+  c.set_out(0, cat.outputs()[0]);
+}
+
+void aten_vstack(ConvertCtx &c) {
+  std::vector<Arg> rows;
+  for (const auto &it : c.in(0).list())
+    rows.push_back(c.b.rank(it.t()) == 1 ? Arg::of_tensor(unsqueeze(c.b, it.t(), {0})) : it);
+  ConvertCtx cat(c.b, "aten::cat", {Arg::of_list(rows), Arg::of_int(0)}, {c.out_info(0)});
+  aten_cat(cat);
+  c.set_out(0, cat.outputs()[0]);
+}
+
 // split.Tensor (int size), split.sizes (int[]), split_with_sizes.
 void aten_split(ConvertCtx &c) {
   int64_t r = rank_of(c, 0);
@@ -551,6 +569,8 @@ void register_shape_ops(Registry &r) {
   r.add("aten::concat", 13, aten_cat, {"Concat"});
   r.add("aten::concatenate", 13, aten_cat, {"Concat"});
   r.add("aten::stack", 13, aten_stack, {"Unsqueeze", "Concat"});
+  r.add("aten::hstack", 13, aten_hstack, {"Concat"});
+  r.add("aten::vstack", 13, aten_vstack, {"Unsqueeze", "Concat"});
   r.add("aten::split", 13, aten_split, {"Split"});
   r.add("aten::split_with_sizes", 13, aten_split, {"Split"});
   r.add("aten::chunk", 13, aten_chunk, {"Split"});

@@ -1,11 +1,14 @@
-// Signal processing: aten::stft as framing (Gather) + window + a MatMul with constant DFT
-// matrices, which is exact and valid at every opset (the DFT op arrives only in 17).
-//
-// Complex results (return_complex=True, _fft_*, view_as_real/complex, complex, polar) are not
-// supported: ONNX has no complex dtype, so only the real [.., 2] layout can be produced.
+// Signal processing: aten::stft / istft and the FFTs (torch.fft.fft/ifft/rfft/irfft and the
+// _fft_r2c / _fft_c2r / _fft_c2c ops they lower to). Every transform is a MatMul with a constant
+// DFT matrix, exact and valid at every opset (the DFT op arrives only in 17). Complex values are
+// real [..., 2] tensors (aten_lib/complex.h, docs/complex.md); a complex DFT is one real MatMul on
+// the flattened (bin, part) pairs. istft overlap-adds with a ConvTranspose whose kernel is the
+// identity (stride hop), which needs no loop.
+#include "aten_lib/complex.h"
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -23,13 +26,9 @@ void aten_stft(ConvertCtx &c) {
   bool normalized = c.has(5 + off) && c.in(5 + off).to_bool();
   bool onesided = !c.has(6 + off) || c.in(6 + off).to_bool();
   bool return_complex = c.has(7 + off) && c.in(7 + off).to_bool();
-  T2O_CHECK(!return_complex,
-            "stft with return_complex=True is not supported (ONNX has no complex dtype); use "
-            "return_complex=False, which gives the [..., 2] real layout");
   const TensorInfo &info = c.info(0);
   DType t = info.dtype;
-  T2O_CHECK(t != DType::Complex64 && t != DType::Complex128,
-            "stft of complex input is not supported");
+  T2O_CHECK(!info.complex, "stft of a complex signal is not supported (only real signals)");
   T2O_CHECK(info.rank() == 1 || info.rank() == 2, "stft needs a 1-D or 2-D input, got {}",
             info.str());
   DType k = t == DType::Double ? DType::Double : DType::Float;
@@ -96,11 +95,493 @@ void aten_stft(ConvertCtx &c) {
   std::vector<int64_t> perm =
       r == 1 ? std::vector<int64_t>{1, 0, 2} : std::vector<int64_t>{0, 2, 1, 3};
   y = op_t(c.b, k, "Transpose", {y}, {{"perm", perm}});
+  // return_complex=True: the [..., 2] layout is the carried complex form.
+  if (return_complex)
+    return set_complex_out(c, y);
   c.set_out(0, cast_to(c.b, y, out_dtype(c)));
 }
 
+// ---- DFT by MatMul ---------------------------------------------------------------------------
+
+namespace {
+
+// R2C: real samples in, complex bins out; C2C: complex in and out; C2R: Hermitian bins in
+// (torch.fft.irfft), real samples out.
+enum class DftKind { R2C, C2C, C2R };
+
+struct DftSpec {
+  DftKind kind = DftKind::C2C;
+  int64_t n = 0;       // transform length
+  int64_t in_len = 0;  // input size along the axis (samples, or bins for C2R)
+  int64_t out_len = 0; // output bins (R2C, C2C) or samples (C2R)
+  bool inverse = false;
+  double scale = 1.0;
+};
+
+// exp(sign * 2 pi i * f * j / n): f * j is reduced mod n first so the angle stays small and exact.
+double dft_angle(int64_t f, int64_t j, int64_t n, bool inverse) {
+  double a = 2.0 * M_PI * static_cast<double>((f * j) % n) / static_cast<double>(n);
+  return inverse ? a : -a;
+}
+
+Val dense(GraphBuilder &b, DType k, const std::vector<double> &v, std::vector<int64_t> dims) {
+  if (k == DType::Double)
+    return b.constant(TensorData::f64(v, std::move(dims)), "dft");
+  return b.constant(TensorData::f32(std::vector<float>(v.begin(), v.end()), std::move(dims)),
+                    "dft");
+}
+
+// The real matrix of the transform, applied as x @ M to the input's last dim (complex inputs
+// flattened to (j, part) pairs, complex outputs likewise). Samples past n are cut (rows of
+// zeros); missing ones are zero padding, which adds nothing.
+Val dft_matrix(GraphBuilder &b, DType k, const DftSpec &s) {
+  int64_t rows = s.kind == DftKind::R2C ? s.in_len : 2 * s.in_len;
+  int64_t cols = s.kind == DftKind::C2R ? s.out_len : 2 * s.out_len;
+  std::vector<double> m(static_cast<size_t>(rows * cols), 0.0);
+  auto at = [&](int64_t r, int64_t c) -> double & { return m[static_cast<size_t>(r * cols + c)]; };
+  if (s.kind == DftKind::C2R) {
+    // x[j] = sum over the n/2 + 1 stored bins, each but DC and Nyquist counted twice (Hermitian);
+    // the imaginary parts of DC and Nyquist drop out (sin is 0 there), as in torch.
+    int64_t bins = std::min(s.in_len, s.n / 2 + 1);
+    for (int64_t f = 0; f < bins; ++f) {
+      double w = (f == 0 || (s.n % 2 == 0 && f == s.n / 2)) ? 1.0 : 2.0;
+      for (int64_t j = 0; j < s.out_len; ++j) {
+        double a = dft_angle(f, j, s.n, true);
+        at(2 * f, j) = w * std::cos(a) * s.scale;
+        at(2 * f + 1, j) = -w * std::sin(a) * s.scale;
+      }
+    }
+    return dense(b, k, m, {rows, cols});
+  }
+  for (int64_t j = 0; j < std::min(s.in_len, s.n); ++j)
+    for (int64_t f = 0; f < s.out_len; ++f) {
+      double a = dft_angle(f, j, s.n, s.inverse);
+      double cs = std::cos(a) * s.scale, sn = std::sin(a) * s.scale;
+      if (s.kind == DftKind::R2C) {
+        at(j, 2 * f) = cs;
+        at(j, 2 * f + 1) = sn;
+      } else { // (xr + i xi)(cs + i sn)
+        at(2 * j, 2 * f) = cs;
+        at(2 * j + 1, 2 * f) = -sn;
+        at(2 * j, 2 * f + 1) = sn;
+        at(2 * j + 1, 2 * f + 1) = cs;
+      }
+    }
+  return dense(b, k, m, {rows, cols});
+}
+
+// The transform along dim `axis` of x, whose logical rank is `rank` (complex x is carried, one
+// dim more). The axis is moved last (before the pair), transformed, and moved back.
+Val dft_along(GraphBuilder &b, DType k, const Val &x, int64_t rank, int64_t axis,
+              const DftSpec &s) {
+  std::vector<int64_t> perm, inv(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  for (int64_t i = 0; i < rank; ++i)
+    inv[static_cast<size_t>(perm[i])] = i;
+  bool complex_in = s.kind != DftKind::R2C, complex_out = s.kind != DftKind::C2R;
+  auto with_pair = [&](std::vector<int64_t> p) {
+    p.push_back(rank);
+    return p;
+  };
+  Val y = transpose(b, cast_to(b, x, k), complex_in ? with_pair(perm) : perm);
+  std::vector<int64_t> keep(static_cast<size_t>(rank - 1), 0); // Reshape: 0 copies a dim
+  if (complex_in) {
+    std::vector<int64_t> flat = keep;
+    flat.push_back(2 * s.in_len);
+    y = reshape(b, y, flat);
+  }
+  y = op_t(b, k, "MatMul", {y, dft_matrix(b, k, s)});
+  if (!complex_out)
+    return transpose(b, y, inv);
+  std::vector<int64_t> pairs = keep;
+  pairs.push_back(s.out_len);
+  pairs.push_back(2);
+  return transpose(b, reshape(b, y, pairs), with_pair(inv));
+}
+
+// Arguments of fft_fft / fft_ifft / fft_rfft / fft_irfft (self, n, dim, norm).
+enum FftArg : size_t { kFftN = 1, kFftDim = 2, kFftNorm = 3 };
+// Arguments of _fft_r2c / _fft_c2c / _fft_c2r (self, dim, normalization, onesided | forward |
+// last_dim_size).
+enum RawFftArg : size_t { kRawDims = 1, kRawNorm = 2, kRawLast = 3 };
+
+// The per-transform scale of aten's fft_norm_mode: 0 none, 1 1/sqrt(n), 2 1/n.
+double norm_scale(int64_t mode, int64_t n) {
+  T2O_CHECK(mode >= 0 && mode <= 2, "unknown FFT normalization mode {}", mode);
+  return mode == 0 ? 1.0 : mode == 1 ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0 / n;
+}
+
+// The mode for torch.fft's norm string: "backward" (the default) scales the inverse by 1/n,
+// "forward" the forward transform, "ortho" both by 1/sqrt(n).
+int64_t norm_mode(const ConvertCtx &c, size_t i, bool inverse) {
+  std::string norm = c.str_or(i, "backward");
+  T2O_CHECK(norm == "backward" || norm == "forward" || norm == "ortho",
+            "{}: unknown norm '{}' (backward, forward, ortho)", c.op(), norm);
+  if (norm == "ortho")
+    return 1;
+  return (norm == "forward") != inverse ? 2 : 0;
+}
+
+// The logical rank and the static size of logical dim d of input 0.
+int64_t logical_rank(const ConvertCtx &c) {
+  return rank_of(c, 0) - (is_complex(c, 0) ? 1 : 0);
+}
+
+int64_t logical_size(const ConvertCtx &c, int64_t d) {
+  return static_dim(c, 0, d);
+}
+
+DType dft_dtype(const ConvertCtx &c) {
+  return c.info(0).dtype == DType::Double ? DType::Double : DType::Float;
+}
+
+// _fft_r2c(self, dim, normalization, onesided): r2c on the last dim, c2c on the others.
+void aten_fft_r2c(ConvertCtx &c) {
+  T2O_CHECK(!is_complex(c, 0), "{} needs a real input", c.op());
+  int64_t rank = logical_rank(c), mode = c.in(kRawNorm).to_int();
+  std::vector<int64_t> dims = c.in(kRawDims).to_ints();
+  for (auto &d : dims)
+    d = norm_axis(d, rank);
+  T2O_CHECK(!dims.empty(), "{} needs at least one dim", c.op());
+  DType k = dft_dtype(c);
+  DftSpec s;
+  s.kind = DftKind::R2C;
+  s.n = s.in_len = logical_size(c, dims.back());
+  s.out_len = c.in(kRawLast).to_bool() ? s.n / 2 + 1 : s.n; // onesided
+  s.scale = norm_scale(mode, s.n);
+  Val z = dft_along(c.b, k, c.tensor(0), rank, dims.back(), s);
+  for (size_t i = 0; i + 1 < dims.size(); ++i) {
+    DftSpec t;
+    t.n = t.in_len = t.out_len = logical_size(c, dims[i]);
+    t.scale = norm_scale(mode, t.n);
+    z = dft_along(c.b, k, z, rank, dims[i], t);
+  }
+  set_complex_out(c, z);
+}
+
+// _fft_c2c(self, dim, normalization, forward).
+void aten_fft_c2c(ConvertCtx &c) {
+  T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
+  int64_t rank = logical_rank(c), mode = c.in(kRawNorm).to_int();
+  DType k = dft_dtype(c);
+  Val z = c.tensor(0);
+  for (int64_t d : c.in(kRawDims).to_ints()) {
+    d = norm_axis(d, rank);
+    DftSpec s;
+    s.n = s.in_len = s.out_len = logical_size(c, d);
+    s.inverse = !c.in(kRawLast).to_bool(); // forward
+    s.scale = norm_scale(mode, s.n);
+    z = dft_along(c.b, k, z, rank, d, s);
+  }
+  set_complex_out(c, z);
+}
+
+// _fft_c2r(self, dim, normalization, last_dim_size): c2c inverse on all dims but the last.
+void aten_fft_c2r(ConvertCtx &c) {
+  T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
+  int64_t rank = logical_rank(c), mode = c.in(kRawNorm).to_int();
+  std::vector<int64_t> dims = c.in(kRawDims).to_ints();
+  for (auto &d : dims)
+    d = norm_axis(d, rank);
+  T2O_CHECK(!dims.empty(), "{} needs at least one dim", c.op());
+  DType k = dft_dtype(c);
+  Val z = c.tensor(0);
+  for (size_t i = 0; i + 1 < dims.size(); ++i) {
+    DftSpec t;
+    t.n = t.in_len = t.out_len = logical_size(c, dims[i]);
+    t.inverse = true;
+    t.scale = norm_scale(mode, t.n);
+    z = dft_along(c.b, k, z, rank, dims[i], t);
+  }
+  DftSpec s;
+  s.kind = DftKind::C2R;
+  s.in_len = logical_size(c, dims.back());
+  s.n = s.out_len = c.in(kRawLast).to_int(); // last_dim_size
+  s.inverse = true;
+  s.scale = norm_scale(mode, s.n);
+  set_result(c, dft_along(c.b, k, z, rank, dims.back(), s));
+}
+
+// fft_fft / fft_ifft (self, n, dim, norm): a real input is an r2c with every bin kept.
+void fft_c2c(ConvertCtx &c, bool inverse) {
+  int64_t rank = logical_rank(c);
+  int64_t d = norm_axis(c.int_or(kFftDim, -1), rank);
+  DftSpec s;
+  s.kind = is_complex(c, 0) ? DftKind::C2C : DftKind::R2C;
+  s.in_len = logical_size(c, d);
+  s.n = s.out_len = c.int_or(kFftN, s.in_len);
+  s.inverse = inverse;
+  s.scale = norm_scale(norm_mode(c, kFftNorm, inverse), s.n);
+  set_complex_out(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
+}
+
+void aten_fft_fft(ConvertCtx &c) {
+  fft_c2c(c, false);
+}
+void aten_fft_ifft(ConvertCtx &c) {
+  fft_c2c(c, true);
+}
+
+// fft_rfft(self, n, dim, norm): the n/2 + 1 bins of a real signal.
+void aten_fft_rfft(ConvertCtx &c) {
+  T2O_CHECK(!is_complex(c, 0), "{} needs a real input", c.op());
+  int64_t rank = logical_rank(c);
+  int64_t d = norm_axis(c.int_or(kFftDim, -1), rank);
+  DftSpec s;
+  s.kind = DftKind::R2C;
+  s.in_len = logical_size(c, d);
+  s.n = c.int_or(kFftN, s.in_len);
+  s.out_len = s.n / 2 + 1;
+  s.scale = norm_scale(norm_mode(c, kFftNorm, false), s.n);
+  set_complex_out(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
+}
+
+// fft_irfft(self, n, dim, norm): n real samples (default 2 * (bins - 1)) from Hermitian bins.
+void aten_fft_irfft(ConvertCtx &c) {
+  T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
+  int64_t rank = logical_rank(c);
+  int64_t d = norm_axis(c.int_or(kFftDim, -1), rank);
+  DftSpec s;
+  s.kind = DftKind::C2R;
+  s.in_len = logical_size(c, d);
+  s.n = s.out_len = c.int_or(kFftN, 2 * (s.in_len - 1));
+  T2O_CHECK(s.n > 0, "{}: invalid output length {}", c.op(), s.n);
+  s.inverse = true;
+  s.scale = norm_scale(norm_mode(c, kFftNorm, true), s.n);
+  set_result(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
+}
+
+// Arguments of the n-dimensional FFTs fft_fft2 / fft_fftn / ... (self, s, dim, norm).
+enum FftnArg : size_t { kFftnS = 1, kFftnDim = 2, kFftnNorm = 3 };
+
+// Which dims an n-dimensional FFT transforms, and at what lengths. dim defaults to the last
+// len(s) dims, or every dim (the 2-D ops always pass theirs); s to the input's sizes, -1 keeping
+// one; irfftn's last length to 2 * (bins - 1).
+struct FftnPlan {
+  std::vector<int64_t> dims, lens;
+};
+
+FftnPlan fftn_plan(const ConvertCtx &c, int64_t rank, bool c2r_last) {
+  std::vector<int64_t> s = c.ints_or(kFftnS, {});
+  FftnPlan p;
+  if (c.has(kFftnDim)) {
+    p.dims = c.in(kFftnDim).to_ints();
+  } else {
+    int64_t n = s.empty() ? rank : static_cast<int64_t>(s.size());
+    p.dims = int_range(rank - n, rank);
+  }
+  T2O_CHECK(!p.dims.empty(), "{} needs at least one dim", c.op());
+  T2O_CHECK(s.empty() || s.size() == p.dims.size(), "{}: s has {} sizes for {} dims", c.op(),
+            s.size(), p.dims.size());
+  for (size_t i = 0; i < p.dims.size(); ++i) {
+    p.dims[i] = norm_axis(p.dims[i], rank);
+    int64_t size = logical_size(c, p.dims[i]);
+    bool last = i + 1 == p.dims.size();
+    int64_t dflt = c2r_last && last ? 2 * (size - 1) : size;
+    p.lens.push_back(!s.empty() && s[i] != -1 ? s[i] : dflt);
+    T2O_CHECK(p.lens.back() > 0, "{}: invalid length {}", c.op(), p.lens.back());
+  }
+  return p;
+}
+
+// One c2c transform of dim plan.dims[i] (complex z).
+Val fftn_c2c(const ConvertCtx &c, const Val &z, int64_t rank, const FftnPlan &p, size_t i,
+             bool inverse) {
+  DftSpec s;
+  s.in_len = logical_size(c, p.dims[i]);
+  s.n = s.out_len = p.lens[i];
+  s.inverse = inverse;
+  s.scale = norm_scale(norm_mode(c, kFftnNorm, inverse), s.n);
+  return dft_along(c.b, dft_dtype(c), z, rank, p.dims[i], s);
+}
+
+// fft_fft2 / fft_fftn / fft_ifft2 / fft_ifftn: a real input's last dim by r2c (every bin), then
+// c2c over the others.
+void fftn(ConvertCtx &c, bool inverse) {
+  int64_t rank = logical_rank(c);
+  FftnPlan p = fftn_plan(c, rank, false);
+  size_t last = p.dims.size() - 1;
+  Val z = c.tensor(0);
+  if (is_complex(c, 0)) {
+    z = fftn_c2c(c, z, rank, p, last, inverse);
+  } else {
+    DftSpec s;
+    s.kind = DftKind::R2C;
+    s.in_len = logical_size(c, p.dims[last]);
+    s.n = s.out_len = p.lens[last];
+    s.inverse = inverse;
+    s.scale = norm_scale(norm_mode(c, kFftnNorm, inverse), s.n);
+    z = dft_along(c.b, dft_dtype(c), z, rank, p.dims[last], s);
+  }
+  for (size_t i = 0; i < last; ++i)
+    z = fftn_c2c(c, z, rank, p, i, inverse);
+  set_complex_out(c, z);
+}
+
+void aten_fft_fftn(ConvertCtx &c) {
+  fftn(c, false);
+}
+void aten_fft_ifftn(ConvertCtx &c) {
+  fftn(c, true);
+}
+
+// fft_rfft2 / fft_rfftn: r2c (n/2 + 1 bins) on the last dim, c2c on the others.
+void aten_fft_rfftn(ConvertCtx &c) {
+  T2O_CHECK(!is_complex(c, 0), "{} needs a real input", c.op());
+  int64_t rank = logical_rank(c);
+  FftnPlan p = fftn_plan(c, rank, false);
+  size_t last = p.dims.size() - 1;
+  DftSpec s;
+  s.kind = DftKind::R2C;
+  s.in_len = logical_size(c, p.dims[last]);
+  s.n = p.lens[last];
+  s.out_len = s.n / 2 + 1;
+  s.scale = norm_scale(norm_mode(c, kFftnNorm, false), s.n);
+  Val z = dft_along(c.b, dft_dtype(c), c.tensor(0), rank, p.dims[last], s);
+  for (size_t i = 0; i < last; ++i)
+    z = fftn_c2c(c, z, rank, p, i, false);
+  set_complex_out(c, z);
+}
+
+// fft_irfft2 / fft_irfftn: c2c inverse on all dims but the last, then c2r on it.
+void aten_fft_irfftn(ConvertCtx &c) {
+  T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
+  int64_t rank = logical_rank(c);
+  FftnPlan p = fftn_plan(c, rank, true);
+  size_t last = p.dims.size() - 1;
+  Val z = c.tensor(0);
+  for (size_t i = 0; i < last; ++i)
+    z = fftn_c2c(c, z, rank, p, i, true);
+  DftSpec s;
+  s.kind = DftKind::C2R;
+  s.in_len = logical_size(c, p.dims[last]);
+  s.n = s.out_len = p.lens[last];
+  s.inverse = true;
+  s.scale = norm_scale(norm_mode(c, kFftnNorm, true), s.n);
+  set_result(c, dft_along(c.b, dft_dtype(c), z, rank, p.dims[last], s));
+}
+
+// ---- istft ----------------------------------------------------------------------------------
+
+// The window of istft/stft as n_fft samples: `window` (or win_length ones) centered in n_fft.
+Val padded_window(ConvertCtx &c, size_t i, DType k, int64_t n_fft, int64_t win) {
+  int64_t left = (n_fft - win) / 2;
+  if (!c.has(i)) {
+    std::vector<double> ones(static_cast<size_t>(n_fft), 0.0);
+    for (int64_t j = left; j < left + win; ++j)
+      ones[static_cast<size_t>(j)] = 1.0;
+    return dense(c.b, k, ones, {n_fft});
+  }
+  Val w = cast_to(c.b, c.tensor(i), k);
+  if (win < n_fft)
+    w = op_t(c.b, k, "Pad", {w, c.b.const_i64({left, n_fft - win - left})});
+  return w;
+}
+
+// Overlap-add of frames [N, n_fft, F] at stride hop: [N, 1, (F - 1) * hop + n_fft]. A
+// ConvTranspose with the identity kernel puts sample t of frame m at m * hop + t and sums.
+Val overlap_add(GraphBuilder &b, DType k, const Val &frames, int64_t n_fft, int64_t hop) {
+  std::vector<double> eye(static_cast<size_t>(n_fft * n_fft), 0.0);
+  for (int64_t t = 0; t < n_fft; ++t)
+    eye[static_cast<size_t>(t * n_fft + t)] = 1.0;
+  return op_t(b, k, "ConvTranspose", {frames, dense(b, k, eye, {n_fft, 1, n_fft})},
+              {{"strides", std::vector<int64_t>{hop}}});
+}
+
+// istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+// return_complex): irfft of each frame, windowed, overlap-added and divided by the overlap-added
+// squared window, then trimmed as torch does.
+enum IstftArg : size_t {
+  kIstftNfft = 1,
+  kIstftHop,
+  kIstftWin,
+  kIstftWindow,
+  kIstftCenter,
+  kIstftNormalized,
+  kIstftOnesided, // implied by the number of bins
+  kIstftLength,
+  kIstftReturnComplex,
+};
+
+void aten_istft(ConvertCtx &c) {
+  T2O_CHECK(is_complex(c, 0),
+            "istft needs a complex input (stft(..., return_complex=True)), got {}",
+            c.info(0).str());
+  T2O_CHECK(
+      !c.bool_or(kIstftReturnComplex, false),
+      "istft with return_complex=True is not supported; torch2onnx inverts real signals only");
+  int64_t n_fft = c.in(kIstftNfft).to_int();
+  int64_t hop = c.int_or(kIstftHop, n_fft / 4), win = c.int_or(kIstftWin, n_fft);
+  bool center = c.bool_or(kIstftCenter, true), normalized = c.bool_or(kIstftNormalized, false);
+  int64_t rank = logical_rank(c); // [B?, n_freq, frames]
+  T2O_CHECK(rank == 2 || rank == 3, "istft needs a 2-D or 3-D input, got {}", c.info(0).str());
+  int64_t n_freq = logical_size(c, rank - 2), frames = logical_size(c, rank - 1);
+  T2O_CHECK(n_fft > 0 && hop > 0 && win > 0 && win <= n_fft,
+            "istft: invalid n_fft={}, hop_length={}, win_length={}", n_fft, hop, win);
+  DType k = dft_dtype(c);
+  Val z = c.tensor(0);
+  if (rank == 2)
+    z = unsqueeze(c.b, z, {0});
+  // Each frame's bins -> its n_fft samples (a two-sided input uses its first n_fft/2 + 1 bins,
+  // like torch). [B, n_freq, F, 2] -> [B, F, n_freq, 2] -> [B, F, n_fft]
+  DftSpec s;
+  s.kind = DftKind::C2R;
+  s.in_len = n_freq;
+  s.n = s.out_len = n_fft;
+  s.inverse = true;
+  s.scale = normalized ? 1.0 / std::sqrt(static_cast<double>(n_fft)) : 1.0 / n_fft;
+  Val y = dft_along(c.b, k, transpose(c.b, z, {0, 2, 1, 3}), 3, 2, s);
+  Val w = padded_window(c, kIstftWindow, k, n_fft, win);
+  y = op_t(c.b, k, "Mul", {y, w});
+  y = overlap_add(c.b, k, transpose(c.b, y, {0, 2, 1}), n_fft, hop); // [B, 1, len]
+  y = squeeze(c.b, y, {1});
+  // The squared window overlap-added over the same frames: what each sample was scaled by.
+  Val w2 = op_t(c.b, k, "Mul", {w, w});
+  Val w2_frames =
+      op_t(c.b, k, "Expand", {reshape(c.b, w2, {1, n_fft, 1}), c.b.const_i64({1, n_fft, frames})});
+  Val env = squeeze(c.b, overlap_add(c.b, k, w2_frames, n_fft, hop), {1}); // [1, len]
+  int64_t len = n_fft + hop * (frames - 1);
+  int64_t start = center ? n_fft / 2 : 0;
+  int64_t end = c.has(kIstftLength) ? start + c.in(kIstftLength).to_int()
+                : center            ? len - n_fft / 2
+                                    : len;
+  auto trim = [&](const Val &v) {
+    return op_t(
+        c.b, k, "Slice",
+        {v, c.b.const_i64({start}), c.b.const_i64({std::min(end, len)}), c.b.const_i64({1})});
+  };
+  y = op_t(c.b, k, "Div", {trim(y), trim(env)});
+  if (end > len) // a `length` past the signal: zeros, as torch pads
+    y = op_t(c.b, k, "Pad", {y, c.b.const_i64({0, 0, 0, end - len})});
+  if (rank == 2)
+    y = squeeze(c.b, y, {0});
+  set_result(c, y);
+}
+
+} // namespace
+
 void register_signal_ops(Registry &r) {
   r.add("aten::stft", 13, aten_stft, {"Gather", "MatMul"});
+  r.add_complex("aten::stft", 13, aten_stft, {}); // return_complex=True
+  r.add_complex("aten::istft", 13, aten_istft, {"MatMul", "ConvTranspose", "Div"});
+  r.add_complex("aten::_fft_r2c", 13, aten_fft_r2c, {"MatMul"});
+  r.add_complex("aten::_fft_c2c", 13, aten_fft_c2c, {"MatMul"});
+  r.add_complex("aten::_fft_c2r", 13, aten_fft_c2r, {"MatMul"});
+  r.add_complex("aten::fft_fft", 13, aten_fft_fft, {"MatMul"});
+  r.add_complex("aten::fft_ifft", 13, aten_fft_ifft, {"MatMul"});
+  r.add_complex("aten::fft_rfft", 13, aten_fft_rfft, {"MatMul"});
+  r.add_complex("aten::fft_irfft", 13, aten_fft_irfft, {"MatMul"});
+  for (const char *op : {"aten::fft_fft2", "aten::fft_fftn"})
+    r.add_complex(op, 13, aten_fft_fftn, {"MatMul"});
+  for (const char *op : {"aten::fft_ifft2", "aten::fft_ifftn"})
+    r.add_complex(op, 13, aten_fft_ifftn, {"MatMul"});
+  for (const char *op : {"aten::fft_rfft2", "aten::fft_rfftn"})
+    r.add_complex(op, 13, aten_fft_rfftn, {"MatMul"});
+  for (const char *op : {"aten::fft_irfft2", "aten::fft_irfftn"})
+    r.add_complex(op, 13, aten_fft_irfftn, {"MatMul"});
 }
 
 } // namespace torch2onnx

@@ -97,15 +97,25 @@ std::vector<int64_t> TensorInfo::sizes() const {
   return out;
 }
 
-std::string TensorInfo::str() const {
-  std::string s = dtype_name(dtype);
-  if (!shape)
-    return s + "[?]";
-  s += "[";
-  for (size_t i = 0; i < shape->size(); ++i) {
+TensorInfo complex_as_real(const TensorInfo &info) {
+  if (info.dtype != DType::Complex64 && info.dtype != DType::Complex128)
+    return info;
+  TensorInfo out = info;
+  out.dtype = info.dtype == DType::Complex64 ? DType::Float : DType::Double;
+  out.complex = true;
+  if (out.shape)
+    out.shape->push_back(Dim::known(2));
+  return out;
+}
+
+namespace {
+
+std::string dims_str(const std::vector<Dim> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
       s += ",";
-    const Dim &d = (*shape)[i];
+    const Dim &d = shape[i];
     if (!d.symbol.empty())
       s += d.symbol;
     else if (d.value >= 0)
@@ -114,6 +124,19 @@ std::string TensorInfo::str() const {
       s += "?";
   }
   return s + "]";
+}
+
+} // namespace
+
+std::string TensorInfo::str() const {
+  std::string s = std::string(dtype_name(dtype)) + (shape ? dims_str(*shape) : "[?]");
+  if (!complex)
+    return s;
+  // What the user's model has, then how torch2onnx carries it: "c64[4] as f32[4,2]".
+  std::string c = dtype == DType::Double ? "c128" : "c64";
+  if (!shape || shape->empty())
+    return c + "[?] as " + s;
+  return c + dims_str(std::vector<Dim>(shape->begin(), shape->end() - 1)) + " as " + s;
 }
 
 int64_t TensorData::numel() const {

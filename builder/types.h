@@ -48,6 +48,10 @@ struct Dim {
 struct TensorInfo {
   DType dtype = DType::Undefined;
   std::optional<std::vector<Dim>> shape; // nullopt: rank unknown
+  // A complex tensor as torch2onnx carries it (ONNX has no complex type): a real tensor of the
+  // component dtype (f32 for complex64) with a trailing dimension of 2 holding (real, imaginary).
+  // See docs/complex.md.
+  bool complex = false;
 
   bool has_rank() const { return shape.has_value(); }
   int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
@@ -55,8 +59,13 @@ struct TensorInfo {
   bool is_static() const;
   // Concrete sizes; throws when a dim is not static.
   std::vector<int64_t> sizes() const;
-  std::string str() const; // e.g. "f32[1,3,batch,224]"
+  std::string str() const; // e.g. "f32[1,3,batch,224]", "c64[4,8] as f32[4,8,2]"
 };
+
+// The info of a value as torch2onnx carries it: a complex64/complex128 tensor of shape S becomes
+// f32/f64 [S..., 2] with `complex` set; other infos are returned unchanged.
+// Example: complex_as_real({Complex64, [4, 8]}).str() == "c64[4,8] as f32[4,8,2]".
+TensorInfo complex_as_real(const TensorInfo &info);
 
 // A constant tensor's bytes (little-endian, row-major).
 struct TensorData {

@@ -579,3 +579,18 @@ TEST_CASE("aten::_pad_circular", "[shape]") {
                     {randn({1, 2, 3, 4, 5})});
   }
 }
+
+TEST_CASE("aten::hstack and aten::vstack", "[shape]") {
+  auto two_d = ir("%x : Tensor, %z : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%x, %z)
+  %h : Tensor = aten::hstack(%l)
+  %v : Tensor = aten::vstack(%l))IR",
+                  "%h, %v");
+  check_ir_opsets(two_d, {randn({3, 4}, 1), randn({3, 4}, 2)});
+  auto one_d = ir("%x : Tensor, %z : Tensor", R"IR(
+  %l : Tensor[] = prim::ListConstruct(%x, %z)
+  %h : Tensor = aten::hstack(%l)
+  %v : Tensor = aten::vstack(%l))IR",
+                  "%h, %v");
+  check_ir(one_d, {randn({4}, 3), randn({4}, 4)});
+}

@@ -64,6 +64,10 @@ c10::ScalarType to_scalar_type(DType t) {
     return c10::ScalarType::Byte;
   case DType::Bool:
     return c10::ScalarType::Bool;
+  case DType::Complex64: // recorded complex values (metadata folding, placeholders)
+    return c10::ScalarType::ComplexFloat;
+  case DType::Complex128:
+    return c10::ScalarType::ComplexDouble;
   default:
     break;
   }

@@ -218,6 +218,11 @@ std::string format_unsupported(const std::vector<UnsupportedOp> &ops, int opset)
       msg += fmt::format(" [supported from opset {}: use --opset {}]", u.available_from,
                          u.available_from);
   }
+  for (const auto &u : ops)
+    if (u.op.find(" on complex tensors") != std::string::npos)
+      return msg + "\n  (ONNX has no complex type: torch2onnx carries complex tensors as real ones "
+                   "with a trailing dimension of 2, and only the ops in docs/complex.md take "
+                   "them; compute such steps on torch.view_as_real(x) or x.real / x.imag)";
   return msg;
 }
 
@@ -225,6 +230,20 @@ Walker::Walker(GraphBuilder &b, const ShapeRecord &record, const Registry &regis
     : b_(b), record_(record), registry_(registry) {}
 
 // ---- pre-scan -------------------------------------------------------------------------------
+
+bool Walker::touches_complex(const Node *n) const {
+  auto complex = [&](const Value *v) {
+    const TensorInfo *info = record_.find(v);
+    return info && (info->dtype == DType::Complex64 || info->dtype == DType::Complex128);
+  };
+  for (const Value *v : n->inputs())
+    if (complex(v))
+      return true;
+  for (const Value *v : n->outputs())
+    if (complex(v))
+      return true;
+  return false;
+}
 
 std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &graph) const {
   std::unordered_set<const Value *> consts;
@@ -266,9 +285,14 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &gra
             consts.insert(o);
         continue;
       }
-      if (has_converter(converter_key(n)) || has_converter(op))
+      const RegistryEntry *e = find_converter(registry_, converter_key(n), b_.opset());
+      if (!e)
+        e = find_converter(registry_, op, b_.opset());
+      if (e && (e->complex_fn || !touches_complex(n)))
         continue;
-      op = converter_key(n);
+      // A converter that cannot take the complex values LibTorch produced here is as missing
+      // as none (aten_lib/dispatch.cpp would refuse it during the walk).
+      op = e ? e->op + " on complex tensors" : converter_key(n);
       auto &u = found[op];
       u.op = op;
       ++u.uses;
@@ -299,7 +323,7 @@ const Walker::Bound &Walker::lookup(const Value *v) const {
 void Walker::bind(const Value *v, Bound bound) {
   if (bound.kind == Bound::Kind::Tensor) {
     if (const TensorInfo *info = info_of_value(v))
-      b_.set_info(bound.tensor, *info);
+      b_.set_info(bound.tensor, complex_as_real(*info)); // complex: real [..., 2]
   }
   env_[v] = std::move(bound);
 }
@@ -507,7 +531,7 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
     const TensorInfo *info = info_of_value(o);
     DType num = number_dtype(o->type());
     OutputSlot slot;
-    slot.info = info                      ? *info
+    slot.info = info                      ? complex_as_real(*info)
                 : num != DType::Undefined ? TensorInfo{num, std::vector<Dim>{}}
                                           : TensorInfo{};
     slot.may_be_none = o->type()->kind() == c10::TypeKind::NoneType ||
@@ -571,9 +595,10 @@ void Walker::write_back(const Value *view) {
       NodeContext node;
       node.op = scatter;
       node.outputs = {base->debugName()};
-      out.tensor = call_converter(b_, *entry, node, std::move(args),
-                                  {OutputSlot{info ? *info : TensorInfo{}, false}})[0]
-                       .t();
+      out.tensor =
+          call_converter(b_, *entry, node, std::move(args),
+                         {OutputSlot{info ? complex_as_real(*info) : TensorInfo{}, false}})[0]
+              .t();
     }
     bind(base, out);
     view = base;
@@ -608,6 +633,8 @@ void Walker::infer_missing(const Node *n) {
         return false;
       const TensorInfo &info = b_.info(bd.tensor);
       out = at::zeros(info.sizes(), at::TensorOptions().dtype(to_scalar_type(info.dtype)));
+      if (info.complex) // carried as real [..., 2]: LibTorch wants the complex tensor
+        out = at::view_as_complex(out.toTensor());
       return true;
     }
     case Bound::Kind::List: {

@@ -100,6 +100,8 @@ private:
   void infer_missing(const torch::jit::Node *n);
   const TensorInfo *info_of_value(const torch::jit::Value *v) const;
   std::string converter_key(const torch::jit::Node *n) const;
+  // Whether LibTorch gave the node a complex input or output (which needs a complex lowering).
+  bool touches_complex(const torch::jit::Node *n) const;
   // True for a node computing numbers only used to decide whether to raise an exception (e.g.
   // `if h.size() != expected: raise`): the check is dropped, so the node is skipped.
   bool only_feeds_checks(const torch::jit::Node *n) const;

@@ -21,7 +21,16 @@ Val Walker::materialize(const at::Tensor &t, const std::string &hint) {
   // Debug names of plain temporaries are numbers ("123"); give constants a readable stem.
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
     name = "const";
-  Val v = b_.constant(to_tensor_data(t), name);
+  Val v;
+  if (t.is_complex()) {
+    // Carried as real [..., 2] (docs/complex.md). The Identity keeps the complex flag off a real
+    // constant with the same bytes, which b_.constant would otherwise share.
+    TensorInfo info = complex_as_real(info_of(t));
+    v = b_.op1("Identity", {b_.constant(to_tensor_data(at::view_as_real(t.resolve_conj())), name)});
+    b_.set_info(v, info);
+  } else {
+    v = b_.constant(to_tensor_data(t), name);
+  }
   materialized_.emplace(key, std::make_pair(t, v));
   return v;
 }
@@ -55,6 +64,9 @@ Arg Walker::to_arg(const Bound &bd, const Value *origin) {
       return Arg::none();
     return Arg::of_tensor(materialize(t, origin ? origin->debugName() : "const"));
   }
+  if (iv.isComplexDouble()) // a Python complex number (1j): a complex64 0-d constant
+    return Arg::of_tensor(
+        materialize(at::scalar_tensor(iv.toComplexDouble(), at::kComplexFloat), "complex"));
   if (iv.isInt())
     return Arg::of_int(iv.toInt());
   if (iv.isDouble())
@@ -136,10 +148,26 @@ Walker::Bound Walker::from_arg(const Arg &a, const Value *v) {
   return bd;
 }
 
+namespace {
+
+// A graph output may not stay complex: ONNX has no complex type, and silently returning the
+// [..., 2] pair would change the output's shape and meaning.
+Error complex_output_error(const Value *v, const TensorInfo &info) {
+  std::string what = v ? "%" + v->debugName() : std::string("an item of a tuple/list output");
+  return Error(fmt::format("graph output {} is a complex tensor ({}); ONNX has no complex type",
+                           what, info.str()),
+               "return torch.view_as_real(x) (a real tensor with a trailing dimension of 2 for "
+               "the real and imaginary parts), or x.real / x.imag / x.abs(), instead");
+}
+
+} // namespace
+
 void Walker::flatten(const Bound &bd, const Value *v, const std::string &hint,
                      std::vector<std::pair<Val, std::string>> &out) {
   switch (bd.kind) {
   case Bound::Kind::Tensor:
+    if (b_.has_info(bd.tensor) && b_.info(bd.tensor).complex)
+      throw complex_output_error(v, b_.info(bd.tensor));
     out.emplace_back(bd.tensor, hint);
     return;
   case Bound::Kind::List:
@@ -157,6 +185,8 @@ void Walker::flatten(const Bound &bd, const Value *v, const std::string &hint,
   }
   const c10::IValue &iv = bd.constant;
   if (iv.isTensor()) {
+    if (iv.toTensor().is_complex())
+      throw complex_output_error(v, complex_as_real(info_of(iv.toTensor())));
     out.emplace_back(materialize(iv.toTensor(), "const_output"), hint);
   } else if (iv.isList() || iv.isTuple()) {
     auto elems = iv.isList() ? iv.toListRef().vec() : iv.toTupleRef().elements().vec();
