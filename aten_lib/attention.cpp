@@ -116,8 +116,12 @@ void aten__native_multi_head_attention(ConvertCtx &c) {
   if (valid.valid())
     b.set_companion(out, kNestedValid, valid);
   c.set_out(0, out);
-  // The weights output: averaged over heads unless asked otherwise (LibTorch leaves it undefined
-  // without need_weights; unused outputs are dropped when the graph is finished).
+  // The weights output: None without need_weights, as LibTorch leaves it undefined (a graph
+  // output that is None is left out); averaged over heads unless asked otherwise.
+  if (!c.bool_or(kNeedWeights, true)) {
+    c.set_out(1, Arg::none());
+    return;
+  }
   bool average = c.bool_or(kAverageAttnWeights, true);
   c.set_out(1, average ? b.op1("ReduceMean", {probs},
                                {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}})

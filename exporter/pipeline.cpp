@@ -75,6 +75,9 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
       name = k == 1 ? base + "_out" : fmt::format("{}_out{}", base, k);
     return name;
   };
+  if (outs.empty())
+    throw Error("forward returns no tensor (only None), so the ONNX model would have no output",
+                "return the tensors the model computes");
   for (size_t i = 0; i < outs.size(); ++i) {
     std::string name = !output_names.empty()                     ? output_names[i]
                        : hints_usable && !outs[i].second.empty() ? unused(outs[i].second)

@@ -93,6 +93,18 @@ class CountsCalls(nn.Module):
         return x * 2.0
 
 
+class SelfAttention(nn.Module):
+    """nn.MultiheadAttention as users call it: forward returns (output, weights), and the weights
+    are None with need_weights=False (Tuple[Tensor, Optional[Tensor]] when scripted)."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(16, 4, batch_first=True)
+
+    def forward(self, x, need_weights: bool = False):
+        return self.attn(x, x, x, need_weights=need_weights)
+
+
 class CausalLM(nn.Module):
     """A GPT-style block whose causal mask buffer holds -inf above the diagonal."""
 
@@ -134,6 +146,7 @@ def main():
         "pooled_text": PooledText(),
         "kv_cache": KvCache(),
         "counts_calls": CountsCalls(),
+        "self_attention": SelfAttention(),
     }
     for name, module in scripted.items():
         path = os.path.join(args.out, name + ".pt")

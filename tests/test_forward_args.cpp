@@ -268,3 +268,15 @@ TEST_CASE("forward args: a causal mask of -inf gives no warning", "[args]") {
   CHECK_FALSE(contains(r.err, "infinite"));
   CHECK_FALSE(contains(r.err, "warning"));
 }
+
+TEST_CASE("forward args: an Optional output that is None is left out", "[args]") {
+  std::string dir = fresh_dir("args_none_out");
+  std::string out = dir + "/attn.onnx";
+  auto r = export_ok(
+      {arg_model("self_attention.pt"), "-o", out, "--input", "x:f32[2,5,16]", "--verify", "-v"});
+  CHECK(contains(r.err, "is None: it is left out of the ONNX outputs"));
+  CHECK(contains(r.out, "verify output:")); // one output
+  auto both = export_ok({arg_model("self_attention.pt"), "-o", dir + "/weights.onnx", "--input",
+                         "x:f32[2,5,16]", "--input", "true", "--verify"});
+  CHECK(contains(both.out, "verify output_1"));
+}

@@ -407,7 +407,10 @@ std::string non_tensor_part(const c10::TypePtr &t) {
   case c10::TypeKind::FloatType:
   case c10::TypeKind::BoolType:
   case c10::TypeKind::NumberType:
+  case c10::TypeKind::NoneType: // an Optional output that is None: left out of the ONNX outputs
     return {};
+  case c10::TypeKind::OptionalType:
+    return non_tensor_part(t->containedTypes()[0]);
   case c10::TypeKind::DictType:
     // One ONNX output per value, named after its key: the keys must be strings.
     if (t->containedTypes()[0]->kind() != c10::TypeKind::StringType)
@@ -429,7 +432,9 @@ std::string non_tensor_part(const c10::TypePtr &t) {
 void check_outputs(const torch::jit::Graph &graph, const std::string &path) {
   for (size_t i = 0; i < graph.outputs().size(); ++i) {
     const auto *v = graph.outputs()[i];
-    std::string bad = non_tensor_part(v->type());
+    // None inside a tuple is left out (Walker::outputs); forward returning None is a mistake.
+    std::string bad =
+        v->type()->kind() == c10::TypeKind::NoneType ? "NoneType" : non_tensor_part(v->type());
     if (bad.empty())
       continue;
     std::string what = v->type()->annotation_str();

@@ -111,7 +111,8 @@ std::vector<at::Tensor> flatten_tensors(const c10::IValue &v) {
   std::vector<at::Tensor> out;
   std::function<void(const c10::IValue &)> rec = [&](const c10::IValue &x) {
     if (x.isTensor()) {
-      out.push_back(x.toTensor());
+      if (x.toTensor().defined()) // LibTorch may return None as an undefined tensor
+        out.push_back(x.toTensor());
     } else if (x.isTuple()) {
       for (const auto &e : x.toTupleRef().elements())
         rec(e);
@@ -121,6 +122,8 @@ std::vector<at::Tensor> flatten_tensors(const c10::IValue &v) {
     } else if (x.isGenericDict()) {
       for (const auto &kv : x.toGenericDict())
         rec(kv.value());
+    } else if (x.isNone()) {
+      // An Optional output that is None: not an ONNX output either (Walker::outputs).
     } else if (x.isInt()) {
       out.push_back(at::scalar_tensor(x.toInt(), at::kLong));
     } else if (x.isDouble()) {

@@ -534,8 +534,11 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
     slot.info = info                      ? complex_as_real(*info)
                 : num != DType::Undefined ? TensorInfo{num, std::vector<Dim>{}}
                                           : TensorInfo{};
+    // Optional outputs, and tensors LibTorch left undefined in the recording (no info, e.g. the
+    // attention weights of _native_multi_head_attention without need_weights).
     slot.may_be_none = o->type()->kind() == c10::TypeKind::NoneType ||
-                       o->type()->kind() == c10::TypeKind::OptionalType;
+                       o->type()->kind() == c10::TypeKind::OptionalType ||
+                       (info == nullptr && o->type()->kind() == c10::TypeKind::TensorType);
     slots.push_back(std::move(slot));
     node.outputs.push_back(o->debugName());
   }

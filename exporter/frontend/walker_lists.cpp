@@ -115,8 +115,18 @@ bool Walker::handle_is_none(const Node *n) {
   auto is_none = [](const Bound &x) { return x.kind == K::Const && x.constant.isNone(); };
   if (a.kind == K::Const && b.kind == K::Const)
     return false; // folds
-  if (!is_none(a) && !is_none(b))
-    return false;
+  if (!is_none(a) && !is_none(b)) {
+    if (a.kind == K::Const || b.kind == K::Const)
+      return false;
+    // `query is key` on two runtime values (nn.MultiheadAttention's self-attention test): the
+    // same SSA value is the same object; different values are different tensors.
+    Bound out;
+    out.kind = K::Const;
+    bool same = n->input(0) == n->input(1);
+    out.constant = c10::IValue(n->kind() == c10::aten::__is__ ? same : !same);
+    bind(n->output(), out);
+    return true;
+  }
   // `x is None` with x a runtime value: known at export time, it is not None.
   Bound out;
   out.kind = K::Const;
