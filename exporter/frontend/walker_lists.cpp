@@ -115,11 +115,21 @@ bool Walker::handle_is_none(const Node *n) {
   auto is_none = [](const Bound &x) { return x.kind == K::Const && x.constant.isNone(); };
   if (a.kind == K::Const && b.kind == K::Const)
     return false; // folds
-  if (!is_none(a) && !is_none(b))
-    return false;
-  // `x is None` with x a runtime value: known at export time, it is not None.
   Bound out;
   out.kind = K::Const;
+  if (!is_none(a) && !is_none(b)) {
+    // `a is b` between two runtime tensors (nn.MultiheadAttention asks `query is key` to pick its
+    // fast path): the same TorchScript value, or the same ONNX value (an op that returned its
+    // input, as PyTorch's no-op .to()/.contiguous() return self), is the same object; tensors
+    // computed apart are different objects.
+    if (a.kind != K::Tensor || b.kind != K::Tensor)
+      return false;
+    const bool same = n->input(0) == n->input(1) || a.tensor == b.tensor;
+    out.constant = c10::IValue(same == (n->kind() == c10::aten::__is__));
+    bind(n->output(), out);
+    return true;
+  }
+  // `x is None` with x a runtime value: known at export time, it is not None.
   out.constant = c10::IValue(n->kind() == c10::aten::__isnot__);
   bind(n->output(), out);
   return true;
