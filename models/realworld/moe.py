@@ -11,6 +11,8 @@ and simple tutorial code do.
 
 The token batch is [B, T, D]; D 32, 4 experts, hidden 64.
 """
+from typing import List
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -86,7 +88,68 @@ class DenseGatedMoE(nn.Module):
         return torch.einsum("bte,bted->btd", gates, outs)
 
 
-KINDS = {"mixtral": MixtralMoE, "switch": SwitchMoE, "dense": DenseGatedMoE}
+class CapacityMoE(nn.Module):
+    """Switch / GShard with an expert capacity (HF SwitchTransformersTop1Router): one_hot of the
+    argmax, cumsum for each token's position in its expert's queue, tokens over capacity dropped,
+    dispatch and combine as einsum with a [tokens, experts, capacity] tensor."""
+
+    def __init__(self, dim=32, hidden=64, experts=4, capacity_factor=1.0):
+        super().__init__()
+        self.num_experts, self.capacity_factor = experts, capacity_factor
+        self.classifier = nn.Linear(dim, experts, bias=False)
+        self.experts = nn.ModuleList([nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Linear(hidden, dim))
+                                      for _ in range(experts)])
+
+    def forward(self, x):
+        b, t, d = x.shape
+        tokens = x.reshape(b * t, d)
+        probs = torch.softmax(self.classifier(tokens).float(), dim=-1)
+        expert_index = torch.argmax(probs, dim=-1)
+        mask = F.one_hot(expert_index, num_classes=self.num_experts)
+        capacity = int(self.capacity_factor * b * t / self.num_experts)
+        position = torch.cumsum(mask, dim=0) * mask
+        mask = mask * torch.lt(position, capacity)
+        gate = (probs * mask).sum(dim=-1)
+        slot = F.one_hot(((position - 1) * mask).sum(-1), num_classes=capacity)
+        dispatch = mask.unsqueeze(-1) * slot.unsqueeze(1)  # [tokens, experts, capacity]
+        dispatch = dispatch.to(x.dtype)
+        expert_in = torch.einsum("sec,sd->ecd", dispatch, tokens)
+        expert_out = torch.stack([e(expert_in[i]) for i, e in enumerate(self.experts)], dim=0)
+        out = torch.einsum("sec,ecd->sd", dispatch, expert_out) * gate.unsqueeze(-1)
+        kept = mask.sum(-1, keepdim=True).to(x.dtype)
+        return (out + (1.0 - kept) * tokens).reshape(b, t, d)  # dropped tokens pass through
+
+
+class SortedMoE(nn.Module):
+    """Sort-based dispatch (megablocks / fast MoE tutorials): flatten the top-k choices, argsort by
+    expert, bincount the tokens per expert, split the sorted tokens by those counts, run each
+    expert on its chunk, then scatter_add the weighted results back to their tokens."""
+
+    def __init__(self, dim=32, hidden=64, experts=4, k=2):
+        super().__init__()
+        self.num_experts, self.k = experts, k
+        self.router = nn.Linear(dim, experts, bias=False)
+        self.experts = nn.ModuleList([Expert(dim, hidden) for _ in range(experts)])
+
+    def forward(self, x):
+        b, t, d = x.shape
+        tokens = x.reshape(-1, d)
+        weights, chosen = torch.topk(torch.softmax(self.router(tokens), dim=-1), self.k, dim=-1)
+        weights = weights / weights.sum(-1, keepdim=True)
+        flat_expert = chosen.reshape(-1)
+        order = torch.argsort(flat_expert)
+        token_of = order // self.k
+        counts = torch.bincount(flat_expert, minlength=self.num_experts)
+        sizes: List[int] = counts.tolist()
+        chunks = torch.split(tokens[token_of], sizes, dim=0)
+        outs = [expert(chunks[i]) for i, expert in enumerate(self.experts)]
+        y = torch.cat(outs, dim=0) * weights.reshape(-1)[order].unsqueeze(-1)
+        out = torch.zeros_like(tokens).scatter_add_(0, token_of.unsqueeze(-1).expand(-1, d), y)
+        return out.reshape(b, t, d)
+
+
+KINDS = {"mixtral": MixtralMoE, "switch": SwitchMoE, "dense": DenseGatedMoE, "capacity": CapacityMoE,
+         "sorted": SortedMoE}
 
 
 class Block(nn.Module):
