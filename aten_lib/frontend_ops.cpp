@@ -32,6 +32,9 @@ void register_frontend_ops(Registry &r) {
   r.add_frontend("aten::list", {});
   r.add_frontend("aten::__is__", {});
   r.add_frontend("aten::__isnot__", {});
+  // tensor.tolist() of a 1-d tensor: runtime ints (Gather), or a sequence when its length follows
+  // the data.
+  r.add_frontend("prim::tolist", {"Gather", "SplitToSequence"});
   // In-place list edits: bookkeeping on lists of known length, sequence ops on runtime lists.
   r.add_frontend("aten::insert", {"SequenceInsert"});
   r.add_frontend("aten::_set_item", {"SequenceErase", "SequenceInsert"});

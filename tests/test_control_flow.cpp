@@ -271,6 +271,34 @@ graph(%x : Tensor):
   CHECK(r.count("If") == 0);
 }
 
+// nn.MultiheadAttention's `query is not key or key is not value` on runtime tensors: known at
+// export time (q = k = x + 1 are one value, v = x * 2 another), so the If folds to one branch.
+TEST_CASE("aten::__is__ and aten::__isnot__ between runtime tensors", "[control_flow]") {
+  const char *ir = R"IR(
+graph(%x : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %q : Tensor = aten::add(%x, %one, %one)
+  %v : Tensor = aten::mul(%x, %two)
+  %qk : bool = aten::__isnot__(%q, %q)
+  %kv : bool = aten::__is__(%q, %v)
+  %either : bool = aten::__or__(%qk, %kv)
+  %y : Tensor = prim::If(%either)
+    block0():
+      %n : Tensor = aten::neg(%v)
+      -> (%n)
+    block1():
+      %s : Tensor = aten::sub(%q, %v, %one)
+      -> (%s)
+  %same : bool = aten::__is__(%q, %q)
+  %diff : bool = aten::__isnot__(%q, %v)
+  return (%y, %same, %diff)
+)IR";
+  auto r = check_ir_opsets(ir, {randn({2, 3}, 12)});
+  CHECK(r.count("If") == 0);
+  CHECK(r.count("Neg") == 0);
+}
+
 TEST_CASE("scripted model: data-dependent if with early return", "[control_flow][fixture]") {
   // Pick seeds whose inputs take each of the three paths (sum > 0; sum <= 0 with mean >= -0.3;
   // mean < -0.3, the early return).

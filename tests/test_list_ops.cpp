@@ -183,3 +183,45 @@ graph(%x : Tensor):
   return (%t))IR",
                   {randn({3})});
 }
+
+// sizes: List[int] = counts.tolist(); torch.split(x, sizes): sort-based mixture-of-experts
+// dispatch. A tensor whose length follows the data (here masked_select's) gives an ONNX sequence
+// (SplitToSequence); one of known length gives a list of runtime ints (Split by their stack).
+TEST_CASE("prim::tolist", "[lists]") {
+  const char *seq_ir = R"IR(
+graph(%x : Tensor, %counts : Tensor):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %2 : int = prim::Constant[value=2]()
+  %m1 : int = prim::Constant[value=-1]()
+  %used : Tensor = aten::gt(%counts, %0)
+  %nonempty : Tensor = aten::masked_select(%counts, %used)
+  %sizes : int[] = prim::tolist(%nonempty, %1, %0)
+  %chunks : Tensor[] = aten::split(%x, %sizes, %0)
+  %a : Tensor = aten::__getitem__(%chunks, %0)
+  %dims : int[] = prim::ListConstruct(%0)
+  %sa : Tensor = aten::sum(%a, %dims, %false, %none)
+  %c : Tensor = aten::__getitem__(%chunks, %m1)
+  %sc : Tensor = aten::sum(%c, %dims, %false, %none)
+  %c2 : Tensor = aten::mul(%sc, %2)
+  %y : Tensor = aten::add(%sa, %c2, %1)
+  %n : int = aten::len(%chunks)
+  return (%y, %n))IR";
+  auto counts = [](std::vector<int64_t> v) { return at::tensor(v); };
+  auto r = check_ir_opsets(seq_ir, {randn({6, 3}, 13), counts({2, 0, 1, 3})});
+  CHECK(r.count("SplitToSequence") >= 2);
+
+  const char *list_ir = R"IR(
+graph(%x : Tensor, %sizes_t : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %sizes : int[] = prim::tolist(%sizes_t, %1, %0)
+  %pieces : Tensor[] = aten::split(%x, %sizes, %1)
+  %a : Tensor, %b : Tensor, %c : Tensor = prim::ListUnpack(%pieces)
+  %s : int = aten::__getitem__(%sizes, %1)
+  %b2 : Tensor = aten::mul(%b, %s)
+  return (%a, %b2, %c))IR";
+  check_ir_opsets(list_ir, {randn({2, 6}, 14), counts({1, 3, 2})});
+}

@@ -134,6 +134,7 @@ private:
   bool handle_append(const torch::jit::Node *n);
   bool handle_list_copy(const torch::jit::Node *n);
   bool handle_is_none(const torch::jit::Node *n);
+  bool handle_tolist(const torch::jit::Node *n);
   // insert, _set_item, pop, Delete: edit the list in place (a sequence op on a runtime list).
   bool handle_list_mutation(const torch::jit::Node *n);
   bool mutate_sequence(const torch::jit::Node *n, const Bound &seq);
@@ -141,6 +142,7 @@ private:
   // unpacking, stack and cat become sequence ops; other ops are refused. False when input 0 is
   // not such a list (or the op takes one as it is: append, list, is / is not).
   bool try_sequence_op(const torch::jit::Node *n);
+  bool try_split_by_sequence(const torch::jit::Node *n);
   Val to_sequence(const Bound &bd, DType dtype);
   DType list_elem_dtype(const torch::jit::Value *list) const;
 

@@ -115,22 +115,87 @@ bool Walker::handle_is_none(const Node *n) {
   auto is_none = [](const Bound &x) { return x.kind == K::Const && x.constant.isNone(); };
   if (a.kind == K::Const && b.kind == K::Const)
     return false; // folds
+  Bound out;
+  out.kind = K::Const;
   if (!is_none(a) && !is_none(b)) {
-    if (a.kind == K::Const || b.kind == K::Const)
+    // `a is b` between two runtime tensors (nn.MultiheadAttention asks `query is key` to pick its
+    // fast path): the same TorchScript value, or the same ONNX value (an op that returned its
+    // input, as PyTorch's no-op .to()/.contiguous() return self), is the same object; tensors
+    // computed apart are different objects.
+    if (a.kind != K::Tensor || b.kind != K::Tensor)
       return false;
-    // `query is key` on two runtime values (nn.MultiheadAttention's self-attention test): the
-    // same SSA value is the same object; different values are different tensors.
-    Bound out;
-    out.kind = K::Const;
-    bool same = n->input(0) == n->input(1);
-    out.constant = c10::IValue(n->kind() == c10::aten::__is__ ? same : !same);
+    const bool same = n->input(0) == n->input(1) || a.tensor == b.tensor;
+    out.constant = c10::IValue(same == (n->kind() == c10::aten::__is__));
     bind(n->output(), out);
     return true;
   }
   // `x is None` with x a runtime value: known at export time, it is not None.
-  Bound out;
-  out.kind = K::Const;
   out.constant = c10::IValue(n->kind() == c10::aten::__isnot__);
+  bind(n->output(), out);
+  return true;
+}
+
+bool Walker::handle_tolist(const Node *n) {
+  using K = Bound::Kind;
+  const Bound &x = lookup(n->input(0));
+  if (x.kind != K::Tensor)
+    return false; // a constant folds
+  const TensorInfo info = b_.info(x.tensor);
+  T2O_CHECK(info.shape && info.shape->size() == 1,
+            "tolist() of a runtime tensor is supported for 1-d tensors only (this one has rank {})",
+            info.shape ? std::to_string(info.shape->size()) : std::string("unknown"));
+  // The items are Python numbers: runtime ints are int64 0-d tensors, floats double, as .item().
+  DType dt = is_floating(info.dtype)     ? DType::Double
+             : info.dtype == DType::Bool ? DType::Bool
+                                         : DType::Int64;
+  Val v = cast_to(b_, x.tensor, dt);
+  const Dim &len = (*info.shape)[0];
+  Bound out;
+  if (len.is_static()) { // a list of known length: one 0-d item each
+    out.kind = K::List;
+    for (int64_t i = 0; i < len.value; ++i) {
+      Bound item;
+      item.kind = K::Tensor;
+      item.tensor = b_.op1("Gather", {v, b_.const_i64_scalar(i)}, {{"axis", int64_t{0}}});
+      b_.set_info(item.tensor, TensorInfo{dt, std::vector<Dim>{}});
+      out.items.push_back(item);
+    }
+  } else { // its length is known at run time only (e.g. bincount's): an ONNX sequence
+    out.kind = K::Seq;
+    out.seq_dtype = dt;
+    out.tensor = b_.op1("SplitToSequence", {v}, {{"axis", int64_t{0}}, {"keepdims", int64_t{0}}});
+  }
+  bind(n->output(), out);
+  return true;
+}
+
+// torch.split(x, sizes) with sizes a list known at run time only (tolist() of a tensor of unknown
+// length): SplitToSequence by the stacked sizes gives the pieces as an ONNX sequence.
+bool Walker::try_split_by_sequence(const Node *n) {
+  using K = Bound::Kind;
+  if ((n->kind() != c10::aten::split && n->kind() != c10::aten::split_with_sizes) ||
+      n->inputs().size() < 3)
+    return false;
+  auto it = env_.find(n->input(1));
+  if (it == env_.end() || it->second.kind != K::Seq)
+    return false;
+  const Bound &x = lookup(n->input(0));
+  const Bound &dim = lookup(n->input(2));
+  T2O_CHECK(x.kind == K::Tensor, "torch.split of a constant by sizes known at run time");
+  T2O_CHECK(dim.kind == K::Const && dim.constant.isInt(), "the dim of {} must be a constant",
+            n->kind().toQualString());
+  const TensorInfo info = b_.info(x.tensor);
+  T2O_CHECK(info.shape.has_value(), "torch.split needs the rank of its input");
+  int64_t axis = dim.constant.toInt();
+  if (axis < 0)
+    axis += static_cast<int64_t>(info.shape->size());
+  Val sizes = b_.op1("ConcatFromSequence", {it->second.tensor},
+                     {{"axis", int64_t{0}}, {"new_axis", int64_t{1}}});
+  Bound out;
+  out.kind = K::Seq;
+  out.seq_dtype = info.dtype;
+  out.tensor =
+      b_.op1("SplitToSequence", {x.tensor, cast_to(b_, sizes, DType::Int64)}, {{"axis", axis}});
   bind(n->output(), out);
   return true;
 }
@@ -266,6 +331,8 @@ bool Walker::try_sequence_op(const Node *n) {
   using K = Bound::Kind;
   if (n->inputs().empty())
     return false;
+  if (try_split_by_sequence(n))
+    return true;
   auto it = env_.find(n->input(0));
   if (it == env_.end() || it->second.kind != K::Seq)
     return false;

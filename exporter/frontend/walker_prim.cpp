@@ -36,6 +36,7 @@ const std::vector<Walker::Handler> &Walker::handler_table() {
       {"aten::list", &Walker::handle_list_copy, Scan::Handled},
       {"aten::__is__", &Walker::handle_is_none, Scan::Handled},
       {"aten::__isnot__", &Walker::handle_is_none, Scan::Handled},
+      {"prim::tolist", &Walker::handle_tolist, Scan::Handled},
       {"aten::insert", &Walker::handle_list_mutation, Scan::Handled},
       {"aten::_set_item", &Walker::handle_list_mutation, Scan::Handled},
       {"aten::pop", &Walker::handle_list_mutation, Scan::Handled},
