@@ -135,6 +135,7 @@ private:
   bool handle_list_copy(const torch::jit::Node *n);
   bool handle_is_none(const torch::jit::Node *n);
   bool handle_tolist(const torch::jit::Node *n);
+  bool handle_dtype(const torch::jit::Node *n);
   // insert, _set_item, pop, Delete: edit the list in place (a sequence op on a runtime list).
   bool handle_list_mutation(const torch::jit::Node *n);
   bool mutate_sequence(const torch::jit::Node *n, const Bound &seq);
