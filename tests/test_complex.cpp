@@ -68,6 +68,10 @@ TEST_CASE("aten::real and aten::imag", "[complex]") {
                   abt());
 }
 
+TEST_CASE("aten::_conj", "[complex]") {
+  check_ir(cir("  %c : Tensor = aten::_conj(%a)\n  %z : Tensor = aten::resolve_conj(%c)"), abt());
+}
+
 TEST_CASE("aten::conj and its variants", "[complex]") {
   for (const char *op : {"aten::conj", "aten::_conj", "aten::conj_physical", "aten::_conj_copy"}) {
     CAPTURE(op);

@@ -225,3 +225,32 @@ graph(%x : Tensor, %sizes_t : Tensor):
   return (%a, %b2, %c))IR";
   check_ir_opsets(list_ir, {randn({2, 6}, 14), counts({1, 3, 2})});
 }
+
+// list(xs): a copy of a list of known length and of a list built in a loop (an ONNX sequence).
+TEST_CASE("aten::list", "[lists]") {
+  const char *known = R"IR(
+graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %two : int = prim::Constant[value=2]()
+  %x2 : Tensor = aten::mul(%x, %two)
+  %xs : Tensor[] = prim::ListConstruct(%x, %x2)
+  %ys : Tensor[] = aten::list(%xs)
+  %y : Tensor = aten::stack(%ys, %0)
+  return (%y))IR";
+  check_ir(known, {randn({2, 3})});
+  const char *runtime = R"IR(
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %0 : int = prim::Constant[value=0]()
+  %xs : Tensor[] = prim::ListConstruct()
+  %n : int = aten::size(%x, %0)
+  prim::Loop(%n, %true)
+    block0(%i : int):
+      %r : Tensor = aten::select(%x, %0, %i)
+      %l : Tensor[] = aten::append(%xs, %r)
+      -> (%true)
+  %ys : Tensor[] = aten::list(%xs)
+  %y : Tensor = aten::stack(%ys, %0)
+  return (%y))IR";
+  check_ir_dynamic(runtime, {randn({3, 2})}, {randn({5, 2})});
+}
