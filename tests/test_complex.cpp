@@ -216,6 +216,19 @@ TEST_CASE("aten::stft with return_complex=True", "[complex]") {
                     "  %m : Tensor = aten::abs(%f)\n  %y : Tensor = aten::pow(%m, %2)"),
              {randn({1, 96}, 2), hann});
   }
+  SECTION("the phase: DC and Nyquist bins of a real signal are exactly real (pi not -pi)") {
+    // many Nyquist bins are negative reals, where atan2 turns on the sign of an imaginary part
+    // that must be exactly 0 (not sin(pi) = 1.2e-16); no centre padding, whose reflected first
+    // frame is nearly even (imaginary parts within rounding of 0 in every bin)
+    check_ir(ir("%x : Tensor, %w : Tensor",
+                "  %nfft : int = prim::Constant[value=16]()\n"
+                "  %hop : int = prim::Constant[value=4]()\n"
+                "  %mode : str = prim::Constant[value=\"reflect\"]()\n"
+                "  %s : Tensor = aten::stft(%x, %nfft, %hop, %none, %w, %false, %mode, %false, "
+                "%true, %true)\n"
+                "  %y : Tensor = aten::angle(%s)"),
+             {randn({2, 80}, 3) + 2.0, hann});
+  }
 }
 
 TEST_CASE("aten::istft", "[complex]") {
