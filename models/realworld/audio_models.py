@@ -1,0 +1,226 @@
+"""Speech and audio models written the way people write them, small: torchaudio.transforms front
+ends inside a model (MelSpectrogram, MFCC, Spectrogram power / complex, AmplitudeToDB, Resample),
+a keyword-spotting CNN on MFCC, a CTC recognizer (conv subsampling, BiLSTM or Transformer,
+log_softmax) and a HiFi-GAN / VITS style vocoder (ConvTranspose1d upsampling, leaky_relu, residual
+dilated convolutions, weight_norm removed as inference code does). Inputs are real audio (a chirp plus noise)."""
+import math
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+import torchaudio
+from torch import nn
+from torch.nn.utils import remove_weight_norm, weight_norm
+
+
+def chirp(batch, samples, sr=16000):
+    t = torch.arange(samples, dtype=torch.float32) / sr
+    rows = [0.5 * torch.sin(2 * math.pi * (200.0 + 150.0 * b + 2000.0 * t) * t)
+            + 0.02 * torch.randn(samples) for b in range(batch)]
+    return torch.stack(rows)
+
+
+class FrontEnd(nn.Module):
+    """One torchaudio transform on a waveform, then a small projection so weights matter too."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        T = torchaudio.transforms
+        if kind == "melspec_db":
+            self.t = nn.Sequential(T.MelSpectrogram(16000, n_fft=256, hop_length=128, n_mels=32),
+                                   T.AmplitudeToDB(top_db=80.0))
+        elif kind == "mfcc":
+            self.t = T.MFCC(16000, n_mfcc=13, melkwargs={"n_fft": 256, "hop_length": 128,
+                                                          "n_mels": 32})
+        elif kind == "spectrogram":
+            self.t = T.Spectrogram(n_fft=256, hop_length=64, power=2.0, normalized=True)
+        elif kind == "spectrogram_complex":
+            self.t = T.Spectrogram(n_fft=128, hop_length=32, power=None)
+        elif kind == "resample":
+            self.t = T.Resample(16000, 8000)
+        elif kind == "melspec_centerless":
+            self.t = T.MelSpectrogram(16000, n_fft=200, win_length=160, hop_length=80, n_mels=24,
+                                      center=False, power=1.0, norm="slaney", mel_scale="slaney")
+        else:
+            raise ValueError(kind)
+
+    def forward(self, audio):
+        return self.t(audio)
+
+
+class ComplexFrontEnd(FrontEnd):
+    def forward(self, audio):
+        y = self.t(audio)
+        # the complex spectrogram as real/imag pairs, and split into magnitude and phase and
+        # rebuilt (phase-aware enhancement does this); the phase alone is ill-conditioned: it jumps
+        # by 2 pi where a bin's imaginary part is within rounding of 0 (the nearly even first
+        # frame of centre padding) and is noise in bins of magnitude near 0
+        mag, phase = y.abs(), torch.angle(y)
+        return torch.view_as_real(y), mag, torch.view_as_real(torch.polar(mag * 0.5, phase))
+
+
+class KeywordSpotter(nn.Module):
+    """MFCC -> 2 conv blocks (BN, ReLU, pooling) -> global average pool -> classes."""
+
+    def __init__(self, n_classes=12):
+        super().__init__()
+        self.mfcc = torchaudio.transforms.MFCC(
+            16000, n_mfcc=20, melkwargs={"n_fft": 400, "hop_length": 160, "n_mels": 32})
+        self.net = nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32, n_classes))
+
+    def forward(self, audio):
+        x = self.mfcc(audio).unsqueeze(1)  # [B, 1, n_mfcc, frames]
+        x = (x - x.mean(dim=(2, 3), keepdim=True)) / (x.std(dim=(2, 3), keepdim=True) + 1e-5)
+        return F.softmax(self.net(x), dim=-1)
+
+
+class LstmEncoder(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.rnn = nn.LSTM(d, d // 2, num_layers=2, batch_first=True, bidirectional=True)
+
+    def forward(self, x, lengths):
+        return self.rnn(x)[0]
+
+
+class TransformerEncoder(nn.Module):
+    """Learned positions and nn.TransformerEncoder with a padding mask from the lengths."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.pos = nn.Parameter(torch.randn(1, 64, d) * 0.1)
+        layer = nn.TransformerEncoderLayer(d, 4, 2 * d, dropout=0.1, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2)
+
+    def forward(self, x, lengths):
+        t = x.size(1)
+        mask = torch.arange(t, device=x.device)[None, :] >= lengths[:, None]
+        return self.enc(x + self.pos[:, :t], src_key_padding_mask=mask)
+
+
+class CtcRecognizer(nn.Module):
+    """log-mel features -> Conv2d subsampling x4 -> BiLSTM or Transformer -> log_softmax; returns
+    the log-probabilities and the output lengths (the CTC loss / greedy decoder inputs)."""
+
+    def __init__(self, encoder="lstm", n_mels=32, d=48, vocab=29):
+        super().__init__()
+        self.mel = torchaudio.transforms.MelSpectrogram(16000, n_fft=400, win_length=400,
+                                                        hop_length=160, n_mels=n_mels)
+        self.sub = nn.Sequential(nn.Conv2d(1, d, 3, 2), nn.ReLU(), nn.Conv2d(d, d, 3, 2), nn.ReLU())
+        f = ((n_mels - 1) // 2 - 1) // 2
+        self.proj = nn.Linear(d * f, d)
+        self.enc = LstmEncoder(d) if encoder == "lstm" else TransformerEncoder(d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, audio, audio_lengths):
+        x = (self.mel(audio) + 1e-6).log().transpose(1, 2).unsqueeze(1)  # [B, 1, T, mels]
+        x = self.sub(x)  # [B, d, T', f]
+        b, c, t, f = x.size()
+        x = self.proj(x.transpose(1, 2).contiguous().view(b, t, c * f))
+        frames = audio_lengths // 160 + 1
+        lengths = torch.div(torch.div(frames - 3, 2, rounding_mode="floor") - 1, 2,
+                            rounding_mode="floor") + 1
+        x = self.enc(x, lengths)
+        return F.log_softmax(self.head(x), dim=-1), lengths
+
+
+LRELU_SLOPE = 0.1
+
+
+class ResBlock(nn.Module):
+    """HiFi-GAN ResBlock1: pairs of dilated / plain Conv1d with leaky_relu and residuals."""
+
+    def __init__(self, ch, kernel_size=3, dilations=(1, 3, 5), norm=True):
+        super().__init__()
+        self.slope = LRELU_SLOPE
+        wn = weight_norm if norm else (lambda m: m)
+        pad = lambda k, d: (k * d - d) // 2  # noqa: E731
+        self.convs1 = nn.ModuleList(wn(nn.Conv1d(ch, ch, kernel_size, 1, dilation=d,
+                                                 padding=pad(kernel_size, d))) for d in dilations)
+        self.convs2 = nn.ModuleList(wn(nn.Conv1d(ch, ch, kernel_size, 1, dilation=1,
+                                                 padding=pad(kernel_size, 1))) for _ in dilations)
+
+    def forward(self, x):
+        for c1, c2 in zip(self.convs1, self.convs2):
+            xt = F.leaky_relu(x, self.slope)
+            xt = c1(xt)
+            xt = F.leaky_relu(xt, self.slope)
+            xt = c2(xt)
+            x = xt + x
+        return x
+
+
+class HifiGanGenerator(nn.Module):
+    """mel [B, n_mels, frames] -> waveform [B, 1, frames * prod(rates)]; VITS adds a speaker
+    embedding as a conditioning input (g), included here as an optional global conditioning."""
+
+    def __init__(self, n_mels=16, ch=64, rates=(4, 4), kernels=(8, 8), res_kernels=(3, 5),
+                 res_dilations=((1, 3), (1, 3)), gin_channels=0):
+        super().__init__()
+        self.num_kernels = len(res_kernels)
+        self.slope = LRELU_SLOPE
+        self.conv_pre = weight_norm(nn.Conv1d(n_mels, ch, 7, 1, padding=3))
+        self.cond = nn.Conv1d(gin_channels, ch, 1) if gin_channels else None
+        self.ups = nn.ModuleList()
+        self.mrfs = nn.ModuleList()  # multi-receptive-field fusion: one set of ResBlocks per stage
+        for i, (u, k) in enumerate(zip(rates, kernels)):
+            self.ups.append(weight_norm(nn.ConvTranspose1d(ch // 2 ** i, ch // 2 ** (i + 1), k, u,
+                                                           padding=(k - u) // 2)))
+            self.mrfs.append(nn.ModuleList(ResBlock(ch // 2 ** (i + 1), rk, rd)
+                                           for rk, rd in zip(res_kernels, res_dilations)))
+        self.conv_post = weight_norm(nn.Conv1d(ch // 2 ** len(rates), 1, 7, 1, padding=3,
+                                               bias=False))
+
+    def forward(self, x, g: Optional[torch.Tensor] = None):
+        x = self.conv_pre(x)
+        if g is not None and self.cond is not None:
+            x = x + self.cond(g)
+        for up, mrf in zip(self.ups, self.mrfs):
+            x = F.leaky_relu(x, self.slope)
+            x = up(x)
+            xs = torch.zeros_like(x)
+            for block in mrf:
+                xs = xs + block(x)
+            x = xs / self.num_kernels
+        x = F.leaky_relu(x)
+        return torch.tanh(self.conv_post(x))
+
+    def remove_weight_norm(self):
+        for m in self.modules():
+            if isinstance(m, (nn.Conv1d, nn.ConvTranspose1d)) and hasattr(m, "weight_g"):
+                remove_weight_norm(m)
+
+
+def make(name, kind="mfcc", batch=2, samples=4000, script=False, encoder="lstm", speaker=False):
+    torch.manual_seed(0)
+    audio = chirp(batch, samples)
+    if kind == "kws":
+        model, inputs = KeywordSpotter(), [audio]
+    elif kind == "ctc":
+        model = CtcRecognizer(encoder)
+        inputs = [audio, torch.tensor([samples, samples * 3 // 4][:batch])]
+    elif kind == "hifigan":
+        model = HifiGanGenerator(gin_channels=(8 if speaker else 0))
+        # inference code removes weight_norm first (torch 1.13 cannot trace its pre-hooks)
+        model.remove_weight_norm()
+        inputs = [torch.randn(batch, 16, 12)]
+        if speaker:
+            inputs.append(torch.randn(batch, 8, 1))
+    elif kind == "spectrogram_complex":
+        model, inputs = ComplexFrontEnd(kind), [audio]
+    else:
+        model, inputs = FrontEnd(kind), [audio]
+    model.eval()
+    # BatchNorm statistics that are not the identity
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 1.5)
+    with torch.no_grad():
+        if script:
+            return torch.jit.script(model), inputs
+        return torch.jit.trace(model, tuple(inputs), check_trace=False), inputs
