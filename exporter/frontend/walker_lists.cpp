@@ -115,12 +115,21 @@ bool Walker::handle_is_none(const Node *n) {
   auto is_none = [](const Bound &x) { return x.kind == K::Const && x.constant.isNone(); };
   if (a.kind == K::Const && b.kind == K::Const)
     return false; // folds
-  if (!is_none(a) && !is_none(b))
-    return false;
+  bool identical = false;
+  if (!is_none(a) && !is_none(b)) {
+    // `key is value` on two runtime tensors (nn.MultiheadAttention's self-attention test):
+    // values bound to one ONNX value are one object (the same TorchScript value, or one passed
+    // through a folded prim::If or an op that returns self, like contiguous), others are not.
+    // Only x.clone() would be taken for x itself; code tests identity to pick a faster path
+    // computing the same result (MultiheadAttention's packed in-projection), not to change it.
+    if (a.kind != K::Tensor || b.kind != K::Tensor)
+      return false;
+    identical = a.tensor == b.tensor;
+  }
   // `x is None` with x a runtime value: known at export time, it is not None.
   Bound out;
   out.kind = K::Const;
-  out.constant = c10::IValue(n->kind() == c10::aten::__isnot__);
+  out.constant = c10::IValue(identical != (n->kind() == c10::aten::__isnot__));
   bind(n->output(), out);
   return true;
 }
