@@ -202,6 +202,32 @@ const char *const kStftComplex = R"IR(
 
 } // namespace
 
+// HDemucs pads its complex spectrogram (F.pad(z, [0, 0, 0, 1]) then F.pad(z, [2, 2])) before
+// istft: the pad list starts at the last logical dim, not at the (real, imaginary) pair.
+TEST_CASE("aten::pad and aten::constant_pad_nd on complex tensors", "[complex]") {
+  SECTION("constant, the last two dims") {
+    check_ir_opsets(cir("  %p : int[] = prim::ListConstruct(%0, %0, %0, %1)\n"
+                        "  %mode : str = prim::Constant[value=\"constant\"]()\n"
+                        "  %q : Tensor = aten::pad(%a, %p, %mode, %none)\n"
+                        "  %p2 : int[] = prim::ListConstruct(%2, %2)\n"
+                        "  %z : Tensor = aten::constant_pad_nd(%q, %p2, %0)"),
+                    abt());
+  }
+  SECTION("reflect") {
+    check_ir(cir("  %p : int[] = prim::ListConstruct(%2, %1)\n"
+                 "  %mode : str = prim::Constant[value=\"reflect\"]()\n"
+                 "  %z : Tensor = aten::pad(%a, %p, %mode, %none)"),
+             abt());
+  }
+  SECTION("a fill value other than 0 is refused") {
+    std::string err = export_ir_error(cir("  %p : int[] = prim::ListConstruct(%1, %1)\n"
+                                          "  %z : Tensor = aten::constant_pad_nd(%a, %p, %1)"),
+                                      abt());
+    CAPTURE(err);
+    CHECK(err.find("with the fill value int 1 is not supported") != std::string::npos);
+  }
+}
+
 TEST_CASE("aten::stft with return_complex=True", "[complex]") {
   auto hann = at::hann_window(16, at::kFloat);
   SECTION("view_as_real of the spectrum") {
