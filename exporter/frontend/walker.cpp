@@ -426,6 +426,10 @@ void Walker::run_node(const Node *n, size_t index) {
       view_of_[n->output()] = n;
     if (try_sequence_op(n))
       return;
+    // list + list and list += list: aten::add / add_ also name tensor converters, so they are
+    // not in the handler table (whose ops are front-end only); extend is.
+    if ((n->kind() == c10::aten::add || n->kind() == c10::aten::add_) && handle_list_concat(n))
+      return;
     if (const Handler *h = find_handler(n))
       if ((this->*h->handle)(n))
         return;

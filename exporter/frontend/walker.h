@@ -136,6 +136,7 @@ private:
   bool handle_is_none(const torch::jit::Node *n);
   // insert, _set_item, pop, Delete: edit the list in place (a sequence op on a runtime list).
   bool handle_list_mutation(const torch::jit::Node *n);
+  bool handle_list_concat(const torch::jit::Node *n);
   bool mutate_sequence(const torch::jit::Node *n, const Bound &seq);
   // A node whose input 0 is a list built at run time (an ONNX sequence): len, indexing,
   // unpacking, stack and cat become sequence ops; other ops are refused. False when input 0 is

@@ -40,6 +40,7 @@ const std::vector<Walker::Handler> &Walker::handler_table() {
       {"aten::_set_item", &Walker::handle_list_mutation, Scan::Handled},
       {"aten::pop", &Walker::handle_list_mutation, Scan::Handled},
       {"aten::Delete", &Walker::handle_list_mutation, Scan::Handled},
+      {"aten::extend", &Walker::handle_list_concat, Scan::Handled},
       // control flow (walker_control_flow.cpp)
       {"prim::If", &Walker::handle_if, Scan::Blocks},
       {"prim::Loop", &Walker::handle_loop, Scan::Blocks},
