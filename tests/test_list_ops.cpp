@@ -137,6 +137,43 @@ TEST_CASE("list concatenation: aten::add aten::add_ and aten::extend", "[lists]"
   }
 }
 
+// Emformer's attention mask: masks = [a, b] made while a and b are empty, then a and b filled
+// (in a loop), then cat(m) for m in masks. Python lists are shared: the outer list sees the
+// appends. `n` is a loop bound: a constant (unrolled) or a dynamic dim (a sequence).
+const char *kNestedListsIr = R"IR(
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %0 : int = prim::Constant[value=0]()
+  %two : int = prim::Constant[value=2]()
+  %a : Tensor[] = prim::ListConstruct()
+  %b : Tensor[] = prim::ListConstruct()
+  %masks : Tensor[][] = prim::ListConstruct(%a, %b)
+  %n : int = aten::size(%x, %0)
+  prim::Loop(%n, %true)
+    block0(%i : int):
+      %r : Tensor = aten::select(%x, %0, %i)
+      %l : Tensor[] = aten::append(%a, %r)
+      %r2 : Tensor = aten::mul(%r, %two)
+      %l2 : Tensor[] = aten::append(%b, %r2)
+      -> (%true)
+  %first : Tensor[] = aten::__getitem__(%masks, %0)
+  %c1 : Tensor = aten::cat(%first, %0)
+  %p : Tensor[], %q : Tensor[] = prim::ListUnpack(%masks)
+  %c2 : Tensor = aten::cat(%q, %0)
+  %both : Tensor[] = prim::ListConstruct(%c1, %c2)
+  %y : Tensor = aten::cat(%both, %0)
+  return (%y))IR";
+
+TEST_CASE("a list of lists sees appends made to its inner lists later", "[lists]") {
+  SECTION("loop unrolled: lists of known length") {
+    check_ir_opsets(kNestedListsIr, {randn({3, 4})});
+  }
+  SECTION("loop over a dynamic dim: sequences") {
+    auto r = check_ir_dynamic(kNestedListsIr, {randn({20, 4}, 2)}, {randn({25, 4}, 3)});
+    CHECK(r.count("Loop") == 1);
+  }
+}
+
 TEST_CASE("aten::_set_item", "[lists]") {
   // Also the dict form: d["a"] = x + 1 replaces, d["c"] = x adds a key.
   check_ir_opsets(R"IR(

@@ -49,7 +49,7 @@ bool Walker::handle_getitem(const Node *n) {
     i += size;
   T2O_CHECK(i >= 0 && i < size, "list index {} out of range for {} items", idx.constant.toInt(),
             size);
-  Bound item = src.items[static_cast<size_t>(i)];
+  Bound item = current(src.items[static_cast<size_t>(i)]);
   bind(n->output(), item);
   return true;
 }
