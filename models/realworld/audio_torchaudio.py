@@ -97,11 +97,13 @@ def without_weight_norm(model):
     return model
 
 
-def build(kind, batch):
+def build(kind, batch, with_lengths=True):
     """(model, example inputs) for one torchaudio model."""
     if kind in ("wav2vec2", "hubert", "wav2vec2_large"):
         model = wav2vec2(layer_norm_first=(kind == "wav2vec2_large"), aux=(kind != "hubert"))
         audio = chirp(batch, 4000)
+        if not with_lengths:  # model(waveforms): the output lengths are None
+            return model, [audio]
         lengths = torch.tensor([4000, 3100][:batch])
         return model, [audio, lengths]
     if kind == "conformer":
@@ -153,9 +155,9 @@ def build(kind, batch):
     raise ValueError(f"unknown torchaudio model '{kind}'")
 
 
-def make(name, kind="wav2vec2", batch=2, script=False):
+def make(name, kind="wav2vec2", batch=2, script=False, with_lengths=True):
     torch.manual_seed(0)
-    model, inputs = build(kind, batch)
+    model, inputs = build(kind, batch, with_lengths)
     model.eval()
     with torch.no_grad():
         if script:
