@@ -196,6 +196,8 @@ class HifiGanGenerator(nn.Module):
 
 
 def make(name, kind="mfcc", batch=2, samples=4000, script=False, encoder="lstm", speaker=False):
+    if kind == "wenet_conformer":
+        return make_wenet(name, batch=batch, script=script)
     torch.manual_seed(0)
     audio = chirp(batch, samples)
     if kind == "kws":
@@ -224,3 +226,149 @@ def make(name, kind="mfcc", batch=2, samples=4000, script=False, encoder="lstm",
         if script:
             return torch.jit.script(model), inputs
         return torch.jit.trace(model, tuple(inputs), check_trace=False), inputs
+
+
+# ---- WeNet / ESPnet style Conformer encoder --------------------------------------------------
+
+
+class Conv2dSubsampling4(nn.Module):
+    """WeNet's Conv2dSubsampling4: two stride-2 convs; the mask follows by slicing [:-2:2]."""
+
+    def __init__(self, idim, odim):
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv2d(1, odim, 3, 2), nn.ReLU(), nn.Conv2d(odim, odim, 3, 2),
+                                  nn.ReLU())
+        self.out = nn.Linear(odim * (((idim - 1) // 2 - 1) // 2), odim)
+
+    def forward(self, x, x_mask):
+        x = self.conv(x.unsqueeze(1))
+        b, c, t, f = x.size()
+        x = self.out(x.transpose(1, 2).contiguous().view(b, t, c * f))
+        return x, x_mask[:, :, 2::2][:, :, 2::2]
+
+
+class RelPositionalEncoding(nn.Module):
+    def __init__(self, d, max_len=128):
+        super().__init__()
+        self.xscale = math.sqrt(d)
+        pe = torch.zeros(max_len, d)
+        position = torch.arange(0, max_len, dtype=torch.float32).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d, 2, dtype=torch.float32) * -(math.log(10000.0) / d))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        self.register_buffer("pe", pe.unsqueeze(0))
+
+    def forward(self, x):
+        return x * self.xscale, self.pe[:, : x.size(1)]
+
+
+class RelPositionAttention(nn.Module):
+    """Transformer-XL style attention with pos_bias_u / pos_bias_v and ESPnet's rel_shift (a
+    zero column, a view to [.., t + 1, t], dropping the first row)."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.h, self.d_k = heads, d // heads
+        self.linear_q, self.linear_k = nn.Linear(d, d), nn.Linear(d, d)
+        self.linear_v, self.linear_out = nn.Linear(d, d), nn.Linear(d, d)
+        self.linear_pos = nn.Linear(d, d, bias=False)
+        self.pos_bias_u = nn.Parameter(torch.randn(heads, self.d_k) * 0.1)
+        self.pos_bias_v = nn.Parameter(torch.randn(heads, self.d_k) * 0.1)
+
+    def rel_shift(self, x):
+        zero_pad = torch.zeros((x.size(0), x.size(1), x.size(2), 1), device=x.device,
+                               dtype=x.dtype)
+        x_padded = torch.cat([zero_pad, x], dim=-1)
+        x_padded = x_padded.view(x.size(0), x.size(1), x.size(3) + 1, x.size(2))
+        return x_padded[:, :, 1:].view_as(x)
+
+    def forward(self, x, mask, pos_emb):
+        b = x.size(0)
+        q = self.linear_q(x).view(b, -1, self.h, self.d_k)
+        k = self.linear_k(x).view(b, -1, self.h, self.d_k).transpose(1, 2)
+        v = self.linear_v(x).view(b, -1, self.h, self.d_k).transpose(1, 2)
+        p = self.linear_pos(pos_emb).view(pos_emb.size(0), -1, self.h, self.d_k).transpose(1, 2)
+        q_u = (q + self.pos_bias_u).transpose(1, 2)
+        q_v = (q + self.pos_bias_v).transpose(1, 2)
+        ac = torch.matmul(q_u, k.transpose(-2, -1))
+        bd = self.rel_shift(torch.matmul(q_v, p.transpose(-2, -1)))
+        scores = (ac + bd) / math.sqrt(self.d_k)
+        m = mask.unsqueeze(1).eq(0)  # [B, 1, 1, T]
+        scores = scores.masked_fill(m, -float("inf"))
+        attn = torch.softmax(scores, dim=-1).masked_fill(m, 0.0)
+        out = torch.matmul(attn, v).transpose(1, 2).contiguous().view(b, -1, self.h * self.d_k)
+        return self.linear_out(out)
+
+
+class ConvModule(nn.Module):
+    """Pointwise conv + GLU, depthwise conv with the padding masked, BatchNorm, Swish."""
+
+    def __init__(self, d, kernel=7):
+        super().__init__()
+        self.pw1 = nn.Conv1d(d, 2 * d, 1)
+        self.dw = nn.Conv1d(d, d, kernel, padding=kernel // 2, groups=d)
+        self.norm = nn.BatchNorm1d(d)
+        self.pw2 = nn.Conv1d(d, d, 1)
+
+    def forward(self, x, mask_pad):
+        x = x.transpose(1, 2).masked_fill(~mask_pad, 0.0)
+        x = F.glu(self.pw1(x), dim=1)
+        x = self.dw(x)
+        x = self.pw2(F.silu(self.norm(x)))
+        return x.masked_fill(~mask_pad, 0.0).transpose(1, 2)
+
+
+class ConformerBlock(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ff1 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 2 * d), nn.SiLU(), nn.Linear(2 * d, d))
+        self.ff2 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 2 * d), nn.SiLU(), nn.Linear(2 * d, d))
+        self.norm_mha, self.norm_conv, self.norm_final = nn.LayerNorm(d), nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = RelPositionAttention(d, heads)
+        self.conv = ConvModule(d)
+
+    def forward(self, x, mask, pos_emb):
+        x = x + 0.5 * self.ff1(x)
+        x = x + self.attn(self.norm_mha(x), mask, pos_emb)
+        x = x + self.conv(self.norm_conv(x), mask)
+        x = x + 0.5 * self.ff2(x)
+        return self.norm_final(x)
+
+
+class WenetConformer(nn.Module):
+    """fbank-like features + lengths -> (CTC log-probs, encoder lengths), WeNet's layout."""
+
+    def __init__(self, idim=40, d=48, heads=4, layers=2, vocab=30):
+        super().__init__()
+        self.global_cmvn_mean = nn.Parameter(torch.randn(idim) * 0.1, requires_grad=False)
+        self.embed = Conv2dSubsampling4(idim, d)
+        self.pos = RelPositionalEncoding(d)
+        self.blocks = nn.ModuleList(ConformerBlock(d, heads) for _ in range(layers))
+        self.ctc = nn.Linear(d, vocab)
+
+    def forward(self, speech, speech_lengths):
+        t = speech.size(1)
+        masks = ~(torch.arange(t, device=speech.device).unsqueeze(0) >= speech_lengths.unsqueeze(1))
+        masks = masks.unsqueeze(1)  # [B, 1, T]
+        x, masks = self.embed(speech - self.global_cmvn_mean, masks)
+        x, pos_emb = self.pos(x)
+        for block in self.blocks:
+            x = block(x, masks, pos_emb)
+        out_lens = masks.squeeze(1).sum(1)
+        return F.log_softmax(self.ctc(x), dim=-1), out_lens
+
+
+def make_wenet(name, batch=2, frames=60, script=False):
+    torch.manual_seed(0)
+    model = WenetConformer().eval()
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm1d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 1.5)
+    speech = torch.randn(batch, frames, 40)
+    lengths = torch.tensor([frames, frames * 2 // 3][:batch])
+    speech[1, lengths[1]:] = 0.0
+    with torch.no_grad():
+        if script:
+            return torch.jit.script(model), [speech, lengths]
+        return torch.jit.trace(model, (speech, lengths), check_trace=False), [speech, lengths]
