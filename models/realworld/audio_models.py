@@ -198,6 +198,8 @@ class HifiGanGenerator(nn.Module):
 def make(name, kind="mfcc", batch=2, samples=4000, script=False, encoder="lstm", speaker=False):
     if kind == "wenet_conformer":
         return make_wenet(name, batch=batch, script=script)
+    if kind == "vits":
+        return make_vits(name, batch=batch, script=script)
     torch.manual_seed(0)
     audio = chirp(batch, samples)
     if kind == "kws":
@@ -372,3 +374,122 @@ def make_wenet(name, batch=2, frames=60, script=False):
         if script:
             return torch.jit.script(model), [speech, lengths]
         return torch.jit.trace(model, (speech, lengths), check_trace=False), [speech, lengths]
+
+
+# ---- VITS-style inference: durations -> alignment path -> flow -> vocoder ---------------------
+
+
+@torch.jit.script
+def fused_add_tanh_sigmoid_multiply(input_a, input_b, n_channels):
+    n_channels_int = n_channels[0]
+    in_act = input_a + input_b
+    t_act = torch.tanh(in_act[:, :n_channels_int, :])
+    s_act = torch.sigmoid(in_act[:, n_channels_int:, :])
+    return t_act * s_act
+
+
+def sequence_mask(length, max_length: Optional[int] = None):
+    if max_length is None:
+        max_length = int(length.max())
+    x = torch.arange(max_length, dtype=length.dtype, device=length.device)
+    return x.unsqueeze(0) < length.unsqueeze(1)
+
+
+def generate_path(duration, mask):
+    """VITS's monotonic alignment from durations: cumsum, a sequence mask, a shifted difference
+    (F.pad on the token axis)."""
+    b, _, t_y, t_x = mask.shape
+    cum_duration = torch.cumsum(duration, -1)
+    cum_duration_flat = cum_duration.view(b * t_x)
+    path = sequence_mask(cum_duration_flat, t_y).to(mask.dtype)
+    path = path.view(b, t_x, t_y)
+    path = path - F.pad(path, [0, 0, 1, 0, 0, 0])[:, :-1]
+    return path.unsqueeze(1).transpose(2, 3) * mask
+
+
+class WN(nn.Module):
+    """WaveNet-style gated dilated convs (VITS / WaveGlow), n_channels as an IntTensor."""
+
+    def __init__(self, hidden, kernel=5, layers=2):
+        super().__init__()
+        self.hidden = hidden
+        self.in_layers = nn.ModuleList(nn.Conv1d(hidden, 2 * hidden, kernel, dilation=2 ** i,
+                                                 padding=(kernel * 2 ** i - 2 ** i) // 2)
+                                       for i in range(layers))
+        self.res_skip = nn.ModuleList(nn.Conv1d(hidden, 2 * hidden if i < layers - 1 else hidden, 1)
+                                      for i in range(layers))
+
+    def forward(self, x, x_mask):
+        output = torch.zeros_like(x)
+        n_channels_tensor = torch.IntTensor([self.hidden])
+        for i, (conv, rs) in enumerate(zip(self.in_layers, self.res_skip)):
+            acts = fused_add_tanh_sigmoid_multiply(conv(x), torch.zeros_like(conv(x)),
+                                                   n_channels_tensor)
+            res_skip_acts = rs(acts)
+            if i < len(self.in_layers) - 1:
+                x = (x + res_skip_acts[:, : self.hidden, :]) * x_mask
+                output = output + res_skip_acts[:, self.hidden:, :]
+            else:
+                output = output + res_skip_acts
+        return output * x_mask
+
+
+class CouplingLayer(nn.Module):
+    def __init__(self, channels, hidden):
+        super().__init__()
+        self.half = channels // 2
+        self.pre = nn.Conv1d(self.half, hidden, 1)
+        self.enc = WN(hidden)
+        self.post = nn.Conv1d(hidden, self.half, 1)
+
+    def forward(self, x, x_mask):  # the reverse (inference) direction, mean only
+        x0, x1 = torch.split(x, [self.half] * 2, 1)
+        h = self.enc(self.pre(x0) * x_mask, x_mask)
+        m = self.post(h) * x_mask
+        x1 = (x1 - m) * x_mask
+        return torch.flip(torch.cat([x0, x1], 1), [1])
+
+
+class VitsLike(nn.Module):
+    def __init__(self, n_vocab=30, d=32, n_mels=16):
+        super().__init__()
+        self.emb = nn.Embedding(n_vocab, d)
+        self.enc = nn.Conv1d(d, d, 5, padding=2)
+        self.proj = nn.Conv1d(d, 2 * d, 1)
+        self.dp = nn.Sequential(nn.Conv1d(d, d, 3, padding=1), nn.ReLU(), nn.Conv1d(d, 1, 1))
+        self.flow = nn.ModuleList(CouplingLayer(d, d) for _ in range(2))
+        self.to_mel = nn.Conv1d(d, n_mels, 1)
+        self.dec = HifiGanGenerator(n_mels=n_mels, ch=32, rates=(2, 2), kernels=(4, 4),
+                                    res_kernels=(3,), res_dilations=((1, 3),))
+        self.dec.remove_weight_norm()
+
+    def forward(self, x, x_lengths, noise_scale: float = 0.0, length_scale: float = 1.0):
+        h = self.emb(x).transpose(1, 2) * math.sqrt(32)
+        x_mask = sequence_mask(x_lengths, x.size(1)).unsqueeze(1).to(h.dtype)
+        h = torch.relu(self.enc(h * x_mask)) * x_mask
+        m_p, logs_p = torch.split(self.proj(h) * x_mask, [32, 32], 1)
+        logw = self.dp(h) * x_mask
+        w = torch.exp(logw) * x_mask * length_scale
+        w_ceil = torch.ceil(w)
+        y_lengths = torch.clamp_min(torch.sum(w_ceil, [1, 2]), 1).long()
+        y_mask = sequence_mask(y_lengths, None).unsqueeze(1).to(x_mask.dtype)
+        attn_mask = torch.unsqueeze(x_mask, 2) * torch.unsqueeze(y_mask, -1)
+        attn = generate_path(w_ceil, attn_mask)
+        m_p = torch.matmul(attn.squeeze(1), m_p.transpose(1, 2)).transpose(1, 2)
+        logs_p = torch.matmul(attn.squeeze(1), logs_p.transpose(1, 2)).transpose(1, 2)
+        z = m_p + torch.exp(logs_p) * noise_scale
+        for flow in self.flow:
+            z = flow(z, y_mask)
+        return self.dec(self.to_mel(z * y_mask)), y_lengths
+
+
+def make_vits(name, batch=2, script=False):
+    torch.manual_seed(0)
+    model = VitsLike().eval()
+    tokens = torch.randint(1, 30, (batch, 9))
+    lengths = torch.tensor([9, 6][:batch])
+    tokens[1, 6:] = 0
+    with torch.no_grad():
+        if script:
+            return torch.jit.script(model), [tokens, lengths]
+        return torch.jit.trace(model, (tokens, lengths), check_trace=False), [tokens, lengths]
