@@ -60,6 +60,21 @@ class ComplexFrontEnd(FrontEnd):
         return torch.view_as_real(y), mag, torch.view_as_real(torch.polar(mag * 0.5, phase))
 
 
+class KaldiFbank(nn.Module):
+    """torchaudio.compliance.kaldi.fbank per utterance (WeNet / SpeechBrain style front ends):
+    framing by as_strided, DC removal, pre-emphasis, povey window, rfft power, mel banks, log;
+    dither 0 (dither adds noise), then utterance mean normalisation."""
+
+    def forward(self, waveform):
+        feats = []
+        for i in range(waveform.size(0)):
+            f = torchaudio.compliance.kaldi.fbank(waveform[i:i + 1] * 32768, num_mel_bins=40,
+                                                  frame_length=25, frame_shift=10, dither=0.0,
+                                                  energy_floor=0.0, sample_frequency=16000)
+            feats.append(f - f.mean(dim=0, keepdim=True))
+        return torch.stack(feats)
+
+
 class KeywordSpotter(nn.Module):
     """MFCC -> 2 conv blocks (BN, ReLU, pooling) -> global average pool -> classes."""
 
@@ -216,6 +231,8 @@ def make(name, kind="mfcc", batch=2, samples=4000, script=False, encoder="lstm",
             inputs.append(torch.randn(batch, 8, 1))
     elif kind == "spectrogram_complex":
         model, inputs = ComplexFrontEnd(kind), [audio]
+    elif kind == "kaldi_fbank":
+        model, inputs = KaldiFbank(), [audio]
     else:
         model, inputs = FrontEnd(kind), [audio]
     model.eval()
