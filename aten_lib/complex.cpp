@@ -390,6 +390,23 @@ void list_dim(const ConvertCtx &c, std::vector<Arg> &args) {
   dims_at(args, 1);
 }
 
+// pad(x, pad, ...) / constant_pad_nd / reflection_pad / replication_pad: pad lists start at the
+// last dim, which on the carried form is the pair; it gets (0, 0). HDemucs pads its complex
+// spectrogram with F.pad(z, [0, 0, 0, 1]) before istft.
+void pad_dims(const ConvertCtx &c, std::vector<Arg> &args) {
+  size_t value_at = c.op() == "aten::pad" ? 3 : 2;
+  bool constant = c.op() == "aten::constant_pad_nd" ||
+                  (c.op() == "aten::pad" && (!c.has(2) || c.in(2).str() == "constant"));
+  T2O_CHECK(!constant || !c.has(value_at) || c.in(value_at).to_double() == 0.0,
+            "{} of a complex tensor with the fill value {} is not supported (only 0): pad "
+            "torch.view_as_real(x) instead",
+            c.op(), c.in(value_at).describe());
+  std::vector<Arg> pad = {Arg::of_int(0), Arg::of_int(0)};
+  for (const auto &p : args[1].list())
+    pad.push_back(p);
+  args[1] = Arg::of_list(std::move(pad));
+}
+
 } // namespace
 
 void register_complex_ops(Registry &r) {
@@ -436,6 +453,10 @@ void register_complex_ops(Registry &r) {
     r.add_complex(op, 13, on_carried<append_pair>, {});
   for (const char *op : {"aten::cat", "aten::stack"})
     r.add_complex(op, 13, on_carried<list_dim>, {});
+  for (const char *op :
+       {"aten::pad", "aten::constant_pad_nd", "aten::reflection_pad1d", "aten::reflection_pad2d",
+        "aten::replication_pad1d", "aten::replication_pad2d"})
+    r.add_complex(op, 13, on_carried<pad_dims>, {});
 }
 
 } // namespace torch2onnx

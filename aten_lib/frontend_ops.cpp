@@ -41,6 +41,8 @@ void register_frontend_ops(Registry &r) {
   r.add_frontend("aten::_set_item", {"SequenceErase", "SequenceInsert"});
   r.add_frontend("aten::pop", {"SequenceAt", "SequenceErase"});
   r.add_frontend("aten::Delete", {"SequenceErase"});
+  // list += list (also list + list, walked before the tensor converters of aten::add / add_).
+  r.add_frontend("aten::extend", {"SequenceInsert"});
   // Control flow: a constant condition picks a branch; otherwise ONNX If / Loop (or unrolled).
   r.add_frontend("prim::If", {"If"});
   r.add_frontend("prim::Loop", {"Loop", "SequenceEmpty", "SequenceConstruct"});

@@ -11,8 +11,29 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace torch2onnx {
+
+namespace {
+
+// exp(sign * 2 pi i * f * j / n) as {cos, sin}: f * j is reduced mod n first so the angle stays
+// small, and quarter turns are exact (std::sin(pi) is 1.2e-16, not 0): the imaginary parts of
+// the DC and Nyquist bins of a real signal must come out exactly 0, as torch's FFT gives them,
+// or their phase (atan2) flips between pi and -pi.
+std::pair<double, double> dft_twiddle(int64_t f, int64_t j, int64_t n, bool inverse) {
+  int64_t r = (f * j) % n;
+  double sign = inverse ? 1.0 : -1.0;
+  if ((4 * r) % n == 0) {
+    static const double cos_q[4] = {1.0, 0.0, -1.0, 0.0}, sin_q[4] = {0.0, 1.0, 0.0, -1.0};
+    int64_t q = 4 * r / n;
+    return {cos_q[q], sin_q[q] == 0.0 ? 0.0 : sign * sin_q[q]};
+  }
+  double a = sign * 2.0 * M_PI * static_cast<double>(r) / static_cast<double>(n);
+  return {std::cos(a), std::sin(a)};
+}
+
+} // namespace
 
 // stft(x, n_fft, hop_length, win_length, window, normalized, onesided, return_complex) and the
 // .center overload (x, n_fft, hop, win, window, center, pad_mode, normalized, onesided,
@@ -78,10 +99,9 @@ void aten_stft(ConvertCtx &c) {
   std::vector<double> re(static_cast<size_t>(n_fft * n_freq)), im(re.size());
   for (int64_t j = 0; j < n_fft; ++j)
     for (int64_t f = 0; f < n_freq; ++f) {
-      // Reduce f*j mod n_fft first so the angle stays small and exact.
-      double a = -2.0 * M_PI * static_cast<double>((f * j) % n_fft) / static_cast<double>(n_fft);
-      re[j * n_freq + f] = std::cos(a) * scale;
-      im[j * n_freq + f] = std::sin(a) * scale;
+      auto [cs, sn] = dft_twiddle(f, j, n_fft, false);
+      re[j * n_freq + f] = cs * scale;
+      im[j * n_freq + f] = sn * scale;
     }
   auto matrix = [&](const std::vector<double> &v) {
     Val m = c.b.constant(TensorData::f64(v, {n_fft, n_freq}), "dft");
@@ -118,12 +138,6 @@ struct DftSpec {
   double scale = 1.0;
 };
 
-// exp(sign * 2 pi i * f * j / n): f * j is reduced mod n first so the angle stays small and exact.
-double dft_angle(int64_t f, int64_t j, int64_t n, bool inverse) {
-  double a = 2.0 * M_PI * static_cast<double>((f * j) % n) / static_cast<double>(n);
-  return inverse ? a : -a;
-}
-
 Val dense(GraphBuilder &b, DType k, const std::vector<double> &v, std::vector<int64_t> dims) {
   if (k == DType::Double)
     return b.constant(TensorData::f64(v, std::move(dims)), "dft");
@@ -146,17 +160,17 @@ Val dft_matrix(GraphBuilder &b, DType k, const DftSpec &s) {
     for (int64_t f = 0; f < bins; ++f) {
       double w = (f == 0 || (s.n % 2 == 0 && f == s.n / 2)) ? 1.0 : 2.0;
       for (int64_t j = 0; j < s.out_len; ++j) {
-        double a = dft_angle(f, j, s.n, true);
-        at(2 * f, j) = w * std::cos(a) * s.scale;
-        at(2 * f + 1, j) = -w * std::sin(a) * s.scale;
+        auto [cs, sn] = dft_twiddle(f, j, s.n, true);
+        at(2 * f, j) = w * cs * s.scale;
+        at(2 * f + 1, j) = -w * sn * s.scale;
       }
     }
     return dense(b, k, m, {rows, cols});
   }
   for (int64_t j = 0; j < std::min(s.in_len, s.n); ++j)
     for (int64_t f = 0; f < s.out_len; ++f) {
-      double a = dft_angle(f, j, s.n, s.inverse);
-      double cs = std::cos(a) * s.scale, sn = std::sin(a) * s.scale;
+      auto [c0, s0] = dft_twiddle(f, j, s.n, s.inverse);
+      double cs = c0 * s.scale, sn = s0 * s.scale;
       if (s.kind == DftKind::R2C) {
         at(j, 2 * f) = cs;
         at(j, 2 * f + 1) = sn;

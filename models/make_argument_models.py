@@ -12,7 +12,7 @@ and torch.save'd tuple and dict (.pt). Every run rewrites them (they are small).
 import argparse
 import math
 import os
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 import torch
@@ -121,6 +121,22 @@ class CausalLM(nn.Module):
         return torch.matmul(torch.softmax(att, dim=-1), v)
 
 
+class OptionalLengths(nn.Module):
+    """Returns Optional[Tensor] output lengths, None when no lengths are given (torchaudio's
+    scripted wav2vec2 and Conformer)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 3, stride=2)
+
+    def forward(self, x, lengths: Optional[torch.Tensor] = None
+                ) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
+        y = self.conv(x)
+        if lengths is None:
+            return y, None
+        return y, torch.div(lengths - 3, 2, rounding_mode="floor") + 1
+
+
 def save_inputs(out):
     torch.manual_seed(1)
     ids = torch.randint(0, 1000, (4, 12))
@@ -147,6 +163,7 @@ def main():
         "kv_cache": KvCache(),
         "counts_calls": CountsCalls(),
         "self_attention": SelfAttention(),
+        "optional_lengths": OptionalLengths(),
     }
     for name, module in scripted.items():
         path = os.path.join(args.out, name + ".pt")

@@ -206,6 +206,32 @@ const char *const kStftComplex = R"IR(
 
 } // namespace
 
+// HDemucs pads its complex spectrogram (F.pad(z, [0, 0, 0, 1]) then F.pad(z, [2, 2])) before
+// istft: the pad list starts at the last logical dim, not at the (real, imaginary) pair.
+TEST_CASE("aten::pad and aten::constant_pad_nd on complex tensors", "[complex]") {
+  SECTION("constant, the last two dims") {
+    check_ir_opsets(cir("  %p : int[] = prim::ListConstruct(%0, %0, %0, %1)\n"
+                        "  %mode : str = prim::Constant[value=\"constant\"]()\n"
+                        "  %q : Tensor = aten::pad(%a, %p, %mode, %none)\n"
+                        "  %p2 : int[] = prim::ListConstruct(%2, %2)\n"
+                        "  %z : Tensor = aten::constant_pad_nd(%q, %p2, %0)"),
+                    abt());
+  }
+  SECTION("reflect") {
+    check_ir(cir("  %p : int[] = prim::ListConstruct(%2, %1)\n"
+                 "  %mode : str = prim::Constant[value=\"reflect\"]()\n"
+                 "  %z : Tensor = aten::pad(%a, %p, %mode, %none)"),
+             abt());
+  }
+  SECTION("a fill value other than 0 is refused") {
+    std::string err = export_ir_error(cir("  %p : int[] = prim::ListConstruct(%1, %1)\n"
+                                          "  %z : Tensor = aten::constant_pad_nd(%a, %p, %1)"),
+                                      abt());
+    CAPTURE(err);
+    CHECK(err.find("with the fill value int 1 is not supported") != std::string::npos);
+  }
+}
+
 TEST_CASE("aten::stft with return_complex=True", "[complex]") {
   auto hann = at::hann_window(16, at::kFloat);
   SECTION("view_as_real of the spectrum") {
@@ -219,6 +245,19 @@ TEST_CASE("aten::stft with return_complex=True", "[complex]") {
                     "  %f : Tensor = aten::slice(%s, %m1, %none, %m1, %1)\n"
                     "  %m : Tensor = aten::abs(%f)\n  %y : Tensor = aten::pow(%m, %2)"),
              {randn({1, 96}, 2), hann});
+  }
+  SECTION("the phase: DC and Nyquist bins of a real signal are exactly real (pi not -pi)") {
+    // many Nyquist bins are negative reals, where atan2 turns on the sign of an imaginary part
+    // that must be exactly 0 (not sin(pi) = 1.2e-16); no centre padding, whose reflected first
+    // frame is nearly even (imaginary parts within rounding of 0 in every bin)
+    check_ir(ir("%x : Tensor, %w : Tensor",
+                "  %nfft : int = prim::Constant[value=16]()\n"
+                "  %hop : int = prim::Constant[value=4]()\n"
+                "  %mode : str = prim::Constant[value=\"reflect\"]()\n"
+                "  %s : Tensor = aten::stft(%x, %nfft, %hop, %none, %w, %false, %mode, %false, "
+                "%true, %true)\n"
+                "  %y : Tensor = aten::angle(%s)"),
+             {randn({2, 80}, 3) + 2.0, hann});
   }
 }
 

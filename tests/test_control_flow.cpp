@@ -190,6 +190,68 @@ TEST_CASE("prim::If on a runtime condition becomes an ONNX If", "[control_flow]"
   }
 }
 
+// The branch the example run did not take has no recorded shapes: x.dtype there (the slow path
+// of a scripted nn.MultiheadAttention checking its mask's dtype) comes from the graph built.
+TEST_CASE("prim::dtype in a branch the example run did not take", "[control_flow]") {
+  const char *ir_text = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %zero : int = prim::Constant[value=0]()
+  %two : float = prim::Constant[value=2.]()
+  %s : Tensor = aten::sum(%x, %none)
+  %c : Tensor = aten::gt(%s, %zero)
+  %b : bool = aten::Bool(%c)
+  %y : Tensor = prim::If(%b)
+    block0():
+      %r : Tensor = aten::relu(%x)
+      -> (%r)
+    block1():
+      %n : Tensor = aten::neg(%x)
+      %dt : int = prim::dtype(%n)
+      %fp : bool = aten::is_floating_point(%n)
+      %m : Tensor = aten::mul(%n, %two)
+      %o : Tensor = aten::to(%m, %dt, %false, %false, %none)
+      %k : Tensor = prim::If(%fp)
+        block0():
+          -> (%o)
+        block1():
+          -> (%n)
+      -> (%k)
+  return (%y)
+)IR";
+  auto r = check_ir(ir_text, {filled({2, 3}, 0.5) + randn({2, 3}, 1) * 0.1});
+  CHECK(r.count("If") == 1);
+}
+
+// `query is key` / `key is not value` on runtime tensors (nn.MultiheadAttention's self-attention
+// test when scripted): the same value is the same object, different values are not.
+TEST_CASE("aten::__is__ and aten::__isnot__ on two runtime tensors fold", "[control_flow]") {
+  const char *ir_text = R"IR(
+graph(%x : Tensor, %w : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %same : bool = aten::__is__(%x, %x)
+  %other : bool = aten::__isnot__(%x, %w)
+  %y : Tensor = prim::If(%same)
+    block0():
+      %a : Tensor = aten::add(%x, %w, %one)
+      -> (%a)
+    block1():
+      %b : Tensor = aten::sub(%x, %w, %one)
+      -> (%b)
+  %z : Tensor = prim::If(%other)
+    block0():
+      %c : Tensor = aten::mul(%y, %w)
+      -> (%c)
+    block1():
+      %d : Tensor = aten::div(%y, %w)
+      -> (%d)
+  return (%z)
+)IR";
+  auto r = check_ir(ir_text, {randn({2, 3}, 1), randn({2, 3}, 2)});
+  CHECK(r.count("If") == 0);
+}
+
 TEST_CASE("prim::Loop with a constant small trip count is unrolled", "[control_flow]") {
   auto r = check_ir_opsets(kForIr, {randn({4, 3}, 3)});
   CHECK(r.count("Loop") == 0);

@@ -108,6 +108,24 @@ TEST_CASE("forward args: optional arguments take defaults or given values", "[ar
   }
 }
 
+TEST_CASE("forward args: an Optional[Tensor] output is a tensor or left out when None", "[args]") {
+  std::string dir = fresh_dir("args_optional_output");
+  std::string model = arg_model("optional_lengths.pt");
+  SECTION("lengths given: the output lengths are the second ONNX output") {
+    std::string out = dir + "/given.onnx";
+    auto r = export_ok(
+        {model, "-o", out, "--input", "x:f32[2,4,9]", "--input", "lengths:i64[2]", "--verify"});
+    CHECK(contains(r.out, "verify output_1"));
+  }
+  SECTION("lengths left out: that output is None and left out, with a warning") {
+    std::string out = dir + "/none.onnx";
+    auto r = export_ok({model, "-o", out, "--input", "x:f32[2,4,9]", "--verify", "-v"});
+    CHECK(contains(r.err, "forward returns None"));
+    CHECK(contains(r.err, "it is not an ONNX output"));
+    CHECK_FALSE(contains(r.out, "verify output_1"));
+  }
+}
+
 TEST_CASE("forward args: arguments the model cannot take are clear errors", "[args]") {
   std::string dir = fresh_dir("args_errors");
   std::string out = dir + "/m.onnx";

@@ -81,6 +81,99 @@ TEST_CASE("aten::insert", "[lists]") {
   }
 }
 
+// a + b, a += b and a.extend(b) on lists: c = [x] + [2x]; c += [2x]; c.extend([x]), and len(a)
+// of the unchanged left operand.
+const char *kConcatKnownIr = R"IR(
+graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %two : int = prim::Constant[value=2]()
+  %x2 : Tensor = aten::mul(%x, %two)
+  %a : Tensor[] = prim::ListConstruct(%x)
+  %b : Tensor[] = prim::ListConstruct(%x2)
+  %c : Tensor[] = aten::add(%a, %b)
+  %d : Tensor[] = aten::add_(%c, %b)
+  aten::extend(%c, %a)
+  %st : Tensor = aten::stack(%c, %0)
+  %n : int = aten::len(%a)
+  %y : Tensor = aten::mul(%st, %n)
+  return (%y))IR";
+
+// Tacotron2's decoder: `while len(outs) < n: outs += [frame(len(outs))]`, a list built at run
+// time; then [first] + outs (known items in front) and outs.extend([first]).
+const char *kConcatRuntimeIr = R"IR(
+graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %max : int = prim::Constant[value=9223372036854775807]()
+  %xs : Tensor[] = prim::ListConstruct()
+  %n : int = aten::size(%x, %0)
+  %l0 : int = aten::len(%xs)
+  %c0 : bool = aten::lt(%l0, %n)
+  prim::Loop(%max, %c0)
+    block0(%i : int):
+      %k : int = aten::len(%xs)
+      %r : Tensor = aten::select(%x, %0, %k)
+      %v : Tensor = aten::mul(%r, %k)
+      %one : Tensor[] = prim::ListConstruct(%v)
+      %xs2 : Tensor[] = aten::add_(%xs, %one)
+      %k2 : int = aten::len(%xs)
+      %go : bool = aten::lt(%k2, %n)
+      -> (%go)
+  %first : Tensor = aten::select(%x, %0, %0)
+  %pre : Tensor[] = prim::ListConstruct(%first)
+  %all : Tensor[] = aten::add(%pre, %xs)
+  aten::extend(%all, %pre)
+  %y : Tensor = aten::stack(%all, %0)
+  return (%y))IR";
+
+TEST_CASE("list concatenation: aten::add aten::add_ and aten::extend", "[lists]") {
+  SECTION("lists of known length") {
+    auto r = check_ir_opsets(kConcatKnownIr, {randn({2, 3})});
+    CHECK(r.count("SequenceInsert") == 0);
+  }
+  SECTION("a list built in a while loop on its length") {
+    auto r = check_ir_dynamic(kConcatRuntimeIr, {randn({5, 3}, 2)}, {randn({8, 3}, 3)});
+    CHECK(r.count("Loop") == 1);
+    CHECK(r.count("SequenceInsert") >= 3);
+  }
+}
+
+// Emformer's attention mask: masks = [a, b] made while a and b are empty, then a and b filled
+// (in a loop), then cat(m) for m in masks. Python lists are shared: the outer list sees the
+// appends. `n` is a loop bound: a constant (unrolled) or a dynamic dim (a sequence).
+const char *kNestedListsIr = R"IR(
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %0 : int = prim::Constant[value=0]()
+  %two : int = prim::Constant[value=2]()
+  %a : Tensor[] = prim::ListConstruct()
+  %b : Tensor[] = prim::ListConstruct()
+  %masks : Tensor[][] = prim::ListConstruct(%a, %b)
+  %n : int = aten::size(%x, %0)
+  prim::Loop(%n, %true)
+    block0(%i : int):
+      %r : Tensor = aten::select(%x, %0, %i)
+      %l : Tensor[] = aten::append(%a, %r)
+      %r2 : Tensor = aten::mul(%r, %two)
+      %l2 : Tensor[] = aten::append(%b, %r2)
+      -> (%true)
+  %first : Tensor[] = aten::__getitem__(%masks, %0)
+  %c1 : Tensor = aten::cat(%first, %0)
+  %p : Tensor[], %q : Tensor[] = prim::ListUnpack(%masks)
+  %c2 : Tensor = aten::cat(%q, %0)
+  %both : Tensor[] = prim::ListConstruct(%c1, %c2)
+  %y : Tensor = aten::cat(%both, %0)
+  return (%y))IR";
+
+TEST_CASE("a list of lists sees appends made to its inner lists later", "[lists]") {
+  SECTION("loop unrolled: lists of known length") {
+    check_ir_opsets(kNestedListsIr, {randn({3, 4})});
+  }
+  SECTION("loop over a dynamic dim: sequences") {
+    auto r = check_ir_dynamic(kNestedListsIr, {randn({20, 4}, 2)}, {randn({25, 4}, 3)});
+    CHECK(r.count("Loop") == 1);
+  }
+}
+
 TEST_CASE("aten::_set_item", "[lists]") {
   // Also the dict form: d["a"] = x + 1 replaces, d["c"] = x adds a key.
   check_ir_opsets(R"IR(

@@ -416,6 +416,9 @@ std::string non_tensor_part(const c10::TypePtr &t) {
     if (t->containedTypes()[0]->kind() != c10::TypeKind::StringType)
       return t->annotation_str();
     return non_tensor_part(t->containedTypes()[1]);
+  case c10::TypeKind::OptionalType:
+    // Optional[Tensor] (a scripted wav2vec2's output lengths, given when its lengths argument
+    // is): the walk knows whether it is None for these inputs; a None output is left out.
   case c10::TypeKind::TupleType:
   case c10::TypeKind::ListType:
     for (const auto &e : t->containedTypes()) {

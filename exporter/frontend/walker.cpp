@@ -64,7 +64,7 @@ bool is_number_type(const c10::TypePtr &t) {
 
 // Metadata that does not depend on the sizes (dtype, device, rank): folds even when some dims
 // are dynamic, as long as the rank is known.
-bool foldable_metadata(const std::string &op, const TensorInfo *info) {
+bool size_free_metadata(const std::string &op) {
   static const std::unordered_set<std::string> size_free = {"aten::dim",
                                                             "prim::dtype",
                                                             "prim::device",
@@ -73,7 +73,11 @@ bool foldable_metadata(const std::string &op, const TensorInfo *info) {
                                                             "prim::is_cuda",
                                                             "aten::is_complex",
                                                             "prim::is_quantized"};
-  return info && (info->is_static() || (info->has_rank() && size_free.count(op)));
+  return size_free.count(op) > 0;
+}
+
+bool foldable_metadata(const std::string &op, const TensorInfo *info) {
+  return info && (info->is_static() || (info->has_rank() && size_free_metadata(op)));
 }
 
 // An op on strings or devices and no tensors (len(msg), str(device), "..." .format(...)): those
@@ -261,8 +265,12 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &gra
       for (const Value *in : n->inputs())
         all_const = all_const && consts.count(in);
       bool metadata_static = false;
+      // A tensor in a branch the example run did not take has no record: its dtype and rank
+      // still come from the graph being built when the walk gets there (fold_metadata).
       if (metadata_ops().count(op) && !n->inputs().empty())
-        metadata_static = foldable_metadata(op, record_.find(n->inputs()[0]));
+        metadata_static = foldable_metadata(op, record_.find(n->inputs()[0])) ||
+                          (size_free_metadata(op) && !record_.find(n->inputs()[0]) &&
+                           is_tensor_type(n->inputs()[0]));
       if (n->kind() == c10::prim::Constant || metadata_static ||
           (all_const && is_foldable(n) && (!h || h->scan == Scan::OnLists)) ||
           ((!h || h->scan == Scan::OnLists) && on_strings(n))) {
@@ -418,6 +426,10 @@ void Walker::run_node(const Node *n, size_t index) {
       view_of_[n->output()] = n;
     if (try_sequence_op(n))
       return;
+    // list + list and list += list: aten::add / add_ also name tensor converters, so they are
+    // not in the handler table (whose ops are front-end only); extend is.
+    if ((n->kind() == c10::aten::add || n->kind() == c10::aten::add_) && handle_list_concat(n))
+      return;
     if (const Handler *h = find_handler(n))
       if ((this->*h->handle)(n))
         return;
@@ -450,6 +462,11 @@ bool Walker::fold_metadata(const Node *n) {
     return false;
   const Bound &src = lookup(n->input(0));
   const TensorInfo *info = src.kind == Bound::Kind::Tensor ? record_.find(n->input(0)) : nullptr;
+  // Not recorded (a branch the example run did not take, e.g. the slow path of a scripted
+  // nn.MultiheadAttention when the run took the fast one): what the builder knows of the value.
+  if (!info && src.kind == Bound::Kind::Tensor && size_free_metadata(op) &&
+      b_.has_info(src.tensor) && !b_.info(src.tensor).complex)
+    info = &b_.info(src.tensor);
   if (src.kind != Bound::Kind::Tensor || !foldable_metadata(op, info))
     return false;
   torch::jit::Stack stack;

@@ -65,6 +65,10 @@ public:
     std::vector<Bound> items;
     std::vector<std::string> keys;      // a dict: one key per item
     DType seq_dtype = DType::Undefined; // Seq: the element dtype
+    // An item of a List that is itself a list: the TorchScript value it was made from. Python
+    // lists are shared, so appends to that value later (`masks = [a, b]`, then `a.append(m)`)
+    // show through the outer list; reading the item looks the value up again (Walker::current).
+    const torch::jit::Value *list_origin = nullptr;
   };
   using Env = std::unordered_map<const torch::jit::Value *, Bound>;
 
@@ -138,6 +142,8 @@ private:
   bool handle_dtype(const torch::jit::Node *n);
   // insert, _set_item, pop, Delete: edit the list in place (a sequence op on a runtime list).
   bool handle_list_mutation(const torch::jit::Node *n);
+  bool handle_list_concat(const torch::jit::Node *n);
+  Bound current(const Bound &item) const;
   bool mutate_sequence(const torch::jit::Node *n, const Bound &seq);
   // A node whose input 0 is a list built at run time (an ONNX sequence): len, indexing,
   // unpacking, stack and cat become sequence ops; other ops are refused. False when input 0 is

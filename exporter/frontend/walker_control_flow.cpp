@@ -52,9 +52,9 @@ bool defined_inside(const Value *v, const Node *n) {
 }
 
 bool mutates_first_input(const Node *n) {
-  static const std::unordered_set<std::string> list_ops = {"aten::append",    "aten::insert",
-                                                           "aten::_set_item", "aten::clear",
-                                                           "aten::pop",       "aten::Delete"};
+  static const std::unordered_set<std::string> list_ops = {
+      "aten::append", "aten::insert", "aten::_set_item", "aten::clear",
+      "aten::pop",    "aten::Delete", "aten::extend"};
   std::string op = n->kind().toQualString();
   if (list_ops.count(op))
     return true;

@@ -49,7 +49,7 @@ bool Walker::handle_getitem(const Node *n) {
     i += size;
   T2O_CHECK(i >= 0 && i < size, "list index {} out of range for {} items", idx.constant.toInt(),
             size);
-  Bound item = src.items[static_cast<size_t>(i)];
+  Bound item = current(src.items[static_cast<size_t>(i)]);
   bind(n->output(), item);
   return true;
 }
@@ -280,6 +280,54 @@ bool Walker::handle_list_mutation(const Node *n) {
   return true;
 }
 
+// a + b, a += b (aten::add_) and a.extend(b) on lists: concatenation (Tacotron2's decoder
+// collects frames with `mel_outputs += [mel_output]`). Lists of known length join their items; a
+// tensor list built at run time (a sequence) gets the other list's tensors inserted.
+bool Walker::handle_list_concat(const Node *n) {
+  using K = Bound::Kind;
+  if (n->input(0)->type()->kind() != c10::TypeKind::ListType)
+    return false; // tensors and numbers: the converters
+  const Bound list = lookup(n->input(0));
+  const Bound more = lookup(n->input(1));
+  if (list.kind == K::Const && more.kind == K::Const)
+    return false; // folds
+  const char *op = n->kind().toQualString();
+  auto tensor_of = [&](const Bound &item, DType dtype) {
+    Arg a = to_arg(item, n->input(1));
+    T2O_CHECK(a.is_tensor(), "{}: putting {} into a tensor list", op, a.describe());
+    Val v = a.t();
+    return dtype != DType::Undefined && b_.has_info(v) ? cast_to(b_, v, dtype) : v;
+  };
+  Bound out;
+  if (list.kind == K::Seq) {
+    T2O_CHECK(more.kind != K::Seq,
+              "{}: joining two tensor lists built at run time is not supported; append the "
+              "items one at a time",
+              op);
+    out = list;
+    for (const Bound &item : known_items(more))
+      out.tensor = b_.op1("SequenceInsert", {out.tensor, tensor_of(item, list.seq_dtype)});
+  } else if (more.kind == K::Seq) {
+    // [known items] + runtime list: the known items go in front, in order.
+    out = more;
+    std::vector<Bound> front = known_items(list);
+    for (size_t i = 0; i < front.size(); ++i)
+      out.tensor = b_.op1("SequenceInsert", {out.tensor, tensor_of(front[i], more.seq_dtype),
+                                             b_.const_i64_scalar(static_cast<int64_t>(i))});
+  } else {
+    out.kind = K::List;
+    out.items = known_items(list);
+    for (const Bound &item : known_items(more))
+      out.items.push_back(item);
+  }
+  // add_ and extend change the list in place: later readers of the input see the new list.
+  if (n->kind() != c10::aten::add)
+    env_[n->input(0)] = out;
+  if (n->outputs().size() == 1)
+    bind(n->output(), out);
+  return true;
+}
+
 bool Walker::mutate_sequence(const Node *n, const Bound &seq) {
   using K = Bound::Kind;
   auto kind = n->kind();
@@ -340,7 +388,8 @@ bool Walker::try_sequence_op(const Node *n) {
   // These take a runtime list as it is (their handlers know sequences).
   if (kind == c10::aten::append || kind == c10::aten::list || kind == c10::aten::__is__ ||
       kind == c10::aten::__isnot__ || kind == c10::aten::insert || kind == c10::aten::_set_item ||
-      kind == c10::aten::pop || kind == c10::aten::Delete)
+      kind == c10::aten::pop || kind == c10::aten::Delete || kind == c10::aten::add ||
+      kind == c10::aten::add_ || kind == c10::Symbol::fromQualString("aten::extend"))
     return false;
   const Bound seq = it->second;
   Bound out;

@@ -42,6 +42,7 @@ const std::vector<Walker::Handler> &Walker::handler_table() {
       {"aten::_set_item", &Walker::handle_list_mutation, Scan::Handled},
       {"aten::pop", &Walker::handle_list_mutation, Scan::Handled},
       {"aten::Delete", &Walker::handle_list_mutation, Scan::Handled},
+      {"aten::extend", &Walker::handle_list_concat, Scan::Handled},
       // control flow (walker_control_flow.cpp)
       {"prim::If", &Walker::handle_if, Scan::Blocks},
       {"prim::Loop", &Walker::handle_loop, Scan::Blocks},
@@ -98,18 +99,36 @@ bool Walker::handle_constant(const Node *n) {
 }
 
 bool Walker::handle_construct(const Node *n) {
-  bool all_const = true;
-  for (const Value *in : n->inputs())
+  bool all_const = true, holds_lists = false;
+  for (const Value *in : n->inputs()) {
     all_const = all_const && lookup(in).kind == Bound::Kind::Const;
-  // A list of constants folds to one constant; a tuple stays a List of its items.
-  if (all_const && n->kind() == c10::prim::ListConstruct && walker_detail::is_foldable(n))
+    holds_lists = holds_lists || in->type()->kind() == c10::TypeKind::ListType;
+  }
+  // A list of constants folds to one constant; a tuple stays a List of its items. Lists of lists
+  // do not fold: the inner lists may still be appended to.
+  if (all_const && !holds_lists && n->kind() == c10::prim::ListConstruct &&
+      walker_detail::is_foldable(n))
     return try_fold(n);
   Bound bd;
   bd.kind = Bound::Kind::List;
-  for (const Value *in : n->inputs())
+  for (const Value *in : n->inputs()) {
     bd.items.push_back(lookup(in));
+    if (in->type()->kind() == c10::TypeKind::ListType)
+      bd.items.back().list_origin = in;
+  }
   bind(n->output(), bd);
   return true;
+}
+
+Walker::Bound Walker::current(const Bound &item) const {
+  if (!item.list_origin)
+    return item;
+  auto it = env_.find(item.list_origin);
+  if (it == env_.end() || it->second.kind == Bound::Kind::Unset)
+    return item;
+  Bound now = it->second;
+  now.list_origin = item.list_origin;
+  return now;
 }
 
 bool Walker::handle_dict(const Node *n) {
@@ -133,7 +152,7 @@ bool Walker::handle_unpack(const Node *n) {
               src.items.size(), n->outputs().size());
     Bound copy = src;
     for (size_t i = 0; i < n->outputs().size(); ++i)
-      bind(n->outputs()[i], copy.items[i]);
+      bind(n->outputs()[i], current(copy.items[i]));
     return true;
   }
   T2O_CHECK(src.kind == Bound::Kind::Const, "cannot unpack a non-list value");

@@ -206,6 +206,13 @@ void Walker::flatten(const Bound &bd, const Value *v, const std::string &hint,
                    : iv.isDouble() ? at::scalar_tensor(iv.toDouble(), at::kDouble)
                                    : at::scalar_tensor(iv.toBool(), at::kBool);
     out.emplace_back(b_.constant(to_tensor_data(t), "const_output"), hint);
+  } else if (iv.isNone()) {
+    // An Optional output that is None for these inputs (a scripted wav2vec2's output lengths
+    // when no lengths are given): ONNX has no None value, so it is left out, as
+    // torch.onnx.export does; verification leaves LibTorch's None out too.
+    warnings_.push_back(fmt::format(
+        "forward returns None{} for these inputs (an Optional output): it is not an ONNX output",
+        v ? fmt::format(" as %{}", v->debugName()) : std::string()));
   } else {
     throw Error(fmt::format("graph output %{} is a {}, not a tensor", v ? v->debugName() : "?",
                             iv.tagKind()),
