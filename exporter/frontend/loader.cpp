@@ -409,8 +409,6 @@ std::string non_tensor_part(const c10::TypePtr &t) {
   case c10::TypeKind::NumberType:
   case c10::TypeKind::NoneType: // an Optional output that is None: left out of the ONNX outputs
     return {};
-  case c10::TypeKind::OptionalType:
-    return non_tensor_part(t->containedTypes()[0]);
   case c10::TypeKind::DictType:
     // One ONNX output per value, named after its key: the keys must be strings.
     if (t->containedTypes()[0]->kind() != c10::TypeKind::StringType)

@@ -130,8 +130,6 @@ std::vector<at::Tensor> flatten_tensors(const c10::IValue &v) {
       out.push_back(at::scalar_tensor(x.toDouble(), at::kDouble));
     } else if (x.isBool()) {
       out.push_back(at::scalar_tensor(x.toBool(), at::kBool));
-    } else if (x.isNone()) {
-      // an Optional output that is None: not an ONNX output either (Walker::flatten)
     } else {
       throw Error(fmt::format("the model returned a {}, which is not a tensor", x.tagKind()),
                   "return tensors (or tuples/lists/dicts of tensors) from forward");

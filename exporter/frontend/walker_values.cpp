@@ -196,11 +196,6 @@ void Walker::flatten(const Bound &bd, const Value *v, const std::string &hint,
       eb.constant = e;
       flatten(eb, nullptr, std::string(), out);
     }
-  } else if (iv.isNone()) {
-    // An Optional output that is None at export (attention weights with need_weights=False):
-    // no ONNX output, as LibTorch's side of the verification skips it too (flatten_tensors).
-    warnings_.push_back(fmt::format("graph output %{} is None: it is left out of the ONNX outputs",
-                                    v ? v->debugName() : "?"));
   } else if (iv.isInt() || iv.isDouble() || iv.isBool()) {
     at::Tensor t = iv.isInt()      ? at::scalar_tensor(iv.toInt(), at::kLong)
                    : iv.isDouble() ? at::scalar_tensor(iv.toDouble(), at::kDouble)
