@@ -160,6 +160,17 @@ void parse_range(const std::string &text, InputSpec &spec, const std::string &ra
   if (!is_floating(spec.dtype) && (lo != std::floor(lo) || hi != std::floor(hi)))
     throw Error(fmt::format("input spec '{}': an integer input needs integer bounds", raw),
                 "e.g. ids:i64[1,128]:0..50256");
+  if (!is_floating(spec.dtype)) {
+    // The values must fit the dtype (and an int64, which the random draw uses).
+    const int bits = static_cast<int>(dtype_size(spec.dtype)) * 8;
+    const bool is_unsigned = spec.dtype == DType::UInt8;
+    const double min = is_unsigned ? 0 : -std::ldexp(1.0, std::min(bits, 62) - 1);
+    const double max = std::ldexp(1.0, std::min(bits, 62) - (is_unsigned ? 0 : 1)) - 1;
+    if (lo < min || hi > max)
+      throw Error(fmt::format("input spec '{}': the range {} does not fit {} ({:.0f}..{:.0f})", raw,
+                              text, dtype_name(spec.dtype), min, max),
+                  "give bounds the input's dtype can hold");
+  }
   spec.has_range = true;
   spec.low = lo;
   spec.high = hi;

@@ -69,10 +69,12 @@ TEST_CASE("forward args: input specs for lists numbers none and value ranges", "
   struct Bad {
     const char *spec, *message;
   };
-  for (const Bad &b : {Bad{"ids:i64[2]:5..1", "is empty"}, Bad{"ids:i64[2]:0.5..3", "integer"},
-                       Bad{"m:bool[2]:0..1", "no value range"}, Bad{"x:f32[2]:a..b", "LO..HI"},
-                       Bad{"xs:[f32[2],none]", "not a tensor spec"},
-                       Bad{"xs:[f32[2]", "unbalanced"}, Bad{"x:f32[2]junk", "after the dims"}}) {
+  for (const Bad &b :
+       {Bad{"ids:i64[2]:5..1", "is empty"}, Bad{"ids:i64[2]:0.5..3", "integer"},
+        Bad{"i32[]:8..8777787777777777777775770561315516", "does not fit i32"},
+        Bad{"p:u8[4]:-1..3", "does not fit u8"}, Bad{"m:bool[2]:0..1", "no value range"},
+        Bad{"x:f32[2]:a..b", "LO..HI"}, Bad{"xs:[f32[2],none]", "not a tensor spec"},
+        Bad{"xs:[f32[2]", "unbalanced"}, Bad{"x:f32[2]junk", "after the dims"}}) {
     INFO(b.spec);
     try {
       parse_input_spec(b.spec);
