@@ -198,6 +198,20 @@ struct Binder {
   }
 
   void bind_data(size_t i, const c10::IValue &v, const InputSpec *spec) {
+    // A one-element array (np.save(path, np.int64(3))) for an int, float or bool argument: the
+    // number, as a constant.
+    const auto k = unwrap_optional(sig.types[i])->kind();
+    if (v.isTensor() && v.toTensor().numel() == 1 &&
+        (k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType ||
+         k == c10::TypeKind::BoolType || k == c10::TypeKind::NumberType)) {
+      const at::Tensor t = v.toTensor();
+      c10::IValue number = t.is_floating_point()          ? c10::IValue(t.item<double>())
+                           : t.scalar_type() == at::kBool ? c10::IValue(t.item<bool>())
+                                                          : c10::IValue(t.item<int64_t>());
+      if (k == c10::TypeKind::BoolType && number.isInt())
+        number = c10::IValue(number.toInt() != 0);
+      return bind_constant(i, number);
+    }
     if (v.isTensor()) {
       at::Tensor t = v.toTensor();
       bind_tensor(i, spec, &t);

@@ -149,6 +149,8 @@ def save_inputs(out):
     torch.save({"lengths": lengths, "ids": ids}, os.path.join(out, "pooled_text.dict.pt"))
     np.savez(os.path.join(out, "pooled_text.lengths_only.npz"), lengths=lengths.numpy())
     torch.save({"lengths": lengths}, os.path.join(out, "pooled_text.one_entry.pt"))
+    np.save(os.path.join(out, "kv_cache.x.npy"), torch.randn(2, 4, 8).numpy())
+    np.save(os.path.join(out, "kv_cache.start_pos.npy"), np.int64(3))
 
 
 def main():

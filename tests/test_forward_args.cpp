@@ -279,6 +279,11 @@ TEST_CASE("forward args: a KV cache forward writes into exports from its saved v
   auto r = export_ok({arg_model("kv_cache.pt"), "-o", dir + "/cache.onnx", "--input",
                       "x:f32[2,t=4,8]", "--input", "3", "--verify"});
   CHECK(contains(r.err, "forward reads module attribute cache_k that freezing kept"));
+  // start_pos from a 0-d .npy, as when every argument comes from a file.
+  auto data = export_ok({arg_model("kv_cache.pt"), "-o", dir + "/data.onnx", "--input-data",
+                         arg_model("kv_cache.x.npy"), "--input-data",
+                         arg_model("kv_cache.start_pos.npy"), "--verify", "-v"});
+  CHECK(contains(data.err, "start_pos=3"));
 }
 
 TEST_CASE("forward args: a causal mask of -inf gives no warning", "[args]") {
