@@ -32,7 +32,6 @@ void register_frontend_ops(Registry &r) {
   r.add_frontend("aten::list", {});
   r.add_frontend("aten::__is__", {});
   r.add_frontend("aten::__isnot__", {});
-  r.add_frontend("prim::dtype", {});
   // tensor.tolist() of a 1-d tensor: runtime ints (Gather), or a sequence when its length follows
   // the data.
   r.add_frontend("prim::tolist", {"Gather", "SplitToSequence"});

@@ -139,7 +139,6 @@ private:
   bool handle_list_copy(const torch::jit::Node *n);
   bool handle_is_none(const torch::jit::Node *n);
   bool handle_tolist(const torch::jit::Node *n);
-  bool handle_dtype(const torch::jit::Node *n);
   // insert, _set_item, pop, Delete: edit the list in place (a sequence op on a runtime list).
   bool handle_list_mutation(const torch::jit::Node *n);
   bool handle_list_concat(const torch::jit::Node *n);

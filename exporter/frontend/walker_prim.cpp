@@ -29,7 +29,6 @@ const std::vector<Walker::Handler> &Walker::handler_table() {
       {"prim::RaiseException", &Walker::handle_dropped, Scan::Handled},
       {"aten::warn", &Walker::handle_dropped, Scan::Handled},
       {"prim::GetAttr", &Walker::handle_get_attr, Scan::Handled},
-      {"prim::dtype", &Walker::handle_dtype, Scan::Handled},
       // lists (walker_lists.cpp)
       {"aten::__getitem__", &Walker::handle_getitem, Scan::Handled},
       {"aten::len", &Walker::handle_len, Scan::OnLists},
@@ -66,26 +65,6 @@ std::vector<std::string> Walker::handled_kinds() {
   for (const Handler &h : handler_table())
     out.push_back(h.kind);
   return out;
-}
-
-// x.dtype of a runtime tensor: its element type is known when it is converted (also in branches
-// the example run did not take, which the recording has nothing for), so it folds.
-bool Walker::handle_dtype(const Node *n) {
-  const Bound &a = lookup(n->input(0));
-  if (a.kind != Bound::Kind::Tensor || !b_.has_info(a.tensor))
-    return false;
-  const TensorInfo &info = b_.info(a.tensor);
-  if (info.dtype == DType::Undefined)
-    return false;
-  c10::ScalarType t = to_scalar_type(info.dtype);
-  if (info.complex)
-    t = t == c10::ScalarType::Double ? c10::ScalarType::ComplexDouble
-                                     : c10::ScalarType::ComplexFloat;
-  Bound out;
-  out.kind = Bound::Kind::Const;
-  out.constant = c10::IValue(static_cast<int64_t>(t));
-  bind(n->output(), out);
-  return true;
 }
 
 bool Walker::handle_constant(const Node *n) {
