@@ -95,9 +95,9 @@ void write_model(const Converted &c, const ExportOptions &o, ExportReport &r) {
   r.phases.serialize = since(t) - r.phases.optimize;
 }
 
-// Checks the exporter dropped (a scripted `raise`) change what the model does: say so always,
-// not only under -v.
-void notice_dropped_checks(const std::vector<std::string> &warnings, ExportReport &r) {
+// Checks the exporter dropped (a scripted `raise`) and branches fixed by the example values change
+// what the model does: say so always, not only under -v.
+void notice_changed_behaviour(const std::vector<std::string> &warnings, ExportReport &r) {
   size_t n = 0;
   std::string first;
   for (const auto &w : warnings)
@@ -105,6 +105,10 @@ void notice_dropped_checks(const std::vector<std::string> &warnings, ExportRepor
       if (n++ == 0)
         first = w;
     }
+  // A branch chosen by the example's values (an if whose results ONNX cannot carry) is a notice.
+  for (const auto &w : warnings)
+    if (w.find("which the example inputs took") != std::string::npos)
+      r.notices.push_back(w);
   if (n == 0)
     return;
   r.notices.push_back(fmt::format(
@@ -280,7 +284,7 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log) {
   r.input_names = c.input_names;
   r.output_names = c.output_names;
   r.warnings.insert(r.warnings.end(), c.warnings.begin(), c.warnings.end());
-  notice_dropped_checks(c.warnings, r);
+  notice_changed_behaviour(c.warnings, r);
   if (!o.verify) {
     // The weights now live in the ONNX graph; LibTorch's copies are not needed for writing it.
     m.module = torch::jit::Module();

@@ -333,6 +333,49 @@ graph(%x : Tensor):
   CHECK(r.count("If") == 0);
 }
 
+// An if whose result is a str (nn.TransformerEncoder's reason for not taking its fast path, on
+// whether the padding mask is left-aligned) on a runtime condition: no ONNX If carries a string,
+// so the branch the example inputs took is exported (a notice says so) and the string folds.
+TEST_CASE("an if giving a str on a runtime condition takes the example's branch",
+          "[control_flow]") {
+  const char *ir = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %zero : int = prim::Constant[value=0]()
+  %two : float = prim::Constant[value=2.]()
+  %fast : str = prim::Constant[value="fast"]()
+  %slow : str = prim::Constant[value="slow"]()
+  %s : Tensor = aten::sum(%x, %none)
+  %c : Tensor = aten::gt(%s, %zero)
+  %b : bool = aten::Bool(%c)
+  %mode : str = prim::If(%b)
+    block0():
+      -> (%fast)
+    block1():
+      -> (%slow)
+  %is_fast : bool = aten::eq(%mode, %fast)
+  %y : Tensor = prim::If(%is_fast)
+    block0():
+      %r : Tensor = aten::relu(%x)
+      -> (%r)
+    block1():
+      %n : Tensor = aten::neg(%x)
+      %m : Tensor = aten::mul(%n, %two)
+      -> (%m)
+  return (%y)
+)IR";
+  SECTION("the example takes the then branch") {
+    auto r = check_ir(ir, {filled({2, 3}, 0.5) + randn({2, 3}, 1) * 0.1});
+    CHECK(r.count("If") == 0);
+    CHECK(r.count("Relu") == 1);
+  }
+  SECTION("the example takes the else branch") {
+    auto r = check_ir(ir, {filled({2, 3}, -0.5) + randn({2, 3}, 2) * 0.1});
+    CHECK(r.count("If") == 0);
+    CHECK(r.count("Relu") == 0);
+  }
+}
+
 // nn.MultiheadAttention's `query is not key or key is not value` on runtime tensors: known at
 // export time (q = k = x + 1 are one value, v = x * 2 another), so the If folds to one branch.
 TEST_CASE("aten::__is__ and aten::__isnot__ between runtime tensors", "[control_flow]") {

@@ -55,6 +55,19 @@ torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
     },
     c10::AliasAnalysisKind::CONSERVATIVE)});
 
+// torch2onnx::ran(int id) -> () marks the branch `id` of a prim::If as taken.
+thread_local std::vector<char> *g_ran = nullptr;
+
+torch::jit::RegisterOperators reg_ran({torch::jit::Operator(
+    "torch2onnx::ran(int id) -> ()",
+    [](torch::jit::Stack &stack) {
+      int64_t id = stack.back().toInt();
+      stack.pop_back();
+      if (g_ran && id >= 0 && static_cast<size_t>(id) < g_ran->size())
+        (*g_ran)[id] = 1;
+    },
+    c10::AliasAnalysisKind::CONSERVATIVE)});
+
 // How the shrink ops change a data-dependent count during a record_shapes run.
 thread_local CountChange g_counts = CountChange::None;
 
@@ -111,6 +124,29 @@ torch::jit::RegisterOperators reg_shrink({
 // aten::index(self, indices): x[i] or x[mask], one output.
 bool is_index_with_list(const torch::jit::Node *n) {
   return n->kind() == c10::aten::index && n->inputs().size() == 2 && n->outputs().size() == 1;
+}
+
+// Puts a torch2onnx::ran marker first in each branch of every prim::If, to tell which ran.
+void mark_branches(torch::jit::Block *block, std::vector<const torch::jit::Block *> &branches,
+                   std::vector<torch::jit::Node *> &added) {
+  auto *graph = block->owningGraph();
+  for (auto *n : block->nodes()) {
+    for (auto *sub : n->blocks()) {
+      mark_branches(sub, branches, added);
+      if (n->kind() != c10::prim::If)
+        continue;
+      auto *idc = graph->create(c10::prim::Constant);
+      idc->i_(c10::attr::value, static_cast<int64_t>(branches.size()));
+      idc->output()->setType(c10::IntType::get());
+      auto *mark =
+          graph->create(c10::Symbol::fromQualString("torch2onnx::ran"), {idc->output()}, 0);
+      branches.push_back(sub);
+      mark->insertBefore(sub->nodes().front()); // the return node when the block is empty
+      idc->insertBefore(mark);
+      added.push_back(mark);
+      added.push_back(idc);
+    }
+  }
 }
 
 void instrument(torch::jit::Block *block, std::vector<const torch::jit::Value *> &ids,
@@ -206,10 +242,13 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
   std::vector<const torch::jit::Value *> copy_values;
   std::vector<torch::jit::Node *> added;
   instrument(copy->block(), copy_values, added, counts);
+  std::vector<const torch::jit::Block *> copy_branches;
+  mark_branches(copy->block(), copy_branches, added);
 
   std::unordered_set<const torch::jit::Node *> added_set(added.begin(), added.end());
   // Map copied values back to the originals: copy() preserves node order, so walk both in step.
   std::unordered_map<const torch::jit::Value *, const torch::jit::Value *> to_original;
+  std::unordered_map<const torch::jit::Block *, const torch::jit::Block *> block_original;
   std::function<void(torch::jit::Block *, torch::jit::Block *)> pair_blocks =
       [&](torch::jit::Block *a, torch::jit::Block *b) {
         for (size_t i = 0; i < a->inputs().size(); ++i)
@@ -221,8 +260,10 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
             ++itb;
           for (size_t i = 0; i < ita->outputs().size(); ++i)
             to_original[itb->outputs()[i]] = ita->outputs()[i];
-          for (size_t k = 0; k < ita->blocks().size(); ++k)
+          for (size_t k = 0; k < ita->blocks().size(); ++k) {
+            block_original[itb->blocks()[k]] = ita->blocks()[k];
             pair_blocks(ita->blocks()[k], itb->blocks()[k]);
+          }
         }
       };
   pair_blocks(graph->block(), copy->block());
@@ -230,7 +271,9 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
   std::vector<TensorInfo> observed(copy_values.size());
   if (failure)
     failure->clear();
+  std::vector<char> ran(copy_branches.size(), 0);
   g_observed = &observed;
+  g_ran = &ran;
   g_counts = counts;
   // Clone: an in-place op on a graph input must not change the caller's example tensors.
   torch::jit::Stack stack;
@@ -242,6 +285,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
     state.run(stack);
   } catch (const std::exception &e) {
     g_observed = nullptr;
+    g_ran = nullptr;
     g_counts = CountChange::None;
     if (failure) {
       *failure = summarize_torch_error(e.what());
@@ -256,9 +300,13 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
     }
   }
   g_observed = nullptr;
+  g_ran = nullptr;
   g_counts = CountChange::None;
 
   ShapeRecord rec;
+  for (size_t i = 0; i < copy_branches.size(); ++i)
+    if (ran[i])
+      rec.ran.insert(block_original.at(copy_branches[i]));
   for (size_t i = 0; i < copy_values.size(); ++i) {
     if (observed[i].dtype == DType::Undefined)
       continue;

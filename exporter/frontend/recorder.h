@@ -7,6 +7,7 @@
 #include <ATen/core/ivalue.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace torch2onnx {
@@ -14,6 +15,8 @@ namespace torch2onnx {
 struct ShapeRecord {
   std::unordered_map<const torch::jit::Value *, TensorInfo> infos;
   std::vector<c10::IValue> outputs; // the graph's outputs on the example inputs
+  // The blocks of prim::If nodes that ran at least once (a branch that never ran is absent).
+  std::unordered_set<const torch::jit::Block *> ran;
 
   const TensorInfo *find(const torch::jit::Value *v) const {
     auto it = infos.find(v);

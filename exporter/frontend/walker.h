@@ -156,6 +156,7 @@ private:
   bool handle_if(const torch::jit::Node *n);
   bool handle_loop(const torch::jit::Node *n);
   void convert_if(const torch::jit::Node *n);
+  bool take_recorded_branch(const torch::jit::Node *n);
   bool try_unroll(const torch::jit::Node *n);
   // Values defined outside `n` that nodes inside its blocks modify (list appends, in-place ops):
   // they become extra If outputs / loop-carried values.

@@ -75,6 +75,16 @@ void collect_mutations(const Block *b, const Node *owner, std::vector<const Valu
   }
 }
 
+// Whether pack() can turn a value of this type into ONNX values (If outputs, loop state).
+bool can_carry(const c10::TypePtr &type) {
+  if (auto tt = type->cast<c10::TupleType>())
+    return std::all_of(tt->elements().begin(), tt->elements().end(), can_carry);
+  if (auto ot = type->cast<c10::OptionalType>())
+    return can_carry(ot->getElementType());
+  return type->kind() == c10::TypeKind::NoneType || is_tensor_list(type) ||
+         number_dtype(type) != DType::Undefined || type->isSubtypeOf(*c10::TensorType::get());
+}
+
 bool same_dtype_or_unknown(DType a, DType b) {
   return a == DType::Undefined || b == DType::Undefined || a == b;
 }
@@ -261,6 +271,8 @@ void Walker::convert_if(const Node *n) {
     }
     return;
   }
+  if (take_recorded_branch(n))
+    return;
   Val cond = to_scalar_tensor(lookup(n->input(0)), DType::Bool);
   auto mutated = outer_mutations(n);
   // Outputs that are the same value on both paths (pooled constants, outer values) need no
@@ -312,6 +324,42 @@ void Walker::convert_if(const Node *n) {
       bind(n->outputs()[i], unpack(n->outputs()[i]->type(), outs, pos, n->outputs()[i]));
   for (const Value *m : mutated)
     bind(m, unpack(m->type(), outs, pos, m));
+}
+
+// An if on a runtime condition whose results cannot be ONNX values (a string, a device, an
+// object: e.g. nn.TransformerEncoder's reason for not taking its fast path, which depends on
+// whether the padding mask is left-aligned): the branch the example inputs took is converted,
+// with a warning, as no ONNX If can choose between such values.
+bool Walker::take_recorded_branch(const Node *n) {
+  const c10::TypePtr *bad = nullptr;
+  for (const Value *out : n->outputs())
+    if (!can_carry(out->type())) {
+      bad = &out->type();
+      break;
+    }
+  if (bad == nullptr)
+    return false;
+  const bool ran[2] = {record_.ran.count(n->blocks()[0]) > 0,
+                       record_.ran.count(n->blocks()[1]) > 0};
+  std::string source = where_of(n).source.empty() ? "?" : where_of(n).source;
+  if (ran[0] == ran[1])
+    throw Error(fmt::format("a value of type {} cannot be an If output, and the condition depends "
+                            "on input values ({})",
+                            (*bad)->annotation_str(),
+                            ran[0] ? "the example inputs took both branches"
+                                   : "the example inputs reached neither branch"),
+                "give example values that take the branch you deploy (--input-data), or compute "
+                "the condition from shapes or constants");
+  const Block *taken = n->blocks()[ran[0] ? 0 : 1];
+  warnings_.push_back(fmt::format(
+      "the if at {} gives a {}, which an ONNX If cannot carry, on a condition that depends on "
+      "input values: exported the {} branch, which the example inputs took; inputs taking the "
+      "other branch are computed as if they took this one",
+      source, (*bad)->annotation_str(), ran[0] ? "then" : "else"));
+  run_block(taken);
+  for (size_t i = 0; i < n->outputs().size(); ++i)
+    bind(n->outputs()[i], lookup(taken->outputs()[i]));
+  return true;
 }
 
 // ---- prim::Loop -----------------------------------------------------------------------------
