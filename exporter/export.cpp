@@ -3,6 +3,7 @@
 #include "aten_lib/converter.h"
 #include "builder/process.h"
 #include "exporter/analysis/graph_inputs.h"
+#include "exporter/export_module.h"
 #include "exporter/forward_args.h"
 #include "exporter/frontend/bind_inputs.h"
 #include "exporter/frontend/input_data.h"
@@ -239,22 +240,17 @@ VerifyReport verify_export(torch::jit::Module &module,
 
 } // namespace
 
-ExportReport export_model(const ExportOptions &o, const LogFn &log) {
-  auto say = [&](const std::string &m) {
-    if (log)
-      log(m);
-  };
-  auto t_start = std::chrono::steady_clock::now();
-  ExportReport r;
-  r.output_path = o.output_path.empty() ? default_output_path(o.model_path) : o.output_path;
-  r.opset = o.opset;
-  validate(o, r.output_path);
+namespace {
 
-  for (const auto &lib : o.libraries)
-    load_op_library(lib);
-  say(fmt::format("loading {}", o.model_path));
-  set_phase("loading the model (LibTorch)");
-  LoadedModel m = load_model(o.model_path);
+// The export of a loaded (or in-memory) model, with example values per forward argument (from
+// --input-data or the API's tensors; nullopt where random values are made).
+ExportReport export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>> &data,
+                           const ExportOptions &o, const LogFn &log,
+                           std::chrono::steady_clock::time_point t_start, ExportReport r) {
+  auto say = [&](const std::string &msg) {
+    if (log)
+      log(msg);
+  };
   r.phases.load = m.load_seconds;
   r.phases.prepare = m.prepare_seconds;
   r.notices = m.warnings;
@@ -265,7 +261,6 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log) {
         m.resolved_attributes.size() == 1 ? "" : "s", fmt::join(m.resolved_attributes, ", "),
         m.resolved_attributes.size() == 1 ? "it" : "them",
         m.resolved_attributes.size() == 1 ? "" : "s"));
-  auto data = load_input_data(o.input_data, m.arg_names);
   ForwardCall call = bind_forward({m.arg_names, m.arg_types, m.arg_defaults}, o.inputs, data);
   bind_graph_inputs(m.graph, call.bindings);
   if (!call.constants.empty())
@@ -302,6 +297,54 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log) {
   if (o.verify)
     r.verify = verify_export(m.module, m.resolved_attributes, o, call, gi, c, r.output_path, log);
   return r;
+}
+
+} // namespace
+
+ExportReport export_model(const ExportOptions &o, const LogFn &log) {
+  auto t_start = std::chrono::steady_clock::now();
+  ExportReport r;
+  r.output_path = o.output_path.empty() ? default_output_path(o.model_path) : o.output_path;
+  r.opset = o.opset;
+  validate(o, r.output_path);
+  for (const auto &lib : o.libraries)
+    load_op_library(lib);
+  if (log)
+    log(fmt::format("loading {}", o.model_path));
+  set_phase("loading the model (LibTorch)");
+  LoadedModel m = load_model(o.model_path);
+  auto data = load_input_data(o.input_data, m.arg_names);
+  return export_loaded(m, data, o, log, t_start, std::move(r));
+}
+
+ExportReport export_module(const torch::jit::Module &module, const std::vector<c10::IValue> &args,
+                           const ExportOptions &o, const LogFn &log) {
+  auto t_start = std::chrono::steady_clock::now();
+  ExportReport r;
+  T2O_CHECK(!o.output_path.empty(), "no output path given for the ONNX file");
+  r.output_path = o.output_path;
+  r.opset = o.opset;
+  validate(o, r.output_path);
+  for (const auto &lib : o.libraries)
+    load_op_library(lib);
+  set_phase("preparing the model (LibTorch)");
+  // The export runs the module in eval mode (as torch.onnx.export does) and gives it back in the
+  // mode it came in. Freezing works on a copy: the caller's weights are not touched.
+  torch::jit::Module handle = module;
+  struct TrainingFlag {
+    torch::jit::Module &m;
+    bool was;
+    ~TrainingFlag() { m.train(was); }
+  } flag{handle, handle.is_training()};
+  LoadedModel m = prepare_module(handle, o.model_path.empty() ? "<module>" : o.model_path);
+  T2O_CHECK(args.size() <= m.arg_names.size(),
+            "{} example arguments given, but forward takes {} ({})", args.size(),
+            m.arg_names.size(), fmt::join(m.arg_names, ", "));
+  std::vector<std::optional<c10::IValue>> data(m.arg_names.size());
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!args[i].isNone() || o.inputs.size() <= i)
+      data[i] = args[i];
+  return export_loaded(m, data, o, log, t_start, std::move(r));
 }
 
 } // namespace torch2onnx

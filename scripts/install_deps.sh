@@ -9,6 +9,7 @@ packages=(build-essential cmake libtorch-dev libonnx-dev libprotobuf-dev protobu
           libcli11-dev libfmt-dev nlohmann-json3-dev catch2 libyaml-cpp-dev zlib1g-dev python3-torch python3-torchvision python3-yaml
           python3-torchaudio  # speech/audio real-world fixtures (models/realworld/audio_*.py)
           python3-numpy  # --input-data .npy fixtures (models/make_zoo.py)
+          pybind11-dev python3-dev  # the Python module (python/_torch2onnx.cpp)
           python3-onnx  # bench/benchmark.py counts the nodes of both exporters' graphs
           clang-format  # scripts/check_format.sh, run by ctest (format:clang-format)
           libopenblas0-pthread)  # OpenBLAS: LibTorch runs the model ~2x faster than with reference BLAS

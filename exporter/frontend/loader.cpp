@@ -549,19 +549,28 @@ void resolve_attribute_reads(torch::jit::Graph &graph, const torch::jit::Module 
 
 LoadedModel load_model(const std::string &path) {
   check_model_file(path);
-  LoadedModel m;
   auto t0 = std::chrono::steady_clock::now();
+  torch::jit::Module module;
   try {
-    m.module = torch::jit::load(path);
+    module = torch::jit::load(path);
   } catch (const std::exception &e) {
     throw_load_error(path, e.what());
   }
+  double load_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  LoadedModel m = prepare_module(std::move(module), path);
+  m.load_seconds = load_seconds;
+  return m;
+}
+
+LoadedModel prepare_module(torch::jit::Module module, const std::string &path) {
+  LoadedModel m;
+  m.module = std::move(module);
   if (!m.module.find_method("forward"))
     throw Error(fmt::format("model '{}' has no forward method", path),
                 "export a module whose forward computes the outputs (torch.jit.trace or script)");
   m.module.eval();
   auto t1 = std::chrono::steady_clock::now();
-  m.load_seconds = std::chrono::duration<double>(t1 - t0).count();
   torch::jit::Module frozen;
   try {
     frozen = torch::jit::freeze_module(m.module);

@@ -30,6 +30,11 @@ struct LoadedModel {
 // torch::jit::load + eval + freeze + prepare_graph. Throws Error naming the file and the reason.
 LoadedModel load_model(const std::string &path);
 
+// The same for a module already in memory (the C++ and Python APIs): eval + freeze +
+// prepare_graph. `name` stands for the file in messages. The module's training flag is set to
+// eval; freezing works on a copy, so its weights are not changed.
+LoadedModel prepare_module(torch::jit::Module module, const std::string &name);
+
 // One warning per floating-point constant (frozen weight) holding NaN values, naming it, e.g.
 // "weight 'conv.weight' (216 values) has 1 NaN value; ...". Infinities are normal (masks).
 std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &graph);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -112,6 +113,17 @@ fs::path self_exe_dir() {
   return ec ? fs::path() : p.parent_path();
 }
 
+// The folder of the binary this code is in: the executable, or libtorch2onnx.so / the Python
+// extension when torch2onnx is used as a library.
+fs::path self_object_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void *>(&self_exe_dir), &info) == 0 || info.dli_fname == nullptr)
+    return {};
+  std::error_code ec;
+  fs::path p = fs::canonical(info.dli_fname, ec);
+  return ec ? fs::path() : p.parent_path();
+}
+
 bool runner_ok(const fs::path &dir) {
   std::error_code ec;
   return fs::exists(dir / "run_model.js", ec) &&
@@ -167,6 +179,13 @@ std::string find_ort_runner() {
   fs::path exe = self_exe_dir();
   if (!exe.empty())
     candidates.push_back(exe / ".." / "share" / "torch2onnx" / "onnxruntime");
+  // PREFIX/lib/libtorch2onnx.so, PREFIX/lib/<arch>/libtorch2onnx.so and
+  // PREFIX/lib/python3/dist-packages/torch2onnx/_torch2onnx*.so: PREFIX/share/torch2onnx.
+  fs::path lib = self_object_dir();
+  for (int up = 1; up <= 4 && !lib.empty(); ++up) {
+    lib = lib.parent_path();
+    candidates.push_back(lib / "share" / "torch2onnx" / "onnxruntime");
+  }
   if (*T2O_INSTALL_DATADIR)
     candidates.push_back(fs::path(T2O_INSTALL_DATADIR) / "onnxruntime");
   if (*T2O_SOURCE_DIR)

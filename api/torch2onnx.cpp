@@ -1,0 +1,171 @@
+// The public C++ API (include/torch2onnx/torch2onnx.h) over the exporter's own types.
+#include "torch2onnx/torch2onnx.h"
+
+#include "builder/error.h"
+#include "exporter/export.h"
+#include "exporter/export_module.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <set>
+
+#ifndef T2O_VERSION
+#define T2O_VERSION "0.1.0"
+#endif
+
+namespace torch2onnx {
+
+namespace {
+
+ExportOptions options_of(const ExportSettings &s, const std::string &output_path) {
+  ExportOptions o;
+  o.output_path = output_path;
+  o.opset = s.opset;
+  o.output_names = s.output_names;
+  o.libraries = s.libraries;
+  o.verify = s.verify;
+  o.rtol = s.rtol;
+  o.atol = s.atol;
+  o.seed = s.seed;
+  o.external_data = s.external_data;
+  o.optimize = s.optimize;
+  o.verbosity = s.log ? 2 : 0;
+  return o;
+}
+
+DType dtype_of(const at::Tensor &t) {
+  switch (t.scalar_type()) {
+  case at::kFloat:
+    return DType::Float;
+  case at::kDouble:
+    return DType::Double;
+  case at::kHalf:
+    return DType::Float16;
+  case at::kBFloat16:
+    return DType::BFloat16;
+  case at::kLong:
+    return DType::Int64;
+  case at::kInt:
+    return DType::Int32;
+  case at::kShort:
+    return DType::Int16;
+  case at::kChar:
+    return DType::Int8;
+  case at::kByte:
+    return DType::UInt8;
+  case at::kBool:
+    return DType::Bool;
+  default:
+    throw Error(fmt::format("an example tensor has dtype {}, which ONNX inputs cannot take",
+                            c10::toString(t.scalar_type())),
+                "give float, integer or bool tensors");
+  }
+}
+
+// One --input spec per example tensor: the name (input_names), the dtype and sizes, and the
+// symbolic dims of dynamic_dims. The tensors themselves are the example values.
+std::vector<InputSpec> specs_of(const std::vector<at::Tensor> &args, const ExportSettings &s,
+                                const std::vector<std::string> &arg_names) {
+  T2O_CHECK(s.input_names.empty() || s.input_names.size() == args.size(),
+            "{} input names for {} example arguments", s.input_names.size(), args.size());
+  std::set<std::string> used;
+  std::vector<InputSpec> specs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    InputSpec spec;
+    T2O_CHECK(args[i].defined(), "example argument {} is an undefined tensor", i);
+    spec.name = s.input_names.empty() ? "" : s.input_names[i];
+    spec.dtype = dtype_of(args[i]);
+    for (int64_t d : args[i].sizes())
+      spec.dims.push_back(Dim{d, ""});
+    const std::string &key = !spec.name.empty()     ? spec.name
+                             : i < arg_names.size() ? arg_names[i]
+                                                    : std::string();
+    auto it = s.dynamic_dims.find(key);
+    if (it != s.dynamic_dims.end()) {
+      used.insert(key);
+      for (const auto &[axis, symbol] : it->second) {
+        int64_t rank = static_cast<int64_t>(spec.dims.size());
+        int64_t a = axis < 0 ? axis + rank : axis;
+        T2O_CHECK(a >= 0 && a < rank, "dynamic_dims: input '{}' has {} dims, no dim {}", key, rank,
+                  axis);
+        T2O_CHECK(!symbol.empty(), "dynamic_dims: dim {} of input '{}' has an empty name", axis,
+                  key);
+        spec.dims[a].symbol = symbol;
+      }
+    }
+    specs.push_back(std::move(spec));
+  }
+  for (const auto &[name, dims] : s.dynamic_dims)
+    T2O_CHECK(used.count(name), "dynamic_dims names '{}', which is not an input (inputs: {})", name,
+              fmt::join(s.input_names.empty() ? arg_names : s.input_names, ", "));
+  return specs;
+}
+
+ExportResult result_of(const ExportReport &r) {
+  ExportResult out;
+  out.output_path = r.output_path;
+  out.opset = r.opset;
+  out.nodes = static_cast<int64_t>(r.stats.nodes);
+  out.parameters = static_cast<int64_t>(r.stats.parameters);
+  out.input_names = r.input_names;
+  out.output_names = r.output_names;
+  out.notices = r.notices;
+  out.warnings = r.warnings;
+  out.seconds = r.seconds;
+  if (r.verify) {
+    out.verified = true;
+    out.verify_ok = true;
+    for (const auto &c : r.verify->outputs) {
+      OutputResult o;
+      o.name = c.name;
+      o.sizes = c.sizes;
+      o.ok = c.ok();
+      o.max_abs_error = c.max_abs_error;
+      o.tolerance = c.tolerance;
+      o.problem = c.problem;
+      out.verify_ok = out.verify_ok && o.ok;
+      out.outputs.push_back(std::move(o));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> forward_arg_names(const torch::jit::Module &module) {
+  std::vector<std::string> names;
+  auto method = module.find_method("forward");
+  if (!method)
+    return names;
+  const auto &args = method->function().getSchema().arguments();
+  for (size_t i = 1; i < args.size(); ++i)
+    names.push_back(args[i].name());
+  return names;
+}
+
+} // namespace
+
+ExportResult export_module(const torch::jit::Module &module, const std::vector<at::Tensor> &args,
+                           const std::string &output_path, const ExportSettings &settings) {
+  ExportOptions o = options_of(settings, output_path);
+  o.inputs = specs_of(args, settings, forward_arg_names(module));
+  std::vector<c10::IValue> values(args.begin(), args.end());
+  return result_of(torch2onnx::export_module(module, values, o, settings.log));
+}
+
+ExportResult export_file(const std::string &model_path, const std::string &output_path,
+                         const std::vector<std::string> &input_specs,
+                         const ExportSettings &settings) {
+  T2O_CHECK(settings.input_names.empty() && settings.dynamic_dims.empty(),
+            "export_file takes input names and symbolic dims from the input specs "
+            "(\"x:f32[batch=1,3,224,224]\"), not from input_names or dynamic_dims");
+  ExportOptions o = options_of(settings, output_path);
+  o.model_path = model_path;
+  for (const auto &spec : input_specs)
+    o.inputs.push_back(parse_input_spec(spec));
+  return result_of(export_model(o, settings.log));
+}
+
+std::string version() {
+  return T2O_VERSION;
+}
+
+} // namespace torch2onnx

@@ -1,0 +1,101 @@
+// torch2onnx's public C++ API: export a TorchScript module (in memory or saved) to ONNX, and
+// optionally verify the ONNX file in ONNX Runtime against LibTorch.
+//
+//   #include <torch2onnx/torch2onnx.h>
+//
+//   torch::jit::Module m = torch::jit::load("model.pt");
+//   torch2onnx::ExportSettings s;
+//   s.dynamic_dims = {{"x", {{0, "batch"}}}};
+//   s.verify = true;
+//   torch2onnx::ExportResult r =
+//       torch2onnx::export_module(m, {torch::randn({1, 3, 224, 224})}, "model.onnx", s);
+//
+// Link with the CMake package: find_package(torch2onnx) gives the target torch2onnx::torch2onnx
+// (it brings LibTorch). Every failure throws torch2onnx::Error (torch2onnx/error.h) with the
+// same message and hint the CLI prints; an export that fails leaves no output file. See
+// docs/api.md.
+#pragma once
+
+#include "torch2onnx/error.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace at {
+class Tensor;
+}
+namespace torch {
+namespace jit {
+struct Module;
+}
+} // namespace torch
+
+namespace torch2onnx {
+
+// What to export and how; every field has the CLI's default.
+struct ExportSettings {
+  int opset = 17; // the ONNX opset to target (torch2onnx --opset)
+  // ONNX input names, one per forward argument in order (default: forward's argument names).
+  std::vector<std::string> input_names;
+  // ONNX output names, in order (default: output, or output_0, output_1, ...).
+  std::vector<std::string> output_names;
+  // Symbolic dims per input: {"x": {{0, "batch"}}} makes dim 0 of input x the symbolic dim
+  // "batch" (the example tensor gives its example size). The same name in two inputs is one dim.
+  // An input is named as in input_names, or by forward's argument name.
+  std::map<std::string, std::map<int64_t, std::string>> dynamic_dims;
+  bool verify = false; // run LibTorch and ONNX Runtime and compare every output (--verify)
+  double rtol = 1e-4;  // an output passes when max|onnx - torch| <= max(atol, rtol * max|torch|)
+  double atol = 1e-4;
+  uint64_t seed = 0;                  // seed of the random inputs verification adds
+  bool external_data = false;         // weights in OUTPUT.data (automatic over 2 GB)
+  bool optimize = true;               // the graph rewrites (false: --no-optimize)
+  std::vector<std::string> libraries; // custom-op libraries to load first (--load-library)
+  // Progress lines ("recording shapes ...", "written", ...); empty: silent.
+  std::function<void(const std::string &)> log;
+};
+
+// One output compared in one data set by verification.
+struct OutputResult {
+  std::string name;
+  std::string sizes; // the symbolic dims' sizes of the data set, e.g. "batch=3" ("" when static)
+  bool ok = false;
+  double max_abs_error = 0; // max |onnx - torch|
+  double tolerance = 0;     // max(atol, rtol * max |torch|)
+  std::string problem;      // set when the check failed for another reason (shape, dtype)
+};
+
+struct ExportResult {
+  std::string output_path;
+  int opset = 0;
+  int64_t nodes = 0;      // ONNX nodes in the main graph
+  int64_t parameters = 0; // elements in initializers
+  std::vector<std::string> input_names, output_names;
+  std::vector<std::string> notices;  // what a user should know (e.g. a dropped check)
+  std::vector<std::string> warnings; // details
+  double seconds = 0;                // the export, without verification
+  bool verified = false;             // verification ran
+  bool verify_ok = false;            // ... and every output of every data set passed
+  std::vector<OutputResult> outputs; // with verification: per data set and output
+};
+
+// Exports `module` (a scripted or traced module; it runs in eval mode and is given back in the
+// mode it came in) with `args` as forward's example arguments: their dtypes and shapes are the
+// ONNX inputs', their values the example the shapes are recorded on. Fewer args than forward's
+// arguments: the rest take their defaults.
+ExportResult export_module(const torch::jit::Module &module, const std::vector<at::Tensor> &args,
+                           const std::string &output_path, const ExportSettings &settings = {});
+
+// Exports a saved TorchScript file; `input_specs` are --input SPECs ("x:f32[batch=1,3,224,224]",
+// see torch2onnx --help), one per forward argument. settings.input_names and dynamic_dims do not
+// apply (the specs say it).
+ExportResult export_file(const std::string &model_path, const std::string &output_path,
+                         const std::vector<std::string> &input_specs,
+                         const ExportSettings &settings = {});
+
+// The library's version, e.g. "0.1.0".
+std::string version();
+
+} // namespace torch2onnx

@@ -1,0 +1,100 @@
+"""The Python module (python/torch2onnx): `import torch2onnx` with Debian's /usr/bin/python3 and
+python3-torch, run by ctest as python:api. The numbers are the module's own verification: LibTorch
+against ONNX Runtime on the same inputs (verify=True)."""
+import os
+import tempfile
+import unittest
+
+import torch
+from torch import nn
+
+import torch2onnx
+
+
+class Net(nn.Module):
+    """A user-style model: conv + batch norm + dropout (eval mode matters) + a head."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                                      nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.drop = nn.Dropout(0.5)
+        self.head = nn.Linear(8, 5)
+
+    def forward(self, x):
+        return self.head(self.drop(self.features(x)))
+
+
+class Gate(nn.Module):
+    """Scripted control flow on a runtime value, with an optional argument."""
+
+    def forward(self, x, scale: float = 2.0):
+        if bool(x.sum() > 0):
+            return torch.relu(x) * scale
+        return -x
+
+
+class Api(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def test_nn_module_traced_in_eval_mode(self):
+        torch.manual_seed(0)
+        model = Net()
+        model.train()
+        out = self.path("net.onnx")
+        r = torch2onnx.export(model, (torch.randn(2, 3, 16, 16),), out, opset=17,
+                              input_names=["images"], output_names=["logits"],
+                              dynamic_dims={"images": {0: "batch"}}, verify=True)
+        self.assertTrue(model.training, "the training flag is given back")
+        self.assertTrue(os.path.exists(out))
+        self.assertEqual(r["input_names"], ["images"])
+        self.assertEqual(r["output_names"], ["logits"])
+        self.assertTrue(r["verified"])
+        self.assertTrue(r["verify_ok"], r["outputs"])
+        self.assertEqual([o["sizes"] for o in r["outputs"]][0], "batch=2")
+        self.assertEqual(len(r["outputs"]), 2)  # the example batch and a second one
+        for o in r["outputs"]:
+            self.assertLessEqual(o["max_abs_error"], o["tolerance"])
+
+    def test_script_module_and_a_single_tensor(self):
+        scripted = torch.jit.script(Gate())
+        lines = []
+        r = torch2onnx.export(scripted, torch.rand(3, 4), self.path("gate.onnx"), opset=13,
+                              verify=True, log=lines.append)
+        self.assertEqual(r["opset"], 13)
+        self.assertTrue(r["verify_ok"], r["outputs"])
+        self.assertTrue(any("written" in line for line in lines), lines)
+
+    def test_errors_are_exceptions_with_the_message(self):
+        class Zeta(nn.Module):
+            def forward(self, x):
+                return torch.special.zeta(x, x + 1)
+
+        out = self.path("zeta.onnx")
+        with self.assertRaises(torch2onnx.Error) as ctx:
+            torch2onnx.export(Zeta(), (torch.rand(2, 3) + 1,), out)
+        self.assertIn("special_zeta", str(ctx.exception))
+        self.assertIsInstance(ctx.exception, RuntimeError)
+        self.assertFalse(os.path.exists(out), "no half-written output")
+        with self.assertRaises(torch2onnx.Error) as ctx:
+            torch2onnx.export(Net(), (torch.randn(1, 3, 8, 8),), self.path("n.onnx"),
+                              dynamic_dims={"nope": {0: "batch"}})
+        self.assertIn("'nope'", str(ctx.exception))
+        with self.assertRaises(torch2onnx.Error):
+            torch2onnx.export(Net(), (torch.randn(1, 3, 8, 8),), self.path("n.onnx"), opset=5)
+        with self.assertRaises(TypeError):
+            torch2onnx.export(Net(), ("not a tensor",), self.path("n.onnx"))
+
+    def test_version(self):
+        self.assertRegex(torch2onnx.__version__, r"^\d+\.\d+\.\d+$")
+
+
+if __name__ == "__main__":
+    unittest.main()
