@@ -28,6 +28,7 @@ const char *kUsage =
     "N]\n"
     "                  [--verify] [--report FILE]\n"
     "       torch2onnx ops [--opset N] [--json]\n"
+    "       torch2onnx show MODEL.onnx [--json]   (list any ONNX file, one line per node)\n"
     "       torch2onnx zoo MANIFEST [--jobs N] [--shard I/N] ...   (see torch2onnx zoo --help)\n"
     "       torch2onnx --version\n";
 

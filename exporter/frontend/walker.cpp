@@ -394,11 +394,15 @@ void Walker::run(const torch::jit::Graph &graph) {
 }
 
 void Walker::run_block(const torch::jit::Block *block) {
+  // A subgraph's nodes set their own scopes; the node that owns it (an If, a Loop) is added after
+  // them and must be named after itself, not after its last inner node.
+  const std::string owner_scope = b_.scope();
   for (const Node *n : block->nodes()) {
     if (only_feeds_checks(n))
       continue;
     run_node(n, node_index_++);
   }
+  b_.set_scope(owner_scope);
 }
 
 std::string Walker::describe_input(const Value *in) const {
