@@ -400,9 +400,38 @@ void Walker::run_block(const torch::jit::Block *block) {
   for (const Node *n : block->nodes()) {
     if (only_feeds_checks(n))
       continue;
-    run_node(n, node_index_++);
+    size_t index = node_index_++;
+    run_node(n, index);
+    note_walked(n, index);
   }
   b_.set_scope(owner_scope);
+}
+
+void Walker::note_walked(const Node *n, size_t index) {
+  if (n->kind() == c10::prim::Constant)
+    return;
+  ++op_counts_[n->kind().toQualString()];
+  // Values inside subgraphs (and unrolled loop bodies) are not values of the main ONNX graph.
+  if (n->owningBlock() != n->owningGraph()->block() || b_.subgraph_depth() != 0)
+    return;
+  const RegistryEntry *entry = last_converted_.first == n ? last_converted_.second : nullptr;
+  NodeWhere where = where_of(n);
+  for (const Value *o : n->outputs()) {
+    auto it = env_.find(o);
+    if (it == env_.end() || it->second.kind != Bound::Kind::Tensor || !is_tensor_type(o))
+      continue;
+    WalkedValue w;
+    w.value = o;
+    w.index = index;
+    w.op = n->kind().toQualString();
+    w.scope = where.scope;
+    w.source = where.source;
+    if (entry)
+      w.converter =
+          fmt::format("{} ({}, since opset {})", entry->op, entry->family, entry->since_opset);
+    w.onnx = it->second.tensor.name;
+    walked_.push_back(std::move(w));
+  }
 }
 
 std::string Walker::describe_input(const Value *in) const {
@@ -538,6 +567,7 @@ bool Walker::try_fold(const Node *n) {
 }
 
 void Walker::convert(const Node *n, const RegistryEntry &entry) {
+  last_converted_ = {n, &entry};
   std::vector<Arg> args;
   args.reserve(n->inputs().size());
   for (const Value *in : n->inputs())
