@@ -3,6 +3,7 @@
 #include "builder/error.h"
 #include "builder/process.h"
 #include "exporter/frontend/recorder.h"
+#include "exporter/frontend/torch_util.h"
 #include "exporter/verify/verify.h"
 
 #include <ATen/ATen.h>
@@ -132,10 +133,13 @@ Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
       continue;
     d.found = true;
     d.index = w.index;
-    d.op = w.op;
-    d.scope = w.scope;
-    d.source = w.source;
-    d.converter = w.converter;
+    const torch::jit::Node *n = w.value->node();
+    d.op = n->kind().toQualString();
+    NodeWhere where = where_of(n);
+    d.scope = where.scope;
+    d.source = where.source;
+    if (const RegistryEntry *e = w.converter)
+      d.converter = fmt::format("{} ({}, since opset {})", e->op, e->family, e->since_opset);
     d.onnx_value = names[i];
     d.check = *c;
     std::tie(d.torch_min, d.torch_max) = finite_range(tv->second);

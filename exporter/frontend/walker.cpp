@@ -415,22 +415,11 @@ void Walker::note_walked(const Node *n, size_t index) {
   if (n->owningBlock() != n->owningGraph()->block() || b_.subgraph_depth() != 0)
     return;
   const RegistryEntry *entry = last_converted_.first == n ? last_converted_.second : nullptr;
-  NodeWhere where = where_of(n);
   for (const Value *o : n->outputs()) {
     auto it = env_.find(o);
     if (it == env_.end() || it->second.kind != Bound::Kind::Tensor || !is_tensor_type(o))
       continue;
-    WalkedValue w;
-    w.value = o;
-    w.index = index;
-    w.op = n->kind().toQualString();
-    w.scope = where.scope;
-    w.source = where.source;
-    if (entry)
-      w.converter =
-          fmt::format("{} ({}, since opset {})", entry->op, entry->family, entry->since_opset);
-    w.onnx = it->second.tensor.name;
-    walked_.push_back(std::move(w));
+    walked_.push_back(WalkedValue{o, index, entry, it->second.tensor.name});
   }
 }
 

@@ -39,14 +39,12 @@ std::string format_unsupported(const std::vector<UnsupportedOp> &ops, int opset)
 
 // A tensor a top-level node produced and the ONNX value that carries it: what --locate compares
 // with LibTorch's value (exporter/locate.h).
+// Kept cheap (no strings but the name): every export records one per top-level tensor.
 struct WalkedValue {
-  const torch::jit::Value *value = nullptr;
-  size_t index = 0;      // the node's position in the walk (topological order)
-  std::string op;        // "aten::gelu"
-  std::string scope;     // module path ("" at top level)
-  std::string source;    // "model.py:12" when known
-  std::string converter; // "aten::gelu (activation, since opset 13)"; "" when the walker did it
-  std::string onnx;      // the ONNX value's name when the node was converted
+  const torch::jit::Value *value = nullptr; // its node: value->node()
+  size_t index = 0;                         // the node's position in the walk (topological order)
+  const RegistryEntry *converter = nullptr; // null when the walker handled the node itself
+  std::string onnx;                         // the ONNX value's name
 };
 
 class Walker {
