@@ -26,8 +26,9 @@ namespace {
 const char *kUsage =
     "Usage: torch2onnx MODEL.pt [-o OUT.onnx] [--input SPEC]... [--input-data FILE]... [--opset "
     "N]\n"
-    "                  [--verify] [--report FILE]\n"
+    "                  [--verify] [--locate] [--report FILE]\n"
     "       torch2onnx ops [--opset N] [--json]\n"
+    "       torch2onnx show MODEL.onnx [--json]   (list any ONNX file, one line per node)\n"
     "       torch2onnx zoo MANIFEST [--jobs N] [--shard I/N] ...   (see torch2onnx zoo --help)\n"
     "       torch2onnx --version\n";
 
@@ -66,6 +67,11 @@ The data is what the model is recorded at and the first verification set (test_d
 (the --input-data, or random ones, seeded), writes them beside the output as
 <name>/test_data_set_N/{input,output}_K.pb (one set per size checked), prints the worst error per
 output and fails when max|onnx - torch| > max(atol, rtol*max|torch|).
+
+When an output is over tolerance, --verify also searches the first node whose ONNX value differs
+from LibTorch's (the values of every node compared, in order) and prints it as "first diverging
+node: ..." with its op, module scope, source line, error, both value ranges and the converter;
+--locate runs that search even when every output passes.
 
 --report FILE writes one document about the export, also when it fails: JSON (docs/report.md
 lists the fields), or markdown when FILE ends in .md.
@@ -124,6 +130,9 @@ void add_flags(CLI::App &app, Args &a) {
                ->needs(verify_flag);
   app.add_option("--seed", o.seed, "seed for --verify's random inputs (default 0)")
       ->needs(verify_flag);
+  app.add_flag("--locate", o.locate,
+               "find the first node whose ONNX value differs from LibTorch's even when every "
+               "output passes (implies --verify; runs anyway when an output fails)");
   app.add_option("--verify-dims", a.verify_dims,
                  "also verify at these sizes of symbolic dims, e.g. --verify-dims batch=3,seq=77 "
                  "(--verify always checks the example sizes and a second size per symbolic dim)")
@@ -306,6 +315,8 @@ std::string test_data_text(const VerifyReport &v) {
 // Prints the verification lines; returns the exit status.
 int print_verify(const ExportReport &r, const ExportOptions &o) {
   const auto &v = *r.verify;
+  if (r.divergence && (!v.ok() || o.verbosity >= 1))
+    fmt::print(stderr, "{}\n", report::divergence_line(*r.divergence));
   for (const auto &c : v.outputs) {
     if (o.verbosity < 1 && c.ok())
       continue;
@@ -364,7 +375,7 @@ void remove_if_written(const std::string &path, const OutputState &before) {
 
 // Runs the export; fills `result` or `failure` and returns the exit status.
 int export_and_print(const Args &a, const std::string &out, std::optional<ExportReport> &result,
-                     report::Failure &failure) {
+                     report::Failure &failure, ExportReport &partial) {
   const ExportOptions &o = a.o;
   std::string phase;
   auto t0 = std::chrono::steady_clock::now();
@@ -378,18 +389,20 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
   };
   OutputState before = output_state(out), data_before = output_state(out + ".data");
   try {
-    result = export_model(o, log);
+    result = export_model(o, log, &partial);
     return print_result(*result, a);
   } catch (const Error &e) {
-    failure = {is_usage_error(o, e.what()) ? "usage" : "export", e.what(), e.hint(), phase};
+    failure = {is_usage_error(o, e.what()) ? "usage" : "export", e.what(), e.hint(), phase,
+               e.node()};
     if (auto clash = output_name_clash(o, e.what()))
       failure = *clash;
   } catch (const std::exception &e) {
-    failure = {"internal", e.what(), "", phase};
+    failure = {"internal", e.what(), "", phase, std::nullopt};
   }
   if (is_out_of_memory(failure.message) && failure.message.rfind("out of memory", 0) != 0) {
     Error oom = out_of_memory(phase.empty() ? "exporting" : "in phase '" + phase + "'");
-    failure = {"export", fmt::format("{} ({})", oom.what(), failure.message), oom.hint(), phase};
+    failure = {"export", fmt::format("{} ({})", oom.what(), failure.message), oom.hint(), phase,
+               std::nullopt};
   }
   remove_if_written(out, before);
   remove_if_written(out + ".data", data_before);
@@ -401,13 +414,15 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
 }
 
 void write_report(const Args &a, const std::string &out, const ExportReport *result,
-                  const report::Failure *failure, double seconds, int &exit_code) {
+                  const report::Failure *failure, double seconds, int &exit_code,
+                  const ExportReport *partial = nullptr) {
   if (a.report.empty())
     return;
   report::Inputs in;
   in.options = &a.o;
   in.result = result;
   in.failure = failure;
+  in.partial = partial;
   in.output_path = out;
   in.seconds = seconds;
   in.exit_code = exit_code;
@@ -443,6 +458,7 @@ int run_export(int argc, char **argv) {
     return 2;
   }
   a.o.verbosity = a.quiet ? 0 : a.verbose ? 2 : 1;
+  a.o.verify = a.o.verify || a.o.locate;
   std::string out = a.o.output_path.empty() ? default_output_path(a.o.model_path) : a.o.output_path;
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -459,8 +475,10 @@ int run_export(int argc, char **argv) {
   }
   std::optional<ExportReport> result;
   report::Failure failure;
-  rc = export_and_print(a, out, result, failure);
-  write_report(a, out, result ? &*result : nullptr, result ? nullptr : &failure, seconds(), rc);
+  ExportReport partial;
+  rc = export_and_print(a, out, result, failure, partial);
+  write_report(a, out, result ? &*result : nullptr, result ? nullptr : &failure, seconds(), rc,
+               &partial);
   return rc;
 }
 

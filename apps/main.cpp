@@ -1,6 +1,7 @@
-// The torch2onnx command line: dispatches to the export command (apps/export_cmd.h), `ops` and
-// `zoo` (apps/zoo.h).
+// The torch2onnx command line: dispatches to the export command (apps/export_cmd.h), `ops`,
+// `show` (apps/show.h) and `zoo` (apps/zoo.h).
 #include "apps/export_cmd.h"
+#include "apps/show.h"
 #include "apps/zoo.h"
 #include "aten_lib/converter.h"
 #include "builder/process.h"
@@ -78,6 +79,8 @@ int main(int argc, char **argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   if (argc > 1 && std::string(argv[1]) == "ops")
     return run_ops(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "show")
+    return show::run_show(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "zoo")
     return zoo::run_zoo(argc - 1, argv + 1);
   // SIGINT/SIGTERM remove the temporary files and stop ONNX Runtime; a crash is one error line.

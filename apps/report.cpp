@@ -72,6 +72,7 @@ json options_json(const ExportOptions &o) {
             {"rtol", o.rtol},
             {"atol", o.atol},
             {"seed", o.seed},
+            {"locate", o.locate},
             {"verify_dims", vd},
             {"output_names", o.output_names},
             {"load_library", o.libraries}};
@@ -139,11 +140,83 @@ json verify_json(const VerifyReport &v) {
           {"data_sets", sets}};
 }
 
-json result_json(const ExportReport &r, json &report) {
+// After a failure only the phases that ran (the last one until the failure).
+json phases_json(const ExportReport &r, bool all) {
   const auto &p = r.phases;
-  report["phases"] = {{"load", p.load},       {"prepare", p.prepare},   {"record", p.record},
-                      {"convert", p.convert}, {"optimize", p.optimize}, {"serialize", p.serialize},
-                      {"export", r.seconds}};
+  json j = json::object();
+  for (const auto &[k, v] :
+       std::initializer_list<std::pair<const char *, double>>{{"load", p.load},
+                                                              {"prepare", p.prepare},
+                                                              {"record", p.record},
+                                                              {"convert", p.convert},
+                                                              {"optimize", p.optimize},
+                                                              {"serialize", p.serialize},
+                                                              {"export", r.seconds}})
+    if (all || v > 0)
+      j[k] = v;
+  return j;
+}
+
+json dims_json(const TensorInfo &info) {
+  json dims = json::array();
+  for (const auto &d : *info.shape)
+    dims.push_back(!d.symbol.empty() ? json(d.symbol) : d.value >= 0 ? json(d.value) : json());
+  return dims;
+}
+
+json output_json(const ExportReport &r, size_t i) {
+  json o = {{"name", r.output_names[i]}};
+  if (i < r.output_infos.size() && r.output_infos[i].dtype != DType::Undefined) {
+    const TensorInfo &info = r.output_infos[i];
+    o["dtype"] = dtype_name(info.dtype);
+    if (info.shape)
+      o["dims"] = dims_json(info);
+  }
+  return o;
+}
+
+json ops_json(const ExportReport &r) {
+  json ops = json::object();
+  for (const auto &[op, use] : r.ops) {
+    json onnx = json::object();
+    for (const auto &[t, n] : use.onnx)
+      onnx[t] = n;
+    ops[op] = {{"count", use.count}, {"onnx", onnx}};
+  }
+  return ops;
+}
+
+json range_json(double lo, double hi) {
+  return json::array({lo, hi});
+}
+
+json divergence_json(const Divergence &d) {
+  json j = {{"found", d.found}, {"sizes", sizes_json(d.sizes)}};
+  if (d.found) {
+    j["node"] = {{"index", d.index}, {"op", d.op}, {"scope", d.scope}};
+    if (!d.source.empty())
+      j["node"]["source"] = d.source;
+    if (!d.converter.empty())
+      j["converter"] = d.converter;
+    j["onnx_value"] = d.onnx_value;
+    j["max_abs_error"] = d.check.max_abs_error;
+    j["max_rel_error"] = d.check.max_rel_error;
+    j["tolerance"] = d.check.tolerance;
+    j["torch_range"] = range_json(d.torch_min, d.torch_max);
+    j["onnx_range"] = range_json(d.onnx_min, d.onnx_max);
+    if (!d.check.problem.empty())
+      j["problem"] = d.check.problem;
+  } else {
+    j["note"] = d.note;
+  }
+  j["compared"] = d.compared;
+  j["skipped"] = d.skipped;
+  j["seconds"] = d.seconds;
+  return j;
+}
+
+json result_json(const ExportReport &r, json &report) {
+  report["phases"] = phases_json(r, true);
   json graph = {{"nodes", r.stats.nodes},
                 {"parameters", r.stats.parameters},
                 {"parameter_bytes", r.stats.parameter_bytes}};
@@ -165,11 +238,14 @@ json result_json(const ExportReport &r, json &report) {
   report["notices"] = r.notices;
   report["warnings"] = r.warnings;
   json outs = json::array();
-  for (const auto &n : r.output_names)
-    outs.push_back({{"name", n}});
+  for (size_t i = 0; i < r.output_names.size(); ++i)
+    outs.push_back(output_json(r, i));
   report["outputs"] = outs;
+  report["ops"] = ops_json(r);
   if (r.verify)
     report["verify"] = verify_json(*r.verify);
+  if (r.divergence)
+    report["divergence"] = divergence_json(*r.divergence);
   return report;
 }
 
@@ -181,6 +257,8 @@ json build(const Inputs &in) {
   j["format"] = kFormat;
   j["version"] = kVersion;
   j["tool"] = {{"torch2onnx", T2O_VERSION}, {"libtorch", TORCH_VERSION}};
+  if (in.result && in.result->verify && !in.result->verify->onnxruntime_version.empty())
+    j["tool"]["onnxruntime"] = in.result->verify->onnxruntime_version;
   j["status"] = in.failure                                                     ? "error"
                 : (in.result && in.result->verify && !in.result->verify->ok()) ? "verify_failed"
                                                                                : "ok";
@@ -206,15 +284,44 @@ json build(const Inputs &in) {
   j["options"]["input_data"] = o.input_data;
   if (in.result)
     result_json(*in.result, j);
+  if (in.failure && in.partial) {
+    json phases = phases_json(*in.partial, false);
+    if (phases.size() > 1) // more than "export": some phase ran
+      j["phases"] = phases;
+  }
   if (in.failure) {
     json f = {{"kind", in.failure->kind}, {"message", in.failure->message}};
     if (!in.failure->hint.empty())
       f["hint"] = in.failure->hint;
     if (!in.failure->phase.empty())
       f["phase"] = in.failure->phase;
+    if (const auto &n = in.failure->node) {
+      f["node"] = {{"index", n->index}, {"op", n->op}, {"scope", n->scope}};
+      if (!n->source.empty())
+        f["node"]["source"] = n->source;
+      f["node"]["inputs"] = n->inputs;
+      f["reason"] = n->reason;
+    }
     j["error"] = f;
   }
   return j;
+}
+
+std::string divergence_line(const Divergence &d) {
+  if (!d.found)
+    return "first diverging node: none found: " + d.note;
+  std::string where = d.scope.empty() ? "" : " in " + d.scope;
+  if (!d.source.empty())
+    where += " (" + d.source + ")";
+  std::string what = d.check.problem.empty()
+                         ? fmt::format("max abs error {:.3g} > tolerance {:.3g}",
+                                       d.check.max_abs_error, d.check.tolerance)
+                         : d.check.problem;
+  return fmt::format("first diverging node: #{} {}{}: {}; LibTorch's values in [{:.4g}, {:.4g}], "
+                     "ONNX Runtime's in [{:.4g}, {:.4g}]; ONNX value '{}', converter {}{}",
+                     d.index, d.op, where, what, d.torch_min, d.torch_max, d.onnx_min, d.onnx_max,
+                     d.onnx_value, d.converter.empty() ? "the walker's own" : d.converter,
+                     d.sizes.empty() ? "" : " (inputs at " + d.sizes + ")");
 }
 
 namespace {
@@ -226,7 +333,7 @@ std::string num(const json &v) {
 std::string dims_text(const json &in) {
   std::vector<std::string> parts;
   for (const auto &d : in["dims"])
-    parts.push_back(d.is_string() ? d.get<std::string>() : d.dump());
+    parts.push_back(d.is_string() ? d.get<std::string>() : d.is_null() ? "?" : d.dump());
   return fmt::format("{}[{}]", in["dtype"].get<std::string>(), fmt::join(parts, ","));
 }
 
@@ -252,18 +359,59 @@ void markdown_verify(const json &v, std::string &o) {
 
 } // namespace
 
+std::string divergence_text(const json &d) {
+  Divergence v;
+  v.found = d["found"].get<bool>();
+  v.note = d.value("note", std::string());
+  v.compared = d["compared"].get<size_t>();
+  v.skipped = d["skipped"].get<size_t>();
+  std::vector<std::string> sizes;
+  for (const auto &[k, n] : d["sizes"].items())
+    sizes.push_back(fmt::format("{}={}", k, n.dump()));
+  v.sizes = fmt::format("{}", fmt::join(sizes, ","));
+  if (v.found) {
+    v.index = d["node"]["index"].get<size_t>();
+    v.op = d["node"]["op"].get<std::string>();
+    v.scope = d["node"]["scope"].get<std::string>();
+    v.source = d["node"].value("source", std::string());
+    v.converter = d.value("converter", std::string());
+    v.onnx_value = d["onnx_value"].get<std::string>();
+    v.check.max_abs_error = d["max_abs_error"].is_number() ? d["max_abs_error"].get<double>() : 0;
+    v.check.tolerance = d["tolerance"].get<double>();
+    v.check.problem = d.value("problem", std::string());
+    v.torch_min = d["torch_range"][0].is_number() ? d["torch_range"][0].get<double>() : 0;
+    v.torch_max = d["torch_range"][1].is_number() ? d["torch_range"][1].get<double>() : 0;
+    v.onnx_min = d["onnx_range"][0].is_number() ? d["onnx_range"][0].get<double>() : 0;
+    v.onnx_max = d["onnx_range"][1].is_number() ? d["onnx_range"][1].get<double>() : 0;
+  }
+  return divergence_line(v);
+}
+
 std::string markdown(const json &r) {
-  std::string o = fmt::format("# torch2onnx report: {}\n\n", r["model"].get<std::string>());
+  std::string o;
+  if (r.contains("divergence"))
+    o += divergence_text(r["divergence"]) + "\n\n";
+  o += fmt::format("# torch2onnx report: {}\n\n", r["model"].get<std::string>());
   o += fmt::format("- status: **{}** (exit {})\n", r["status"].get<std::string>(),
                    r["exit_code"].get<int>());
   o += fmt::format("- output: {}\n- opset: {}\n", r["output"].get<std::string>(),
                    r["opset"].get<int>());
-  o += fmt::format("- torch2onnx {}, LibTorch {}\n", r["tool"]["torch2onnx"].get<std::string>(),
-                   r["tool"]["libtorch"].get<std::string>());
+  o += fmt::format("- torch2onnx {}, LibTorch {}{}\n", r["tool"]["torch2onnx"].get<std::string>(),
+                   r["tool"]["libtorch"].get<std::string>(),
+                   r["tool"].contains("onnxruntime")
+                       ? ", ONNX Runtime " + r["tool"]["onnxruntime"].get<std::string>()
+                       : "");
   if (r.contains("error")) {
     const auto &e = r["error"];
     o += fmt::format("\n## Error ({})\n\n{}\n", e["kind"].get<std::string>(),
                      e["message"].get<std::string>());
+    if (e.contains("node"))
+      o += fmt::format(
+          "\nnode: #{} {} in {}{}\n", e["node"]["index"].get<size_t>(),
+          e["node"]["op"].get<std::string>(),
+          e["node"]["scope"].get<std::string>().empty() ? "<top level>"
+                                                        : e["node"]["scope"].get<std::string>(),
+          e["node"].contains("source") ? " (" + e["node"]["source"].get<std::string>() + ")" : "");
     if (e.contains("phase"))
       o += fmt::format("\nphase: {}\n", e["phase"].get<std::string>());
     if (e.contains("hint"))
@@ -271,11 +419,23 @@ std::string markdown(const json &r) {
   }
   o += "\n## Inputs\n\n";
   for (const auto &in : r["inputs"])
-    o += fmt::format("- {}: {}\n", in["name"].get<std::string>(), dims_text(in));
+    o += fmt::format("- {}: {}\n", in["name"].is_string() ? in["name"].get<std::string>() : "?",
+                     in.contains("dims") ? dims_text(in) : in.value("spec", std::string()));
   if (r.contains("outputs")) {
     o += "\n## Outputs\n\n";
     for (const auto &out : r["outputs"])
-      o += fmt::format("- {}\n", out["name"].get<std::string>());
+      o += out.contains("dims")
+               ? fmt::format("- {}: {}\n", out["name"].get<std::string>(), dims_text(out))
+               : fmt::format("- {}\n", out["name"].get<std::string>());
+  }
+  if (r.contains("ops") && !r["ops"].empty()) {
+    o += "\n## Ops\n\n| op | count | ONNX ops |\n| --- | ---: | --- |\n";
+    for (const auto &[op, use] : r["ops"].items()) {
+      std::vector<std::string> onnx;
+      for (const auto &[t, n] : use["onnx"].items())
+        onnx.push_back(fmt::format("{} {}", t, n.dump()));
+      o += fmt::format("| {} | {} | {} |\n", op, use["count"].get<size_t>(), fmt::join(onnx, ", "));
+    }
   }
   if (r.contains("graph")) {
     const auto &g = r["graph"];
@@ -302,6 +462,8 @@ std::string markdown(const json &r) {
   }
   if (r.contains("verify"))
     markdown_verify(r["verify"], o);
+  if (r.contains("divergence"))
+    o += "\n## First diverging node\n\n" + divergence_text(r["divergence"]) + "\n";
   return o;
 }
 

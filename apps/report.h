@@ -2,9 +2,11 @@
 // export succeeded or not. docs/report.md describes the fields; zoo mode reads the JSON.
 #pragma once
 
+#include "builder/error.h"
 #include "exporter/export.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace torch2onnx::report {
@@ -18,16 +20,18 @@ struct Failure {
   std::string message; // the error, as printed after "torch2onnx: error: "
   std::string hint;    // may be empty
   std::string phase;   // the step that was running: load, convert, serialize, verify; may be empty
+  std::optional<ErrorNode> node; // the graph node it happened at, when known
 };
 
 // What the report describes: the options, and the result or the failure (one of them, or both
 // when verification ran and failed).
 struct Inputs {
   const ExportOptions *options = nullptr;
-  const ExportReport *result = nullptr; // null when the export failed
-  const Failure *failure = nullptr;     // null on success
-  std::string output_path;              // as resolved by the CLI
-  double seconds = 0;                   // wall time of the whole command
+  const ExportReport *result = nullptr;  // null when the export failed
+  const ExportReport *partial = nullptr; // after a failure: what export_model had done
+  const Failure *failure = nullptr;      // null on success
+  std::string output_path;               // as resolved by the CLI
+  double seconds = 0;                    // wall time of the whole command
   int exit_code = 0;
 };
 
@@ -39,6 +43,12 @@ std::string markdown(const nlohmann::ordered_json &report);
 // Writes `report` to `path` (markdown when it ends in .md, JSON otherwise) through a temporary
 // file and a rename, so a reader never sees half a report. Throws Error.
 void write(const std::string &path, const nlohmann::ordered_json &report);
+
+// "first diverging node: #3 aten::relu in block1 (model.py:12): max abs error ... " (one line).
+std::string divergence_line(const Divergence &d);
+
+// The same line from a report's "divergence" object.
+std::string divergence_text(const nlohmann::ordered_json &divergence);
 
 // "torch2onnx 0.1.0, LibTorch 1.13.0, ONNX opsets 13-17" (--version).
 std::string versions_text();

@@ -96,6 +96,9 @@ bool read_child_report(const std::string &path, Result &r) {
       read_verify(j["verify"], r);
       r.first_error = first_failed_check(j["verify"]);
     }
+    if (j.contains("divergence") && j["divergence"]["found"].get<bool>())
+      r.first_error +=
+          "; " + report::divergence_text(nlohmann::ordered_json::parse(j["divergence"].dump()));
     if (j.contains("error"))
       r.first_error = j["error"]["message"].get<std::string>();
   } catch (const nlohmann::json::exception &) {

@@ -74,9 +74,12 @@ Error node_error(const NodeContext &node, const std::exception &e) {
   std::string where = node.scope.empty() ? "<top level>" : node.scope;
   if (!node.source.empty())
     where += ", " + node.source;
+  // Inside an If or Loop the inner node fails first: its node stays the one the error names.
+  ErrorNode at = err && err->node() ? *err->node() : ErrorNode{node.index,  node.op,     node.scope,
+                                                               node.source, node.inputs, e.what()};
   return Error(fmt::format("node #{} {} ({}) with inputs [{}]: {}", node.index, node.op, where,
                            fmt::join(node.inputs, ", "), e.what()),
-               err ? err->hint() : std::string());
+               err ? err->hint() : std::string(), std::move(at));
 }
 
 } // namespace torch2onnx

@@ -6,8 +6,10 @@
 #include "torch2onnx/error.h"
 
 #include <fmt/format.h>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace torch2onnx {
 

@@ -2,18 +2,21 @@
 
 #include "aten_lib/converter.h"
 #include "builder/process.h"
+#include "builder/provenance.h"
 #include "exporter/analysis/graph_inputs.h"
 #include "exporter/export_module.h"
 #include "exporter/forward_args.h"
 #include "exporter/frontend/bind_inputs.h"
 #include "exporter/frontend/input_data.h"
 #include "exporter/frontend/loader.h"
+#include "exporter/locate.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"
 
 #include <ATen/core/grad_mode.h>
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <filesystem>
 #include <regex>
 #include <sys/stat.h>
@@ -195,12 +198,15 @@ private:
 
 // Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
 // each a test-data set beside the output (test_data_set_N).
-VerifyReport verify_export(torch::jit::Module &module,
-                           const std::vector<std::string> &resolved_attributes,
-                           const ExportOptions &o, const ForwardCall &call, const GraphInputs &gi,
-                           const Converted &c, const std::string &path, const LogFn &log) {
+VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, const ExportOptions &o,
+                           const ForwardCall &call, const GraphInputs &gi, const Converted &c,
+                           const std::string &path, const LogFn &log, ExportReport &r) {
+  const std::vector<std::string> &resolved_attributes = m.resolved_attributes;
   auto tv = std::chrono::steady_clock::now();
   VerifyReport v;
+  v.onnxruntime_version = onnxruntime_version();
+  std::vector<LocateRun> sets; // per data set: what --locate would search on
+  size_t failing = 0;
   std::vector<std::vector<std::pair<std::string, int64_t>>> size_sets = {{}};
   if (!gi.symbols.empty())
     size_sets.push_back(sizes_of(gi.symbols, true));
@@ -231,22 +237,81 @@ VerifyReport verify_export(torch::jit::Module &module,
     state.restore();
     auto checks = verify_run(module, run, log);
     check_same_file(path, written);
-    for (auto &ch : checks)
+    bool ok = true;
+    for (auto &ch : checks) {
+      ok = ok && ch.ok();
       v.outputs.push_back(std::move(ch));
+    }
+    LocateRun lr{path,       c.input_names, c.output_names, c.output_values,
+                 run.inputs, run.label,     o.rtol,         o.atol};
+    // The first failing set is searched (or the first set, with --locate).
+    if (!ok && failing++ == 0)
+      sets.insert(sets.begin(), lr);
+    else
+      sets.push_back(lr);
   }
   v.seconds = since(tv);
+  if ((!v.ok() || o.locate) && !sets.empty() && m.graph) {
+    if (log)
+      log("locating the first node whose ONNX value differs from LibTorch's");
+    state.restore();
+    try {
+      r.divergence = locate_divergence(m.graph, c.walked, sets.front());
+    } catch (const Error &e) {
+      // The verdict stands without the search: say why it could not run instead of failing.
+      r.divergence = Divergence();
+      r.divergence->sizes = sets.front().label;
+      r.divergence->note = fmt::format("the search could not run: {}", e.what());
+    }
+  }
   return v;
+}
+
+// Sets the running phase's time when the export fails inside it, so the report of a failed export
+// says how long each step took until then.
+class PhaseClock {
+public:
+  explicit PhaseClock(ExportReport &r) : r_(r), t_start_(now()), t_(t_start_) {}
+  // Starts `slot` (the previous phase is done and holds its own time).
+  void start(double *slot) {
+    slot_ = slot;
+    t_ = now();
+  }
+  void done() { slot_ = nullptr; }
+  ~PhaseClock() {
+    if (std::uncaught_exceptions() > exceptions_ && slot_) {
+      *slot_ = since(t_);
+      r_.seconds = since(t_start_);
+    }
+  }
+  std::chrono::steady_clock::time_point begin() const { return t_start_; }
+
+private:
+  static std::chrono::steady_clock::time_point now() { return std::chrono::steady_clock::now(); }
+  ExportReport &r_;
+  std::chrono::steady_clock::time_point t_start_, t_;
+  double *slot_ = nullptr;
+  int exceptions_ = std::uncaught_exceptions();
+};
+
+// The op table of the report: how often each op was walked, and the ONNX ops named after it.
+std::map<std::string, ExportReport::OpUse> op_table(const Converted &c) {
+  std::map<std::string, ExportReport::OpUse> ops;
+  for (const auto &[op, n] : c.op_counts)
+    ops[op].count = n;
+  for (const auto &[op, types] : onnx_ops_by_origin(c.builder->model()))
+    ops[op].onnx = types;
+  return ops;
 }
 
 } // namespace
 
 namespace {
 
-// The export of a loaded (or in-memory) model, with example values per forward argument (from
-// --input-data or the API's tensors; nullopt where random values are made).
-ExportReport export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>> &data,
-                           const ExportOptions &o, const LogFn &log,
-                           std::chrono::steady_clock::time_point t_start, ExportReport r) {
+// The export of a loaded (or in-memory) model into `r`, with example values per forward argument
+// (from --input-data or the API's tensors; nullopt where random values are made).
+void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>> &data,
+                   const ExportOptions &o, const LogFn &log, ExportReport &r, PhaseClock &clock) {
   auto say = [&](const std::string &msg) {
     if (log)
       log(msg);
@@ -272,12 +337,15 @@ ExportReport export_loaded(LoadedModel &m, const std::vector<std::optional<c10::
 
   say("recording shapes on the example inputs and converting");
   set_phase("recording shapes (LibTorch runs the model) and converting");
-  Converted c = convert_graph(m.graph, gi, o.opset, o.output_names);
+  clock.start(&r.phases.convert); // recording and converting, when it fails
+  Converted c = convert_graph(m.graph, gi, o.opset, o.output_names, o.registry);
+  clock.done();
   say(fmt::format("converted: {} ONNX nodes", c.builder->node_count()));
   r.phases.record = c.record_seconds;
   r.phases.convert = c.convert_seconds;
   r.input_names = c.input_names;
   r.output_names = c.output_names;
+  r.output_infos = c.output_infos;
   r.warnings.insert(r.warnings.end(), c.warnings.begin(), c.warnings.end());
   notice_changed_behaviour(c.warnings, r);
   if (!o.verify) {
@@ -288,39 +356,47 @@ ExportReport export_loaded(LoadedModel &m, const std::vector<std::optional<c10::
 
   say(fmt::format("writing {}", r.output_path));
   set_phase("writing the ONNX file");
+  clock.start(&r.phases.serialize);
   write_model(c, o, r);
+  clock.done();
   say("written");
   r.stats = c.builder->stats();
-  r.seconds = since(t_start);
+  r.ops = op_table(c);
+  r.seconds = since(clock.begin());
 
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
   if (o.verify)
-    r.verify = verify_export(m.module, m.resolved_attributes, o, call, gi, c, r.output_path, log);
-  return r;
+    r.verify = verify_export(m.module, m, o, call, gi, c, r.output_path, log, r);
 }
 
 } // namespace
 
-ExportReport export_model(const ExportOptions &o, const LogFn &log) {
-  auto t_start = std::chrono::steady_clock::now();
-  ExportReport r;
+ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport *progress) {
+  ExportReport local;
+  ExportReport &r = progress ? *progress : local;
+  r = ExportReport();
+  PhaseClock clock(r);
   r.output_path = o.output_path.empty() ? default_output_path(o.model_path) : o.output_path;
   r.opset = o.opset;
   validate(o, r.output_path);
+
+  clock.start(&r.phases.load);
   for (const auto &lib : o.libraries)
     load_op_library(lib);
   if (log)
     log(fmt::format("loading {}", o.model_path));
   set_phase("loading the model (LibTorch)");
   LoadedModel m = load_model(o.model_path);
+  clock.done();
   auto data = load_input_data(o.input_data, m.arg_names);
-  return export_loaded(m, data, o, log, t_start, std::move(r));
+  export_loaded(m, data, o, log, r, clock);
+  return r;
 }
 
 ExportReport export_module(const torch::jit::Module &module, const std::vector<c10::IValue> &args,
                            const ExportOptions &o, const LogFn &log) {
-  auto t_start = std::chrono::steady_clock::now();
   ExportReport r;
+  PhaseClock clock(r);
   T2O_CHECK(!o.output_path.empty(), "no output path given for the ONNX file");
   r.output_path = o.output_path;
   r.opset = o.opset;
@@ -336,7 +412,9 @@ ExportReport export_module(const torch::jit::Module &module, const std::vector<c
     bool was;
     ~TrainingFlag() { m.train(was); }
   } flag{handle, handle.is_training()};
+  clock.start(&r.phases.prepare);
   LoadedModel m = prepare_module(handle, o.model_path.empty() ? "<module>" : o.model_path);
+  clock.done();
   T2O_CHECK(args.size() <= m.arg_names.size(),
             "{} example arguments given, but forward takes {} ({})", args.size(),
             m.arg_names.size(), fmt::join(m.arg_names, ", "));
@@ -344,7 +422,8 @@ ExportReport export_module(const torch::jit::Module &module, const std::vector<c
   for (size_t i = 0; i < args.size(); ++i)
     if (!args[i].isNone() || o.inputs.size() <= i)
       data[i] = args[i];
-  return export_loaded(m, data, o, log, t_start, std::move(r));
+  export_loaded(m, data, o, log, r, clock);
+  return r;
 }
 
 } // namespace torch2onnx

@@ -8,6 +8,7 @@
 #include "exporter/verify/report.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,16 +32,28 @@ struct ExportReport {
   std::vector<std::string> warnings; // details, printed with -v
   std::vector<std::string> notices; // problems a user should see (e.g. NaN weights), always printed
   std::vector<std::string> input_names, output_names;
+  std::vector<TensorInfo> output_infos; // per output: dtype and dims (symbolic by name)
+  // Per op walked (aten::conv2d, prim::If, ...): how often, and the ONNX op types of the nodes
+  // named after it in the written file (after the rewrites).
+  struct OpUse {
+    size_t count = 0;
+    std::map<std::string, size_t> onnx;
+  };
+  std::map<std::string, OpUse> ops;
   std::vector<InputSpec> inputs;      // the ONNX inputs: name, dtype, dims (symbolic by name)
   std::vector<std::string> constants; // forward's arguments fixed as constants, "name=value"
   std::optional<VerifyReport> verify;
+  std::optional<Divergence> divergence; // --locate, or a failed verification
 };
 
 using LogFn = std::function<void(const std::string &)>;
 
 // Exports options.model_path to ONNX (and verifies when options.verify). Throws Error on any
-// failure; an export failure never leaves an output file behind.
-ExportReport export_model(const ExportOptions &options, const LogFn &log = {});
+// failure; an export failure never leaves an output file behind. `progress` (optional) is filled
+// as the export goes, so after a failure it holds what was done (phase times: the phase that
+// failed has its time until the failure).
+ExportReport export_model(const ExportOptions &options, const LogFn &log = {},
+                          ExportReport *progress = nullptr);
 
 // The output path used when none is given: the model path with ".onnx".
 std::string default_output_path(const std::string &model_path);

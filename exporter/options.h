@@ -40,6 +40,8 @@ std::vector<std::pair<std::string, int64_t>> parse_dim_sizes(const std::string &
 // "f32" -> DType::Float; throws for unknown names.
 DType parse_dtype(const std::string &text);
 
+class Registry; // aten_lib/converter.h
+
 struct ExportOptions {
   std::string model_path;
   std::string output_path; // empty: model path with ".onnx"
@@ -59,6 +61,11 @@ struct ExportOptions {
   double atol = 1e-4;
   uint64_t seed = 0;
   int verbosity = 1; // 0 quiet, 1 normal, 2 verbose
+  // --locate: search the first node whose ONNX value differs from LibTorch's even when every
+  // output passes (the search always runs when one fails). Needs `verify`.
+  bool locate = false;
+  // The converters to use; null: Registry::global(). For tests that swap one converter.
+  const Registry *registry = nullptr;
 };
 
 // Flags that contradict each other: two inputs or two outputs with the same name, an output named

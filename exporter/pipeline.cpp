@@ -27,7 +27,8 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph,
 }
 
 Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const GraphInputs &inputs,
-                        int opset, const std::vector<std::string> &output_names) {
+                        int opset, const std::vector<std::string> &output_names,
+                        const Registry *custom_registry) {
   T2O_CHECK(opset >= kMinOpset && opset <= kMaxOpset, "opset {} is not supported",
             opset); // callers validate first; this guards library users
   T2O_CHECK(graph->inputs().size() == inputs.example.size(),
@@ -40,7 +41,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   auto t1 = std::chrono::steady_clock::now();
   c.record_seconds = std::chrono::duration<double>(t1 - t0).count();
   c.builder = std::make_unique<GraphBuilder>(opset);
-  const Registry &registry = Registry::global();
+  const Registry &registry = custom_registry ? *custom_registry : Registry::global();
   Walker walker(*c.builder, c.record, registry);
   auto unsupported = walker.find_unsupported(*graph);
   if (!unsupported.empty())
@@ -86,9 +87,14 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
     taken.insert(name);
     c.builder->add_output(outs[i].first, name);
     c.output_names.push_back(name);
+    c.output_values.push_back(outs[i].first.name);
+    c.output_infos.push_back(c.builder->has_info(outs[i].first) ? c.builder->info(outs[i].first)
+                                                                : TensorInfo{});
   }
   for (auto &w : walker.warnings())
     c.warnings.push_back(w);
+  c.op_counts = walker.op_counts();
+  c.walked = walker.walked();
   c.convert_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   return c;
 }

@@ -5,6 +5,7 @@
 #include "builder/graph_builder.h"
 #include "exporter/analysis/graph_inputs.h"
 #include "exporter/frontend/recorder.h"
+#include "exporter/frontend/walker.h"
 
 #include <ATen/core/ivalue.h>
 #include <memory>
@@ -19,8 +20,12 @@ struct Converted {
   ShapeRecord record; // includes LibTorch's outputs of the graph on the example inputs
   std::vector<std::string> input_names, output_names;
   std::vector<std::string> warnings;
-  double record_seconds = 0;  // running the graph in LibTorch to record shapes
-  double convert_seconds = 0; // walking the graph and building the ONNX nodes
+  std::vector<TensorInfo> output_infos;    // per output: dtype and dims (symbolic by name)
+  std::vector<std::string> output_values;  // per output: the value it was made from
+  std::map<std::string, size_t> op_counts; // how often each op was walked
+  std::vector<WalkedValue> walked;         // top-level tensors and their ONNX values (--locate)
+  double record_seconds = 0;               // running the graph in LibTorch to record shapes
+  double convert_seconds = 0;              // walking the graph and building the ONNX nodes
 };
 
 // Records shapes, checks every op has a converter, and converts. `input_names` names the graph's
@@ -33,7 +38,9 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph,
 
 // The same with declared inputs: symbolic dims are recorded at two sizes (see GraphInputs), and
 // sizes the model baked in as constants are refused (exporter/analysis/baked_dims.h).
+// `registry` (default Registry::global()) lets tests swap converters.
 Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const GraphInputs &inputs,
-                        int opset, const std::vector<std::string> &output_names);
+                        int opset, const std::vector<std::string> &output_names,
+                        const Registry *registry = nullptr);
 
 } // namespace torch2onnx

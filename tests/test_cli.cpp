@@ -30,7 +30,7 @@ TEST_CASE("cli: --help documents every flag with an example", "[cli]") {
   for (const char *flag :
        {"--output", "--input", "--opset", "--verify", "--rtol", "--atol", "--verify-dims",
         "--external-data", "--output-names", "--load-library", "--verbose", "--quiet", "--seed",
-        "--timings", "--no-optimize", "--report", "--version"})
+        "--timings", "--no-optimize", "--report", "--locate", "--version"})
     CHECK(contains(r.out, flag));
   CHECK(contains(r.out, "x:f32[1,3,224,224]"));
   // One usage block (CLI11's own line replaced), and no CLI11 internals such as "{false}".

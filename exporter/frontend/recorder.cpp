@@ -13,6 +13,7 @@ namespace torch2onnx {
 namespace {
 
 thread_local std::vector<TensorInfo> *g_observed = nullptr;
+thread_local std::vector<at::Tensor> *g_values = nullptr; // record_shapes' `values`
 
 const char *kObserve = "torch2onnx::observe";
 
@@ -48,6 +49,8 @@ torch::jit::RegisterOperators reg_observe({torch::jit::Operator(
       if (g_observed && id >= 0 && static_cast<size_t>(id) < g_observed->size() && t.defined()) {
         try {
           merge_observation((*g_observed)[id], info_of(t));
+          if (g_values)
+            (*g_values)[id] = t.clone();
         } catch (const Error &) {
           // A dtype ONNX lacks: leave it unknown; a converter that needs it will say so.
         }
@@ -236,7 +239,7 @@ bool has_data_dependent_rows(const torch::jit::Block *block, const ShapeRecord &
 
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
                           const std::vector<c10::IValue> &inputs, std::string *failure,
-                          CountChange counts) {
+                          CountChange counts, ValueTensors *values) {
   // Instrument a copy so the graph we convert is untouched.
   auto copy = graph->copy();
   std::vector<const torch::jit::Value *> copy_values;
@@ -274,6 +277,8 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
   std::vector<char> ran(copy_branches.size(), 0);
   g_observed = &observed;
   g_ran = &ran;
+  std::vector<at::Tensor> kept(values ? copy_values.size() : 0);
+  g_values = values ? &kept : nullptr;
   g_counts = counts;
   // Clone: an in-place op on a graph input must not change the caller's example tensors.
   torch::jit::Stack stack;
@@ -286,6 +291,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
   } catch (const std::exception &e) {
     g_observed = nullptr;
     g_ran = nullptr;
+    g_values = nullptr;
     g_counts = CountChange::None;
     if (failure) {
       *failure = summarize_torch_error(e.what());
@@ -301,6 +307,7 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
   }
   g_observed = nullptr;
   g_ran = nullptr;
+  g_values = nullptr;
   g_counts = CountChange::None;
 
   ShapeRecord rec;
@@ -311,8 +318,11 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
     if (observed[i].dtype == DType::Undefined)
       continue;
     auto it = to_original.find(copy_values[i]);
-    if (it != to_original.end())
-      rec.infos[it->second] = observed[i];
+    if (it == to_original.end())
+      continue;
+    rec.infos[it->second] = observed[i];
+    if (values && kept[i].defined())
+      (*values)[it->second] = kept[i];
   }
   rec.outputs.assign(stack.begin(), stack.end());
   return rec;

@@ -34,10 +34,14 @@ struct ShapeRecord {
 // masked_select, torchvision::nms, aten::index with a boolean mask: see has_data_dependent_rows)
 // passes on fewer rows (Fewer: its first 2 of many, 1 of 2) or one more (More: a row of zeros,
 // i.e. index 0), so a run at the example inputs shows which sizes follow those counts.
+//
+// With `values`, every tensor value's contents are kept too (a copy, taken when the node ran; in
+// a loop body, the last iteration's): what --locate compares ONNX Runtime's values with.
 enum class CountChange { None, Fewer, More };
+using ValueTensors = std::unordered_map<const torch::jit::Value *, at::Tensor>;
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
                           const std::vector<c10::IValue> &inputs, std::string *failure = nullptr,
-                          CountChange counts = CountChange::None);
+                          CountChange counts = CountChange::None, ValueTensors *values = nullptr);
 
 // Whether the node (or any node of the block, nested blocks included) has an output whose number
 // of rows depends on the values of its inputs, not only on their shapes. For a block, `example`

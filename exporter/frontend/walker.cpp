@@ -394,10 +394,32 @@ void Walker::run(const torch::jit::Graph &graph) {
 }
 
 void Walker::run_block(const torch::jit::Block *block) {
+  // A subgraph's nodes set their own scopes; the node that owns it (an If, a Loop) is added after
+  // them and must be named after itself, not after its last inner node.
+  const std::string owner_scope = b_.scope();
   for (const Node *n : block->nodes()) {
     if (only_feeds_checks(n))
       continue;
-    run_node(n, node_index_++);
+    size_t index = node_index_++;
+    run_node(n, index);
+    note_walked(n, index);
+  }
+  b_.set_scope(owner_scope);
+}
+
+void Walker::note_walked(const Node *n, size_t index) {
+  if (n->kind() == c10::prim::Constant)
+    return;
+  ++op_counts_[n->kind().toQualString()];
+  // Values inside subgraphs (and unrolled loop bodies) are not values of the main ONNX graph.
+  if (n->owningBlock() != n->owningGraph()->block() || b_.subgraph_depth() != 0)
+    return;
+  const RegistryEntry *entry = last_converted_.first == n ? last_converted_.second : nullptr;
+  for (const Value *o : n->outputs()) {
+    auto it = env_.find(o);
+    if (it == env_.end() || it->second.kind != Bound::Kind::Tensor || !is_tensor_type(o))
+      continue;
+    walked_.push_back(WalkedValue{o, index, entry, it->second.tensor.name});
   }
 }
 
@@ -534,6 +556,7 @@ bool Walker::try_fold(const Node *n) {
 }
 
 void Walker::convert(const Node *n, const RegistryEntry &entry) {
+  last_converted_ = {n, &entry};
   std::vector<Arg> args;
   args.reserve(n->inputs().size());
   for (const Value *in : n->inputs())

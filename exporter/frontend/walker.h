@@ -13,6 +13,7 @@
 #include "exporter/frontend/recorder.h"
 
 #include <ATen/core/ivalue.h>
+#include <map>
 #include <string>
 #include <torch/csrc/jit/ir/ir.h>
 #include <unordered_map>
@@ -36,6 +37,16 @@ bool block_raises(const torch::jit::Block *block);
 // The message for a list of unsupported ops: one line per op with where it is used.
 std::string format_unsupported(const std::vector<UnsupportedOp> &ops, int opset);
 
+// A tensor a top-level node produced and the ONNX value that carries it: what --locate compares
+// with LibTorch's value (exporter/locate.h).
+// Kept cheap (no strings but the name): every export records one per top-level tensor.
+struct WalkedValue {
+  const torch::jit::Value *value = nullptr; // its node: value->node()
+  size_t index = 0;                         // the node's position in the walk (topological order)
+  const RegistryEntry *converter = nullptr; // null when the walker handled the node itself
+  std::string onnx;                         // the ONNX value's name
+};
+
 class Walker {
 public:
   Walker(GraphBuilder &b, const ShapeRecord &record, const Registry &registry);
@@ -51,6 +62,10 @@ public:
   std::vector<std::pair<Val, std::string>> outputs(const torch::jit::Graph &graph);
 
   const std::vector<std::string> &warnings() const { return warnings_; }
+  // How often each op was walked (prim::Constant left out), e.g. {"aten::conv2d": 3}.
+  const std::map<std::string, size_t> &op_counts() const { return op_counts_; }
+  // The tensors of the main graph's nodes, in walk order, with the ONNX values they became.
+  const std::vector<WalkedValue> &walked() const { return walked_; }
 
   // The node kinds the walker handles itself (its handler table), e.g. "prim::If". The registry
   // lists the same ops as frontend entries (aten_lib/frontend_ops.cpp).
@@ -93,6 +108,8 @@ private:
   // ---- the walk (walker.cpp) ----
   void run_block(const torch::jit::Block *block);
   void run_node(const torch::jit::Node *n, size_t index);
+  // Provenance bookkeeping after a node was walked: op_counts_ and walked_.
+  void note_walked(const torch::jit::Node *n, size_t index);
   bool fold_metadata(const torch::jit::Node *n);
   bool try_fold(const torch::jit::Node *n);
   void convert(const torch::jit::Node *n, const RegistryEntry &entry);
@@ -184,6 +201,9 @@ private:
   mutable std::unordered_map<const torch::jit::Node *, bool> feeds_checks_;
   std::vector<std::string> warnings_;
   size_t node_index_ = 0;
+  std::map<std::string, size_t> op_counts_;
+  std::vector<WalkedValue> walked_;
+  std::pair<const torch::jit::Node *, const RegistryEntry *> last_converted_{nullptr, nullptr};
 };
 
 // Helpers the walker's files share (walker.cpp).

@@ -19,9 +19,30 @@ struct OutputCheck {
   bool ok() const { return shape_ok && problem.empty() && max_abs_error <= tolerance; }
 };
 
+// The first node (in topological order) whose ONNX value differs from LibTorch's beyond the
+// tolerance, found by running a copy of the model with every node's value as an output
+// (exporter/locate.h).
+struct Divergence {
+  bool found = false;
+  std::string sizes;      // the data set searched, e.g. "batch=3" (empty: static)
+  size_t index = 0;       // the node's position in the walk
+  std::string op;         // "aten::gelu"
+  std::string scope;      // module path ("" at top level)
+  std::string source;     // "model.py:12" when known
+  std::string converter;  // "aten::gelu (activation, since opset 13)"; "" for the walker's own
+  std::string onnx_value; // the ONNX value compared
+  OutputCheck check;      // the comparison of that value (name: the ONNX value)
+  double torch_min = 0, torch_max = 0, onnx_min = 0, onnx_max = 0; // finite values' ranges
+  size_t compared = 0; // values compared up to (and including) the diverging one
+  size_t skipped = 0;  // values that could not be compared (removed by rewrites, ...)
+  double seconds = 0;
+  std::string note; // when not found: why
+};
+
 struct VerifyReport {
   std::vector<OutputCheck> outputs;
-  std::string test_data_dir; // <output stem>/test_data_set_0 (one set per size checked)
+  std::string onnxruntime_version; // of the runner used, e.g. "1.20.1"
+  std::string test_data_dir;       // <output stem>/test_data_set_0 (one set per size checked)
   double seconds = 0;
   bool ok() const {
     for (const auto &o : outputs)

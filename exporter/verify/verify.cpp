@@ -196,6 +196,20 @@ std::string find_ort_runner() {
   throw Error("ONNX Runtime is not installed, so --verify cannot run", kInstallHint);
 }
 
+std::string onnxruntime_version() {
+  try {
+    std::string pkg = read_all(fs::path(find_ort_runner()) / "node_modules" / "onnxruntime-node" /
+                               "package.json");
+    const std::string key = "\"version\"";
+    size_t at = pkg.find(key);
+    size_t open = at == std::string::npos ? at : pkg.find('"', pkg.find(':', at) + 1);
+    size_t close = open == std::string::npos ? open : pkg.find('"', open + 1);
+    return close == std::string::npos ? "" : pkg.substr(open + 1, close - open - 1);
+  } catch (const Error &) {
+    return "";
+  }
+}
+
 std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
                                         const std::vector<std::string> &input_names,
                                         const std::vector<at::Tensor> &inputs) {

@@ -16,6 +16,9 @@ namespace torch2onnx {
 // with install instructions when it is missing.
 std::string find_ort_runner();
 
+// The version of the onnxruntime-node package the runner uses, e.g. "1.20.1" ("" when unknown).
+std::string onnxruntime_version();
+
 // Runs `model_path` in ONNX Runtime on `inputs` (named) and returns its outputs in graph order.
 std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
                                         const std::vector<std::string> &input_names,

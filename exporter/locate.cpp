@@ -1,0 +1,158 @@
+#include "exporter/locate.h"
+
+#include "builder/error.h"
+#include "builder/process.h"
+#include "exporter/frontend/recorder.h"
+#include "exporter/frontend/torch_util.h"
+#include "exporter/verify/verify.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace torch2onnx {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+onnx::ModelProto read_model(const std::string &path) {
+  onnx::ModelProto m;
+  std::ifstream f(path, std::ios::binary);
+  T2O_CHECK(f && m.ParseFromIstream(&f), "--locate cannot read back '{}'", path);
+  return m;
+}
+
+// The range of a tensor's finite values (0, 0 when it has none).
+std::pair<double, double> finite_range(const at::Tensor &t) {
+  at::Tensor d = t.detach().to(at::kDouble).flatten();
+  d = d.masked_select(at::isfinite(d));
+  if (d.numel() == 0)
+    return {0, 0};
+  return {d.min().item<double>(), d.max().item<double>()};
+}
+
+// The comparison of one intermediate value; nullopt when the two cannot be compared (another
+// layout, e.g. a complex tensor carried as real pairs).
+std::optional<OutputCheck> compare_value(const std::string &name, at::Tensor torch_value,
+                                         const at::Tensor &onnx_value, const LocateRun &run) {
+  if (torch_value.is_complex())
+    return std::nullopt;
+  if (torch_value.sizes() != onnx_value.sizes()) {
+    if (torch_value.numel() != onnx_value.numel())
+      return std::nullopt;
+    torch_value = torch_value.reshape(onnx_value.sizes()); // a number as [1], ...
+  }
+  OutputCheck c = compare_outputs({name}, {torch_value}, {onnx_value}, run.rtol, run.atol).at(0);
+  if (c.problem.rfind("dtype differs", 0) == 0)
+    c.problem.clear(); // an intermediate may be carried in another dtype (i64 sizes, u8 masks)
+  return c;
+}
+
+} // namespace
+
+Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
+                             const std::vector<WalkedValue> &walked, const LocateRun &run) {
+  auto t0 = std::chrono::steady_clock::now();
+  Divergence d;
+  d.sizes = run.label;
+  // LibTorch: every value of the graph on these inputs.
+  ValueTensors torch_values;
+  {
+    at::NoGradGuard no_grad;
+    std::vector<c10::IValue> ins(run.inputs.begin(), run.inputs.end());
+    record_shapes(graph, ins, nullptr, CountChange::None, &torch_values);
+  }
+  // ONNX: the written model with each walked value that still exists as an extra output.
+  onnx::ModelProto model = read_model(run.onnx_path);
+  auto *g = model.mutable_graph();
+  std::unordered_set<std::string> produced, outputs;
+  for (const auto &n : g->node())
+    for (const auto &o : n.output())
+      produced.insert(o);
+  for (const auto &o : g->output())
+    outputs.insert(o.name());
+  std::unordered_map<std::string, const onnx::ValueInfoProto *> infos;
+  for (const auto &vi : g->value_info())
+    infos[vi.name()] = &vi;
+  std::unordered_map<std::string, std::string> output_of; // a value the rewrites renamed
+  for (size_t i = 0; i < run.output_values.size() && i < run.output_names.size(); ++i)
+    output_of[run.output_values[i]] = run.output_names[i];
+  std::vector<std::string> names; // per walked value: the ONNX value to compare ("" to skip)
+  for (const auto &w : walked) {
+    std::string name = produced.count(w.onnx) ? w.onnx : "";
+    if (name.empty() && output_of.count(w.onnx))
+      name = output_of[w.onnx];
+    names.push_back(name);
+    if (name.empty() || outputs.count(name))
+      continue;
+    auto *out = g->add_output();
+    if (auto it = infos.find(name); it != infos.end())
+      *out = *it->second;
+    else
+      out->set_name(name);
+    outputs.insert(name);
+  }
+  std::string copy = fmt::format("{}.locate{}.onnx", run.onnx_path, ::getpid());
+  TempFileGuard remove_on_signal(copy, /*is_dir=*/false);
+  struct Remove {
+    std::string p;
+    ~Remove() {
+      std::error_code ec;
+      fs::remove(p, ec);
+    }
+  } remove{copy};
+  {
+    std::ofstream f(copy, std::ios::binary);
+    T2O_CHECK(f && model.SerializeToOstream(&f), "--locate cannot write '{}'", copy);
+  }
+  std::vector<at::Tensor> ort = run_onnxruntime(copy, run.input_names, run.inputs);
+  std::unordered_map<std::string, at::Tensor> by_name;
+  for (int i = 0; i < g->output_size() && i < static_cast<int>(ort.size()); ++i)
+    by_name[g->output(i).name()] = ort[static_cast<size_t>(i)];
+
+  for (size_t i = 0; i < walked.size(); ++i) {
+    const WalkedValue &w = walked[i];
+    auto tv = torch_values.find(w.value);
+    auto ov = by_name.find(names[i]);
+    std::optional<OutputCheck> c;
+    if (!names[i].empty() && tv != torch_values.end() && ov != by_name.end())
+      c = compare_value(names[i], tv->second, ov->second, run);
+    if (!c) {
+      ++d.skipped;
+      continue;
+    }
+    ++d.compared;
+    if (c->ok())
+      continue;
+    d.found = true;
+    d.index = w.index;
+    const torch::jit::Node *n = w.value->node();
+    d.op = n->kind().toQualString();
+    NodeWhere where = where_of(n);
+    d.scope = where.scope;
+    d.source = where.source;
+    if (const RegistryEntry *e = w.converter)
+      d.converter = fmt::format("{} ({}, since opset {})", e->op, e->family, e->since_opset);
+    d.onnx_value = names[i];
+    d.check = *c;
+    std::tie(d.torch_min, d.torch_max) = finite_range(tv->second);
+    std::tie(d.onnx_min, d.onnx_max) = finite_range(ov->second);
+    break;
+  }
+  if (!d.found)
+    d.note =
+        fmt::format("every value compared is within tolerance ({} compared, {} not comparable: "
+                    "inside subgraphs, removed by the rewrites or in another layout)",
+                    d.compared, d.skipped);
+  d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return d;
+}
+
+} // namespace torch2onnx
