@@ -40,7 +40,7 @@ std::string markdown(const nlohmann::ordered_json &report);
 // file and a rename, so a reader never sees half a report. Throws Error.
 void write(const std::string &path, const nlohmann::ordered_json &report);
 
-// "torch2onnx 0.1.0, LibTorch 1.13.0, ONNX opsets 13-17" (--version).
+// "torch2onnx 0.1.0, LibTorch 1.13.0, ONNX opsets 11-21" (--version).
 std::string versions_text();
 
 // 11690000 -> "11.69M"; 46800000 -> "46.8 MB".

@@ -22,7 +22,7 @@ struct Row {
 };
 
 #define REDUCE_18(name)                                                                            \
-  {name, 18, "data axes?", "reduced", "keepdims:i noop_with_empty_axes:i"}
+  { name, 18, "data axes?", "reduced", "keepdims:i noop_with_empty_axes:i" }
 
 constexpr const char *kResize18Attrs =
     "antialias:i axes:ints "
@@ -56,7 +56,8 @@ const Row kRows[] = {
     {"BitwiseXor", 18, "A B", "C", ""},
     {"BitwiseNot", 18, "X", "Y", ""},
     {"CenterCropPad", 18, "input_data shape", "output_data", "axes:ints"},
-    {"Col2Im", 18, "input image_shape block_shape", "output", "dilations:ints pads:ints strides:ints"},
+    {"Col2Im", 18, "input image_shape block_shape", "output",
+     "dilations:ints pads:ints strides:ints"},
     {"GroupNormalization", 18, "X scale bias", "Y", "epsilon:f num_groups:i!"},
     {"LpPool", 18, "X", "Y",
      "auto_pad:s=NOTSET|SAME_UPPER|SAME_LOWER|VALID ceil_mode:i dilations:ints kernel_shape:ints! "

@@ -7,6 +7,9 @@
 //                Softmax, LogSoftmax, Hardmax: coerce to 2-D around `axis`, so any axis other
 //                  than the last goes through a Transpose to the last axis and back
 //                Resize: an omitted roi or scales input becomes an empty tensor (required there)
+//   opset 11     GreaterOrEqual/LessOrEqual -> Or(Greater/Less, Equal); Max/Min of two integer
+//                  tensors -> Where(Greater/Less); Clip on other dtypes than float32 -> Where
+//   opset 11-12  Cast to bfloat16: an error (bfloat16 arrives in 13)
 //   opset 18+    Reduce* other than ReduceSum: `axes` attribute -> constant axes input
 //                Split without sizes: `num_outputs` attribute
 //   opset 20+    GridSample: mode bilinear/bicubic -> linear/cubic
@@ -35,9 +38,9 @@ std::vector<Attr> without(const std::vector<Attr> &attrs, const std::string &nam
 }
 
 bool is_reduce_with_axes_attribute(const std::string &op) {
-  static const char *const kOps[] = {"ReduceL1",     "ReduceL2",        "ReduceLogSum",
-                                     "ReduceLogSumExp", "ReduceMax",    "ReduceMean",
-                                     "ReduceMin",    "ReduceProd",      "ReduceSumSquare"};
+  static const char *const kOps[] = {"ReduceL1",        "ReduceL2",   "ReduceLogSum",
+                                     "ReduceLogSumExp", "ReduceMax",  "ReduceMean",
+                                     "ReduceMin",       "ReduceProd", "ReduceSumSquare"};
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
@@ -91,6 +94,35 @@ std::optional<std::vector<Val>> GraphBuilder::adapt_form_below_13(const std::str
                   "use --opset 13 or newer");
     return d->as_ints();
   };
+  if (opset_ < 12 && (op == "GreaterOrEqual" || op == "LessOrEqual")) {
+    // Both arrive in opset 12; Or(Greater, Equal) keeps NaN comparisons false.
+    Val strict = op_impl(op == "GreaterOrEqual" ? "Greater" : "Less", inputs, {}, 1)[0];
+    Val eq = op_impl("Equal", inputs, {}, 1)[0];
+    return op_impl("Or", {strict, eq}, {}, num_outputs);
+  }
+  if (opset_ < 12 && (op == "Max" || op == "Min") && inputs.size() == 2 && has_info(inputs[0]) &&
+      !is_floating(dtype(inputs[0]))) {
+    // Max/Min take integers only from opset 12.
+    Val first = op_impl(op == "Max" ? "Greater" : "Less", inputs, {}, 1)[0];
+    return op_impl("Where", {first, inputs[0], inputs[1]}, {}, num_outputs);
+  }
+  if (op == "Cast") {
+    const Attr *to = find_attr(attrs, "to");
+    if (to && std::get<int64_t>(to->value) == static_cast<int64_t>(DType::BFloat16))
+      throw Error(fmt::format("bfloat16 tensors need opset 13 (target opset {})", opset_),
+                  "use --opset 13 or newer, or convert the model to float32 first");
+  }
+  if (opset_ < 12 && op == "Clip" && has_info(inputs.at(0)) && dtype(inputs[0]) != DType::Float) {
+    // Clip-11 takes float32 only (ONNX Runtime's kernel too): Where(x < lo, lo, x) and so on.
+    Val y = inputs[0];
+    for (size_t i = 1; i < inputs.size() && i < 3; ++i) {
+      if (!inputs[i].valid())
+        continue;
+      Val out_of_range = op_impl(i == 1 ? "Less" : "Greater", {y, inputs[i]}, {}, 1)[0];
+      y = op_impl("Where", {out_of_range, inputs[i], y}, {}, 1)[0];
+    }
+    return op_impl("Identity", {y}, {}, num_outputs);
+  }
   const bool axes_input = inputs.size() >= 2 && inputs[1].valid();
   if ((op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum") && axes_input) {
     std::vector<Attr> a = without(attrs, "noop_with_empty_axes");
