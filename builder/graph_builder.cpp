@@ -327,8 +327,7 @@ void GraphBuilder::verify_node(const onnx::NodeProto &node, const std::vector<At
   // libonnx's newest schema, which still describes the operator (see builder/onnx_schemas.h).
   const OwnSchema *own = opset_ > kLibOnnxMaxOpset ? own_schema(type, opset_) : nullptr;
   const onnx::OpSchema *schema =
-      own ? nullptr
-          : onnx::OpSchemaRegistry::Schema(type, std::min(opset_, kLibOnnxMaxOpset), dom);
+      own ? nullptr : onnx::OpSchemaRegistry::Schema(type, std::min(opset_, kLibOnnxMaxOpset), dom);
   T2O_CHECK(own != nullptr || schema != nullptr, "ONNX has no operator '{}' at opset {} (node {})",
             type, opset_, node.name());
   T2O_CHECK(own != nullptr || !schema->Deprecated(),
