@@ -30,7 +30,7 @@ test: build
 test-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE "e2e|zoo"
 
-# The full torchvision zoo (models/zoo/torchvision.yaml: 94 models, opset 14 and 17, random
+# The full torchvision zoo (models/zoo/torchvision.yaml: 94 models, opset 13 and 21, random
 # weights): makes the TorchScript files, exports and verifies each in its own process, writes
 # $(BUILD)/zoo/results.{md,xml,json} and puts the table into docs/zoo.md. Hours on 2 cores and
 # tens of GB in $(CACHE)/zoo. Exits non-zero when a model fails unexpectedly.

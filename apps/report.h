@@ -50,7 +50,7 @@ std::string divergence_line(const Divergence &d);
 // The same line from a report's "divergence" object.
 std::string divergence_text(const nlohmann::ordered_json &divergence);
 
-// "torch2onnx 0.1.0, LibTorch 1.13.0, ONNX opsets 13-17" (--version).
+// "torch2onnx 0.1.0, LibTorch 1.13.0, ONNX opsets 11-21" (--version).
 std::string versions_text();
 
 // 11690000 -> "11.69M"; 46800000 -> "46.8 MB".

@@ -4,6 +4,7 @@
 #include "apps/zoo.h"
 
 #include "apps/zoo_child.h"
+#include "aten_lib/converter.h"
 #include "builder/error.h"
 
 #include <CLI/CLI.hpp>
@@ -92,7 +93,7 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
       ->check(CLI::Range(1, 64));
   app.add_option("--shard", o.shard, "take every N-th model starting at the I-th, e.g. 2/3");
   app.add_option("--opset", o.opset, "export every model at this opset instead of the manifest's")
-      ->check(CLI::Range(13, 17));
+      ->check(CLI::Range(kMinOpset, kMaxOpset));
   app.add_option("--timeout", o.timeout, "seconds per model, replacing the manifest's");
   app.add_option("--junit", o.junit, "write JUnit XML results here");
   app.add_option("--report", o.report, "write a markdown table of the results here");

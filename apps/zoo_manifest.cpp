@@ -1,6 +1,7 @@
 // Reads a zoo manifest (YAML, parsed by yaml-cpp). Strict: unknown keys and wrong types are errors
 // with the line, so a typo in a CI manifest cannot silently drop a check.
 #include "apps/zoo.h"
+#include "aten_lib/converter.h"
 #include "builder/error.h"
 #include "exporter/options.h"
 
@@ -104,8 +105,8 @@ std::vector<int> opsets(const Ctx &c, const YAML::Node &n) {
   if (out.empty())
     c.fail(n, "'opset' is an empty list");
   for (int o : out)
-    if (o < 13 || o > 17)
-      c.fail(n, fmt::format("opset {} is outside 13..17", o));
+    if (o < kMinOpset || o > kMaxOpset)
+      c.fail(n, fmt::format("opset {} is outside {}..{}", o, kMinOpset, kMaxOpset));
   return out;
 }
 

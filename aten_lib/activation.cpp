@@ -114,6 +114,15 @@ void aten_gelu(ConvertCtx &c) {
   set_result(c, op_t(c.b, k, "Mul", {half_x, one_plus}));
 }
 
+// Gelu (opset 20) computes both forms itself.
+void aten_gelu_20(ConvertCtx &c) {
+  std::string approximate = c.str_or(1, "none");
+  T2O_CHECK(approximate == "none" || approximate == "tanh",
+            "gelu approximate='{}' is not supported ('none', 'tanh')", approximate);
+  DType k = compute_type(c);
+  set_result(c, op_t(c.b, k, "Gelu", {input(c, k)}, {{"approximate", approximate}}));
+}
+
 void aten_leaky_relu(ConvertCtx &c) {
   unary(c, "LeakyRelu", {{"alpha", c.double_or(1, 0.01)}});
 }
@@ -174,7 +183,14 @@ void softmax_like(ConvertCtx &c, std::string_view op) {
     set_result(c, squeeze(c.b, y, {0}));
     return;
   }
-  set_result(c, op_t(c.b, k, op, {x}, {{"axis", norm_axis(dim, rank)}}));
+  // Negative axis: the last one needs no rank below opset 13, where the builder moves any
+  // other axis to the last (builder/opset_forms.cpp), which needs x's rank.
+  if (!c.b.info(x).shape) {
+    TensorInfo ti = c.info(0);
+    ti.dtype = k;
+    c.b.set_info(x, ti);
+  }
+  set_result(c, op_t(c.b, k, op, {x}, {{"axis", norm_axis(dim, rank) - rank}}));
 }
 
 } // namespace
@@ -215,6 +231,11 @@ void aten_mish(ConvertCtx &c) {
   Val x = input(c, k);
   Val t = op_t(c.b, k, "Tanh", {softplus(c.b, x, k, 1.0)});
   set_result(c, op_t(c.b, k, "Mul", {x, t}));
+}
+
+void aten_mish_18(ConvertCtx &c) {
+  DType k = compute_type(c);
+  set_result(c, op_t(c.b, k, "Mish", {input(c, k)}));
 }
 
 // glu(x, dim) = a * sigmoid(b), where a and b are the two halves of x along dim.
@@ -269,35 +290,37 @@ void aten_threshold(ConvertCtx &c) {
 }
 
 void register_activation_ops(Registry &r) {
-  r.add_with_inplace("aten::relu", 13, aten_relu, {"Relu", "Max"});
-  r.add_with_inplace("aten::hardtanh", 13, aten_hardtanh, {"Clip"});
-  r.add_with_inplace("aten::relu6", 13, aten_relu6, {"Clip"});
-  r.add_with_inplace("aten::sigmoid", 13, aten_sigmoid, {"Sigmoid"});
-  r.add_with_inplace("aten::silu", 13, aten_silu, {"Sigmoid", "Mul"});
-  r.add_with_inplace("aten::hardswish", 13, aten_hardswish, {"HardSigmoid", "Mul"});
+  r.add_with_inplace("aten::relu", 11, aten_relu, {"Relu", "Max"});
+  r.add_with_inplace("aten::hardtanh", 11, aten_hardtanh, {"Clip"});
+  r.add_with_inplace("aten::relu6", 11, aten_relu6, {"Clip"});
+  r.add_with_inplace("aten::sigmoid", 11, aten_sigmoid, {"Sigmoid"});
+  r.add_with_inplace("aten::silu", 11, aten_silu, {"Sigmoid", "Mul"});
+  r.add_with_inplace("aten::hardswish", 11, aten_hardswish, {"HardSigmoid", "Mul"});
   r.add_with_inplace("aten::hardswish", 14, aten_hardswish_14, {"HardSwish"});
-  r.add_with_inplace("aten::hardsigmoid", 13, aten_hardsigmoid, {"HardSigmoid"});
-  r.add_with_inplace("aten::gelu", 13, aten_gelu, {"Erf", "Tanh", "Mul", "Add"});
-  r.add_with_inplace("aten::leaky_relu", 13, aten_leaky_relu, {"LeakyRelu"});
-  r.add_with_inplace("aten::elu", 13, aten_elu, {"Elu", "Exp", "Where"});
-  r.add_with_inplace("aten::selu", 13, aten_selu, {"Selu"});
-  r.add_with_inplace("aten::celu", 13, aten_celu, {"Celu"});
-  r.add("aten::softmax", 13, aten_softmax, {"Softmax"});
-  r.add("aten::log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
-  r.add("aten::_softmax", 13, aten_softmax, {"Softmax"});
-  r.add("aten::_log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
-  r.add("aten::special_softmax", 13, aten_softmax, {"Softmax"});
-  r.add("aten::special_log_softmax", 13, aten_log_softmax, {"LogSoftmax"});
-  r.add_with_inplace("aten::logit", 13, aten_logit, {"Clip", "Sub", "Div", "Log"});
-  r.add_with_inplace("aten::tanh", 13, aten_tanh, {"Tanh"});
-  r.add("aten::softplus", 13, aten_softplus, {"Softplus", "Where"});
-  r.add_with_inplace("aten::mish", 13, aten_mish, {"Softplus", "Tanh", "Mul"});
-  r.add("aten::glu", 13, aten_glu, {"Split", "Sigmoid", "Mul"});
-  r.add("aten::prelu", 13, aten_prelu, {"PRelu"});
-  r.add("aten::log_sigmoid", 13, aten_log_sigmoid, {"Softplus", "Neg"});
-  r.add("aten::hardshrink", 13, aten_hardshrink, {"Shrink"});
-  r.add("aten::softshrink", 13, aten_softshrink, {"Shrink"});
-  r.add_with_inplace("aten::threshold", 13, aten_threshold, {"Greater", "Where"});
+  r.add_with_inplace("aten::hardsigmoid", 11, aten_hardsigmoid, {"HardSigmoid"});
+  r.add_with_inplace("aten::gelu", 11, aten_gelu, {"Erf", "Tanh", "Mul", "Add"});
+  r.add_with_inplace("aten::gelu", 20, aten_gelu_20, {"Gelu"});
+  r.add_with_inplace("aten::leaky_relu", 11, aten_leaky_relu, {"LeakyRelu"});
+  r.add_with_inplace("aten::elu", 11, aten_elu, {"Elu", "Exp", "Where"});
+  r.add_with_inplace("aten::selu", 11, aten_selu, {"Selu"});
+  r.add_with_inplace("aten::celu", 12, aten_celu, {"Celu"});
+  r.add("aten::softmax", 11, aten_softmax, {"Softmax"});
+  r.add("aten::log_softmax", 11, aten_log_softmax, {"LogSoftmax"});
+  r.add("aten::_softmax", 11, aten_softmax, {"Softmax"});
+  r.add("aten::_log_softmax", 11, aten_log_softmax, {"LogSoftmax"});
+  r.add("aten::special_softmax", 11, aten_softmax, {"Softmax"});
+  r.add("aten::special_log_softmax", 11, aten_log_softmax, {"LogSoftmax"});
+  r.add_with_inplace("aten::logit", 11, aten_logit, {"Clip", "Sub", "Div", "Log"});
+  r.add_with_inplace("aten::tanh", 11, aten_tanh, {"Tanh"});
+  r.add("aten::softplus", 11, aten_softplus, {"Softplus", "Where"});
+  r.add_with_inplace("aten::mish", 11, aten_mish, {"Softplus", "Tanh", "Mul"});
+  r.add_with_inplace("aten::mish", 18, aten_mish_18, {"Mish"});
+  r.add("aten::glu", 11, aten_glu, {"Split", "Sigmoid", "Mul"});
+  r.add("aten::prelu", 11, aten_prelu, {"PRelu"});
+  r.add("aten::log_sigmoid", 11, aten_log_sigmoid, {"Softplus", "Neg"});
+  r.add("aten::hardshrink", 11, aten_hardshrink, {"Shrink"});
+  r.add("aten::softshrink", 11, aten_softshrink, {"Shrink"});
+  r.add_with_inplace("aten::threshold", 11, aten_threshold, {"Greater", "Where"});
 }
 
 } // namespace torch2onnx

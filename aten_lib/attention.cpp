@@ -129,7 +129,7 @@ void aten__native_multi_head_attention(ConvertCtx &c) {
 }
 
 void register_attention_ops(Registry &r) {
-  r.add("aten::_native_multi_head_attention", 13, aten__native_multi_head_attention,
+  r.add("aten::_native_multi_head_attention", 11, aten__native_multi_head_attention,
         {"MatMul", "Softmax", "Split", "Reshape", "Transpose", "Where", "ReduceMean", "Not"});
 }
 

@@ -182,15 +182,15 @@ void aten_conv_tbc(ConvertCtx &c) {
 }
 
 void register_conv_ops(Registry &r) {
-  r.add("aten::_convolution", 13, aten__convolution, {"Conv", "ConvTranspose"});
-  r.add("aten::convolution", 13, aten_convolution, {"Conv", "ConvTranspose"});
-  r.add("aten::conv1d", 13, aten_conv1d, {"Conv"});
-  r.add("aten::conv2d", 13, aten_conv2d, {"Conv"});
-  r.add("aten::conv3d", 13, aten_conv3d, {"Conv"});
-  r.add("aten::conv_tbc", 13, aten_conv_tbc, {"Transpose", "Conv"});
-  r.add("aten::conv_transpose1d", 13, aten_conv_transpose1d, {"ConvTranspose"});
-  r.add("aten::conv_transpose2d", 13, aten_conv_transpose2d, {"ConvTranspose"});
-  r.add("aten::conv_transpose3d", 13, aten_conv_transpose3d, {"ConvTranspose"});
+  r.add("aten::_convolution", 11, aten__convolution, {"Conv", "ConvTranspose"});
+  r.add("aten::convolution", 11, aten_convolution, {"Conv", "ConvTranspose"});
+  r.add("aten::conv1d", 11, aten_conv1d, {"Conv"});
+  r.add("aten::conv2d", 11, aten_conv2d, {"Conv"});
+  r.add("aten::conv3d", 11, aten_conv3d, {"Conv"});
+  r.add("aten::conv_tbc", 11, aten_conv_tbc, {"Transpose", "Conv"});
+  r.add("aten::conv_transpose1d", 11, aten_conv_transpose1d, {"ConvTranspose"});
+  r.add("aten::conv_transpose2d", 11, aten_conv_transpose2d, {"ConvTranspose"});
+  r.add("aten::conv_transpose3d", 11, aten_conv_transpose3d, {"ConvTranspose"});
 }
 
 } // namespace torch2onnx

@@ -187,8 +187,8 @@ private:
 };
 
 // Lowest and highest opset torch2onnx targets.
-constexpr int kMinOpset = 13;
-constexpr int kMaxOpset = 17;
+constexpr int kMinOpset = 11;
+constexpr int kMaxOpset = 21;
 constexpr int kDefaultOpset = 17;
 
 // Each family file <family>.cpp defines register_<family>_ops; registry.cpp calls them in order

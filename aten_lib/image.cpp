@@ -251,11 +251,13 @@ void aten___interpolate(ConvertCtx &c) {
 
 // grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
 //              bool align_corners): GridSample (opset 16).
-void aten_grid_sampler(ConvertCtx &c) {
+void grid_sample(ConvertCtx &c, int64_t max_rank) {
   constexpr size_t kInput = 0, kGrid = 1, kInterpolationMode = 2, kPaddingMode = 3,
                    kAlignCorners = 4;
-  T2O_CHECK(c.info(kInput).rank() == 4, "{}: only 4-D inputs are supported, got {}", c.op(),
-            c.info(kInput).str());
+  const int64_t rank = c.info(kInput).rank();
+  T2O_CHECK(rank == 4 || (rank == 5 && max_rank == 5),
+            "{}: {}-D inputs are not supported at opset {}, got {}{}", c.op(), rank, c.b.opset(),
+            c.info(kInput).str(), rank == 5 ? " (volumetric GridSample needs opset 20)" : "");
   static const char *modes[] = {"bilinear", "nearest", "bicubic"};
   static const char *pads[] = {"zeros", "border", "reflection"};
   int64_t m = c.in(kInterpolationMode).to_int(), p = c.in(kPaddingMode).to_int();
@@ -267,6 +269,53 @@ void aten_grid_sampler(ConvertCtx &c) {
                        {{"mode", modes[m]},
                         {"padding_mode", pads[p]},
                         {"align_corners", c.in(kAlignCorners).to_bool()}}));
+}
+
+void aten_grid_sampler(ConvertCtx &c) {
+  grid_sample(c, 4);
+}
+
+// GridSample-20 samples N-D inputs too (volumetric grid_sample); the builder writes the mode
+// names opset 20 uses (linear, cubic).
+void aten_grid_sampler_20(ConvertCtx &c) {
+  grid_sample(c, 5);
+}
+
+// affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) for 2-D grids: a
+// constant grid of (x, y, 1) rows times theta^T. size must be static.
+void aten_affine_grid_generator(ConvertCtx &c) {
+  constexpr size_t kTheta = 0, kSize = 1, kAlignCorners = 2;
+  GraphBuilder &b = c.b;
+  std::vector<int64_t> size = c.in(kSize).to_ints();
+  T2O_CHECK(size.size() == 4,
+            "{}: only 2-D grids (size [N, C, H, W]) are supported below opset "
+            "20, got {} values; use --opset 20 (AffineGrid)",
+            c.op(), size.size());
+  const bool align = c.in(kAlignCorners).to_bool();
+  const int64_t h = size[2], w = size[3];
+  auto coord = [&](int64_t i, int64_t n) {
+    if (n == 1)
+      return 0.0;
+    return align ? -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1)
+                 : (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(n) - 1.0;
+  };
+  std::vector<float> base;
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x)
+      for (double v : {coord(x, w), coord(y, h), 1.0})
+        base.push_back(static_cast<float>(v));
+  DType t = b.dtype(c.tensor(kTheta));
+  Val grid = cast_to(b, b.constant(TensorData::f32(base, {h * w, 3}), "affine_base"), t);
+  Val theta_t = transpose(b, c.tensor(kTheta), {0, 2, 1}); // [N, 3, 2]
+  Val out = b.op1("MatMul", {grid, theta_t});              // [N, H W, 2]
+  c.set_out(0, reshape(b, out, {size[0], h, w, 2}));
+}
+
+// AffineGrid (opset 20): 2-D and 3-D grids, size as a tensor.
+void aten_affine_grid_generator_20(ConvertCtx &c) {
+  constexpr size_t kTheta = 0, kSize = 1, kAlignCorners = 2;
+  c.set_out(0, c.b.op1("AffineGrid", {c.tensor(kTheta), int_list_tensor(c.b, c.in(kSize))},
+                       {{"align_corners", c.in(kAlignCorners).to_bool()}}));
 }
 
 // pixel_shuffle(self, r): [*, C r^2, H, W] -> [*, C, H r, W r]; DepthToSpace (CRD) on 4-D.
@@ -396,29 +445,53 @@ void aten_col2im(ConvertCtx &c) {
   c.set_out(0, cast_to(b, y, dt));
 }
 
+// Col2Im (opset 18) on a batched [N, C kh kw, L] input.
+void aten_col2im_18(ConvertCtx &c) {
+  constexpr size_t kInput = 0, kOutputSize = 1, kKernel = 2, kDilation = 3, kPadding = 4,
+                   kStride = 5;
+  GraphBuilder &b = c.b;
+  int64_t r = c.info(kInput).rank();
+  T2O_CHECK(r == 2 || r == 3, "{}: expected a 2-D or 3-D input, got {}", c.op(),
+            c.info(kInput).str());
+  std::vector<int64_t> out = per_spatial_dim(c.in(kOutputSize), 2, 0, "output_size");
+  std::vector<int64_t> pad = per_spatial_dim(c.in(kPadding), 2, 0, "padding");
+  Val x = r == 2 ? unsqueeze(b, c.tensor(kInput), {0}) : c.tensor(kInput);
+  Val y = b.op1("Col2Im",
+                {x, b.const_i64(out), b.const_i64(per_spatial_dim(c.in(kKernel), 2, 1, "kernel"))},
+                {{"dilations", per_spatial_dim(c.in(kDilation), 2, 1, "dilation")},
+                 {"pads", std::vector<int64_t>{pad[0], pad[1], pad[0], pad[1]}},
+                 {"strides", per_spatial_dim(c.in(kStride), 2, 1, "stride")}});
+  c.set_out(0, r == 2 ? squeeze(b, y, {0}) : y);
+}
+
 void aten_grid_sampler_decomposed(ConvertCtx &c); // grid_sample_decomposed.cpp
 
 void register_image_ops(Registry &r) {
-  r.add("aten::upsample_nearest1d", 13, aten_upsample_nearest1d, {"Resize"});
-  r.add("aten::upsample_nearest3d", 13, aten_upsample_nearest3d, {"Resize"});
-  r.add("aten::upsample_linear1d", 13, aten_upsample_linear1d, {"Resize"});
-  r.add("aten::upsample_trilinear3d", 13, aten_upsample_trilinear3d, {"Resize"});
-  r.add("aten::upsample_bicubic2d", 13, aten_upsample_bicubic2d, {"Resize"});
-  r.add("aten::__interpolate", 13, aten___interpolate, {"Resize"});
-  r.add("aten::_upsample_bilinear2d_aa", 13, aten__upsample_bilinear2d_aa, {"MatMul"});
-  r.add("aten::_upsample_bicubic2d_aa", 13, aten__upsample_bicubic2d_aa, {"MatMul"});
-  r.add("aten::grid_sampler", 13, aten_grid_sampler_decomposed,
+  r.add("aten::upsample_nearest1d", 11, aten_upsample_nearest1d, {"Resize"});
+  r.add("aten::upsample_nearest3d", 11, aten_upsample_nearest3d, {"Resize"});
+  r.add("aten::upsample_linear1d", 11, aten_upsample_linear1d, {"Resize"});
+  r.add("aten::upsample_trilinear3d", 11, aten_upsample_trilinear3d, {"Resize"});
+  r.add("aten::upsample_bicubic2d", 11, aten_upsample_bicubic2d, {"Resize"});
+  r.add("aten::__interpolate", 11, aten___interpolate, {"Resize"});
+  r.add("aten::_upsample_bilinear2d_aa", 11, aten__upsample_bilinear2d_aa, {"MatMul"});
+  r.add("aten::_upsample_bicubic2d_aa", 11, aten__upsample_bicubic2d_aa, {"MatMul"});
+  r.add("aten::grid_sampler", 11, aten_grid_sampler_decomposed,
         {"GatherElements", "Floor", "Round", "Clip", "Mul", "Add"});
-  r.add("aten::grid_sampler_2d", 13, aten_grid_sampler_decomposed,
+  r.add("aten::grid_sampler_2d", 11, aten_grid_sampler_decomposed,
         {"GatherElements", "Floor", "Round", "Clip", "Mul", "Add"});
   r.add("aten::grid_sampler", 16, aten_grid_sampler, {"GridSample"});
   r.add("aten::grid_sampler_2d", 16, aten_grid_sampler, {"GridSample"});
-  r.add("aten::pixel_shuffle", 13, aten_pixel_shuffle, {"DepthToSpace", "Reshape", "Transpose"});
-  r.add("aten::pixel_unshuffle", 13, aten_pixel_unshuffle, {"Reshape", "Transpose"});
-  r.add("aten::channel_shuffle", 13, aten_channel_shuffle, {"Reshape", "Transpose"});
-  r.add("aten::native_channel_shuffle", 13, aten_channel_shuffle, {"Reshape", "Transpose"});
-  r.add("aten::im2col", 13, aten_im2col, {"Pad", "Gather", "Reshape"});
-  r.add("aten::col2im", 13, aten_col2im, {"MatMul", "Reshape"});
+  r.add("aten::grid_sampler", 20, aten_grid_sampler_20, {"GridSample"});
+  r.add("aten::pixel_shuffle", 11, aten_pixel_shuffle, {"DepthToSpace", "Reshape", "Transpose"});
+  r.add("aten::pixel_unshuffle", 11, aten_pixel_unshuffle, {"Reshape", "Transpose"});
+  r.add("aten::channel_shuffle", 11, aten_channel_shuffle, {"Reshape", "Transpose"});
+  r.add("aten::native_channel_shuffle", 11, aten_channel_shuffle, {"Reshape", "Transpose"});
+  r.add("aten::im2col", 11, aten_im2col, {"Pad", "Gather", "Reshape"});
+  r.add("aten::col2im", 11, aten_col2im, {"MatMul", "Reshape"});
+  r.add("aten::col2im", 18, aten_col2im_18, {"Col2Im"});
+  r.add("aten::affine_grid_generator", 11, aten_affine_grid_generator,
+        {"MatMul", "Transpose", "Reshape"});
+  r.add("aten::affine_grid_generator", 20, aten_affine_grid_generator_20, {"AffineGrid"});
 }
 
 } // namespace torch2onnx

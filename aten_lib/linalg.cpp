@@ -95,17 +95,17 @@ void aten_einsum(ConvertCtx &c) {
 }
 
 void register_linalg_ops(Registry &r) {
-  r.add("aten::linear", 13, aten_linear, {"Gemm", "MatMul", "Add"});
-  r.add_with_inplace("aten::addmm", 13, aten_addmm, {"Gemm"});
-  r.add_with_inplace("aten::baddbmm", 13, aten_baddbmm, {"MatMul", "Mul", "Add"});
-  r.add("aten::matmul", 13, aten_matmul, {"MatMul"});
-  r.add("aten::mm", 13, aten_matmul, {"MatMul"});
-  r.add("aten::bmm", 13, aten_matmul, {"MatMul"});
-  r.add("aten::dot", 13, aten_matmul, {"MatMul"});
-  r.add("aten::mv", 13, aten_matmul, {"MatMul"});
-  r.add("aten::outer", 13, aten_outer, {"Unsqueeze", "Mul"});
-  r.add("aten::ger", 13, aten_outer, {"Unsqueeze", "Mul"});
-  r.add("aten::einsum", 13, aten_einsum, {"Einsum"});
+  r.add("aten::linear", 11, aten_linear, {"Gemm", "MatMul", "Add"});
+  r.add_with_inplace("aten::addmm", 11, aten_addmm, {"Gemm"});
+  r.add_with_inplace("aten::baddbmm", 11, aten_baddbmm, {"MatMul", "Mul", "Add"});
+  r.add("aten::matmul", 11, aten_matmul, {"MatMul"});
+  r.add("aten::mm", 11, aten_matmul, {"MatMul"});
+  r.add("aten::bmm", 11, aten_matmul, {"MatMul"});
+  r.add("aten::dot", 11, aten_matmul, {"MatMul"});
+  r.add("aten::mv", 11, aten_matmul, {"MatMul"});
+  r.add("aten::outer", 11, aten_outer, {"Unsqueeze", "Mul"});
+  r.add("aten::ger", 11, aten_outer, {"Unsqueeze", "Mul"});
+  r.add("aten::einsum", 12, aten_einsum, {"Einsum"});
 }
 
 } // namespace torch2onnx

@@ -159,6 +159,28 @@ void aten_group_norm(ConvertCtx &c) {
   c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
 }
 
+// GroupNormalization (opset 21: scale and bias per channel). A missing weight or bias is ones or
+// zeros of the channel count, which must be static; rank 2 inputs (N, C) have no spatial dims,
+// which GroupNormalization needs, so they take the decomposition.
+void aten_group_norm_21(ConvertCtx &c) {
+  constexpr size_t kInput = 0, kNumGroups = 1, kWeight = 2, kBias = 3, kEps = 4;
+  if (rank_of(c, kInput) < 3 ||
+      (!(c.has(kWeight) && c.has(kBias)) && c.info(kInput).shape->at(1).value < 0)) {
+    aten_group_norm(c);
+    return;
+  }
+  Val x = c.tensor(kInput);
+  DType t = c.b.dtype(x);
+  auto param = [&](size_t i, float fill) {
+    if (c.has(i))
+      return cast_to(c.b, c.tensor(i), t);
+    return filled(c.b, t, {static_dim(c, kInput, 1)}, fill);
+  };
+  c.set_out(0, c.b.op1("GroupNormalization", {x, param(kWeight, 1.0F), param(kBias, 0.0F)},
+                       {{"num_groups", c.in(kNumGroups).to_int()},
+                        {"epsilon", c.double_or(kEps, 1e-5)}}));
+}
+
 // native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW,
 //                   int group, float eps) -> (Tensor out, Tensor mean, Tensor rstd)
 // group_norm's decomposition; mean and rstd are per (sample, group): [N, group].
@@ -270,6 +292,7 @@ void register_norm_ops(Registry &r) {
   r.add("aten::instance_norm", 13, aten_instance_norm,
         {"InstanceNormalization", "BatchNormalization", "ReduceMean", "Mul", "Add"});
   r.add("aten::group_norm", 13, aten_group_norm, {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
+  r.add("aten::group_norm", 21, aten_group_norm_21, {"GroupNormalization"});
   r.add("aten::native_group_norm", 13, aten_native_group_norm,
         {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
   r.add("aten::layer_norm", 13, aten_layer_norm, {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});

@@ -444,26 +444,26 @@ void aten_upsample_bilinear2d(ConvertCtx &c) {
 }
 
 void register_pooling_ops(Registry &r) {
-  r.add("aten::max_pool1d", 13, aten_max_pool1d, {"MaxPool"});
-  r.add("aten::max_pool2d", 13, aten_max_pool2d, {"MaxPool"});
-  r.add("aten::max_pool3d", 13, aten_max_pool3d, {"MaxPool"});
-  r.add("aten::max_pool1d_with_indices", 13, aten_max_pool1d_with_indices, {"MaxPool", "Mod"});
-  r.add("aten::max_pool2d_with_indices", 13, aten_max_pool2d_with_indices, {"MaxPool", "Mod"});
-  r.add("aten::max_pool3d_with_indices", 13, aten_max_pool3d_with_indices, {"MaxPool", "Mod"});
-  r.add("aten::avg_pool1d", 13, aten_avg_pool1d, {"AveragePool", "Mul"});
-  r.add("aten::avg_pool2d", 13, aten_avg_pool2d, {"AveragePool", "Mul"});
-  r.add("aten::avg_pool3d", 13, aten_avg_pool3d, {"AveragePool", "Mul"});
-  r.add("aten::adaptive_avg_pool1d", 13, aten_adaptive_avg_pool1d,
+  r.add("aten::max_pool1d", 11, aten_max_pool1d, {"MaxPool"});
+  r.add("aten::max_pool2d", 11, aten_max_pool2d, {"MaxPool"});
+  r.add("aten::max_pool3d", 11, aten_max_pool3d, {"MaxPool"});
+  r.add("aten::max_pool1d_with_indices", 11, aten_max_pool1d_with_indices, {"MaxPool", "Mod"});
+  r.add("aten::max_pool2d_with_indices", 11, aten_max_pool2d_with_indices, {"MaxPool", "Mod"});
+  r.add("aten::max_pool3d_with_indices", 11, aten_max_pool3d_with_indices, {"MaxPool", "Mod"});
+  r.add("aten::avg_pool1d", 11, aten_avg_pool1d, {"AveragePool", "Mul"});
+  r.add("aten::avg_pool2d", 11, aten_avg_pool2d, {"AveragePool", "Mul"});
+  r.add("aten::avg_pool3d", 11, aten_avg_pool3d, {"AveragePool", "Mul"});
+  r.add("aten::adaptive_avg_pool1d", 11, aten_adaptive_avg_pool1d,
         {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
-  r.add("aten::adaptive_avg_pool2d", 13, aten_adaptive_avg_pool2d,
+  r.add("aten::adaptive_avg_pool2d", 11, aten_adaptive_avg_pool2d,
         {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
-  r.add("aten::adaptive_avg_pool3d", 13, aten_adaptive_avg_pool3d,
+  r.add("aten::adaptive_avg_pool3d", 11, aten_adaptive_avg_pool3d,
         {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
-  r.add("aten::adaptive_max_pool1d", 13, aten_adaptive_max_pool1d, {"MaxPool", "Gather", "Mod"});
-  r.add("aten::adaptive_max_pool2d", 13, aten_adaptive_max_pool2d, {"MaxPool", "Gather", "Mod"});
-  r.add("aten::adaptive_max_pool3d", 13, aten_adaptive_max_pool3d, {"MaxPool", "Gather", "Mod"});
-  r.add("aten::upsample_nearest2d", 13, aten_upsample_nearest2d, {"Resize"});
-  r.add("aten::upsample_bilinear2d", 13, aten_upsample_bilinear2d, {"Resize"});
+  r.add("aten::adaptive_max_pool1d", 11, aten_adaptive_max_pool1d, {"MaxPool", "Gather", "Mod"});
+  r.add("aten::adaptive_max_pool2d", 11, aten_adaptive_max_pool2d, {"MaxPool", "Gather", "Mod"});
+  r.add("aten::adaptive_max_pool3d", 11, aten_adaptive_max_pool3d, {"MaxPool", "Gather", "Mod"});
+  r.add("aten::upsample_nearest2d", 11, aten_upsample_nearest2d, {"Resize"});
+  r.add("aten::upsample_bilinear2d", 11, aten_upsample_bilinear2d, {"Resize"});
 }
 
 } // namespace torch2onnx

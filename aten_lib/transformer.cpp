@@ -231,20 +231,20 @@ void prim_device(ConvertCtx &c) {
 }
 
 void register_transformer_ops(Registry &r) {
-  r.add("aten::_transformer_encoder_layer_fwd", 13, aten__transformer_encoder_layer_fwd,
+  r.add("aten::_transformer_encoder_layer_fwd", 11, aten__transformer_encoder_layer_fwd,
         {"MatMul", "Softmax", "Split", "Reshape", "Transpose", "Where", "Not", "Relu", "Erf",
          "ReduceMean", "LayerNormalization"});
-  r.add("aten::_nested_tensor_from_mask", 13, aten__nested_tensor_from_mask,
+  r.add("aten::_nested_tensor_from_mask", 11, aten__nested_tensor_from_mask,
         {"ReduceSum", "Range", "Less", "Where"});
-  r.add("aten::_nested_tensor_from_mask_left_aligned", 13,
+  r.add("aten::_nested_tensor_from_mask_left_aligned", 11,
         aten__nested_tensor_from_mask_left_aligned, {"ReduceSum", "Range", "Less", "Xor", "Equal"});
-  r.add("aten::to_padded_tensor", 13, aten_to_padded_tensor,
+  r.add("aten::to_padded_tensor", 11, aten_to_padded_tensor,
         {"Where", "ReduceSum", "ReduceMax", "Slice", "Pad"});
-  r.add("aten::is_grad_enabled", 13, aten_is_grad_enabled, {});
-  r.add("aten::is_autocast_enabled", 13, aten_is_autocast_enabled, {});
-  r.add("prim::requires_grad", 13, prim_requires_grad, {});
-  r.add("prim::is_nested", 13, prim_is_nested, {});
-  r.add("prim::device", 13, prim_device, {});
+  r.add("aten::is_grad_enabled", 11, aten_is_grad_enabled, {});
+  r.add("aten::is_autocast_enabled", 11, aten_is_autocast_enabled, {});
+  r.add("prim::requires_grad", 11, prim_requires_grad, {});
+  r.add("prim::is_nested", 11, prim_is_nested, {});
+  r.add("prim::device", 11, prim_device, {});
 }
 
 } // namespace torch2onnx

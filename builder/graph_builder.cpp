@@ -1,6 +1,7 @@
 #include "builder/graph_builder.h"
 
 #include "builder/error.h"
+#include "builder/onnx_schemas.h"
 #include "builder/process.h"
 
 #include <cctype>
@@ -277,6 +278,17 @@ std::vector<Val> GraphBuilder::add_node(std::string_view op_type, const std::vec
                                         const std::vector<Attr> &attrs,
                                         const std::vector<std::pair<std::string, Subgraph>> &graphs,
                                         int num_outputs, std::string_view domain) {
+  if (graphs.empty())
+    if (auto adapted = adapt_form(std::string(op_type), inputs, attrs, num_outputs, domain))
+      return *adapted;
+  return add_node_as_is(op_type, inputs, attrs, graphs, num_outputs, domain);
+}
+
+std::vector<Val>
+GraphBuilder::add_node_as_is(std::string_view op_type, const std::vector<Val> &inputs,
+                             const std::vector<Attr> &attrs,
+                             const std::vector<std::pair<std::string, Subgraph>> &graphs,
+                             int num_outputs, std::string_view domain) {
   T2O_CHECK(!finished_, "the graph is already serialized");
   std::string type(op_type);
   std::string node_name = fresh_name(scope_.empty() ? type : fmt::format("{}/{}", scope_, type));
@@ -303,24 +315,36 @@ std::vector<Val> GraphBuilder::add_node(std::string_view op_type, const std::vec
     node.add_output(vname);
     outs.push_back(Val{vname});
   }
-  const std::string dom = domain.empty() ? std::string(onnx::ONNX_DOMAIN) : std::string(domain);
-  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(type, opset_, dom);
-  T2O_CHECK(schema != nullptr, "ONNX has no operator '{}' at opset {} (node {})", type, opset_,
-            node_name);
-  T2O_CHECK(!schema->Deprecated(), "ONNX operator '{}' is deprecated at opset {} (node {})", type,
-            opset_, node_name);
+  verify_node(node, attrs);
+  *current_graph()->add_node() = std::move(node);
+  return outs;
+}
+
+void GraphBuilder::verify_node(const onnx::NodeProto &node, const std::vector<Attr> &attrs) const {
+  const std::string &type = node.op_type();
+  const std::string dom = node.domain().empty() ? std::string(onnx::ONNX_DOMAIN) : node.domain();
+  // Above the opsets libonnx knows: our own table for the operators that changed in 18-21, else
+  // libonnx's newest schema, which still describes the operator (see builder/onnx_schemas.h).
+  const OwnSchema *own = opset_ > kLibOnnxMaxOpset ? own_schema(type, opset_) : nullptr;
+  const onnx::OpSchema *schema =
+      own ? nullptr : onnx::OpSchemaRegistry::Schema(type, std::min(opset_, kLibOnnxMaxOpset), dom);
+  T2O_CHECK(own != nullptr || schema != nullptr, "ONNX has no operator '{}' at opset {} (node {})",
+            type, opset_, node.name());
+  T2O_CHECK(own != nullptr || !schema->Deprecated(),
+            "ONNX operator '{}' is deprecated at opset {} (node {})", type, opset_, node.name());
   try {
-    schema->Verify(node);
+    if (own)
+      verify_own_schema(*own, node);
+    else
+      schema->Verify(node);
   } catch (const std::exception &e) {
     std::vector<std::string> attr_text;
     for (const auto &a : attrs)
       attr_text.push_back(to_string(a));
     throw Error(fmt::format(
-        "invalid ONNX node {} ({} at opset {}, inputs [{}], attributes [{}]): {}", node_name, type,
-        opset_, fmt::join(node.input(), ", "), fmt::join(attr_text, ", "), e.what()));
+        "invalid ONNX node {} ({} at opset {}, inputs [{}], attributes [{}]): {}", node.name(),
+        type, opset_, fmt::join(node.input(), ", "), fmt::join(attr_text, ", "), e.what()));
   }
-  *current_graph()->add_node() = std::move(node);
-  return outs;
 }
 
 onnx::GraphProto *GraphBuilder::current_graph() {
@@ -433,7 +457,7 @@ void GraphBuilder::finish(const SerializeOptions &opts) {
   T2O_CHECK(open_graphs_.empty(), "internal error: {} subgraph(s) were never finished",
             open_graphs_.size());
   auto &m = *model_;
-  m.set_ir_version(onnx::IR_VERSION);
+  m.set_ir_version(ir_version_for_opset(opset_));
   m.set_producer_name("torch2onnx");
   m.set_producer_version(opts.producer_version);
   auto *imp = m.add_opset_import();
@@ -473,7 +497,8 @@ void GraphBuilder::finish(const SerializeOptions &opts) {
   remove_dead_nodes();
   if (opts.optimize)
     opts.optimize(m);
-  if (opts.run_checker) {
+  // libonnx knows opsets up to 17; above, ONNX Runtime is the checker (--verify).
+  if (opts.run_checker && opset_ <= kLibOnnxMaxOpset) {
     try {
       onnx::checker::check_model(m);
     } catch (const std::exception &e) {
@@ -481,7 +506,7 @@ void GraphBuilder::finish(const SerializeOptions &opts) {
                   "this is a torch2onnx bug; please report it with the model");
     }
   }
-  if (opts.run_shape_inference) {
+  if (opts.run_shape_inference && opset_ <= kLibOnnxMaxOpset) {
     try {
       onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),
                                          onnx::ShapeInferenceOptions(true, 1, false));

@@ -17,6 +17,7 @@
 namespace onnx {
 class ModelProto;
 class GraphProto;
+class NodeProto;
 } // namespace onnx
 
 namespace torch2onnx {
@@ -147,6 +148,26 @@ private:
                             const std::vector<Attr> &attrs,
                             const std::vector<std::pair<std::string, Subgraph>> &graphs,
                             int num_outputs, std::string_view domain);
+  // The node in the form the target opset defines (builder/opset_forms.cpp), or nullopt when the
+  // form given is already right.
+  std::optional<std::vector<Val>> adapt_form(const std::string &op, const std::vector<Val> &inputs,
+                                             const std::vector<Attr> &attrs, int num_outputs,
+                                             std::string_view domain);
+  std::optional<std::vector<Val>> adapt_form_below_13(const std::string &op,
+                                                      const std::vector<Val> &inputs,
+                                                      const std::vector<Attr> &attrs,
+                                                      int num_outputs);
+  // Adds a node as given (no adapt_form), after checking it against the schema.
+  std::vector<Val> op_impl(const std::string &op, const std::vector<Val> &inputs,
+                           const std::vector<Attr> &attrs, int num_outputs) {
+    return add_node_as_is(op, inputs, attrs, {}, num_outputs, "");
+  }
+  std::vector<Val> add_node_as_is(std::string_view op_type, const std::vector<Val> &inputs,
+                                  const std::vector<Attr> &attrs,
+                                  const std::vector<std::pair<std::string, Subgraph>> &graphs,
+                                  int num_outputs, std::string_view domain);
+  // Checks a node against the ONNX schema of the target opset; throws Error naming it.
+  void verify_node(const onnx::NodeProto &node, const std::vector<Attr> &attrs) const;
   void remove_dead_nodes();
   // Moves initializers of at least `threshold` bytes to "<path>.data"; false when none is.
   bool externalize(const std::string &path, size_t threshold);

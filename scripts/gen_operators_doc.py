@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 
-MIN_OPSET, MAX_OPSET = 13, 17
+MIN_OPSET, MAX_OPSET = 11, 21
 
 # Target ops that are deliberately not converted, and why: "refused" ops are registered so the
 # export stops with this reason (not a bare "no converter"); "deferred" ops belong to a later issue.
@@ -60,8 +60,15 @@ def tested_ops(test_dir):
     return tested
 
 
-def opset_text(opsets):
-    return f"{min(opsets)}–{max(opsets)}" if opsets else ""
+def opset_text(opsets, since=()):
+    """The opset range, and the opsets where a converter of its own takes over ("11–21; 18: own")."""
+    if not opsets:
+        return ""
+    text = f"{min(opsets)}–{max(opsets)}"
+    later = sorted(s for s in since if s > min(opsets))
+    if later:
+        text += "; own lowering from " + ", ".join(str(s) for s in later)
+    return text
 
 
 def main():
@@ -94,7 +101,7 @@ def main():
         if not d:
             return f"| `{op}` | no | | | | {reasons.get(op, 'not converted yet')} |"
         t = "yes" if op in tested else "no"
-        return (f"| `{op}` | yes | {', '.join(sorted(d['onnx']))} | {opset_text(d['opsets'])} | {t} | "
+        return (f"| `{op}` | yes | {', '.join(sorted(d['onnx']))} | {opset_text(d['opsets'], d['since'])} | {t} | "
                 f"{d['family']} |")
 
     converted = [t for t in targets if t in ops and t not in refused]
@@ -115,7 +122,9 @@ def main():
         f"- Not converted yet: {len(targets) - len(converted) - len(explained)}",
         f"- Converters registered in all (including ops outside the target list): {len(ops)}",
         "",
-        "Columns: converted; the ONNX ops it emits; the opsets it supports; whether a test checks it "
+        "Columns: converted; the ONNX ops it emits (over all opsets); the opsets it supports (from "
+        "the lowest opset it can be written for to 21; \"own lowering from N\": a converter of its "
+        "own takes over at opset N, e.g. the ONNX op that arrived then); whether a test checks it "
         "against LibTorch in ONNX Runtime (for a refused op: that the refusal says why); the family "
         "file in aten_lib/ (or why it is left out).",
         "",

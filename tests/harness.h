@@ -36,9 +36,14 @@ IrResult check_ir(const std::string &ir, const std::vector<at::Tensor> &inputs, 
 IrResult check_ir_optimized(const std::string &ir, const std::vector<at::Tensor> &inputs,
                             int opset = 17, double rtol = 1e-4, double atol = 1e-4);
 
-// check_ir at opset 13 and 17 (the range ends), returning the opset-17 result.
+// check_ir at the lowest opset every op of `ir` has a converter for (lowest_opset) and at the
+// highest opset torch2onnx targets (21), returning the opset-21 result.
 IrResult check_ir_opsets(const std::string &ir, const std::vector<at::Tensor> &inputs,
                          double rtol = 1e-4, double atol = 1e-4);
+
+// The lowest opset at which every aten op in `ir` has a converter (the newest since_opset of their
+// lowest registrations). Example: lowest_opset(relu graph) == 11.
+int lowest_opset(const std::string &ir);
 
 // Exports and runs the ONNX file in ONNX Runtime without comparing against LibTorch: for ops with
 // random or undefined values. FAILs if the export fails.

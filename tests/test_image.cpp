@@ -191,6 +191,39 @@ TEST_CASE("aten::col2im", "[image]") {
                                     "  %s : int[] = prim::ListConstruct(%2, %1)\n"
                                     "  %y : Tensor = aten::col2im(%x, %o, %k, %d, %p, %s)"),
                   {randn({2, 18, 12})});
+  // Col2Im from opset 18 (check_ir_opsets' opset-21 run); the MatMul form below.
+  auto body = "  %o : int[] = prim::ListConstruct(%6, %5)\n"
+              "  %k : int[] = prim::ListConstruct(%3, %2)\n"
+              "  %d : int[] = prim::ListConstruct(%1, %1)\n"
+              "  %p : int[] = prim::ListConstruct(%1, %0)\n"
+              "  %s : int[] = prim::ListConstruct(%2, %1)\n"
+              "  %y : Tensor = aten::col2im(%x, %o, %k, %d, %p, %s)";
+  CHECK(check_ir(ir("%x : Tensor", body), {randn({2, 18, 12})}, 18).count("Col2Im") == 1);
+  CHECK(check_ir(ir("%x : Tensor", body), {randn({18, 12})}, 21).count("Col2Im") == 1);
+  CHECK(check_ir(ir("%x : Tensor", body), {randn({2, 18, 12})}, 17).count("Col2Im") == 0);
+}
+
+// F.affine_grid: a constant base grid times theta below opset 20, AffineGrid from 20.
+TEST_CASE("aten::affine_grid_generator", "[image]") {
+  for (const char *align : {"%false", "%true"}) {
+    std::string body = std::string("  %n : int = prim::Constant[value=2]()\n"
+                                   "  %h : int = prim::Constant[value=4]()\n"
+                                   "  %sz : int[] = prim::ListConstruct(%n, %3, %h, %5)\n"
+                                   "  %y : Tensor = aten::affine_grid_generator(%x, %sz, ") +
+                       align + ")";
+    auto r = check_ir_opsets(ir("%x : Tensor", body), {randn({2, 2, 3})});
+    CHECK(r.count("AffineGrid") == 1);
+    CHECK(check_ir(ir("%x : Tensor", body), {randn({2, 2, 3})}, 19).count("MatMul") == 1);
+  }
+}
+
+// GridSample-20 samples 5-D inputs (volumetric grid_sample) and calls bilinear "linear".
+TEST_CASE("aten::grid_sampler at opset 20", "[image]") {
+  std::string body = "  %y : Tensor = aten::grid_sampler(%x, %g, %0, %0, %false)";
+  auto r = check_ir(ir("%x : Tensor, %g : Tensor", body),
+                    {randn({1, 2, 3, 4, 5}), at::rand({1, 2, 3, 4, 3}) * 2 - 1}, 20);
+  CHECK(r.count("GridSample") == 1);
+  check_ir(ir("%x : Tensor, %g : Tensor", body), {randn({1, 2, 4, 5}), at::rand({1, 3, 6, 2})}, 21);
 }
 
 namespace {

@@ -101,11 +101,20 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor):
            w + ", " + b + R"IR(, %eps, %true)
   return (%y))IR";
   };
+  // GroupNormalization from opset 21 (per-channel scale and bias); the decomposition below.
   SECTION("affine, 4-D") {
-    check_ir_opsets(ir("%w", "%b"), {randn({2, 6, 3, 4}, 1), randn({6}, 2), randn({6}, 3)});
+    auto r =
+        check_ir_opsets(ir("%w", "%b"), {randn({2, 6, 3, 4}, 1), randn({6}, 2), randn({6}, 3)});
+    CHECK(r.count("GroupNormalization") == 1);
   }
   SECTION("no affine, 3-D") {
-    check_ir_opsets(ir("%none", "%none"), {randn({2, 4, 5}, 1), randn({4}, 2), randn({4}, 3)});
+    auto r =
+        check_ir_opsets(ir("%none", "%none"), {randn({2, 4, 5}, 1), randn({4}, 2), randn({4}, 3)});
+    CHECK(r.count("GroupNormalization") == 1);
+  }
+  SECTION("decomposed at opset 20") {
+    auto r = check_ir(ir("%w", "%b"), {randn({2, 6, 3, 4}, 1), randn({6}, 2), randn({6}, 3)}, 20);
+    CHECK(r.count("GroupNormalization") == 0);
   }
 }
 

@@ -1,7 +1,15 @@
+#include "builder/graph_builder.h"
 #include "harness.h"
 #include "ir_text.h"
 
 #include <catch2/catch.hpp>
+#ifndef ONNX_ML
+#define ONNX_ML 1
+#endif
+#ifndef ONNX_NAMESPACE
+#define ONNX_NAMESPACE onnx
+#endif
+#include <onnx/onnx_pb.h>
 
 using namespace t2o_test;
 
@@ -180,4 +188,52 @@ TEST_CASE("aten::cumsum", "[reduce]") {
   CHECK(r.count("CumSum") == 2);
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::cumsum(%x, %0, %double)"),
                   {randn({5, 2})});
+}
+
+// The builder writes each node in the form of its opset (builder/opset_forms.cpp) and checks it
+// against libonnx's schema up to 17, its own table (builder/onnx_schemas.cpp) above.
+TEST_CASE("builder: node forms and schemas across opsets", "[reduce]") {
+  using namespace torch2onnx;
+  auto node = [](GraphBuilder &b, size_t i) -> const onnx::NodeProto & {
+    return b.model().graph().node(static_cast<int>(i));
+  };
+  auto has_attr = [](const onnx::NodeProto &n, const std::string &name) {
+    for (const auto &a : n.attribute())
+      if (a.name() == name)
+        return true;
+    return false;
+  };
+  TensorInfo f32{DType::Float, std::vector<Dim>{Dim::known(2), Dim::known(3)}};
+  SECTION("opset 11: axes and split sizes as attributes, Softmax over a non-last axis") {
+    GraphBuilder b(11);
+    Val x = b.add_input("x", f32);
+    b.op1("Unsqueeze", {x, b.const_i64({0})});
+    CHECK(node(b, 0).input_size() == 1);
+    CHECK(has_attr(node(b, 0), "axes"));
+    b.op("Split", {x, b.const_i64({1, 2})}, {{"axis", int64_t{1}}}, 2);
+    CHECK(has_attr(node(b, 1), "split"));
+    b.op1("Softmax", {x}, {{"axis", int64_t{0}}});
+    CHECK(node(b, 2).op_type() == "Transpose");
+    Val dynamic = b.op1("Shape", {x});
+    CHECK_THROWS_WITH(b.op1("Squeeze", {x, dynamic}), Catch::Contains("needs opset 13"));
+  }
+  SECTION("opset 18: Reduce* axes as an input, Split num_outputs") {
+    GraphBuilder b(18);
+    Val x = b.add_input("x", f32);
+    b.op1("ReduceMean", {x}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}});
+    CHECK(node(b, 0).input_size() == 2);
+    CHECK_FALSE(has_attr(node(b, 0), "axes"));
+    b.op("Split", {x}, {{"axis", int64_t{0}}}, 2);
+    CHECK(has_attr(node(b, 1), "num_outputs"));
+  }
+  SECTION("opset 21: own schema table rejects what ONNX does not define") {
+    GraphBuilder b(21);
+    Val x = b.add_input("x", f32);
+    CHECK_THROWS_WITH(b.op1("Gelu", {x}, {{"approximate", "fast"}}),
+                      Catch::Contains("not one of none, tanh"));
+    CHECK_THROWS_WITH(b.op1("ReduceMax", {x}, {{"axis", int64_t{0}}}),
+                      Catch::Contains("has no attribute 'axis'"));
+    CHECK_NOTHROW(b.op1("Gelu", {x}, {{"approximate", "tanh"}}));
+    CHECK_THROWS_WITH(b.op("Mish", {x}, {}, 2), Catch::Contains("has 1 outputs, got 2"));
+  }
 }

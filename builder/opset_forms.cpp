@@ -1,0 +1,186 @@
+// The one place where a node's form follows the target opset. Converters write each operator in
+// one form (axes of Squeeze/Unsqueeze/ReduceSum and Split's sizes as inputs, as from opset 13;
+// axes of the other Reduce* ops as an attribute, as through opset 17); the builder rewrites a node
+// to the form its opset defines:
+//   opset 11-12  Squeeze, Unsqueeze, ReduceSum: constant axes input -> `axes` attribute
+//                Split: constant sizes input -> `split` attribute
+//                Softmax, LogSoftmax, Hardmax: coerce to 2-D around `axis`, so any axis other
+//                  than the last goes through a Transpose to the last axis and back
+//                Resize: an omitted roi or scales input becomes an empty tensor (required there)
+//   opset 11     GreaterOrEqual/LessOrEqual -> Or(Greater/Less, Equal); Max/Min of two integer
+//                  tensors -> Where(Greater/Less); Clip on other dtypes than float32 -> Where
+//   opset 11-12  Cast to bfloat16: an error (bfloat16 arrives in 13)
+//   opset 18+    Reduce* other than ReduceSum: `axes` attribute -> constant axes input
+//                Split without sizes: `num_outputs` attribute
+//   opset 20+    GridSample: mode bilinear/bicubic -> linear/cubic
+#include "builder/error.h"
+#include "builder/graph_builder.h"
+
+#include <algorithm>
+
+namespace torch2onnx {
+
+namespace {
+
+const Attr *find_attr(const std::vector<Attr> &attrs, const std::string &name) {
+  for (const auto &a : attrs)
+    if (a.name == name)
+      return &a;
+  return nullptr;
+}
+
+std::vector<Attr> without(const std::vector<Attr> &attrs, const std::string &name) {
+  std::vector<Attr> out;
+  for (const auto &a : attrs)
+    if (a.name != name)
+      out.push_back(a);
+  return out;
+}
+
+bool is_reduce_with_axes_attribute(const std::string &op) {
+  static const char *const kOps[] = {"ReduceL1",        "ReduceL2",   "ReduceLogSum",
+                                     "ReduceLogSumExp", "ReduceMax",  "ReduceMean",
+                                     "ReduceMin",       "ReduceProd", "ReduceSumSquare"};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
+} // namespace
+
+std::optional<std::vector<Val>> GraphBuilder::adapt_form(const std::string &op,
+                                                         const std::vector<Val> &inputs,
+                                                         const std::vector<Attr> &attrs,
+                                                         int num_outputs, std::string_view domain) {
+  if (!domain.empty() && domain != "ai.onnx")
+    return std::nullopt;
+  if (opset_ < 13)
+    return adapt_form_below_13(op, inputs, attrs, num_outputs);
+  if (opset_ >= 18 && is_reduce_with_axes_attribute(op)) {
+    const Attr *axes = find_attr(attrs, "axes");
+    if (axes == nullptr)
+      return std::nullopt;
+    Val axes_in = const_i64(std::get<std::vector<int64_t>>(axes->value));
+    return op_impl(op, {inputs.at(0), axes_in}, without(attrs, "axes"), num_outputs);
+  }
+  if (opset_ >= 18 && op == "Split" && (inputs.size() < 2 || !inputs[1].valid()) &&
+      find_attr(attrs, "num_outputs") == nullptr) {
+    std::vector<Attr> a = attrs;
+    a.emplace_back("num_outputs", int64_t{num_outputs});
+    return op_impl(op, {inputs.at(0)}, a, num_outputs);
+  }
+  if (opset_ >= 20 && op == "GridSample") {
+    const Attr *mode = find_attr(attrs, "mode");
+    if (mode == nullptr) // the default, bilinear, is called linear from opset 20
+      return std::nullopt;
+    const std::string &m = std::get<std::string>(mode->value);
+    if (m != "bilinear" && m != "bicubic")
+      return std::nullopt;
+    std::vector<Attr> a = without(attrs, "mode");
+    a.emplace_back("mode", m == "bilinear" ? "linear" : "cubic");
+    return op_impl(op, inputs, a, num_outputs);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<Val>> GraphBuilder::adapt_form_below_13(const std::string &op,
+                                                                  const std::vector<Val> &inputs,
+                                                                  const std::vector<Attr> &attrs,
+                                                                  int num_outputs) {
+  // The constant a second input holds, which the opset-11 form takes as an attribute.
+  auto constant_ints = [&](const char *what) {
+    const TensorData *d = constant_data(inputs.at(1));
+    if (d == nullptr)
+      throw Error(fmt::format("{} with {} computed at run time needs opset 13 (target opset {})",
+                              op, what, opset_),
+                  "use --opset 13 or newer");
+    return d->as_ints();
+  };
+  if (opset_ < 12 && (op == "GreaterOrEqual" || op == "LessOrEqual")) {
+    // Both arrive in opset 12; Or(Greater, Equal) keeps NaN comparisons false.
+    Val strict = op_impl(op == "GreaterOrEqual" ? "Greater" : "Less", inputs, {}, 1)[0];
+    Val eq = op_impl("Equal", inputs, {}, 1)[0];
+    return op_impl("Or", {strict, eq}, {}, num_outputs);
+  }
+  if (opset_ < 12 && (op == "Max" || op == "Min") && inputs.size() == 2 && has_info(inputs[0]) &&
+      !is_floating(dtype(inputs[0]))) {
+    // Max/Min take integers only from opset 12.
+    Val first = op_impl(op == "Max" ? "Greater" : "Less", inputs, {}, 1)[0];
+    return op_impl("Where", {first, inputs[0], inputs[1]}, {}, num_outputs);
+  }
+  if (op == "Cast") {
+    const Attr *to = find_attr(attrs, "to");
+    if (to && std::get<int64_t>(to->value) == static_cast<int64_t>(DType::BFloat16))
+      throw Error(fmt::format("bfloat16 tensors need opset 13 (target opset {})", opset_),
+                  "use --opset 13 or newer, or convert the model to float32 first");
+  }
+  if (opset_ < 12 && op == "Clip" && has_info(inputs.at(0)) && dtype(inputs[0]) != DType::Float) {
+    // Clip-11 takes float32 only (ONNX Runtime's kernel too): Where(x < lo, lo, x) and so on.
+    Val y = inputs[0];
+    for (size_t i = 1; i < inputs.size() && i < 3; ++i) {
+      if (!inputs[i].valid())
+        continue;
+      Val out_of_range = op_impl(i == 1 ? "Less" : "Greater", {y, inputs[i]}, {}, 1)[0];
+      y = op_impl("Where", {out_of_range, inputs[i], y}, {}, 1)[0];
+    }
+    return op_impl("Identity", {y}, {}, num_outputs);
+  }
+  const bool axes_input = inputs.size() >= 2 && inputs[1].valid();
+  if ((op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum") && axes_input) {
+    std::vector<Attr> a = without(attrs, "noop_with_empty_axes");
+    std::vector<int64_t> axes = constant_ints("axes");
+    const Attr *noop = find_attr(attrs, "noop_with_empty_axes");
+    if (axes.empty() && noop && std::get<int64_t>(noop->value) != 0)
+      return op_impl("Identity", {inputs[0]}, {}, num_outputs);
+    if (!axes.empty())
+      a.emplace_back("axes", axes);
+    return op_impl(op, {inputs[0]}, a, num_outputs);
+  }
+  if (op == "Split" && axes_input) {
+    std::vector<Attr> a = attrs;
+    a.emplace_back("split", constant_ints("sizes"));
+    return op_impl(op, {inputs[0]}, a, num_outputs);
+  }
+  if (op == "Resize") {
+    std::vector<Val> in = inputs;
+    in.resize(std::max<size_t>(in.size(), 3));
+    bool filled = false;
+    for (size_t i = 1; i < 3; ++i)
+      if (!in[i].valid()) {
+        in[i] = constant(TensorData::f32({}, {0}), i == 1 ? "roi" : "scales");
+        filled = true;
+      }
+    if (!filled)
+      return std::nullopt;
+    return op_impl(op, in, attrs, num_outputs);
+  }
+  if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {
+    const Attr *axis_attr = find_attr(attrs, "axis");
+    int64_t axis = axis_attr ? std::get<int64_t>(axis_attr->value) : -1;
+    if (axis == -1) // the default axis is 1 below opset 13: always write it
+      return axis_attr ? std::nullopt
+                       : std::optional(op_impl(op, inputs, {{"axis", int64_t{-1}}}, num_outputs));
+    T2O_CHECK(has_info(inputs.at(0)) && info(inputs[0]).shape,
+              "{} over axis {} at opset {} needs the input's rank (unknown for '{}'); use --opset "
+              "13",
+              op, axis, opset_, inputs[0].name);
+    const int64_t r = rank(inputs[0]);
+    if (axis < 0)
+      axis += r;
+    if (axis == r - 1) // the 2-D coercion around the last axis is the softmax over it
+      return op_impl(op, inputs, {{"axis", axis}}, num_outputs);
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < r; ++d)
+      perm.push_back(d);
+    std::swap(perm[static_cast<size_t>(axis)], perm.back());
+    Val t = op_impl("Transpose", {inputs[0]}, {{"perm", perm}}, 1)[0];
+    if (has_info(inputs[0])) {
+      TensorInfo ti = info(inputs[0]);
+      std::swap((*ti.shape)[static_cast<size_t>(axis)], ti.shape->back());
+      set_info(t, ti);
+    }
+    Val y = op_impl(op, {t}, {{"axis", r - 1}}, 1)[0];
+    return op_impl("Transpose", {y}, {{"perm", perm}}, num_outputs);
+  }
+  return std::nullopt;
+}
+
+} // namespace torch2onnx
