@@ -66,8 +66,8 @@ TEST_CASE("weights: a tied embedding is one initializer and the export verifies"
   const std::string dir = fresh_dir("weights_tied");
   for (bool external : {false, true}) {
     const std::string out = dir + (external ? "/ext.onnx" : "/inline.onnx");
-    std::vector<std::string> args = {test_model("gpt2_tiny"), "-o", out, "--input",
-                                     "ids:i64[1,16]", "--verify"};
+    std::vector<std::string> args = {test_model("gpt2_tiny"), "-o",      out, "--input",
+                                     "ids:i64[1,16]",         "--verify"};
     if (external)
       args.push_back("--external-data");
     auto r = run_cli(args);
@@ -169,8 +169,8 @@ TEST_CASE("weights: a rewrite reads borrowed weights and lets the replaced one g
   auto owner = std::make_shared<std::vector<float>>(static_cast<size_t>(m * c * k * k), 0.5f);
   std::weak_ptr<std::vector<float>> watch = owner;
   GraphBuilder b(17);
-  TensorInfo info{DType::Float, std::vector<Dim>{Dim::known(1), Dim::known(c), Dim::known(8),
-                                                 Dim::known(8)}};
+  TensorInfo info{DType::Float,
+                  std::vector<Dim>{Dim::known(1), Dim::known(c), Dim::known(8), Dim::known(8)}};
   Val x = b.add_input("x", info);
   BorrowedBytes w;
   w.data = reinterpret_cast<const char *>(owner->data());
@@ -180,12 +180,15 @@ TEST_CASE("weights: a rewrite reads borrowed weights and lets the replaced one g
   Val y = b.op1("Conv", {x, wv});
   auto vec = [&](float v) {
     std::vector<float> data(static_cast<size_t>(m), v);
-    TensorData d{DType::Float, {m}, std::string(reinterpret_cast<const char *>(data.data()),
-                                                data.size() * sizeof(float))};
+    TensorData d{
+        DType::Float,
+        {m},
+        std::string(reinterpret_cast<const char *>(data.data()), data.size() * sizeof(float))};
     return b.constant(d, "bn");
   };
   Val z = b.op1("BatchNormalization", {y, vec(2.0f), vec(0.25f), vec(0.0f), vec(1.0f)});
-  b.set_info(z, TensorInfo{DType::Float, std::vector<Dim>{Dim::known(1), Dim::known(m), Dim::known(6), Dim::known(6)}});
+  b.set_info(z, TensorInfo{DType::Float, std::vector<Dim>{Dim::known(1), Dim::known(m),
+                                                          Dim::known(6), Dim::known(6)}});
   b.add_output(z, "z");
   owner.reset();
   OptimizeReport report;
