@@ -6,7 +6,7 @@ CACHE ?= $(HOME)/.cache/torch2onnx
 PYTHON := /usr/bin/python3
 DEMO_MODEL := $(CACHE)/models/resnet18.pt
 
-.PHONY: deps build demo test test-fast docs clean zoo fuzz test-asan bench format format-check
+.PHONY: deps build demo test test-fast docs clean zoo fuzz test-asan bench bench-llm format format-check
 
 deps:
 	./scripts/install_deps.sh
@@ -51,6 +51,16 @@ bench: build
 	cmake --build $(BUILD) -j $(JOBS) --target t2o_floor
 	$(PYTHON) bench/benchmark.py --cli $(BUILD)/torch2onnx --floor $(BUILD)/t2o_floor \
 	    --doc docs/performance.md --json $(BUILD)/bench.json $(BENCH_ARGS)
+
+# The 1.3B GPT-2-style decoder (models/make_gpt2.py, 5.2 GB fp32): export time, peak RSS and the
+# floor, once, an export with --verify, and torch.onnx.export under a 20 GB address-space limit
+# (so it fails instead of exhausting a 24 GB machine). Needs ~15 GB of RAM and ~20 GB of disk in
+# $(CACHE)/llm and /tmp; tables go between the bench-llm markers of docs/performance.md.
+bench-llm: build
+	cmake --build $(BUILD) -j $(JOBS) --target t2o_floor
+	$(PYTHON) bench/benchmark.py --cli $(BUILD)/torch2onnx --floor $(BUILD)/t2o_floor \
+	    --models gpt2_1_3b --runs 1 --ort-runs 0 --chains "" --verify-big --peer-mem-gb 20 \
+	    --markers bench-llm --doc docs/performance.md --json $(BUILD)/bench-llm.json
 
 # Regenerate docs/operators.md from the registry and the tests.
 docs: build

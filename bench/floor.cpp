@@ -1,12 +1,13 @@
 // The floor of an export, for bench/benchmark.py: a process that starts LibTorch, loads a
-// TorchScript file and writes every weight's bytes to a file (then fsync). No exporter can be
-// faster than this on the same machine; torch2onnx's time is reported as a ratio to it.
+// TorchScript file and writes every distinct weight's bytes to a file (then fsync). No exporter can
+// be faster than this on the same machine; torch2onnx's time is reported as a ratio to it.
 //
 //   t2o_floor MODEL.pt OUT.bin     load + write the weights; prints the bytes written
 //   t2o_floor --baseline           only start LibTorch (for its baseline memory)
 #include <ATen/ATen.h>
 #include <cstdio>
 #include <fcntl.h>
+#include <set>
 #include <string>
 #include <torch/script.h>
 #include <unistd.h>
@@ -28,7 +29,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   size_t bytes = 0;
+  std::set<const void *> written; // a tied weight (an LM head sharing the embedding) once
   auto write_tensor = [&](const at::Tensor &t) {
+    if (!written.insert(t.storage().data()).second)
+      return true;
     at::Tensor c = t.contiguous();
     const char *p = static_cast<const char *>(c.data_ptr());
     size_t n = c.nbytes();

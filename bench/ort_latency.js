@@ -4,8 +4,9 @@
 // TYPE is float32 or int64 (int64 inputs are drawn from 0..9).
 'use strict';
 const path = require('path');
-const ort = require(path.join(__dirname, '..', 'third_party', 'onnxruntime', 'node_modules',
-                              'onnxruntime-node'));
+// The ONNX Runtime torch2onnx uses: TORCH2ONNX_ORT_DIR, else third_party/onnxruntime.
+const ortDir = process.env.TORCH2ONNX_ORT_DIR || path.join(__dirname, '..', 'third_party', 'onnxruntime');
+const ort = require(path.join(ortDir, 'node_modules', 'onnxruntime-node'));
 
 async function main() {
   const [model, runsText, ...specs] = process.argv.slice(2);

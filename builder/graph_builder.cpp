@@ -2,6 +2,7 @@
 
 #include "builder/error.h"
 #include "builder/onnx_schemas.h"
+#include "builder/optimize.h"
 #include "builder/process.h"
 
 #include <cctype>
@@ -199,51 +200,99 @@ namespace {
 // A hash of a constant's bytes for deduplication. Large weights are sampled (both ends and 256
 // strided slices) instead of hashed whole: hashing every byte of a ViT's weights cost ~0.3 s.
 // A match is always confirmed by comparing all bytes.
-size_t content_hash(const std::string &raw) {
+size_t content_hash(std::string_view raw) {
   constexpr size_t kWhole = 64 << 10, kEnd = 4 << 10, kSlices = 256, kSlice = 16;
   if (raw.size() <= kWhole)
-    return std::hash<std::string>{}(raw);
+    return std::hash<std::string_view>{}(raw);
   std::string sample;
   sample.reserve(2 * kEnd + kSlices * kSlice + 16);
-  sample.append(raw, 0, kEnd);
-  sample.append(raw, raw.size() - kEnd, kEnd);
+  sample.append(raw.substr(0, kEnd));
+  sample.append(raw.substr(raw.size() - kEnd, kEnd));
   size_t step = (raw.size() - kSlice) / kSlices;
   for (size_t i = 0; i < kSlices; ++i)
-    sample.append(raw, i * step, kSlice);
+    sample.append(raw.substr(i * step, kSlice));
   sample += std::to_string(raw.size());
   return std::hash<std::string>{}(sample);
 }
+
+std::string content_key(DType dtype, const std::vector<int64_t> &dims, std::string_view bytes) {
+  return fmt::format("{}|{}|{}", static_cast<int>(dtype), fmt::join(dims, ","),
+                     content_hash(bytes));
+}
 } // namespace
+
+Val GraphBuilder::find_constant(const std::string &key, std::string_view bytes) const {
+  auto it = constant_by_hash_.find(key);
+  if (it == constant_by_hash_.end())
+    return Val{};
+  const auto &init = model_->graph().initializer(constants_.at(it->second));
+  return initializer_bytes(init) == bytes ? Val{it->second} : Val{};
+}
+
+std::string_view GraphBuilder::initializer_bytes(const onnx::TensorProto &init) const {
+  if (!borrowed_.empty() && init.raw_data().empty()) {
+    auto it = borrowed_.find(init.name());
+    if (it != borrowed_.end())
+      return {it->second.data, it->second.size};
+  }
+  return init.raw_data();
+}
+
+Val GraphBuilder::add_initializer(DType dtype, const std::vector<int64_t> &dims, std::string &&raw,
+                                  const BorrowedBytes *lent, std::string key,
+                                  std::string_view hint) {
+  std::string name = fresh_name(hint);
+  TensorInfo info;
+  info.dtype = dtype;
+  info.shape.emplace();
+  for (auto d : dims)
+    info.shape->push_back(Dim::known(d));
+  infos_[name] = info;
+  auto *graph = model_->mutable_graph();
+  auto *init = graph->add_initializer();
+  init->set_name(name);
+  init->set_data_type(static_cast<int32_t>(dtype));
+  for (auto d : dims)
+    init->add_dims(d);
+  if (lent)
+    borrowed_.emplace(name, *lent);
+  else
+    init->set_raw_data(std::move(raw)); // moved: weights are copied once on their way to the file
+  constants_.emplace(name, graph->initializer_size() - 1);
+  constant_by_hash_.emplace(std::move(key), name);
+  return Val{name};
+}
 
 Val GraphBuilder::constant(TensorData data, std::string_view hint) {
   T2O_CHECK(!finished_, "the graph is already serialized");
   T2O_CHECK(data.raw.size() == static_cast<size_t>(data.numel()) * dtype_size(data.dtype),
             "constant '{}' has {} bytes for {} elements of {}", hint, data.raw.size(), data.numel(),
             dtype_name(data.dtype));
-  std::string key = fmt::format("{}|{}|{}", static_cast<int>(data.dtype), fmt::join(data.dims, ","),
-                                content_hash(data.raw));
-  auto *graph = model_->mutable_graph();
-  auto it = constant_by_hash_.find(key);
-  if (it != constant_by_hash_.end() &&
-      graph->initializer(constants_.at(it->second)).raw_data() == data.raw)
-    return Val{it->second};
-  std::string name = fresh_name(hint);
-  TensorInfo info;
-  info.dtype = data.dtype;
-  info.shape.emplace();
-  for (auto d : data.dims)
-    info.shape->push_back(Dim::known(d));
-  infos_[name] = info;
-  // Move the bytes into the proto: weights are copied once on their way to the file.
-  auto *init = graph->add_initializer();
-  init->set_name(name);
-  init->set_data_type(static_cast<int32_t>(data.dtype));
-  for (auto d : data.dims)
-    init->add_dims(d);
-  init->set_raw_data(std::move(data.raw));
-  constants_.emplace(name, graph->initializer_size() - 1);
-  constant_by_hash_.emplace(std::move(key), name);
-  return Val{name};
+  std::string key = content_key(data.dtype, data.dims, data.raw);
+  Val same = find_constant(key, data.raw);
+  if (same.valid())
+    return same;
+  return add_initializer(data.dtype, data.dims, std::move(data.raw), nullptr, std::move(key), hint);
+}
+
+Val GraphBuilder::constant_borrowed(DType dtype, std::vector<int64_t> dims, BorrowedBytes bytes,
+                                    std::string_view hint) {
+  T2O_CHECK(!finished_, "the graph is already serialized");
+  int64_t n = 1;
+  for (auto d : dims)
+    n *= d;
+  T2O_CHECK(bytes.size == static_cast<size_t>(n) * dtype_size(dtype) &&
+                (bytes.data != nullptr || bytes.size == 0),
+            "constant '{}' has {} bytes for {} elements of {}", hint, bytes.size, n,
+            dtype_name(dtype));
+  std::string_view view(bytes.data, bytes.size);
+  std::string key = content_key(dtype, dims, view);
+  Val same = find_constant(key, view);
+  if (same.valid())
+    return same;
+  if (bytes.size == 0) // nothing to borrow; an empty raw_data is the tensor
+    return add_initializer(dtype, dims, std::string(), nullptr, std::move(key), hint);
+  return add_initializer(dtype, dims, std::string(), &bytes, std::move(key), hint);
 }
 
 const TensorData *GraphBuilder::constant_data(const Val &v) const {
@@ -257,7 +306,7 @@ const TensorData *GraphBuilder::constant_data(const Val &v) const {
   TensorData d;
   d.dtype = static_cast<DType>(init.data_type());
   d.dims.assign(init.dims().begin(), init.dims().end());
-  d.raw = init.raw_data();
+  d.raw = std::string(initializer_bytes(init));
   return &constant_cache_.emplace(v.name, std::move(d)).first->second;
 }
 
@@ -443,7 +492,7 @@ GraphStats GraphBuilder::stats() const {
     for (auto d : init.dims())
       n *= static_cast<size_t>(d);
     s.parameters += n;
-    s.parameter_bytes += init.raw_data().size();
+    s.parameter_bytes += initializer_bytes(init).size();
     for (const auto &e : init.external_data())
       if (e.key() == "length")
         s.parameter_bytes += std::stoull(e.value());
@@ -495,8 +544,28 @@ void GraphBuilder::finish(const SerializeOptions &opts) {
   }
   finished_ = true;
   remove_dead_nodes();
-  if (opts.optimize)
+  if (opts.optimize) {
+    ScopedInitializerBytes lookup(
+        [this](const onnx::TensorProto &t) { return initializer_bytes(t); },
+        [this](const onnx::TensorProto &t) { borrowed_.erase(t.name()); });
     opts.optimize(m);
+  }
+  if (!borrowed_.empty()) {
+    // Rewrites may have dropped borrowed weights (a Conv's, folded with its BatchNormalization):
+    // let their memory go.
+    std::unordered_set<std::string> present;
+    for (const auto &init : m.graph().initializer())
+      present.insert(init.name());
+    for (auto it = borrowed_.begin(); it != borrowed_.end();)
+      it = present.count(it->first) ? std::next(it) : borrowed_.erase(it);
+  }
+  // The checker and shape inference see the borrowed weights as external data: they read their
+  // types and shapes, never their bytes.
+  mark_borrowed(true);
+  struct Unmark {
+    GraphBuilder *b;
+    ~Unmark() { b->mark_borrowed(false); }
+  } unmark{this};
   // libonnx knows opsets up to 17; above, ONNX Runtime is the checker (--verify).
   if (opts.run_checker && opset_ <= kLibOnnxMaxOpset) {
     try {
@@ -551,6 +620,7 @@ void GraphBuilder::remove_dead_nodes() {
 
 std::string GraphBuilder::serialize_to_string(const SerializeOptions &opts) {
   finish(opts);
+  take_borrowed();
   std::string out;
   T2O_CHECK(model_->SerializeToString(&out),
             "the model could not be serialized (protobuf models are limited to 2 GB)");
@@ -562,11 +632,17 @@ bool GraphBuilder::save(const std::string &path, const SerializeOptions &opts) {
   // A protobuf message cannot exceed 2 GB: larger models keep their weights in a side file
   // ("<file>.data", ONNX external data), which ONNX Runtime loads from beside the model.
   constexpr size_t kProtoLimit = (size_t{2} << 30) - (size_t{64} << 20);
-  bool external = opts.external_data || model_->ByteSizeLong() > kProtoLimit;
+  size_t size = model_->ByteSizeLong();
+  for (const auto &[name, b] : borrowed_)
+    size += b.size + 16;
+  bool external = opts.external_data || size > kProtoLimit;
   if (external)
     external = externalize(path, opts.external_threshold);
-  // Serialize straight into the file: no second in-memory copy of the weights.
-  write_file_atomic_with(path, [&](int fd) { return model_->SerializeToFileDescriptor(fd); });
+  // Serialize straight into the file: no second in-memory copy of the weights; borrowed weights
+  // go from LibTorch's memory into the file.
+  write_file_atomic_with(path, [&](int fd) {
+    return borrowed_.empty() ? model_->SerializeToFileDescriptor(fd) : write_with_borrowed(fd);
+  });
   if (!external) {
     // A weights file left from an earlier --external-data export of this path belongs to no model
     // now: remove it, so the folder holds exactly what this export wrote.
@@ -583,7 +659,7 @@ bool GraphBuilder::externalize(const std::string &path, size_t threshold) {
   auto *g = model_->mutable_graph();
   std::vector<int> moved;
   for (int i = 0; i < g->initializer_size(); ++i)
-    if (g->initializer(i).raw_data().size() >= threshold)
+    if (initializer_bytes(g->initializer(i)).size() >= threshold)
       moved.push_back(i);
   if (moved.empty())
     return false;
@@ -593,7 +669,7 @@ bool GraphBuilder::externalize(const std::string &path, size_t threshold) {
     size_t offset = 0;
     static const std::string zeros(4096, '\0');
     for (int i : moved) {
-      const std::string &raw = g->initializer(i).raw_data();
+      const std::string_view raw = initializer_bytes(g->initializer(i));
       size_t pad = (4096 - offset % 4096) % 4096;
       if (pad && ::write(fd, zeros.data(), pad) != static_cast<ssize_t>(pad))
         return false;
@@ -616,6 +692,7 @@ bool GraphBuilder::externalize(const std::string &path, size_t threshold) {
   for (size_t k = 0; k < moved.size(); ++k) {
     auto *t = g->mutable_initializer(moved[k]);
     t->clear_raw_data();
+    borrowed_.erase(t->name()); // written: the file has it now
     t->set_data_location(onnx::TensorProto::EXTERNAL);
     auto add = [&](const char *key, const std::string &value) {
       auto *e = t->add_external_data();

@@ -18,6 +18,7 @@ namespace onnx {
 class ModelProto;
 class GraphProto;
 class NodeProto;
+class TensorProto;
 } // namespace onnx
 
 namespace torch2onnx {
@@ -44,6 +45,15 @@ struct ValueType {
 
 // A finished nested graph, ready to be an If/Loop attribute.
 using Subgraph = std::shared_ptr<onnx::GraphProto>;
+
+// Bytes the builder does not own: a weight in LibTorch's memory, written from there straight into
+// the file or its external data (never copied). `owner` keeps the memory alive as long as the
+// builder needs it.
+struct BorrowedBytes {
+  const char *data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const void> owner;
+};
 
 struct GraphStats {
   size_t nodes = 0;
@@ -73,6 +83,15 @@ public:
   }
   Val const_i64_scalar(int64_t v) { return constant(TensorData::i64_scalar(v)); }
   Val const_scalar(DType t, double v) { return constant(TensorData::scalar(t, v)); }
+  // A constant whose bytes stay where they are (a LibTorch weight): the initializer holds no copy;
+  // its data is read from `bytes` by the rewrites and written from there into the file. Identical
+  // contents are stored once, as with constant().
+  Val constant_borrowed(DType dtype, std::vector<int64_t> dims, BorrowedBytes bytes,
+                        std::string_view hint = "const");
+  // The bytes of an initializer: its raw data, or the memory it borrows.
+  std::string_view initializer_bytes(const onnx::TensorProto &init) const;
+  // Borrowed initializers (constant_borrowed) still in the model, and their bytes.
+  size_t borrowed_count() const { return borrowed_.size(); }
   // The constant contents of a value when it is an initializer, else nullptr.
   const TensorData *constant_data(const Val &v) const;
 
@@ -133,9 +152,11 @@ public:
   // then writes `path` atomically (temporary file in the same folder, fsync, rename). Returns
   // true when the weights went to the side file "<path>.data" (asked for, or over 2 GB).
   bool save(const std::string &path, const SerializeOptions &opts);
-  // The model as it would be saved (after checks), for tests and in-memory use.
+  // The model as it would be saved (after checks), for tests and in-memory use. Borrowed
+  // initializers are copied into the model first.
   std::string serialize_to_string(const SerializeOptions &opts);
 
+  // The model. Initializers made by constant_borrowed hold no data here (initializer_bytes has it).
   onnx::ModelProto &model();
   // Op types of the nodes added so far, in order (with the output Identity nodes once finished);
   // a node's subgraphs follow it.
@@ -171,6 +192,17 @@ private:
   void remove_dead_nodes();
   // Moves initializers of at least `threshold` bytes to "<path>.data"; false when none is.
   bool externalize(const std::string &path, size_t threshold);
+  // Adds an initializer holding `raw` (or nothing, when `lent` is set) under a fresh name.
+  Val add_initializer(DType dtype, const std::vector<int64_t> &dims, std::string &&raw,
+                      const BorrowedBytes *lent, std::string key, std::string_view hint);
+  // The existing constant with these contents, or an invalid Val.
+  Val find_constant(const std::string &key, std::string_view bytes) const;
+  // Writes the model to `fd` with borrowed initializers' bytes taken from their memory.
+  bool write_with_borrowed(int fd);
+  // Checker placeholders: borrowed initializers marked as external data while ONNX checks them.
+  void mark_borrowed(bool on);
+  // Copies borrowed bytes into the model (for serialize_to_string).
+  void take_borrowed();
 
   int opset_;
   std::unique_ptr<onnx::ModelProto> model_;
@@ -181,6 +213,7 @@ private:
   std::unordered_map<std::string, int> constants_;                // value name -> initializer index
   mutable std::unordered_map<std::string, TensorData> constant_cache_; // filled by constant_data
   std::unordered_map<std::string, std::string> constant_by_hash_;      // content key -> value name
+  std::unordered_map<std::string, BorrowedBytes> borrowed_;            // initializer -> its bytes
   std::vector<std::pair<std::string, TensorInfo>> inputs_;
   std::vector<std::pair<std::string, std::string>> outputs_; // (value, graph output name)
   bool finished_ = false;

@@ -134,6 +134,26 @@ bool OptGraph::is_graph_input(const std::string &value) const {
   return s_->inputs.count(value) > 0;
 }
 
+namespace {
+thread_local const ScopedInitializerBytes *initializer_bytes_fn = nullptr;
+} // namespace
+
+ScopedInitializerBytes::ScopedInitializerBytes(
+    InitializerBytesFn bytes, std::function<void(const onnx::TensorProto &)> release_fn)
+    : previous_(initializer_bytes_fn), fn(std::move(bytes)), release(std::move(release_fn)) {
+  initializer_bytes_fn = this;
+}
+
+ScopedInitializerBytes::~ScopedInitializerBytes() {
+  initializer_bytes_fn = previous_;
+}
+
+std::string_view OptGraph::raw_bytes(const onnx::TensorProto &t) const {
+  if (t.raw_data().empty() && initializer_bytes_fn)
+    return initializer_bytes_fn->fn(t);
+  return t.raw_data();
+}
+
 const onnx::TensorProto *OptGraph::initializer(const std::string &value) const {
   auto it = s_->init_index.find(value);
   return it == s_->init_index.end() ? nullptr : &s_->g->initializer(it->second);
@@ -144,10 +164,11 @@ bool OptGraph::float_values(const std::string &value, std::vector<float> &out) c
   if (!t || t->data_type() != onnx::TensorProto::FLOAT ||
       t->data_location() == onnx::TensorProto::EXTERNAL)
     return false;
-  if (t->has_raw_data()) {
-    out.resize(t->raw_data().size() / sizeof(float));
+  const std::string_view raw = raw_bytes(*t);
+  if (t->has_raw_data() || !raw.empty()) {
+    out.resize(raw.size() / sizeof(float));
     if (!out.empty())
-      std::memcpy(out.data(), t->raw_data().data(), out.size() * sizeof(float));
+      std::memcpy(out.data(), raw.data(), out.size() * sizeof(float));
   } else {
     out.assign(t->float_data().begin(), t->float_data().end());
   }
@@ -159,10 +180,11 @@ bool OptGraph::int_values(const std::string &value, std::vector<int64_t> &out) c
   if (!t || t->data_type() != onnx::TensorProto::INT64 ||
       t->data_location() == onnx::TensorProto::EXTERNAL)
     return false;
-  if (t->has_raw_data()) {
-    out.resize(t->raw_data().size() / sizeof(int64_t));
+  const std::string_view raw = raw_bytes(*t);
+  if (t->has_raw_data() || !raw.empty()) {
+    out.resize(raw.size() / sizeof(int64_t));
     if (!out.empty())
-      std::memcpy(out.data(), t->raw_data().data(), out.size() * sizeof(int64_t));
+      std::memcpy(out.data(), raw.data(), out.size() * sizeof(int64_t));
   } else {
     out.assign(t->int64_data().begin(), t->int64_data().end());
   }
@@ -192,17 +214,23 @@ bool OptGraph::static_shape(const std::string &value, std::vector<int64_t> &dims
 
 const float *OptGraph::float_data(const std::string &value, size_t &n) const {
   const auto *t = initializer(value);
-  if (!t || t->data_type() != onnx::TensorProto::FLOAT || !t->has_raw_data())
+  if (!t || t->data_type() != onnx::TensorProto::FLOAT)
     return nullptr;
-  n = t->raw_data().size() / sizeof(float);
-  return reinterpret_cast<const float *>(t->raw_data().data());
+  const std::string_view raw = raw_bytes(*t);
+  if (raw.empty() && !t->has_raw_data())
+    return nullptr;
+  n = raw.size() / sizeof(float);
+  return reinterpret_cast<const float *>(raw.data());
 }
 
 void OptGraph::release_if_unused(const std::string &value) {
   auto it = s_->init_index.find(value);
   if (it == s_->init_index.end() || uses(value) > 0)
     return;
-  std::string().swap(*s_->g->mutable_initializer(it->second)->mutable_raw_data());
+  auto *t = s_->g->mutable_initializer(it->second);
+  if (t->raw_data().empty() && initializer_bytes_fn && initializer_bytes_fn->release)
+    initializer_bytes_fn->release(*t);
+  std::string().swap(*t->mutable_raw_data());
 }
 
 std::string OptGraph::add_float_initializer(const std::string &hint,

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -42,6 +43,27 @@ struct OptimizeReport {
   size_t nodes_before = 0, nodes_after = 0;
   size_t initializers_removed = 0;
   std::map<std::string, size_t> applied; // rule name -> times applied
+};
+
+// Where rewrites find the bytes of an initializer that holds none in the proto (a weight the
+// GraphBuilder borrows from LibTorch, written straight from there). While one is alive,
+// optimize_model on this thread reads initializers through it; GraphBuilder::save sets it.
+using InitializerBytesFn = std::function<std::string_view(const onnx::TensorProto &)>;
+class ScopedInitializerBytes {
+public:
+  // `release` (optional) lets a borrowed initializer's memory go when no node reads it any more.
+  explicit ScopedInitializerBytes(InitializerBytesFn fn,
+                                  std::function<void(const onnx::TensorProto &)> release = {});
+  ~ScopedInitializerBytes();
+  ScopedInitializerBytes(const ScopedInitializerBytes &) = delete;
+  ScopedInitializerBytes &operator=(const ScopedInitializerBytes &) = delete;
+
+private:
+  const ScopedInitializerBytes *previous_;
+
+public:
+  InitializerBytesFn fn;
+  std::function<void(const onnx::TensorProto &)> release;
 };
 
 // Runs `rules` over the main graph of `model` (subgraphs are read, not rewritten), then removes
@@ -78,6 +100,8 @@ public:
   int elem_type(const std::string &value) const;
   bool static_shape(const std::string &value, std::vector<int64_t> &dims) const;
 
+  // An initializer's raw bytes (borrowed ones included), or an empty view.
+  std::string_view raw_bytes(const onnx::TensorProto &t) const;
   // A float32 initializer's values in place (raw data only), or nullptr; `n` gets the count.
   const float *float_data(const std::string &value, size_t &n) const;
   // Adds a float32 initializer with a fresh name derived from `hint`; returns the name.

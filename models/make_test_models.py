@@ -11,9 +11,11 @@ import sys
 import tempfile
 
 import torch
+
 import torch.nn as nn
 
 from fixture_io import save_module
+import make_gpt2  # models/make_gpt2.py, beside this file
 
 
 class TinyCnn(nn.Module):
@@ -184,6 +186,9 @@ def main():
         "int_out": (IntOut(), None, True),
         "none_out": (NoneOut(), None, True),
         "big_constant": (BigConstant(), None, True),
+        # GPT-2-style decoder with a tied LM head (models/make_gpt2.py): tests/test_weights.cpp
+        "gpt2_tiny": (make_gpt2.GPT2(*make_gpt2.CONFIGS["gpt2_tiny"]).eval(),
+                      (torch.randint(0, 1000, (1, 16)),), False),
     }
     for name, (module, example, script) in models.items():
         path = os.path.join(args.out, name + ".pt")

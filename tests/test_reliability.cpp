@@ -10,11 +10,14 @@
 #include "fuzz/fuzz_targets.h"
 #include "harness.h"
 
+#include <ATen/ATen.h>
 #include <caffe2/serialize/inline_container.h>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <sys/stat.h>
+#include <torch/csrc/jit/ir/ir.h>
 
 using namespace t2o_test;
 namespace fs = std::filesystem;
@@ -304,6 +307,29 @@ TEST_CASE("reliability: a full disk mid-write leaves no file and no temporary", 
   auto ok = run_cli(args); // and without the limit it works
   CHECK(ok.exit_code == 0);
   CHECK(file_bytes(out) != "previous contents");
+}
+
+TEST_CASE("reliability: NaN weights are counted in every floating dtype", "[reliability]") {
+  // nonfinite_weight_warnings reads the weights' bits itself (no temporary tensor): check each
+  // floating dtype, with infinities (not counted) and a non-contiguous constant.
+  auto graph = std::make_shared<torch::jit::Graph>();
+  const double nan = std::nan(""), inf = INFINITY;
+  std::vector<at::ScalarType> types = {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16};
+  for (size_t k = 0; k < types.size(); ++k) {
+    at::Tensor t = at::tensor({1.0, nan, -inf, inf, nan, 0.5}, at::kDouble).to(types[k]);
+    auto *v = graph->insertConstant(k == 0 ? t.view({2, 3}).t() : t);
+    v->setDebugName(fmt::format("self.w{}", k));
+  }
+  auto *c = graph->insertConstant(at::tensor({1.0, nan}, at::kDouble).to(at::kComplexFloat));
+  c->setDebugName("self.c");
+  graph->insertConstant(at::full({4}, inf));
+  auto w = torch2onnx::nonfinite_weight_warnings(*graph);
+  REQUIRE(w.size() == 5);
+  for (size_t k = 0; k < types.size(); ++k) {
+    INFO(w[k]);
+    CHECK(contains(w[k], fmt::format("weight 'w{}' (6 values) has 2 NaN values", k)));
+  }
+  CHECK(contains(w[4], "weight 'c' (2 values) has 1 NaN value;"));
 }
 
 TEST_CASE("reliability: NaN weights give a warning naming the weight", "[reliability]") {

@@ -448,6 +448,46 @@ void check_outputs(const torch::jit::Graph &graph, const std::string &path) {
 
 } // namespace
 
+namespace {
+
+// NaN values among n elements of `bits` bits each: NaN has every exponent bit set and a non-zero
+// mantissa. `exp` and `man` are the masks of the exponent and mantissa.
+template <typename U> int64_t count_nan_bits(const U *p, int64_t n, U exp, U man) {
+  int64_t nan = 0;
+  for (int64_t i = 0; i < n; ++i)
+    nan += (p[i] & exp) == exp && (p[i] & man) != 0;
+  return nan;
+}
+
+// The NaN count of a floating tensor, read straight from its memory: one pass, no temporary
+// (at::isnan(t).sum() allocated a bool tensor of the weight's size and took ~20 s on a 355M
+// model on a busy 2-core machine).
+int64_t count_nan(const at::Tensor &tensor) {
+  at::Tensor t = tensor.is_complex() ? at::view_as_real(tensor.resolve_conj()) : tensor;
+  if (!t.is_cpu())
+    return at::isnan(t).sum().item<int64_t>();
+  t = t.contiguous();
+  const int64_t n = t.numel();
+  switch (t.scalar_type()) {
+  case at::kFloat:
+    return count_nan_bits(static_cast<const uint32_t *>(t.data_ptr()), n, uint32_t{0x7f800000u},
+                          uint32_t{0x007fffffu});
+  case at::kDouble:
+    return count_nan_bits(static_cast<const uint64_t *>(t.data_ptr()), n,
+                          uint64_t{0x7ff0000000000000u}, uint64_t{0x000fffffffffffffu});
+  case at::kHalf:
+    return count_nan_bits(static_cast<const uint16_t *>(t.data_ptr()), n, uint16_t{0x7c00u},
+                          uint16_t{0x03ffu});
+  case at::kBFloat16:
+    return count_nan_bits(static_cast<const uint16_t *>(t.data_ptr()), n, uint16_t{0x7f80u},
+                          uint16_t{0x007fu});
+  default:
+    return at::isnan(t).sum().item<int64_t>();
+  }
+}
+
+} // namespace
+
 std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &graph) {
   std::vector<std::string> out;
   for (const auto *node : graph.nodes()) {
@@ -463,7 +503,7 @@ std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &grap
     if (!t.defined() || !(t.is_floating_point() || t.is_complex()) || t.numel() == 0)
       continue;
     // Only NaN: -inf is normal in a buffer (a causal mask filled with -inf), NaN never is.
-    int64_t nan = at::isnan(t).sum().item<int64_t>();
+    int64_t nan = count_nan(t);
     if (nan == 0)
       continue;
     std::string name = v->debugName();

@@ -10,6 +10,11 @@ namespace torch2onnx {
 
 using torch::jit::Value;
 
+namespace {
+// Constants at least this large are borrowed from LibTorch instead of copied.
+constexpr size_t kBorrowBytes = 16 << 10;
+} // namespace
+
 Val Walker::materialize(const at::Tensor &t, const std::string &hint) {
   const void *key = t.unsafeGetTensorImpl();
   auto it = materialized_.find(key);
@@ -28,6 +33,17 @@ Val Walker::materialize(const at::Tensor &t, const std::string &hint) {
     TensorInfo info = complex_as_real(info_of(t));
     v = b_.op1("Identity", {b_.constant(to_tensor_data(at::view_as_real(t.resolve_conj())), name)});
     b_.set_info(v, info);
+  } else if (t.nbytes() >= kBorrowBytes) {
+    // Large weights are not copied: the initializer borrows LibTorch's memory, which is written
+    // straight into the file (GraphBuilder::constant_borrowed).
+    auto held = std::make_shared<at::Tensor>(t.detach().to(at::kCPU).contiguous());
+    BorrowedBytes bytes;
+    bytes.data = static_cast<const char *>(held->data_ptr());
+    bytes.size = held->nbytes();
+    bytes.owner = held;
+    std::vector<int64_t> dims(held->sizes().begin(), held->sizes().end());
+    v = b_.constant_borrowed(to_dtype(held->scalar_type()), std::move(dims), std::move(bytes),
+                             name);
   } else {
     v = b_.constant(to_tensor_data(t), name);
   }
