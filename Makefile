@@ -6,7 +6,7 @@ CACHE ?= $(HOME)/.cache/torch2onnx
 PYTHON := /usr/bin/python3
 DEMO_MODEL := $(CACHE)/models/resnet18.pt
 
-.PHONY: deps build demo test test-fast docs clean zoo fuzz test-asan bench bench-llm format format-check
+.PHONY: deps build demo test test-fast docs clean zoo zoo-detection fuzz test-asan bench bench-llm format format-check
 
 deps:
 	./scripts/install_deps.sh
@@ -41,6 +41,15 @@ zoo: build
 	    --out $(BUILD)/zoo --report $(BUILD)/zoo/results.md --junit $(BUILD)/zoo/results.xml \
 	    --json $(BUILD)/zoo/results.json; rc=$$?; \
 	  $(PYTHON) models/make_zoo.py --splice $(BUILD)/zoo/results.md docs/zoo.md; exit $$rc
+
+# The detection zoo (models/zoo/detection.yaml: 8 torchvision detectors, symbolic image size, 3
+# sizes each) at every opset its manifest lists (17 and 21); `make test` runs it at 17 only.
+# About 10 min on 2 cores.
+zoo-detection: build
+	$(PYTHON) models/make_zoo.py models/zoo/detection.yaml --out $(CACHE)/zoo-detection
+	$(BUILD)/torch2onnx zoo models/zoo/detection.yaml --models $(CACHE)/zoo-detection --jobs 1 \
+	    --out $(BUILD)/zoo-detection --report $(BUILD)/zoo-detection/results.md \
+	    --json $(BUILD)/zoo-detection/results.json
 
 # The benchmark of issue 5 (bench/benchmark.py): torch2onnx vs torch.onnx.export on 7 models
 # (export time, phases, floor, peak RSS, node count, file size, ONNX Runtime latency) and chains
