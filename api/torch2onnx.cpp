@@ -4,6 +4,7 @@
 #include "builder/error.h"
 #include "exporter/export.h"
 #include "exporter/export_module.h"
+#include "exporter/frontend/torch_util.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -33,32 +34,21 @@ ExportOptions options_of(const ExportSettings &s, const std::string &output_path
   return o;
 }
 
+[[noreturn]] void refuse_dtype(const at::Tensor &t) {
+  throw Error(fmt::format("an example tensor has dtype {}, which ONNX inputs cannot take",
+                          c10::toString(t.scalar_type())),
+              "give float, integer or bool tensors");
+}
+
+// The ONNX dtype of an example tensor (exporter/frontend/torch_util's mapping); complex tensors
+// cannot be ONNX inputs.
 DType dtype_of(const at::Tensor &t) {
-  switch (t.scalar_type()) {
-  case at::kFloat:
-    return DType::Float;
-  case at::kDouble:
-    return DType::Double;
-  case at::kHalf:
-    return DType::Float16;
-  case at::kBFloat16:
-    return DType::BFloat16;
-  case at::kLong:
-    return DType::Int64;
-  case at::kInt:
-    return DType::Int32;
-  case at::kShort:
-    return DType::Int16;
-  case at::kChar:
-    return DType::Int8;
-  case at::kByte:
-    return DType::UInt8;
-  case at::kBool:
-    return DType::Bool;
-  default:
-    throw Error(fmt::format("an example tensor has dtype {}, which ONNX inputs cannot take",
-                            c10::toString(t.scalar_type())),
-                "give float, integer or bool tensors");
+  if (t.is_complex())
+    refuse_dtype(t);
+  try {
+    return to_dtype(t.scalar_type());
+  } catch (const Error &) {
+    refuse_dtype(t);
   }
 }
 
