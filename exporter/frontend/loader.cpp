@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
@@ -39,10 +40,20 @@ void load_op_library(const std::string &path) {
 namespace {
 
 using Reader = std::unique_ptr<caffe2::serialize::PyTorchStreamReader>;
-void check_zip_crcs(const std::string &path, Reader &reader);
+
+// A stored record whose CRC-32 is checked while torch::jit::load runs (see check_zip_crcs).
+struct PendingCrc {
+  std::string name;
+  int64_t data = 0; // offset of its bytes in the file
+  uint32_t size = 0;
+  uint32_t crc = 0;
+};
+std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader);
 void check_pickles(const std::string &path, Reader &reader);
 
-void check_model_file(const std::string &path) {
+// Checks what LibTorch's loader needs intact before it parses anything; returns the tensor data
+// records whose checksums are left to check_pending_crcs.
+std::vector<PendingCrc> check_model_file(const std::string &path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec))
@@ -64,8 +75,9 @@ void check_model_file(const std::string &path) {
         "a state_dict or torch.save() pickle cannot be converted");
   f.close();
   Reader reader; // LibTorch's reader of the archive, opened by the first check that needs it
-  check_zip_crcs(path, reader);
+  std::vector<PendingCrc> pending = check_zip_crcs(path, reader);
   check_pickles(path, reader);
+  return pending;
 }
 
 // CRC-32 (zip's polynomial), slicing-by-8: eight table lookups per 8 bytes, several GB/s, so
@@ -123,7 +135,34 @@ bool open_reader(const std::string &path, Reader &reader) {
   return true;
 }
 
-void check_zip_crcs(const std::string &path, Reader &reader) {
+// The CRC-32 of `size` bytes at `offset` of the open file; false when they cannot all be read.
+bool crc_of_range(std::ifstream &f, int64_t offset, uint32_t size, std::vector<unsigned char> &buf,
+                  uint32_t &crc) {
+  f.clear();
+  f.seekg(offset);
+  uint32_t c = 0;
+  for (uint32_t left = size; left > 0;) {
+    const uint32_t n = std::min<uint32_t>(left, static_cast<uint32_t>(buf.size()));
+    if (!f.read(reinterpret_cast<char *>(buf.data()), n))
+      return false;
+    c = crc32_update(c, buf.data(), n);
+    left -= n;
+  }
+  crc = c;
+  return true;
+}
+
+Error corrupt_record(const std::string &path, const std::string &name) {
+  return Error(fmt::format("'{}' is corrupt: the record '{}' fails its checksum", path, name),
+               "the file was damaged after it was saved; copy or save it again");
+}
+
+// Tensor data records ("<archive>/data/<n>") are only copied into storages, never parsed, so
+// their checksums need not be known before torch::jit::load starts: they are returned to be
+// checked on another thread while it runs (the weights' bytes are read from the page cache a
+// second time either way, but in parallel with LibTorch's own read instead of before it).
+std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader) {
+  std::vector<PendingCrc> pending;
   std::ifstream f(path, std::ios::binary);
   f.seekg(0, std::ios::end);
   const int64_t size = f.tellg();
@@ -138,7 +177,7 @@ void check_zip_crcs(const std::string &path, Reader &reader) {
       break;
     }
   if (eocd < 0)
-    return; // no central directory: LibTorch reports it (as cut short)
+    return pending; // no central directory: LibTorch reports it (as cut short)
   uint64_t entries = le(&end[eocd + 10], 2), cd_size = le(&end[eocd + 12], 4),
            cd_offset = le(&end[eocd + 16], 4);
   // PyTorch also writes a zip64 end record, and when its locator is there LibTorch's reader
@@ -148,32 +187,32 @@ void check_zip_crcs(const std::string &path, Reader &reader) {
     const uint64_t z64 = le(&end[eocd - 12], 4) | uint64_t{le(&end[eocd - 8], 4)} << 32;
     unsigned char r[56];
     if (z64 > static_cast<uint64_t>(size))
-      return; // LibTorch reports the broken record
+      return pending; // LibTorch reports the broken record
     f.seekg(static_cast<std::streamoff>(z64));
     if (!f.read(reinterpret_cast<char *>(r), 56) || le(r, 4) != 0x06064b50u)
-      return;
+      return pending;
     entries = le(r + 32, 4) | uint64_t{le(r + 36, 4)} << 32;
     cd_size = le(r + 40, 4) | uint64_t{le(r + 44, 4)} << 32;
     cd_offset = le(r + 48, 4) | uint64_t{le(r + 52, 4)} << 32;
   }
   if (cd_offset == 0xFFFFFFFFu || cd_size > static_cast<uint64_t>(size) ||
       cd_offset > static_cast<uint64_t>(size) - cd_size)
-    return;
+    return pending;
   std::vector<unsigned char> cd(static_cast<size_t>(cd_size));
   f.seekg(static_cast<std::streamoff>(cd_offset));
   if (!f.read(reinterpret_cast<char *>(cd.data()), static_cast<std::streamsize>(cd_size)))
-    return;
+    return pending;
   std::vector<unsigned char> buf(1 << 16);
   size_t pos = 0;
   for (uint64_t e = 0; e < entries && pos + 46 <= cd.size(); ++e) {
     const unsigned char *h = &cd[pos];
     if (le(h, 4) != 0x02014b50u)
-      return;
+      return pending;
     const uint32_t method = le(h + 10, 2), crc = le(h + 16, 4), csize = le(h + 20, 4);
     const uint32_t name_len = le(h + 28, 2), extra_len = le(h + 30, 2), comment_len = le(h + 32, 2);
     const uint32_t local = le(h + 42, 4);
     if (pos + 46 + name_len > cd.size())
-      return;
+      return pending;
     std::string name(reinterpret_cast<const char *>(h + 46), name_len);
     pos += 46 + name_len + extra_len + comment_len;
     if (csize == 0xFFFFFFFFu || local == 0xFFFFFFFFu)
@@ -193,7 +232,7 @@ void check_zip_crcs(const std::string &path, Reader &reader) {
       if (slash == std::string::npos || csize > (64u << 20))
         continue;
       if (!open_reader(path, reader))
-        return;
+        return pending;
       uint32_t c = 0;
       try {
         auto [ptr, n] = reader->getRecord(name.substr(slash + 1));
@@ -202,8 +241,7 @@ void check_zip_crcs(const std::string &path, Reader &reader) {
         c = ~crc; // it does not even inflate
       }
       if (c != crc)
-        throw Error(fmt::format("'{}' is corrupt: the record '{}' fails its checksum", path, name),
-                    "the file was damaged after it was saved; copy or save it again");
+        throw corrupt_record(path, name);
       continue;
     }
     unsigned char lh[30];
@@ -214,19 +252,28 @@ void check_zip_crcs(const std::string &path, Reader &reader) {
     const int64_t data = int64_t{local} + 30 + le(lh + 26, 2) + le(lh + 28, 2);
     if (data + csize > size)
       continue;
-    f.seekg(data);
-    uint32_t c = 0;
-    for (uint32_t left = csize; left > 0;) {
-      const uint32_t n = std::min<uint32_t>(left, static_cast<uint32_t>(buf.size()));
-      if (!f.read(reinterpret_cast<char *>(buf.data()), n))
-        break;
-      c = crc32_update(c, buf.data(), n);
-      left -= n;
+    if (name.find("/data/") != std::string::npos) {
+      pending.push_back({name, data, csize, crc});
+      continue;
     }
-    if (c != crc)
-      throw Error(fmt::format("'{}' is corrupt: the record '{}' fails its checksum", path, name),
-                  "the file was damaged after it was saved; copy or save it again");
+    uint32_t c = 0;
+    if (crc_of_range(f, data, csize, buf, c) && c != crc)
+      throw corrupt_record(path, name);
   }
+  return pending;
+}
+
+// The first of `pending` whose bytes fail their checksum; "" when all pass (or cannot be read:
+// LibTorch reports a short file itself).
+std::string check_pending_crcs(const std::string &path, const std::vector<PendingCrc> &pending) {
+  std::ifstream f(path, std::ios::binary);
+  std::vector<unsigned char> buf(1 << 20);
+  for (const PendingCrc &p : pending) {
+    uint32_t c = 0;
+    if (crc_of_range(f, p.data, p.size, buf, c) && c != p.crc)
+      return p.name;
+  }
+  return "";
 }
 
 // See exporter/pickle_check.h: a pickle record whose stated string length is impossible makes
@@ -588,14 +635,28 @@ void resolve_attribute_reads(torch::jit::Graph &graph, const torch::jit::Module 
 } // namespace
 
 LoadedModel load_model(const std::string &path) {
-  check_model_file(path);
+  std::vector<PendingCrc> pending = check_model_file(path);
   auto t0 = std::chrono::steady_clock::now();
+  // The weights' checksums, on a second thread while LibTorch loads (a damaged weight is reported
+  // as such even when LibTorch fails on it first).
+  std::future<std::string> bad_record;
+  if (!pending.empty())
+    bad_record = std::async(std::launch::async, check_pending_crcs, path, std::cref(pending));
+  auto check_weights = [&] {
+    if (bad_record.valid()) {
+      std::string bad = bad_record.get();
+      if (!bad.empty())
+        throw corrupt_record(path, bad);
+    }
+  };
   torch::jit::Module module;
   try {
     module = torch::jit::load(path);
   } catch (const std::exception &e) {
+    check_weights();
     throw_load_error(path, e.what());
   }
+  check_weights();
   double load_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   LoadedModel m = prepare_module(std::move(module), path);
