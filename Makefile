@@ -82,12 +82,12 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	CACHE=$(CACHE) tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS)
 
-# Unit tests built with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, RelWithDebInfo):
+# Unit tests built with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, -O1 -g1):
 # the ASAN_TESTS executables (all their test cases, e2e/zoo/dynamic labels excluded) plus the
 # sanitized torch2onnx CLI that test_cli and test_reliability run. LibTorch is not instrumented:
 # its start-up leaks are not ours, so leak checking is off (tests/sanitizer/env.sh: the options,
-# each with its reason). Cost: about 21 min of CPU to compile (some 11 min on 2 idle cores, 52 min
-# on a busy shared machine) and 3-8 min for the ~110 test cases; .ci/run runs it after
+# each with its reason). Cost: about 11 min of CPU to compile at -O1 -g1 (half of -O2 -g's 21;
+# some 6 min on 2 idle cores) and 3-8 min for the ~110 test cases; .ci/run runs it after
 # `make test` when the time budget allows. ASAN_TESTS=all builds and runs every unit-test
 # executable (about 146 MB of disk each, debug info included).
 ASAN_BUILD ?= build-asan
