@@ -348,6 +348,10 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   r.output_infos = c.output_infos;
   r.warnings.insert(r.warnings.end(), c.warnings.begin(), c.warnings.end());
   notice_changed_behaviour(c.warnings, r);
+  if (m.weight_warnings.valid()) {
+    std::vector<std::string> nan = m.weight_warnings.get();
+    r.notices.insert(r.notices.begin(), nan.begin(), nan.end());
+  }
   if (!o.verify) {
     // The weights now live in the ONNX graph; LibTorch's copies are not needed for writing it.
     m.module = torch::jit::Module();

@@ -535,8 +535,10 @@ int64_t count_nan(const at::Tensor &tensor) {
 
 } // namespace
 
-std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &graph) {
-  std::vector<std::string> out;
+namespace {
+// The floating-point tensor constants of the graph, by debug name.
+std::vector<std::pair<std::string, at::Tensor>> float_constants(const torch::jit::Graph &graph) {
+  std::vector<std::pair<std::string, at::Tensor>> out;
   for (const auto *node : graph.nodes()) {
     if (node->kind() != c10::prim::Constant || node->outputs().size() != 1)
       continue;
@@ -549,18 +551,36 @@ std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &grap
     const at::Tensor &t = iv->toTensor();
     if (!t.defined() || !(t.is_floating_point() || t.is_complex()) || t.numel() == 0)
       continue;
+    std::string name = v->debugName();
+    if (name.rfind("self.", 0) == 0)
+      name = name.substr(5);
+    out.emplace_back(std::move(name), t);
+  }
+  return out;
+}
+
+std::vector<std::string>
+nan_warnings(const std::vector<std::pair<std::string, at::Tensor>> &weights) {
+  std::vector<std::string> out;
+  for (const auto &[name, t] : weights) {
     // Only NaN: -inf is normal in a buffer (a causal mask filled with -inf), NaN never is.
     int64_t nan = count_nan(t);
     if (nan == 0)
       continue;
-    std::string name = v->debugName();
-    if (name.rfind("self.", 0) == 0)
-      name = name.substr(5);
     out.push_back(fmt::format("weight '{}' ({} values) has {} NaN value{}; the ONNX model keeps "
                               "them and will likely output NaN too",
                               name, t.numel(), nan, nan == 1 ? "" : "s"));
   }
   return out;
+}
+} // namespace
+
+std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &graph) {
+  return nan_warnings(float_constants(graph));
+}
+
+std::future<std::vector<std::string>> start_nonfinite_weight_check(const torch::jit::Graph &graph) {
+  return std::async(std::launch::async, nan_warnings, float_constants(graph));
 }
 
 namespace {
@@ -710,7 +730,7 @@ LoadedModel prepare_module(torch::jit::Module module, const std::string &path) {
   }
   prepare_graph(m.graph);
   check_outputs(*m.graph, path);
-  m.warnings = nonfinite_weight_warnings(*m.graph);
+  m.weight_warnings = start_nonfinite_weight_check(*m.graph);
   m.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   return m;
 }

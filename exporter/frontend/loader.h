@@ -1,6 +1,7 @@
 // Loading a TorchScript file and preparing its forward graph for the walker.
 #pragma once
 
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,12 +20,15 @@ struct LoadedModel {
   std::vector<std::string> arg_names;       // forward's arguments, without self
   std::vector<c10::TypePtr> arg_types;      // their types (Tensor, Optional[Tensor], int, ...)
   std::vector<std::optional<c10::IValue>> arg_defaults; // their defaults, when they have one
-  std::vector<std::string> warnings;                    // e.g. NaN in weights; the export goes on
+  std::vector<std::string> warnings;                    // notices found while loading
+  // The NaN check of the weights (nonfinite_weight_warnings), running on a second thread from the
+  // end of prepare; the export adds its warnings to the notices once it has converted.
+  std::future<std::vector<std::string>> weight_warnings;
   // Tensor attributes forward still read after freezing, now constants (e.g. a KV cache that
   // forward writes into): LibTorch's copies change when the module runs.
   std::vector<std::string> resolved_attributes;
   double load_seconds = 0;    // torch::jit::load
-  double prepare_seconds = 0; // freeze, inline, graph passes, weight checks
+  double prepare_seconds = 0; // freeze, inline, graph passes (the NaN check goes on after it)
 };
 
 // torch::jit::load + eval + freeze + prepare_graph. Throws Error naming the file and the reason.
@@ -38,6 +42,9 @@ LoadedModel prepare_module(torch::jit::Module module, const std::string &name);
 // One warning per floating-point constant (frozen weight) holding NaN values, naming it, e.g.
 // "weight 'conv.weight' (216 values) has 1 NaN value; ...". Infinities are normal (masks).
 std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &graph);
+// The same, started on another thread: the constants are collected now (the graph may change
+// afterwards), their values are read there (LibTorch does not write them: they are frozen).
+std::future<std::vector<std::string>> start_nonfinite_weight_check(const torch::jit::Graph &graph);
 
 // The passes that make a graph easy to walk: inline, lower tuples, remove mutation, constant
 // propagation, dead-code elimination. Also used on IR-text graphs in tests.
