@@ -1,6 +1,7 @@
 // --functions: calls of chosen module classes become calls of ONNX local functions, one
 // FunctionProto per distinct body, weights passed in; the file verifies in ONNX Runtime against
 // LibTorch like the flat graph. Fixtures: models/make_function_models.py (T2O_FUNCTION_MODELS).
+#include "apps/zoo.h"
 #include "builder/functions.h"
 #include "exporter/export.h"
 #include "harness.h"
@@ -237,4 +238,37 @@ TEST_CASE("functions: a module called twice around another node gives two calls"
   REQUIRE(m.functions_size() == 1);
   CHECK(m.functions(0).input_size() == 1);
   CHECK(m.functions(0).output(0) == "aten::relu/Relu");
+}
+
+TEST_CASE("functions: two exports of one model give byte-identical files") {
+  std::string dir = fresh_dir("functions_twice");
+  ExportOptions o;
+  o.model_path = model_path("small_encoder");
+  o.inputs = {parse_input_spec("x:f32[batch=2,10,16]")};
+  o.functions = {"TransformerEncoderLayer"};
+  o.verbosity = 0;
+  o.output_path = dir + "/a.onnx";
+  export_model(o);
+  o.output_path = dir + "/b.onnx";
+  export_model(o);
+  CHECK(file_bytes(dir + "/a.onnx") == file_bytes(dir + "/b.onnx"));
+  CHECK(!file_bytes(dir + "/a.onnx").empty());
+}
+
+TEST_CASE("functions: zoo manifests take functions") {
+  std::string dir = fresh_dir("functions_zoo");
+  std::ofstream(dir + "/zoo.yaml") << "models:\n"
+                                      "  - name: a\n"
+                                      "    inputs: \"x:f32[1,3,32,32]\"\n"
+                                      "    functions: [BasicBlock, Linear]\n"
+                                      "  - name: b\n"
+                                      "    inputs: \"x:f32[1,3,32,32]\"\n"
+                                      "    functions: BasicBlock\n"
+                                      "  - name: c\n"
+                                      "    inputs: \"x:f32[1,3,32,32]\"\n";
+  auto m = zoo::load_manifest(dir + "/zoo.yaml", "", 0);
+  REQUIRE(m.jobs.size() == 3);
+  CHECK(m.jobs[0].functions == std::vector<std::string>{"BasicBlock", "Linear"});
+  CHECK(m.jobs[1].functions == std::vector<std::string>{"BasicBlock"});
+  CHECK(m.jobs[2].functions.empty());
 }
