@@ -41,9 +41,11 @@ struct ExportReport {
     std::map<std::string, size_t> onnx;
   };
   std::map<std::string, OpUse> ops;
-  std::vector<LocalFunction> functions; // --functions: the FunctionProtos written
-  std::vector<InputSpec> inputs;        // the ONNX inputs: name, dtype, dims (symbolic by name)
-  std::vector<std::string> constants;   // forward's arguments fixed as constants, "name=value"
+  // --functions: the FunctionProtos written.
+  std::vector<LocalFunction> functions;
+
+  std::vector<InputSpec> inputs;      // the ONNX inputs: name, dtype, dims (symbolic by name)
+  std::vector<std::string> constants; // forward's arguments fixed as constants, "name=value"
   std::optional<VerifyReport> verify;
   std::optional<Divergence> divergence; // --locate, or a failed verification
 };

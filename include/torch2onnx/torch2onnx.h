@@ -84,13 +84,15 @@ struct ExportResult {
   int64_t nodes = 0;      // ONNX nodes in the main graph
   int64_t parameters = 0; // elements in initializers
   std::vector<std::string> input_names, output_names;
-  std::vector<std::string> notices;      // what a user should know (e.g. a dropped check)
-  std::vector<std::string> warnings;     // details
-  double seconds = 0;                    // the export, without verification
-  bool verified = false;                 // verification ran
-  bool verify_ok = false;                // ... and every output of every data set passed
-  std::vector<OutputResult> outputs;     // with verification: per data set and output
-  std::vector<FunctionResult> functions; // with settings.functions
+  std::vector<std::string> notices;  // what a user should know (e.g. a dropped check)
+  std::vector<std::string> warnings; // details
+  double seconds = 0;                // the export, without verification
+  bool verified = false;             // verification ran
+  bool verify_ok = false;            // ... and every output of every data set passed
+  std::vector<OutputResult> outputs; // with verification: per data set and output
+
+  // With settings.functions: the ONNX local functions written.
+  std::vector<FunctionResult> functions;
 };
 
 // Exports `module` (a scripted or traced module; it runs in eval mode and is given back in the
