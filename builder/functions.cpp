@@ -453,6 +453,32 @@ void sort_nodes(onnx::GraphProto &g, const std::unordered_set<std::string> &main
   g.mutable_node()->Swap(&nodes);
 }
 
+// Initializers only bodies used (small constants now inside) and types of values now inside the
+// bodies leave the main graph.
+void drop_moved_values(onnx::GraphProto &g) {
+  std::unordered_set<std::string> read;
+  for (const auto &n : g.node()) {
+    std::vector<std::string> reads;
+    node_reads(n, reads);
+    read.insert(reads.begin(), reads.end());
+  }
+  for (const auto &o : g.output())
+    read.insert(o.name());
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  for (auto &t : *g.mutable_initializer())
+    if (read.count(t.name()))
+      kept.Add()->Swap(&t);
+  g.mutable_initializer()->Swap(&kept);
+  std::unordered_set<std::string> present(read);
+  for (const auto &n : g.node())
+    present.insert(n.output().begin(), n.output().end());
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> infos;
+  for (auto &vi : *g.mutable_value_info())
+    if (present.count(vi.name()))
+      infos.Add()->Swap(&vi);
+  g.mutable_value_info()->Swap(&infos);
+}
+
 } // namespace
 
 std::vector<LocalFunction> extract_functions(onnx::ModelProto &model,
@@ -536,29 +562,7 @@ std::vector<LocalFunction> extract_functions(onnx::ModelProto &model,
   sort_nodes(*g, index.names);
   remove_unread_nodes(*g);
 
-  // Initializers only bodies used (small constants now inside) and types of values now inside
-  // the bodies leave the main graph.
-  std::unordered_set<std::string> read;
-  for (const auto &n : g->node()) {
-    std::vector<std::string> reads;
-    node_reads(n, reads);
-    read.insert(reads.begin(), reads.end());
-  }
-  for (const auto &o : g->output())
-    read.insert(o.name());
-  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
-  for (auto &t : *g->mutable_initializer())
-    if (read.count(t.name()))
-      kept.Add()->Swap(&t);
-  g->mutable_initializer()->Swap(&kept);
-  std::unordered_set<std::string> present(read);
-  for (const auto &n : g->node())
-    present.insert(n.output().begin(), n.output().end());
-  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> infos;
-  for (auto &vi : *g->mutable_value_info())
-    if (present.count(vi.name()))
-      infos.Add()->Swap(&vi);
-  g->mutable_value_info()->Swap(&infos);
+  drop_moved_values(*g);
 
   bool imported = false;
   for (const auto &imp : model.opset_import())
