@@ -24,6 +24,7 @@ ExportOptions options_of(const ExportSettings &s, const std::string &output_path
   o.opset = s.opset;
   o.output_names = s.output_names;
   o.libraries = s.libraries;
+  o.functions = s.functions;
   o.verify = s.verify;
   o.rtol = s.rtol;
   o.atol = s.atol;
@@ -102,6 +103,9 @@ ExportResult result_of(const ExportReport &r) {
   out.notices = r.notices;
   out.warnings = r.warnings;
   out.seconds = r.seconds;
+  for (const auto &f : r.functions)
+    out.functions.push_back(
+        FunctionResult{f.name, f.module_type, f.calls, static_cast<int64_t>(f.nodes)});
   if (r.verify) {
     out.verified = true;
     out.verify_ok = true;

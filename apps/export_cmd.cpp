@@ -139,6 +139,10 @@ void add_flags(CLI::App &app, Args &a) {
       ->needs(verify_flag);
   app.add_option("--output-names", a.output_names,
                  "comma-separated names for the ONNX outputs, e.g. --output-names logits,probs");
+  app.add_option("--functions", o.functions,
+                 "module class names whose calls become ONNX local functions, e.g. --functions "
+                 "BasicBlock (opset >= 15; comma-separated or repeated)")
+      ->delimiter(',');
   app.add_option("--load-library", o.libraries,
                  "shared library registering custom ops, loaded before the model (like "
                  "torch.ops.load_library); repeatable")
@@ -348,6 +352,12 @@ int print_result(const ExportReport &r, const Args &a) {
     fmt::print("{}: opset {}, {} nodes, {} parameters ({}), {:.2f} s\n", r.output_path, r.opset,
                r.stats.nodes, report::human_count(static_cast<double>(r.stats.parameters)),
                report::human_bytes(static_cast<double>(r.stats.parameter_bytes)), r.seconds);
+  if (a.o.verbosity >= 1)
+    for (const auto &f : r.functions)
+      fmt::print("  function {}.{} ({}): {} call{}, {} nodes, {} inputs ({} weights)\n",
+                 kFunctionDomain, f.name, f.module_type, f.calls.size(),
+                 f.calls.size() == 1 ? "" : "s", f.nodes, f.activation_inputs + f.weight_inputs,
+                 f.weight_inputs);
   return r.verify ? print_verify(r, a.o) : 0;
 }
 

@@ -75,7 +75,8 @@ json options_json(const ExportOptions &o) {
             {"locate", o.locate},
             {"verify_dims", vd},
             {"output_names", o.output_names},
-            {"load_library", o.libraries}};
+            {"load_library", o.libraries},
+            {"functions", o.functions}};
   return j;
 }
 
@@ -242,6 +243,17 @@ json result_json(const ExportReport &r, json &report) {
     outs.push_back(output_json(r, i));
   report["outputs"] = outs;
   report["ops"] = ops_json(r);
+  json functions = json::array();
+  for (const auto &f : r.functions)
+    functions.push_back({{"name", f.name},
+                         {"domain", kFunctionDomain},
+                         {"module_type", f.module_type},
+                         {"calls", f.calls},
+                         {"inputs", f.activation_inputs},
+                         {"weight_inputs", f.weight_inputs},
+                         {"outputs", f.outputs},
+                         {"nodes", f.nodes}});
+  report["functions"] = functions;
   if (r.verify)
     report["verify"] = verify_json(*r.verify);
   if (r.divergence)

@@ -18,6 +18,7 @@ struct Job {
   std::optional<double> rtol, atol;
   std::vector<std::string> libraries; // --load-library
   std::vector<std::string> output_names;
+  std::vector<std::string> functions;  // --functions: module classes written as ONNX functions
   std::string verify_dims;             // --verify-dims, e.g. "h=640,w=640"
   std::vector<std::string> input_data; // --input-data files (relative ones: in model_dir)
   std::string expect_fail;             // non-empty: the reason this model is expected to fail

@@ -92,6 +92,8 @@ std::vector<std::string> child_args(const Job &j, const std::string &exe, const 
     a.insert(a.end(), {"--verify-dims", j.verify_dims});
   if (!j.output_names.empty())
     a.insert(a.end(), {"--output-names", fmt::format("{}", fmt::join(j.output_names, ","))});
+  if (!j.functions.empty())
+    a.insert(a.end(), {"--functions", fmt::format("{}", fmt::join(j.functions, ","))});
   return a;
 }
 

@@ -28,8 +28,9 @@ struct Ctx {
 
 // Keys a model entry may have. `make` and `notes` are for models/make_zoo.py and for people.
 const std::set<std::string> kModelKeys = {
-    "name",         "model",       "inputs",       "opset",       "rtol", "atol",  "timeout",
-    "load_library", "expect_fail", "output_names", "verify_dims", "make", "notes", "input_data"};
+    "name",        "model",   "inputs",       "opset",       "rtol",
+    "atol",        "timeout", "load_library", "expect_fail", "output_names",
+    "verify_dims", "make",    "notes",        "input_data",  "functions"};
 const std::set<std::string> kDefaultKeys = {"opset", "rtol", "atol", "timeout", "load_library"};
 const std::set<std::string> kTopKeys = {"model_dir", "defaults", "models"};
 
@@ -226,6 +227,8 @@ Manifest read_manifest(const std::string &path, const std::string &models_dir, i
     }
     if (e["output_names"])
       j.output_names = strings(c, e["output_names"], "output_names");
+    if (e["functions"])
+      j.functions = strings(c, e["functions"], "functions");
     if (e["verify_dims"]) {
       j.verify_dims =
           scalar<std::string>(c, e["verify_dims"], "verify_dims", "e.g. \"h=640,w=640\"");

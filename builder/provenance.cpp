@@ -48,6 +48,12 @@ std::map<std::string, std::map<std::string, size_t>>
 onnx_ops_by_origin(const onnx::ModelProto &model) {
   std::map<std::string, std::map<std::string, size_t>> out;
   count_graph(model.graph(), out);
+  // Local functions (--functions) hold the nodes of module calls: each body counts once.
+  for (const auto &f : model.functions()) {
+    onnx::GraphProto body;
+    *body.mutable_node() = f.node();
+    count_graph(body, out);
+  }
   return out;
 }
 

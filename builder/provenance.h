@@ -24,7 +24,8 @@ struct NodeOrigin {
 NodeOrigin origin_of_node_name(const std::string &node_name);
 
 // For each aten op (or prim:: op the walker converts), the ONNX op types of the nodes that carry
-// its name and how many there are, over the main graph and every subgraph. Nodes without an
+// its name and how many there are, over the main graph, every subgraph and every local
+// function's body (once per body). Nodes without an
 // origin (e.g. the output Identities) are left out.
 // Example: {"aten::linear": {"Gemm": 1}, "aten::flatten": {"Shape": 1, "Slice": 2, ...}}
 std::map<std::string, std::map<std::string, size_t>>

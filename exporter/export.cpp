@@ -9,6 +9,7 @@
 #include "exporter/frontend/bind_inputs.h"
 #include "exporter/frontend/input_data.h"
 #include "exporter/frontend/loader.h"
+#include "exporter/frontend/torch_util.h"
 #include "exporter/locate.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"
@@ -19,6 +20,7 @@
 #include <exception>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <sys/stat.h>
 
 #ifndef T2O_VERSION
@@ -41,6 +43,16 @@ void validate(const ExportOptions &o, const std::string &out) {
                 fmt::format("choose an opset from {} to {}", kMinOpset, kMaxOpset));
   if (o.rtol < 0 || o.atol < 0)
     throw Error("--rtol and --atol must not be negative");
+  if (!o.functions.empty() && o.opset < kMinFunctionOpset)
+    throw Error(
+        fmt::format("--functions needs opset {} or newer (ONNX local functions came with "
+                    "IR version 8), but --opset is {}",
+                    kMinFunctionOpset, o.opset),
+        fmt::format("give --opset {} or newer, or leave out --functions", kMinFunctionOpset));
+  for (const auto &f : o.functions)
+    if (f.empty())
+      throw Error("--functions has an empty module type name",
+                  "give module class names separated by commas, e.g. --functions BasicBlock");
   std::error_code ec;
   if (fs::exists(o.model_path, ec) && fs::exists(out, ec) && fs::equivalent(o.model_path, out, ec))
     throw Error(fmt::format("the output path '{}' is the model file itself", out),
@@ -78,17 +90,50 @@ std::string default_output_path(const std::string &model_path) {
 
 namespace {
 
-// Writes the ONNX file (optimized unless --no-optimize), filling the report's optimize and
-// serialize times and its notice about external data.
-void write_model(const Converted &c, const ExportOptions &o, ExportReport &r) {
+// The module calls --functions asks for: module scope -> class name. Throws Error when a name is
+// the class of no module the model runs, listing the classes it has.
+std::map<std::string, std::string> function_instances(const torch::jit::Graph &graph,
+                                                      const std::vector<std::string> &types) {
+  std::map<std::string, std::string> all = module_types(graph), chosen;
+  std::set<std::string> wanted(types.begin(), types.end()), present;
+  for (const auto &[scope, type] : all) {
+    present.insert(type);
+    if (wanted.count(type))
+      chosen.emplace(scope, type);
+  }
+  std::vector<std::string> missing;
+  for (const auto &t : types)
+    if (!present.count(t))
+      missing.push_back(t);
+  if (!missing.empty())
+    throw Error(fmt::format("--functions {}: the model has no module of {} class; its module "
+                            "classes are: {}",
+                            fmt::join(missing, ","), missing.size() == 1 ? "this" : "these",
+                            present.empty() ? std::string("none (forward calls no submodule)")
+                                            : fmt::format("{}", fmt::join(present, ", "))),
+                "give class names as Python spells them (type(module).__name__), e.g. "
+                "--functions BasicBlock; the top-level module itself cannot be a function");
+  return chosen;
+}
+
+// Writes the ONNX file (optimized unless --no-optimize; module calls made functions with
+// --functions), filling the report's optimize and serialize times and its notice about external
+// data.
+void write_model(const Converted &c, const ExportOptions &o,
+                 const std::map<std::string, std::string> &function_calls, ExportReport &r) {
   auto t = std::chrono::steady_clock::now();
   SerializeOptions so;
   so.producer_version = T2O_VERSION;
   so.external_data = o.external_data;
-  if (o.optimize)
+  if (o.optimize || !function_calls.empty())
     so.optimize = [&](onnx::ModelProto &model) {
       auto t_opt = std::chrono::steady_clock::now();
-      r.optimized = optimize_model(model);
+      // The rewrites run on the flat graph; the calls are cut out of the rewritten graph, so
+      // function bodies are rewritten too.
+      if (o.optimize)
+        r.optimized = optimize_model(model);
+      if (!function_calls.empty())
+        r.functions = extract_functions(model, function_calls);
       r.phases.optimize = since(t_opt);
     };
   if (c.builder->save(r.output_path, so))
@@ -331,6 +376,9 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   if (!call.constants.empty())
     r.warnings.push_back(fmt::format("forward's arguments fixed as constants in the ONNX model: {}",
                                      fmt::join(call.constants, ", ")));
+  std::map<std::string, std::string> function_calls;
+  if (!o.functions.empty())
+    function_calls = function_instances(*m.graph, o.functions);
   GraphInputs gi = graph_inputs(call, o.seed, o.verify_dims);
   r.inputs = call.flat_specs;
   r.constants = call.constants;
@@ -361,9 +409,16 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   say(fmt::format("writing {}", r.output_path));
   set_phase("writing the ONNX file");
   clock.start(&r.phases.serialize);
-  write_model(c, o, r);
+  write_model(c, o, function_calls, r);
   clock.done();
   say("written");
+  for (const auto &type : o.functions)
+    if (std::none_of(r.functions.begin(), r.functions.end(),
+                     [&](const LocalFunction &f) { return f.module_type == type; }))
+      r.notices.push_back(
+          fmt::format("--functions {}: no call of it is left in the ONNX graph (its "
+                      "calls write no ONNX node, or sit inside another function)",
+                      type));
   r.stats = c.builder->stats();
   r.ops = op_table(c);
   r.seconds = since(clock.begin());

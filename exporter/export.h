@@ -2,6 +2,7 @@
 // Free of LibTorch headers so the CLI compiles quickly.
 #pragma once
 
+#include "builder/functions.h"
 #include "builder/graph_builder.h"
 #include "builder/optimize.h"
 #include "exporter/options.h"
@@ -40,6 +41,9 @@ struct ExportReport {
     std::map<std::string, size_t> onnx;
   };
   std::map<std::string, OpUse> ops;
+  // --functions: the FunctionProtos written.
+  std::vector<LocalFunction> functions;
+
   std::vector<InputSpec> inputs;      // the ONNX inputs: name, dtype, dims (symbolic by name)
   std::vector<std::string> constants; // forward's arguments fixed as constants, "name=value"
   std::optional<VerifyReport> verify;

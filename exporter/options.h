@@ -64,6 +64,9 @@ struct ExportOptions {
   // --locate: search the first node whose ONNX value differs from LibTorch's even when every
   // output passes (the search always runs when one fails). Needs `verify`.
   bool locate = false;
+  // --functions: module class names (e.g. "BasicBlock") whose calls become calls of ONNX local
+  // functions (opset >= 15; docs/functions.md).
+  std::vector<std::string> functions;
   // The converters to use; null: Registry::global(). For tests that swap one converter.
   const Registry *registry = nullptr;
 };

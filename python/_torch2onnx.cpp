@@ -19,7 +19,7 @@ torch2onnx::ExportSettings settings_of(int opset, std::vector<std::string> input
                                        std::map<std::string, std::map<int64_t, std::string>> dims,
                                        bool verify, double rtol, double atol, bool external_data,
                                        bool optimize, std::vector<std::string> libraries,
-                                       py::object log) {
+                                       std::vector<std::string> functions, py::object log) {
   torch2onnx::ExportSettings s;
   s.opset = opset;
   s.input_names = std::move(input_names);
@@ -31,6 +31,7 @@ torch2onnx::ExportSettings settings_of(int opset, std::vector<std::string> input
   s.external_data = external_data;
   s.optimize = optimize;
   s.libraries = std::move(libraries);
+  s.functions = std::move(functions);
   if (!log.is_none())
     s.log = [log](const std::string &line) {
       py::gil_scoped_acquire gil;
@@ -64,6 +65,16 @@ py::dict dict_of(const torch2onnx::ExportResult &r) {
     outs.append(od);
   }
   d["outputs"] = outs;
+  py::list fns;
+  for (const auto &f : r.functions) {
+    py::dict fd;
+    fd["name"] = f.name;
+    fd["module_type"] = f.module_type;
+    fd["calls"] = f.calls;
+    fd["nodes"] = f.nodes;
+    fns.append(fd);
+  }
+  d["functions"] = fns;
   return d;
 }
 
@@ -89,7 +100,7 @@ PYBIND11_MODULE(_torch2onnx, m) {
          std::vector<std::string> input_names, std::vector<std::string> output_names,
          std::map<std::string, std::map<int64_t, std::string>> dims, bool verify, double rtol,
          double atol, bool external_data, bool optimize, std::vector<std::string> libraries,
-         py::object log) {
+         std::vector<std::string> functions, py::object log) {
         auto module = torch::jit::as_module(script_module);
         if (!module)
           throw torch2onnx::Error("the model is not a torch.jit.ScriptModule",
@@ -97,7 +108,7 @@ PYBIND11_MODULE(_torch2onnx, m) {
                                   "torch2onnx.export, which traces it");
         auto s = settings_of(opset, std::move(input_names), std::move(output_names),
                              std::move(dims), verify, rtol, atol, external_data, optimize,
-                             std::move(libraries), std::move(log));
+                             std::move(libraries), std::move(functions), std::move(log));
         torch2onnx::ExportResult r;
         {
           py::gil_scoped_release nogil;
@@ -108,6 +119,6 @@ PYBIND11_MODULE(_torch2onnx, m) {
       py::arg("module"), py::arg("args"), py::arg("output"), py::arg("opset"),
       py::arg("input_names"), py::arg("output_names"), py::arg("dynamic_dims"), py::arg("verify"),
       py::arg("rtol"), py::arg("atol"), py::arg("external_data"), py::arg("optimize"),
-      py::arg("libraries"), py::arg("log"));
+      py::arg("libraries"), py::arg("functions"), py::arg("log"));
   m.def("version", &torch2onnx::version);
 }

@@ -163,6 +163,41 @@ NodeWhere where_of(const torch::jit::Node *n) {
   return w;
 }
 
+namespace {
+void collect_module_types(const torch::jit::Block *block, std::map<std::string, std::string> &out) {
+  for (const torch::jit::Node *n : block->nodes()) {
+    for (const torch::jit::Block *sub : n->blocks())
+      collect_module_types(sub, out);
+    auto cs = n->callstack();
+    if (!cs)
+      continue;
+    // The same walk as where_of: entries without an instance name add no scope part.
+    std::string scope;
+    bool root = true;
+    for (const auto &entry : (*cs)->vec()) {
+      const auto &mi = std::get<2>(entry);
+      if (!mi || mi->instance_name().empty())
+        continue;
+      if (root && mi->instance_name() == "self") {
+        root = false;
+        continue;
+      }
+      root = false;
+      scope = scope.empty() ? mi->instance_name() : scope + "." + mi->instance_name();
+      auto type = mi->class_type();
+      if (type && type->name() && !out.count(scope))
+        out[scope] = type->name()->name();
+    }
+  }
+}
+} // namespace
+
+std::map<std::string, std::string> module_types(const torch::jit::Graph &graph) {
+  std::map<std::string, std::string> out;
+  collect_module_types(graph.block(), out);
+  return out;
+}
+
 std::string first_error_line(const std::string &s) {
   size_t a = 0;
   while (a < s.size() && std::isspace(static_cast<unsigned char>(s[a])))

@@ -5,6 +5,7 @@
 
 #include <ATen/core/ivalue.h>
 #include <c10/core/ScalarType.h>
+#include <map>
 #include <string>
 #include <torch/csrc/jit/ir/ir.h>
 #include <vector>
@@ -27,6 +28,10 @@ struct NodeWhere {
   std::string source; // "file.py:12" when the model kept debug info
 };
 NodeWhere where_of(const torch::jit::Node *n);
+// The class of every module some node of `graph` ran in, by module scope (as where_of names it):
+// e.g. {"layer1": "Sequential", "layer1.0": "BasicBlock", "layer1.0.conv1": "Conv2d"}. The root
+// module (scope "") is left out.
+std::map<std::string, std::string> module_types(const torch::jit::Graph &graph);
 
 // LibTorch's messages start with a newline or "[enforce fail at file.cc:123] . " and end with a
 // backtrace: the first meaningful line, e.g. "PytorchStreamReader failed reading zip archive".

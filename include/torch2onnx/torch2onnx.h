@@ -53,6 +53,9 @@ struct ExportSettings {
   bool external_data = false;         // weights in OUTPUT.data (automatic over 2 GB)
   bool optimize = true;               // the graph rewrites (false: --no-optimize)
   std::vector<std::string> libraries; // custom-op libraries to load first (--load-library)
+  // Module class names whose calls become calls of ONNX local functions, e.g. {"BasicBlock"}
+  // (--functions; needs opset >= 15; see docs/functions.md).
+  std::vector<std::string> functions;
   // Progress lines ("recording shapes ...", "written", ...); empty: silent.
   std::function<void(const std::string &)> log;
 };
@@ -67,6 +70,14 @@ struct OutputResult {
   std::string problem;      // set when the check failed for another reason (shape, dtype)
 };
 
+// One ONNX local function written for settings.functions.
+struct FunctionResult {
+  std::string name;               // the FunctionProto's name, e.g. "BasicBlock" or "BasicBlock_1"
+  std::string module_type;        // the module class, e.g. "BasicBlock"
+  std::vector<std::string> calls; // module scope of each call, e.g. "layer1.0"
+  int64_t nodes = 0;              // nodes in its body
+};
+
 struct ExportResult {
   std::string output_path;
   int opset = 0;
@@ -79,6 +90,9 @@ struct ExportResult {
   bool verified = false;             // verification ran
   bool verify_ok = false;            // ... and every output of every data set passed
   std::vector<OutputResult> outputs; // with verification: per data set and output
+
+  // With settings.functions: the ONNX local functions written.
+  std::vector<FunctionResult> functions;
 };
 
 // Exports `module` (a scripted or traced module; it runs in eval mode and is given back in the

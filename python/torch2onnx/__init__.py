@@ -44,11 +44,12 @@ def export(model, args, f, opset=17, input_names=None, output_names=None, dynami
     external_data: write the weights to f + ".data" (automatic over 2 GB).
     optimize: the graph rewrites (False is the CLI's --no-optimize).
     libraries: custom-op libraries to load first (as --load-library).
-    functions: module class names to keep as ONNX functions: not supported yet (raises).
+    functions: module class names whose calls become ONNX local functions (opset >= 15), e.g.
+        ["BasicBlock"] (as the CLI's --functions; see docs/functions.md).
     log: a callable taking one progress line, e.g. print.
     """
-    if functions:
-        raise Error("functions= is not supported by this version of torch2onnx")
+    if isinstance(functions, str):
+        functions = [functions]
     args = _as_tuple(args)
     for i, a in enumerate(args):
         if not isinstance(a, torch.Tensor):
@@ -68,4 +69,4 @@ def export(model, args, f, opset=17, input_names=None, output_names=None, dynami
     dims = {str(k): {int(d): str(s) for d, s in v.items()} for k, v in (dynamic_dims or {}).items()}
     return _export_module(script, list(args), str(f), opset, list(input_names or []),
                           list(output_names or []), dims, verify, rtol, atol, external_data,
-                          optimize, list(libraries or []), log)
+                          optimize, list(libraries or []), list(functions or []), log)

@@ -34,6 +34,28 @@ class Gate(nn.Module):
         return -x
 
 
+class Block(nn.Module):
+    """A repeated block for functions=: linear, layer norm, residual."""
+
+    def __init__(self, width):
+        super().__init__()
+        self.lin = nn.Linear(width, width)
+        self.norm = nn.LayerNorm(width)
+
+    def forward(self, x):
+        return x + self.norm(torch.relu(self.lin(x)))
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(Block(12), Block(12), Block(12))
+        self.head = nn.Linear(12, 3)
+
+    def forward(self, x):
+        return self.head(self.blocks(x))
+
+
 class Api(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -91,6 +113,25 @@ class Api(unittest.TestCase):
             torch2onnx.export(Net(), (torch.randn(1, 3, 8, 8),), self.path("n.onnx"), opset=5)
         with self.assertRaises(TypeError):
             torch2onnx.export(Net(), ("not a tensor",), self.path("n.onnx"))
+
+    def test_functions(self):
+        torch.manual_seed(0)
+        r = torch2onnx.export(Stack(), (torch.randn(2, 12),), self.path("stack.onnx"), opset=17,
+                              dynamic_dims={"x": {0: "batch"}}, verify=True, functions=["Block"])
+        self.assertTrue(r["verify_ok"], r["outputs"])
+        self.assertEqual(len(r["functions"]), 1, r["functions"])
+        f = r["functions"][0]
+        self.assertEqual((f["name"], f["module_type"]), ("Block", "Block"))
+        self.assertEqual(f["calls"], ["blocks.0", "blocks.1", "blocks.2"])
+        self.assertGreater(f["nodes"], 2)
+        with self.assertRaises(torch2onnx.Error) as ctx:
+            torch2onnx.export(Stack(), (torch.randn(2, 12),), self.path("s13.onnx"), opset=13,
+                              functions=["Block"])
+        self.assertIn("opset 15", str(ctx.exception))
+        with self.assertRaises(torch2onnx.Error) as ctx:
+            torch2onnx.export(Stack(), (torch.randn(2, 12),), self.path("s.onnx"),
+                              functions=["Blok"])
+        self.assertIn("Block", str(ctx.exception))  # the classes the model has are listed
 
     def test_version(self):
         self.assertRegex(torch2onnx.__version__, r"^\d+\.\d+\.\d+$")
