@@ -24,6 +24,8 @@ ExportOptions options_of(const ExportSettings &s, const std::string &output_path
   o.opset = s.opset;
   o.output_names = s.output_names;
   o.libraries = s.libraries;
+  o.converters = s.converters;
+  o.fallback_domain = s.fallback_domain;
   o.verify = s.verify;
   o.rtol = s.rtol;
   o.atol = s.atol;

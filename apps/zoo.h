@@ -16,7 +16,8 @@ struct Job {
   std::vector<std::string> inputs; // --input specs
   int opset = 17;
   std::optional<double> rtol, atol;
-  std::vector<std::string> libraries; // --load-library
+  std::vector<std::string> libraries;  // --load-library
+  std::vector<std::string> converters; // --converters (converter plugins)
   std::vector<std::string> output_names;
   std::string verify_dims;             // --verify-dims, e.g. "h=640,w=640"
   std::vector<std::string> input_data; // --input-data files (relative ones: in model_dir)

@@ -53,6 +53,13 @@ struct ExportSettings {
   bool external_data = false;         // weights in OUTPUT.data (automatic over 2 GB)
   bool optimize = true;               // the graph rewrites (false: --no-optimize)
   std::vector<std::string> libraries; // custom-op libraries to load first (--load-library)
+  // Converter plugins for custom ops (--converters, docs/plugins.md). They resolve torch2onnx's
+  // symbols from libtorch2onnx.so, which the program links.
+  std::vector<std::string> converters;
+  // Ops without a converter become nodes of this custom ONNX domain, listed in a notice
+  // (--fallback-domain, docs/fallback.md); empty: they fail the export. verify cannot run such a
+  // file.
+  std::string fallback_domain;
   // Progress lines ("recording shapes ...", "written", ...); empty: silent.
   std::function<void(const std::string &)> log;
 };
