@@ -106,7 +106,7 @@ TEST_CASE("without --fallback-domain an op without a converter fails as before",
   }
 }
 
-TEST_CASE("--fallback-domain writes the op as a node of the domain", "[fallback]") {
+TEST_CASE("fallback: --fallback-domain writes the op as a node of the domain", "[fallback]") {
   auto registry = registry_with_plugins(nullptr, {}, "org.t2o.test");
   REQUIRE(registry);
   Converted c = convert(kIr, {randn({2, 3}), randn({2, 3}, 2)}, registry.get());
@@ -149,7 +149,7 @@ TEST_CASE("--fallback-domain writes the op as a node of the domain", "[fallback]
   CHECK(relu);
 }
 
-TEST_CASE("--fallback-domain leaves an omitted optional tensor out", "[fallback]") {
+TEST_CASE("fallback: --fallback-domain leaves an omitted optional tensor out", "[fallback]") {
   std::string ir = kIr;
   ir.replace(ir.find("%x : Tensor, %b : Tensor"), 24, "%x : Tensor");
   ir.replace(ir.find("  %alpha"), 0, "  %b : NoneType = prim::Constant()\n");
@@ -201,7 +201,7 @@ def forward(self, x, b):
   CHECK_FALSE(fs::exists(o.output_path));
 }
 
-TEST_CASE("--fallback-domain takes dotted names other than ONNX's own", "[fallback]") {
+TEST_CASE("fallback: --fallback-domain takes dotted names other than ONNX's own", "[fallback]") {
   CHECK_NOTHROW(check_fallback_domain("org.example.ops"));
   CHECK_NOTHROW(check_fallback_domain("custom"));
   CHECK_THROWS_WITH(check_fallback_domain("ai.onnx"), Catch::Contains("one of ONNX's own"));
