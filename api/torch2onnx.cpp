@@ -25,6 +25,8 @@ ExportOptions options_of(const ExportSettings &s, const std::string &output_path
   o.output_names = s.output_names;
   o.libraries = s.libraries;
   o.functions = s.functions;
+  o.converters = s.converters;
+  o.fallback_domain = s.fallback_domain;
   o.verify = s.verify;
   o.rtol = s.rtol;
   o.atol = s.atol;

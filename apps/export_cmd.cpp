@@ -4,6 +4,7 @@
 
 #include "apps/report.h"
 #include "aten_lib/converter.h"
+#include "aten_lib/plugins.h"
 #include "builder/error.h"
 #include "builder/process.h"
 #include "exporter/export.h"
@@ -26,8 +27,9 @@ namespace {
 const char *kUsage =
     "Usage: torch2onnx MODEL.pt [-o OUT.onnx] [--input SPEC]... [--input-data FILE]... [--opset "
     "N]\n"
-    "                  [--verify] [--locate] [--report FILE]\n"
-    "       torch2onnx ops [--opset N] [--json]\n"
+    "                  [--verify] [--locate] [--report FILE] [--converters LIB.so]...\n"
+    "                  [--fallback-domain NAME]\n"
+    "       torch2onnx ops [--opset N] [--json] [--converters LIB.so]...\n"
     "       torch2onnx show MODEL.onnx [--json]   (list any ONNX file, one line per node)\n"
     "       torch2onnx zoo MANIFEST [--jobs N] [--shard I/N] ...   (see torch2onnx zoo --help)\n"
     "       torch2onnx --version\n";
@@ -41,6 +43,9 @@ Examples:
   torch2onnx gpt.pt --input-data ids.npy --verify            verify on your own token ids
   torch2onnx seg.pt --input x:f32[1,3,64,64] --input mask:none   an Optional argument as None
   torch2onnx ops --opset 13          list the converters available at opset 13
+  torch2onnx m.pt --load-library libmylib_ops.so --converters libmylib_converters.so --verify
+                                     a custom op with its converter plugin (docs/plugins.md)
+  torch2onnx m.pt --fallback-domain org.example   ops without a converter as custom-domain nodes
 
 Input SPEC: one per forward argument, in order; arguments left out take their defaults.
   [name:]dtype[dims]   a tensor. dtype: f32 f16 bf16 f64 i64 i32 i16 i8 u8 bool; dims: positive
@@ -147,6 +152,14 @@ void add_flags(CLI::App &app, Args &a) {
                  "shared library registering custom ops, loaded before the model (like "
                  "torch.ops.load_library); repeatable")
       ->take_all();
+  app.add_option("--converters", o.converters,
+                 "converter plugin: a shared library built against <torch2onnx/plugin.h> that adds "
+                 "converters for custom ops; repeatable (docs/plugins.md)")
+      ->take_all();
+  app.add_option("--fallback-domain", o.fallback_domain,
+                 "write every op without a converter as a node of this custom ONNX domain, with a "
+                 "warning listing them (off by default; --verify cannot run such a file; "
+                 "docs/fallback.md)");
   // A callback, not a "!" flag: CLI11 would show the inverted default as --no-optimize{false}.
   app.add_flag_callback(
       "--no-optimize", [&o] { o.optimize = false; },
@@ -217,6 +230,8 @@ void check_command_line(Args &a) {
   if (!a.output_names.empty())
     o.output_names = split_names(a.output_names);
   check_option_conflicts(o);
+  if (!o.fallback_domain.empty())
+    check_fallback_domain(o.fallback_domain);
   if (a.rtol->count())
     check_tolerance("--rtol", o.rtol);
   if (a.atol->count())

@@ -4,6 +4,8 @@
 #include "apps/show.h"
 #include "apps/zoo.h"
 #include "aten_lib/converter.h"
+#include "aten_lib/plugins.h"
+#include "builder/error.h"
 #include "builder/process.h"
 
 #include <CLI/CLI.hpp>
@@ -18,16 +20,29 @@ using namespace torch2onnx;
 
 namespace {
 
+std::string json_escape(const std::string &s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\')
+      out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
 void print_ops_json(const std::vector<const RegistryEntry *> &chosen) {
   fmt::print("[\n");
   for (size_t i = 0; i < chosen.size(); ++i) {
     std::vector<std::string> q;
     for (const auto &o : chosen[i]->onnx_ops)
       q.push_back("\"" + o + "\"");
+    std::string plugin =
+        chosen[i]->plugin.empty() ? "null" : "\"" + json_escape(chosen[i]->plugin) + "\"";
     fmt::print("  {{\"op\": \"{}\", \"since_opset\": {}, \"family\": \"{}\", \"onnx_ops\": [{}], "
-               "\"complex\": {}}}{}\n",
-               chosen[i]->op, chosen[i]->since_opset, chosen[i]->family, fmt::join(q, ", "),
-               chosen[i]->complex_fn ? "true" : "false", i + 1 < chosen.size() ? "," : "");
+               "\"complex\": {}, \"plugin\": {}}}{}\n",
+               chosen[i]->op, chosen[i]->since_opset, json_escape(chosen[i]->family),
+               fmt::join(q, ", "), chosen[i]->complex_fn ? "true" : "false", plugin,
+               i + 1 < chosen.size() ? "," : "");
   }
   fmt::print("]\n");
 }
@@ -39,6 +54,10 @@ int run_ops(int argc, char **argv) {
   app.add_option("--opset", opset, "show the converter chosen at this opset")
       ->check(CLI::Range(kMinOpset, kMaxOpset));
   app.add_flag("--json", json, "print JSON for scripts");
+  std::vector<std::string> plugins;
+  app.add_option("--converters", plugins,
+                 "also list the converters of these plugins (shared libraries; docs/plugins.md)")
+      ->take_all();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -48,7 +67,16 @@ int run_ops(int argc, char **argv) {
     fmt::print(stderr, "torch2onnx: error: {}\n  hint: see torch2onnx ops --help\n", e.what());
     return 2;
   }
-  const auto &reg = Registry::global();
+  std::unique_ptr<Registry> with_plugins;
+  try {
+    with_plugins = registry_with_plugins(nullptr, plugins, "");
+  } catch (const Error &e) {
+    fmt::print(stderr, "torch2onnx: error: {}\n", e.what());
+    if (!e.hint().empty())
+      fmt::print(stderr, "  hint: {}\n", e.hint());
+    return 1;
+  }
+  const Registry &reg = with_plugins ? *with_plugins : Registry::global();
   std::vector<const RegistryEntry *> chosen;
   std::string last;
   for (const auto *e : reg.entries()) {
@@ -64,10 +92,15 @@ int run_ops(int argc, char **argv) {
     return 0;
   }
   fmt::print("{:<36} {:>5}  {:<12} {}\n", "op", "since", "family", "ONNX ops");
-  for (const auto *e : chosen)
-    fmt::print("{:<36} {:>5}  {:<12} {}\n", e->op, e->since_opset, e->family,
-               fmt::join(e->onnx_ops, ", "));
-  fmt::print("{} ops at opset {}\n", chosen.size(), opset);
+  size_t from_plugins = 0;
+  for (const auto *e : chosen) {
+    fmt::print("{:<36} {:>5}  {:<12} {}{}\n", e->op, e->since_opset, e->family,
+               fmt::join(e->onnx_ops, ", "),
+               e->plugin.empty() ? "" : "  [plugin " + e->plugin + "]");
+    from_plugins += !e->plugin.empty();
+  }
+  fmt::print("{} ops at opset {}{}\n", chosen.size(), opset,
+             from_plugins ? fmt::format(" ({} from plugins)", from_plugins) : "");
   return 0;
 }
 

@@ -66,17 +66,20 @@ json options_json(const ExportOptions &o) {
   json vd = json::object();
   for (const auto &[n, v] : o.verify_dims)
     vd[n] = v;
-  json j = {{"verify", o.verify},
-            {"external_data", o.external_data},
-            {"optimize", o.optimize},
-            {"rtol", o.rtol},
-            {"atol", o.atol},
-            {"seed", o.seed},
-            {"locate", o.locate},
-            {"verify_dims", vd},
-            {"output_names", o.output_names},
-            {"load_library", o.libraries},
-            {"functions", o.functions}};
+  json j = {
+      {"verify", o.verify},
+      {"external_data", o.external_data},
+      {"optimize", o.optimize},
+      {"rtol", o.rtol},
+      {"atol", o.atol},
+      {"seed", o.seed},
+      {"locate", o.locate},
+      {"verify_dims", vd},
+      {"output_names", o.output_names},
+      {"load_library", o.libraries},
+      {"functions", o.functions},
+      {"converters", o.converters},
+      {"fallback_domain", o.fallback_domain.empty() ? json(nullptr) : json(o.fallback_domain)}};
   return j;
 }
 
@@ -254,6 +257,12 @@ json result_json(const ExportReport &r, json &report) {
                          {"outputs", f.outputs},
                          {"nodes", f.nodes}});
   report["functions"] = functions;
+  if (!r.fallback_ops.empty()) {
+    json ops = json::array();
+    for (const auto &f : r.fallback_ops)
+      ops.push_back({{"op", f.op}, {"uses", f.uses}, {"places", f.places}});
+    report["fallback"] = {{"domain", r.fallback_domain}, {"ops", ops}};
+  }
   if (r.verify)
     report["verify"] = verify_json(*r.verify);
   if (r.divergence)

@@ -70,8 +70,8 @@ Examples:
   torch2onnx zoo models/zoo/torchvision.yaml --shard 1/4 --jobs 2     one of 4 CI machines
 
 MANIFEST is YAML (see docs/zoo.md): model_dir, defaults (opset, rtol, atol, timeout,
-load_library) and a list of models (name, model, inputs, opset, rtol, atol, timeout,
-load_library, output_names, verify_dims, input_data: [files], functions: [classes],
+load_library, converters) and a list of models (name, model, inputs, opset, rtol, atol, timeout,
+load_library, converters, output_names, verify_dims, input_data: [files], functions: [classes],
 expect_fail: "reason").
 
 Status per model: pass, fail (export or verification failed), crash (killed by a signal or an

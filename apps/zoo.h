@@ -16,7 +16,8 @@ struct Job {
   std::vector<std::string> inputs; // --input specs
   int opset = 17;
   std::optional<double> rtol, atol;
-  std::vector<std::string> libraries; // --load-library
+  std::vector<std::string> libraries;  // --load-library
+  std::vector<std::string> converters; // --converters (converter plugins)
   std::vector<std::string> output_names;
   std::vector<std::string> functions;  // --functions: module classes written as ONNX functions
   std::string verify_dims;             // --verify-dims, e.g. "h=640,w=640"

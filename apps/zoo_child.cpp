@@ -88,6 +88,8 @@ std::vector<std::string> child_args(const Job &j, const std::string &exe, const 
     a.insert(a.end(), {"--atol", fmt::format("{}", *j.atol)});
   for (const auto &l : j.libraries)
     a.insert(a.end(), {"--load-library", l});
+  for (const auto &l : j.converters)
+    a.insert(a.end(), {"--converters", l});
   if (!j.verify_dims.empty())
     a.insert(a.end(), {"--verify-dims", j.verify_dims});
   if (!j.output_names.empty())

@@ -28,10 +28,11 @@ struct Ctx {
 
 // Keys a model entry may have. `make` and `notes` are for models/make_zoo.py and for people.
 const std::set<std::string> kModelKeys = {
-    "name",        "model",   "inputs",       "opset",       "rtol",
-    "atol",        "timeout", "load_library", "expect_fail", "output_names",
-    "verify_dims", "make",    "notes",        "input_data",  "functions"};
-const std::set<std::string> kDefaultKeys = {"opset", "rtol", "atol", "timeout", "load_library"};
+    "name",    "model",        "inputs",      "opset",        "rtol",        "atol",
+    "timeout", "load_library", "expect_fail", "output_names", "verify_dims", "make",
+    "notes",   "input_data",   "functions",   "converters"};
+const std::set<std::string> kDefaultKeys = {"opset",   "rtol",         "atol",
+                                            "timeout", "load_library", "converters"};
 const std::set<std::string> kTopKeys = {"model_dir", "defaults", "models"};
 
 void check_keys(const Ctx &c, const YAML::Node &map, const std::set<std::string> &allowed,
@@ -124,6 +125,7 @@ struct Defaults {
   std::optional<double> rtol, atol;
   double timeout = 900;
   std::vector<std::string> libraries;
+  std::vector<std::string> converters; // --converters plugins
 };
 
 void read_common(const Ctx &c, const YAML::Node &m, Defaults &d) {
@@ -144,6 +146,8 @@ void read_common(const Ctx &c, const YAML::Node &m, Defaults &d) {
   }
   if (m["load_library"])
     d.libraries = strings(c, m["load_library"], "load_library");
+  if (m["converters"])
+    d.converters = strings(c, m["converters"], "converters");
 }
 
 } // namespace
@@ -250,6 +254,11 @@ Manifest read_manifest(const std::string &path, const std::string &models_dir, i
       std::string l = expand_home(lib);
       j.libraries.push_back(
           fs::path(l).is_absolute() || l.find('/') == std::string::npos ? l : (base / l).string());
+    }
+    // A plugin is a file: a relative path is relative to the manifest's folder.
+    for (const auto &p : d.converters) {
+      std::string l = expand_home(p);
+      j.converters.push_back(fs::path(l).is_absolute() ? l : (base / l).string());
     }
     std::vector<int> ops = opset > 0 ? std::vector<int>{opset} : d.opsets;
     for (int o : ops) {

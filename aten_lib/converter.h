@@ -151,6 +151,8 @@ struct RegistryEntry {
   // Called instead of `fn` when an input or output is a complex tensor (TensorInfo::complex);
   // empty: the op refuses complex operands (docs/complex.md).
   ConverterFn complex_fn;
+  // The converter plugin (--converters LIB.so) it came from; empty for torch2onnx's own.
+  std::string plugin;
 };
 
 // Converters by aten op and opset. Lookup returns the newest entry at or below the target opset.
@@ -181,10 +183,32 @@ public:
   // The registry with every converter torch2onnx ships (built once).
   static const Registry &global();
 
+  // Adds every entry of `from` (a converter plugin's registrations) labelled with the plugin's
+  // path; an (op, opset) this registry already has is an Error naming both sources.
+  void add_plugin_entries(const Registry &from, const std::string &plugin);
+  // --fallback-domain: ops without a converter are written as nodes of this custom domain
+  // (docs/fallback.md) instead of failing the export. Empty (the default): they fail it.
+  void set_fallback_domain(std::string domain) { fallback_domain_ = std::move(domain); }
+  const std::string &fallback_domain() const { return fallback_domain_; }
+
 private:
   std::map<std::string, std::map<int, RegistryEntry>> by_op_;
   std::string family_;
+  std::string fallback_domain_;
 };
+
+// The converter --fallback-domain uses for an op without one: writes the op as one node of
+// `domain` (op type: the op's name without its namespace). Arguments of a tensor type (`tensor`
+// set: Tensor, Tensor?, Tensor[]) become inputs in schema order (None: an omitted input); the
+// others become attributes named after the schema's arguments (None: no attribute), plus the
+// attribute torch_op = "aten::op.overload". Outputs take the recorded dtypes and shapes.
+// Example: fallback_converter("org.example", "aten::foo", "", {{"self", true}, {"k", false}})
+struct FallbackArg {
+  std::string name;
+  bool tensor = false;
+};
+ConverterFn fallback_converter(const std::string &domain, const std::string &op,
+                               const std::string &overload, std::vector<FallbackArg> args);
 
 // Lowest and highest opset torch2onnx targets.
 constexpr int kMinOpset = 11;

@@ -159,6 +159,26 @@ const RegistryEntry *Registry::find(const std::string &op, int opset) const {
   return &std::prev(v)->second;
 }
 
+void Registry::add_plugin_entries(const Registry &from, const std::string &plugin) {
+  for (const auto &[op, versions] : from.by_op_)
+    for (const auto &[since, e] : versions) {
+      auto &mine = by_op_[op];
+      auto it = mine.find(since);
+      if (it != mine.end())
+        throw Error(fmt::format("the converter plugin {} registers {} at opset {}, which {} "
+                                "already has",
+                                plugin, op, since,
+                                it->second.plugin.empty()
+                                    ? fmt::format("torch2onnx (family {})", it->second.family)
+                                    : "the plugin " + it->second.plugin),
+                    "register each op once; a plugin adds converters for ops torch2onnx lacks "
+                    "(or a newer since_opset of one it has)");
+      RegistryEntry copy = e;
+      copy.plugin = plugin;
+      mine.emplace(since, std::move(copy));
+    }
+}
+
 std::vector<const RegistryEntry *> Registry::entries() const {
   std::vector<const RegistryEntry *> out;
   for (const auto &[op, versions] : by_op_)

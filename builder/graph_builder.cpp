@@ -372,6 +372,9 @@ GraphBuilder::add_node_as_is(std::string_view op_type, const std::vector<Val> &i
 void GraphBuilder::verify_node(const onnx::NodeProto &node, const std::vector<Attr> &attrs) const {
   const std::string &type = node.op_type();
   const std::string dom = node.domain().empty() ? std::string(onnx::ONNX_DOMAIN) : node.domain();
+  // A custom domain (--fallback-domain) has no schema: its nodes are the back end's to define.
+  if (is_custom_domain(dom))
+    return;
   // Above the opsets libonnx knows: our own table for the operators that changed in 18-21, else
   // libonnx's newest schema, which still describes the operator (see builder/onnx_schemas.h).
   const OwnSchema *own = opset_ > kLibOnnxMaxOpset ? own_schema(type, opset_) : nullptr;
@@ -393,6 +396,41 @@ void GraphBuilder::verify_node(const onnx::NodeProto &node, const std::vector<At
     throw Error(fmt::format(
         "invalid ONNX node {} ({} at opset {}, inputs [{}], attributes [{}]): {}", node.name(),
         type, opset_, fmt::join(node.input(), ", "), fmt::join(attr_text, ", "), e.what()));
+  }
+}
+
+bool is_custom_domain(const std::string &domain) {
+  return !domain.empty() && domain != onnx::ONNX_DOMAIN && domain != "ai.onnx" &&
+         domain != onnx::AI_ONNX_ML_DOMAIN && domain != onnx::AI_ONNX_TRAINING_DOMAIN &&
+         domain != onnx::AI_ONNX_PREVIEW_TRAINING_DOMAIN;
+}
+
+namespace {
+
+void collect_domains(const onnx::GraphProto &g, std::set<std::string> &out) {
+  for (const auto &n : g.node()) {
+    if (is_custom_domain(n.domain()))
+      out.insert(n.domain());
+    for (const auto &a : n.attribute()) {
+      if (a.has_g())
+        collect_domains(a.g(), out);
+      for (const auto &sub : a.graphs())
+        collect_domains(sub, out);
+    }
+  }
+}
+
+} // namespace
+
+void import_custom_domains(onnx::ModelProto &m) {
+  std::set<std::string> used;
+  collect_domains(m.graph(), used);
+  for (const auto &imp : m.opset_import())
+    used.erase(imp.domain());
+  for (const auto &d : used) {
+    auto *imp = m.add_opset_import();
+    imp->set_domain(d);
+    imp->set_version(1);
   }
 }
 
@@ -559,6 +597,7 @@ void GraphBuilder::finish(const SerializeOptions &opts) {
     for (auto it = borrowed_.begin(); it != borrowed_.end();)
       it = present.count(it->first) ? std::next(it) : borrowed_.erase(it);
   }
+  import_custom_domains(m);
   // The checker and shape inference see the borrowed weights as external data: they read their
   // types and shapes, never their bytes.
   mark_borrowed(true);

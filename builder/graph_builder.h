@@ -222,6 +222,13 @@ private:
 
 std::string to_string(const Attr &a);
 
+// A domain other than ONNX's own (ai.onnx, ai.onnx.ml, training): e.g. a --fallback-domain. The
+// builder checks no schema for its nodes.
+bool is_custom_domain(const std::string &domain);
+// Adds an opset import (version 1) for every custom domain a node of `m` (or of its subgraphs)
+// uses and no import names yet; finish() calls it before the checker.
+void import_custom_domains(onnx::ModelProto &m);
+
 } // namespace torch2onnx
 
 namespace torch2onnx {

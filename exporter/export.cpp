@@ -1,6 +1,7 @@
 #include "exporter/export.h"
 
 #include "aten_lib/converter.h"
+#include "aten_lib/plugins.h"
 #include "builder/process.h"
 #include "builder/provenance.h"
 #include "exporter/analysis/graph_inputs.h"
@@ -64,6 +65,31 @@ void validate(const ExportOptions &o, const std::string &out) {
   if (fs::is_directory(out, ec))
     throw Error(fmt::format("the output path '{}' is a directory", out),
                 "give a file name with -o");
+  if (!o.fallback_domain.empty())
+    check_fallback_domain(o.fallback_domain);
+}
+
+// --fallback-domain wrote these ops as custom-domain nodes: a notice that always shows, the
+// report's list, and no verification (ONNX Runtime has no kernels for that domain).
+void note_fallback(const Converted &c, const ExportOptions &o, ExportReport &r) {
+  r.fallback_domain = o.fallback_domain;
+  std::vector<std::string> names;
+  for (const auto &u : c.fallback_ops) {
+    r.fallback_ops.push_back(ExportReport::FallbackOp{u.op, u.uses, u.places});
+    names.push_back(u.op);
+  }
+  r.notices.push_back(fmt::format(
+      "{}\n  written as nodes of the custom domain '{}' (--fallback-domain): the ONNX file runs "
+      "only where that domain is implemented",
+      format_unsupported(c.fallback_ops, o.opset), o.fallback_domain));
+  if (o.verify)
+    throw Error(fmt::format("--verify cannot run this model in ONNX Runtime: {} {} written as "
+                            "nodes of the custom domain '{}' (--fallback-domain), which ONNX "
+                            "Runtime does not implement",
+                            fmt::join(names, ", "), names.size() == 1 ? "is" : "are",
+                            o.fallback_domain),
+                "export without --verify, or convert those ops to ONNX with a converter plugin "
+                "(--converters LIB.so, docs/plugins.md)");
 }
 
 std::vector<std::pair<std::string, int64_t>> sizes_of(const std::vector<SymbolSizes> &symbols,
@@ -356,7 +382,8 @@ namespace {
 // The export of a loaded (or in-memory) model into `r`, with example values per forward argument
 // (from --input-data or the API's tensors; nullopt where random values are made).
 void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>> &data,
-                   const ExportOptions &o, const LogFn &log, ExportReport &r, PhaseClock &clock) {
+                   const ExportOptions &o, const Registry *registry, const LogFn &log,
+                   ExportReport &r, PhaseClock &clock) {
   auto say = [&](const std::string &msg) {
     if (log)
       log(msg);
@@ -386,8 +413,10 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   say("recording shapes on the example inputs and converting");
   set_phase("recording shapes (LibTorch runs the model) and converting");
   clock.start(&r.phases.convert); // recording and converting, when it fails
-  Converted c = convert_graph(m.graph, gi, o.opset, o.output_names, o.registry);
+  Converted c = convert_graph(m.graph, gi, o.opset, o.output_names, registry);
   clock.done();
+  if (!c.fallback_ops.empty())
+    note_fallback(c, o, r);
   say(fmt::format("converted: {} ONNX nodes", c.builder->node_count()));
   r.phases.record = c.record_seconds;
   r.phases.convert = c.convert_seconds;
@@ -442,13 +471,14 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport
   clock.start(&r.phases.load);
   for (const auto &lib : o.libraries)
     load_op_library(lib);
+  auto registry = registry_with_plugins(o.registry, o.converters, o.fallback_domain);
   if (log)
     log(fmt::format("loading {}", o.model_path));
   set_phase("loading the model (LibTorch)");
   LoadedModel m = load_model(o.model_path);
   clock.done();
   auto data = load_input_data(o.input_data, m.arg_names);
-  export_loaded(m, data, o, log, r, clock);
+  export_loaded(m, data, o, registry ? registry.get() : o.registry, log, r, clock);
   return r;
 }
 
@@ -462,6 +492,7 @@ ExportReport export_module(const torch::jit::Module &module, const std::vector<c
   validate(o, r.output_path);
   for (const auto &lib : o.libraries)
     load_op_library(lib);
+  auto registry = registry_with_plugins(o.registry, o.converters, o.fallback_domain);
   set_phase("preparing the model (LibTorch)");
   // The export runs the module in eval mode (as torch.onnx.export does) and gives it back in the
   // mode it came in. Freezing works on a copy: the caller's weights are not touched.
@@ -481,7 +512,7 @@ ExportReport export_module(const torch::jit::Module &module, const std::vector<c
   for (size_t i = 0; i < args.size(); ++i)
     if (!args[i].isNone() || o.inputs.size() <= i)
       data[i] = args[i];
-  export_loaded(m, data, o, log, r, clock);
+  export_loaded(m, data, o, registry ? registry.get() : o.registry, log, r, clock);
   return r;
 }
 

@@ -48,6 +48,14 @@ struct ExportReport {
   std::vector<std::string> constants; // forward's arguments fixed as constants, "name=value"
   std::optional<VerifyReport> verify;
   std::optional<Divergence> divergence; // --locate, or a failed verification
+  // --fallback-domain: the ops written as nodes of that domain, with their uses and first places.
+  struct FallbackOp {
+    std::string op;
+    size_t uses = 0;
+    std::vector<std::string> places; // "layer1.act (model.py:12)"
+  };
+  std::string fallback_domain;
+  std::vector<FallbackOp> fallback_ops;
 };
 
 using LogFn = std::function<void(const std::string &)>;

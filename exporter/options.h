@@ -69,6 +69,12 @@ struct ExportOptions {
   std::vector<std::string> functions;
   // The converters to use; null: Registry::global(). For tests that swap one converter.
   const Registry *registry = nullptr;
+  // --converters: converter plugins (shared libraries built against <torch2onnx/plugin.h>) whose
+  // converters are added to the registry's (docs/plugins.md).
+  std::vector<std::string> converters;
+  // --fallback-domain: ops without a converter become nodes of this custom domain, with a notice
+  // listing them (docs/fallback.md); empty (the default): they fail the export.
+  std::string fallback_domain;
 };
 
 // Flags that contradict each other: two inputs or two outputs with the same name, an output named

@@ -44,9 +44,15 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   const Registry &registry = custom_registry ? *custom_registry : Registry::global();
   Walker walker(*c.builder, c.record, registry);
   auto unsupported = walker.find_unsupported(*graph);
-  if (!unsupported.empty())
+  bool complex = false; // complex operands never fall back: no custom op takes them either
+  for (const auto &u : unsupported)
+    complex = complex || u.op.find(" on complex tensors") != std::string::npos;
+  if (!unsupported.empty() && (registry.fallback_domain().empty() || complex))
     throw Error(format_unsupported(unsupported, opset),
-                "see `torch2onnx ops` for what is supported; file an issue with the op names");
+                "see `torch2onnx ops` for what is supported; add converters with --converters "
+                "LIB.so (docs/plugins.md), or write these ops as nodes of a custom domain with "
+                "--fallback-domain NAME (docs/fallback.md); or file an issue with the op names");
+  c.fallback_ops = std::move(unsupported); // --fallback-domain: written as custom-domain nodes
   for (size_t i = 0; i < graph->inputs().size(); ++i) {
     const auto *v = graph->inputs()[i];
     T2O_CHECK(inputs.example[i].isTensor(),

@@ -26,6 +26,8 @@ struct Converted {
   std::vector<WalkedValue> walked;         // top-level tensors and their ONNX values (--locate)
   double record_seconds = 0;               // running the graph in LibTorch to record shapes
   double convert_seconds = 0;              // walking the graph and building the ONNX nodes
+  // Ops without a converter written as nodes of the registry's fallback domain (--fallback-domain).
+  std::vector<UnsupportedOp> fallback_ops;
 };
 
 // Records shapes, checks every op has a converter, and converts. `input_names` names the graph's

@@ -462,6 +462,8 @@ void Walker::run_node(const Node *n, size_t index) {
     const RegistryEntry *entry = find_converter(registry_, converter_key(n), b_.opset());
     if (!entry)
       entry = find_converter(registry_, op, b_.opset());
+    if (!entry && !registry_.fallback_domain().empty() && !touches_complex(n))
+      entry = &fallback_entry(n);
     if (!entry)
       throw Error(fmt::format("{} has no converter at opset {}", op, b_.opset()),
                   "see `torch2onnx ops` for the supported ops");
@@ -598,6 +600,39 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
     env_[n->inputs()[0]] = env_[n->outputs()[0]];
     write_back(n->inputs()[0]);
   }
+}
+
+const RegistryEntry &Walker::fallback_entry(const Node *n) {
+  const auto *schema = n->maybeSchema();
+  std::string op = n->kind().toQualString();
+  std::string key = schema ? fmt::format("{}.{}", op, schema->overload_name()) : op;
+  auto it = fallback_entries_.find(key);
+  if (it != fallback_entries_.end())
+    return it->second;
+  // Tensor, Tensor? and Tensor[] arguments are inputs; the rest attributes.
+  auto tensor_like = [](const c10::TypePtr &t) {
+    auto lt = t->cast<c10::ListType>();
+    const c10::TypePtr &elem = lt ? lt->getElementType() : t;
+    return elem->isSubtypeOf(*c10::OptionalType::ofTensor());
+  };
+  std::vector<FallbackArg> args;
+  std::string overload;
+  if (schema) {
+    overload = schema->overload_name();
+    for (const auto &a : schema->arguments())
+      args.push_back(FallbackArg{a.name(), tensor_like(a.type())});
+  } else {
+    for (size_t i = 0; i < n->inputs().size(); ++i)
+      args.push_back(FallbackArg{fmt::format("arg{}", i), tensor_like(n->input(i)->type())});
+  }
+  const std::string &domain = registry_.fallback_domain();
+  RegistryEntry e;
+  e.op = op;
+  e.since_opset = kMinOpset;
+  e.fn = fallback_converter(domain, op, overload, std::move(args));
+  e.onnx_ops = {fmt::format("{}:{}", domain, op.substr(op.rfind(':') + 1))};
+  e.family = "fallback";
+  return fallback_entries_.emplace(key, std::move(e)).first->second;
 }
 
 void Walker::write_back(const Value *view) {

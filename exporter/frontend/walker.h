@@ -113,6 +113,10 @@ private:
   bool fold_metadata(const torch::jit::Node *n);
   bool try_fold(const torch::jit::Node *n);
   void convert(const torch::jit::Node *n, const RegistryEntry &entry);
+  // --fallback-domain (Registry::fallback_domain): the converter writing `n`'s op as a node of
+  // that domain, made from its schema once per overload (aten_lib/converter.h
+  // fallback_converter).
+  const RegistryEntry &fallback_entry(const torch::jit::Node *n);
   // After an in-place op on a view (x[a:b] = v, x[:, i].fill_(v)), rebinds the view's base (and
   // its base, up the chain) to the base with the view's new contents scattered in.
   void write_back(const torch::jit::Value *view);
@@ -204,6 +208,7 @@ private:
   std::map<std::string, size_t> op_counts_;
   std::vector<WalkedValue> walked_;
   std::pair<const torch::jit::Node *, const RegistryEntry *> last_converted_{nullptr, nullptr};
+  std::map<std::string, RegistryEntry> fallback_entries_; // by schema
 };
 
 // Helpers the walker's files share (walker.cpp).

@@ -56,6 +56,13 @@ struct ExportSettings {
   // Module class names whose calls become calls of ONNX local functions, e.g. {"BasicBlock"}
   // (--functions; needs opset >= 15; see docs/functions.md).
   std::vector<std::string> functions;
+  // Converter plugins for custom ops (--converters, docs/plugins.md). They resolve torch2onnx's
+  // symbols from libtorch2onnx.so, which the program links.
+  std::vector<std::string> converters;
+  // Ops without a converter become nodes of this custom ONNX domain, listed in a notice
+  // (--fallback-domain, docs/fallback.md); empty: they fail the export. verify cannot run such a
+  // file.
+  std::string fallback_domain;
   // Progress lines ("recording shapes ...", "written", ...); empty: silent.
   std::function<void(const std::string &)> log;
 };

@@ -2,6 +2,9 @@
 // only libtorch2onnx.so (t2o_api) and LibTorch, never the exporter's internal libraries.
 // Numerical claims are the API's own verification: LibTorch and ONNX Runtime on the same inputs.
 #include <filesystem>
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/sugared_value.h>
+#include <torch/library.h>
 #include <torch/script.h>
 #include <torch2onnx/torch2onnx.h>
 
@@ -119,4 +122,65 @@ TEST_CASE("API errors are torch2onnx::Error with the CLI's message and no output
 
 TEST_CASE("version", "[api]") {
   CHECK(torch2onnx::version() == T2O_VERSION);
+}
+
+namespace {
+
+at::Tensor twice(const at::Tensor &x) {
+  return x * 2;
+}
+
+// Resolves `t2otest.op(...)` in TorchScript source to the custom op t2otest::op, as Python's
+// torch.ops.t2otest.op does (C++'s default resolver knows torch only).
+struct CustomOpResolver : torch::jit::Resolver {
+  std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string &name,
+                                                         torch::jit::GraphFunction &,
+                                                         const torch::jit::SourceRange &) override {
+    if (name == "torch")
+      return std::make_shared<torch::jit::BuiltinModule>("aten");
+    if (name == "t2otest")
+      return std::make_shared<torch::jit::BuiltinModule>("t2otest");
+    return nullptr;
+  }
+};
+
+} // namespace
+
+TORCH_LIBRARY(t2otest, m) {
+  m.def("twice(Tensor x) -> Tensor", twice);
+}
+
+TEST_CASE("ExportSettings: converters load a plugin through libtorch2onnx.so", "[api]") {
+  torch::jit::Module m("M");
+  m.define(R"(
+def forward(self, x):
+    return torch.relu(t2otest.twice(x))
+)",
+           std::make_shared<CustomOpResolver>());
+  torch2onnx::ExportSettings s;
+  s.verify = true;
+  std::string out = out_path("plugin.onnx");
+  SECTION("the plugin's converter, verified") {
+    s.converters = {T2O_PLUGIN_GOOD};
+    torch2onnx::ExportResult r = torch2onnx::export_module(m, {torch::randn({2, 3})}, out, s);
+    REQUIRE(r.verified);
+    CHECK(r.verify_ok);
+  }
+  SECTION("a missing plugin is an Error") {
+    s.converters = {"/no/such/plugin.so"};
+    CHECK_THROWS_WITH(torch2onnx::export_module(m, {torch::randn({2, 3})}, out, s),
+                      Catch::Contains("converter plugin '/no/such/plugin.so' does not exist"));
+  }
+  SECTION("fallback_domain writes the op as a custom node and refuses verify") {
+    s.fallback_domain = "org.t2o.api";
+    CHECK_THROWS_WITH(torch2onnx::export_module(m, {torch::randn({2, 3})}, out, s),
+                      Catch::Contains("--verify cannot run this model"));
+    s.verify = false;
+    torch2onnx::ExportResult r = torch2onnx::export_module(m, {torch::randn({2, 3})}, out, s);
+    CHECK(fs::exists(out));
+    bool warned = false;
+    for (const auto &n : r.notices)
+      warned = warned || n.find("custom domain 'org.t2o.api'") != std::string::npos;
+    CHECK(warned);
+  }
 }

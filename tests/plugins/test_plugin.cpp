@@ -1,0 +1,48 @@
+// Converter plugins for tests/test_plugins.cpp, one source built several ways
+// (tests/CMakeLists.txt):
+//   T2O_PLUGIN_GOOD       converts t2otest::twice(Tensor x) -> Tensor as Add(x, x)
+//   T2O_PLUGIN_OLD        the entry points of a plugin built against another torch2onnx version
+//   T2O_PLUGIN_NO_ENTRY   a shared library that is no plugin
+//   T2O_PLUGIN_UNDEFINED  uses a function torch2onnx does not have (fails to load)
+//   T2O_PLUGIN_DUPLICATE  registers aten::relu at opset 11, which torch2onnx already converts
+#include "torch2onnx/plugin.h"
+
+#if defined(T2O_PLUGIN_GOOD)
+namespace {
+void t2otest_twice(torch2onnx::ConvertCtx &c) {
+  torch2onnx::Val x = c.tensor(0);
+  c.set_out(0, c.b.op1("Add", {x, x}));
+}
+} // namespace
+
+TORCH2ONNX_PLUGIN(r) {
+  r.set_family("test_plugin");
+  r.add("t2otest::twice", 11, t2otest_twice, {"Add"});
+}
+
+#elif defined(T2O_PLUGIN_OLD)
+TORCH2ONNX_PLUGIN_EXPORT int torch2onnx_plugin_abi_version() {
+  return 999;
+}
+TORCH2ONNX_PLUGIN_EXPORT const char *torch2onnx_plugin_version() {
+  return "0.0.1";
+}
+TORCH2ONNX_PLUGIN_EXPORT void torch2onnx_register(torch2onnx::Registry &) {}
+
+#elif defined(T2O_PLUGIN_NO_ENTRY)
+TORCH2ONNX_PLUGIN_EXPORT int t2o_test_not_a_plugin() {
+  return 1;
+}
+
+#elif defined(T2O_PLUGIN_UNDEFINED)
+void t2o_test_missing_symbol(); // defined nowhere
+TORCH2ONNX_PLUGIN(r) {
+  (void)r;
+  t2o_test_missing_symbol();
+}
+
+#elif defined(T2O_PLUGIN_DUPLICATE)
+TORCH2ONNX_PLUGIN(r) {
+  r.add("aten::relu", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); }, {});
+}
+#endif
