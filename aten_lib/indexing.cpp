@@ -372,10 +372,12 @@ void aten_masked_scatter(ConvertCtx &c) {
   Val mask = b.op1("Expand", {cast_to(b, c.tensor(1), DType::Bool), shape_of(b, self)});
   self = b.op1("Expand", {self, shape_of(b, mask)});
   Val flat_mask = reshape(b, mask, {-1});
-  Val pos = b.op1("CumSum", {cast_to(b, flat_mask, DType::Int64), b.const_i64_scalar(0)},
-                  {{"exclusive", int64_t{1}}});
+  Val pos =
+      op_t(b, DType::Int64, "CumSum", {cast_to(b, flat_mask, DType::Int64), b.const_i64_scalar(0)},
+           {{"exclusive", int64_t{1}}});
   Val src = reshape(b, cast_to(b, c.tensor(2), dt), {-1});
-  pos = b.op1("Min", {pos, b.op1("Sub", {b.op1("Size", {src}), b.const_i64_scalar(1)})});
+  pos = op_t(b, DType::Int64, "Min",
+             {pos, b.op1("Sub", {b.op1("Size", {src}), b.const_i64_scalar(1)})});
   Val picked = b.op1("Gather", {src, pos}, {{"axis", int64_t{0}}});
   Val out = b.op1("Where", {flat_mask, picked, reshape(b, self, {-1})});
   c.set_out(0, b.op1("Reshape", {out, shape_of(b, mask)}));

@@ -187,7 +187,11 @@ std::optional<std::vector<Val>> GraphBuilder::adapt_form_below_12(const std::str
       !is_floating(in_type())) {
     // Max/Min take integers only from opset 12.
     Val first = op_impl(op == "Max" ? "Greater" : "Less", inputs, {}, 1)[0];
-    return op_impl("Where", {first, inputs[0], inputs[1]}, {}, num_outputs);
+    std::vector<Val> out = op_impl("Where", {first, inputs[0], inputs[1]}, {}, num_outputs);
+    TensorInfo known; // so that a Max/Min of this result finds its dtype too
+    known.dtype = in_type();
+    set_info(out[0], known);
+    return out;
   }
   if (op == "Clip" && has_info(inputs.at(0)) && dtype(inputs[0]) != DType::Float) {
     // Clip-11 takes float32 only (ONNX Runtime's kernel too): Where(x < lo, lo, x) and so on.
