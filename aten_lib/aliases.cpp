@@ -102,24 +102,24 @@ void aten_is_nonzero(ConvertCtx &c) {
 }
 
 void register_aliases_ops(Registry &r) {
-  r.add("aten::native_batch_norm", 13, aten_native_batch_norm, {"BatchNormalization"});
-  r.add("aten::native_dropout", 13, aten_native_dropout, {"Identity", "ConstantOfShape"});
-  r.add("aten::unsafe_split", 13, aten_unsafe_split, {"Split"});
-  r.add("aten::unsafe_split_with_sizes", 13, aten_unsafe_split, {"Split"});
-  r.add("aten::unsafe_chunk", 13, aten_unsafe_chunk, {"Split"});
-  r.add("aten::sym_size", 13, aten_sym_size, {"Shape", "Gather"});
-  r.add("aten::_local_scalar_dense", 13, aten__local_scalar_dense, {"Cast"});
-  r.add("aten::is_nonzero", 13, aten_is_nonzero, {"Equal", "Not"});
-  r.add("aten::alias", 13, aten_alias, {});
+  r.add("aten::native_batch_norm", 11, aten_native_batch_norm, {"BatchNormalization"});
+  r.add("aten::native_dropout", 11, aten_native_dropout, {"Identity", "ConstantOfShape"});
+  r.add("aten::unsafe_split", 11, aten_unsafe_split, {"Split"});
+  r.add("aten::unsafe_split_with_sizes", 11, aten_unsafe_split, {"Split"});
+  r.add("aten::unsafe_chunk", 11, aten_unsafe_chunk, {"Split"});
+  r.add("aten::sym_size", 11, aten_sym_size, {"Shape", "Gather"});
+  r.add("aten::_local_scalar_dense", 11, aten__local_scalar_dense, {"Cast"});
+  r.add("aten::is_nonzero", 11, aten_is_nonzero, {"Equal", "Not"});
+  r.add("aten::alias", 11, aten_alias, {});
   // NumPy-style names of elementwise ops.
-  r.add_with_inplace("aten::subtract", 13, aten_sub, {"Sub", "Mul"});
-  r.add_with_inplace("aten::multiply", 13, aten_mul, {"Mul"});
-  r.add_with_inplace("aten::divide", 13, aten_div, {"Div", "Floor", "Mod"});
-  r.add("aten::not_equal", 13, aten_ne, {"Equal", "Not"});
-  r.add("aten::less", 13, aten_lt, {"Less"});
-  r.add("aten::less_equal", 13, aten_le, {"LessOrEqual"});
-  r.add("aten::greater", 13, aten_gt, {"Greater"});
-  r.add("aten::greater_equal", 13, aten_ge, {"GreaterOrEqual"});
+  r.add_with_inplace("aten::subtract", 11, aten_sub, {"Sub", "Mul"});
+  r.add_with_inplace("aten::multiply", 11, aten_mul, {"Mul"});
+  r.add_with_inplace("aten::divide", 11, aten_div, {"Div", "Floor", "Mod"});
+  r.add("aten::not_equal", 11, aten_ne, {"Equal", "Not"});
+  r.add("aten::less", 11, aten_lt, {"Less"});
+  r.add("aten::less_equal", 11, aten_le, {"LessOrEqual"});
+  r.add("aten::greater", 11, aten_gt, {"Greater"});
+  r.add("aten::greater_equal", 11, aten_ge, {"GreaterOrEqual"});
 }
 
 } // namespace torch2onnx

@@ -410,53 +410,53 @@ void pad_dims(const ConvertCtx &c, std::vector<Arg> &args) {
 } // namespace
 
 void register_complex_ops(Registry &r) {
-  r.add_complex("aten::view_as_real", 13, aten_view_as_real, {"Identity"});
-  r.add_complex("aten::view_as_real_copy", 13, aten_view_as_real, {"Identity"});
-  r.add_complex("aten::view_as_complex", 13, aten_view_as_complex, {"Identity"});
-  r.add_complex("aten::view_as_complex_copy", 13, aten_view_as_complex, {"Identity"});
-  r.add_complex("aten::complex", 13, aten_complex, {"Pad", "Add"});
-  r.add_complex("aten::polar", 13, aten_polar, {"Cos", "Sin", "Mul", "Concat"});
-  r.add_complex("aten::real", 13, aten_real, {"Gather"});
-  r.add_complex("aten::imag", 13, aten_imag, {"Gather"});
+  r.add_complex("aten::view_as_real", 11, aten_view_as_real, {"Identity"});
+  r.add_complex("aten::view_as_real_copy", 11, aten_view_as_real, {"Identity"});
+  r.add_complex("aten::view_as_complex", 11, aten_view_as_complex, {"Identity"});
+  r.add_complex("aten::view_as_complex_copy", 11, aten_view_as_complex, {"Identity"});
+  r.add_complex("aten::complex", 11, aten_complex, {"Pad", "Add"});
+  r.add_complex("aten::polar", 11, aten_polar, {"Cos", "Sin", "Mul", "Concat"});
+  r.add_complex("aten::real", 11, aten_real, {"Gather"});
+  r.add_complex("aten::imag", 11, aten_imag, {"Gather"});
   for (const char *op : {"aten::conj", "aten::_conj", "aten::conj_physical", "aten::_conj_copy"})
-    r.add_complex(op, 13, aten_conj, {"Mul"});
+    r.add_complex(op, 11, aten_conj, {"Mul"});
   for (const char *op : {"aten::resolve_conj", "aten::resolve_neg"})
-    r.add_complex(op, 13, aten_resolve, {});
+    r.add_complex(op, 11, aten_resolve, {});
   for (const char *op : {"aten::add", "aten::add_"})
-    r.add_complex(op, 13, complex_add, {"Pad", "Add"});
+    r.add_complex(op, 11, complex_add, {"Pad", "Add"});
   for (const char *op : {"aten::sub", "aten::sub_"})
-    r.add_complex(op, 13, complex_sub, {"Pad", "Sub"});
+    r.add_complex(op, 11, complex_sub, {"Pad", "Sub"});
   for (const char *op : {"aten::mul", "aten::mul_"})
-    r.add_complex(op, 13, complex_mul, {"Gather", "Mul", "Sub", "Add", "Concat"});
+    r.add_complex(op, 11, complex_mul, {"Gather", "Mul", "Sub", "Add", "Concat"});
   for (const char *op : {"aten::div", "aten::div_"})
-    r.add_complex(op, 13, complex_div, {"Gather", "Mul", "ReduceSumSquare", "Div", "Concat"});
-  r.add_complex("aten::abs", 13, complex_abs_op, {"ReduceSumSquare", "Sqrt"});
-  r.add_complex("aten::exp", 13, complex_exp, {"Exp", "Cos", "Sin", "Mul", "Concat"});
-  r.add_complex("aten::angle", 13, complex_angle_op, {"Gather", "Atan", "Where"});
-  r.add_complex("aten::pow", 13, complex_pow, {"Pow", "Cos", "Sin", "Exp", "Log", "Concat"});
-  r.add_complex("aten::size", 13, complex_size, {});
+    r.add_complex(op, 11, complex_div, {"Gather", "Mul", "ReduceSumSquare", "Div", "Concat"});
+  r.add_complex("aten::abs", 11, complex_abs_op, {"ReduceSumSquare", "Sqrt"});
+  r.add_complex("aten::exp", 11, complex_exp, {"Exp", "Cos", "Sin", "Mul", "Concat"});
+  r.add_complex("aten::angle", 11, complex_angle_op, {"Gather", "Atan", "Where"});
+  r.add_complex("aten::pow", 11, complex_pow, {"Pow", "Cos", "Sin", "Exp", "Log", "Concat"});
+  r.add_complex("aten::size", 11, complex_size, {});
   for (const char *op : {"aten::to", "aten::type_as"})
-    r.add_complex(op, 13, complex_to, {"Identity", "Gather"});
+    r.add_complex(op, 11, complex_to, {"Identity", "Gather"});
   // Shape ops: the real converter on the carried form.
   for (const char *op : {"aten::contiguous", "aten::clone", "aten::alias"})
-    r.add_complex(op, 13, on_carried<keep_args>, {});
+    r.add_complex(op, 11, on_carried<keep_args>, {});
   // squeeze(x) without dims never drops the pair (size 2); with dims, they move.
   for (const char *op :
        {"aten::squeeze", "aten::squeeze_", "aten::slice", "aten::select", "aten::narrow",
         "aten::unsqueeze", "aten::unsqueeze_", "aten::index_select", "aten::flip"})
-    r.add_complex(op, 13, on_carried<dim1>, {});
-  r.add_complex("aten::roll", 13, on_carried<roll_dims>, {});
+    r.add_complex(op, 11, on_carried<dim1>, {});
+  r.add_complex("aten::roll", 11, on_carried<roll_dims>, {});
   for (const char *op : {"aten::transpose", "aten::transpose_", "aten::flatten", "aten::movedim"})
-    r.add_complex(op, 13, on_carried<dims12>, {});
-  r.add_complex("aten::permute", 13, on_carried<permute_dims>, {});
+    r.add_complex(op, 11, on_carried<dims12>, {});
+  r.add_complex("aten::permute", 11, on_carried<permute_dims>, {});
   for (const char *op : {"aten::view", "aten::reshape", "aten::_unsafe_view", "aten::expand"})
-    r.add_complex(op, 13, on_carried<append_pair>, {});
+    r.add_complex(op, 11, on_carried<append_pair>, {});
   for (const char *op : {"aten::cat", "aten::stack"})
-    r.add_complex(op, 13, on_carried<list_dim>, {});
+    r.add_complex(op, 11, on_carried<list_dim>, {});
   for (const char *op :
        {"aten::pad", "aten::constant_pad_nd", "aten::reflection_pad1d", "aten::reflection_pad2d",
         "aten::replication_pad1d", "aten::replication_pad2d"})
-    r.add_complex(op, 13, on_carried<pad_dims>, {});
+    r.add_complex(op, 11, on_carried<pad_dims>, {});
 }
 
 } // namespace torch2onnx

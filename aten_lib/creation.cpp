@@ -487,55 +487,55 @@ void aten_arange(ConvertCtx &c) {
 }
 
 void register_creation_ops(Registry &r) {
-  r.add("aten::zeros_like", 13, aten_zeros_like, {"ConstantOfShape"});
-  r.add("aten::ones_like", 13, aten_ones_like, {"ConstantOfShape"});
-  r.add("aten::full_like", 13, aten_full_like, {"ConstantOfShape"});
-  r.add("aten::new_zeros", 13, aten_new_zeros, {"ConstantOfShape"});
-  r.add("aten::new_ones", 13, aten_new_ones, {"ConstantOfShape"});
-  r.add("aten::new_full", 13, aten_new_full, {"ConstantOfShape"});
-  r.add("aten::zeros", 13, aten_new_zeros, {"ConstantOfShape"});
-  r.add("aten::ones", 13, aten_new_ones, {"ConstantOfShape"});
-  r.add("aten::full", 13, aten_new_full, {"ConstantOfShape"});
-  r.add("aten::arange", 13, aten_arange, {"Range"});
-  r.add("aten::eye", 13, aten_eye, {"Range", "Equal", "Cast"});
-  r.add("aten::linspace", 13, aten_linspace, {"Range", "Where"});
+  r.add("aten::zeros_like", 11, aten_zeros_like, {"ConstantOfShape"});
+  r.add("aten::ones_like", 11, aten_ones_like, {"ConstantOfShape"});
+  r.add("aten::full_like", 11, aten_full_like, {"ConstantOfShape"});
+  r.add("aten::new_zeros", 11, aten_new_zeros, {"ConstantOfShape"});
+  r.add("aten::new_ones", 11, aten_new_ones, {"ConstantOfShape"});
+  r.add("aten::new_full", 11, aten_new_full, {"ConstantOfShape"});
+  r.add("aten::zeros", 11, aten_new_zeros, {"ConstantOfShape"});
+  r.add("aten::ones", 11, aten_new_ones, {"ConstantOfShape"});
+  r.add("aten::full", 11, aten_new_full, {"ConstantOfShape"});
+  r.add("aten::arange", 11, aten_arange, {"Range"});
+  r.add("aten::eye", 11, aten_eye, {"Range", "Equal", "Cast"});
+  r.add("aten::linspace", 11, aten_linspace, {"Range", "Where"});
   for (const char *op : {"aten::empty", "aten::empty_like", "aten::new_empty",
                          "aten::new_empty_strided", "aten::empty_strided"})
-    r.add(op, 13, aten_empty, {"ConstantOfShape"});
-  r.add("aten::tensor", 13, aten_tensor, {"Concat", "Cast"});
-  r.add("aten::as_tensor", 13, aten_tensor, {"Concat", "Cast"});
-  r.add("aten::scalar_tensor", 13, aten_scalar_tensor, {"Cast"});
-  r.add_with_inplace("aten::fill", 13, aten_fill, {"Expand"});
-  r.add_with_inplace("aten::copy", 13, aten_copy, {"Expand", "Cast"});
-  r.add_with_inplace("aten::zero", 13, aten_zero, {"ConstantOfShape"});
-  r.add("aten::lift", 13, aten_identity_copy, {});
-  r.add("aten::lift_fresh", 13, aten_identity_copy, {});
-  r.add("aten::lift_fresh_copy", 13, aten_identity_copy, {});
-  r.add("aten::_to_copy", 13, aten_to_copy, {"Cast"});
-  r.add("aten::_reshape_from_tensor", 13, aten_reshape_from_tensor, {"Reshape"});
-  r.add("aten::_shape_as_tensor", 13, aten_shape_as_tensor, {"Shape"});
-  r.add("aten::_dim_arange", 13, aten_dim_arange, {"Shape", "Range"});
-  r.add("aten::broadcast_to", 13, aten_broadcast_to, {"Expand"});
-  r.add("aten::broadcast_tensors", 13, aten_broadcast_tensors, {"Expand"});
-  r.add("aten::atleast_1d", 13, aten_atleast_1d, {"Reshape"});
-  r.add("aten::atleast_2d", 13, aten_atleast_2d, {"Reshape", "Unsqueeze"});
-  r.add("aten::atleast_3d", 13, aten_atleast_3d, {"Reshape", "Unsqueeze"});
-  r.add("aten::rand", 13, aten_rand, {"RandomUniform", "RandomUniformLike"});
-  r.add("aten::randn", 13, aten_rand, {"RandomNormal", "RandomNormalLike"});
-  r.add("aten::rand_like", 13, aten_rand_like, {"RandomUniformLike"});
-  r.add("aten::randn_like", 13, aten_rand_like, {"RandomNormalLike"});
-  r.add("aten::randint", 13, aten_randint, {"RandomUniform", "Floor"});
-  r.add("aten::randint_like", 13, aten_randint_like, {"RandomUniformLike", "Floor"});
-  r.add("aten::normal", 13, aten_normal, {"RandomNormal", "RandomNormalLike"});
-  r.add("aten::normal_functional", 13, aten_normal, {"RandomNormalLike"});
-  r.add_with_inplace("aten::bernoulli", 13, aten_bernoulli, {"RandomUniformLike", "Less"});
-  r.add("aten::multinomial", 13, aten_multinomial, {"Multinomial", "TopK"});
+    r.add(op, 11, aten_empty, {"ConstantOfShape"});
+  r.add("aten::tensor", 11, aten_tensor, {"Concat", "Cast"});
+  r.add("aten::as_tensor", 11, aten_tensor, {"Concat", "Cast"});
+  r.add("aten::scalar_tensor", 11, aten_scalar_tensor, {"Cast"});
+  r.add_with_inplace("aten::fill", 11, aten_fill, {"Expand"});
+  r.add_with_inplace("aten::copy", 11, aten_copy, {"Expand", "Cast"});
+  r.add_with_inplace("aten::zero", 11, aten_zero, {"ConstantOfShape"});
+  r.add("aten::lift", 11, aten_identity_copy, {});
+  r.add("aten::lift_fresh", 11, aten_identity_copy, {});
+  r.add("aten::lift_fresh_copy", 11, aten_identity_copy, {});
+  r.add("aten::_to_copy", 11, aten_to_copy, {"Cast"});
+  r.add("aten::_reshape_from_tensor", 11, aten_reshape_from_tensor, {"Reshape"});
+  r.add("aten::_shape_as_tensor", 11, aten_shape_as_tensor, {"Shape"});
+  r.add("aten::_dim_arange", 11, aten_dim_arange, {"Shape", "Range"});
+  r.add("aten::broadcast_to", 11, aten_broadcast_to, {"Expand"});
+  r.add("aten::broadcast_tensors", 11, aten_broadcast_tensors, {"Expand"});
+  r.add("aten::atleast_1d", 11, aten_atleast_1d, {"Reshape"});
+  r.add("aten::atleast_2d", 11, aten_atleast_2d, {"Reshape", "Unsqueeze"});
+  r.add("aten::atleast_3d", 11, aten_atleast_3d, {"Reshape", "Unsqueeze"});
+  r.add("aten::rand", 11, aten_rand, {"RandomUniform", "RandomUniformLike"});
+  r.add("aten::randn", 11, aten_rand, {"RandomNormal", "RandomNormalLike"});
+  r.add("aten::rand_like", 11, aten_rand_like, {"RandomUniformLike"});
+  r.add("aten::randn_like", 11, aten_rand_like, {"RandomNormalLike"});
+  r.add("aten::randint", 11, aten_randint, {"RandomUniform", "Floor"});
+  r.add("aten::randint_like", 11, aten_randint_like, {"RandomUniformLike", "Floor"});
+  r.add("aten::normal", 11, aten_normal, {"RandomNormal", "RandomNormalLike"});
+  r.add("aten::normal_functional", 11, aten_normal, {"RandomNormalLike"});
+  r.add_with_inplace("aten::bernoulli", 11, aten_bernoulli, {"RandomUniformLike", "Less"});
+  r.add("aten::multinomial", 11, aten_multinomial, {"Multinomial", "TopK"});
   // Refusals with a reason (see refuse_gamma_sampling).
-  r.add("aten::_standard_gamma", 13, aten__standard_gamma, {});
-  r.add("aten::_sample_dirichlet", 13, aten__sample_dirichlet, {});
-  r.add("aten::hann_window", 13, aten_hann_window, {"Range", "Cos"});
-  r.add("aten::hamming_window", 13, aten_hamming_window, {"Range", "Cos"});
-  r.add("aten::blackman_window", 13, aten_blackman_window, {"Range", "Cos"});
+  r.add("aten::_standard_gamma", 11, aten__standard_gamma, {});
+  r.add("aten::_sample_dirichlet", 11, aten__sample_dirichlet, {});
+  r.add("aten::hann_window", 11, aten_hann_window, {"Range", "Cos"});
+  r.add("aten::hamming_window", 11, aten_hamming_window, {"Range", "Cos"});
+  r.add("aten::blackman_window", 11, aten_blackman_window, {"Range", "Cos"});
 }
 
 } // namespace torch2onnx

@@ -372,10 +372,12 @@ void aten_masked_scatter(ConvertCtx &c) {
   Val mask = b.op1("Expand", {cast_to(b, c.tensor(1), DType::Bool), shape_of(b, self)});
   self = b.op1("Expand", {self, shape_of(b, mask)});
   Val flat_mask = reshape(b, mask, {-1});
-  Val pos = b.op1("CumSum", {cast_to(b, flat_mask, DType::Int64), b.const_i64_scalar(0)},
-                  {{"exclusive", int64_t{1}}});
+  Val pos =
+      op_t(b, DType::Int64, "CumSum", {cast_to(b, flat_mask, DType::Int64), b.const_i64_scalar(0)},
+           {{"exclusive", int64_t{1}}});
   Val src = reshape(b, cast_to(b, c.tensor(2), dt), {-1});
-  pos = b.op1("Min", {pos, b.op1("Sub", {b.op1("Size", {src}), b.const_i64_scalar(1)})});
+  pos = op_t(b, DType::Int64, "Min",
+             {pos, b.op1("Sub", {b.op1("Size", {src}), b.const_i64_scalar(1)})});
   Val picked = b.op1("Gather", {src, pos}, {{"axis", int64_t{0}}});
   Val out = b.op1("Where", {flat_mask, picked, reshape(b, self, {-1})});
   c.set_out(0, b.op1("Reshape", {out, shape_of(b, mask)}));
@@ -721,50 +723,50 @@ void aten_index(ConvertCtx &c) {
 }
 
 void register_indexing_ops(Registry &r) {
-  r.add("aten::select", 13, aten_select, {"Gather"});
-  r.add("aten::index_select", 13, aten_index_select, {"Gather"});
-  r.add("aten::gather", 13, aten_gather, {"GatherElements"});
-  r.add("aten::index", 13, aten_index, {"Gather", "GatherND", "NonZero"});
+  r.add("aten::select", 11, aten_select, {"Gather"});
+  r.add("aten::index_select", 11, aten_index_select, {"Gather"});
+  r.add("aten::gather", 11, aten_gather, {"GatherElements"});
+  r.add("aten::index", 11, aten_index, {"Gather", "GatherND", "NonZero"});
   // Opset 16 gives ScatterElements and ScatterND a reduction attribute.
-  r.add_with_inplace("aten::scatter", 13, aten_scatter,
+  r.add_with_inplace("aten::scatter", 11, aten_scatter,
                      {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad"});
   r.add_with_inplace("aten::scatter", 16, aten_scatter_16, {"ScatterElements", "Expand"});
-  r.add_with_inplace("aten::scatter_add", 13, aten_scatter_add,
+  r.add_with_inplace("aten::scatter_add", 11, aten_scatter_add,
                      {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
   r.add_with_inplace("aten::scatter_add", 16, aten_scatter_add_16, {"ScatterElements", "Expand"});
   const std::vector<std::string> scatter_reduce_ops = {"ScatterElements", "Equal",      "Where",
                                                        "ReduceSum",       "ReduceProd", "ReduceMax",
                                                        "ReduceMin",       "Pad"};
-  r.add_with_inplace("aten::scatter_reduce", 13, aten_scatter_reduce, scatter_reduce_ops);
+  r.add_with_inplace("aten::scatter_reduce", 11, aten_scatter_reduce, scatter_reduce_ops);
   r.add_with_inplace("aten::scatter_reduce", 16, aten_scatter_reduce_16, scatter_reduce_ops);
   for (const char *op : {"aten::index_put", "aten::_index_put_impl"}) {
-    r.add_with_inplace(op, 13, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
+    r.add_with_inplace(op, 11, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
     r.add_with_inplace(op, 16, aten_index_put_16, {"ScatterND", "NonZero", "Expand"});
   }
-  r.add_with_inplace("aten::index_add", 13, aten_index_add,
+  r.add_with_inplace("aten::index_add", 11, aten_index_add,
                      {"ScatterElements", "Equal", "Where", "ReduceSum"});
   r.add_with_inplace("aten::index_add", 16, aten_index_add_16, {"ScatterElements"});
-  r.add_with_inplace("aten::index_copy", 13, aten_index_copy, {"ScatterElements"});
-  r.add_with_inplace("aten::index_fill", 13, aten_index_fill, {"Equal", "ReduceMax", "Where"});
-  r.add_with_inplace("aten::masked_scatter", 13, aten_masked_scatter,
+  r.add_with_inplace("aten::index_copy", 11, aten_index_copy, {"ScatterElements"});
+  r.add_with_inplace("aten::index_fill", 11, aten_index_fill, {"Equal", "ReduceMax", "Where"});
+  r.add_with_inplace("aten::masked_scatter", 11, aten_masked_scatter,
                      {"CumSum", "Gather", "Where"});
-  r.add("aten::masked_select", 13, aten_masked_select, {"Expand", "Compress"});
-  r.add("aten::take", 13, aten_take, {"Gather"});
-  r.add("aten::nonzero", 13, aten_nonzero, {"NonZero", "Transpose"});
-  r.add("aten::nonzero_numpy", 13, aten_nonzero_numpy, {"NonZero", "Gather"});
-  r.add("aten::sort", 13, aten_sort, {"TopK"});
-  r.add("aten::argsort", 13, aten_argsort, {"TopK"});
-  r.add("aten::topk", 13, aten_topk, {"TopK"});
-  r.add("aten::one_hot", 13, aten_one_hot, {"Equal", "Range", "Cast"});
-  r.add("aten::embedding", 13, aten_embedding, {"Gather"});
-  r.add_with_inplace("aten::embedding_renorm", 13, aten_embedding_renorm,
+  r.add("aten::masked_select", 11, aten_masked_select, {"Expand", "Compress"});
+  r.add("aten::take", 11, aten_take, {"Gather"});
+  r.add("aten::nonzero", 11, aten_nonzero, {"NonZero", "Transpose"});
+  r.add("aten::nonzero_numpy", 11, aten_nonzero_numpy, {"NonZero", "Gather"});
+  r.add("aten::sort", 11, aten_sort, {"TopK"});
+  r.add("aten::argsort", 11, aten_argsort, {"TopK"});
+  r.add("aten::topk", 11, aten_topk, {"TopK"});
+  r.add("aten::one_hot", 11, aten_one_hot, {"Equal", "Range", "Cast"});
+  r.add("aten::embedding", 11, aten_embedding, {"Gather"});
+  r.add_with_inplace("aten::embedding_renorm", 11, aten_embedding_renorm,
                      {"ReduceSum", "ScatterND", "Where", "Mul"});
   for (const char *op :
        {"aten::embedding_bag", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"})
-    r.add(op, 13, aten_embedding_bag, {"Gather", "MatMul", "ReduceMax", "Where"});
-  r.add("aten::bucketize", 13, aten_bucketize, {"Less", "LessOrEqual", "ReduceSum"});
-  r.add("aten::select_scatter", 13, aten_select_scatter, {"Equal", "Where"});
-  r.add("aten::slice_scatter", 13, aten_slice_scatter, {"Gather", "Where"});
+    r.add(op, 11, aten_embedding_bag, {"Gather", "MatMul", "ReduceMax", "Where"});
+  r.add("aten::bucketize", 11, aten_bucketize, {"Less", "LessOrEqual", "ReduceSum"});
+  r.add("aten::select_scatter", 11, aten_select_scatter, {"Equal", "Where"});
+  r.add("aten::slice_scatter", 11, aten_slice_scatter, {"Gather", "Where"});
 }
 
 } // namespace torch2onnx

@@ -240,15 +240,15 @@ void aten_kl_div(ConvertCtx &c) {
 }
 
 void register_loss_ops(Registry &r) {
-  r.add("aten::mse_loss", 13, aten_mse_loss, {"Sub", "Mul", "ReduceMean"});
+  r.add("aten::mse_loss", 11, aten_mse_loss, {"Sub", "Mul", "ReduceMean"});
   for (const char *op :
        {"aten::nll_loss", "aten::nll_loss2d", "aten::nll_loss_nd", "aten::nll_loss_forward"})
-    r.add(op, 13, aten_nll_loss, {"NegativeLogLikelihoodLoss"});
-  r.add("aten::cross_entropy_loss", 13, aten_cross_entropy_loss,
+    r.add(op, 11, aten_nll_loss, {"NegativeLogLikelihoodLoss"});
+  r.add("aten::cross_entropy_loss", 11, aten_cross_entropy_loss,
         {"LogSoftmax", "NegativeLogLikelihoodLoss"});
-  r.add("aten::binary_cross_entropy_with_logits", 13, aten_binary_cross_entropy_with_logits,
+  r.add("aten::binary_cross_entropy_with_logits", 11, aten_binary_cross_entropy_with_logits,
         {"Exp", "Log", "Mul", "ReduceMean"});
-  r.add("aten::kl_div", 13, aten_kl_div, {"Log", "Mul", "Sub", "ReduceMean"});
+  r.add("aten::kl_div", 11, aten_kl_div, {"Log", "Mul", "Sub", "ReduceMean"});
 }
 
 } // namespace torch2onnx

@@ -380,39 +380,39 @@ void aten_rrelu(ConvertCtx &c) {
 }
 
 void register_math_ops(Registry &r) {
-  r.add_with_inplace("aten::atan2", 13, aten_atan2, {"Atan", "Div", "Where"});
-  r.add("aten::arctan2", 13, aten_atan2, {"Atan", "Div", "Where"});
-  r.add_with_inplace("aten::xlogy", 13, aten_xlogy, {"Log", "Mul", "Where"});
-  r.add("aten::special_xlogy", 13, aten_xlogy, {"Log", "Mul", "Where"});
-  r.add("aten::logaddexp", 13, aten_logaddexp, {"Max", "Exp", "Log"});
-  r.add("aten::logaddexp2", 13, aten_logaddexp2, {"Max", "Exp", "Log"});
-  r.add("aten::logcumsumexp", 13, aten_logcumsumexp, {"Where", "ReduceMax", "ReduceSum", "Log"});
-  r.add_with_inplace("aten::heaviside", 13, aten_heaviside, {"Greater", "Where"});
-  r.add_with_inplace("aten::sinc", 13, aten_sinc, {"Sin", "Div", "Where"});
-  r.add("aten::special_sinc", 13, aten_sinc, {"Sin", "Div", "Where"});
-  r.add("aten::signbit", 13, aten_signbit, {"Less", "Or"});
-  r.add("aten::isposinf", 13, aten_isposinf, {"IsInf"});
-  r.add("aten::isneginf", 13, aten_isneginf, {"IsInf"});
-  r.add_with_inplace("aten::nan_to_num", 13, aten_nan_to_num, {"IsNaN", "IsInf", "Where"});
-  r.add("aten::angle", 13, aten_angle, {"Less", "Where"});
-  r.add("aten::hardtanh_backward", 13, aten_hardtanh_backward, {"Greater", "Less", "Where"});
-  r.add("aten::floordiv", 13, aten_floordiv, {"Div", "Floor"});
-  r.add_with_inplace("aten::bitwise_and", 13, aten_bitwise_and, {"And"});
-  r.add("aten::__and__", 13, aten_bitwise_and, {"And"});
-  r.add_with_inplace("aten::bitwise_or", 13, aten_bitwise_or, {"Or"});
-  r.add("aten::__or__", 13, aten_bitwise_or, {"Or"});
-  r.add_with_inplace("aten::bitwise_xor", 13, aten_bitwise_xor, {"Xor"});
-  r.add("aten::__xor__", 13, aten_bitwise_xor, {"Xor"});
-  r.add_with_inplace("aten::bitwise_left_shift", 13, aten_bitwise_left_shift,
+  r.add_with_inplace("aten::atan2", 11, aten_atan2, {"Atan", "Div", "Where"});
+  r.add("aten::arctan2", 11, aten_atan2, {"Atan", "Div", "Where"});
+  r.add_with_inplace("aten::xlogy", 11, aten_xlogy, {"Log", "Mul", "Where"});
+  r.add("aten::special_xlogy", 11, aten_xlogy, {"Log", "Mul", "Where"});
+  r.add("aten::logaddexp", 11, aten_logaddexp, {"Max", "Exp", "Log"});
+  r.add("aten::logaddexp2", 11, aten_logaddexp2, {"Max", "Exp", "Log"});
+  r.add("aten::logcumsumexp", 11, aten_logcumsumexp, {"Where", "ReduceMax", "ReduceSum", "Log"});
+  r.add_with_inplace("aten::heaviside", 11, aten_heaviside, {"Greater", "Where"});
+  r.add_with_inplace("aten::sinc", 11, aten_sinc, {"Sin", "Div", "Where"});
+  r.add("aten::special_sinc", 11, aten_sinc, {"Sin", "Div", "Where"});
+  r.add("aten::signbit", 11, aten_signbit, {"Less", "Or"});
+  r.add("aten::isposinf", 11, aten_isposinf, {"IsInf"});
+  r.add("aten::isneginf", 11, aten_isneginf, {"IsInf"});
+  r.add_with_inplace("aten::nan_to_num", 11, aten_nan_to_num, {"IsNaN", "IsInf", "Where"});
+  r.add("aten::angle", 11, aten_angle, {"Less", "Where"});
+  r.add("aten::hardtanh_backward", 11, aten_hardtanh_backward, {"Greater", "Less", "Where"});
+  r.add("aten::floordiv", 11, aten_floordiv, {"Div", "Floor"});
+  r.add_with_inplace("aten::bitwise_and", 11, aten_bitwise_and, {"And"});
+  r.add("aten::__and__", 11, aten_bitwise_and, {"And"});
+  r.add_with_inplace("aten::bitwise_or", 11, aten_bitwise_or, {"Or"});
+  r.add("aten::__or__", 11, aten_bitwise_or, {"Or"});
+  r.add_with_inplace("aten::bitwise_xor", 11, aten_bitwise_xor, {"Xor"});
+  r.add("aten::__xor__", 11, aten_bitwise_xor, {"Xor"});
+  r.add_with_inplace("aten::bitwise_left_shift", 11, aten_bitwise_left_shift,
                      {"BitShift", "Where"});
-  r.add("aten::__lshift__", 13, aten_bitwise_left_shift, {"BitShift", "Where"});
-  r.add_with_inplace("aten::bitwise_right_shift", 13, aten_bitwise_right_shift,
+  r.add("aten::__lshift__", 11, aten_bitwise_left_shift, {"BitShift", "Where"});
+  r.add_with_inplace("aten::bitwise_right_shift", 11, aten_bitwise_right_shift,
                      {"BitShift", "Where"});
-  r.add("aten::__rshift__", 13, aten_bitwise_right_shift, {"BitShift", "Where"});
+  r.add("aten::__rshift__", 11, aten_bitwise_right_shift, {"BitShift", "Where"});
   for (const char *op :
        {"aten::conj", "aten::conj_physical", "aten::resolve_conj", "aten::resolve_neg"})
-    r.add(op, 13, aten_conj, {});
-  r.add_with_inplace("aten::rrelu", 13, aten_rrelu, {"LeakyRelu", "RandomUniformLike"});
+    r.add(op, 11, aten_conj, {});
+  r.add_with_inplace("aten::rrelu", 11, aten_rrelu, {"LeakyRelu", "RandomUniformLike"});
 }
 
 } // namespace torch2onnx

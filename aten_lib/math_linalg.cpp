@@ -401,29 +401,29 @@ void aten_numpy_T(ConvertCtx &c) {
 }
 
 void register_math_linalg_ops(Registry &r) {
-  r.add("aten::cross", 13, aten_cross, {"Gather", "Mul", "Sub"});
-  r.add("aten::linalg_cross", 13, aten_cross, {"Gather", "Mul", "Sub"});
-  r.add("aten::tensordot", 13, aten_tensordot, {"Einsum"});
-  r.add("aten::cdist", 13, aten_cdist, {"Sub", "ReduceSum", "Sqrt"});
-  r.add("aten::pairwise_distance", 13, aten_pairwise_distance, {"Sub", "ReduceSum", "Sqrt"});
-  r.add("aten::cosine_similarity", 13, aten_cosine_similarity, {"ReduceSum", "Sqrt", "Div"});
-  r.add("aten::det", 13, aten_det, {"Det"});
-  r.add("aten::linalg_det", 13, aten_det, {"Det"});
-  r.add("aten::_linalg_det", 13, aten__linalg_det,
+  r.add("aten::cross", 11, aten_cross, {"Gather", "Mul", "Sub"});
+  r.add("aten::linalg_cross", 11, aten_cross, {"Gather", "Mul", "Sub"});
+  r.add("aten::tensordot", 12, aten_tensordot, {"Einsum"});
+  r.add("aten::cdist", 11, aten_cdist, {"Sub", "ReduceSum", "Sqrt"});
+  r.add("aten::pairwise_distance", 11, aten_pairwise_distance, {"Sub", "ReduceSum", "Sqrt"});
+  r.add("aten::cosine_similarity", 11, aten_cosine_similarity, {"ReduceSum", "Sqrt", "Div"});
+  r.add("aten::det", 11, aten_det, {"Det"});
+  r.add("aten::linalg_det", 11, aten_det, {"Det"});
+  r.add("aten::_linalg_det", 11, aten__linalg_det,
         {"ArgMax", "GatherElements", "Div", "Sub", "Where", "ReduceProd"});
-  r.add("aten::logdet", 13, aten_logdet, {"Det", "Log"});
-  r.add("aten::linalg_norm", 13, aten_linalg_norm, {"ReduceSum", "ReduceMax", "Sqrt"});
-  r.add("aten::linalg_matrix_norm", 13, aten_linalg_matrix_norm,
+  r.add("aten::logdet", 11, aten_logdet, {"Det", "Log"});
+  r.add("aten::linalg_norm", 11, aten_linalg_norm, {"ReduceSum", "ReduceMax", "Sqrt"});
+  r.add("aten::linalg_matrix_norm", 11, aten_linalg_matrix_norm,
         {"ReduceSum", "ReduceMax", "Sqrt"});
-  r.add("aten::frobenius_norm", 13, aten_frobenius_norm, {"ReduceSum", "Sqrt"});
-  r.add_with_inplace("aten::addmv", 13, aten_addmv, {"MatMul", "Add"});
-  r.add_with_inplace("aten::addr", 13, aten_addr, {"Mul", "Add"});
-  r.add_with_inplace("aten::addbmm", 13, aten_addbmm, {"MatMul", "ReduceSum", "Add"});
-  r.add("aten::bilinear", 13, aten_bilinear, {"Einsum", "Add"});
-  r.add("aten::_weight_norm", 13, aten__weight_norm, {"ReduceSum", "Sqrt", "Div", "Mul"});
-  r.add("aten::mT", 13, aten_mT, {"Transpose"});
-  r.add("aten::mH", 13, aten_mT, {"Transpose"});
-  r.add("aten::numpy_T", 13, aten_numpy_T, {"Transpose"});
+  r.add("aten::frobenius_norm", 11, aten_frobenius_norm, {"ReduceSum", "Sqrt"});
+  r.add_with_inplace("aten::addmv", 11, aten_addmv, {"MatMul", "Add"});
+  r.add_with_inplace("aten::addr", 11, aten_addr, {"Mul", "Add"});
+  r.add_with_inplace("aten::addbmm", 11, aten_addbmm, {"MatMul", "ReduceSum", "Add"});
+  r.add("aten::bilinear", 12, aten_bilinear, {"Einsum", "Add"});
+  r.add("aten::_weight_norm", 11, aten__weight_norm, {"ReduceSum", "Sqrt", "Div", "Mul"});
+  r.add("aten::mT", 11, aten_mT, {"Transpose"});
+  r.add("aten::mH", 11, aten_mT, {"Transpose"});
+  r.add("aten::numpy_T", 11, aten_numpy_T, {"Transpose"});
 }
 
 } // namespace torch2onnx

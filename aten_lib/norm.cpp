@@ -287,17 +287,17 @@ void aten_native_layer_norm_17(ConvertCtx &c) {
 }
 
 void register_norm_ops(Registry &r) {
-  r.add("aten::batch_norm", 13, aten_batch_norm,
+  r.add("aten::batch_norm", 11, aten_batch_norm,
         {"BatchNormalization", "Mul", "Add", "ReduceMean", "Sqrt", "Reciprocal"});
-  r.add("aten::instance_norm", 13, aten_instance_norm,
+  r.add("aten::instance_norm", 11, aten_instance_norm,
         {"InstanceNormalization", "BatchNormalization", "ReduceMean", "Mul", "Add"});
-  r.add("aten::group_norm", 13, aten_group_norm, {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
+  r.add("aten::group_norm", 11, aten_group_norm, {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
   r.add("aten::group_norm", 21, aten_group_norm_21, {"GroupNormalization"});
-  r.add("aten::native_group_norm", 13, aten_native_group_norm,
+  r.add("aten::native_group_norm", 11, aten_native_group_norm,
         {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
-  r.add("aten::layer_norm", 13, aten_layer_norm, {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
+  r.add("aten::layer_norm", 11, aten_layer_norm, {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
   r.add("aten::layer_norm", 17, aten_layer_norm_17, {"LayerNormalization"});
-  r.add("aten::native_layer_norm", 13, aten_native_layer_norm,
+  r.add("aten::native_layer_norm", 11, aten_native_layer_norm,
         {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
   r.add("aten::native_layer_norm", 17, aten_native_layer_norm_17, {"LayerNormalization"});
 }

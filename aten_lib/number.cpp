@@ -210,38 +210,38 @@ void num_to_float(ConvertCtx &c) {
 }
 
 void register_number_ops(Registry &r) {
-  r.add("aten::add.num", 13, num_add, {"Add"});
-  r.add("aten::sub.num", 13, num_sub, {"Sub"});
-  r.add("aten::mul.num", 13, num_mul, {"Mul"});
-  r.add("aten::div.num", 13, num_div, {"Div"});
-  r.add("aten::floordiv.num", 13, num_floordiv, {"Div", "Floor"});
-  r.add("aten::remainder.num", 13, num_remainder, {"Mod"});
-  r.add("aten::pow.num", 13, num_pow, {"Pow"});
-  r.add("aten::neg.num", 13, num_neg, {"Neg"});
-  r.add("prim::abs.num", 13, num_abs, {"Abs"});
-  r.add("prim::min.num", 13, num_min, {"Min"});
-  r.add("prim::max.num", 13, num_max, {"Max"});
-  r.add("aten::lt.num", 13, num_lt, {"Less"});
-  r.add("aten::le.num", 13, num_le, {"LessOrEqual"});
-  r.add("aten::gt.num", 13, num_gt, {"Greater"});
-  r.add("aten::ge.num", 13, num_ge, {"GreaterOrEqual"});
-  r.add("aten::eq.num", 13, num_eq, {"Equal"});
-  r.add("aten::ne.num", 13, num_ne, {"Equal", "Not"});
-  r.add("aten::__and__.num", 13, num_and, {"And"});
-  r.add("aten::__or__.num", 13, num_or, {"Or"});
-  r.add("aten::__xor__.num", 13, num_xor, {"Xor"});
-  r.add("aten::__not__.num", 13, num_not, {"Not"});
+  r.add("aten::add.num", 11, num_add, {"Add"});
+  r.add("aten::sub.num", 11, num_sub, {"Sub"});
+  r.add("aten::mul.num", 11, num_mul, {"Mul"});
+  r.add("aten::div.num", 11, num_div, {"Div"});
+  r.add("aten::floordiv.num", 11, num_floordiv, {"Div", "Floor"});
+  r.add("aten::remainder.num", 11, num_remainder, {"Mod"});
+  r.add("aten::pow.num", 11, num_pow, {"Pow"});
+  r.add("aten::neg.num", 11, num_neg, {"Neg"});
+  r.add("prim::abs.num", 11, num_abs, {"Abs"});
+  r.add("prim::min.num", 11, num_min, {"Min"});
+  r.add("prim::max.num", 11, num_max, {"Max"});
+  r.add("aten::lt.num", 11, num_lt, {"Less"});
+  r.add("aten::le.num", 11, num_le, {"LessOrEqual"});
+  r.add("aten::gt.num", 11, num_gt, {"Greater"});
+  r.add("aten::ge.num", 11, num_ge, {"GreaterOrEqual"});
+  r.add("aten::eq.num", 11, num_eq, {"Equal"});
+  r.add("aten::ne.num", 11, num_ne, {"Equal", "Not"});
+  r.add("aten::__and__.num", 11, num_and, {"And"});
+  r.add("aten::__or__.num", 11, num_or, {"Or"});
+  r.add("aten::__xor__.num", 11, num_xor, {"Xor"});
+  r.add("aten::__not__.num", 11, num_not, {"Not"});
   // Ops that only ever take numbers: the walker looks them up as "<op>.num"; the plain name is
   // registered too so `torch2onnx ops` and docs/operators.md list them under their own names.
-  r.add("aten::__not__", 13, num_not, {"Not"});
-  r.add("aten::__range_length", 13, num_range_length, {"Sub", "Div", "Floor", "Max"});
-  r.add("aten::__range_length.num", 13, num_range_length, {"Sub", "Div", "Floor", "Max"});
-  r.add("aten::__derive_index", 13, num_derive_index, {"Mul", "Add"});
-  r.add("aten::__derive_index.num", 13, num_derive_index, {"Mul", "Add"});
-  r.add("aten::Bool.num", 13, num_to_bool, {"Cast"});
-  r.add("aten::Int.num", 13, num_to_int, {"Cast"});
-  r.add("aten::Float.num", 13, num_to_float, {"Cast"});
-  r.add("aten::ScalarImplicit.num", 13, num_to_float, {"Cast"});
+  r.add("aten::__not__", 11, num_not, {"Not"});
+  r.add("aten::__range_length", 11, num_range_length, {"Sub", "Div", "Floor", "Max"});
+  r.add("aten::__range_length.num", 11, num_range_length, {"Sub", "Div", "Floor", "Max"});
+  r.add("aten::__derive_index", 11, num_derive_index, {"Mul", "Add"});
+  r.add("aten::__derive_index.num", 11, num_derive_index, {"Mul", "Add"});
+  r.add("aten::Bool.num", 11, num_to_bool, {"Cast"});
+  r.add("aten::Int.num", 11, num_to_int, {"Cast"});
+  r.add("aten::Float.num", 11, num_to_float, {"Cast"});
+  r.add("aten::ScalarImplicit.num", 11, num_to_float, {"Cast"});
 }
 
 } // namespace torch2onnx

@@ -221,23 +221,23 @@ void aten_cumsum(ConvertCtx &c) {
 }
 
 void register_reduce_ops(Registry &r) {
-  r.add("aten::sum", 13, aten_sum, {"ReduceSum"});
-  r.add("aten::mean", 13, aten_mean, {"ReduceMean"});
-  r.add("aten::prod", 13, aten_prod, {"ReduceProd"});
-  r.add("aten::amax", 13, aten_amax, {"ReduceMax"});
-  r.add("aten::amin", 13, aten_amax, {"ReduceMin"});
-  r.add("aten::max", 13, aten_max, {"ReduceMax", "ArgMax", "Max"});
-  r.add("aten::min", 13, aten_max, {"ReduceMin", "ArgMin", "Min"});
-  r.add("aten::argmax", 13, aten_argmax, {"ArgMax"});
-  r.add("aten::argmin", 13, aten_argmax, {"ArgMin"});
-  r.add("aten::var", 13, aten_var, {"ReduceMean", "ReduceSum", "Div"});
-  r.add("aten::std", 13, aten_var, {"ReduceMean", "ReduceSum", "Div", "Sqrt"});
-  r.add("aten::norm", 13, aten_norm, {"ReduceL2", "ReduceL1", "ReduceSum", "Pow"});
-  r.add("aten::linalg_vector_norm", 13, aten_norm, {"ReduceL2", "ReduceL1", "ReduceSum", "Pow"});
-  r.add("aten::logsumexp", 13, aten_logsumexp, {"ReduceLogSumExp"});
-  r.add("aten::all", 13, aten_all, {"ReduceMin", "Cast"});
-  r.add("aten::any", 13, aten_all, {"ReduceMax", "Cast"});
-  r.add_with_inplace("aten::cumsum", 13, aten_cumsum, {"CumSum"});
+  r.add("aten::sum", 11, aten_sum, {"ReduceSum"});
+  r.add("aten::mean", 11, aten_mean, {"ReduceMean"});
+  r.add("aten::prod", 11, aten_prod, {"ReduceProd"});
+  r.add("aten::amax", 11, aten_amax, {"ReduceMax"});
+  r.add("aten::amin", 11, aten_amax, {"ReduceMin"});
+  r.add("aten::max", 11, aten_max, {"ReduceMax", "ArgMax", "Max"});
+  r.add("aten::min", 11, aten_max, {"ReduceMin", "ArgMin", "Min"});
+  r.add("aten::argmax", 11, aten_argmax, {"ArgMax"});
+  r.add("aten::argmin", 11, aten_argmax, {"ArgMin"});
+  r.add("aten::var", 11, aten_var, {"ReduceMean", "ReduceSum", "Div"});
+  r.add("aten::std", 11, aten_var, {"ReduceMean", "ReduceSum", "Div", "Sqrt"});
+  r.add("aten::norm", 11, aten_norm, {"ReduceL2", "ReduceL1", "ReduceSum", "Pow"});
+  r.add("aten::linalg_vector_norm", 11, aten_norm, {"ReduceL2", "ReduceL1", "ReduceSum", "Pow"});
+  r.add("aten::logsumexp", 11, aten_logsumexp, {"ReduceLogSumExp"});
+  r.add("aten::all", 11, aten_all, {"ReduceMin", "Cast"});
+  r.add("aten::any", 11, aten_all, {"ReduceMax", "Cast"});
+  r.add_with_inplace("aten::cumsum", 11, aten_cumsum, {"CumSum"});
 }
 
 } // namespace torch2onnx

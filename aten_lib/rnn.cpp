@@ -415,17 +415,17 @@ void aten__pad_packed_sequence(ConvertCtx &c) {
 }
 
 void register_rnn_ops(Registry &r) {
-  r.add("aten::lstm", 13, aten_lstm, {"LSTM"});
-  r.add("aten::gru", 13, aten_gru, {"GRU"});
-  r.add("aten::rnn_tanh", 13, aten_rnn_tanh, {"RNN"});
-  r.add("aten::rnn_relu", 13, aten_rnn_relu, {"RNN"});
-  r.add("aten::lstm_cell", 13, aten_lstm_cell, {"LSTM"});
-  r.add("aten::gru_cell", 13, aten_gru_cell, {"GRU"});
-  r.add("aten::rnn_tanh_cell", 13, aten_rnn_tanh_cell, {"RNN"});
-  r.add("aten::rnn_relu_cell", 13, aten_rnn_relu_cell, {"RNN"});
-  r.add("aten::_pack_padded_sequence", 13, aten__pack_padded_sequence,
+  r.add("aten::lstm", 11, aten_lstm, {"LSTM"});
+  r.add("aten::gru", 11, aten_gru, {"GRU"});
+  r.add("aten::rnn_tanh", 11, aten_rnn_tanh, {"RNN"});
+  r.add("aten::rnn_relu", 11, aten_rnn_relu, {"RNN"});
+  r.add("aten::lstm_cell", 11, aten_lstm_cell, {"LSTM"});
+  r.add("aten::gru_cell", 11, aten_gru_cell, {"GRU"});
+  r.add("aten::rnn_tanh_cell", 11, aten_rnn_tanh_cell, {"RNN"});
+  r.add("aten::rnn_relu_cell", 11, aten_rnn_relu_cell, {"RNN"});
+  r.add("aten::_pack_padded_sequence", 11, aten__pack_padded_sequence,
         {"Less", "Compress", "ReduceSum", "Slice"});
-  r.add("aten::_pad_packed_sequence", 13, aten__pad_packed_sequence,
+  r.add("aten::_pad_packed_sequence", 11, aten__pad_packed_sequence,
         {"CumSum", "Where", "Gather", "Reshape"});
 }
 

@@ -102,20 +102,20 @@ void aten_sym_storage_offset(ConvertCtx &c) {
 }
 
 void register_scalar_ops(Registry &r) {
-  r.add("aten::size", 13, aten_size, {"Shape", "Gather"});
-  r.add("aten::dim", 13, aten_dim, {});
-  r.add("aten::numel", 13, aten_numel, {"Size"});
-  r.add("aten::Int", 13, aten_Int, {"Cast"});
-  r.add("aten::IntImplicit", 13, aten_Int, {"Cast"});
-  r.add("aten::Float", 13, aten_Float, {"Cast"});
-  r.add("aten::FloatImplicit", 13, aten_Float, {"Cast"});
-  r.add("aten::Bool", 13, aten_Bool, {"Cast"});
-  r.add("aten::ScalarImplicit", 13, aten_item, {"Cast"});
-  r.add("aten::item", 13, aten_item, {"Cast"});
-  r.add("aten::is_floating_point", 13, aten_is_floating_point, {});
-  r.add("aten::is_pinned", 13, aten_is_pinned, {});
-  r.add("aten::sym_storage_offset", 13, aten_sym_storage_offset, {});
-  r.add("aten::storage_offset", 13, aten_sym_storage_offset, {});
+  r.add("aten::size", 11, aten_size, {"Shape", "Gather"});
+  r.add("aten::dim", 11, aten_dim, {});
+  r.add("aten::numel", 11, aten_numel, {"Size"});
+  r.add("aten::Int", 11, aten_Int, {"Cast"});
+  r.add("aten::IntImplicit", 11, aten_Int, {"Cast"});
+  r.add("aten::Float", 11, aten_Float, {"Cast"});
+  r.add("aten::FloatImplicit", 11, aten_Float, {"Cast"});
+  r.add("aten::Bool", 11, aten_Bool, {"Cast"});
+  r.add("aten::ScalarImplicit", 11, aten_item, {"Cast"});
+  r.add("aten::item", 11, aten_item, {"Cast"});
+  r.add("aten::is_floating_point", 11, aten_is_floating_point, {});
+  r.add("aten::is_pinned", 11, aten_is_pinned, {});
+  r.add("aten::sym_storage_offset", 11, aten_sym_storage_offset, {});
+  r.add("aten::storage_offset", 11, aten_sym_storage_offset, {});
 }
 
 } // namespace torch2onnx

@@ -455,30 +455,30 @@ void aten_var_mean(ConvertCtx &c) {
 }
 
 void register_select_ops(Registry &r) {
-  r.add("aten::diagonal", 13, aten_diagonal, {"Transpose", "Reshape", "Gather"});
-  r.add("aten::diagonal_copy", 13, aten_diagonal, {"Transpose", "Reshape", "Gather"});
-  r.add("aten::tril", 13, aten_tril, {"Range", "Where"});
-  r.add("aten::triu", 13, aten_triu, {"Range", "Where"});
+  r.add("aten::diagonal", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
+  r.add("aten::diagonal_copy", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
+  r.add("aten::tril", 11, aten_tril, {"Range", "Where"});
+  r.add("aten::triu", 11, aten_triu, {"Range", "Where"});
   r.add("aten::tril", 14, aten_tril_14, {"Trilu", "Range", "Where"});
   r.add("aten::triu", 14, aten_triu_14, {"Trilu", "Range", "Where"});
-  r.add("aten::_unique", 13, aten_unique, {"Unique"});
-  r.add("aten::_unique2", 13, aten_unique, {"Unique"});
-  r.add("aten::unique_dim", 13, aten_unique_dim, {"Unique"});
-  r.add("aten::unique_consecutive", 13, aten_unique_consecutive,
+  r.add("aten::_unique", 11, aten_unique, {"Unique"});
+  r.add("aten::_unique2", 11, aten_unique, {"Unique"});
+  r.add("aten::unique_dim", 11, aten_unique_dim, {"Unique"});
+  r.add("aten::unique_consecutive", 11, aten_unique_consecutive,
         {"Equal", "ReduceMax", "Compress", "CumSum", "NonZero"});
-  r.add("aten::histc", 13, aten_histc, {"Equal", "ReduceSum"});
-  r.add("aten::bincount", 13, aten_bincount, {"Equal", "ReduceSum"});
-  r.add("aten::repeat_interleave", 13, aten_repeat_interleave, {"CumSum", "Gather"});
-  r.add("aten::unflatten", 13, aten_unflatten, {"Reshape"});
-  r.add("aten::unfold", 13, aten_unfold, {"Gather", "Transpose"});
-  r.add("aten::view_copy", 13, aten_view_copy, {"Reshape"});
-  r.add("aten::as_strided", 13, aten_as_strided, {"Gather"});
-  r.add("aten::equal", 13, aten_equal, {"Equal", "ReduceMin"});
-  r.add("aten::isclose", 13, aten_isclose, {"Abs", "LessOrEqual", "Or"});
-  r.add("aten::allclose", 13, aten_allclose, {"Abs", "LessOrEqual", "ReduceMin"});
-  r.add("aten::aminmax", 13, aten_aminmax, {"ReduceMin", "ReduceMax"});
-  r.add("aten::std_mean", 13, aten_std_mean, {"ReduceMean", "ReduceSum", "Sqrt"});
-  r.add("aten::var_mean", 13, aten_var_mean, {"ReduceMean", "ReduceSum"});
+  r.add("aten::histc", 11, aten_histc, {"Equal", "ReduceSum"});
+  r.add("aten::bincount", 11, aten_bincount, {"Equal", "ReduceSum"});
+  r.add("aten::repeat_interleave", 11, aten_repeat_interleave, {"CumSum", "Gather"});
+  r.add("aten::unflatten", 11, aten_unflatten, {"Reshape"});
+  r.add("aten::unfold", 11, aten_unfold, {"Gather", "Transpose"});
+  r.add("aten::view_copy", 11, aten_view_copy, {"Reshape"});
+  r.add("aten::as_strided", 11, aten_as_strided, {"Gather"});
+  r.add("aten::equal", 11, aten_equal, {"Equal", "ReduceMin"});
+  r.add("aten::isclose", 11, aten_isclose, {"Abs", "LessOrEqual", "Or"});
+  r.add("aten::allclose", 11, aten_allclose, {"Abs", "LessOrEqual", "ReduceMin"});
+  r.add("aten::aminmax", 11, aten_aminmax, {"ReduceMin", "ReduceMax"});
+  r.add("aten::std_mean", 11, aten_std_mean, {"ReduceMean", "ReduceSum", "Sqrt"});
+  r.add("aten::var_mean", 11, aten_var_mean, {"ReduceMean", "ReduceSum"});
 }
 
 } // namespace torch2onnx

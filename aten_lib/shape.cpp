@@ -549,59 +549,59 @@ void aten_meshgrid(ConvertCtx &c) {
 }
 
 void register_shape_ops(Registry &r) {
-  r.add("aten::flatten", 13, aten_flatten, {"Reshape", "Shape", "Slice", "ReduceProd", "Concat"});
-  r.add("aten::view", 13, aten_view, {"Reshape"});
-  r.add("aten::reshape", 13, aten_view, {"Reshape"});
-  r.add("aten::_unsafe_view", 13, aten_view, {"Reshape"});
-  r.add("aten::view_as", 13, aten_view_as, {"Reshape"});
-  r.add("aten::reshape_as", 13, aten_view_as, {"Reshape"});
-  r.add("aten::permute", 13, aten_permute, {"Transpose"});
-  r.add_with_inplace("aten::transpose", 13, aten_transpose, {"Transpose"});
-  r.add_with_inplace("aten::t", 13, aten_t, {"Transpose"});
-  r.add("aten::movedim", 13, aten_movedim, {"Transpose"});
-  r.add("aten::moveaxis", 13, aten_movedim, {"Transpose"});
-  r.add("aten::contiguous", 13, aten_identity, {});
-  r.add("aten::clone", 13, aten_identity, {});
+  r.add("aten::flatten", 11, aten_flatten, {"Reshape", "Shape", "Slice", "ReduceProd", "Concat"});
+  r.add("aten::view", 11, aten_view, {"Reshape"});
+  r.add("aten::reshape", 11, aten_view, {"Reshape"});
+  r.add("aten::_unsafe_view", 11, aten_view, {"Reshape"});
+  r.add("aten::view_as", 11, aten_view_as, {"Reshape"});
+  r.add("aten::reshape_as", 11, aten_view_as, {"Reshape"});
+  r.add("aten::permute", 11, aten_permute, {"Transpose"});
+  r.add_with_inplace("aten::transpose", 11, aten_transpose, {"Transpose"});
+  r.add_with_inplace("aten::t", 11, aten_t, {"Transpose"});
+  r.add("aten::movedim", 11, aten_movedim, {"Transpose"});
+  r.add("aten::moveaxis", 11, aten_movedim, {"Transpose"});
+  r.add("aten::contiguous", 11, aten_identity, {});
+  r.add("aten::clone", 11, aten_identity, {});
   // Device moves: the ONNX model has no device (aten::to(device) is aten::to's Cast, a no-op).
-  r.add("aten::cpu", 13, aten_identity, {});
-  r.add("aten::cuda", 13, aten_identity, {});
-  r.add("aten::cat", 13, aten_cat, {"Concat"});
-  r.add("aten::concat", 13, aten_cat, {"Concat"});
-  r.add("aten::concatenate", 13, aten_cat, {"Concat"});
-  r.add("aten::stack", 13, aten_stack, {"Unsqueeze", "Concat"});
-  r.add("aten::hstack", 13, aten_hstack, {"Concat"});
-  r.add("aten::vstack", 13, aten_vstack, {"Unsqueeze", "Concat"});
-  r.add("aten::split", 13, aten_split, {"Split"});
-  r.add("aten::split_with_sizes", 13, aten_split, {"Split"});
-  r.add("aten::chunk", 13, aten_chunk, {"Split"});
-  r.add("aten::tensor_split", 13, aten_tensor_split, {"Split"});
-  r.add("aten::unbind", 13, aten_unbind, {"Split", "Squeeze"});
-  r.add_with_inplace("aten::squeeze", 13, aten_squeeze, {"Squeeze"});
-  r.add_with_inplace("aten::unsqueeze", 13, aten_unsqueeze, {"Unsqueeze"});
-  r.add("aten::expand", 13, aten_expand, {"Expand"});
-  r.add("aten::expand_as", 13, aten_expand_as, {"Expand"});
-  r.add("aten::repeat", 13, aten_repeat, {"Tile"});
-  r.add("aten::tile", 13, aten_repeat, {"Tile"});
-  r.add("aten::slice", 13, aten_slice, {"Slice"});
-  r.add("aten::narrow", 13, aten_narrow, {"Slice"});
-  r.add("aten::flip", 13, aten_flip, {"Slice"});
-  r.add("aten::roll", 13, aten_roll, {"Slice", "Concat"});
+  r.add("aten::cpu", 11, aten_identity, {});
+  r.add("aten::cuda", 11, aten_identity, {});
+  r.add("aten::cat", 11, aten_cat, {"Concat"});
+  r.add("aten::concat", 11, aten_cat, {"Concat"});
+  r.add("aten::concatenate", 11, aten_cat, {"Concat"});
+  r.add("aten::stack", 11, aten_stack, {"Unsqueeze", "Concat"});
+  r.add("aten::hstack", 11, aten_hstack, {"Concat"});
+  r.add("aten::vstack", 11, aten_vstack, {"Unsqueeze", "Concat"});
+  r.add("aten::split", 11, aten_split, {"Split"});
+  r.add("aten::split_with_sizes", 11, aten_split, {"Split"});
+  r.add("aten::chunk", 11, aten_chunk, {"Split"});
+  r.add("aten::tensor_split", 11, aten_tensor_split, {"Split"});
+  r.add("aten::unbind", 11, aten_unbind, {"Split", "Squeeze"});
+  r.add_with_inplace("aten::squeeze", 11, aten_squeeze, {"Squeeze"});
+  r.add_with_inplace("aten::unsqueeze", 11, aten_unsqueeze, {"Unsqueeze"});
+  r.add("aten::expand", 11, aten_expand, {"Expand"});
+  r.add("aten::expand_as", 11, aten_expand_as, {"Expand"});
+  r.add("aten::repeat", 11, aten_repeat, {"Tile"});
+  r.add("aten::tile", 11, aten_repeat, {"Tile"});
+  r.add("aten::slice", 11, aten_slice, {"Slice"});
+  r.add("aten::narrow", 11, aten_narrow, {"Slice"});
+  r.add("aten::flip", 11, aten_flip, {"Slice"});
+  r.add("aten::roll", 11, aten_roll, {"Slice", "Concat"});
   for (const char *op : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",
                          "aten::feature_dropout_", "aten::alpha_dropout", "aten::alpha_dropout_",
                          "aten::feature_alpha_dropout", "aten::feature_alpha_dropout_"})
-    r.add(op, 13, aten_dropout, {});
-  r.add("aten::to", 13, aten_to, {"Cast"});
-  r.add("aten::type_as", 13, aten_to, {"Cast"});
-  r.add("aten::pad", 13, aten_pad, {"Pad", "Slice", "Concat"});
-  r.add("aten::_pad_circular", 13, aten__pad_circular, {"Slice", "Concat"});
-  r.add("aten::constant_pad_nd", 13, aten_constant_pad_nd, {"Pad"});
+    r.add(op, 11, aten_dropout, {});
+  r.add("aten::to", 11, aten_to, {"Cast"});
+  r.add("aten::type_as", 11, aten_to, {"Cast"});
+  r.add("aten::pad", 11, aten_pad, {"Pad", "Slice", "Concat"});
+  r.add("aten::_pad_circular", 11, aten__pad_circular, {"Slice", "Concat"});
+  r.add("aten::constant_pad_nd", 11, aten_constant_pad_nd, {"Pad"});
   for (const char *op :
        {"aten::reflection_pad1d", "aten::reflection_pad2d", "aten::reflection_pad3d"})
-    r.add(op, 13, aten_reflection_pad, {"Pad"});
+    r.add(op, 11, aten_reflection_pad, {"Pad"});
   for (const char *op :
        {"aten::replication_pad1d", "aten::replication_pad2d", "aten::replication_pad3d"})
-    r.add(op, 13, aten_replication_pad, {"Pad"});
-  r.add("aten::meshgrid", 13, aten_meshgrid, {"Reshape", "Expand"});
+    r.add(op, 11, aten_replication_pad, {"Pad"});
+  r.add("aten::meshgrid", 11, aten_meshgrid, {"Reshape", "Expand"});
 }
 
 } // namespace torch2onnx

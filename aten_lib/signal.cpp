@@ -578,24 +578,24 @@ void aten_istft(ConvertCtx &c) {
 } // namespace
 
 void register_signal_ops(Registry &r) {
-  r.add("aten::stft", 13, aten_stft, {"Gather", "MatMul"});
-  r.add_complex("aten::stft", 13, aten_stft, {}); // return_complex=True
-  r.add_complex("aten::istft", 13, aten_istft, {"MatMul", "ConvTranspose", "Div"});
-  r.add_complex("aten::_fft_r2c", 13, aten_fft_r2c, {"MatMul"});
-  r.add_complex("aten::_fft_c2c", 13, aten_fft_c2c, {"MatMul"});
-  r.add_complex("aten::_fft_c2r", 13, aten_fft_c2r, {"MatMul"});
-  r.add_complex("aten::fft_fft", 13, aten_fft_fft, {"MatMul"});
-  r.add_complex("aten::fft_ifft", 13, aten_fft_ifft, {"MatMul"});
-  r.add_complex("aten::fft_rfft", 13, aten_fft_rfft, {"MatMul"});
-  r.add_complex("aten::fft_irfft", 13, aten_fft_irfft, {"MatMul"});
+  r.add("aten::stft", 11, aten_stft, {"Gather", "MatMul"});
+  r.add_complex("aten::stft", 11, aten_stft, {}); // return_complex=True
+  r.add_complex("aten::istft", 11, aten_istft, {"MatMul", "ConvTranspose", "Div"});
+  r.add_complex("aten::_fft_r2c", 11, aten_fft_r2c, {"MatMul"});
+  r.add_complex("aten::_fft_c2c", 11, aten_fft_c2c, {"MatMul"});
+  r.add_complex("aten::_fft_c2r", 11, aten_fft_c2r, {"MatMul"});
+  r.add_complex("aten::fft_fft", 11, aten_fft_fft, {"MatMul"});
+  r.add_complex("aten::fft_ifft", 11, aten_fft_ifft, {"MatMul"});
+  r.add_complex("aten::fft_rfft", 11, aten_fft_rfft, {"MatMul"});
+  r.add_complex("aten::fft_irfft", 11, aten_fft_irfft, {"MatMul"});
   for (const char *op : {"aten::fft_fft2", "aten::fft_fftn"})
-    r.add_complex(op, 13, aten_fft_fftn, {"MatMul"});
+    r.add_complex(op, 11, aten_fft_fftn, {"MatMul"});
   for (const char *op : {"aten::fft_ifft2", "aten::fft_ifftn"})
-    r.add_complex(op, 13, aten_fft_ifftn, {"MatMul"});
+    r.add_complex(op, 11, aten_fft_ifftn, {"MatMul"});
   for (const char *op : {"aten::fft_rfft2", "aten::fft_rfftn"})
-    r.add_complex(op, 13, aten_fft_rfftn, {"MatMul"});
+    r.add_complex(op, 11, aten_fft_rfftn, {"MatMul"});
   for (const char *op : {"aten::fft_irfft2", "aten::fft_irfftn"})
-    r.add_complex(op, 13, aten_fft_irfftn, {"MatMul"});
+    r.add_complex(op, 11, aten_fft_irfftn, {"MatMul"});
 }
 
 } // namespace torch2onnx

@@ -327,9 +327,12 @@ std::vector<Val> GraphBuilder::add_node(std::string_view op_type, const std::vec
                                         const std::vector<Attr> &attrs,
                                         const std::vector<std::pair<std::string, Subgraph>> &graphs,
                                         int num_outputs, std::string_view domain) {
-  if (graphs.empty())
+  if (graphs.empty()) {
     if (auto adapted = adapt_form(std::string(op_type), inputs, attrs, num_outputs, domain))
       return *adapted;
+  } else {
+    check_subgraph_form(op_type, graphs);
+  }
   return add_node_as_is(op_type, inputs, attrs, graphs, num_outputs, domain);
 }
 

@@ -178,6 +178,15 @@ private:
                                                       const std::vector<Val> &inputs,
                                                       const std::vector<Attr> &attrs,
                                                       int num_outputs);
+  std::optional<std::vector<Val>> adapt_form_below_12(const std::string &op,
+                                                      const std::vector<Val> &inputs,
+                                                      const std::vector<Attr> &attrs,
+                                                      int num_outputs);
+  // Throws when the target opset cannot carry the subgraphs' values (lists below 13).
+  void check_subgraph_form(std::string_view op_type,
+                           const std::vector<std::pair<std::string, Subgraph>> &graphs) const;
+  std::vector<Val> nll_loss_below_12(const std::vector<Val> &inputs, const std::vector<Attr> &attrs,
+                                     int num_outputs);
   // Adds a node as given (no adapt_form), after checking it against the schema.
   std::vector<Val> op_impl(const std::string &op, const std::vector<Val> &inputs,
                            const std::vector<Attr> &attrs, int num_outputs) {

@@ -8,7 +8,9 @@
 //                  than the last goes through a Transpose to the last axis and back
 //                Resize: an omitted roi or scales input becomes an empty tensor (required there)
 //   opset 11     GreaterOrEqual/LessOrEqual -> Or(Greater/Less, Equal); Max/Min of two integer
-//                  tensors -> Where(Greater/Less); Clip on other dtypes than float32 -> Where
+//                  tensors -> Where(Greater/Less); Clip on other dtypes than float32 -> Where;
+//                  Pow of an integer base or of mixed types -> Cast, Pow in float/double, Cast;
+//                  NegativeLogLikelihoodLoss -> GatherElements, Gather, Neg, Mul, Reduce*
 //   opset 11-12  Cast to bfloat16: an error (bfloat16 arrives in 13)
 //   opset 18+    Reduce* other than ReduceSum: `axes` attribute -> constant axes input
 //                Split without sizes: `num_outputs` attribute
@@ -17,6 +19,7 @@
 #include "builder/graph_builder.h"
 
 #include <algorithm>
+#include <onnx/onnx_pb.h>
 
 namespace torch2onnx {
 
@@ -94,34 +97,14 @@ std::optional<std::vector<Val>> GraphBuilder::adapt_form_below_13(const std::str
                   "use --opset 13 or newer");
     return d->as_ints();
   };
-  if (opset_ < 12 && (op == "GreaterOrEqual" || op == "LessOrEqual")) {
-    // Both arrive in opset 12; Or(Greater, Equal) keeps NaN comparisons false.
-    Val strict = op_impl(op == "GreaterOrEqual" ? "Greater" : "Less", inputs, {}, 1)[0];
-    Val eq = op_impl("Equal", inputs, {}, 1)[0];
-    return op_impl("Or", {strict, eq}, {}, num_outputs);
-  }
-  if (opset_ < 12 && (op == "Max" || op == "Min") && inputs.size() == 2 && has_info(inputs[0]) &&
-      !is_floating(dtype(inputs[0]))) {
-    // Max/Min take integers only from opset 12.
-    Val first = op_impl(op == "Max" ? "Greater" : "Less", inputs, {}, 1)[0];
-    return op_impl("Where", {first, inputs[0], inputs[1]}, {}, num_outputs);
-  }
+  if (opset_ < 12)
+    if (auto adapted = adapt_form_below_12(op, inputs, attrs, num_outputs))
+      return adapted;
   if (op == "Cast") {
     const Attr *to = find_attr(attrs, "to");
     if (to && std::get<int64_t>(to->value) == static_cast<int64_t>(DType::BFloat16))
       throw Error(fmt::format("bfloat16 tensors need opset 13 (target opset {})", opset_),
                   "use --opset 13 or newer, or convert the model to float32 first");
-  }
-  if (opset_ < 12 && op == "Clip" && has_info(inputs.at(0)) && dtype(inputs[0]) != DType::Float) {
-    // Clip-11 takes float32 only (ONNX Runtime's kernel too): Where(x < lo, lo, x) and so on.
-    Val y = inputs[0];
-    for (size_t i = 1; i < inputs.size() && i < 3; ++i) {
-      if (!inputs[i].valid())
-        continue;
-      Val out_of_range = op_impl(i == 1 ? "Less" : "Greater", {y, inputs[i]}, {}, 1)[0];
-      y = op_impl("Where", {out_of_range, inputs[i], y}, {}, 1)[0];
-    }
-    return op_impl("Identity", {y}, {}, num_outputs);
   }
   const bool axes_input = inputs.size() >= 2 && inputs[1].valid();
   if ((op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum") && axes_input) {
@@ -181,6 +164,124 @@ std::optional<std::vector<Val>> GraphBuilder::adapt_form_below_13(const std::str
     return op_impl("Transpose", {y}, {{"perm", perm}}, num_outputs);
   }
   return std::nullopt;
+}
+
+std::optional<std::vector<Val>> GraphBuilder::adapt_form_below_12(const std::string &op,
+                                                                  const std::vector<Val> &inputs,
+                                                                  const std::vector<Attr> &attrs,
+                                                                  int num_outputs) {
+  if (op == "GreaterOrEqual" || op == "LessOrEqual") {
+    // Both arrive in opset 12; Or(Greater, Equal) keeps NaN comparisons false.
+    Val strict = op_impl(op == "GreaterOrEqual" ? "Greater" : "Less", inputs, {}, 1)[0];
+    Val eq = op_impl("Equal", inputs, {}, 1)[0];
+    return op_impl("Or", {strict, eq}, {}, num_outputs);
+  }
+  // The element type of the inputs (converters give both the same), from whichever has info.
+  auto in_type = [&] {
+    for (const Val &v : inputs)
+      if (has_info(v))
+        return dtype(v);
+    return DType::Undefined;
+  };
+  if ((op == "Max" || op == "Min") && inputs.size() == 2 && in_type() != DType::Undefined &&
+      !is_floating(in_type())) {
+    // Max/Min take integers only from opset 12.
+    Val first = op_impl(op == "Max" ? "Greater" : "Less", inputs, {}, 1)[0];
+    std::vector<Val> out = op_impl("Where", {first, inputs[0], inputs[1]}, {}, num_outputs);
+    TensorInfo known; // so that a Max/Min of this result finds its dtype too
+    known.dtype = in_type();
+    set_info(out[0], known);
+    return out;
+  }
+  if (op == "Clip" && has_info(inputs.at(0)) && dtype(inputs[0]) != DType::Float) {
+    // Clip-11 takes float32 only (ONNX Runtime's kernel too): Where(x < lo, lo, x) and so on.
+    Val y = inputs[0];
+    for (size_t i = 1; i < inputs.size() && i < 3; ++i) {
+      if (!inputs[i].valid())
+        continue;
+      Val out_of_range = op_impl(i == 1 ? "Less" : "Greater", {y, inputs[i]}, {}, 1)[0];
+      y = op_impl("Where", {out_of_range, inputs[i], y}, {}, 1)[0];
+    }
+    return op_impl("Identity", {y}, {}, num_outputs);
+  }
+  if (op == "Pow" && has_info(inputs.at(0))) {
+    // Pow-7 takes float16/float/double for both inputs, of one type; integer bases and exponents
+    // of another type arrive in 12. Compute in double (float for float32/16 bases) and cast back.
+    const DType x = dtype(inputs[0]);
+    const DType k = x == DType::Float || x == DType::Float16 ? x : DType::Double;
+    const bool y_same = has_info(inputs.at(1)) && dtype(inputs[1]) == k;
+    if (x == k && y_same)
+      return std::nullopt;
+    auto cast = [&](const Val &v, DType to) {
+      return op_impl("Cast", {v}, {{"to", static_cast<int64_t>(to)}}, 1)[0];
+    };
+    Val exponent = y_same ? inputs[1] : cast(inputs[1], k);
+    if (x == k)
+      return op_impl("Pow", {inputs[0], exponent}, {}, num_outputs);
+    Val y = op_impl("Pow", {cast(inputs[0], k), exponent}, {}, 1)[0];
+    return op_impl("Cast", {y}, {{"to", static_cast<int64_t>(x)}}, num_outputs);
+  }
+  if (op == "NegativeLogLikelihoodLoss")
+    return nll_loss_below_12(inputs, attrs, num_outputs);
+  return std::nullopt;
+}
+
+// NegativeLogLikelihoodLoss arrives in opset 12; below it: loss[n, d...] = -input[n, target[n,
+// d...], d...] * weight[target], 0 where target == ignore_index, reduced as `reduction` says
+// (mean divides by the summed weights of the counted targets, as the operator does).
+std::vector<Val> GraphBuilder::nll_loss_below_12(const std::vector<Val> &inputs,
+                                                 const std::vector<Attr> &attrs, int num_outputs) {
+  const Attr *reduction_attr = find_attr(attrs, "reduction");
+  const std::string reduction =
+      reduction_attr ? std::get<std::string>(reduction_attr->value) : std::string("mean");
+  const Attr *ignore = find_attr(attrs, "ignore_index");
+  const DType k = has_info(inputs.at(0)) ? dtype(inputs[0]) : DType::Float;
+  const Val &target = inputs.at(1);
+  Val safe = target, keep;
+  if (ignore != nullptr) {
+    Val ignored = op_impl(
+        "Equal", {target, constant(TensorData::i64_scalar(std::get<int64_t>(ignore->value)))}, {},
+        1)[0];
+    keep = op_impl("Not", {ignored}, {}, 1)[0];
+    safe = op_impl("Where", {keep, target, constant(TensorData::i64_scalar(0))}, {}, 1)[0];
+  }
+  Val index = op_impl("Unsqueeze", {safe}, {{"axes", std::vector<int64_t>{1}}}, 1)[0];
+  Val picked = op_impl("GatherElements", {inputs[0], index}, {{"axis", int64_t{1}}}, 1)[0];
+  picked = op_impl("Squeeze", {picked}, {{"axes", std::vector<int64_t>{1}}}, 1)[0];
+  Val w; // the weight of each target, 0 where ignored; invalid when every target counts 1
+  if (inputs.size() > 2 && inputs[2].valid())
+    w = op_impl("Gather", {inputs[2], safe}, {{"axis", int64_t{0}}}, 1)[0];
+  if (keep.valid()) {
+    Val mask = op_impl("Cast", {keep}, {{"to", static_cast<int64_t>(k)}}, 1)[0];
+    w = w.valid() ? op_impl("Mul", {w, mask}, {}, 1)[0] : mask;
+  }
+  Val loss = op_impl("Neg", {picked}, {}, 1)[0];
+  if (w.valid())
+    loss = op_impl("Mul", {loss, w}, {}, 1)[0];
+  const std::vector<Attr> all = {{"keepdims", int64_t{0}}};
+  if (reduction == "none")
+    return op_impl("Identity", {loss}, {}, num_outputs);
+  if (reduction == "sum")
+    return op_impl("ReduceSum", {loss}, all, num_outputs);
+  T2O_CHECK(reduction == "mean", "NegativeLogLikelihoodLoss: unknown reduction '{}'", reduction);
+  if (!w.valid())
+    return op_impl("ReduceMean", {loss}, all, num_outputs);
+  Val total = op_impl("ReduceSum", {loss}, all, 1)[0];
+  return op_impl("Div", {total, op_impl("ReduceSum", {w}, all, 1)[0]}, {}, num_outputs);
+}
+
+void GraphBuilder::check_subgraph_form(
+    std::string_view op_type, const std::vector<std::pair<std::string, Subgraph>> &graphs) const {
+  if (opset_ >= 13)
+    return;
+  // If and Loop carry tensors only below 13 (sequences arrive in If-13 and Loop-13).
+  for (const auto &[name, g] : graphs)
+    for (const auto &out : g->output())
+      if (out.type().has_sequence_type())
+        throw Error(fmt::format("{} carrying a list (an ONNX sequence, '{}' of its {}) needs "
+                                "opset 13 (target opset {})",
+                                op_type, out.name(), name, opset_),
+                    "use --opset 13 or newer");
 }
 
 } // namespace torch2onnx

@@ -125,4 +125,17 @@ graph(%a : Tensor, %b : Tensor):
   return (%y))IR",
                            {randn({2, 3, 4}), randn({2, 4, 5}, 2)});
   CHECK(r.count("Einsum") == 1);
+  SECTION("opset 11: the all-at-once error names opset 12, where Einsum arrives") {
+    std::string err = export_ir_error(R"IR(
+graph(%a : Tensor, %b : Tensor):
+  %eq : str = prim::Constant[value="bij,bjk->bik"]()
+  %none : NoneType = prim::Constant()
+  %l : Tensor[] = prim::ListConstruct(%a, %b)
+  %y : Tensor = aten::einsum(%eq, %l, %none)
+  return (%y))IR",
+                                      {randn({2, 3, 4}), randn({2, 4, 5}, 2)}, 11);
+    CHECK_THAT(err, Catch::Contains("1 op has no converter at opset 11"));
+    CHECK_THAT(err, Catch::Contains("aten::einsum"));
+    CHECK_THAT(err, Catch::Contains("[supported from opset 12: use --opset 12]"));
+  }
 }

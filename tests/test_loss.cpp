@@ -50,6 +50,16 @@ TEST_CASE("aten::nll_loss", "[loss]") {
                       {x, t, w});
     }
   }
+  SECTION("opset 11: decomposed (NegativeLogLikelihoodLoss arrives in 12)") {
+    for (int r : {0, 1, 2}) {
+      INFO("reduction " << r);
+      auto res = check_ir(ir_loss("aten::nll_loss(%x, %t, %w, %red, %ig)",
+                                  red(r) + "  %ig : int = prim::Constant[value=1]()\n", true),
+                          {x, t, w}, 11);
+      CHECK(res.count("NegativeLogLikelihoodLoss") == 0);
+      CHECK(res.count("GatherElements") == 1);
+    }
+  }
   SECTION("no batch dim") {
     check_ir_opsets(ir_loss("aten::nll_loss(%x, %t, %n, %red, %ig)",
                             red(0) + "  %ig : int = prim::Constant[value=-100]()\n"),

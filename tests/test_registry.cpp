@@ -115,11 +115,11 @@ TEST_CASE("registry: lookup takes the newest entry at or below the opset", "[reg
   };
   for (const Case &k :
        {Case{"aten::hardswish", 13, 11}, Case{"aten::hardswish", 17, 14},
-        Case{"aten::gelu", 19, 11}, Case{"aten::gelu", 21, 20}, Case{"aten::group_norm", 20, 13},
-        Case{"aten::group_norm", 21, 21}, Case{"aten::layer_norm", 16, 13},
-        Case{"aten::layer_norm", 17, 17}, Case{"aten::tril", 13, 13}, Case{"aten::tril", 14, 14},
-        Case{"torchvision::roi_align", 15, 13}, Case{"torchvision::roi_align", 16, 16},
-        Case{"aten::scatter_add", 15, 13}, Case{"aten::scatter_add", 17, 16}}) {
+        Case{"aten::gelu", 19, 11}, Case{"aten::gelu", 21, 20}, Case{"aten::group_norm", 20, 11},
+        Case{"aten::group_norm", 21, 21}, Case{"aten::layer_norm", 16, 11},
+        Case{"aten::layer_norm", 17, 17}, Case{"aten::tril", 13, 11}, Case{"aten::tril", 14, 14},
+        Case{"torchvision::roi_align", 15, 11}, Case{"torchvision::roi_align", 16, 16},
+        Case{"aten::scatter_add", 15, 11}, Case{"aten::scatter_add", 17, 16}}) {
     INFO(k.op << " at opset " << k.opset);
     const RegistryEntry *e = g.find(k.op, k.opset);
     REQUIRE(e != nullptr);
