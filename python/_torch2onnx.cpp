@@ -14,12 +14,11 @@ namespace py = pybind11;
 
 namespace {
 
-torch2onnx::ExportSettings settings_of(int opset, std::vector<std::string> input_names,
-                                       std::vector<std::string> output_names,
-                                       std::map<std::string, std::map<int64_t, std::string>> dims,
-                                       bool verify, double rtol, double atol, bool external_data,
-                                       bool optimize, std::vector<std::string> libraries,
-                                       std::vector<std::string> functions, py::object log) {
+torch2onnx::ExportSettings
+settings_of(int opset, std::vector<std::string> input_names, std::vector<std::string> output_names,
+            std::map<std::string, std::map<int64_t, std::string>> dims, bool verify, double rtol,
+            double atol, bool external_data, bool optimize, std::vector<std::string> libraries,
+            std::vector<std::string> functions, std::string fallback_domain, py::object log) {
   torch2onnx::ExportSettings s;
   s.opset = opset;
   s.input_names = std::move(input_names);
@@ -32,6 +31,7 @@ torch2onnx::ExportSettings settings_of(int opset, std::vector<std::string> input
   s.optimize = optimize;
   s.libraries = std::move(libraries);
   s.functions = std::move(functions);
+  s.fallback_domain = std::move(fallback_domain);
   if (!log.is_none())
     s.log = [log](const std::string &line) {
       py::gil_scoped_acquire gil;
@@ -100,15 +100,16 @@ PYBIND11_MODULE(_torch2onnx, m) {
          std::vector<std::string> input_names, std::vector<std::string> output_names,
          std::map<std::string, std::map<int64_t, std::string>> dims, bool verify, double rtol,
          double atol, bool external_data, bool optimize, std::vector<std::string> libraries,
-         std::vector<std::string> functions, py::object log) {
+         std::vector<std::string> functions, std::string fallback_domain, py::object log) {
         auto module = torch::jit::as_module(script_module);
         if (!module)
           throw torch2onnx::Error("the model is not a torch.jit.ScriptModule",
                                   "trace or script it first, or pass an nn.Module to "
                                   "torch2onnx.export, which traces it");
-        auto s = settings_of(opset, std::move(input_names), std::move(output_names),
-                             std::move(dims), verify, rtol, atol, external_data, optimize,
-                             std::move(libraries), std::move(functions), std::move(log));
+        auto s =
+            settings_of(opset, std::move(input_names), std::move(output_names), std::move(dims),
+                        verify, rtol, atol, external_data, optimize, std::move(libraries),
+                        std::move(functions), std::move(fallback_domain), std::move(log));
         torch2onnx::ExportResult r;
         {
           py::gil_scoped_release nogil;
@@ -119,6 +120,6 @@ PYBIND11_MODULE(_torch2onnx, m) {
       py::arg("module"), py::arg("args"), py::arg("output"), py::arg("opset"),
       py::arg("input_names"), py::arg("output_names"), py::arg("dynamic_dims"), py::arg("verify"),
       py::arg("rtol"), py::arg("atol"), py::arg("external_data"), py::arg("optimize"),
-      py::arg("libraries"), py::arg("functions"), py::arg("log"));
+      py::arg("libraries"), py::arg("functions"), py::arg("fallback_domain"), py::arg("log"));
   m.def("version", &torch2onnx::version);
 }

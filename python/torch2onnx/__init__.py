@@ -27,7 +27,7 @@ def _as_tuple(args):
 
 def export(model, args, f, opset=17, input_names=None, output_names=None, dynamic_dims=None,
            verify=False, rtol=1e-4, atol=1e-4, external_data=False, optimize=True,
-           libraries=None, functions=None, log=None):
+           libraries=None, functions=None, fallback_domain=None, log=None):
     """Exports `model` to the ONNX file `f` and returns a dict describing the result.
 
     model: an nn.Module (traced on `args` in eval mode; its training flag is restored afterwards)
@@ -46,6 +46,9 @@ def export(model, args, f, opset=17, input_names=None, output_names=None, dynami
     libraries: custom-op libraries to load first (as --load-library).
     functions: module class names whose calls become ONNX local functions (opset >= 15), e.g.
         ["BasicBlock"] (as the CLI's --functions; see docs/functions.md).
+    fallback_domain: write ops without a converter as nodes of this custom ONNX domain, listed in
+        the result's "notices" (as --fallback-domain; see docs/fallback.md). verify=True cannot
+        run such a file.
     log: a callable taking one progress line, e.g. print.
     """
     if isinstance(functions, str):
@@ -69,4 +72,5 @@ def export(model, args, f, opset=17, input_names=None, output_names=None, dynami
     dims = {str(k): {int(d): str(s) for d, s in v.items()} for k, v in (dynamic_dims or {}).items()}
     return _export_module(script, list(args), str(f), opset, list(input_names or []),
                           list(output_names or []), dims, verify, rtol, atol, external_data,
-                          optimize, list(libraries or []), list(functions or []), log)
+                          optimize, list(libraries or []), list(functions or []),
+                          fallback_domain or "", log)
