@@ -15,6 +15,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <system_error>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
@@ -28,6 +29,18 @@
 #include <torch/version.h>
 
 namespace torch2onnx {
+
+namespace {
+// std::async on a thread of its own, or deferred to get() when no thread can be made (under
+// `ulimit -v` a thread's stack may not fit: pthread_create says EAGAIN).
+template <typename F, typename... Args> auto async_or_deferred(F &&f, Args &&...args) {
+  try {
+    return std::async(std::launch::async, f, args...);
+  } catch (const std::system_error &) {
+    return std::async(std::launch::deferred, f, args...);
+  }
+}
+} // namespace
 
 void load_op_library(const std::string &path) {
   if (!std::filesystem::exists(path))
@@ -580,7 +593,7 @@ std::vector<std::string> nonfinite_weight_warnings(const torch::jit::Graph &grap
 }
 
 std::future<std::vector<std::string>> start_nonfinite_weight_check(const torch::jit::Graph &graph) {
-  return std::async(std::launch::async, nan_warnings, float_constants(graph));
+  return async_or_deferred(nan_warnings, float_constants(graph));
 }
 
 namespace {
@@ -661,7 +674,7 @@ LoadedModel load_model(const std::string &path) {
   // as such even when LibTorch fails on it first).
   std::future<std::string> bad_record;
   if (!pending.empty())
-    bad_record = std::async(std::launch::async, check_pending_crcs, path, std::cref(pending));
+    bad_record = async_or_deferred(check_pending_crcs, path, std::cref(pending));
   auto check_weights = [&] {
     if (bad_record.valid()) {
       std::string bad = bad_record.get();
