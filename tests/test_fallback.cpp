@@ -2,6 +2,7 @@
 // domain (tensor arguments as inputs, the others as attributes), with a notice listing it; off by
 // default, where the one error listing every unsupported op stands.
 #include "aten_lib/plugins.h"
+#include "custom_op_resolver.h"
 #include "exporter/export_module.h"
 #include "exporter/frontend/loader.h"
 #include "exporter/frontend/torch_util.h"
@@ -10,8 +11,6 @@
 
 #include <filesystem>
 #include <onnx/onnx_pb.h>
-#include <torch/csrc/jit/frontend/resolver.h>
-#include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/csrc/jit/ir/irparser.h>
 #include <torch/library.h>
 #include <torch/script.h>
@@ -33,21 +32,7 @@ at::Tensor scale_shift(const at::Tensor &x, const c10::optional<at::Tensor> &bia
   return flag ? y : -y;
 }
 
-// Resolves `NS.op(...)` in TorchScript source to the custom op NS::op (and torch.* to aten), as
-// Python's torch.ops.NS.op does: C++'s default resolver knows torch only.
-struct CustomOpResolver : torch::jit::Resolver {
-  explicit CustomOpResolver(std::string ns) : ns(std::move(ns)) {}
-  std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string &name,
-                                                         torch::jit::GraphFunction &,
-                                                         const torch::jit::SourceRange &) override {
-    if (name == "torch")
-      return std::make_shared<torch::jit::BuiltinModule>("aten");
-    if (name == ns)
-      return std::make_shared<torch::jit::BuiltinModule>(ns);
-    return nullptr;
-  }
-  std::string ns;
-};
+using torch2onnx::testing::CustomOpResolver;
 
 bool contains(const std::string &s, const std::string &part) {
   return s.find(part) != std::string::npos;

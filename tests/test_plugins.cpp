@@ -3,6 +3,7 @@
 // converter verified in ONNX Runtime. The plugins are tests/plugins/test_plugin.cpp, built
 // several ways.
 #include "aten_lib/plugins.h"
+#include "custom_op_resolver.h"
 #include "exporter/export_module.h"
 #include "harness.h"
 
@@ -10,8 +11,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <torch/csrc/jit/frontend/resolver.h>
-#include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/library.h>
 #include <torch/script.h>
 
@@ -25,21 +24,7 @@ at::Tensor twice(const at::Tensor &x) {
   return x * 2;
 }
 
-// Resolves `NS.op(...)` in TorchScript source to the custom op NS::op (and torch.* to aten), as
-// Python's torch.ops.NS.op does: C++'s default resolver knows torch only.
-struct CustomOpResolver : torch::jit::Resolver {
-  explicit CustomOpResolver(std::string ns) : ns(std::move(ns)) {}
-  std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string &name,
-                                                         torch::jit::GraphFunction &,
-                                                         const torch::jit::SourceRange &) override {
-    if (name == "torch")
-      return std::make_shared<torch::jit::BuiltinModule>("aten");
-    if (name == ns)
-      return std::make_shared<torch::jit::BuiltinModule>(ns);
-    return nullptr;
-  }
-  std::string ns;
-};
+using torch2onnx::testing::CustomOpResolver;
 
 bool contains(const std::string &s, const std::string &part) {
   return s.find(part) != std::string::npos;
