@@ -250,17 +250,6 @@ void check_command_line(Args &a) {
                 "'model/' beside it");
 }
 
-// Errors export_model finds once the model is loaded but which are the command line's fault. The
-// library has one Error type, so they are recognised by their message.
-// TODO(exporter): a UsageError subclass thrown at these two places would replace this.
-bool is_usage_error(const ExportOptions &o, const std::string &message) {
-  if (message.rfind("--output-names gives ", 0) == 0)
-    return true;
-  if (message.find("which has no default, but no --input") != std::string::npos)
-    return true;
-  return o.inputs.empty() && message.find("--input spec") != std::string::npos;
-}
-
 // An --output-names name equal to a forward argument's name (the CLI cannot see those names
 // before loading the model) ends in the ONNX checker's SSA error naming the value twice; say
 // what the user did instead of "this is a torch2onnx bug".
@@ -416,9 +405,10 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
   try {
     result = export_model(o, log, &partial);
     return print_result(*result, a);
+  } catch (const UsageError &e) {
+    failure = {"usage", e.what(), e.hint(), phase, e.node()};
   } catch (const Error &e) {
-    failure = {is_usage_error(o, e.what()) ? "usage" : "export", e.what(), e.hint(), phase,
-               e.node()};
+    failure = {"export", e.what(), e.hint(), phase, e.node()};
     if (auto clash = output_name_clash(o, e.what()))
       failure = *clash;
   } catch (const std::exception &e) {

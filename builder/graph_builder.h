@@ -3,6 +3,7 @@
 // constant once and serializes the model.
 #pragma once
 
+#include "builder/file_io.h"
 #include "builder/types.h"
 
 #include <functional>
@@ -243,12 +244,4 @@ void import_custom_domains(onnx::ModelProto &m);
 namespace torch2onnx {
 // Writes one tensor as a serialized onnx::TensorProto (the ONNX model zoo's test-data format).
 void save_tensor_proto(const std::string &path, const TensorData &data, const std::string &name);
-// Reads a serialized onnx::TensorProto (raw_data or the typed fields); throws Error naming the
-// file when it is not one, keeps its data elsewhere, or its size does not match its shape.
-TensorData load_tensor_proto(const std::string &path);
-// Writes `bytes` to `path` atomically: a temporary file in the same folder, fsync, rename. An
-// error never leaves a partial file behind.
-void write_file_atomic(const std::string &path, const std::string &bytes);
-// Same, with the contents written by `write(fd)`, which returns false on failure (errno set).
-void write_file_atomic_with(const std::string &path, const std::function<bool(int fd)> &write);
 } // namespace torch2onnx

@@ -172,20 +172,13 @@ void write_model(const Converted &c, const ExportOptions &o,
 
 // Checks the exporter dropped (a scripted `raise`) and branches fixed by the example values change
 // what the model does: say so always, not only under -v.
-void notice_changed_behaviour(const std::vector<std::string> &warnings, ExportReport &r) {
-  size_t n = 0;
-  std::string first;
-  for (const auto &w : warnings)
-    if (w.find("raise") != std::string::npos || w.find("RaiseException") != std::string::npos) {
-      if (n++ == 0)
-        first = w;
-    }
+void notice_changed_behaviour(const Converted &c, ExportReport &r) {
   // A branch chosen by the example's values (an if whose results ONNX cannot carry) is a notice.
-  for (const auto &w : warnings)
-    if (w.find("which the example inputs took") != std::string::npos)
-      r.notices.push_back(w);
+  r.notices.insert(r.notices.end(), c.example_branches.begin(), c.example_branches.end());
+  size_t n = c.dropped_raises.size();
   if (n == 0)
     return;
+  const std::string &first = c.dropped_raises.front();
   r.notices.push_back(fmt::format(
       "{} check{} that raise{} an exception {} not in the ONNX model ({}{}): inputs the model "
       "would refuse give a result instead of an error",
@@ -424,7 +417,7 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   r.output_names = c.output_names;
   r.output_infos = c.output_infos;
   r.warnings.insert(r.warnings.end(), c.warnings.begin(), c.warnings.end());
-  notice_changed_behaviour(c.warnings, r);
+  notice_changed_behaviour(c, r);
   if (m.weight_warnings.valid()) {
     std::vector<std::string> nan = m.weight_warnings.get();
     r.notices.insert(r.notices.begin(), nan.begin(), nan.end());
@@ -457,6 +450,19 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
     r.verify = verify_export(m.module, m, o, call, gi, c, r.output_path, log, r);
 }
 
+// What both entry points do before they have a model: check the options against the output
+// path, load the custom-op libraries and the converter plugins. Returns the registry to convert
+// with when plugins or a fallback domain extend the default one (null: use o.registry).
+std::unique_ptr<Registry> begin_export(const ExportOptions &o, const std::string &output_path,
+                                       ExportReport &r) {
+  r.output_path = output_path;
+  r.opset = o.opset;
+  validate(o, r.output_path);
+  for (const auto &lib : o.libraries)
+    load_op_library(lib);
+  return registry_with_plugins(o.registry, o.converters, o.fallback_domain);
+}
+
 } // namespace
 
 ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport *progress) {
@@ -464,14 +470,9 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport
   ExportReport &r = progress ? *progress : local;
   r = ExportReport();
   PhaseClock clock(r);
-  r.output_path = o.output_path.empty() ? default_output_path(o.model_path) : o.output_path;
-  r.opset = o.opset;
-  validate(o, r.output_path);
-
   clock.start(&r.phases.load);
-  for (const auto &lib : o.libraries)
-    load_op_library(lib);
-  auto registry = registry_with_plugins(o.registry, o.converters, o.fallback_domain);
+  auto registry =
+      begin_export(o, o.output_path.empty() ? default_output_path(o.model_path) : o.output_path, r);
   if (log)
     log(fmt::format("loading {}", o.model_path));
   set_phase("loading the model (LibTorch)");
@@ -487,12 +488,7 @@ ExportReport export_module(const torch::jit::Module &module, const std::vector<c
   ExportReport r;
   PhaseClock clock(r);
   T2O_CHECK(!o.output_path.empty(), "no output path given for the ONNX file");
-  r.output_path = o.output_path;
-  r.opset = o.opset;
-  validate(o, r.output_path);
-  for (const auto &lib : o.libraries)
-    load_op_library(lib);
-  auto registry = registry_with_plugins(o.registry, o.converters, o.fallback_domain);
+  auto registry = begin_export(o, o.output_path, r);
   set_phase("preparing the model (LibTorch)");
   // The export runs the module in eval mode (as torch.onnx.export does) and gives it back in the
   // mode it came in. Freezing works on a copy: the caller's weights are not touched.

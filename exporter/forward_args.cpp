@@ -269,7 +269,7 @@ struct Binder {
       return bind_spec(i, *spec);
     if (sig.defaults[i])
       return bind_constant(i, *sig.defaults[i]);
-    throw Error(
+    throw UsageError(
         fmt::format("forward({}) needs {}, which has no default, but no --input{} gives it",
                     fmt::join(sig.names, ", "), arg_text(sig, i), data ? "" : " or --input-data"),
         fmt::format("give one --input SPEC (or --input-data file) per argument in order, e.g. "
@@ -284,9 +284,9 @@ ForwardCall bind_forward(const ForwardSignature &sig, const std::vector<InputSpe
                          const std::vector<std::optional<c10::IValue>> &data) {
   const size_t n = sig.names.size();
   if (specs.size() > n)
-    throw Error(fmt::format("forward({}) takes {} argument{} but {} --input specs were given",
-                            fmt::join(sig.names, ", "), n, n == 1 ? "" : "s", specs.size()),
-                "give one --input SPEC per forward argument, in order");
+    throw UsageError(fmt::format("forward({}) takes {} argument{} but {} --input specs were given",
+                                 fmt::join(sig.names, ", "), n, n == 1 ? "" : "s", specs.size()),
+                     "give one --input SPEC per forward argument, in order");
   Binder b{sig, {}};
   for (size_t i = 0; i < n; ++i)
     b.bind(i, i < specs.size() ? &specs[i] : nullptr, i < data.size() ? data[i] : std::nullopt);

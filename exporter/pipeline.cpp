@@ -65,9 +65,10 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   }
   walker.run(*graph);
   auto outs = walker.outputs(*graph);
-  T2O_CHECK(output_names.empty() || output_names.size() == outs.size(),
-            "--output-names gives {} names but the model has {} outputs", output_names.size(),
-            outs.size());
+  if (!output_names.empty() && output_names.size() != outs.size())
+    throw UsageError(fmt::format("--output-names gives {} names but the model has {} outputs",
+                                 output_names.size(), outs.size()),
+                     "give one name per output, in order, or leave --output-names out");
   // Default names: dict keys where the output came from a dict, else output / output_N.
   std::set<std::string> hints;
   bool hints_usable = true;
@@ -97,8 +98,9 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
     c.output_infos.push_back(c.builder->has_info(outs[i].first) ? c.builder->info(outs[i].first)
                                                                 : TensorInfo{});
   }
-  for (auto &w : walker.warnings())
-    c.warnings.push_back(w);
+  c.warnings.insert(c.warnings.end(), walker.warnings().begin(), walker.warnings().end());
+  c.dropped_raises = walker.dropped_raises();
+  c.example_branches = walker.example_branches();
   c.op_counts = walker.op_counts();
   c.walked = walker.walked();
   c.convert_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();

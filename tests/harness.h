@@ -17,6 +17,11 @@
 
 namespace t2o_test {
 
+// Whether `text` contains `part` (for checking messages and CLI output).
+inline bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
 struct IrResult {
   std::vector<std::string> op_types; // ONNX node op types, in graph order (output Identity last)
   std::vector<torch2onnx::OutputCheck> checks;

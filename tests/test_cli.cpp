@@ -13,10 +13,6 @@ using namespace t2o_test;
 namespace fs = std::filesystem;
 
 namespace {
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 std::string write_file(const std::string &dir, const std::string &name, const std::string &bytes) {
   std::string p = dir + "/" + name;
   std::ofstream(p, std::ios::binary) << bytes;

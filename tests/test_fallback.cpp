@@ -34,10 +34,6 @@ at::Tensor scale_shift(const at::Tensor &x, const c10::optional<at::Tensor> &bia
 
 using torch2onnx::testing::CustomOpResolver;
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 const char *kIr = R"IR(
 graph(%x : Tensor, %b : Tensor):
   %alpha : float = prim::Constant[value=0.5]()

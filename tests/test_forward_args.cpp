@@ -24,10 +24,6 @@ std::string arg_model(const std::string &name) {
   return (fs::path(T2O_ARGUMENT_MODELS) / name).string();
 }
 
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
-
 // The tensor --verify wrote as input K of its first test-data set beside `onnx`.
 at::Tensor test_input(const std::string &onnx, int k) {
   fs::path dir = fs::path(onnx).replace_extension("") / "test_data_set_0";

@@ -26,10 +26,6 @@ at::Tensor twice(const at::Tensor &x) {
 
 using torch2onnx::testing::CustomOpResolver;
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 // The message load_plugin throws for `path` ("" when it loads).
 std::string load_error(const std::string &path) {
   Registry r = Registry::global();

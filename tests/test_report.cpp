@@ -17,10 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 nlohmann::json read_json(const std::string &path) {
   std::ifstream f(path);
   return nlohmann::json::parse(f);

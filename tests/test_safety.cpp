@@ -22,10 +22,6 @@ std::string safety_model(const std::string &name) {
   return (fs::path(T2O_SAFETY_MODELS) / (name + ".pt")).string();
 }
 
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
-
 // The pids of `parent`'s children named `comm`, from /proc.
 std::vector<pid_t> children_named(pid_t parent, const std::string &comm) {
   std::vector<pid_t> out;

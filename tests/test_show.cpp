@@ -16,10 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 // The line of `text` containing `part` (empty when none does).
 std::string line_with(const std::string &text, const std::string &part) {
   size_t at = text.find(part);

@@ -12,10 +12,6 @@ using namespace t2o_test;
 namespace fs = std::filesystem;
 
 namespace {
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 std::string slurp(const std::string &p) {
   std::ifstream f(p);
   std::stringstream ss;

@@ -233,8 +233,9 @@ bool Walker::handle_if(const Node *n) {
   // (only_feeds_checks), and the if goes too.
   if (n->outputs().empty() && (block_raises(blocks[0]) || block_raises(blocks[1])) &&
       only_feeds_checks(n->input(0)->node())) {
-    warnings_.push_back(fmt::format("dropped a check that raises an exception at {}",
-                                    where_of(n).source.empty() ? "?" : where_of(n).source));
+    warn_changed(dropped_raises_,
+                 fmt::format("dropped a check that raises an exception at {}",
+                             where_of(n).source.empty() ? "?" : where_of(n).source));
     return true;
   }
   const Bound &cond = lookup(n->input(0));
@@ -261,9 +262,9 @@ void Walker::convert_if(const Node *n) {
     // The exception is dropped (like the other prim::RaiseException): assume the model is used
     // only on inputs it accepts, so the other branch is the one that runs.
     const Block *taken = blocks[raises[0] ? 1 : 0];
-    warnings_.push_back(
-        fmt::format("dropped the branch that raises an exception at {}",
-                    where_of(n).source.empty() ? n->kind().toQualString() : where_of(n).source));
+    warn_changed(dropped_raises_, fmt::format("dropped the branch that raises an exception at {}",
+                                              where_of(n).source.empty() ? n->kind().toQualString()
+                                                                         : where_of(n).source));
     run_block(taken);
     for (size_t i = 0; i < n->outputs().size(); ++i) {
       Bound out = lookup(taken->outputs()[i]);
@@ -351,11 +352,13 @@ bool Walker::take_recorded_branch(const Node *n) {
                 "give example values that take the branch you deploy (--input-data), or compute "
                 "the condition from shapes or constants");
   const Block *taken = n->blocks()[ran[0] ? 0 : 1];
-  warnings_.push_back(fmt::format(
-      "the if at {} gives a {}, which an ONNX If cannot carry, on a condition that depends on "
-      "input values: exported the {} branch, which the example inputs took; inputs taking the "
-      "other branch are computed as if they took this one",
-      source, (*bad)->annotation_str(), ran[0] ? "then" : "else"));
+  warn_changed(
+      example_branches_,
+      fmt::format(
+          "the if at {} gives a {}, which an ONNX If cannot carry, on a condition that depends on "
+          "input values: exported the {} branch, which the example inputs took; inputs taking the "
+          "other branch are computed as if they took this one",
+          source, (*bad)->annotation_str(), ran[0] ? "then" : "else"));
   run_block(taken);
   for (size_t i = 0; i < n->outputs().size(); ++i)
     bind(n->outputs()[i], lookup(taken->outputs()[i]));

@@ -172,9 +172,18 @@ bool Walker::handle_uninitialized(const Node *n) {
 }
 
 bool Walker::handle_dropped(const Node *n) {
-  warnings_.push_back(
-      fmt::format("dropped {} at {}", n->kind().toQualString(), walker_detail::place_of(n)));
+  std::string msg =
+      fmt::format("dropped {} at {}", n->kind().toQualString(), walker_detail::place_of(n));
+  if (n->kind() == c10::prim::RaiseException)
+    warn_changed(dropped_raises_, std::move(msg));
+  else
+    warnings_.push_back(std::move(msg));
   return true;
+}
+
+void Walker::warn_changed(std::vector<std::string> &list, std::string msg) {
+  list.push_back(msg);
+  warnings_.push_back(std::move(msg));
 }
 
 bool Walker::handle_get_attr(const Node *) {

@@ -38,4 +38,12 @@ private:
   std::optional<ErrorNode> node_;
 };
 
+// An Error that is the caller's options' fault, found only once the model is loaded (an
+// --input spec missing for a forward argument without a default, too many --input specs,
+// --output-names of the wrong length). The CLI exits with 2 for it, as for a bad command line.
+class UsageError : public Error {
+public:
+  using Error::Error;
+};
+
 } // namespace torch2onnx
