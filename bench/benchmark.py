@@ -88,8 +88,11 @@ def onnx_stats(path):
     import onnx  # python3-onnx (Debian)
     m = onnx.load(path, load_external_data=False)
     size = os.path.getsize(path)
-    if os.path.exists(path + ".data"):
-        size += os.path.getsize(path + ".data")
+    # External data: ours is one NAME.onnx.data; torch.onnx.export (over 2 GB) writes one file per
+    # tensor beside the model. Count every file the initializers name, once.
+    files = {kv.value for t in m.graph.initializer for kv in t.external_data if kv.key == "location"}
+    for f in files:
+        size += os.path.getsize(os.path.join(os.path.dirname(path), f))
     return len(m.graph.node), size
 
 
@@ -153,7 +156,7 @@ def bench_model(args, name, specs, path, work, log):
     floor_bin = os.path.join(work, f"{name}.bin")
     inputs = [a for s in specs for a in ("--input", s)]
     r = {"ours": [], "ours_rss": [], "peer": [], "peer_rss": [], "floor": [], "floor_rss": [],
-         "phases": []}
+         "phases": [], "floor_load": [], "floor_write": []}
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     peer_error = None
     for i in range(args.runs):
@@ -173,15 +176,19 @@ def bench_model(args, name, specs, path, work, log):
                 lines = [l for l in str(e).splitlines() if "Error" in l]
                 peer_error = (lines[-1] if lines else str(e).splitlines()[0])[:300]
                 log(f"  {name}: torch.onnx.export fails: {peer_error}")
-        w, rss, out, _ = timed([args.floor, path, floor_bin])
+        w, rss, out, ferr = timed([args.floor, path, floor_bin])
         r["floor"].append(w)
         r["floor_rss"].append(rss)
+        fm = re.search(r"floor: load ([0-9.]+) s, write ([0-9.]+) s", ferr)
+        r["floor_load"].append(float(fm.group(1)) if fm else float("nan"))
+        r["floor_write"].append(float(fm.group(2)) if fm else float("nan"))
         r["weight_bytes"] = int(out.strip())
         log(f"  {name} run {i + 1}/{args.runs}: ours {r['ours'][-1]:.2f} s, "
             f"peer {r['peer'][-1] if r['peer'] else float('nan'):.2f} s, floor {r['floor'][-1]:.2f} s")
     os.remove(floor_bin)
     res = {"model": name, "inputs": specs, "weight_bytes": r["weight_bytes"], "peer_error": peer_error}
-    for k in ("ours", "ours_rss", "peer", "peer_rss", "floor", "floor_rss"):
+    for k in ("ours", "ours_rss", "peer", "peer_rss", "floor", "floor_rss", "floor_load",
+              "floor_write"):
         res[k] = med(r[k])
         res[k + "_runs"] = r[k]
     res["phases"] = {p: med([ph.get(p, float("nan")) for ph in r["phases"]])
@@ -193,9 +200,11 @@ def bench_model(args, name, specs, path, work, log):
     res["nodes_before_rewrites"] = r["phases"][-1].get("nodes_before_rewrites")
     if args.verify_big and name == "gpt2_1_3b":
         # The 1.3B export with --verify, once (LibTorch and ONNX Runtime both run the model).
-        w, rss, _, err = timed([args.cli, path, "-o", ours_onnx, "--opset", "17", "--verify"] + inputs)
+        w, rss, out, err = timed([args.cli, path, "-o", ours_onnx, "--opset", "17", "--verify"] + inputs)
         res["verify_wall"], res["verify_rss"] = w, rss
-        res["verify_line"] = next((l.strip() for l in err.splitlines() if "verify output" in l), "")
+        # The summary (stdout) has "verify output: max abs error ..., tolerance ...) ok".
+        res["verify_line"] = next((l.strip() for l in (out + err).splitlines()
+                                   if "verify output" in l), "")
         log(f"  {name} with --verify: {w:.1f} s, {rss / 1e9:.2f} GB: {res['verify_line']}")
     # Latency: alternate the two files so drift in machine load hits both alike.
     lat_o, lat_p = [], []
@@ -262,17 +271,21 @@ def render(results, chains, baseline_rss, meta):
     L.append("")
     L.append("### torch2onnx phases (seconds, in-process, median)")
     L.append("")
-    L.append("| model | load | prepare | record | convert | optimize | serialize | sum | process |")
-    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    L.append("| model | load | prepare | record | convert | optimize | serialize | sum | process "
+             "| floor: load | floor: write |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in results:
         p = r["phases"]
         s = sum(p.values())
         L.append(f"| {r['model']} | " + " | ".join(f"{p[k]:.3f}" for k in
                  PHASES) +
-                 f" | {s:.2f} | {r['ours']:.2f} |")
+                 f" | {s:.2f} | {r['ours']:.2f} | {r.get('floor_load', float('nan')):.3f} "
+                 f"| {r.get('floor_write', float('nan')):.3f} |")
     L.append("")
     L.append("`process` is the whole-process wall time; the difference to `sum` is starting the process "
-             "and LibTorch (dynamic loading, static initializers) and exiting.")
+             "and LibTorch (dynamic loading, static initializers) and exiting. The floor's own two "
+             "steps (median): `torch::jit::load` of the same file, and writing its distinct weights "
+             "with fsync; compare them with our `load` and `serialize`.")
     L.append("")
     L.append("### Peak memory (RSS, MB)")
     L.append("")
@@ -295,9 +308,11 @@ def render(results, chains, baseline_rss, meta):
             L.append(f"| {r['model']} | {r['ours_nodes']} ({r['nodes_before_rewrites']}) | fails | "
                      f"{r['ours_bytes'] / 1e6:.1f} | – | {r['ours_ms']:.1f} | – | – |")
             continue
+        ms = lambda v: "not run" if v != v else f"{v:.1f}"  # --ort-runs 0 (make bench-llm)
+        ratio = r['ours_ms'] / r['peer_ms']
         L.append(f"| {r['model']} | {r['ours_nodes']} ({r['nodes_before_rewrites']}) | {r['peer_nodes']} | "
-                 f"{r['ours_bytes'] / 1e6:.1f} | {r['peer_bytes'] / 1e6:.1f} | {r['ours_ms']:.1f} | "
-                 f"{r['peer_ms']:.1f} | {r['ours_ms'] / r['peer_ms']:.2f} |")
+                 f"{r['ours_bytes'] / 1e6:.1f} | {r['peer_bytes'] / 1e6:.1f} | {ms(r['ours_ms'])} | "
+                 f"{ms(r['peer_ms'])} | {'–' if ratio != ratio else f'{ratio:.2f}'} |")
     if chains:
         L.append("")
         L.append("### Scaling: synthetic chains (torch2onnx, median of 3)")

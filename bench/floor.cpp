@@ -2,9 +2,11 @@
 // TorchScript file and writes every distinct weight's bytes to a file (then fsync). No exporter can
 // be faster than this on the same machine; torch2onnx's time is reported as a ratio to it.
 //
-//   t2o_floor MODEL.pt OUT.bin     load + write the weights; prints the bytes written
+//   t2o_floor MODEL.pt OUT.bin     load + write the weights; prints the bytes written, and on
+//                                  stderr "floor: load S s, write S s" (write includes fsync)
 //   t2o_floor --baseline           only start LibTorch (for its baseline memory)
 #include <ATen/ATen.h>
+#include <chrono>
 #include <cstdio>
 #include <fcntl.h>
 #include <set>
@@ -22,7 +24,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: t2o_floor MODEL.pt OUT.bin | t2o_floor --baseline\n");
     return 2;
   }
+  auto seconds_since = [](std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  auto t0 = std::chrono::steady_clock::now();
   torch::jit::Module m = torch::jit::load(argv[1]);
+  double load_s = seconds_since(t0);
+  auto t1 = std::chrono::steady_clock::now();
   int fd = ::open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) {
     std::perror(argv[2]);
@@ -54,6 +62,7 @@ int main(int argc, char **argv) {
       return 1;
   if (::fsync(fd) != 0 || ::close(fd) != 0)
     return 1;
+  std::fprintf(stderr, "floor: load %.3f s, write %.3f s\n", load_s, seconds_since(t1));
   std::printf("%zu\n", bytes);
   return 0;
 }
