@@ -53,7 +53,7 @@ zoo-detection: build
 
 # The benchmark of issue 5 (bench/benchmark.py): torch2onnx vs torch.onnx.export on 7 models
 # (export time, phases, floor, peak RSS, node count, file size, ONNX Runtime latency) and chains
-# of 1k/10k/100k nodes; writes the tables into docs/performance.md. ~15 min on 2 cores; run it
+# of 1k/10k/100k nodes; writes the tables into docs/performance.md. ~30 min on 2 cores; run it
 # on an otherwise idle machine. BENCH_ARGS=--runs 3 --models resnet50 for a quick look.
 BENCH_ARGS ?=
 bench: build
