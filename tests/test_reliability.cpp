@@ -336,12 +336,13 @@ TEST_CASE("reliability: a full disk mid-write leaves no file and no temporary", 
 
 TEST_CASE("reliability: NaN weights are counted in every floating dtype", "[reliability]") {
   // nonfinite_weight_warnings reads the weights' bits itself (no temporary tensor): check each
-  // floating dtype, with infinities (not counted) and a non-contiguous constant.
+  // floating dtype, with infinities (not counted), a NaN with its sign bit set and a
+  // non-contiguous constant.
   auto graph = std::make_shared<torch::jit::Graph>();
   const double nan = std::nan(""), inf = INFINITY;
   std::vector<at::ScalarType> types = {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16};
   for (size_t k = 0; k < types.size(); ++k) {
-    at::Tensor t = at::tensor({1.0, nan, -inf, inf, nan, 0.5}, at::kDouble).to(types[k]);
+    at::Tensor t = at::tensor({1.0, nan, -inf, inf, -nan, 0.5}, at::kDouble).to(types[k]);
     auto *v = graph->insertConstant(k == 0 ? t.view({2, 3}).t() : t);
     v->setDebugName(fmt::format("self.w{}", k));
   }
