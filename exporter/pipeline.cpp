@@ -66,8 +66,9 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   walker.run(*graph);
   auto outs = walker.outputs(*graph);
   if (!output_names.empty() && output_names.size() != outs.size())
-    throw UsageError(fmt::format("--output-names gives {} names but the model has {} outputs",
-                                 output_names.size(), outs.size()),
+    throw UsageError(fmt::format("--output-names gives {} name{} but the model has {} output{}",
+                                 output_names.size(), output_names.size() == 1 ? "" : "s",
+                                 outs.size(), outs.size() == 1 ? "" : "s"),
                      "give one name per output, in order, or leave --output-names out");
   // Default names: dict keys where the output came from a dict, else output / output_N.
   std::set<std::string> hints;

@@ -203,7 +203,7 @@ TEST_CASE("cli: input and output names - tuple outputs become one output each", 
   auto bad = run_cli({test_model("tuple_out"), "-o", dir + "/t2.onnx", "--input", "f32[2,3]",
                       "--output-names", "only_one"});
   CHECK(bad.exit_code == 2); // a command-line mistake
-  CHECK(contains(bad.err, "--output-names gives 1 names but the model has 2 outputs"));
+  CHECK(contains(bad.err, "--output-names gives 1 name but the model has 2 outputs"));
   CHECK_FALSE(fs::exists(dir + "/t2.onnx"));
 }
 
