@@ -53,20 +53,6 @@ size_t varint_size(uint64_t v) {
   return n;
 }
 
-bool write_all(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, std::min<size_t>(n, size_t{1} << 30));
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      return false;
-    }
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
 } // namespace
 
 // Protobuf wire format, written by hand around the weights: the model's other fields, then its

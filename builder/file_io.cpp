@@ -3,6 +3,7 @@
 #include "builder/error.h"
 #include "builder/process.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -95,20 +96,22 @@ TensorData load_tensor_proto(const std::string &path) {
   return d;
 }
 
-void write_file_atomic(const std::string &path, const std::string &bytes) {
-  write_file_atomic_with(path, [&](int fd) {
-    size_t off = 0;
-    while (off < bytes.size()) {
-      ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
-      if (n < 0) {
-        if (errno == EINTR)
-          continue;
-        return false;
-      }
-      off += static_cast<size_t>(n);
+bool write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, std::min<size_t>(n, size_t{1} << 30));
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
     }
-    return true;
-  });
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+void write_file_atomic(const std::string &path, const std::string &bytes) {
+  write_file_atomic_with(path, [&](int fd) { return write_all(fd, bytes.data(), bytes.size()); });
 }
 
 void write_file_atomic_with(const std::string &path, const std::function<bool(int fd)> &write) {

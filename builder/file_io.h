@@ -16,4 +16,6 @@ TensorData load_tensor_proto(const std::string &path);
 void write_file_atomic(const std::string &path, const std::string &bytes);
 // Same, with the contents written by `write(fd)`, which returns false on failure (errno set).
 void write_file_atomic_with(const std::string &path, const std::function<bool(int fd)> &write);
+// Writes all n bytes at p to fd, retrying partial writes and EINTR; false on failure (errno set).
+bool write_all(int fd, const char *p, size_t n);
 } // namespace torch2onnx

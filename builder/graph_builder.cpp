@@ -713,19 +713,9 @@ bool GraphBuilder::externalize(const std::string &path, size_t threshold) {
     for (int i : moved) {
       const std::string_view raw = initializer_bytes(g->initializer(i));
       size_t pad = (4096 - offset % 4096) % 4096;
-      if (pad && ::write(fd, zeros.data(), pad) != static_cast<ssize_t>(pad))
+      if (!write_all(fd, zeros.data(), pad) || !write_all(fd, raw.data(), raw.size()))
         return false;
       offset += pad;
-      size_t done = 0;
-      while (done < raw.size()) {
-        ssize_t n = ::write(fd, raw.data() + done, raw.size() - done);
-        if (n < 0) {
-          if (errno == EINTR)
-            continue;
-          return false;
-        }
-        done += static_cast<size_t>(n);
-      }
       where.emplace_back(offset, raw.size());
       offset += raw.size();
     }
