@@ -3,12 +3,17 @@
 // initializer; rewrites read borrowed bytes and let them go when a weight is replaced.
 #include "builder/graph_builder.h"
 #include "builder/optimize.h"
+#include "exporter/frontend/loader.h"
+#include "exporter/frontend/mapped_load.h"
 #include "harness.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <onnx/onnx_pb.h>
+#include <set>
 #include <torch/script.h>
 
 using namespace t2o_test;
@@ -208,4 +213,75 @@ TEST_CASE("weights: a rewrite reads borrowed weights and lets the replaced one g
   std::memcpy(&first, folded->raw_data().data(), sizeof(float));
   // 0.5 * 2 / sqrt(1 + 1e-5)
   CHECK(std::abs(first - 1.0f) < 1e-4f);
+}
+
+namespace {
+
+// Every tensor the module holds (parameters and buffers, recursively), by name.
+std::map<std::string, at::Tensor> module_tensors(const torch::jit::Module &m) {
+  std::map<std::string, at::Tensor> out;
+  for (const auto &p : m.named_parameters(true))
+    out[p.name] = p.value;
+  for (const auto &b : m.named_buffers(true))
+    out[b.name] = b.value;
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("weights: load maps the weights from the model file and equals LibTorch's load",
+          "[weights]") {
+  for (const char *name : {"gpt2_tiny", "tiny_cnn", "big_constant", "nan_weights"}) {
+    INFO(name);
+    const std::string path = test_model(name);
+    const std::string before = file_bytes(path);
+    LoadedModel mapped = load_model(path);
+    const uint64_t mapped_bytes = mapped_bytes_of_last_load();
+    auto got = module_tensors(mapped.module);
+    auto want = module_tensors(torch::jit::load(path));
+    REQUIRE(got.size() == want.size());
+    uint64_t large = 0; // bytes of the tensors large enough to be mapped (a page or more)
+    std::set<const void *> seen;
+    for (const auto &[n, t] : want) {
+      INFO(n);
+      REQUIRE(got.count(n));
+      CHECK(got[n].sizes() == t.sizes());
+      CHECK(got[n].dtype() == t.dtype());
+      CHECK(tensor_bytes(got[n]) == tensor_bytes(t)); // bit for bit, NaN included
+      if (seen.insert(t.storage().data()).second && t.storage().nbytes() >= 4096)
+        large += t.storage().nbytes();
+    }
+    CHECK(mapped_bytes == large); // every large weight is the file's bytes, none copied
+    // A weight changed in place changes this process's copy of the page, never the file.
+    {
+      torch::NoGradGuard no_grad;
+      for (auto &[n, t] : got)
+        if (t.is_floating_point())
+          t.add_(1.0);
+    }
+    CHECK(file_bytes(path) == before);
+    auto again = module_tensors(load_model(path).module);
+    for (const auto &[n, t] : want)
+      CHECK(tensor_bytes(again[n]) == tensor_bytes(t));
+  }
+}
+
+TEST_CASE("weights: TORCH2ONNX_LOAD=copy loads with LibTorch and exports the same bytes",
+          "[weights]") {
+  const std::string dir = fresh_dir("weights_load_copy");
+  std::vector<std::string> args = {test_model("gpt2_tiny"), "--input", "ids:i64[1,16]", "-o"};
+  auto mapped_args = args, copied_args = args;
+  mapped_args.push_back(dir + "/mapped.onnx");
+  copied_args.push_back(dir + "/copied.onnx");
+  REQUIRE(run_cli(mapped_args).exit_code == 0);
+  ::setenv("TORCH2ONNX_LOAD", "copy", 1);
+  auto r = run_cli(copied_args);
+  ::unsetenv("TORCH2ONNX_LOAD");
+  REQUIRE(r.exit_code == 0);
+  CHECK(file_bytes(dir + "/mapped.onnx") == file_bytes(dir + "/copied.onnx"));
+  // In this process too: nothing is mapped.
+  ::setenv("TORCH2ONNX_LOAD", "copy", 1);
+  LoadedModel m = load_model(test_model("tiny_cnn"));
+  ::unsetenv("TORCH2ONNX_LOAD");
+  CHECK(mapped_bytes_of_last_load() == 0);
 }

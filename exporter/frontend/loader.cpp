@@ -2,7 +2,8 @@
 
 #include "builder/error.h"
 #include "builder/process.h"
-#include "exporter/frontend/pickle_check.h"
+#include "exporter/frontend/archive_check.h"
+#include "exporter/frontend/mapped_load.h"
 #include "exporter/frontend/torch_util.h"
 
 #include <ATen/Functions.h>
@@ -11,6 +12,7 @@
 #include <caffe2/serialize/inline_container.h>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
@@ -52,272 +54,6 @@ void load_op_library(const std::string &path) {
 }
 
 namespace {
-
-using Reader = std::unique_ptr<caffe2::serialize::PyTorchStreamReader>;
-
-// A stored record whose CRC-32 is checked while torch::jit::load runs (see check_zip_crcs).
-struct PendingCrc {
-  std::string name;
-  int64_t data = 0; // offset of its bytes in the file
-  uint32_t size = 0;
-  uint32_t crc = 0;
-};
-std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader);
-void check_pickles(const std::string &path, Reader &reader);
-
-// Checks what LibTorch's loader needs intact before it parses anything; returns the tensor data
-// records whose checksums are left to check_pending_crcs.
-std::vector<PendingCrc> check_model_file(const std::string &path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    throw Error(fmt::format("model file '{}' does not exist", path),
-                "pass the path of a TorchScript file saved with torch.jit.save / module.save");
-  if (fs::is_directory(path, ec))
-    throw Error(fmt::format("model path '{}' is a directory, not a TorchScript file", path));
-  std::ifstream f(path, std::ios::binary);
-  if (!f)
-    throw Error(fmt::format("cannot open model file '{}'", path));
-  char magic[4] = {0, 0, 0, 0};
-  f.read(magic, 4);
-  if (f.gcount() == 0)
-    throw Error(fmt::format("model file '{}' is empty", path));
-  if (f.gcount() < 4 || magic[0] != 'P' || magic[1] != 'K')
-    throw Error(
-        fmt::format("'{}' is not a TorchScript file (not a zip archive)", path),
-        "save the model with torch.jit.trace(...).save(path) or torch.jit.script(...).save(path); "
-        "a state_dict or torch.save() pickle cannot be converted");
-  f.close();
-  Reader reader; // LibTorch's reader of the archive, opened by the first check that needs it
-  std::vector<PendingCrc> pending = check_zip_crcs(path, reader);
-  check_pickles(path, reader);
-  return pending;
-}
-
-// CRC-32 (zip's polynomial), slicing-by-8: eight table lookups per 8 bytes, several GB/s, so
-// checking a model's weights costs little next to loading them.
-uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n) {
-  static const auto tables = [] {
-    std::array<std::array<uint32_t, 256>, 8> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k)
-        c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; ++i)
-      for (size_t k = 1; k < 8; ++k)
-        t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
-    return t;
-  }();
-  crc = ~crc;
-  while (n >= 8) {
-    uint32_t lo = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-                  static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-    lo ^= crc;
-    crc = tables[7][lo & 0xFF] ^ tables[6][(lo >> 8) & 0xFF] ^ tables[5][(lo >> 16) & 0xFF] ^
-          tables[4][lo >> 24] ^ tables[3][p[4]] ^ tables[2][p[5]] ^ tables[1][p[6]] ^
-          tables[0][p[7]];
-    p += 8;
-    n -= 8;
-  }
-  while (n-- > 0)
-    crc = tables[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
-  return ~crc;
-}
-
-uint32_t le(const unsigned char *p, int bytes) {
-  uint32_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i)
-    v = (v << 8) | p[i];
-  return v;
-}
-
-// LibTorch 1.13 does not check the CRC-32 of the records it reads, and its TorchScript parser can
-// crash on corrupted code (found by tests/fuzz). Check every stored record's CRC first, so a
-// damaged file is reported as damaged. Deflated and zip64 records are left to LibTorch.
-// Opens `reader` unless it is open; false when LibTorch cannot read the archive (e.g. a newer file
-// format: torch::jit::load explains it).
-bool open_reader(const std::string &path, Reader &reader) {
-  if (reader)
-    return true;
-  try {
-    reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
-  } catch (const std::exception &) {
-    return false;
-  }
-  return true;
-}
-
-// The CRC-32 of `size` bytes at `offset` of the open file; false when they cannot all be read.
-bool crc_of_range(std::ifstream &f, int64_t offset, uint32_t size, std::vector<unsigned char> &buf,
-                  uint32_t &crc) {
-  f.clear();
-  f.seekg(offset);
-  uint32_t c = 0;
-  for (uint32_t left = size; left > 0;) {
-    const uint32_t n = std::min<uint32_t>(left, static_cast<uint32_t>(buf.size()));
-    if (!f.read(reinterpret_cast<char *>(buf.data()), n))
-      return false;
-    c = crc32_update(c, buf.data(), n);
-    left -= n;
-  }
-  crc = c;
-  return true;
-}
-
-Error corrupt_record(const std::string &path, const std::string &name) {
-  return Error(fmt::format("'{}' is corrupt: the record '{}' fails its checksum", path, name),
-               "the file was damaged after it was saved; copy or save it again");
-}
-
-// Tensor data records ("<archive>/data/<n>") are only copied into storages, never parsed, so
-// their checksums need not be known before torch::jit::load starts: they are returned to be
-// checked on another thread while it runs (the weights' bytes are read from the page cache a
-// second time either way, but in parallel with LibTorch's own read instead of before it).
-std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader) {
-  std::vector<PendingCrc> pending;
-  std::ifstream f(path, std::ios::binary);
-  f.seekg(0, std::ios::end);
-  const int64_t size = f.tellg();
-  const int64_t tail = std::min<int64_t>(size, 65536 + 22);
-  std::vector<unsigned char> end(static_cast<size_t>(tail));
-  f.seekg(size - tail);
-  f.read(reinterpret_cast<char *>(end.data()), tail);
-  int64_t eocd = -1;
-  for (int64_t i = tail - 22; i >= 0; --i)
-    if (le(&end[i], 4) == 0x06054b50u) {
-      eocd = i;
-      break;
-    }
-  if (eocd < 0)
-    return pending; // no central directory: LibTorch reports it (as cut short)
-  uint64_t entries = le(&end[eocd + 10], 2), cd_size = le(&end[eocd + 12], 4),
-           cd_offset = le(&end[eocd + 16], 4);
-  // PyTorch also writes a zip64 end record, and when its locator is there LibTorch's reader
-  // (miniz) takes the central directory's place and size from it alone, ignoring the fields
-  // above: do the same, or a file whose 32-bit fields are damaged skips this check (tests/fuzz).
-  if (eocd >= 20 && le(&end[eocd - 20], 4) == 0x07064b50u) {
-    const uint64_t z64 = le(&end[eocd - 12], 4) | uint64_t{le(&end[eocd - 8], 4)} << 32;
-    unsigned char r[56];
-    if (z64 > static_cast<uint64_t>(size))
-      return pending; // LibTorch reports the broken record
-    f.seekg(static_cast<std::streamoff>(z64));
-    if (!f.read(reinterpret_cast<char *>(r), 56) || le(r, 4) != 0x06064b50u)
-      return pending;
-    entries = le(r + 32, 4) | uint64_t{le(r + 36, 4)} << 32;
-    cd_size = le(r + 40, 4) | uint64_t{le(r + 44, 4)} << 32;
-    cd_offset = le(r + 48, 4) | uint64_t{le(r + 52, 4)} << 32;
-  }
-  if (cd_offset == 0xFFFFFFFFu || cd_size > static_cast<uint64_t>(size) ||
-      cd_offset > static_cast<uint64_t>(size) - cd_size)
-    return pending;
-  std::vector<unsigned char> cd(static_cast<size_t>(cd_size));
-  f.seekg(static_cast<std::streamoff>(cd_offset));
-  if (!f.read(reinterpret_cast<char *>(cd.data()), static_cast<std::streamsize>(cd_size)))
-    return pending;
-  std::vector<unsigned char> buf(1 << 16);
-  size_t pos = 0;
-  for (uint64_t e = 0; e < entries && pos + 46 <= cd.size(); ++e) {
-    const unsigned char *h = &cd[pos];
-    if (le(h, 4) != 0x02014b50u)
-      return pending;
-    const uint32_t method = le(h + 10, 2), crc = le(h + 16, 4), csize = le(h + 20, 4);
-    const uint32_t name_len = le(h + 28, 2), extra_len = le(h + 30, 2), comment_len = le(h + 32, 2);
-    const uint32_t local = le(h + 42, 4);
-    if (pos + 46 + name_len > cd.size())
-      return pending;
-    std::string name(reinterpret_cast<const char *>(h + 46), name_len);
-    pos += 46 + name_len + extra_len + comment_len;
-    if (csize == 0xFFFFFFFFu || local == 0xFFFFFFFFu)
-      continue;
-    // LibTorch allocates a record's stated size before reading it: a damaged size field would
-    // ask for gigabytes (found by tests/fuzz). Stored records are as long as their data, and
-    // deflate expands at most 1032:1.
-    const uint32_t usize = le(h + 24, 4);
-    if (usize != 0xFFFFFFFFu &&
-        (method == 0 ? usize != csize : usize > uint64_t{csize} * 1032 + 1024))
-      throw Error(fmt::format("'{}' is corrupt: the record '{}' claims {} bytes from {} stored",
-                              path, name, usize, csize),
-                  "the file was damaged after it was saved; copy or save it again");
-    if (method != 0) {
-      // Compressed (the code records): let LibTorch's reader inflate them, then check.
-      auto slash = name.find('/');
-      if (slash == std::string::npos || csize > (64u << 20))
-        continue;
-      if (!open_reader(path, reader))
-        return pending;
-      uint32_t c = 0;
-      try {
-        auto [ptr, n] = reader->getRecord(name.substr(slash + 1));
-        c = crc32_update(0, static_cast<const unsigned char *>(ptr.get()), n);
-      } catch (const std::exception &) {
-        c = ~crc; // it does not even inflate
-      }
-      if (c != crc)
-        throw corrupt_record(path, name);
-      continue;
-    }
-    unsigned char lh[30];
-    f.clear();
-    f.seekg(local);
-    if (!f.read(reinterpret_cast<char *>(lh), 30) || le(lh, 4) != 0x04034b50u)
-      continue;
-    const int64_t data = int64_t{local} + 30 + le(lh + 26, 2) + le(lh + 28, 2);
-    if (data + csize > size)
-      continue;
-    if (name.find("/data/") != std::string::npos) {
-      pending.push_back({name, data, csize, crc});
-      continue;
-    }
-    uint32_t c = 0;
-    if (crc_of_range(f, data, csize, buf, c) && c != crc)
-      throw corrupt_record(path, name);
-  }
-  return pending;
-}
-
-// The first of `pending` whose bytes fail their checksum; "" when all pass (or cannot be read:
-// LibTorch reports a short file itself).
-std::string check_pending_crcs(const std::string &path, const std::vector<PendingCrc> &pending) {
-  std::ifstream f(path, std::ios::binary);
-  std::vector<unsigned char> buf(1 << 20);
-  for (const PendingCrc &p : pending) {
-    uint32_t c = 0;
-    if (crc_of_range(f, p.data, p.size, buf, c) && c != p.crc)
-      return p.name;
-  }
-  return "";
-}
-
-// See exporter/pickle_check.h: a pickle record whose stated string length is impossible makes
-// LibTorch allocate up to 4 GB before it notices the file is damaged.
-void check_pickles(const std::string &path, Reader &reader) {
-  if (!open_reader(path, reader))
-    return;
-  std::vector<std::string> names;
-  try {
-    names = reader->getAllRecords();
-  } catch (const std::exception &) {
-    return; // torch::jit::load explains what is wrong with the archive
-  }
-  for (const std::string &name : names) {
-    const bool pickle = name.size() > 3 && name.compare(name.size() - 3, 3, "pkl") == 0;
-    if (!pickle)
-      continue;
-    std::string problem;
-    try {
-      auto [ptr, n] = reader->getRecord(name);
-      problem = pickle_length_problem(static_cast<const unsigned char *>(ptr.get()), n);
-    } catch (const std::exception &) {
-      continue;
-    }
-    if (!problem.empty())
-      throw Error(
-          fmt::format("'{}' is corrupt: in the pickle record '{}', {}", path, name, problem),
-          "the file was damaged after it was saved; copy or save it again");
-  }
-}
 
 std::string libtorch_version() {
   return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
@@ -675,14 +411,24 @@ void resolve_attribute_reads(torch::jit::Graph &graph, const torch::jit::Module 
 
 } // namespace
 
+// The weights are mapped from the file (load_mapped) unless TORCH2ONNX_LOAD=copy asks for
+// LibTorch's own load, which copies them (or the file cannot be mapped).
+std::shared_ptr<FileMapping> map_model_file(const std::string &path) {
+  const char *how = std::getenv("TORCH2ONNX_LOAD");
+  if (how && std::string(how) == "copy")
+    return nullptr;
+  return FileMapping::open(path);
+}
+
 LoadedModel load_model(const std::string &path) {
   std::vector<PendingCrc> pending = check_model_file(path);
   auto t0 = std::chrono::steady_clock::now();
+  std::shared_ptr<FileMapping> mapping = map_model_file(path);
   // The weights' checksums, on a second thread while LibTorch loads (a damaged weight is reported
   // as such even when LibTorch fails on it first).
   std::future<std::string> bad_record;
   if (!pending.empty())
-    bad_record = async_or_deferred(check_pending_crcs, path, std::cref(pending));
+    bad_record = async_or_deferred(check_pending_crcs, path, std::cref(pending), mapping);
   auto check_weights = [&] {
     if (bad_record.valid()) {
       std::string bad = bad_record.get();
@@ -692,7 +438,14 @@ LoadedModel load_model(const std::string &path) {
   };
   torch::jit::Module module;
   try {
-    module = torch::jit::load(path);
+    if (mapping) {
+      std::vector<ArchiveRecord> records;
+      for (const PendingCrc &p : pending)
+        records.push_back({static_cast<uint64_t>(p.data), p.size});
+      module = load_mapped(mapping, records);
+    } else {
+      module = load_copied(path);
+    }
   } catch (const std::exception &e) {
     check_weights();
     throw_load_error(path, e.what());
