@@ -32,27 +32,47 @@ std::shared_ptr<FileMapping> FileMapping::open(const std::string &path) {
       new FileMapping(static_cast<char *>(p), static_cast<size_t>(st.st_size)));
 }
 
-FileMapping::~FileMapping() { ::munmap(data_, size_); }
+FileMapping::~FileMapping() {
+  ::munmap(data_, size_);
+}
 
 namespace {
 
 // Storages that point into a mapping, by their data pointer: each keeps its mapping alive until
 // LibTorch frees it. The data pointer is also the DataPtr's context, as with LibTorch's own CPU
 // allocator, so raw_allocate / raw_deallocate work on them too.
+struct Region {
+  std::shared_ptr<FileMapping> mapping;
+  size_t size = 0;
+};
 std::mutex registry_mutex;
-std::unordered_map<void *, std::shared_ptr<FileMapping>> &registry() {
-  static auto *r = new std::unordered_map<void *, std::shared_ptr<FileMapping>>();
+std::unordered_map<void *, Region> &registry() {
+  static auto *r = new std::unordered_map<void *, Region>();
   return *r;
+}
+
+// A freed storage's pages leave the process (as freed memory would): the mapping itself lives on
+// until its last storage goes. Pages shared with a neighbouring record stay.
+void drop_pages(void *p, size_t n) {
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) / page * page;
+  if (end > begin)
+    ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
 }
 std::atomic<c10::DeleterFnPtr> fallback_raw_deleter{nullptr};
 std::atomic<uint64_t> last_mapped_bytes{0};
 
 void release(void *p) {
   {
-    std::lock_guard<std::mutex> lock(registry_mutex);
+    std::unique_lock<std::mutex> lock(registry_mutex);
     auto it = registry().find(p);
     if (it != registry().end()) {
+      Region r = std::move(it->second);
       registry().erase(it);
+      lock.unlock();
+      if (r.mapping.use_count() > 1)
+        drop_pages(p, r.size); // (the last one unmaps it all)
       return;
     }
   }
@@ -89,7 +109,7 @@ public:
     lock.unlock();
     {
       std::lock_guard<std::mutex> reg(registry_mutex);
-      registry().emplace(p, mapping_);
+      registry().emplace(p, Region{mapping_, n});
     }
     return c10::DataPtr(p, p, &release, c10::Device(c10::DeviceType::CPU));
   }
@@ -153,6 +173,8 @@ torch::jit::Module load_copied(const std::string &path) {
   return torch::jit::load(path);
 }
 
-uint64_t mapped_bytes_of_last_load() { return last_mapped_bytes; }
+uint64_t mapped_bytes_of_last_load() {
+  return last_mapped_bytes;
+}
 
 } // namespace torch2onnx
