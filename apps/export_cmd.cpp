@@ -81,6 +81,11 @@ node: ..." with its op, module scope, source line, error, both value ranges and 
 --report FILE writes one document about the export, also when it fails: JSON (docs/report.md
 lists the fields), or markdown when FILE ends in .md.
 
+The model's weights are mapped from its file (copy-on-write), not read into new memory: the file
+must not be rewritten or truncated while the export runs. TORCH2ONNX_LOAD=copy in the
+environment loads them with LibTorch's own torch::jit::load instead (slower, same result).
+TORCH2ONNX_ORT_DIR names the ONNX Runtime that --verify uses.
+
 Exit status: 0 success, 1 export or verification failed, 2 bad command line.
 )";
 

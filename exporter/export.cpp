@@ -428,6 +428,8 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
     m.graph.reset();
   }
 
+  if (m.check_weights)
+    m.check_weights();
   say(fmt::format("writing {}", r.output_path));
   set_phase("writing the ONNX file");
   clock.start(&r.phases.serialize);
@@ -476,10 +478,17 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport
   if (log)
     log(fmt::format("loading {}", o.model_path));
   set_phase("loading the model (LibTorch)");
-  LoadedModel m = load_model(o.model_path);
+  // The weights' checksums are checked on another thread while the model is recorded and
+  // converted; a damaged weight is reported before anything is written, and explains a failure.
+  LoadedModel m = load_model(o.model_path, /*defer_weight_check=*/true);
   clock.done();
-  auto data = load_input_data(o.input_data, m.arg_names);
-  export_loaded(m, data, o, registry ? registry.get() : o.registry, log, r, clock);
+  try {
+    auto data = load_input_data(o.input_data, m.arg_names);
+    export_loaded(m, data, o, registry ? registry.get() : o.registry, log, r, clock);
+  } catch (...) {
+    m.check_weights();
+    throw;
+  }
   return r;
 }
 

@@ -128,8 +128,48 @@ def replace_in_code(old, new):
     return change
 
 
+def zip64_records(src, dst):
+    """Copies the TorchScript zip `src` to `dst` with every tensor data record's sizes and local
+    header offset given the zip64 way, as in a file over 4 GB (the 1.3B decoder's weights past
+    4 GB): 0xFFFFFFFF in the central directory's 32-bit fields and the values in a zip64 extra
+    field (id 1). The records' bytes do not move. PyTorch's writer always ends with a zip64 end
+    record, whose directory size (and the locator's pointer to it) are updated."""
+    import struct
+
+    b = open(src, "rb").read()
+    eocd = b.rfind(b"PK\x05\x06")
+    assert b[eocd - 20:eocd - 16] == b"PK\x06\x07", "no zip64 end record"
+    z64 = struct.unpack("<Q", b[eocd - 12:eocd - 4])[0]
+    cd_size, cd_off = struct.unpack("<QQ", b[z64 + 40:z64 + 56])
+    cd, pos = bytearray(), cd_off
+    while pos < cd_off + cd_size:
+        h = bytearray(b[pos:pos + 46])
+        name_len, extra_len, comment_len = struct.unpack("<HHH", h[28:34])
+        name = b[pos + 46:pos + 46 + name_len]
+        extra = b[pos + 46 + name_len:pos + 46 + name_len + extra_len]
+        rest = b[pos + 46 + name_len + extra_len:pos + 46 + name_len + extra_len + comment_len]
+        pos += 46 + name_len + extra_len + comment_len
+        if b"/data/" in name:
+            csize, usize = struct.unpack("<II", h[20:28])
+            local = struct.unpack("<I", h[42:46])[0]
+            extra = struct.pack("<HHQQQ", 1, 24, usize, csize, local) + extra
+            h[20:28] = struct.pack("<II", 0xFFFFFFFF, 0xFFFFFFFF)
+            h[42:46] = struct.pack("<I", 0xFFFFFFFF)
+            h[30:32] = struct.pack("<H", len(extra))
+        cd += h + name + extra + rest
+    end64 = bytearray(b[z64:z64 + 56])
+    end64[40:48] = struct.pack("<Q", len(cd))
+    locator = bytearray(b[eocd - 20:eocd])
+    locator[8:16] = struct.pack("<Q", cd_off + len(cd))
+    end = bytearray(b[eocd:])
+    end[12:16] = struct.pack("<I", min(len(cd), 0xFFFFFFFF))
+    with open(dst, "wb") as f:
+        f.write(b[:cd_off] + bytes(cd) + bytes(end64) + bytes(locator) + bytes(end))
+
+
 def make_derived(out):
-    """Broken or unusual files made from the models above (two_inputs.pt must exist)."""
+    """Broken or unusual files made from the models above (two_inputs.pt and gpt2_tiny.pt must
+    exist)."""
     import zipfile
 
     base = os.path.join(out, "two_inputs.pt")
@@ -143,6 +183,8 @@ def make_derived(out):
         # an aten op LibTorch 1.13 does not know: as if saved by a newer PyTorch
         "newer_op": lambda p: rewrite_archive(
             base, p, replace_in_code(b"torch.relu(a)", b"torch.frobnicate(a)")),
+        # gpt2_tiny with its weights' records described the zip64 way (tests/test_weights.cpp)
+        "zip64_gpt2_tiny": lambda p: zip64_records(os.path.join(out, "gpt2_tiny.pt"), p),
     }
     for name, make in derived.items():
         path = os.path.join(out, name + ".pt")

@@ -116,30 +116,37 @@ TEST_CASE("reliability: corrupt bytes inside a TorchScript archive", "[reliabili
 // check_pending_crcs): a damaged weight must still be reported as such, naming its record, and
 // leave no output.
 TEST_CASE("reliability: a damaged weight record fails its checksum", "[reliability]") {
-  std::string src = test_model("tiny_cnn");
-  caffe2::serialize::PyTorchStreamReader in(src);
-  std::string biggest;
-  size_t biggest_size = 0;
-  for (const std::string &name : in.getAllRecords()) {
-    if (name.rfind("data/", 0) != 0)
-      continue;
-    size_t n = std::get<1>(in.getRecord(name));
-    if (n > biggest_size) {
-      biggest = name;
-      biggest_size = n;
+  // Also in a record described the zip64 way (sizes and offset in the extra field), as the weights
+  // past 4 GB of a large model's file are.
+  const std::vector<std::pair<std::string, std::string>> models = {
+      {"tiny_cnn", "f32[1,3,16,16]"}, {"zip64_gpt2_tiny", "ids:i64[1,16]"}};
+  for (const auto &[name, spec] : models) {
+    INFO(name);
+    std::string src = test_model(name);
+    caffe2::serialize::PyTorchStreamReader in(src);
+    std::string biggest;
+    size_t biggest_size = 0;
+    for (const std::string &record : in.getAllRecords()) {
+      if (record.rfind("data/", 0) != 0)
+        continue;
+      size_t n = std::get<1>(in.getRecord(record));
+      if (n > biggest_size) {
+        biggest = record;
+        biggest_size = n;
+      }
     }
+    REQUIRE(biggest_size >= 64);
+    std::string bytes = file_bytes(src);
+    size_t at = in.getRecordOffset(biggest) + biggest_size / 2;
+    for (size_t i = at; i < at + 8; ++i)
+      bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+    std::string model = fresh_dir("weight_crc_" + name) + "/damaged_weight.pt";
+    write_bytes(model, bytes);
+    auto r = expect_clean_failure(model, {"--input", spec});
+    CHECK(contains(r.err, "is corrupt"));
+    CHECK(contains(r.err, "fails its checksum"));
+    CHECK(contains(r.err, biggest));
   }
-  REQUIRE(biggest_size >= 64);
-  std::string bytes = file_bytes(src);
-  size_t at = in.getRecordOffset(biggest) + biggest_size / 2;
-  for (size_t i = at; i < at + 8; ++i)
-    bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
-  std::string model = fresh_dir("weight_crc") + "/damaged_weight.pt";
-  write_bytes(model, bytes);
-  auto r = expect_clean_failure(model, {"--input", "f32[1,3,16,16]"});
-  CHECK(contains(r.err, "is corrupt"));
-  CHECK(contains(r.err, "fails its checksum"));
-  CHECK(contains(r.err, biggest));
 }
 
 // A hostile file can carry correct checksums: rewrite tiny_cnn with LibTorch's own writer and one

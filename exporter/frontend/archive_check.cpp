@@ -293,7 +293,7 @@ std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader) 
 
 // The first of `pending` whose bytes fail their checksum; "" when all pass (or cannot be read:
 // LibTorch reports a short file itself). Reads the mapped file when there is one.
-std::string check_pending_crcs(const std::string &path, const std::vector<PendingCrc> &pending,
+std::string check_pending_crcs(const std::string &path, std::vector<PendingCrc> pending,
                                const std::shared_ptr<FileMapping> &mapping) {
   if (mapping) {
     const auto *base = reinterpret_cast<const unsigned char *>(mapping->data());

@@ -27,7 +27,7 @@ std::vector<PendingCrc> check_model_file(const std::string &path);
 
 // The first of `pending` whose bytes fail their checksum; "" when all pass (or cannot be read:
 // LibTorch reports a short file itself). Reads `mapping` when it is not null, else the file.
-std::string check_pending_crcs(const std::string &path, const std::vector<PendingCrc> &pending,
+std::string check_pending_crcs(const std::string &path, std::vector<PendingCrc> pending,
                                const std::shared_ptr<FileMapping> &mapping);
 
 // The error for a record that fails its checksum.

@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <map>
 #include <system_error>
@@ -420,41 +421,48 @@ std::shared_ptr<FileMapping> map_model_file(const std::string &path) {
   return FileMapping::open(path);
 }
 
-LoadedModel load_model(const std::string &path) {
+LoadedModel load_model(const std::string &path, bool defer_weight_check) {
   std::vector<PendingCrc> pending = check_model_file(path);
   auto t0 = std::chrono::steady_clock::now();
   std::shared_ptr<FileMapping> mapping = map_model_file(path);
+  std::vector<ArchiveRecord> records;
+  for (const PendingCrc &p : pending)
+    records.push_back({static_cast<uint64_t>(p.data), p.size});
   // The weights' checksums, on a second thread while LibTorch loads (a damaged weight is reported
   // as such even when LibTorch fails on it first).
-  std::future<std::string> bad_record;
+  std::shared_future<std::string> bad_record;
   if (!pending.empty())
-    bad_record = async_or_deferred(check_pending_crcs, path, std::cref(pending), mapping);
-  auto check_weights = [&] {
+    bad_record = async_or_deferred(check_pending_crcs, path, std::move(pending), mapping).share();
+  std::function<void()> check_weights = [bad_record, path] {
     if (bad_record.valid()) {
-      std::string bad = bad_record.get();
+      const std::string &bad = bad_record.get();
       if (!bad.empty())
         throw corrupt_record(path, bad);
     }
   };
   torch::jit::Module module;
   try {
-    if (mapping) {
-      std::vector<ArchiveRecord> records;
-      for (const PendingCrc &p : pending)
-        records.push_back({static_cast<uint64_t>(p.data), p.size});
+    if (mapping)
       module = load_mapped(mapping, records);
-    } else {
+    else
       module = load_copied(path);
-    }
   } catch (const std::exception &e) {
     check_weights();
     throw_load_error(path, e.what());
   }
-  check_weights();
+  if (!defer_weight_check)
+    check_weights();
   double load_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  LoadedModel m = prepare_module(std::move(module), path);
+  LoadedModel m;
+  try {
+    m = prepare_module(std::move(module), path);
+  } catch (...) {
+    check_weights(); // a damaged weight explains the failure better
+    throw;
+  }
   m.load_seconds = load_seconds;
+  m.check_weights = std::move(check_weights);
   return m;
 }
 

@@ -1,6 +1,7 @@
 // Loading a TorchScript file and preparing its forward graph for the walker.
 #pragma once
 
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -27,12 +28,19 @@ struct LoadedModel {
   // Tensor attributes forward still read after freezing, now constants (e.g. a KV cache that
   // forward writes into): LibTorch's copies change when the module runs.
   std::vector<std::string> resolved_attributes;
-  double load_seconds = 0;    // torch::jit::load
+  // Waits for the CRC-32 check of the weights' records and throws Error naming the first damaged
+  // one. load_model has called it unless asked to defer it (then the check runs on while the
+  // caller goes on, and the caller calls this before it trusts the weights, e.g. before writing
+  // them, and when something fails). Empty for a module that was not loaded from a file.
+  std::function<void()> check_weights;
+  double load_seconds = 0;    // the mapped torch::jit::load
   double prepare_seconds = 0; // freeze, inline, graph passes (the NaN check goes on after it)
 };
 
-// torch::jit::load + eval + freeze + prepare_graph. Throws Error naming the file and the reason.
-LoadedModel load_model(const std::string &path);
+// torch::jit::load (the weights mapped from the file: load_mapped) + eval + freeze +
+// prepare_graph. Throws Error naming the file and the reason. With `defer_weight_check`, the
+// weights' checksums are still being checked when it returns (see LoadedModel::check_weights).
+LoadedModel load_model(const std::string &path, bool defer_weight_check = false);
 
 // The same for a module already in memory (the C++ and Python APIs): eval + freeze +
 // prepare_graph. `name` stands for the file in messages. The module's training flag is set to
