@@ -93,7 +93,8 @@ uint32_t le(const unsigned char *p, int bytes) {
 
 // LibTorch 1.13 does not check the CRC-32 of the records it reads, and its TorchScript parser can
 // crash on corrupted code (found by tests/fuzz). Check every stored record's CRC first, so a
-// damaged file is reported as damaged. Deflated and zip64 records are left to LibTorch.
+// damaged file is reported as damaged. Deflated records over 64 MB, and zip64 records other than
+// stored weights, are left to LibTorch.
 // Opens `reader` unless it is open; false when LibTorch cannot read the archive (e.g. a newer file
 // format: torch::jit::load explains it).
 bool open_reader(const std::string &path, Reader &reader) {
@@ -133,6 +134,18 @@ Error corrupt_record(const std::string &path, const std::string &name) {
 
 namespace {
 
+// Where the bytes of the record whose local header is at `local` begin (after the header's name and
+// extra field); false when no local header is there.
+bool record_data_offset(std::ifstream &f, uint64_t local, uint64_t &data) {
+  unsigned char lh[30];
+  f.clear();
+  f.seekg(static_cast<std::streamoff>(local));
+  if (!f.read(reinterpret_cast<char *>(lh), 30) || le(lh, 4) != 0x04034b50u)
+    return false;
+  data = local + 30 + le(lh + 26, 2) + le(lh + 28, 2);
+  return true;
+}
+
 // Where a zip64 central-directory entry `h`'s stored bytes are: its 64-bit sizes and local header
 // offset come from the zip64 extra field (id 1: only the fields whose 32-bit value is 0xFFFFFFFF,
 // in the order uncompressed size, compressed size, offset). False when that does not add up.
@@ -164,12 +177,8 @@ bool zip64_record(std::ifstream &f, int64_t file_size, const unsigned char *h,
   if (usize != csize || local == 0xFFFFFFFFu || csize == 0xFFFFFFFFu ||
       local + 30 > static_cast<uint64_t>(file_size))
     return false;
-  unsigned char lh[30];
-  f.clear();
-  f.seekg(static_cast<std::streamoff>(local));
-  if (!f.read(reinterpret_cast<char *>(lh), 30) || le(lh, 4) != 0x04034b50u)
+  if (!record_data_offset(f, local, r.offset))
     return false;
-  r.offset = local + 30 + le(lh + 26, 2) + le(lh + 28, 2);
   r.size = csize;
   return r.offset <= static_cast<uint64_t>(file_size) &&
          r.size <= static_cast<uint64_t>(file_size) - r.offset;
@@ -177,8 +186,7 @@ bool zip64_record(std::ifstream &f, int64_t file_size, const unsigned char *h,
 
 // Tensor data records ("<archive>/data/<n>") are only copied into storages, never parsed, so
 // their checksums need not be known before torch::jit::load starts: they are returned to be
-// checked on another thread while it runs (the weights' bytes are read from the page cache a
-// second time either way, but in parallel with LibTorch's own read instead of before it).
+// checked on another thread while the model loads, is recorded and converted (load_model).
 std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader) {
   std::vector<PendingCrc> pending;
   std::ifstream f(path, std::ios::binary);
@@ -270,12 +278,10 @@ std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader) 
         throw corrupt_record(path, name);
       continue;
     }
-    unsigned char lh[30];
-    f.clear();
-    f.seekg(local);
-    if (!f.read(reinterpret_cast<char *>(lh), 30) || le(lh, 4) != 0x04034b50u)
+    uint64_t offset = 0;
+    if (!record_data_offset(f, local, offset))
       continue;
-    const int64_t data = int64_t{local} + 30 + le(lh + 26, 2) + le(lh + 28, 2);
+    const int64_t data = static_cast<int64_t>(offset);
     if (data + csize > size)
       continue;
     if (name.find("/data/") != std::string::npos) {

@@ -1,5 +1,6 @@
 #include "exporter/frontend/mapped_load.h"
 
+#include <algorithm>
 #include <atomic>
 #include <c10/core/CPUAllocator.h>
 #include <caffe2/serialize/inline_container.h>
