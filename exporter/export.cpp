@@ -430,6 +430,8 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
 
   if (m.check_weights)
     m.check_weights();
+  if (m.recheck_weights)
+    m.recheck_weights();
   say(fmt::format("writing {}", r.output_path));
   set_phase("writing the ONNX file");
   clock.start(&r.phases.serialize);

@@ -238,7 +238,7 @@ TEST_CASE("weights: load maps the weights from the model file and equals LibTorc
     const std::string path = test_model(name);
     const std::string before = file_bytes(path);
     LoadedModel mapped = load_model(path);
-    const uint64_t mapped_bytes = mapped_bytes_of_last_load();
+    const uint64_t mapped_bytes = mapped.mapped_bytes;
     auto got = module_tensors(mapped.module);
     auto want = module_tensors(torch::jit::load(path));
     REQUIRE(got.size() == want.size());
@@ -285,5 +285,5 @@ TEST_CASE("weights: TORCH2ONNX_LOAD=copy loads with LibTorch and exports the sam
   ::setenv("TORCH2ONNX_LOAD", "copy", 1);
   LoadedModel m = load_model(test_model("tiny_cnn"));
   ::unsetenv("TORCH2ONNX_LOAD");
-  CHECK(mapped_bytes_of_last_load() == 0);
+  CHECK(m.mapped_bytes == 0);
 }

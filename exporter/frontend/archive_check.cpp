@@ -1,6 +1,7 @@
 #include "exporter/frontend/archive_check.h"
 
 #include "builder/error.h"
+#include "exporter/frontend/crc32.h"
 #include "exporter/frontend/pickle_check.h"
 
 #include <algorithm>
@@ -51,38 +52,6 @@ std::vector<PendingCrc> check_model_file(const std::string &path) {
 }
 
 namespace {
-
-// CRC-32 (zip's polynomial), slicing-by-8: eight table lookups per 8 bytes, several GB/s, so
-// checking a model's weights costs little next to loading them.
-uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n) {
-  static const auto tables = [] {
-    std::array<std::array<uint32_t, 256>, 8> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k)
-        c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; ++i)
-      for (size_t k = 1; k < 8; ++k)
-        t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
-    return t;
-  }();
-  crc = ~crc;
-  while (n >= 8) {
-    uint32_t lo = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-                  static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-    lo ^= crc;
-    crc = tables[7][lo & 0xFF] ^ tables[6][(lo >> 8) & 0xFF] ^ tables[5][(lo >> 16) & 0xFF] ^
-          tables[4][lo >> 24] ^ tables[3][p[4]] ^ tables[2][p[5]] ^ tables[1][p[6]] ^
-          tables[0][p[7]];
-    p += 8;
-    n -= 8;
-  }
-  while (n-- > 0)
-    crc = tables[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
-  return ~crc;
-}
 
 uint32_t le(const unsigned char *p, int bytes) {
   uint32_t v = 0;

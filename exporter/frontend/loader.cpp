@@ -421,35 +421,117 @@ std::shared_ptr<FileMapping> map_model_file(const std::string &path) {
   return FileMapping::open(path);
 }
 
+namespace {
+
+// Which tensor of the module each record became (its parameter, buffer or attribute name), so a
+// weight that fails the integrity check is named as the user knows it.
+std::map<std::string, std::string> tensor_names(const torch::jit::Module &module,
+                                                const WeightBindings &bindings) {
+  std::map<std::string, std::string> names;
+  auto note = [&](const std::string &name, const at::Tensor &t) {
+    if (!t.defined() || !t.has_storage())
+      return;
+    std::string record = bindings.record_of(t.storage().data());
+    if (!record.empty())
+      names.emplace(record, name);
+  };
+  for (const auto &p : module.named_parameters(true))
+    note(p.name, p.value);
+  for (const auto &b : module.named_buffers(true))
+    note(b.name, b.value);
+  for (const auto &a : module.named_attributes(true))
+    if (a.value.isTensor())
+      note(a.name, a.value.toTensor());
+  return names;
+}
+
+// Test hook (tests/test_weights.cpp): TORCH2ONNX_TEST_DAMAGE_WEIGHTS=1 replaces every floating
+// parameter by itself + 1 after the load, in new memory the integrity check does not watch, as a
+// bug in the fast path would: only a reference that loads the file itself can notice.
+void damage_weights_for_test(torch::jit::Module &module) {
+  const char *hook = std::getenv("TORCH2ONNX_TEST_DAMAGE_WEIGHTS");
+  if (!hook || std::string(hook) != "1")
+    return;
+  at::NoGradGuard no_grad;
+  for (auto sub : module.modules())
+    for (const auto &p : sub.named_parameters(false))
+      if (p.value.is_floating_point())
+        sub._ivalue()->setAttr(p.name, at::add(p.value, 1));
+}
+
+Error weight_changed(const std::string &path, const std::vector<std::string> &records,
+                     const std::map<std::string, std::string> &names) {
+  std::vector<std::string> what;
+  for (const auto &r : records) {
+    auto it = names.find(r);
+    what.push_back(it == names.end() ? fmt::format("record '{}'", r)
+                                     : fmt::format("'{}' (record '{}')", it->second, r));
+    if (what.size() == 5) {
+      if (records.size() > 5)
+        what.push_back(fmt::format("and {} more", records.size() - 5));
+      break;
+    }
+  }
+  return Error(fmt::format("the weight{} {} of '{}' no longer equal{} the model file's bytes; "
+                           "nothing was written",
+                           records.size() == 1 ? "" : "s", fmt::join(what, ", "), path,
+                           records.size() == 1 ? "s" : ""),
+               "the file was changed on disk during the export (do not rewrite a model while it "
+               "is exported), or the weights were damaged in memory; export again, and report it "
+               "if it happens with an unchanged file");
+}
+
+} // namespace
+
 LoadedModel load_model(const std::string &path, bool defer_weight_check) {
   std::vector<PendingCrc> pending = check_model_file(path);
   auto t0 = std::chrono::steady_clock::now();
   std::shared_ptr<FileMapping> mapping = map_model_file(path);
-  std::vector<ArchiveRecord> records;
-  for (const PendingCrc &p : pending)
-    records.push_back({static_cast<uint64_t>(p.data), p.size});
-  // The weights' checksums, on a second thread while LibTorch loads (a damaged weight is reported
-  // as such even when LibTorch fails on it first).
-  std::shared_future<std::string> bad_record;
-  if (!pending.empty())
-    bad_record = async_or_deferred(check_pending_crcs, path, std::move(pending), mapping).share();
-  std::function<void()> check_weights = [bad_record, path] {
-    if (bad_record.valid()) {
-      const std::string &bad = bad_record.get();
-      if (!bad.empty())
-        throw corrupt_record(path, bad);
-    }
-  };
   torch::jit::Module module;
+  std::shared_ptr<WeightBindings> bindings;
+  uint64_t mapped_bytes = 0;
   try {
-    if (mapping)
-      module = load_mapped(mapping, records);
-    else
-      module = load_copied(path);
+    if (mapping) {
+      std::vector<ArchiveRecord> records;
+      for (const PendingCrc &p : pending)
+        records.push_back({p.name, static_cast<uint64_t>(p.data), p.size, p.crc});
+      MappedModule mm = load_mapped(mapping, records);
+      module = std::move(mm.module);
+      bindings = std::move(mm.bindings);
+      mapped_bytes = mm.mapped_bytes;
+    } else {
+      module = torch::jit::load(path);
+    }
   } catch (const std::exception &e) {
-    check_weights();
+    // A damaged weight explains the failure better than LibTorch's message.
+    std::string bad = check_pending_crcs(path, pending, mapping);
+    if (!bad.empty())
+      throw corrupt_record(path, bad);
     throw_load_error(path, e.what());
   }
+  mapping.reset();
+  std::map<std::string, std::string> names;
+  if (bindings)
+    names = tensor_names(module, *bindings);
+  damage_weights_for_test(module);
+  // The integrity check, first pass, on a second thread while the model is prepared, recorded
+  // and converted: every storage made from a record holds that record's bytes (its stated
+  // CRC-32). With LibTorch's own load, the file's records are checked instead.
+  std::shared_future<std::vector<std::string>> first_pass;
+  if (bindings)
+    first_pass = async_or_deferred([bindings] { return bindings->mismatches(); }).share();
+  else if (!pending.empty())
+    first_pass = async_or_deferred([path, pending] {
+                   std::string bad = check_pending_crcs(path, pending, nullptr);
+                   return bad.empty() ? std::vector<std::string>{} : std::vector<std::string>{bad};
+                 }).share();
+  std::function<void()> check_weights = [first_pass, path] {
+    if (!first_pass.valid())
+      return;
+    const std::vector<std::string> &bad = first_pass.get();
+    if (!bad.empty())
+      throw corrupt_record(path, bad.front());
+  };
   if (!defer_weight_check)
     check_weights();
   double load_seconds =
@@ -462,7 +544,15 @@ LoadedModel load_model(const std::string &path, bool defer_weight_check) {
     throw;
   }
   m.load_seconds = load_seconds;
+  m.mapped_bytes = mapped_bytes;
   m.check_weights = std::move(check_weights);
+  // The second pass, right before the weights are written: nothing changed them since.
+  if (bindings)
+    m.recheck_weights = [bindings, path, names = std::move(names)] {
+      std::vector<std::string> bad = bindings->mismatches();
+      if (!bad.empty())
+        throw weight_changed(path, bad, names);
+    };
   return m;
 }
 

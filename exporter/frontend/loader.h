@@ -33,6 +33,11 @@ struct LoadedModel {
   // caller goes on, and the caller calls this before it trusts the weights, e.g. before writing
   // them, and when something fails). Empty for a module that was not loaded from a file.
   std::function<void()> check_weights;
+  // The integrity check's second pass (empty when nothing is bound: LibTorch's own load or a
+  // module from memory): throws Error naming every weight made from a record that no longer holds
+  // the record's bytes. The export calls it right before it writes the weights.
+  std::function<void()> recheck_weights;
+  uint64_t mapped_bytes = 0;  // bytes of the weights that are the file's pages (load_mapped)
   double load_seconds = 0;    // the mapped torch::jit::load
   double prepare_seconds = 0; // freeze, inline, graph passes (the NaN check goes on after it)
 };

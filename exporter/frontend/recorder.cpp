@@ -4,6 +4,7 @@
 #include "exporter/frontend/torch_util.h"
 
 #include <ATen/Functions.h>
+#include <torch/csrc/jit/ir/alias_analysis.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
 #include <unordered_set>
@@ -237,11 +238,42 @@ bool has_data_dependent_rows(const torch::jit::Block *block, const ShapeRecord &
   return false;
 }
 
+namespace {
+
+// Gives each tensor constant of `copy` that the graph writes into (a KV cache forward fills in
+// place, a buffer updated with add_) a copy of its value. The constants of `graph` share their
+// memory with the module and hold the weights the ONNX file gets: a run of the copy must not
+// change them (each ONNX run starts from the saved value), and the weights' integrity check
+// would rightly see them changed. `copy` is graph->copy(), before it is instrumented.
+void clone_written_constants(const std::shared_ptr<torch::jit::Graph> &graph,
+                             torch::jit::Graph &copy) {
+  torch::jit::AliasDb aliases(graph);
+  std::function<void(torch::jit::Block *, torch::jit::Block *)> walk = [&](torch::jit::Block *a,
+                                                                           torch::jit::Block *b) {
+    auto ita = a->nodes().begin();
+    auto itb = b->nodes().begin();
+    for (; ita != a->nodes().end() && itb != b->nodes().end(); ++ita, ++itb) {
+      torch::jit::Node *n = *ita;
+      if (n->kind() == c10::prim::Constant && n->outputs().size() == 1 &&
+          n->hasAttribute(c10::attr::value) &&
+          n->kindOf(c10::attr::value) == torch::jit::AttributeKind::t &&
+          aliases.hasWriters(n->output()))
+        itb->t_(c10::attr::value, n->t(c10::attr::value).clone());
+      for (size_t k = 0; k < n->blocks().size() && k < itb->blocks().size(); ++k)
+        walk(n->blocks()[k], itb->blocks()[k]);
+    }
+  };
+  walk(graph->block(), copy.block());
+}
+
+} // namespace
+
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
                           const std::vector<c10::IValue> &inputs, std::string *failure,
                           CountChange counts, ValueTensors *values) {
   // Instrument a copy so the graph we convert is untouched.
   auto copy = graph->copy();
+  clone_written_constants(graph, *copy);
   std::vector<const torch::jit::Value *> copy_values;
   std::vector<torch::jit::Node *> added;
   instrument(copy->block(), copy_values, added, counts);
