@@ -13,6 +13,7 @@
 #include "exporter/frontend/torch_util.h"
 #include "exporter/locate.h"
 #include "exporter/pipeline.h"
+#include "exporter/verify/reference.h"
 #include "exporter/verify/verify.h"
 
 #include <ATen/core/grad_mode.h>
@@ -223,63 +224,21 @@ void check_same_file(const std::string &path, const FileId &written) {
               "give each export its own -o path when several run at once");
 }
 
-// Tensor attributes forward writes into (a KV cache, resolved from the module by the loader):
-// LibTorch changes them at every run, the ONNX model always starts from the saved values. Each
-// LibTorch run of the verification starts from the saved values too.
-class ModuleState {
-public:
-  ModuleState(torch::jit::Module &module, const std::vector<std::string> &paths) {
-    for (const auto &p : paths) {
-      at::Tensor t = lookup(module, p);
-      if (t.defined())
-        saved_.emplace_back(t, t.clone());
-    }
-  }
-  void restore() {
-    at::NoGradGuard no_grad;
-    for (auto &[live, copy] : saved_)
-      live.copy_(copy);
-  }
-
-private:
-  static at::Tensor lookup(torch::jit::Module &module, const std::string &path) {
-    c10::IValue v = module._ivalue();
-    size_t pos = 0;
-    while (true) {
-      size_t dot = path.find('.', pos);
-      std::string part = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-      if (!v.isObject() || !v.toObject()->type()->hasAttribute(part))
-        return {};
-      v = v.toObject()->getAttr(part);
-      if (dot == std::string::npos)
-        break;
-      pos = dot + 1;
-    }
-    return v.isTensor() ? v.toTensor() : at::Tensor();
-  }
-  std::vector<std::pair<at::Tensor, at::Tensor>> saved_;
-};
-
 // Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
 // each a test-data set beside the output (test_data_set_N).
-VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, const ExportOptions &o,
-                           const ForwardCall &call, const GraphInputs &gi, const Converted &c,
-                           const std::string &path, const LogFn &log, ExportReport &r) {
-  const std::vector<std::string> &resolved_attributes = m.resolved_attributes;
+VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const ForwardCall &call,
+                           const GraphInputs &gi, const Converted &c, const std::string &path,
+                           const LogFn &log, ExportReport &r) {
   auto tv = std::chrono::steady_clock::now();
   VerifyReport v;
   v.onnxruntime_version = onnxruntime_version();
-  std::vector<LocateRun> sets; // per data set: what --locate would search on
-  size_t failing = 0;
   std::vector<std::vector<std::pair<std::string, int64_t>>> size_sets = {{}};
   if (!gi.symbols.empty())
     size_sets.push_back(sizes_of(gi.symbols, true));
   if (!o.verify_dims.empty())
     size_sets.push_back(o.verify_dims);
   fs::path stem = fs::path(path).replace_extension("");
-  remove_old_test_data(stem);
-  ModuleState state(module, resolved_attributes);
-  const FileId written = file_id(path);
+  std::vector<VerifyRun> runs;
   for (size_t k = 0; k < size_sets.size(); ++k) {
     VerifyRun run;
     run.onnx_path = path;
@@ -296,10 +255,36 @@ VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, con
     run.test_data_dir = (stem / fmt::format("test_data_set_{}", k)).string();
     run.rtol = o.rtol;
     run.atol = o.atol;
-    if (k == 0)
-      v.test_data_dir = run.test_data_dir;
-    state.restore();
-    auto checks = verify_run(module, run, log);
+    runs.push_back(std::move(run));
+  }
+  v.test_data_dir = runs.front().test_data_dir;
+  // LibTorch's answers. For a model file, a process of its own loads the file with LibTorch's own
+  // load: the reference never shares the tensors the export used.
+  ReferenceModel reference;
+  reference.path = m.source_path;
+  reference.libraries = o.libraries;
+  reference.module = m.module;
+  reference.written_attributes = m.resolved_attributes;
+  std::vector<std::vector<c10::IValue>> args;
+  std::vector<std::string> labels;
+  for (const auto &run : runs) {
+    args.push_back(run.torch_args.empty()
+                       ? std::vector<c10::IValue>(run.inputs.begin(), run.inputs.end())
+                       : run.torch_args);
+    labels.push_back(run.label);
+  }
+  if (log)
+    log(m.source_path.empty()
+            ? "verifying: running the model in LibTorch"
+            : "verifying: running the model in LibTorch (its own process, LibTorch's own load)");
+  std::vector<std::vector<at::Tensor>> expected = reference_outputs(reference, args, labels);
+  remove_old_test_data(stem);
+  const FileId written = file_id(path);
+  std::vector<LocateRun> sets; // per data set: what --locate would search on
+  size_t failing = 0;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const VerifyRun &run = runs[k];
+    auto checks = verify_run(run, expected.at(k), log);
     check_same_file(path, written);
     bool ok = true;
     for (auto &ch : checks) {
@@ -318,7 +303,6 @@ VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, con
   if ((!v.ok() || o.locate) && !sets.empty() && m.graph) {
     if (log)
       log("locating the first node whose ONNX value differs from LibTorch's");
-    state.restore();
     try {
       r.divergence = locate_divergence(m.graph, c.walked, sets.front());
     } catch (const Error &e) {
@@ -422,11 +406,12 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
     std::vector<std::string> nan = m.weight_warnings.get();
     r.notices.insert(r.notices.begin(), nan.begin(), nan.end());
   }
-  if (!o.verify) {
-    // The weights now live in the ONNX graph; LibTorch's copies are not needed for writing it.
+  // The weights now live in the ONNX graph; LibTorch's copies are not needed for writing it, nor
+  // for --verify of a model file (its reference loads the file anew).
+  if (!o.verify || !m.source_path.empty())
     m.module = torch::jit::Module();
+  if (!o.verify)
     m.graph.reset();
-  }
 
   if (m.check_weights)
     m.check_weights();
@@ -451,7 +436,7 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
 
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
   if (o.verify)
-    r.verify = verify_export(m.module, m, o, call, gi, c, r.output_path, log, r);
+    r.verify = verify_export(m, o, call, gi, c, r.output_path, log, r);
 }
 
 // What both entry points do before they have a model: check the options against the output

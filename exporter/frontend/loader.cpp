@@ -544,6 +544,7 @@ LoadedModel load_model(const std::string &path, bool defer_weight_check) {
     throw;
   }
   m.load_seconds = load_seconds;
+  m.source_path = path;
   m.mapped_bytes = mapped_bytes;
   m.check_weights = std::move(check_weights);
   // The second pass, right before the weights are written: nothing changed them since.

@@ -16,7 +16,8 @@ namespace torch2onnx {
 void load_op_library(const std::string &path);
 
 struct LoadedModel {
-  torch::jit::Module module;                // eval mode, as saved (used as the reference)
+  torch::jit::Module module; // eval mode, as saved
+  std::string source_path;   // the file it was loaded from (empty: a module from memory)
   std::shared_ptr<torch::jit::Graph> graph; // frozen, inlined, simplified forward
   std::vector<std::string> arg_names;       // forward's arguments, without self
   std::vector<c10::TypePtr> arg_types;      // their types (Tensor, Optional[Tensor], int, ...)

@@ -353,25 +353,6 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string> &names,
 
 namespace {
 
-// A forward argument with its tensors copied (a tensor, or a list or tuple of them).
-c10::IValue clone_tensors(const c10::IValue &v) {
-  if (v.isTensor())
-    return v.toTensor().clone();
-  if (v.isTensorList()) {
-    c10::List<at::Tensor> out;
-    for (const at::Tensor &t : v.toTensorList().vec())
-      out.push_back(t.clone());
-    return out;
-  }
-  if (v.isTuple()) {
-    std::vector<c10::IValue> elems;
-    for (const auto &e : v.toTupleRef().elements())
-      elems.push_back(clone_tensors(e));
-    return c10::ivalue::Tuple::create(std::move(elems));
-  }
-  return v;
-}
-
 std::string bytes_text(double bytes) {
   const char *units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
   int u = 0;
@@ -456,31 +437,12 @@ void write_test_data(const std::string &dir, const std::vector<std::string> &inp
                       to_tensor_data(outputs[i]), i < output_names.size() ? output_names[i] : "");
 }
 
-std::vector<OutputCheck> verify_run(torch::jit::Module &module, const VerifyRun &run,
+std::vector<OutputCheck> verify_run(const VerifyRun &run, const std::vector<at::Tensor> &expected,
                                     const std::function<void(const std::string &)> &say) {
   auto tell = [&](const std::string &m) {
     if (say)
       say(m);
   };
-  const std::string at_label = run.label.empty() ? "" : " at " + run.label;
-  tell(fmt::format("verifying{}: running the model in LibTorch", at_label));
-  std::vector<at::Tensor> expected;
-  try {
-    at::NoGradGuard no_grad;
-    // The model may modify its inputs in place: give it copies.
-    std::vector<c10::IValue> fresh;
-    if (run.torch_args.empty())
-      for (const auto &in : run.inputs)
-        fresh.emplace_back(in.clone());
-    for (const auto &arg : run.torch_args)
-      fresh.push_back(clone_tensors(arg));
-    expected = flatten_tensors(module.forward(fresh));
-  } catch (const Error &) {
-    throw;
-  } catch (const std::exception &e) {
-    throw Error(fmt::format("the model failed in LibTorch{}: {}", at_label,
-                            summarize_torch_error(e.what())));
-  }
   write_test_data(run.test_data_dir, run.input_names, run.inputs, run.output_names, expected);
   tell("verifying: running the ONNX model in ONNX Runtime");
   auto actual = run_onnxruntime(run.onnx_path, run.input_names, run.inputs);

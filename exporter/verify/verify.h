@@ -43,7 +43,7 @@ void write_test_data(const std::string &dir, const std::vector<std::string> &inp
                      const std::vector<std::string> &output_names,
                      const std::vector<at::Tensor> &outputs);
 
-// One verification: the model in LibTorch and the ONNX file in ONNX Runtime on the same inputs.
+// One verification: the ONNX file in ONNX Runtime against LibTorch's outputs on the same inputs.
 struct VerifyRun {
   std::string onnx_path;
   std::vector<std::string> input_names, output_names; // the ONNX graph's
@@ -54,10 +54,11 @@ struct VerifyRun {
   double rtol = 1e-4, atol = 1e-4;
 };
 
-// Runs both and compares every output (each check carries `run.label`); an output count that
-// differs is one more failed check. Throws Error when the model fails in LibTorch. `say` (may
-// be empty) hears what is running.
-std::vector<OutputCheck> verify_run(torch::jit::Module &module, const VerifyRun &run,
+// Writes the test data (the inputs and `expected`, LibTorch's outputs for them: see
+// reference_outputs in exporter/verify/reference.h), runs the file in ONNX Runtime and compares
+// every output (each check carries `run.label`); an output count that differs is one more failed
+// check. `say` (may be empty) hears what is running.
+std::vector<OutputCheck> verify_run(const VerifyRun &run, const std::vector<at::Tensor> &expected,
                                     const std::function<void(const std::string &)> &say = {});
 
 } // namespace torch2onnx
