@@ -179,6 +179,47 @@ def unaligned(src, dst):
     os.replace(tmp, dst)
 
 
+def rewrite(src, dst, change):
+    """Copies the zip `src` to `dst`, each record through change(name, bytes) -> bytes."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(dst), suffix=".pt.tmp")
+    os.close(fd)
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info, change(info.filename, zin.read(info.filename)))
+    os.replace(tmp, dst)
+
+
+def shift_first_tensor(data, offset):
+    """data.pkl with its first tensor's storage offset set to `offset` (the int after the first
+    BINPERSID and its BINPUT), so the tensor reaches past its storage."""
+    import pickletools
+
+    ops = list(pickletools.genops(data))
+    for i, (op, _, _) in enumerate(ops):
+        if op.name != "BINPERSID":
+            continue
+        k = i + 1
+        while ops[k][0].name in ("BINPUT", "LONG_BINPUT", "MEMOIZE"):
+            k += 1
+        assert ops[k][0].name in ("BININT", "BININT1", "BININT2"), ops[k][0].name
+        start, end = ops[k][2], ops[k + 1][2]
+        return data[:start] + b"J" + struct.pack("<i", offset) + data[end:]
+    raise ValueError("no tensor in the pickle")
+
+
+def crafted(out):
+    """Files whose pickle states tensors the records cannot back: a tensor that reaches past its
+    storage, a storage longer than its record. torch2onnx must refuse both at load."""
+    src = os.path.join(out, "small_records.pt")
+    past = os.path.join(out, "past_storage.pt")
+    if not os.path.exists(past):
+        rewrite(src, past, lambda n, d: shift_first_tensor(d, 10) if n.endswith("/data.pkl") else d)
+    short = os.path.join(out, "short_record.pt")
+    if not os.path.exists(short):
+        rewrite(src, short, lambda n, d: d[: len(d) // 2] if n.endswith("/data/0") else d)
+    print(f"past_storage\t{past}\nshort_record\t{short}")
+
+
 def models():
     torch.manual_seed(0)
     return {
@@ -244,6 +285,7 @@ def main():
             unaligned(os.path.join(args.out, name + ".pt"), path)
             write_oracle(path, models()[name][1])
         print(f"{name}_unaligned\t{path}")
+    crafted(args.out)
     return 0
 
 

@@ -196,3 +196,25 @@ TEST_CASE("weight load: --verify does not share the export's tensors", "[weights
   CHECK(bad.exit_code == 1);
   CHECK(contains(bad.out + bad.err, "FAIL"));
 }
+
+TEST_CASE("weight load: tensors the records cannot back are refused before LibTorch reads them",
+          "[weights]") {
+  const std::string dir = fresh_dir("weight_load_crafted");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"past_storage", "reaches past the storage's 576 elements"},
+      {"short_record", "claims 576 elements of 4 bytes (FloatStorage), but its record holds 1152"}};
+  for (const auto &[name, why] : cases)
+    for (bool copy : {false, true}) {
+      INFO(name << (copy ? " (copying load)" : " (mapped load)"));
+      const std::string out = dir + "/" + name + ".onnx";
+      if (copy)
+        ::setenv("TORCH2ONNX_LOAD", "copy", 1);
+      auto r = run_cli({weight_model(name), "--input", "x:f32[3,24]", "-o", out});
+      ::unsetenv("TORCH2ONNX_LOAD");
+      INFO(r.err);
+      CHECK(r.exit_code == 1);
+      CHECK(contains(r.err, why));
+      CHECK(contains(r.err, "is corrupt"));
+      CHECK_FALSE(fs::exists(out));
+    }
+}

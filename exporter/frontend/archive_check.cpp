@@ -3,6 +3,7 @@
 #include "builder/error.h"
 #include "exporter/frontend/crc32.h"
 #include "exporter/frontend/pickle_check.h"
+#include "exporter/frontend/pickle_tensors.h"
 
 #include <algorithm>
 #include <array>
@@ -10,6 +11,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
+#include <optional>
 
 namespace torch2onnx {
 
@@ -17,8 +20,10 @@ namespace {
 
 using Reader = std::unique_ptr<caffe2::serialize::PyTorchStreamReader>;
 
-std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader);
-void check_pickles(const std::string &path, Reader &reader);
+using RecordSizes = std::map<std::string, uint64_t>;
+std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
+                                       RecordSizes &sizes);
+void check_pickles(const std::string &path, Reader &reader, const RecordSizes &sizes);
 
 } // namespace
 
@@ -46,8 +51,9 @@ std::vector<PendingCrc> check_model_file(const std::string &path) {
         "a state_dict or torch.save() pickle cannot be converted");
   f.close();
   Reader reader; // LibTorch's reader of the archive, opened by the first check that needs it
-  std::vector<PendingCrc> pending = check_zip_crcs(path, reader);
-  check_pickles(path, reader);
+  RecordSizes sizes;
+  std::vector<PendingCrc> pending = check_zip_crcs(path, reader, sizes);
+  check_pickles(path, reader, sizes);
   return pending;
 }
 
@@ -156,7 +162,8 @@ bool zip64_record(std::ifstream &f, int64_t file_size, const unsigned char *h,
 // Tensor data records ("<archive>/data/<n>") are only copied into storages, never parsed, so
 // their checksums need not be known before torch::jit::load starts: they are returned to be
 // checked on another thread while the model loads, is recorded and converted (load_model).
-std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader) {
+std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
+                                       RecordSizes &sizes) {
   std::vector<PendingCrc> pending;
   std::ifstream f(path, std::ios::binary);
   f.seekg(0, std::ios::end);
@@ -209,6 +216,7 @@ std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader) 
     if (pos + 46 + name_len > cd.size())
       return pending;
     std::string name(reinterpret_cast<const char *>(h + 46), name_len);
+    sizes[name] = le(h + 24, 4);
     const unsigned char *extra = h + 46 + name_len;
     const size_t extra_avail = std::min<size_t>(extra_len, cd.size() - (pos + 46 + name_len));
     pos += 46 + name_len + extra_len + comment_len;
@@ -216,8 +224,10 @@ std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader) 
       // zip64 (a record past 4 GB of the file, or over 4 GB): stored weights only.
       ArchiveRecord r;
       if (method == 0 && name.find("/data/") != std::string::npos &&
-          zip64_record(f, size, h, extra, extra_avail, r))
+          zip64_record(f, size, h, extra, extra_avail, r)) {
         pending.push_back({name, static_cast<int64_t>(r.offset), r.size, crc});
+        sizes[name] = r.size;
+      }
       continue;
     }
     // LibTorch allocates a record's stated size before reading it: a damaged size field would
@@ -292,7 +302,7 @@ namespace {
 
 // See exporter/pickle_check.h: a pickle record whose stated string length is impossible makes
 // LibTorch allocate up to 4 GB before it notices the file is damaged.
-void check_pickles(const std::string &path, Reader &reader) {
+void check_pickles(const std::string &path, Reader &reader, const RecordSizes &sizes) {
   if (!open_reader(path, reader))
     return;
   std::vector<std::string> names;
@@ -301,6 +311,12 @@ void check_pickles(const std::string &path, Reader &reader) {
   } catch (const std::exception &) {
     return; // torch::jit::load explains what is wrong with the archive
   }
+  RecordSizes inside; // by the name within the archive's top folder, as getAllRecords gives it
+  for (const auto &[full, size] : sizes) {
+    const size_t slash = full.find('/');
+    if (slash != std::string::npos)
+      inside.emplace(full.substr(slash + 1), size);
+  }
   for (const std::string &name : names) {
     const bool pickle = name.size() > 3 && name.compare(name.size() - 3, 3, "pkl") == 0;
     if (!pickle)
@@ -308,7 +324,18 @@ void check_pickles(const std::string &path, Reader &reader) {
     std::string problem;
     try {
       auto [ptr, n] = reader->getRecord(name);
-      problem = pickle_length_problem(static_cast<const unsigned char *>(ptr.get()), n);
+      const auto *bytes = static_cast<const unsigned char *>(ptr.get());
+      problem = pickle_length_problem(bytes, n);
+      // data.pkl's tensors are in data/, constants.pkl's in constants/ (names without the
+      // archive's top folder, as getAllRecords gives them).
+      const bool tensors = name.find('/') == std::string::npos;
+      if (problem.empty() && tensors) {
+        const std::string dir = name.substr(0, name.size() - 4) + "/";
+        problem = pickle_tensor_problem(bytes, n, [&](const std::string &key) {
+          auto it = inside.find(dir + key);
+          return it == inside.end() ? std::optional<uint64_t>() : std::optional(it->second);
+        });
+      }
     } catch (const std::exception &) {
       continue;
     }
