@@ -106,7 +106,9 @@ int run_ops(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+// The command line's entry point, called by the torch2onnx launcher (apps/launcher.cpp), which
+// loads this library itself so that running out of memory while LibTorch loads is a clean error.
+extern "C" int torch2onnx_cli_main(int argc, char **argv) {
   // Past a file-size limit (ulimit -f) write() then fails with EFBIG and the atomic writer reports
   // it cleanly, instead of SIGXFSZ killing the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);

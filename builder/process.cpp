@@ -250,7 +250,15 @@ void *run_stack_job(void *arg) {
 
 size_t run_on_large_stack(const std::function<void()> &fn) {
   StackJob job{&fn, nullptr};
+  // Under a memory limit (ulimit -v) the stack takes at most an eighth of it: a 1 GiB stack under
+  // a 2 GB limit left too little for the model and failed where 1.5 GB worked.
+  struct rlimit rl {};
+  size_t cap = size_t{1} << 30;
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    cap = std::max<size_t>(size_t{64} << 20, static_cast<size_t>(rl.rlim_cur / 8));
   for (size_t size : {size_t{1} << 30, size_t{256} << 20, size_t{64} << 20}) {
+    if (size > cap)
+      continue;
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0)
       break;

@@ -31,7 +31,10 @@ c10::IValue read_pt(const std::string &path) {
 }
 
 std::vector<c10::IValue> inputs_of(const std::string &name) {
-  return read_pt(std::string(T2O_WEIGHT_MODELS) + "/" + name + ".inputs.pt").toTupleRef().elements().vec();
+  return read_pt(std::string(T2O_WEIGHT_MODELS) + "/" + name + ".inputs.pt")
+      .toTupleRef()
+      .elements()
+      .vec();
 }
 
 std::vector<at::Tensor> expected_of(const std::string &name) {
@@ -86,10 +89,11 @@ LoadedModel load_with(const std::string &path, bool copy) {
   return m;
 }
 
-const std::vector<std::string> kLayouts = {
-    "kv_decoder",        "identity_constant",        "shared_storage",     "dtypes",
-    "small_records",     "shared_storage_unaligned", "dtypes_unaligned",   "kv_decoder_unaligned",
-    "quantized_resnet18", "dynamic_lstm"};
+const std::vector<std::string> kLayouts = {"kv_decoder",         "identity_constant",
+                                           "shared_storage",     "dtypes",
+                                           "small_records",      "shared_storage_unaligned",
+                                           "dtypes_unaligned",   "kv_decoder_unaligned",
+                                           "quantized_resnet18", "dynamic_lstm"};
 
 } // namespace
 
@@ -129,9 +133,9 @@ TEST_CASE("weight load: the exported file computes Python's outputs, and both lo
           "same bytes",
           "[weights]") {
   const std::string dir = fresh_dir("weight_load_export");
-  for (const std::string name : {"kv_decoder", "identity_constant", "shared_storage", "dtypes",
-                                 "small_records", "shared_storage_unaligned", "dtypes_unaligned",
-                                 "kv_decoder_unaligned"}) {
+  for (const std::string name :
+       {"kv_decoder", "identity_constant", "shared_storage", "dtypes", "small_records",
+        "shared_storage_unaligned", "dtypes_unaligned", "kv_decoder_unaligned"}) {
     INFO(name);
     const std::string inputs = std::string(T2O_WEIGHT_MODELS) + "/" + name + ".inputs.pt";
     const std::string mapped = dir + "/" + name + ".onnx", copied = dir + "/" + name + "_copy.onnx";
@@ -174,8 +178,8 @@ TEST_CASE("weight load: a weight changed on disk after the load is caught before
             static_cast<ssize_t>(zeros.size()));
     ::close(fd);
   }
-  CHECK_THROWS_WITH(m.recheck_weights(), Catch::Contains("no longer equal") &&
-                                             Catch::Contains("nothing was written"));
+  CHECK_THROWS_WITH(m.recheck_weights(),
+                    Catch::Contains("no longer equal") && Catch::Contains("nothing was written"));
 }
 
 TEST_CASE("weight load: --verify does not share the export's tensors", "[weights]") {
@@ -184,13 +188,13 @@ TEST_CASE("weight load: --verify does not share the export's tensors", "[weights
   // a reference that loads the model itself can tell.
   const std::string dir = fresh_dir("weight_load_damaged");
   const std::string inputs = std::string(T2O_WEIGHT_MODELS) + "/small_records.inputs.pt";
-  auto ok = run_cli({weight_model("small_records"), "--input-data", inputs, "-o", dir + "/ok.onnx",
-                     "--verify"});
+  auto ok = run_cli(
+      {weight_model("small_records"), "--input-data", inputs, "-o", dir + "/ok.onnx", "--verify"});
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
   ::setenv("TORCH2ONNX_TEST_DAMAGE_WEIGHTS", "1", 1);
-  auto bad = run_cli({weight_model("small_records"), "--input-data", inputs, "-o",
-                      dir + "/bad.onnx", "--verify"});
+  auto bad = run_cli(
+      {weight_model("small_records"), "--input-data", inputs, "-o", dir + "/bad.onnx", "--verify"});
   ::unsetenv("TORCH2ONNX_TEST_DAMAGE_WEIGHTS");
   INFO(bad.out + bad.err);
   CHECK(bad.exit_code == 1);

@@ -21,8 +21,7 @@ namespace {
 using Reader = std::unique_ptr<caffe2::serialize::PyTorchStreamReader>;
 
 using RecordSizes = std::map<std::string, uint64_t>;
-std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
-                                       RecordSizes &sizes);
+std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader, RecordSizes &sizes);
 void check_pickles(const std::string &path, Reader &reader, const RecordSizes &sizes);
 
 } // namespace

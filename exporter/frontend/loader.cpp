@@ -484,6 +484,7 @@ Error weight_changed(const std::string &path, const std::vector<std::string> &re
 } // namespace
 
 LoadedModel load_model(const std::string &path, bool defer_weight_check) {
+  prepare_for_memory_limit();
   std::vector<PendingCrc> pending = check_model_file(path);
   auto t0 = std::chrono::steady_clock::now();
   std::shared_ptr<FileMapping> mapping = map_model_file(path);
@@ -558,6 +559,7 @@ LoadedModel load_model(const std::string &path, bool defer_weight_check) {
 }
 
 LoadedModel prepare_module(torch::jit::Module module, const std::string &path) {
+  prepare_for_memory_limit();
   LoadedModel m;
   m.module = std::move(module);
   if (!m.module.find_method("forward"))

@@ -28,12 +28,12 @@ Ref make(Value::Kind k) {
 
 int itemsize(const std::string &storage_class) {
   static const std::unordered_map<std::string, int> sizes = {
-      {"FloatStorage", 4},        {"DoubleStorage", 8},  {"HalfStorage", 2},
-      {"BFloat16Storage", 2},     {"LongStorage", 8},    {"IntStorage", 4},
-      {"ShortStorage", 2},        {"CharStorage", 1},    {"ByteStorage", 1},
-      {"BoolStorage", 1},         {"ComplexFloatStorage", 8}, {"ComplexDoubleStorage", 16},
-      {"QInt8Storage", 1},        {"QUInt8Storage", 1},  {"QInt32Storage", 4},
-      {"QUInt4x2Storage", 1},     {"QUInt2x4Storage", 1}};
+      {"FloatStorage", 4},    {"DoubleStorage", 8},       {"HalfStorage", 2},
+      {"BFloat16Storage", 2}, {"LongStorage", 8},         {"IntStorage", 4},
+      {"ShortStorage", 2},    {"CharStorage", 1},         {"ByteStorage", 1},
+      {"BoolStorage", 1},     {"ComplexFloatStorage", 8}, {"ComplexDoubleStorage", 16},
+      {"QInt8Storage", 1},    {"QUInt8Storage", 1},       {"QInt32Storage", 4},
+      {"QUInt4x2Storage", 1}, {"QUInt2x4Storage", 1}};
   auto it = sizes.find(storage_class);
   return it == sizes.end() ? 0 : it->second;
 }
@@ -346,14 +346,14 @@ private:
       if (size[d] > 0 && stride[d] >= 0)
         last += static_cast<unsigned __int128>(size[d] - 1) * static_cast<uint64_t>(stride[d]);
     }
-    const unsigned __int128 needed = empty ? static_cast<uint64_t>(std::max<int64_t>(offset->i, 0))
-                                           : last + 1;
+    const unsigned __int128 needed =
+        empty ? static_cast<uint64_t>(std::max<int64_t>(offset->i, 0)) : last + 1;
     if (!bad && needed <= static_cast<unsigned __int128>(std::max<int64_t>(storage.i, 0)))
       return;
-    problem_ = fmt::format("a tensor of the storage '{}' has sizes [{}], strides [{}] and offset {}"
-                           ": it reaches past the storage's {} elements",
-                           storage.s, fmt::join(size, ","), fmt::join(stride, ","), offset->i,
-                           storage.i);
+    problem_ =
+        fmt::format("a tensor of the storage '{}' has sizes [{}], strides [{}] and offset {}"
+                    ": it reaches past the storage's {} elements",
+                    storage.s, fmt::join(size, ","), fmt::join(stride, ","), offset->i, storage.i);
   }
 
   const unsigned char *p_;

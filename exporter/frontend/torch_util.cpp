@@ -1,11 +1,16 @@
 #include "exporter/frontend/torch_util.h"
 
 #include "builder/error.h"
+#include "builder/process.h"
 
 #include <ATen/ATen.h>
 #include <cctype>
+#include <dlfcn.h>
 #include <functional>
+#include <mutex>
 #include <regex>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <torch/csrc/jit/ir/scope.h>
 
 namespace torch2onnx {
@@ -312,6 +317,40 @@ std::string summarize_torch_error(const std::string &what) {
   }
   std::string where = failing_source(lines);
   return where.empty() ? reason : fmt::format("{} (at {})", reason, where);
+}
+
+void prepare_for_memory_limit() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct rlimit r {};
+    if (::getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+      return;
+    // One thread for OpenBLAS and for LibTorch's OpenMP loops (which would call OpenBLAS from
+    // several threads at once). Not at::set_num_threads: it starts a thread pool that waits for
+    // ever for threads that could not be created under the limit.
+    using SetThreads = void (*)(int);
+    for (const char *name : {"openblas_set_num_threads", "omp_set_num_threads"})
+      if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, name)))
+        set(1);
+    // oneDNN (convolutions) generates code into memory it maps itself and crashes (SIGSEGV) when
+    // that fails; LibTorch's own kernels report running out of memory cleanly.
+    at::globalContext().setUserEnabledMkldnn(false);
+    // Room for the buffer (128 MB and a little) and the product below, or a clean error now.
+    const size_t need = size_t{160} << 20;
+    void *p = ::mmap(nullptr, need, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      throw out_of_memory("preparing LibTorch's matrix library (OpenBLAS needs about 130 MB)");
+    ::munmap(p, need);
+    try {
+      at::Tensor a = at::ones({256, 256});
+      (void)at::mm(a, a); // OpenBLAS takes its buffer now
+    } catch (const std::exception &e) {
+      if (is_out_of_memory(e.what()))
+        throw out_of_memory("preparing LibTorch's matrix library (OpenBLAS needs about 130 MB)");
+      throw;
+    }
+  });
 }
 
 } // namespace torch2onnx

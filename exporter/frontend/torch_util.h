@@ -42,4 +42,13 @@ std::string first_error_line(const std::string &what);
 // "expected scalar type Long but found Float (at /src/model.py(26): forward)".
 std::string summarize_torch_error(const std::string &what);
 
+// Under a memory limit (ulimit -v), before LibTorch computes anything: OpenBLAS, LibTorch's matrix
+// library here, takes a 128 MB buffer for each thread the first time it works, and when that
+// allocation fails it retries for ever (an export hung at ulimit -v 2000000); oneDNN crashes when
+// it cannot map memory for the code it generates. So under a limit matrix products run on one
+// thread (one buffer, taken now, where running out of memory is still a clean error) and
+// convolutions use LibTorch's own kernels. Does nothing without a limit. Throws Error (out of
+// memory) when even that one buffer does not fit.
+void prepare_for_memory_limit();
+
 } // namespace torch2onnx

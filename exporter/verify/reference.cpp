@@ -146,8 +146,8 @@ int run_child(const std::vector<std::string> &argv, const fs::path &dir, std::st
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(efd);
-    throw Error(fmt::format("cannot start the LibTorch reference process: {}",
-                            std::strerror(errno)));
+    throw Error(
+        fmt::format("cannot start the LibTorch reference process: {}", std::strerror(errno)));
   }
   if (pid == 0) {
     ::setpgid(0, 0);
@@ -195,8 +195,8 @@ struct TempDir {
 [[noreturn]] void model_failed(const std::string &what, const std::string &label) {
   if (is_out_of_memory(what))
     throw out_of_memory("running the model in LibTorch for --verify");
-  throw Error(fmt::format("the model failed in LibTorch{}: {}",
-                          label.empty() ? "" : " at " + label, summarize_torch_error(what)));
+  throw Error(fmt::format("the model failed in LibTorch{}: {}", label.empty() ? "" : " at " + label,
+                          summarize_torch_error(what)));
 }
 
 std::vector<std::vector<at::Tensor>>
@@ -311,8 +311,9 @@ reference_outputs(const ReferenceModel &model, const std::vector<std::vector<c10
 
 int reference_main(int argc, char **argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s MODEL.pt REQUEST RESPONSE [LIBRARY...]\n"
-                         "(run by torch2onnx --verify: LibTorch's own answer for the model)\n",
+    std::fprintf(stderr,
+                 "usage: %s MODEL.pt REQUEST RESPONSE [LIBRARY...]\n"
+                 "(run by torch2onnx --verify: LibTorch's own answer for the model)\n",
                  argv[0]);
     return 2;
   }
@@ -331,6 +332,7 @@ int reference_main(int argc, char **argv) {
     std::vector<std::vector<c10::IValue>> runs;
     for (const auto &r : parts.at(1).toListRef())
       runs.push_back(r.toListRef().vec());
+    prepare_for_memory_limit();
     // LibTorch's own load: not the exporter's mapped one, whatever TORCH2ONNX_LOAD says.
     torch::jit::Module module = torch::jit::load(argv[1]);
     module.eval();

@@ -26,9 +26,9 @@ struct ReferenceModel {
 // Forward's outputs, flattened to tensors in ONNX output order, for each run's arguments, computed
 // in order. Throws Error when the model fails in LibTorch (naming the run's `labels[i]` when it is
 // not empty) or the reference process cannot run.
-std::vector<std::vector<at::Tensor>> reference_outputs(
-    const ReferenceModel &model, const std::vector<std::vector<c10::IValue>> &runs,
-    const std::vector<std::string> &labels);
+std::vector<std::vector<at::Tensor>>
+reference_outputs(const ReferenceModel &model, const std::vector<std::vector<c10::IValue>> &runs,
+                  const std::vector<std::string> &labels);
 
 // Where the reference program (torch2onnx-reference) is: TORCH2ONNX_REFERENCE, beside the running
 // executable or library, in the install's libexec folder or the build folder. Throws Error when
