@@ -12,15 +12,16 @@
 #include "exporter/frontend/loader.h"
 #include "exporter/frontend/torch_util.h"
 #include "exporter/locate.h"
+#include "exporter/output_files.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"
 
 #include <ATen/core/grad_mode.h>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <filesystem>
-#include <regex>
 #include <set>
 #include <sys/stat.h>
 
@@ -42,8 +43,9 @@ void validate(const ExportOptions &o, const std::string &out) {
   if (o.opset < kMinOpset || o.opset > kMaxOpset)
     throw Error(fmt::format("--opset {} is not supported", o.opset),
                 fmt::format("choose an opset from {} to {}", kMinOpset, kMaxOpset));
-  if (o.rtol < 0 || o.atol < 0)
-    throw Error("--rtol and --atol must not be negative");
+  if (o.rtol < 0 || o.atol < 0 || std::isnan(o.rtol) || std::isnan(o.atol))
+    throw Error(fmt::format("the tolerances must not be negative or NaN (rtol {}, atol {})", o.rtol,
+                            o.atol));
   if (!o.functions.empty() && o.opset < kMinFunctionOpset)
     throw Error(
         fmt::format("--functions needs opset {} or newer (ONNX local functions came with "
@@ -58,6 +60,23 @@ void validate(const ExportOptions &o, const std::string &out) {
   if (fs::exists(o.model_path, ec) && fs::exists(out, ec) && fs::equivalent(o.model_path, out, ec))
     throw Error(fmt::format("the output path '{}' is the model file itself", out),
                 "choose another -o path; torch2onnx never overwrites its input");
+  if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
+    throw Error(
+        fmt::format("the tolerances must be finite numbers (rtol {}, atol {})", o.rtol, o.atol),
+        "e.g. rtol 1e-3: an infinite tolerance would pass any output");
+  // Every file read is a regular file (a FIFO would block, a device never end), and no path
+  // written is one of them (docs/security.md, "Files").
+  if (!o.model_path.empty())
+    check_regular_file(o.model_path, "model file");
+  for (const auto &f : o.input_data)
+    check_regular_file(f, "--input-data file");
+  for (const auto &f : o.libraries)
+    check_shared_library(f, "--load-library");
+  for (const auto &f : o.converters)
+    check_shared_library(f, "converter plugin");
+  check_path_conflicts(export_reads(o), export_writes(o, out));
+  if (o.verify)
+    check_test_data_sets(out);
   fs::path dir = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
     throw Error(fmt::format("the output folder '{}' does not exist", dir.string()),
@@ -146,7 +165,8 @@ std::map<std::string, std::string> function_instances(const torch::jit::Graph &g
 // --functions), filling the report's optimize and serialize times and its notice about external
 // data.
 void write_model(const Converted &c, const ExportOptions &o,
-                 const std::map<std::string, std::string> &function_calls, ExportReport &r) {
+                 const std::map<std::string, std::string> &function_calls, const std::string &path,
+                 ExportReport &r) {
   auto t = std::chrono::steady_clock::now();
   SerializeOptions so;
   so.producer_version = T2O_VERSION;
@@ -162,7 +182,7 @@ void write_model(const Converted &c, const ExportOptions &o,
         r.functions = extract_functions(model, function_calls);
       r.phases.optimize = since(t_opt);
     };
-  if (c.builder->save(r.output_path, so))
+  if (c.builder->save(path, so))
     r.notices.push_back(
         fmt::format("weights written to {}.data (ONNX external data){}; keep it beside the model",
                     r.output_path,
@@ -183,21 +203,6 @@ void notice_changed_behaviour(const Converted &c, ExportReport &r) {
       "{} check{} that raise{} an exception {} not in the ONNX model ({}{}): inputs the model "
       "would refuse give a result instead of an error",
       n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "is" : "are", first, n > 1 ? ", ..." : ""));
-}
-
-// The test-data sets of an earlier export to the same path (other sizes, other inputs, files of
-// its own) would sit beside a model that no longer takes them: the folder keeps only this run's.
-void remove_old_test_data(const fs::path &stem) {
-  std::error_code ec;
-  if (!fs::is_directory(stem, ec))
-    return;
-  static const std::regex set_name("test_data_set_[0-9]+");
-  std::vector<fs::path> old;
-  for (const auto &e : fs::directory_iterator(stem, ec))
-    if (e.is_directory(ec) && std::regex_match(e.path().filename().string(), set_name))
-      old.push_back(e.path());
-  for (const auto &p : old)
-    fs::remove_all(p, ec);
 }
 
 struct FileId {
@@ -264,7 +269,8 @@ private:
 // each a test-data set beside the output (test_data_set_N).
 VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, const ExportOptions &o,
                            const ForwardCall &call, const GraphInputs &gi, const Converted &c,
-                           const std::string &path, const LogFn &log, ExportReport &r) {
+                           StagedOutput &staged, const LogFn &log, ExportReport &r) {
+  const std::string &path = staged.model_path();
   const std::vector<std::string> &resolved_attributes = m.resolved_attributes;
   auto tv = std::chrono::steady_clock::now();
   VerifyReport v;
@@ -276,8 +282,7 @@ VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, con
     size_sets.push_back(sizes_of(gi.symbols, true));
   if (!o.verify_dims.empty())
     size_sets.push_back(o.verify_dims);
-  fs::path stem = fs::path(path).replace_extension("");
-  remove_old_test_data(stem);
+  const fs::path stem = test_data_folder(r.output_path);
   ModuleState state(module, resolved_attributes);
   const FileId written = file_id(path);
   for (size_t k = 0; k < size_sets.size(); ++k) {
@@ -293,11 +298,11 @@ VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, con
     }
     run.torch_args = call.torch_args(run.inputs);
     run.label = sizes_text(k == 0 ? sizes_of(gi.symbols, false) : size_sets[k]);
-    run.test_data_dir = (stem / fmt::format("test_data_set_{}", k)).string();
+    run.test_data_dir = staged.test_data_dir(k); // moved to stem/test_data_set_k on success
     run.rtol = o.rtol;
     run.atol = o.atol;
     if (k == 0)
-      v.test_data_dir = run.test_data_dir;
+      v.test_data_dir = (stem / "test_data_set_0").string();
     state.restore();
     auto checks = verify_run(module, run, log);
     check_same_file(path, written);
@@ -433,7 +438,10 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   say(fmt::format("writing {}", r.output_path));
   set_phase("writing the ONNX file");
   clock.start(&r.phases.serialize);
-  write_model(c, o, function_calls, r);
+  // Written aside and moved into place only at the end: a failure from here on (also while
+  // verifying) leaves the earlier output as it was.
+  StagedOutput staged(r.output_path);
+  write_model(c, o, function_calls, staged.model_path(), r);
   clock.done();
   say("written");
   for (const auto &type : o.functions)
@@ -449,7 +457,9 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
 
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
   if (o.verify)
-    r.verify = verify_export(m.module, m, o, call, gi, c, r.output_path, log, r);
+    r.verify = verify_export(m.module, m, o, call, gi, c, staged, log, r);
+  set_phase("moving the written files into place");
+  staged.commit();
 }
 
 // What both entry points do before they have a model: check the options against the output
