@@ -377,6 +377,11 @@ std::map<std::string, ExportReport::OpUse> op_table(const Converted &c) {
 
 namespace {
 
+void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o,
+                      const ForwardCall &call, const GraphInputs &gi,
+                      const std::map<std::string, std::string> &function_calls,
+                      StagedOutput &staged, const LogFn &log, ExportReport &r, PhaseClock &clock);
+
 // The export of a loaded (or in-memory) model into `r`, with example values per forward argument
 // (from --input-data or the API's tensors; nullopt where random values are made).
 void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>> &data,
@@ -441,9 +446,29 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   // Written aside and moved into place only at the end: a failure from here on (also while
   // verifying) leaves the earlier output as it was.
   StagedOutput staged(r.output_path);
+  try {
+    write_and_verify(m, c, o, call, gi, function_calls, staged, log, r, clock);
+  } catch (const UsageError &) {
+    throw;
+  } catch (const Error &e) {
+    // Said of the output's path, not of the private folder it was written in.
+    if (e.node())
+      throw Error(staged.public_text(e.what()), e.hint(), *e.node());
+    throw Error(staged.public_text(e.what()), e.hint());
+  }
+  set_phase("moving the written files into place");
+  staged.commit();
+}
+
+// Writes the ONNX file into `staged` and, with --verify, verifies it there (export_loaded).
+void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o,
+                      const ForwardCall &call, const GraphInputs &gi,
+                      const std::map<std::string, std::string> &function_calls,
+                      StagedOutput &staged, const LogFn &log, ExportReport &r, PhaseClock &clock) {
   write_model(c, o, function_calls, staged.model_path(), r);
   clock.done();
-  say("written");
+  if (log)
+    log("written");
   for (const auto &type : o.functions)
     if (std::none_of(r.functions.begin(), r.functions.end(),
                      [&](const LocalFunction &f) { return f.module_type == type; }))
@@ -458,8 +483,6 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
   if (o.verify)
     r.verify = verify_export(m.module, m, o, call, gi, c, staged, log, r);
-  set_phase("moving the written files into place");
-  staged.commit();
 }
 
 // What both entry points do before they have a model: check the options against the output

@@ -114,14 +114,15 @@ void check_test_data_sets(const std::string &out) {
   const std::string test_dir = test_data_folder(out);
   std::error_code ec;
   if (fs::exists(test_dir, ec) && !fs::is_directory(test_dir, ec))
-    throw Error(fmt::format("--verify writes its test data to the folder '{}', which is a file",
-                            test_dir),
-                "move that file, or choose another -o path");
+    throw Error(
+        fmt::format("--verify writes its test data to the folder '{}', which is a file", test_dir),
+        "move that file, or choose another -o path");
   for (const auto &set : existing_sets(test_dir)) {
     if (!fs::is_directory(set, ec) || fs::is_symlink(set, ec))
-      throw Error(fmt::format("'{}' is not a folder torch2onnx wrote, and --verify would replace it",
-                              set.string()),
-                  "move it, or choose another -o path");
+      throw Error(
+          fmt::format("'{}' is not a folder torch2onnx wrote, and --verify would replace it",
+                      set.string()),
+          "move it, or choose another -o path");
     for (const auto &e : fs::directory_iterator(set, ec)) {
       std::string name = e.path().filename().string();
       if (!is_test_data_file(name) || e.is_directory(ec))
@@ -139,9 +140,9 @@ StagedOutput::StagedOutput(const std::string &out) : out_(out) {
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   if (::mkdtemp(buf.data()) == nullptr)
-    throw Error(fmt::format("cannot create a file in '{}': {}", folder.string(),
-                            std::strerror(errno)),
-                "choose an output folder you can write to (-o)");
+    throw Error(
+        fmt::format("cannot create a file in '{}': {}", folder.string(), std::strerror(errno)),
+        "choose an output folder you can write to (-o)");
   dir_ = buf.data();
   guards_.push_back(std::make_unique<TempFileGuard>(dir_, /*is_dir=*/true));
   model_ = (fs::path(dir_) / fs::path(out).filename()).string();
@@ -159,6 +160,15 @@ std::string StagedOutput::test_data_dir(size_t k) {
     sets_ = k + 1;
   }
   return d;
+}
+
+std::string StagedOutput::public_text(const std::string &message) const {
+  const std::string from = dir_ + "/";
+  const std::string to = fs::path(out_).has_parent_path() ? folder_of(out_).string() + "/" : "";
+  std::string out = message;
+  for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
+    out.replace(at, from.size(), to);
+  return out;
 }
 
 void StagedOutput::commit() {

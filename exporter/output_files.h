@@ -43,6 +43,9 @@ public:
   const std::string &model_path() const { return model_; }
   // Where to write test-data set k.
   std::string test_data_dir(size_t k);
+  // `message` with the private folder's paths written as the output's (an error writing
+  // ".tmp-t2o-XXXXXX/m.onnx" is about "m.onnx" to the user).
+  std::string public_text(const std::string &message) const;
   // Moves the files into place: the test-data sets replace the old ones (when any were written),
   // the external data replaces OUT.data (an inline model removes the OUT.data of the model it
   // replaces), the model replaces OUT. Throws Error when a move fails.

@@ -89,8 +89,8 @@ TEST_CASE("cli: ops survives plugins that crash, throw or register nonsense", "[
   INFO(r.err);
   CHECK(r.exit_code == 1);
   CHECK(contains(r.err, "is built for aarch64 (64-bit), but this torch2onnx runs on x86-64"));
-  auto lib = run_timed({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input",
-                        "f32[1,3,16,16]", "--load-library", arm});
+  auto lib = run_timed({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "f32[1,3,16,16]",
+                        "--load-library", arm});
   CHECK(lib.exit_code == 1);
   CHECK(contains(lib.err, "--load-library '" + arm + "' is built for aarch64"));
   // In an export, a plugin throwing an int is one error too.
@@ -146,9 +146,8 @@ TEST_CASE("cli: show escapes names and reports impossible sizes", "[reliability]
 TEST_CASE("cli: a crash during an export still writes the report", "[reliability]") {
   std::string dir = fresh_dir("crash_report");
   for (const char *report : {"r.json", "r.md"}) {
-    auto r = run_timed({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input",
-                        "f32[1,3,16,16]", "--load-library", T2O_ZOO_CRASH_LIB, "--report",
-                        dir + "/" + report});
+    auto r = run_timed({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "f32[1,3,16,16]",
+                        "--load-library", T2O_ZOO_CRASH_LIB, "--report", dir + "/" + report});
     INFO(r.err);
     CHECK(r.exit_code == 1);
     CHECK(contains(r.err, "crashed (SIGSEGV)"));
@@ -164,8 +163,8 @@ TEST_CASE("cli: a crash during an export still writes the report", "[reliability
 TEST_CASE("cli: out of memory is one message, without LibTorch's backtrace", "[reliability]") {
   std::string dir = fresh_dir("oom_example");
   // 3 GB of example input under a 1.5 GB address-space limit: the allocation fails.
-  auto r = run_command("ulimit -v 1500000; exec timeout -s KILL 120 " + shell_quote(T2O_CLI) +
-                       " " + test_model("tiny_cnn") + " -o " + dir +
+  auto r = run_command("ulimit -v 1500000; exec timeout -s KILL 120 " + shell_quote(T2O_CLI) + " " +
+                       test_model("tiny_cnn") + " -o " + dir +
                        "/m.onnx --input x:f32[1,3,16000,16000] --verify");
   INFO(r.err);
   CHECK(r.exit_code == 1);
@@ -184,8 +183,7 @@ TEST_CASE("cli: output names with a newline go through ONNX Runtime and print es
   CHECK(contains(r.out, "verify y\\nz: max abs error"));
 }
 
-TEST_CASE("cli: a model archive with two records on one local header is refused",
-          "[reliability]") {
+TEST_CASE("cli: a model archive with two records on one local header is refused", "[reliability]") {
   // Point the central-directory entry of the last record at the first record's local header
   // (offset 0). LibTorch's mapped load aborted on it.
   std::string bytes = file_bytes(test_model("tiny_cnn"));

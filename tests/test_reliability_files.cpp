@@ -92,8 +92,8 @@ TEST_CASE("files: --verify never deletes a file of the user's in a test_data_set
   CHECK(contains(again.err, "holds 'model.pt', which torch2onnx did not write"));
   CHECK(fs::exists(inside));
   // Its --input-data there too.
-  auto data = run_cli(
-      {test_model("tiny_cnn"), "-o", out, "--verify", "--input-data", dir + "/m/test_data_set_0/input_0.pb"});
+  auto data = run_cli({test_model("tiny_cnn"), "-o", out, "--verify", "--input-data",
+                       dir + "/m/test_data_set_0/input_0.pb"});
   CHECK(data.exit_code == 2);
   CHECK(contains(data.err, "inside the test-data folder"));
   CHECK(temporaries(dir).empty());
@@ -112,8 +112,9 @@ TEST_CASE("files: a re-export that fails while verifying keeps the earlier outpu
   fs::create_directories(fake);
   write_bytes(fake + "/node", "#!/bin/sh\necho 'model error: std::bad_alloc' >&2\nexit 1\n");
   fs::permissions(fake + "/node", fs::perms::owner_all);
-  auto r = run_command("PATH=" + fake + ":$PATH " + shell_quote(T2O_CLI) + " " +
-                       test_model("tiny_cnn") + " -o " + out + " --input x:f32[1,3,16,16] --verify");
+  auto r =
+      run_command("PATH=" + fake + ":$PATH " + shell_quote(T2O_CLI) + " " + test_model("tiny_cnn") +
+                  " -o " + out + " --input x:f32[1,3,16,16] --verify");
   INFO(r.err);
   CHECK(r.exit_code == 1);
   fs::remove_all(fake);
@@ -154,10 +155,9 @@ TEST_CASE("files: report paths that cannot take a report say why", "[reliability
 TEST_CASE("files: a legal 250-byte output name exports and verifies", "[reliability]") {
   std::string dir = fresh_dir("long_name");
   std::string name = std::string(245, 'n') + ".onnx"; // 250 bytes; the limit is 255
-  auto r = run_cli(
-      args({test_model("tiny_cnn"), "-o", dir + "/" + name, "--verify", "--locate", "--report",
-            dir + "/" + std::string(245, 'r') + ".json"},
-           kSpec));
+  auto r = run_cli(args({test_model("tiny_cnn"), "-o", dir + "/" + name, "--verify", "--locate",
+                         "--report", dir + "/" + std::string(245, 'r') + ".json"},
+                        kSpec));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(fs::exists(dir + "/" + name));

@@ -55,8 +55,8 @@ template <typename Fn> std::string error_of(Fn fn) {
 struct Record {
   std::string name, data;
   bool deflate = false;
-  int64_t claimed_size = -1;  // the stated uncompressed size, when not the real one
-  int64_t header_of = -1;     // point the directory entry at this earlier record's header
+  int64_t claimed_size = -1; // the stated uncompressed size, when not the real one
+  int64_t header_of = -1;    // point the directory entry at this earlier record's header
 };
 
 std::string deflated(const std::string &in) {
@@ -137,8 +137,8 @@ std::string patched(std::string bytes, const std::string &from, const std::strin
 TEST_CASE("inputs: .npy headers are read as strictly as NumPy reads them", "[reliability]") {
   const std::string f4 = std::string(24, '\0');
   auto parse = [](const std::string &bytes) { torch2onnx::parse_npy(bytes, "'t.npy'"); };
-  CHECK(torch2onnx::parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", f4),
-                              "x")
+  CHECK(torch2onnx::parse_npy(
+            npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", f4), "x")
             .sizes() == at::IntArrayRef({2, 3}));
   // NumPy keeps the last of two keys; torch2onnx kept the first (ints read as floats): neither.
   CHECK(contains(error_of([&] {
@@ -149,8 +149,8 @@ TEST_CASE("inputs: .npy headers are read as strictly as NumPy reads them", "[rel
                  "gives 'descr' twice"));
   // (2.0, 4e0) was read as the dims 2, 0, 4, 0.
   CHECK(contains(error_of([&] {
-                   parse(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2.0, 4e0), }",
-                             f4));
+                   parse(
+                       npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2.0, 4e0), }", f4));
                  }),
                  "not a non-negative integer"));
   for (const char *bad : {"{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 3), }",
@@ -208,7 +208,8 @@ TEST_CASE("inputs: sizes that overflow are refused, never wrapped or passed to L
 
 TEST_CASE("inputs: a field given twice in a .pb is refused", "[reliability]") {
   std::string dir = fresh_dir("in_pb_twice");
-  write_bytes(dir + "/t.pb", tensor_proto({2}, 6, std::string(8, '\0'), std::string("\x10\x01", 2)));
+  write_bytes(dir + "/t.pb",
+              tensor_proto({2}, 6, std::string(8, '\0'), std::string("\x10\x01", 2)));
   CHECK(contains(error_of([&] { torch2onnx::load_tensor_proto(dir + "/t.pb"); }),
                  "gives the TensorProto field 2 twice"));
 }
@@ -221,7 +222,8 @@ TEST_CASE("inputs: bools are normalised to 0 and 1 in every reader", "[reliabili
     CHECK(bytes.equal(at::tensor({0, 1, 1, 1}, at::kByte)));
   };
   std::string dir = fresh_dir("in_bool");
-  write_bytes(dir + "/b.npy", npy("{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }", raw));
+  write_bytes(dir + "/b.npy",
+              npy("{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }", raw));
   check(torch2onnx::read_npy(dir + "/b.npy"));
   write_bytes(dir + "/b.pb", tensor_proto({4}, 9, raw));
   auto pb = torch2onnx::load_input_data({dir + "/b.pb"}, names({"x"}));
@@ -234,7 +236,8 @@ TEST_CASE("inputs: bools are normalised to 0 and 1 in every reader", "[reliabili
 
 TEST_CASE("inputs: .npz archives are checked before anything is inflated", "[reliability]") {
   std::string dir = fresh_dir("in_npz");
-  std::string a = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", std::string(8, 0));
+  std::string a =
+      npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", std::string(8, 0));
   write_bytes(dir + "/ok.npz", zip({{"x.npy", a}, {"y.npy", a, true}}));
   auto ok = torch2onnx::read_npz(dir + "/ok.npz");
   REQUIRE(ok.size() == 2);
@@ -257,12 +260,16 @@ TEST_CASE("inputs: torch.save files: counts, the legacy format, lengths and stor
   at::Tensor x = at::arange(77, at::kFloat);
   SECTION("three values for one argument are counted as three") {
     write_bytes(dir + "/three.pt", torch_save_bytes(c10::ivalue::Tuple::create({x, x, x})));
-    CHECK(contains(error_of([&] { torch2onnx::load_input_data({dir + "/three.pt"}, names({"x"})); }),
-                   "holds 3 values but forward(x) takes 1 argument"));
+    CHECK(
+        contains(error_of([&] { torch2onnx::load_input_data({dir + "/three.pt"}, names({"x"})); }),
+                 "holds 3 values but forward(x) takes 1 argument"));
   }
   SECTION("the legacy format says how to save it again") {
-    write_bytes(dir + "/legacy.pt", std::string("\x80\x02\x8a\x0alfc\x9c" "F\xf9 j\xa8P\x19.", 16));
-    std::string e = error_of([&] { torch2onnx::load_input_data({dir + "/legacy.pt"}, names({"x"})); });
+    write_bytes(dir + "/legacy.pt", std::string("\x80\x02\x8a\x0alfc\x9c"
+                                                "F\xf9 j\xa8P\x19.",
+                                                16));
+    std::string e =
+        error_of([&] { torch2onnx::load_input_data({dir + "/legacy.pt"}, names({"x"})); });
     CHECK(contains(e, "legacy torch.save format"));
     CHECK_FALSE(contains(e, "central directory"));
   }
@@ -280,14 +287,15 @@ TEST_CASE("inputs: torch.save files: counts, the legacy format, lengths and stor
     std::string size = patched(torch_save_bytes(c10::ivalue::Tuple::create({x})),
                                std::string("(K\x4dt(K\x01t", 8), std::string("(K\xfft(K\x01t", 8));
     write_bytes(dir + "/size.pt", size);
-    std::string e = error_of([&] { torch2onnx::load_input_data({dir + "/size.pt"}, names({"x"})); });
+    std::string e =
+        error_of([&] { torch2onnx::load_input_data({dir + "/size.pt"}, names({"x"})); });
     CHECK(contains(e, "reaches past its data"));
     CHECK(contains(e, "need 1020 bytes, the data holds 308"));
     // storage offset 66000 -> 2^31 - 256: a read far outside the heap (SIGSEGV).
     at::Tensor view = at::arange(70000, at::kFloat).as_strided({77}, {1}, 66000);
-    std::string offset = patched(torch_save_bytes(c10::ivalue::Tuple::create({view})),
-                                 std::string("J\xd0\x01\x01\x00", 5),
-                                 std::string("J\x00\xff\xff\x7f", 5));
+    std::string offset =
+        patched(torch_save_bytes(c10::ivalue::Tuple::create({view})),
+                std::string("J\xd0\x01\x01\x00", 5), std::string("J\x00\xff\xff\x7f", 5));
     write_bytes(dir + "/offset.pt", offset);
     e = error_of([&] { torch2onnx::load_input_data({dir + "/offset.pt"}, names({"x"})); });
     CHECK(contains(e, "reaches past its data"));
