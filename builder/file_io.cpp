@@ -184,8 +184,9 @@ void write_file_atomic(const std::string &path, const std::string &bytes) {
   write_file_atomic_with(path, [&](int fd) { return write_all(fd, bytes.data(), bytes.size()); });
 }
 
-void write_file_atomic_with(const std::string &path, const std::function<bool(int fd)> &write) {
+void write_file_atomic_with(const std::string &given, const std::function<bool(int fd)> &write) {
   namespace fs = std::filesystem;
+  const std::string path = written_file(given);
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   T2O_CHECK(fs::is_directory(dir), "output folder '{}' does not exist", dir.string());
@@ -255,6 +256,29 @@ std::string file_kind(mode_t mode) {
 }
 
 } // namespace
+
+std::string written_file(const std::string &path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0)
+      return p; // a new file
+    if (!S_ISLNK(st.st_mode)) {
+      if (!S_ISREG(st.st_mode))
+        throw Error(fmt::format("'{}' is {}; torch2onnx writes regular files only", path,
+                                file_kind(st.st_mode)),
+                    "give the path of a file to write");
+      return p;
+    }
+    std::error_code ec;
+    fs::path link = fs::read_symlink(p, ec);
+    if (ec)
+      break;
+    p = (link.is_absolute() ? link : fs::path(p).parent_path() / link).string();
+  }
+  throw Error(fmt::format("'{}' is a symbolic link that does not lead to a file", path),
+              "give the path of a file to write");
+}
 
 void check_regular_file(const std::string &path, const std::string &role) {
   struct stat st {};
@@ -392,6 +416,13 @@ void check_path_conflicts(const std::vector<PathUse> &reads, const std::vector<P
                       "another -o or --report path)";
   for (size_t w = 0; w < writes.size(); ++w) {
     const PathUse &out = writes[w];
+    // A file is written by a rename over its path: over /dev/null or /dev/stdout (as root) that
+    // would replace the device with a file.
+    struct stat st {};
+    if (!out.folder && ::stat(out.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      throw Error(fmt::format("{} is {}; torch2onnx writes regular files only", described(out),
+                              file_kind(st.st_mode)),
+                  S_ISDIR(st.st_mode) ? "give a file name" : "give the path of a file to write");
     for (const PathUse &in : reads) {
       if (!out.folder && same_file(in.path, out.path))
         throw Error(fmt::format("{} is {}: torch2onnx never writes over a file it reads",

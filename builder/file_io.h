@@ -39,7 +39,8 @@ struct PathUse {
 };
 // The rule "no path written is a path read, and no two written paths are one": throws Error when
 // a written path is a read path (by any spelling, symbolic or hard link), a read or written path
-// lies inside a written folder, or two written paths are one.
+// lies inside a written folder, two written paths are one, or a written file's path is something
+// other than a regular file now (a device such as /dev/null, a FIFO, a folder).
 void check_path_conflicts(const std::vector<PathUse> &reads, const std::vector<PathUse> &writes);
 // Reads a serialized onnx::TensorProto (raw_data or the typed fields); throws Error naming the
 // file when it is not a regular file or not a TensorProto, gives a field twice, keeps its data
@@ -51,9 +52,13 @@ TensorData load_tensor_proto(const std::string &path);
 // protobuf wire format. Protobuf itself keeps the last of two silently; a file giving one twice
 // was not written by a protobuf library.
 int repeated_singular_field(const char *bytes, size_t size, const std::vector<int> &singular);
-// Writes `bytes` to `path` atomically: a temporary file in the same folder (".<up to 32 bytes of
-// the name>.tmpXXXXXX", short enough for any legal name), fsync, rename. An error never leaves a
-// partial file behind.
+// The file a write to `path` goes to: `path`, or through symbolic links the file they name (a
+// rename over a link would replace the link: over /dev/stdout, the system's). Throws Error when
+// that is not a regular file or a path that does not exist yet, or the links loop.
+std::string written_file(const std::string &path);
+// Writes `bytes` to `path` atomically (through symbolic links: written_file): a temporary file in
+// the same folder (".<up to 32 bytes of the name>.tmpXXXXXX", short enough for any legal name),
+// fsync, rename. An error never leaves a partial file behind.
 void write_file_atomic(const std::string &path, const std::string &bytes);
 // Same, with the contents written by `write(fd)`, which returns false on failure (errno set).
 void write_file_atomic_with(const std::string &path, const std::function<bool(int fd)> &write);

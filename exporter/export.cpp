@@ -64,19 +64,6 @@ void validate(const ExportOptions &o, const std::string &out) {
     throw Error(
         fmt::format("the tolerances must be finite numbers (rtol {}, atol {})", o.rtol, o.atol),
         "e.g. rtol 1e-3: an infinite tolerance would pass any output");
-  // Every file read is a regular file (a FIFO would block, a device never end), and no path
-  // written is one of them (docs/security.md, "Files").
-  if (!o.model_path.empty())
-    check_regular_file(o.model_path, "model file");
-  for (const auto &f : o.input_data)
-    check_regular_file(f, "--input-data file");
-  for (const auto &f : o.libraries)
-    check_shared_library(f, "--load-library");
-  for (const auto &f : o.converters)
-    check_shared_library(f, "converter plugin");
-  check_path_conflicts(export_reads(o), export_writes(o, out));
-  if (o.verify)
-    check_test_data_sets(out);
   fs::path dir = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
     throw Error(fmt::format("the output folder '{}' does not exist", dir.string()),
@@ -84,6 +71,25 @@ void validate(const ExportOptions &o, const std::string &out) {
   if (fs::is_directory(out, ec))
     throw Error(fmt::format("the output path '{}' is a directory", out),
                 "give a file name with -o");
+  // Every file read is a regular file (a FIFO would block, a device never end; a missing one is
+  // reported by its reader), and no path written is one of them (docs/security.md, "Files").
+  auto present = [&](const std::string &p) {
+    return !p.empty() && fs::exists(p, ec) && !fs::is_directory(p, ec);
+  };
+  if (present(o.model_path))
+    check_regular_file(o.model_path, "model file");
+  for (const auto &f : o.input_data)
+    if (present(f))
+      check_regular_file(f, "--input-data file");
+  for (const auto &f : o.libraries)
+    if (present(f))
+      check_shared_library(f, "--load-library");
+  for (const auto &f : o.converters)
+    if (present(f))
+      check_shared_library(f, "converter plugin");
+  check_path_conflicts(export_reads(o), export_writes(o, out));
+  if (o.verify)
+    check_test_data_sets(out);
   if (!o.fallback_domain.empty())
     check_fallback_domain(o.fallback_domain);
 }
@@ -282,7 +288,7 @@ VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, con
     size_sets.push_back(sizes_of(gi.symbols, true));
   if (!o.verify_dims.empty())
     size_sets.push_back(o.verify_dims);
-  const fs::path stem = test_data_folder(r.output_path);
+  const fs::path stem = staged.final_test_data_folder();
   ModuleState state(module, resolved_attributes);
   const FileId written = file_id(path);
   for (size_t k = 0; k < size_sets.size(); ++k) {

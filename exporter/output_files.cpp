@@ -134,8 +134,8 @@ void check_test_data_sets(const std::string &out) {
   }
 }
 
-StagedOutput::StagedOutput(const std::string &out) : out_(out) {
-  fs::path folder = folder_of(out);
+StagedOutput::StagedOutput(const std::string &out) : out_(written_file(out)) {
+  fs::path folder = folder_of(out_);
   std::string tmpl = (folder / ".tmp-t2o-XXXXXX").string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
@@ -145,7 +145,7 @@ StagedOutput::StagedOutput(const std::string &out) : out_(out) {
         "choose an output folder you can write to (-o)");
   dir_ = buf.data();
   guards_.push_back(std::make_unique<TempFileGuard>(dir_, /*is_dir=*/true));
-  model_ = (fs::path(dir_) / fs::path(out).filename()).string();
+  model_ = (fs::path(dir_) / fs::path(out_).filename()).string();
 }
 
 StagedOutput::~StagedOutput() {

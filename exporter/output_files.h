@@ -32,7 +32,8 @@ void check_test_data_sets(const std::string &out);
 
 class StagedOutput {
 public:
-  // Creates the private folder beside `out`. Throws Error when the output folder is not writable.
+  // Creates the private folder beside `out` (beside the file it links to, when it is a symbolic
+  // link: written_file). Throws Error when the output folder is not writable.
   explicit StagedOutput(const std::string &out);
   // Removes the private folder and what is left in it (all of it, when commit did not run).
   ~StagedOutput();
@@ -41,6 +42,8 @@ public:
 
   // Where to write the ONNX file (its external data goes beside it, with the name OUT.data).
   const std::string &model_path() const { return model_; }
+  // Where the test-data sets go once moved into place (OUT without its extension).
+  std::string final_test_data_folder() const { return test_data_folder(out_); }
   // Where to write test-data set k.
   std::string test_data_dir(size_t k);
   // `message` with the private folder's paths written as the output's (an error writing

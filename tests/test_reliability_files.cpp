@@ -72,6 +72,43 @@ TEST_CASE("files: no path written is a path read", "[reliability]") {
   CHECK_FALSE(fs::exists(dir + "/x.json"));
 }
 
+TEST_CASE("files: devices and the zoo's result files are paths too", "[reliability]") {
+  // A rename over /dev/null or /dev/stdout (as root) would replace the device or the link with a
+  // file: a written path that is not a regular file is refused, a link is written through.
+  std::string dir = fresh_dir("paths_devices");
+  for (const auto &extra : std::vector<std::vector<std::string>>{
+           {"-o", "/dev/null"}, {"-o", dir + "/m.onnx", "--report", "/dev/null"}}) {
+    auto r = run_cli(args(args({test_model("tiny_cnn")}, extra), kSpec));
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "torch2onnx writes regular files only"));
+  }
+  auto piped = run_command("(" + shell_quote(T2O_CLI) + " " + test_model("tiny_cnn") + " -o " +
+                           dir + "/m.onnx --input x:f32[1,3,16,16] --report /dev/stdout | cat)");
+  CHECK(contains(piped.err, "is a pipe (FIFO); torch2onnx writes regular files only"));
+  CHECK(fs::is_character_file("/dev/null"));
+  CHECK(fs::is_symlink("/dev/stdout"));
+  // -o through a symbolic link writes the file it names; the link stays.
+  write_bytes(dir + "/real.onnx", "old");
+  fs::create_symlink("real.onnx", dir + "/link.onnx");
+  REQUIRE(run_cli(args({test_model("tiny_cnn"), "-o", dir + "/link.onnx"}, kSpec)).exit_code == 0);
+  CHECK(fs::is_symlink(dir + "/link.onnx"));
+  CHECK(file_bytes(dir + "/real.onnx") != "old");
+  // zoo --report over its own manifest, --json over --junit.
+  std::string manifest = dir + "/z.yaml";
+  write_bytes(manifest, "models:\n  - name: m\n    model: " + test_model("tiny_cnn") +
+                            "\n    inputs: [\"x:f32[1,3,16,16]\"]\n");
+  const std::string text = file_bytes(manifest);
+  for (const auto &extra : std::vector<std::vector<std::string>>{
+           {"--report", manifest}, {"--json", dir + "/r", "--junit", dir + "/r"}}) {
+    auto r = run_cli(args({"zoo", manifest, "--out", dir + "/out"}, extra));
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK((contains(r.err, "is the manifest") || contains(r.err, "are the same file")));
+    CHECK(file_bytes(manifest) == text);
+  }
+}
+
 TEST_CASE("files: --verify never deletes a file of the user's in a test_data_set folder",
           "[reliability]") {
   std::string dir = fresh_dir("user_in_set");
