@@ -81,8 +81,13 @@ from LibTorch's (the values of every node compared, in order) and prints it as "
 node: ..." with its op, module scope, source line, error, both value ranges and the converter;
 --locate runs that search even when every output passes.
 
---report FILE writes one document about the export, also when it fails: JSON (docs/report.md
-lists the fields), or markdown when FILE ends in .md.
+--report FILE writes one document about the export, also when it fails or crashes: JSON
+(docs/report.md lists the fields), or markdown when FILE ends in .md.
+
+Files: everything is written into a private folder beside the output and moved into place only
+when the export succeeded, so a failure leaves an earlier output as it was. No file written (-o,
+OUT.data, the test data, --report) may be a file read (the model, --input-data, libraries,
+plugins); files read must be regular files (not a FIFO, a pipe or a device). docs/security.md.
 
 The model's weights are mapped from its file (copy-on-write), not read into new memory: the file
 must not be rewritten or truncated while the export runs. TORCH2ONNX_LOAD=copy in the
@@ -106,6 +111,7 @@ struct Args {
   bool verbose = false, quiet = false, timings = false;
   const CLI::Option *rtol = nullptr;
   const CLI::Option *atol = nullptr;
+  bool output_given = false; // -o, also when empty
 };
 
 void add_flags(CLI::App &app, Args &a) {
@@ -174,7 +180,8 @@ void add_flags(CLI::App &app, Args &a) {
       "skip the graph rewrites (Conv+BatchNormalization folding, no-op and Identity removal, "
       "common subexpressions); for debugging the exporter");
   app.add_option("--report", a.report,
-                 "write a report of the export to FILE, also when it fails: JSON, or markdown for "
+                 "write a report of the export to FILE, also when it fails or crashes: JSON, or "
+                 "markdown for "
                  "a .md FILE (see docs/report.md)");
   app.add_flag("--timings", a.timings,
                "print the time of each phase (load, prepare, record, convert, optimize, "
@@ -245,6 +252,9 @@ void check_command_line(Args &a) {
   if (a.atol->count())
     check_tolerance("--atol", o.atol);
   check_verify_dims(o);
+  if (a.output_given && o.output_path.empty())
+    throw Error("-o is empty", "give the ONNX file to write, e.g. -o model.onnx, or leave out -o "
+                               "to write MODEL.onnx beside the model");
   std::string out = o.output_path.empty() ? default_output_path(o.model_path) : o.output_path;
   std::error_code ec;
   if (fs::is_directory(out, ec))
@@ -527,6 +537,7 @@ int run_export(int argc, char **argv) {
     return 2;
   }
   a.o.verbosity = a.quiet ? 0 : a.verbose ? 2 : 1;
+  a.output_given = app.count("--output") > 0;
   a.o.verify = a.o.verify || a.o.locate;
   std::string out = a.o.output_path.empty() ? default_output_path(a.o.model_path) : a.o.output_path;
   auto seconds = [&] {

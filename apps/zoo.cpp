@@ -94,7 +94,8 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   app.add_option("--shard", o.shard, "take every N-th model starting at the I-th, e.g. 2/3");
   app.add_option("--opset", o.opset, "export every model at this opset instead of the manifest's")
       ->check(CLI::Range(kMinOpset, kMaxOpset));
-  app.add_option("--timeout", o.timeout, "seconds per model, replacing the manifest's");
+  app.add_option("--timeout", o.timeout, "seconds per model, replacing the manifest's")
+      ->check(CLI::PositiveNumber);
   app.add_option("--junit", o.junit, "write JUnit XML results here");
   app.add_option("--report", o.report, "write a markdown table of the results here");
   app.add_option("--json", o.json, "write JSON results here");
