@@ -15,12 +15,14 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -287,6 +289,10 @@ std::optional<Error> report_path_problem(const Args &a, const std::string &out) 
     return Error(
         fmt::format("--report '{}': the folder '{}' does not exist", a.report, dir.string()),
         "create it first, or give another --report path");
+  if (::access(dir.c_str(), W_OK) != 0)
+    return Error(fmt::format("--report '{}': the folder '{}' is not writable ({})", a.report,
+                             dir.string(), std::strerror(errno)),
+                 "give a --report path in a folder you can write to");
   const PathUse report{a.report, "--report", false};
   std::vector<PathUse> writes = export_writes(a.o, out);
   writes.push_back(report);
@@ -484,6 +490,10 @@ void write_report(const Args &a, const std::string &out, const ExportReport *res
   in.exit_code = exit_code;
   try {
     report::write(a.report, report::build(in));
+  } catch (const Error &e) {
+    print_error(e.what(), e.hint());
+    if (exit_code == 0)
+      exit_code = 1;
   } catch (const std::exception &e) {
     print_error(e.what(), "");
     if (exit_code == 0)

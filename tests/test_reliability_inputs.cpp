@@ -178,6 +178,12 @@ TEST_CASE("inputs: ranks over 64 are refused at once, not in quadratic time", "[
   CHECK(contains(error_of([&] { torch2onnx::load_tensor_proto(dir + "/r.pb"); }),
                  "has 100000 dims; torch2onnx takes at most 64"));
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3)); // was 34 s
+  std::string spec = "x:f32[1";
+  for (int i = 1; i < 20000; ++i)
+    spec += ",1";
+  auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", spec + "]"});
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, "more than 64 dims"));
 }
 
 TEST_CASE("inputs: sizes that overflow are refused, never wrapped or passed to LibTorch",
