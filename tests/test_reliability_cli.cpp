@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
 using namespace t2o_test;
@@ -93,6 +94,14 @@ TEST_CASE("cli: ops survives plugins that crash, throw or register nonsense", "[
                         "--load-library", arm});
   CHECK(lib.exit_code == 1);
   CHECK(contains(lib.err, "--load-library '" + arm + "' is built for aarch64"));
+  // ops --json with a plugin whose path holds a quote and a newline: still JSON.
+  std::string odd = dir + "/we\"ird\n.so";
+  fs::copy_file(T2O_PLUGIN_GOOD, odd);
+  auto json = run_timed({"ops", "--json", "--converters", odd});
+  REQUIRE(json.exit_code == 0);
+  auto listed = nlohmann::json::parse(json.out);
+  CHECK(std::any_of(listed.begin(), listed.end(),
+                    [&](const nlohmann::json &e) { return e["plugin"] == odd; }));
   // In an export, a plugin throwing an int is one error too.
   auto ex = run_timed({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "f32[1,3,16,16]",
                        "--converters", T2O_PLUGIN_THROW_INT});

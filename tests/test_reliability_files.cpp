@@ -70,6 +70,11 @@ TEST_CASE("files: no path written is a path read", "[reliability]") {
   }
   CHECK_FALSE(fs::exists(dir + "/x.onnx"));
   CHECK_FALSE(fs::exists(dir + "/x.json"));
+  // -o '' wrote MODEL.onnx beside the model, as if -o was not given.
+  auto empty = run_cli(args({model, "-o", ""}, kSpec));
+  CHECK(empty.exit_code == 2);
+  CHECK(contains(empty.err, "-o is empty"));
+  CHECK_FALSE(fs::exists(dir + "/e.onnx"));
 }
 
 TEST_CASE("files: devices and the zoo's result files are paths too", "[reliability]") {
