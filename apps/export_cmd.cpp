@@ -6,18 +6,23 @@
 #include "aten_lib/converter.h"
 #include "aten_lib/plugins.h"
 #include "builder/error.h"
+#include "builder/file_io.h"
+#include "builder/printable.h"
 #include "builder/process.h"
 #include "exporter/export.h"
+#include "exporter/output_files.h"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -78,8 +83,13 @@ from LibTorch's (the values of every node compared, in order) and prints it as "
 node: ..." with its op, module scope, source line, error, both value ranges and the converter;
 --locate runs that search even when every output passes.
 
---report FILE writes one document about the export, also when it fails: JSON (docs/report.md
-lists the fields), or markdown when FILE ends in .md.
+--report FILE writes one document about the export, also when it fails or crashes: JSON
+(docs/report.md lists the fields), or markdown when FILE ends in .md.
+
+Files: everything is written into a private folder beside the output and moved into place only
+when the export succeeded, so a failure leaves an earlier output as it was. No file written (-o,
+OUT.data, the test data, --report) may be a file read (the model, --input-data, libraries,
+plugins); files read must be regular files (not a FIFO, a pipe or a device). docs/security.md.
 
 The model's weights are mapped from its file (copy-on-write), not read into new memory: the file
 must not be rewritten or truncated while the export runs. TORCH2ONNX_LOAD=copy in the
@@ -103,6 +113,7 @@ struct Args {
   bool verbose = false, quiet = false, timings = false;
   const CLI::Option *rtol = nullptr;
   const CLI::Option *atol = nullptr;
+  bool output_given = false; // -o, also when empty
 };
 
 void add_flags(CLI::App &app, Args &a) {
@@ -171,7 +182,8 @@ void add_flags(CLI::App &app, Args &a) {
       "skip the graph rewrites (Conv+BatchNormalization folding, no-op and Identity removal, "
       "common subexpressions); for debugging the exporter");
   app.add_option("--report", a.report,
-                 "write a report of the export to FILE, also when it fails: JSON, or markdown for "
+                 "write a report of the export to FILE, also when it fails or crashes: JSON, or "
+                 "markdown for "
                  "a .md FILE (see docs/report.md)");
   app.add_flag("--timings", a.timings,
                "print the time of each phase (load, prepare, record, convert, optimize, "
@@ -242,6 +254,9 @@ void check_command_line(Args &a) {
   if (a.atol->count())
     check_tolerance("--atol", o.atol);
   check_verify_dims(o);
+  if (a.output_given && o.output_path.empty())
+    throw Error("-o is empty", "give the ONNX file to write, e.g. -o model.onnx, or leave out -o "
+                               "to write MODEL.onnx beside the model");
   std::string out = o.output_path.empty() ? default_output_path(o.model_path) : o.output_path;
   std::error_code ec;
   if (fs::is_directory(out, ec))
@@ -253,6 +268,41 @@ void check_command_line(Args &a) {
     throw Error(fmt::format("-o '{}' has no file extension, which --verify needs", out),
                 "name the output like model.onnx: --verify writes its test data to the folder "
                 "'model/' beside it");
+  // No path written is a path read, and no two written paths are one (docs/security.md).
+  std::vector<PathUse> writes = export_writes(o, out);
+  if (!a.report.empty())
+    writes.push_back({a.report, "--report", false});
+  check_path_conflicts(export_reads(o), writes);
+}
+
+// Why the --report path cannot take the report (then none is written, not even of the failure).
+std::optional<Error> report_path_problem(const Args &a, const std::string &out) {
+  if (a.report.empty())
+    return std::nullopt;
+  std::error_code ec;
+  if (fs::is_directory(a.report, ec))
+    return Error(fmt::format("--report '{}' is a directory", a.report),
+                 fmt::format("give a file name, e.g. --report {}",
+                             (fs::path(a.report) / fs::path(out).stem()).string() + ".json"));
+  fs::path dir = fs::path(a.report).has_parent_path() ? fs::path(a.report).parent_path() : ".";
+  if (!fs::is_directory(dir, ec))
+    return Error(
+        fmt::format("--report '{}': the folder '{}' does not exist", a.report, dir.string()),
+        "create it first, or give another --report path");
+  if (::access(dir.c_str(), W_OK) != 0)
+    return Error(fmt::format("--report '{}': the folder '{}' is not writable ({})", a.report,
+                             dir.string(), std::strerror(errno)),
+                 "give a --report path in a folder you can write to");
+  const PathUse report{a.report, "--report", false};
+  std::vector<PathUse> writes = export_writes(a.o, out);
+  writes.push_back(report);
+  try {
+    check_path_conflicts(export_reads(a.o), {report});
+    check_path_conflicts({}, writes);
+  } catch (const Error &e) {
+    return e;
+  }
+  return std::nullopt;
 }
 
 // An --output-names name equal to a forward argument's name (the CLI cannot see those names
@@ -287,19 +337,27 @@ std::string phase_of(const std::string &message) {
   return "";
 }
 
+// Messages quote names from files (tensor names, dict keys, LibTorch's text of the model's code):
+// what reaches the terminal is escaped (builder/printable.h); the message's own line breaks stay.
 void print_error(const std::string &message, const std::string &hint) {
-  fmt::print(stderr, "torch2onnx: error: {}\n", message);
+  fmt::print(stderr, "torch2onnx: error: {}\n", printable(message, /*keep_newlines=*/true));
   if (!hint.empty())
-    fmt::print(stderr, "  hint: {}\n", hint);
+    fmt::print(stderr, "  hint: {}\n", printable(hint, true));
+}
+
+// The first line of an exception's text: LibTorch's c10::Error carries a backtrace after it.
+std::string first_line(const std::string &what) {
+  std::string line = what.substr(0, what.find('\n'));
+  return line.empty() ? what : line;
 }
 
 void print_details(const ExportReport &r, const Args &a) {
   if (a.o.verbosity >= 1)
     for (const auto &w : r.notices)
-      fmt::print(stderr, "torch2onnx: warning: {}\n", w);
+      fmt::print(stderr, "torch2onnx: warning: {}\n", printable(w, true));
   if (a.o.verbosity >= 2)
     for (const auto &w : r.warnings)
-      fmt::print(stderr, "torch2onnx: warning: {}\n", w);
+      fmt::print(stderr, "torch2onnx: warning: {}\n", printable(w, true));
   if (!a.timings && a.o.verbosity < 2)
     return;
   const auto &p = r.phases;
@@ -329,37 +387,37 @@ std::string test_data_text(const VerifyReport &v) {
 int print_verify(const ExportReport &r, const ExportOptions &o) {
   const auto &v = *r.verify;
   if (r.divergence && (!v.ok() || o.verbosity >= 1))
-    fmt::print(stderr, "{}\n", report::divergence_line(*r.divergence));
+    fmt::print(stderr, "{}\n", printable(report::divergence_line(*r.divergence)));
   for (const auto &c : v.outputs) {
     if (o.verbosity < 1 && c.ok())
       continue;
     std::string at = c.sizes.empty() ? "" : " [" + c.sizes + "]";
     if (!c.problem.empty())
-      fmt::print("  verify {}{}: FAIL: {}\n", c.name, at, c.problem);
+      fmt::print("  verify {}{}: FAIL: {}\n", printable(c.name), at, printable(c.problem));
     else
       fmt::print("  verify {}{}: max abs error {:.3g}, max rel error {:.3g} (max |torch| {:.3g}, "
                  "tolerance {:.3g}) {}\n",
-                 c.name, at, c.max_abs_error, c.max_rel_error, c.max_abs_ref, c.tolerance,
-                 c.ok() ? "ok" : "FAIL");
+                 printable(c.name), at, c.max_abs_error, c.max_rel_error, c.max_abs_ref,
+                 c.tolerance, c.ok() ? "ok" : "FAIL");
   }
   if (!v.ok()) {
     fmt::print(stderr,
                "torch2onnx: error: verification failed: ONNX Runtime's outputs differ from "
                "LibTorch's (model kept at {}, test data in {})\n",
-               r.output_path, test_data_text(v));
+               printable(r.output_path), printable(test_data_text(v)));
     return 1;
   }
   if (o.verbosity >= 1)
     fmt::print("  verified in ONNX Runtime ({:.2f} s); test data in {}\n", v.seconds,
-               test_data_text(v));
+               printable(test_data_text(v)));
   return 0;
 }
 
 int print_result(const ExportReport &r, const Args &a) {
   print_details(r, a);
   if (a.o.verbosity >= 1)
-    fmt::print("{}: opset {}, {} nodes, {} parameters ({}), {:.2f} s\n", r.output_path, r.opset,
-               r.stats.nodes, report::human_count(static_cast<double>(r.stats.parameters)),
+    fmt::print("{}: opset {}, {} nodes, {} parameters ({}), {:.2f} s\n", printable(r.output_path),
+               r.opset, r.stats.nodes, report::human_count(static_cast<double>(r.stats.parameters)),
                report::human_bytes(static_cast<double>(r.stats.parameter_bytes)), r.seconds);
   if (a.o.verbosity >= 1)
     for (const auto &f : r.functions)
@@ -368,28 +426,6 @@ int print_result(const ExportReport &r, const Args &a) {
                  f.calls.size() == 1 ? "" : "s", f.nodes, f.activation_inputs + f.weight_inputs,
                  f.weight_inputs);
   return r.verify ? print_verify(r, a.o) : 0;
-}
-
-// The output file as it was before the export, to tell a file this run wrote from an old one.
-struct OutputState {
-  bool existed = false;
-  fs::file_time_type time;
-};
-
-OutputState output_state(const std::string &path) {
-  std::error_code ec;
-  OutputState s;
-  s.existed = fs::exists(path, ec);
-  if (s.existed)
-    s.time = fs::last_write_time(path, ec);
-  return s;
-}
-
-// A failure after the model was written (e.g. while verifying) must not leave it behind.
-void remove_if_written(const std::string &path, const OutputState &before) {
-  std::error_code ec;
-  if (fs::exists(path, ec) && (!before.existed || fs::last_write_time(path, ec) != before.time))
-    fs::remove(path, ec);
 }
 
 // Runs the export; fills `result` or `failure` and returns the exit status.
@@ -406,7 +442,8 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print(stderr, "torch2onnx: [{:6.2f} s] {}\n", t, m);
   };
-  OutputState before = output_state(out), data_before = output_state(out + ".data");
+  // A failed export leaves nothing behind and the earlier output as it was: the library moves its
+  // files into place only when it succeeds (exporter/output_files.h).
   try {
     result = export_model(o, log, &partial);
     return print_result(*result, a);
@@ -417,17 +454,22 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
     if (auto clash = output_name_clash(o, e.what()))
       failure = *clash;
   } catch (const std::exception &e) {
-    failure = {"internal", e.what(), "", phase, std::nullopt};
+    // LibTorch's errors (c10::Error) carry a backtrace after their first line: not for users.
+    failure = {"internal", first_line(e.what()), "", phase, std::nullopt};
+  } catch (...) {
+    // `throw 42` in a converter plugin or a custom-op library: still one error, not terminate.
+    failure = {"internal",
+               "an exception that is not a std::exception was thrown (by a converter plugin or a "
+               "custom-op library?)",
+               "", phase, std::nullopt};
   }
   if (is_out_of_memory(failure.message) && failure.message.rfind("out of memory", 0) != 0) {
     Error oom = out_of_memory(phase.empty() ? "exporting" : "in phase '" + phase + "'");
-    failure = {"export", fmt::format("{} ({})", oom.what(), failure.message), oom.hint(), phase,
-               std::nullopt};
+    failure = {"export", fmt::format("{} ({})", oom.what(), first_line(failure.message)),
+               oom.hint(), phase, std::nullopt};
   }
-  remove_if_written(out, before);
-  remove_if_written(out + ".data", data_before);
   if (failure.kind == "internal")
-    fmt::print(stderr, "torch2onnx: internal error: {}\n", failure.message);
+    fmt::print(stderr, "torch2onnx: internal error: {}\n", printable(failure.message, true));
   else
     print_error(failure.message, failure.hint);
   return failure.kind == "usage" ? 2 : 1;
@@ -448,10 +490,37 @@ void write_report(const Args &a, const std::string &out, const ExportReport *res
   in.exit_code = exit_code;
   try {
     report::write(a.report, report::build(in));
-  } catch (const std::exception &e) {
-    fmt::print(stderr, "torch2onnx: error: {}\n", e.what());
+  } catch (const Error &e) {
+    print_error(e.what(), e.hint());
     if (exit_code == 0)
       exit_code = 1;
+  } catch (const std::exception &e) {
+    print_error(e.what(), "");
+    if (exit_code == 0)
+      exit_code = 1;
+  }
+  set_crash_report("", "", false); // the report of this run is written
+}
+
+// The report the crash handler writes if the process crashes from here on: a failure of kind
+// "crash" whose message it completes with the signal and the step (builder/process.h).
+void arm_crash_report(const Args &a, const std::string &out) {
+  if (a.report.empty())
+    return;
+  report::Failure f{"crash", fmt::format("{} while {}", kCrashEvent, kCrashPhase),
+                    "no output file was written or changed; please report it with the command "
+                    "and the model",
+                    ""};
+  report::Inputs in;
+  in.options = &a.o;
+  in.failure = &f;
+  in.output_path = out;
+  in.exit_code = 1;
+  try {
+    set_crash_report(a.report, report::text(a.report, report::build(in)),
+                     !report::is_markdown(a.report));
+  } catch (const std::exception &) {
+    // No crash report then; the normal one is still written.
   }
 }
 
@@ -478,12 +547,17 @@ int run_export(int argc, char **argv) {
     return 2;
   }
   a.o.verbosity = a.quiet ? 0 : a.verbose ? 2 : 1;
+  a.output_given = app.count("--output") > 0;
   a.o.verify = a.o.verify || a.o.locate;
   std::string out = a.o.output_path.empty() ? default_output_path(a.o.model_path) : a.o.output_path;
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   int rc = 0;
+  if (auto bad = report_path_problem(a, out)) {
+    print_error(bad->what(), bad->hint());
+    return 2;
+  }
   try {
     check_command_line(a);
   } catch (const Error &e) {
@@ -496,6 +570,7 @@ int run_export(int argc, char **argv) {
   std::optional<ExportReport> result;
   report::Failure failure;
   ExportReport partial;
+  arm_crash_report(a, out);
   rc = export_and_print(a, out, result, failure, partial);
   write_report(a, out, result ? &*result : nullptr, result ? nullptr : &failure, seconds(), rc,
                &partial);

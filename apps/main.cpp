@@ -6,6 +6,8 @@
 #include "aten_lib/converter.h"
 #include "aten_lib/plugins.h"
 #include "builder/error.h"
+#include "builder/file_io.h"
+#include "builder/printable.h"
 #include "builder/process.h"
 
 #include <CLI/CLI.hpp>
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unistd.h>
 
@@ -20,14 +23,10 @@ using namespace torch2onnx;
 
 namespace {
 
-std::string json_escape(const std::string &s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\')
-      out += '\\';
-    out += ch;
-  }
-  return out;
+// A JSON string (quotes, backslashes, control characters escaped; bytes that are not UTF-8
+// replaced): plugin paths and names come from the command line and from plugins.
+std::string json_string(const std::string &s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void print_ops_json(const std::vector<const RegistryEntry *> &chosen) {
@@ -35,16 +34,21 @@ void print_ops_json(const std::vector<const RegistryEntry *> &chosen) {
   for (size_t i = 0; i < chosen.size(); ++i) {
     std::vector<std::string> q;
     for (const auto &o : chosen[i]->onnx_ops)
-      q.push_back("\"" + o + "\"");
-    std::string plugin =
-        chosen[i]->plugin.empty() ? "null" : "\"" + json_escape(chosen[i]->plugin) + "\"";
-    fmt::print("  {{\"op\": \"{}\", \"since_opset\": {}, \"family\": \"{}\", \"onnx_ops\": [{}], "
+      q.push_back(json_string(o));
+    std::string plugin = chosen[i]->plugin.empty() ? "null" : json_string(chosen[i]->plugin);
+    fmt::print("  {{\"op\": {}, \"since_opset\": {}, \"family\": {}, \"onnx_ops\": [{}], "
                "\"complex\": {}, \"plugin\": {}}}{}\n",
-               chosen[i]->op, chosen[i]->since_opset, json_escape(chosen[i]->family),
+               json_string(chosen[i]->op), chosen[i]->since_opset, json_string(chosen[i]->family),
                fmt::join(q, ", "), chosen[i]->complex_fn ? "true" : "false", plugin,
                i + 1 < chosen.size() ? "," : "");
   }
   fmt::print("]\n");
+}
+
+void print_error(const Error &e) {
+  fmt::print(stderr, "torch2onnx: error: {}\n", printable(e.what(), /*keep_newlines=*/true));
+  if (!e.hint().empty())
+    fmt::print(stderr, "  hint: {}\n", printable(e.hint(), true));
 }
 
 int run_ops(int argc, char **argv) {
@@ -69,11 +73,12 @@ int run_ops(int argc, char **argv) {
   }
   std::unique_ptr<Registry> with_plugins;
   try {
+    // A plugin that crashes while it loads or registers is one error line (process.h), naming it.
+    for (const auto &p : plugins)
+      check_shared_library(p, "converter plugin");
     with_plugins = registry_with_plugins(nullptr, plugins, "");
   } catch (const Error &e) {
-    fmt::print(stderr, "torch2onnx: error: {}\n", e.what());
-    if (!e.hint().empty())
-      fmt::print(stderr, "  hint: {}\n", e.hint());
+    print_error(e);
     return 1;
   }
   const Registry &reg = with_plugins ? *with_plugins : Registry::global();
@@ -94,9 +99,9 @@ int run_ops(int argc, char **argv) {
   fmt::print("{:<36} {:>5}  {:<12} {}\n", "op", "since", "family", "ONNX ops");
   size_t from_plugins = 0;
   for (const auto *e : chosen) {
-    fmt::print("{:<36} {:>5}  {:<12} {}{}\n", e->op, e->since_opset, e->family,
-               fmt::join(e->onnx_ops, ", "),
-               e->plugin.empty() ? "" : "  [plugin " + e->plugin + "]");
+    fmt::print("{:<36} {:>5}  {:<12} {}{}\n", printable(e->op), e->since_opset,
+               printable(e->family), printable(fmt::format("{}", fmt::join(e->onnx_ops, ", "))),
+               e->plugin.empty() ? "" : "  [plugin " + printable(e->plugin) + "]");
     from_plugins += !e->plugin.empty();
   }
   fmt::print("{} ops at opset {}{}\n", chosen.size(), opset,
@@ -112,11 +117,22 @@ extern "C" int torch2onnx_cli_main(int argc, char **argv) {
   // Past a file-size limit (ulimit -f) write() then fails with EFBIG and the atomic writer reports
   // it cleanly, instead of SIGXFSZ killing the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
-  if (argc > 1 && std::string(argv[1]) == "ops")
-    return run_ops(argc - 1, argv + 1);
-  if (argc > 1 && std::string(argv[1]) == "show")
-    return show::run_show(argc - 1, argv + 1);
-  if (argc > 1 && std::string(argv[1]) == "zoo")
+  const std::string command = argc > 1 ? argv[1] : "";
+  if (command == "ops" || command == "show") {
+    // A plugin that aborts or segfaults while it loads (ops --converters), or a crash reading a
+    // file: one error line and exit 1, as for an export.
+    install_signal_cleanup();
+    int rc = 1;
+    try {
+      rc = command == "ops" ? run_ops(argc - 1, argv + 1) : show::run_show(argc - 1, argv + 1);
+    } catch (...) {
+      fmt::print(stderr, "torch2onnx: internal error: an exception that is not a std::exception "
+                         "was thrown (by a converter plugin?)\n");
+    }
+    std::fflush(nullptr);
+    return rc;
+  }
+  if (command == "zoo")
     return zoo::run_zoo(argc - 1, argv + 1);
   // SIGINT/SIGTERM remove the temporary files and stop ONNX Runtime; a crash is one error line.
   install_signal_cleanup();

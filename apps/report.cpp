@@ -5,6 +5,7 @@
 
 #include "aten_lib/converter.h"
 #include "builder/error.h"
+#include "builder/file_io.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -488,28 +489,26 @@ std::string markdown(const json &r) {
   return o;
 }
 
-void write(const std::string &path, const json &report) {
-  bool md = fs::path(path).extension() == ".md";
+bool is_markdown(const std::string &path) {
+  return fs::path(path).extension() == ".md";
+}
+
+std::string text(const std::string &path, const json &report) {
   // Messages may quote file names that are not UTF-8: replaced, not an exception.
-  std::string text =
-      md ? markdown(report) : report.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-  std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw Error(fmt::format("cannot write the report '{}'", path),
-                  "check that its folder exists and is writable");
-    }
-  }
+  return is_markdown(path) ? markdown(report)
+                           : report.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void write(const std::string &path, const json &report) {
   std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw Error(fmt::format("cannot write the report '{}': {}", path, ec.message()));
+  if (fs::is_directory(path, ec))
+    throw Error(fmt::format("cannot write the report '{}': it is a directory", path),
+                "give a file name with --report");
+  try {
+    write_file_atomic(path, text(path, report));
+  } catch (const Error &e) {
+    throw Error(fmt::format("cannot write the report: {}", e.what()),
+                "check that its folder exists and is writable");
   }
 }
 

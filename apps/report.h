@@ -16,7 +16,7 @@ constexpr int kVersion = 1;
 
 // Why an export did not finish.
 struct Failure {
-  std::string kind;    // "usage" (exit 2), "export" (exit 1) or "internal" (exit 1)
+  std::string kind;    // "usage" (exit 2), "export", "internal" or "crash" (exit 1)
   std::string message; // the error, as printed after "torch2onnx: error: "
   std::string hint;    // may be empty
   std::string phase;   // the step that was running: load, convert, serialize, verify; may be empty
@@ -41,8 +41,12 @@ nlohmann::ordered_json build(const Inputs &in);
 std::string markdown(const nlohmann::ordered_json &report);
 
 // Writes `report` to `path` (markdown when it ends in .md, JSON otherwise) through a temporary
-// file and a rename, so a reader never sees half a report. Throws Error.
+// file and a rename (builder/file_io.h), so a reader never sees half a report. Throws Error
+// naming the reason.
 void write(const std::string &path, const nlohmann::ordered_json &report);
+// The text write() writes to `path`, and whether that is markdown.
+std::string text(const std::string &path, const nlohmann::ordered_json &report);
+bool is_markdown(const std::string &path);
 
 // "first diverging node: #3 aten::relu in block1 (model.py:12): max abs error ... " (one line).
 std::string divergence_line(const Divergence &d);

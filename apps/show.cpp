@@ -4,6 +4,8 @@
 
 #include "apps/report.h"
 #include "builder/error.h"
+#include "builder/file_io.h"
+#include "builder/printable.h"
 #include "builder/provenance.h"
 #include "builder/types.h"
 
@@ -17,6 +19,8 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 
@@ -27,24 +31,60 @@ namespace torch2onnx::show {
 
 namespace {
 
+// The file mapped read-only (a regular file only: a FIFO would block, a device never end); its
+// pages are read as protobuf parses them, never copied whole.
+class MappedFile {
+public:
+  explicit MappedFile(const std::string &path) {
+    int fd = open_regular_file(path, "ONNX file", size_);
+    if (size_ > static_cast<uint64_t>(INT_MAX)) {
+      ::close(fd);
+      throw Error(fmt::format("'{}' is {} bytes: an ONNX model file is at most 2 GB (protobuf's "
+                              "limit; larger models keep their weights in external data)",
+                              path, size_));
+    }
+    if (size_ > 0)
+      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (data_ == MAP_FAILED)
+      throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  }
+  ~MappedFile() {
+    if (data_ != nullptr && data_ != MAP_FAILED)
+      ::munmap(data_, size_);
+  }
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+  const char *data() const { return static_cast<const char *>(data_); }
+  size_t size() const { return size_; }
+
+private:
+  void *data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
 onnx::ModelProto load(const std::string &path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    throw Error(fmt::format("'{}' does not exist", path), "check the path");
-  if (fs::is_directory(path, ec))
-    throw Error(fmt::format("'{}' is a directory, not an ONNX file", path), "give the .onnx file");
-  std::ifstream f(path, std::ios::binary);
-  if (!f)
-    throw Error(fmt::format("cannot open '{}'", path), "check that it is readable");
-  google::protobuf::io::IstreamInputStream raw(&f);
-  google::protobuf::io::CodedInputStream in(&raw);
-  in.SetTotalBytesLimit(INT_MAX); // the protobuf limit of a model file (2 GB)
+  MappedFile f(path);
+  const char *kHint =
+      "torch2onnx show reads .onnx files; for TorchScript run `torch2onnx MODEL.pt`";
+  // ir_version, producer_name, producer_version, domain, model_version, doc_string, graph: a
+  // second one would be merged into (or replace) the first without a word from protobuf.
+  static const std::vector<int> kSingular = {1, 2, 3, 4, 5, 6, 7};
+  const int twice = repeated_singular_field(f.data(), f.size(), kSingular);
   onnx::ModelProto m;
-  if (!m.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage() || m.ir_version() <= 0 ||
-      !m.has_graph())
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(f.data()),
+                                            static_cast<int>(f.size()));
+  in.SetTotalBytesLimit(INT_MAX); // the protobuf limit of a model file (2 GB)
+  if (twice < 0 || !m.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage() ||
+      m.ir_version() <= 0 || !m.has_graph())
     throw Error(
         fmt::format("'{}' is not an ONNX model (no ModelProto with a graph could be read)", path),
-        "torch2onnx show reads .onnx files; for TorchScript run `torch2onnx MODEL.pt`");
+        kHint);
+  if (twice > 0)
+    throw Error(fmt::format("'{}' is damaged: it gives the ModelProto field {} twice (a second "
+                            "{} would silently replace or merge into the first)",
+                            path, twice, twice == 7 ? "graph" : "value"),
+                kHint);
   return m;
 }
 
@@ -101,18 +141,25 @@ template <typename Repeated> json array_of(const Repeated &r) {
   return a;
 }
 
-int64_t numel(const onnx::TensorProto &t) {
-  int64_t n = 1;
-  for (auto d : t.dims())
-    n *= d;
+// The element count of a tensor's dims, without overflow (a double), or -1 when a dim is
+// negative (a damaged file).
+double numel(const onnx::TensorProto &t) {
+  double n = 1;
+  for (auto d : t.dims()) {
+    if (d < 0)
+      return -1;
+    n *= static_cast<double>(d);
+  }
   return n;
 }
 
 // A small tensor's values as text ("0,-1"); empty when they are not stored inline or too many.
 std::string tensor_values_text(const onnx::TensorProto &t, size_t max_values = 8) {
-  const int64_t n = numel(t);
-  if (n > static_cast<int64_t>(max_values) || t.data_location() == onnx::TensorProto::EXTERNAL)
+  const double count = numel(t);
+  if (count < 0 || count > static_cast<double>(max_values) ||
+      t.data_location() == onnx::TensorProto::EXTERNAL)
     return "";
+  const auto n = static_cast<int64_t>(count);
   std::vector<std::string> v;
   const std::string &raw = t.raw_data();
   auto from_raw = [&](auto sample) {
@@ -328,13 +375,61 @@ json graph_json(const onnx::GraphProto &g, Scopes &scopes, bool ours) {
   return j;
 }
 
-int64_t tensor_bytes(const onnx::TensorProto &t) {
-  for (const auto &e : t.external_data())
-    if (e.key() == "length")
-      return std::stoll(e.value());
-  int64_t size =
-      static_cast<int64_t>(dtype_size(static_cast<DType>(std::clamp(t.data_type(), 0, 16))));
-  return numel(t) * size;
+// The bytes a tensor's dims and type say it holds (0 when a dim is negative).
+double tensor_bytes(const onnx::TensorProto &t) {
+  const double size =
+      static_cast<double>(dtype_size(static_cast<DType>(std::clamp(t.data_type(), 0, 16))));
+  return std::max(0.0, numel(t)) * size;
+}
+
+// The bytes of data a tensor holds in the file (raw_data or its typed fields), or its external
+// data's stated length; -1 when that is not stated.
+double stored_bytes(const onnx::TensorProto &t) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    for (const auto &e : t.external_data())
+      if (e.key() == "length") {
+        char *end = nullptr;
+        double v = std::strtod(e.value().c_str(), &end);
+        return end && *end == '\0' && !e.value().empty() && v >= 0 ? v : -1;
+      }
+    return -1;
+  }
+  if (t.has_raw_data())
+    return static_cast<double>(t.raw_data().size());
+  const double size =
+      static_cast<double>(dtype_size(static_cast<DType>(std::clamp(t.data_type(), 0, 16))));
+  const double typed =
+      static_cast<double>(t.float_data_size() + t.int32_data_size() + t.int64_data_size() +
+                          t.double_data_size() + t.uint64_data_size());
+  if (t.data_type() == onnx::TensorProto::STRING)
+    return static_cast<double>(t.string_data_size()) == numel(t) ? 0 : -2;
+  // int32_data holds one 8- or 16-bit element per value
+  return typed * size;
+}
+
+// What is wrong with an initializer's dims or data, or "".
+std::string initializer_problem(const onnx::TensorProto &t) {
+  for (auto d : t.dims())
+    if (d < 0)
+      return fmt::format("has a negative dim ({})", d);
+  const double want = tensor_bytes(t), have = stored_bytes(t);
+  if (t.data_type() == onnx::TensorProto::STRING || t.data_type() == onnx::TensorProto::UNDEFINED)
+    return have == -2 ? "holds another number of strings than its dims say" : "";
+  if (have == -1)
+    return t.data_location() == onnx::TensorProto::EXTERNAL
+               ? "keeps its data in an external file without stating its length"
+               : "";
+  if (have != want)
+    return fmt::format("should hold {} of data by its dims, but {} {}", report::human_bytes(want),
+                       t.data_location() == onnx::TensorProto::EXTERNAL ? "its external data is"
+                                                                        : "the file holds",
+                       report::human_bytes(have));
+  return "";
+}
+
+// A count as a JSON integer, or a number when it is past int64 (dims of a damaged file).
+json count_json(double v) {
+  return v < 9.2e18 ? json(static_cast<int64_t>(v)) : json(v);
 }
 
 void collect_initializers(const onnx::GraphProto &g, std::vector<const onnx::TensorProto *> &out) {
@@ -349,14 +444,18 @@ void collect_initializers(const onnx::GraphProto &g, std::vector<const onnx::Ten
     }
 }
 
-json initializers_json(const onnx::ModelProto &m) {
+json initializers_json(const onnx::ModelProto &m, json &warnings) {
   std::vector<const onnx::TensorProto *> inits;
   collect_initializers(m.graph(), inits);
-  int64_t elements = 0, bytes = 0, external = 0;
+  double elements = 0, bytes = 0;
+  int64_t external = 0;
   for (const auto *t : inits) {
-    elements += numel(*t);
+    elements += std::max(0.0, numel(*t));
     bytes += tensor_bytes(*t);
     external += t->data_location() == onnx::TensorProto::EXTERNAL;
+    if (std::string why = initializer_problem(*t); !why.empty())
+      warnings.push_back(fmt::format("initializer '{}' {}[{}] {}", t->name(),
+                                     dtype_text(t->data_type()), fmt::join(t->dims(), ","), why));
   }
   std::stable_sort(inits.begin(), inits.end(), [](const auto *a, const auto *b) {
     return tensor_bytes(*a) > tensor_bytes(*b);
@@ -366,10 +465,10 @@ json initializers_json(const onnx::ModelProto &m) {
     largest.push_back({{"name", inits[i]->name()},
                        {"dtype", dtype_text(inits[i]->data_type())},
                        {"dims", array_of(inits[i]->dims())},
-                       {"bytes", tensor_bytes(*inits[i])}});
+                       {"bytes", count_json(tensor_bytes(*inits[i]))}});
   return {{"count", inits.size()},
-          {"elements", elements},
-          {"bytes", bytes},
+          {"elements", count_json(elements)},
+          {"bytes", count_json(bytes)},
           {"external", external},
           {"largest", largest}};
 }
@@ -479,13 +578,41 @@ json describe(const std::string &path) {
   json g = graph_json(m.graph(), scopes, ours);
   j["inputs"] = g["inputs"];
   j["outputs"] = g["outputs"];
-  j["initializers"] = initializers_json(m);
+  json warnings = json::array();
+  j["initializers"] = initializers_json(m, warnings);
+  if (!warnings.empty())
+    j["warnings"] = warnings;
   j["graph"] = {{"name", g["name"]}, {"nodes", g["nodes"]}};
   j["functions"] = functions_json(m, ours);
   return j;
 }
 
-std::string text(const json &m) {
+namespace {
+
+// `j` with every string and key escaped for a terminal (builder/printable.h): names, attribute
+// strings and doc strings of a file are printed as they are only in --json.
+json escaped(const json &j) {
+  if (j.is_string())
+    return printable(j.get<std::string>());
+  if (j.is_array()) {
+    json out = json::array();
+    for (const auto &e : j)
+      out.push_back(escaped(e));
+    return out;
+  }
+  if (j.is_object()) {
+    json out = json::object();
+    for (const auto &[k, v] : j.items())
+      out[printable(k)] = escaped(v);
+    return out;
+  }
+  return j;
+}
+
+} // namespace
+
+std::string text(const json &document) {
+  const json m = escaped(document);
   std::string o;
   std::vector<std::string> opsets;
   for (const auto &[d, v] : m["opsets"].items())
@@ -517,6 +644,9 @@ std::string text(const json &m) {
                                   report::human_bytes(t["bytes"].get<double>())));
   if (!largest.empty())
     o += fmt::format("; largest: {}", fmt::join(largest, ", "));
+  if (m.contains("warnings"))
+    for (const auto &w : m["warnings"])
+      o += "\nwarning: " + w.get<std::string>();
   o += fmt::format("\nnodes: {}\n", m["graph"]["nodes"].size());
   graph_text(m["graph"], 2, o);
   if (!m["functions"].empty()) {
@@ -563,12 +693,13 @@ Examples:
       fmt::print("{}", text(m));
     return 0;
   } catch (const Error &e) {
-    fmt::print(stderr, "torch2onnx: error: {}\n", e.what());
+    fmt::print(stderr, "torch2onnx: error: {}\n", printable(e.what(), true));
     if (!e.hint().empty())
-      fmt::print(stderr, "  hint: {}\n", e.hint());
+      fmt::print(stderr, "  hint: {}\n", printable(e.hint(), true));
     return 1;
   } catch (const std::exception &e) {
-    fmt::print(stderr, "torch2onnx: error: cannot read '{}': {}\n", path, e.what());
+    fmt::print(stderr, "torch2onnx: error: cannot read '{}': {}\n", printable(path),
+               printable(e.what()));
     return 1;
   }
 }

@@ -6,6 +6,8 @@
 #include "apps/zoo_child.h"
 #include "aten_lib/converter.h"
 #include "builder/error.h"
+#include "builder/file_io.h"
+#include "builder/printable.h"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -34,10 +36,7 @@ std::string self_exe() {
 void write_file(const std::string &p, const std::string &text) {
   if (p.empty())
     return;
-  std::ofstream f(p, std::ios::binary);
-  if (!f)
-    throw Error(fmt::format("cannot write '{}'", p));
-  f << text;
+  write_file_atomic(p, text); // whole or not at all; says why it cannot
 }
 
 volatile sig_atomic_t g_interrupted = 0;
@@ -95,7 +94,8 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   app.add_option("--shard", o.shard, "take every N-th model starting at the I-th, e.g. 2/3");
   app.add_option("--opset", o.opset, "export every model at this opset instead of the manifest's")
       ->check(CLI::Range(kMinOpset, kMaxOpset));
-  app.add_option("--timeout", o.timeout, "seconds per model, replacing the manifest's");
+  app.add_option("--timeout", o.timeout, "seconds per model, replacing the manifest's")
+      ->check(CLI::PositiveNumber);
   app.add_option("--junit", o.junit, "write JUnit XML results here");
   app.add_option("--report", o.report, "write a markdown table of the results here");
   app.add_option("--json", o.json, "write JSON results here");
@@ -108,6 +108,29 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
     return rc == 0 ? 0 : 2;
   }
   return std::nullopt;
+}
+
+// The path rule (builder/file_io.h) for a batch: --junit, --report and --json are written, so
+// none may be the manifest, a job's model or other input, or a file a job writes.
+void check_result_paths(const Options &o, const std::vector<Job> &jobs) {
+  std::vector<PathUse> reads = {{o.manifest, "the manifest", false}}, writes;
+  for (const auto &[path, flag] : {std::pair{o.junit, "--junit"}, std::pair{o.report, "--report"},
+                                   std::pair{o.json, "--json"}})
+    if (!path.empty())
+      writes.push_back({path, flag, false});
+  if (writes.empty())
+    return;
+  for (const Job &j : jobs) {
+    reads.push_back({j.model, fmt::format("the model of '{}'", j.name), false});
+    for (const auto &f : j.input_data)
+      reads.push_back({f, fmt::format("--input-data of '{}'", j.name), false});
+    JobPaths p = job_paths(o.out, j);
+    for (const auto &[path, what] : {std::pair{p.onnx, "ONNX file"}, std::pair{p.data, "weights"},
+                                     std::pair{p.log, "log"}, std::pair{p.report, "report"}})
+      for (const auto &w : writes)
+        check_path_conflicts({}, {w, {path, fmt::format("the {} of '{}'", what, j.name), false}});
+  }
+  check_path_conflicts(reads, writes);
 }
 
 // The shard's jobs of the manifest, with --timeout applied.
@@ -265,7 +288,7 @@ int summarize(const Options &o, const std::vector<Result> &finished, size_t tota
     write_file(o.report, markdown_table(finished, title));
     write_file(o.json, json_report(finished));
   } catch (const Error &e) {
-    fmt::print(stderr, "torch2onnx: error: {}\n", e.what());
+    fmt::print(stderr, "torch2onnx: error: {}\n", printable(e.what(), true));
     return 1;
   }
   fmt::print("zoo: {} passed, {} failed unexpectedly, {} expected failures, {} unexpected passes "
@@ -274,8 +297,8 @@ int summarize(const Options &o, const std::vector<Result> &finished, size_t tota
              total, wall);
   for (const auto &r : finished)
     if (is_unexpected_failure(r.status))
-      fmt::print("  {} {}: {} (log: {})\n", status_name(r.status), r.job.name, one_line(r),
-                 r.log_path);
+      fmt::print("  {} {}: {} (log: {})\n", status_name(r.status), r.job.name,
+                 printable(one_line(r)), r.log_path);
   return unexpected > 0 || g_interrupted ? 1 : 0;
 }
 
@@ -291,6 +314,7 @@ int run_zoo(int argc, char **argv) {
   try {
     std::tie(shard_i, shard_n) = parse_shard(o.shard);
     jobs = select_jobs(o, shard_i, shard_n);
+    check_result_paths(o, jobs);
     if (o.list) {
       for (const auto &j : jobs)
         fmt::print("{}\topset {}\t{}\t{}{}\n", j.name, j.opset, j.model, fmt::join(j.inputs, " "),

@@ -5,6 +5,7 @@
 #include "builder/error.h"
 #include "exporter/options.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -106,9 +107,14 @@ std::vector<int> opsets(const Ctx &c, const YAML::Node &n) {
   }
   if (out.empty())
     c.fail(n, "'opset' is an empty list");
-  for (int o : out)
-    if (o < kMinOpset || o > kMaxOpset)
-      c.fail(n, fmt::format("opset {} is outside {}..{}", o, kMinOpset, kMaxOpset));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] < kMinOpset || out[i] > kMaxOpset)
+      c.fail(n, fmt::format("opset {} is outside {}..{}", out[i], kMinOpset, kMaxOpset));
+    // Two jobs with one name would write the same files at once.
+    if (std::find(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(i), out[i]) !=
+        out.begin() + static_cast<std::ptrdiff_t>(i))
+      c.fail(n, fmt::format("opset {} is listed twice", out[i]));
+  }
   return out;
 }
 

@@ -1,5 +1,9 @@
 #include "aten_lib/plugins.h"
 
+#include "builder/file_io.h"
+#include "builder/onnx_schemas.h"
+#include "builder/printable.h"
+#include "builder/process.h"
 #include "torch2onnx/plugin.h"
 
 #include <cstring>
@@ -45,6 +49,22 @@ template <typename Fn> Fn entry_point(void *handle, const char *name, const std:
   return reinterpret_cast<Fn>(sym);
 }
 
+// What is wrong with a plugin's registration of `e`, or "": ops are named "namespace::name",
+// opsets are ONNX opsets torch2onnx targets, and the ONNX ops it lists are ONNX's.
+std::string bad_entry(const RegistryEntry &e) {
+  static const std::regex kOp("[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_.]*");
+  if (!std::regex_match(e.op, kOp))
+    return fmt::format("an op named '{}' (ops are named namespace::name, e.g. mylib::my_op)",
+                       printable(e.op));
+  if (e.since_opset < 1 || e.since_opset > kMaxOpset)
+    return fmt::format("{} at opset {} (opsets run from 1 to {})", e.op, e.since_opset, kMaxOpset);
+  for (const auto &o : e.onnx_ops)
+    if (!is_onnx_op(o))
+      return fmt::format("{} as the ONNX op '{}', which ONNX does not have (up to opset {})", e.op,
+                         printable(o), kMaxOpset);
+  return "";
+}
+
 } // namespace
 
 void load_plugin(const std::string &path, Registry &registry) {
@@ -53,6 +73,10 @@ void load_plugin(const std::string &path, Registry &registry) {
     throw Error(fmt::format("converter plugin '{}' does not exist", path),
                 "give the path of the plugin's shared library, e.g. --converters "
                 "build/libmylib_converters.so");
+  check_shared_library(path, "converter plugin");
+  // A plugin that crashes in its constructors or its registration is named in the crash message.
+  const char *phase_before = current_phase();
+  set_phase_text(fmt::format("loading the converter plugin '{}'", printable(path)));
   // A path without a slash would make dlopen search the library path instead of the file given.
   std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   // RTLD_NOW: a symbol this torch2onnx does not provide fails here, with its name, instead of
@@ -83,8 +107,18 @@ void load_plugin(const std::string &path, Registry &registry) {
   } catch (const std::exception &e) {
     throw Error(
         fmt::format("converter plugin '{}' failed to register its converters: {}", path, e.what()));
+  } catch (...) {
+    throw Error(fmt::format("converter plugin '{}' threw an exception that is not a "
+                            "std::exception while registering its converters",
+                            path),
+                "fix the plugin: throw torch2onnx::Error (or another std::exception)");
   }
+  for (const RegistryEntry *e : own.entries())
+    if (std::string why = bad_entry(*e); !why.empty())
+      throw Error(fmt::format("converter plugin '{}' registers {}; it is not loaded", path, why),
+                  "fix the plugin's TORCH2ONNX_PLUGIN block (docs/plugins.md)");
   registry.add_plugin_entries(own, path);
+  set_phase(phase_before);
 }
 
 std::unique_ptr<Registry> registry_with_plugins(const Registry *base,

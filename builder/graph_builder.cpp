@@ -682,15 +682,11 @@ bool GraphBuilder::save(const std::string &path, const SerializeOptions &opts) {
     external = externalize(path, opts.external_threshold);
   // Serialize straight into the file: no second in-memory copy of the weights; borrowed weights
   // go from LibTorch's memory into the file.
+  // (An OUT.data left by an earlier export of OUT is removed when the export moves its files into
+  // place: exporter/output_files.h.)
   write_file_atomic_with(path, [&](int fd) {
     return borrowed_.empty() ? model_->SerializeToFileDescriptor(fd) : write_with_borrowed(fd);
   });
-  if (!external) {
-    // A weights file left from an earlier --external-data export of this path belongs to no model
-    // now: remove it, so the folder holds exactly what this export wrote.
-    std::error_code ec;
-    std::filesystem::remove(path + ".data", ec);
-  }
   return external;
 }
 

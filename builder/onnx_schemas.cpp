@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <map>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <sstream>
 
@@ -205,6 +206,11 @@ const OwnSchema *own_schema(const std::string &op, int opset) {
   if (v == it->second.begin())
     return nullptr;
   return &std::prev(v)->second;
+}
+
+bool is_onnx_op(const std::string &op) {
+  return own_schema(op, 21) != nullptr ||
+         onnx::OpSchemaRegistry::Schema(op, kLibOnnxMaxOpset, "") != nullptr;
 }
 
 void verify_own_schema(const OwnSchema &s, const onnx::NodeProto &node) {

@@ -43,6 +43,10 @@ const OwnSchema *own_schema(const std::string &op, int opset);
 // of enumerated string attributes; throws Error describing the first mismatch.
 void verify_own_schema(const OwnSchema &schema, const onnx::NodeProto &node);
 
+// Whether ONNX's default domain has an operator `op` at some opset up to 21 (libonnx's schemas
+// up to 17, the table above for 18-21). Example: is_onnx_op("Gelu") (20), !is_onnx_op("Frob").
+bool is_onnx_op(const std::string &op);
+
 // The ONNX IR version a model at `opset` declares (ONNX's versioning table: opset 19-20 came with
 // IR 9, opset 21 with IR 10).
 int ir_version_for_opset(int opset);

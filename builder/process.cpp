@@ -2,6 +2,7 @@
 
 #include "builder/error.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +39,14 @@ struct ChildSlot {
 ChildSlot g_children[kMaxChildren];
 
 std::atomic<const char *> g_phase{nullptr};
+char g_phase_text[512];
+
+// The crash report (set_crash_report): parts allocated before any crash, read by the handler.
+struct CrashReport {
+  std::string path, tmp, before, middle, after;
+  bool json = false;
+};
+std::atomic<const CrashReport *> g_crash_report{nullptr};
 std::atomic<bool> g_installed{false};
 std::atomic<int> g_handling{0};
 
@@ -123,6 +132,54 @@ const char *signal_name(int sig) {
   return "a signal";
 }
 
+void write_all_fd(int fd, const char *s, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, s, n);
+    if (w <= 0)
+      return;
+    s += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// The JSON escapes of a phase text, written a character at a time (no allocation).
+void write_json_text(int fd, const char *s) {
+  for (; *s; ++s) {
+    const auto c = static_cast<unsigned char>(*s);
+    if (c == '"' || c == '\\') {
+      char e[2] = {'\\', static_cast<char>(c)};
+      write_all_fd(fd, e, 2);
+    } else if (c < 0x20) {
+      write_all_fd(fd, " ", 1);
+    } else {
+      write_all_fd(fd, s, 1);
+    }
+  }
+}
+
+void write_crash_report(int sig) {
+  const CrashReport *r = g_crash_report.load();
+  if (r == nullptr)
+    return;
+  int fd = ::open(r->tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+  const char *phase = g_phase.load();
+  write_all_fd(fd, r->before.data(), r->before.size());
+  write_all_fd(fd, "crashed (", 9);
+  write_all_fd(fd, signal_name(sig), std::strlen(signal_name(sig)));
+  write_all_fd(fd, ")", 1);
+  write_all_fd(fd, r->middle.data(), r->middle.size());
+  if (r->json)
+    write_json_text(fd, phase ? phase : "running");
+  else
+    write_all_fd(fd, phase ? phase : "running", std::strlen(phase ? phase : "running"));
+  write_all_fd(fd, r->after.data(), r->after.size());
+  ::fsync(fd);
+  ::close(fd);
+  ::rename(r->tmp.c_str(), r->path.c_str());
+}
+
 void on_interrupt(int sig) {
   if (g_handling.exchange(1) != 0)
     return;
@@ -137,6 +194,7 @@ void on_crash(int sig) {
   if (g_handling.exchange(1) != 0)
     ::_exit(1);
   undo_all();
+  write_crash_report(sig);
   write_err("torch2onnx: error: crashed (");
   write_err(signal_name(sig));
   write_err(")");
@@ -147,9 +205,10 @@ void on_crash(int sig) {
   write_err("\n  hint: ");
   write_err(sig == SIGSEGV
                 ? "a segfault here is most often a stack overflow in LibTorch on a very deep graph "
-                  "or a fault in a custom-op library; nothing was written. Please report it with "
-                  "the model if neither applies\n"
-                : "nothing was written; please report it with the command and the model\n");
+                  "or a fault in a custom-op or converter library; no output file was written or "
+                  "changed. Please report it with the model if neither applies\n"
+                : "no output file was written or changed; please report it with the command and "
+                  "the model\n");
   ::_exit(1);
 }
 
@@ -198,6 +257,36 @@ void set_phase(const char *phase) {
 }
 const char *current_phase() {
   return g_phase.load();
+}
+
+void set_phase_text(const std::string &phase) {
+  // One buffer: the handler may read it while it is rewritten, and then prints a mix of two
+  // phases at worst (never past the buffer: its last byte stays 0).
+  g_phase.store(nullptr);
+  size_t n = std::min(phase.size(), sizeof(g_phase_text) - 1);
+  std::memcpy(g_phase_text, phase.data(), n);
+  g_phase_text[n] = '\0';
+  g_phase.store(g_phase_text);
+}
+
+void set_crash_report(const std::string &path, const std::string &document, bool json) {
+  if (path.empty()) {
+    g_crash_report.store(nullptr);
+    return;
+  }
+  const std::string event = kCrashEvent, phase = kCrashPhase;
+  size_t e = document.find(event), p = document.find(phase);
+  if (e == std::string::npos || p == std::string::npos || p < e)
+    return;
+  auto *r = new CrashReport; // never freed: the handler may be reading the one it replaces
+  r->path = path;
+  std::string dir = path.substr(0, path.rfind('/') + 1);
+  r->tmp = dir + ".t2o-crash-report.tmp" + std::to_string(::getpid());
+  r->before = document.substr(0, e);
+  r->middle = document.substr(e + event.size(), p - e - event.size());
+  r->after = document.substr(p + phase.size());
+  r->json = json;
+  g_crash_report.store(r);
 }
 
 TempFileGuard::TempFileGuard(const std::string &path, bool is_dir) {

@@ -30,6 +30,17 @@ void ensure_alt_signal_stack();
 // The step the process is in, for the crash message. Kept until replaced.
 void set_phase(const char *phase);
 const char *current_phase();
+// The same with a text made at run time (copied; e.g. naming a plugin's file), for the thread that
+// sets phases; the crash message shows at most its first 500 bytes.
+void set_phase_text(const std::string &phase);
+
+// A document the crash handler writes to `path` (--report) when the process crashes: `before`,
+// the event ("crashed (SIGSEGV)"), `middle`, the phase, `after`; through a temporary file and a
+// rename. With `json`, the phase is escaped for a JSON string. An empty path clears it.
+// The placeholders the caller splits its document at: kCrashEvent, kCrashPhase.
+constexpr const char *kCrashEvent = "@@T2O_CRASH_EVENT@@";
+constexpr const char *kCrashPhase = "@@T2O_CRASH_PHASE@@";
+void set_crash_report(const std::string &path, const std::string &document, bool json);
 
 class PhaseGuard {
 public:

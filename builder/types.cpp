@@ -139,6 +139,15 @@ std::string TensorInfo::str() const {
   return c + dims_str(std::vector<Dim>(shape->begin(), shape->end() - 1)) + " as " + s;
 }
 
+bool checked_nbytes(const std::vector<int64_t> &dims, size_t element_size, int64_t &bytes) {
+  int64_t n = static_cast<int64_t>(element_size);
+  for (int64_t d : dims)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      return false;
+  bytes = n;
+  return true;
+}
+
 int64_t TensorData::numel() const {
   int64_t n = 1;
   for (auto d : dims)

@@ -35,6 +35,14 @@ const char *dtype_name(DType t); // "f32", "i64", ... (the CLI spelling)
 size_t dtype_size(DType t);      // bytes per element; 0 for String/Undefined
 bool is_floating(DType t);       // f16, bf16, f32, f64
 
+// The most dims a tensor read from a file or given with --input may have (NumPy allows 32, NumPy 2
+// 64): far more than any model takes, few enough that nothing is quadratic in the rank.
+constexpr size_t kMaxRank = 64;
+// The bytes `dims` of `element_size`-byte elements take, in `bytes`; false when a dim is negative
+// or the running product overflows int64 (also when a later dim is 0: LibTorch refuses that too).
+// Example: checked_nbytes({1 << 31, 1 << 31, 4}, 4, n) == false; checked_nbytes({2, 3}, 4, n): 24.
+bool checked_nbytes(const std::vector<int64_t> &dims, size_t element_size, int64_t &bytes);
+
 // One dimension: a concrete size, a named symbolic size, or unknown (value < 0, no symbol).
 struct Dim {
   int64_t value = -1;

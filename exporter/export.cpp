@@ -12,6 +12,7 @@
 #include "exporter/frontend/loader.h"
 #include "exporter/frontend/torch_util.h"
 #include "exporter/locate.h"
+#include "exporter/output_files.h"
 #include "exporter/pipeline.h"
 #include "exporter/verify/reference.h"
 #include "exporter/verify/verify.h"
@@ -19,9 +20,9 @@
 #include <ATen/core/grad_mode.h>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <filesystem>
-#include <regex>
 #include <set>
 #include <sys/stat.h>
 
@@ -43,8 +44,9 @@ void validate(const ExportOptions &o, const std::string &out) {
   if (o.opset < kMinOpset || o.opset > kMaxOpset)
     throw Error(fmt::format("--opset {} is not supported", o.opset),
                 fmt::format("choose an opset from {} to {}", kMinOpset, kMaxOpset));
-  if (o.rtol < 0 || o.atol < 0)
-    throw Error("--rtol and --atol must not be negative");
+  if (o.rtol < 0 || o.atol < 0 || std::isnan(o.rtol) || std::isnan(o.atol))
+    throw Error(fmt::format("the tolerances must not be negative or NaN (rtol {}, atol {})", o.rtol,
+                            o.atol));
   if (!o.functions.empty() && o.opset < kMinFunctionOpset)
     throw Error(
         fmt::format("--functions needs opset {} or newer (ONNX local functions came with "
@@ -59,6 +61,10 @@ void validate(const ExportOptions &o, const std::string &out) {
   if (fs::exists(o.model_path, ec) && fs::exists(out, ec) && fs::equivalent(o.model_path, out, ec))
     throw Error(fmt::format("the output path '{}' is the model file itself", out),
                 "choose another -o path; torch2onnx never overwrites its input");
+  if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
+    throw Error(
+        fmt::format("the tolerances must be finite numbers (rtol {}, atol {})", o.rtol, o.atol),
+        "e.g. rtol 1e-3: an infinite tolerance would pass any output");
   fs::path dir = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
     throw Error(fmt::format("the output folder '{}' does not exist", dir.string()),
@@ -66,6 +72,25 @@ void validate(const ExportOptions &o, const std::string &out) {
   if (fs::is_directory(out, ec))
     throw Error(fmt::format("the output path '{}' is a directory", out),
                 "give a file name with -o");
+  // Every file read is a regular file (a FIFO would block, a device never end; a missing one is
+  // reported by its reader), and no path written is one of them (docs/security.md, "Files").
+  auto present = [&](const std::string &p) {
+    return !p.empty() && fs::exists(p, ec) && !fs::is_directory(p, ec);
+  };
+  if (present(o.model_path))
+    check_regular_file(o.model_path, "model file");
+  for (const auto &f : o.input_data)
+    if (present(f))
+      check_regular_file(f, "--input-data file");
+  for (const auto &f : o.libraries)
+    if (present(f))
+      check_shared_library(f, "--load-library");
+  for (const auto &f : o.converters)
+    if (present(f))
+      check_shared_library(f, "converter plugin");
+  check_path_conflicts(export_reads(o), export_writes(o, out));
+  if (o.verify)
+    check_test_data_sets(out);
   if (!o.fallback_domain.empty())
     check_fallback_domain(o.fallback_domain);
 }
@@ -147,7 +172,8 @@ std::map<std::string, std::string> function_instances(const torch::jit::Graph &g
 // --functions), filling the report's optimize and serialize times and its notice about external
 // data.
 void write_model(const Converted &c, const ExportOptions &o,
-                 const std::map<std::string, std::string> &function_calls, ExportReport &r) {
+                 const std::map<std::string, std::string> &function_calls, const std::string &path,
+                 ExportReport &r) {
   auto t = std::chrono::steady_clock::now();
   SerializeOptions so;
   so.producer_version = T2O_VERSION;
@@ -163,7 +189,7 @@ void write_model(const Converted &c, const ExportOptions &o,
         r.functions = extract_functions(model, function_calls);
       r.phases.optimize = since(t_opt);
     };
-  if (c.builder->save(r.output_path, so))
+  if (c.builder->save(path, so))
     r.notices.push_back(
         fmt::format("weights written to {}.data (ONNX external data){}; keep it beside the model",
                     r.output_path,
@@ -184,21 +210,6 @@ void notice_changed_behaviour(const Converted &c, ExportReport &r) {
       "{} check{} that raise{} an exception {} not in the ONNX model ({}{}): inputs the model "
       "would refuse give a result instead of an error",
       n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "is" : "are", first, n > 1 ? ", ..." : ""));
-}
-
-// The test-data sets of an earlier export to the same path (other sizes, other inputs, files of
-// its own) would sit beside a model that no longer takes them: the folder keeps only this run's.
-void remove_old_test_data(const fs::path &stem) {
-  std::error_code ec;
-  if (!fs::is_directory(stem, ec))
-    return;
-  static const std::regex set_name("test_data_set_[0-9]+");
-  std::vector<fs::path> old;
-  for (const auto &e : fs::directory_iterator(stem, ec))
-    if (e.is_directory(ec) && std::regex_match(e.path().filename().string(), set_name))
-      old.push_back(e.path());
-  for (const auto &p : old)
-    fs::remove_all(p, ec);
 }
 
 struct FileId {
@@ -227,8 +238,9 @@ void check_same_file(const std::string &path, const FileId &written) {
 // Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
 // each a test-data set beside the output (test_data_set_N).
 VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const ForwardCall &call,
-                           const GraphInputs &gi, const Converted &c, const std::string &path,
+                           const GraphInputs &gi, const Converted &c, StagedOutput &staged,
                            const LogFn &log, ExportReport &r) {
+  const std::string &path = staged.model_path();
   auto tv = std::chrono::steady_clock::now();
   VerifyReport v;
   v.onnxruntime_version = onnxruntime_version();
@@ -237,7 +249,7 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
     size_sets.push_back(sizes_of(gi.symbols, true));
   if (!o.verify_dims.empty())
     size_sets.push_back(o.verify_dims);
-  fs::path stem = fs::path(path).replace_extension("");
+  const fs::path stem = staged.final_test_data_folder();
   std::vector<VerifyRun> runs;
   for (size_t k = 0; k < size_sets.size(); ++k) {
     VerifyRun run;
@@ -252,12 +264,12 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
     }
     run.torch_args = call.torch_args(run.inputs);
     run.label = sizes_text(k == 0 ? sizes_of(gi.symbols, false) : size_sets[k]);
-    run.test_data_dir = (stem / fmt::format("test_data_set_{}", k)).string();
+    run.test_data_dir = staged.test_data_dir(k); // moved to stem/test_data_set_k on success
     run.rtol = o.rtol;
     run.atol = o.atol;
     runs.push_back(std::move(run));
   }
-  v.test_data_dir = runs.front().test_data_dir;
+  v.test_data_dir = (stem / "test_data_set_0").string();
   // LibTorch's answers. For a model file, a process of its own loads the file with LibTorch's own
   // load: the reference never shares the tensors the export used.
   ReferenceModel reference;
@@ -278,7 +290,6 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
             ? "verifying: running the model in LibTorch"
             : "verifying: running the model in LibTorch (its own process, LibTorch's own load)");
   std::vector<std::vector<at::Tensor>> expected = reference_outputs(reference, args, labels);
-  remove_old_test_data(stem);
   const FileId written = file_id(path);
   std::vector<LocateRun> sets; // per data set: what --locate would search on
   size_t failing = 0;
@@ -356,6 +367,11 @@ std::map<std::string, ExportReport::OpUse> op_table(const Converted &c) {
 
 namespace {
 
+void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o,
+                      const ForwardCall &call, const GraphInputs &gi,
+                      const std::map<std::string, std::string> &function_calls,
+                      StagedOutput &staged, const LogFn &log, ExportReport &r, PhaseClock &clock);
+
 // The export of a loaded (or in-memory) model into `r`, with example values per forward argument
 // (from --input-data or the API's tensors; nullopt where random values are made).
 void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>> &data,
@@ -420,9 +436,32 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   say(fmt::format("writing {}", r.output_path));
   set_phase("writing the ONNX file");
   clock.start(&r.phases.serialize);
-  write_model(c, o, function_calls, r);
+  // Written aside and moved into place only at the end: a failure from here on (also while
+  // verifying) leaves the earlier output as it was.
+  StagedOutput staged(r.output_path);
+  try {
+    write_and_verify(m, c, o, call, gi, function_calls, staged, log, r, clock);
+  } catch (const UsageError &) {
+    throw;
+  } catch (const Error &e) {
+    // Said of the output's path, not of the private folder it was written in.
+    if (e.node())
+      throw Error(staged.public_text(e.what()), e.hint(), *e.node());
+    throw Error(staged.public_text(e.what()), e.hint());
+  }
+  set_phase("moving the written files into place");
+  staged.commit();
+}
+
+// Writes the ONNX file into `staged` and, with --verify, verifies it there (export_loaded).
+void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o,
+                      const ForwardCall &call, const GraphInputs &gi,
+                      const std::map<std::string, std::string> &function_calls,
+                      StagedOutput &staged, const LogFn &log, ExportReport &r, PhaseClock &clock) {
+  write_model(c, o, function_calls, staged.model_path(), r);
   clock.done();
-  say("written");
+  if (log)
+    log("written");
   for (const auto &type : o.functions)
     if (std::none_of(r.functions.begin(), r.functions.end(),
                      [&](const LocalFunction &f) { return f.module_type == type; }))
@@ -436,7 +475,7 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
 
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
   if (o.verify)
-    r.verify = verify_export(m, o, call, gi, c, r.output_path, log, r);
+    r.verify = verify_export(m, o, call, gi, c, staged, log, r);
 }
 
 // What both entry points do before they have a model: check the options against the output

@@ -8,6 +8,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -99,7 +100,12 @@ Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
       out->set_name(name);
     outputs.insert(name);
   }
-  std::string copy = fmt::format("{}.locate{}.onnx", run.onnx_path, ::getpid());
+  // Beside the model (its external data is found from there), with a short name: the model's
+  // name may already be as long as a file name can be.
+  static std::atomic<int> copies{0}; // threads of one process export at once (the Python API)
+  std::string copy = (fs::path(run.onnx_path).parent_path() /
+                      fmt::format(".locate{}-{}.tmp.onnx", ::getpid(), copies++))
+                         .string();
   TempFileGuard remove_on_signal(copy, /*is_dir=*/false);
   struct Remove {
     std::string p;

@@ -194,6 +194,9 @@ void parse_dims(const std::string &body, InputSpec &spec, const std::string &raw
                     kSpecHelp);
       spec.dims.push_back(Dim::named(sym, parse_size(trim(item.substr(eq + 1)), raw)));
     }
+    if (spec.dims.size() > kMaxRank)
+      throw Error(fmt::format("input spec '{}...': more than {} dims", raw.substr(0, 40), kMaxRank),
+                  kSpecHelp);
     if (comma == std::string::npos)
       break;
     pos = comma + 1;

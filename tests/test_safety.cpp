@@ -143,14 +143,19 @@ TEST_CASE("safety: re-exporting with fewer data sets removes the old ones", "[sa
                         "--verify", "--verify-dims", "batch=3"});
   REQUIRE(first.exit_code == 0);
   REQUIRE(fs::exists(dir + "/m/test_data_set_2"));
-  std::ofstream(dir + "/m/test_data_set_0/user_notes.txt") << "stale";
   auto second =
       run_cli({test_model("tiny_cnn"), "-o", out, "--input", "x:f32[1,3,16,16]", "--verify"});
   REQUIRE(second.exit_code == 0);
   CHECK(fs::exists(dir + "/m/test_data_set_0/input_0.pb"));
-  CHECK_FALSE(fs::exists(dir + "/m/test_data_set_0/user_notes.txt"));
   CHECK_FALSE(fs::exists(dir + "/m/test_data_set_1"));
   CHECK_FALSE(fs::exists(dir + "/m/test_data_set_2"));
+  // A file of the user's in a set: the export refuses to replace the set, and the file stays.
+  std::ofstream(dir + "/m/test_data_set_0/user_notes.txt") << "mine";
+  auto third =
+      run_cli({test_model("tiny_cnn"), "-o", out, "--input", "x:f32[1,3,16,16]", "--verify"});
+  CHECK(third.exit_code == 1);
+  CHECK(contains(third.err, "holds 'user_notes.txt', which torch2onnx did not write"));
+  CHECK(file_bytes(dir + "/m/test_data_set_0/user_notes.txt") == "mine");
 }
 
 TEST_CASE("safety: switching from --external-data to inline removes the old weights file",

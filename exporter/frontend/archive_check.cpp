@@ -1,6 +1,7 @@
 #include "exporter/frontend/archive_check.h"
 
 #include "builder/error.h"
+#include "builder/file_io.h"
 #include "exporter/frontend/crc32.h"
 #include "exporter/frontend/pickle_check.h"
 #include "exporter/frontend/pickle_tensors.h"
@@ -36,6 +37,7 @@ std::vector<PendingCrc> check_model_file(const std::string &path) {
                 "pass the path of a TorchScript file saved with torch.jit.save / module.save");
   if (fs::is_directory(path, ec))
     throw Error(fmt::format("model path '{}' is a directory, not a TorchScript file", path));
+  check_regular_file(path, "model file"); // a FIFO or a pipe (/dev/stdin) would block or not end
   std::ifstream f(path, std::ios::binary);
   if (!f)
     throw Error(fmt::format("cannot open model file '{}'", path));
@@ -158,6 +160,44 @@ bool zip64_record(std::ifstream &f, int64_t file_size, const unsigned char *h,
          r.size <= static_cast<uint64_t>(file_size) - r.offset;
 }
 
+// Two records sharing bytes, or one local header, are no archive PyTorch writes, and LibTorch's
+// mapped load aborts on them (issue 26): refused before LibTorch opens the archive. Each record
+// spans [its local header, the end of its data); zip64 records (sizes in the extra field) are
+// left out.
+void check_record_overlap(const std::string &path, std::ifstream &f,
+                          const std::vector<unsigned char> &cd, uint64_t entries) {
+  std::vector<std::pair<uint64_t, std::string>> headers;
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  size_t pos = 0;
+  for (uint64_t e = 0; e < entries && pos + 46 <= cd.size(); ++e) {
+    const unsigned char *h = &cd[pos];
+    if (le(h, 4) != 0x02014b50u)
+      return;
+    const uint32_t csize = le(h + 20, 4), name_len = le(h + 28, 2), local = le(h + 42, 4);
+    if (pos + 46 + name_len > cd.size())
+      return;
+    std::string name(reinterpret_cast<const char *>(h + 46), name_len);
+    pos += 46 + name_len + le(h + 30, 2) + le(h + 32, 2);
+    if (local == 0xFFFFFFFFu)
+      continue;
+    for (const auto &[at, other] : headers)
+      if (at == local)
+        throw Error(fmt::format("'{}' is corrupt: the records '{}' and '{}' point at the same "
+                                "bytes",
+                                path, other, name),
+                    "the file was damaged after it was saved; copy or save it again");
+    headers.emplace_back(local, name);
+    uint64_t data = 0;
+    if (csize != 0xFFFFFFFFu && record_data_offset(f, local, data))
+      spans.emplace_back(local, data + csize);
+  }
+  std::sort(spans.begin(), spans.end());
+  for (size_t i = 1; i < spans.size(); ++i)
+    if (spans[i].first < spans[i - 1].second)
+      throw Error(fmt::format("'{}' is corrupt: two of its records overlap", path),
+                  "the file was damaged after it was saved; copy or save it again");
+}
+
 // Tensor data records ("<archive>/data/<n>") are only copied into storages, never parsed, so
 // their checksums need not be known before torch::jit::load starts: they are returned to be
 // checked on another thread while the model loads, is recorded and converted (load_model).
@@ -204,6 +244,7 @@ std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
   if (!f.read(reinterpret_cast<char *>(cd.data()), static_cast<std::streamsize>(cd_size)))
     return pending;
   std::vector<unsigned char> buf(1 << 16);
+  check_record_overlap(path, f, cd, entries);
   size_t pos = 0;
   for (uint64_t e = 0; e < entries && pos + 46 <= cd.size(); ++e) {
     const unsigned char *h = &cd[pos];

@@ -11,10 +11,22 @@
 namespace torch2onnx {
 
 // Reads a NumPy .npy file (little-endian bool, int8..int64, uint8, float16/32/64; C or Fortran
-// order). Throws Error naming the file and what is wrong with it.
+// order). Throws Error naming the file and what is wrong with it: not a regular file, a header
+// that is not the strict dict literal np.save writes (a key twice, 'shape': (2.0, 4e0)), more
+// than kMaxRank dims, a size that overflows or does not match the data.
 at::Tensor read_npy(const std::string &path);
 // The same from the file's bytes; `what` names it in errors.
 at::Tensor parse_npy(const std::string &bytes, const std::string &what);
+
+// Whether a tensor stays inside its storage: sizes and strides non-negative, at most kMaxRank
+// dims, and offset + sum((size-1) * stride) elements, computed without overflow, within the
+// storage's bytes. `why` says what is wrong otherwise. LibTorch's unpickler builds tensors from
+// the sizes a file states without this check (reading heap memory past the storage).
+bool tensor_in_storage(const at::Tensor &t, std::string &why);
+// The checks every example value read from a file goes through: a dense CPU tensor inside its
+// storage (tensor_in_storage), bools normalised to 0/1 in place. Returns `t`; throws Error naming
+// `what` otherwise.
+at::Tensor checked_input_tensor(const at::Tensor &t, const std::string &what);
 
 // The arrays of a NumPy .npz archive (np.savez or np.savez_compressed), in archive order, named
 // without ".npy".

@@ -2,6 +2,7 @@
 
 #include "builder/error.h"
 #include "builder/graph_builder.h"
+#include "builder/printable.h"
 #include "builder/process.h"
 #include "exporter/frontend/torch_util.h"
 
@@ -170,6 +171,35 @@ int run_process(const std::vector<std::string> &argv, const fs::path &work_dir, 
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+// The runner's request and answer are lines of tab-separated fields: every field is
+// percent-encoded (a byte outside [A-Za-z0-9/._-] as %XX), so names and paths holding tabs,
+// newlines or any other byte (an output named "y\nz", a folder named with a newline) pass
+// whole. run_model.js decodes them.
+std::string percent_encoded(const std::string &s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+std::string percent_decoded(const std::string &s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 std::string find_ort_runner() {
@@ -234,14 +264,15 @@ std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
     }
   } cleanup{dir};
   std::ostringstream req;
-  req << fs::absolute(model_path).string() << "\n" << dir.string() << "\n";
+  req << percent_encoded(fs::absolute(model_path).string()) << "\n"
+      << percent_encoded(dir.string()) << "\n";
   for (size_t i = 0; i < inputs.size(); ++i) {
     TensorData d = to_tensor_data(inputs[i]);
     fs::path f = dir / fmt::format("input_{}.bin", i);
     std::ofstream(f, std::ios::binary)
         .write(d.raw.data(), static_cast<std::streamsize>(d.raw.size()));
-    req << input_names.at(i) << "\t" << ort_type(d.dtype) << "\t"
-        << fmt::format("{}", fmt::join(d.dims, ",")) << "\t" << f.string() << "\n";
+    req << percent_encoded(input_names.at(i)) << "\t" << ort_type(d.dtype) << "\t"
+        << fmt::format("{}", fmt::join(d.dims, ",")) << "\t" << percent_encoded(f.string()) << "\n";
   }
   std::ofstream(dir / "request.txt") << req.str();
   std::string err;
@@ -286,14 +317,19 @@ std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
     std::string part;
     while (std::getline(ls, part, '\t'))
       f.push_back(part);
-    T2O_CHECK(f.size() == 4, "malformed ONNX Runtime output line '{}'", line);
+    T2O_CHECK(f.size() == 4, "malformed ONNX Runtime output line '{}'", printable(line));
     TensorData d;
     d.dtype = from_ort_type(f[1]);
     std::istringstream ds(f[2]);
     std::string dim;
     while (std::getline(ds, dim, ','))
       d.dims.push_back(std::stoll(dim));
-    d.raw = read_all(f[3]);
+    d.raw = read_all(percent_decoded(f[3]));
+    int64_t bytes = 0;
+    T2O_CHECK(checked_nbytes(d.dims, dtype_size(d.dtype), bytes) &&
+                  static_cast<uint64_t>(bytes) == d.raw.size(),
+              "ONNX Runtime's output '{}' of shape [{}] came back with {} bytes",
+              printable(percent_decoded(f[0])), fmt::join(d.dims, ","), d.raw.size());
     outs.push_back(from_tensor_data(d));
   }
   return outs;

@@ -8,6 +8,9 @@
 (scripted or traced). Errors raise torch2onnx.Error (a RuntimeError) with the message the CLI
 prints; its `hint` attribute says what to do. See docs/api.md.
 """
+import math
+import os
+
 import torch
 
 from ._torch2onnx import Error, version
@@ -53,6 +56,16 @@ def export(model, args, f, opset=17, input_names=None, output_names=None, dynami
     """
     if isinstance(functions, str):
         functions = [functions]
+    if not isinstance(f, (str, bytes, os.PathLike)):
+        raise TypeError(f"f must be the output path (a str or os.PathLike), not {type(f).__name__}")
+    f = os.fsdecode(os.fspath(f))
+    if not f:
+        raise ValueError("f, the output path, is empty")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{name}={value} must be a finite number >= 0 (e.g. 1e-4)")
     args = _as_tuple(args)
     for i, a in enumerate(args):
         if not isinstance(a, torch.Tensor):
@@ -70,7 +83,7 @@ def export(model, args, f, opset=17, input_names=None, output_names=None, dynami
     else:
         raise TypeError(f"model must be an nn.Module or a ScriptModule, not {type(model).__name__}")
     dims = {str(k): {int(d): str(s) for d, s in v.items()} for k, v in (dynamic_dims or {}).items()}
-    return _export_module(script, list(args), str(f), opset, list(input_names or []),
+    return _export_module(script, list(args), f, opset, list(input_names or []),
                           list(output_names or []), dims, verify, rtol, atol, external_data,
                           optimize, list(libraries or []), list(functions or []),
                           fallback_domain or "", log)

@@ -5,7 +5,14 @@
 //   T2O_PLUGIN_NO_ENTRY   a shared library that is no plugin
 //   T2O_PLUGIN_UNDEFINED  uses a function torch2onnx does not have (fails to load)
 //   T2O_PLUGIN_DUPLICATE  registers aten::relu at opset 11, which torch2onnx already converts
+//   T2O_PLUGIN_ABORT      calls abort() while registering
+//   T2O_PLUGIN_SEGV       dereferences a null pointer while registering
+//   T2O_PLUGIN_THROW_INT  throws an int (not a std::exception) while registering
+//   T2O_PLUGIN_BAD_NAME   registers the op ""
+//   T2O_PLUGIN_BAD_OPSET  registers an op at opset -5 as a made-up ONNX op
 #include "torch2onnx/plugin.h"
+
+#include <cstdlib>
 
 #if defined(T2O_PLUGIN_GOOD)
 namespace {
@@ -44,5 +51,35 @@ TORCH2ONNX_PLUGIN(r) {
 #elif defined(T2O_PLUGIN_DUPLICATE)
 TORCH2ONNX_PLUGIN(r) {
   r.add("aten::relu", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); }, {});
+}
+
+#elif defined(T2O_PLUGIN_ABORT)
+TORCH2ONNX_PLUGIN(r) {
+  (void)r;
+  std::abort();
+}
+
+#elif defined(T2O_PLUGIN_SEGV)
+TORCH2ONNX_PLUGIN(r) {
+  (void)r;
+  volatile int *p = nullptr;
+  *p = 1;
+}
+
+#elif defined(T2O_PLUGIN_THROW_INT)
+TORCH2ONNX_PLUGIN(r) {
+  (void)r;
+  throw 42;
+}
+
+#elif defined(T2O_PLUGIN_BAD_NAME)
+TORCH2ONNX_PLUGIN(r) {
+  r.add("", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); }, {"Identity"});
+}
+
+#elif defined(T2O_PLUGIN_BAD_OPSET)
+TORCH2ONNX_PLUGIN(r) {
+  r.add("t2otest::odd", -5, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); },
+        {"MadeUpOnnxOp"});
 }
 #endif

@@ -157,6 +157,53 @@ class Api(unittest.TestCase):
             torch2onnx.export(FakeQuant(), (x,), self.path("fq2.onnx"), fallback_domain="my.ops",
                               verify=True)
 
+    def test_argument_checks(self):
+        """Reliability round 3 (issue 26): no file named 'None', no tolerance that passes anything."""
+        x = torch.randn(1, 3, 8, 8)
+        cwd = os.getcwd()
+        os.chdir(self.dir.name)
+        try:
+            with self.assertRaises(TypeError):
+                torch2onnx.export(Net(), (x,), None)
+            self.assertFalse(os.path.exists("None"))
+        finally:
+            os.chdir(cwd)
+        with self.assertRaises(ValueError):
+            torch2onnx.export(Net(), (x,), "")
+        for bad in (float("inf"), float("nan"), -1.0):
+            with self.assertRaises(ValueError, msg=f"rtol={bad}"):
+                torch2onnx.export(Net(), (x,), self.path("t.onnx"), verify=True, rtol=bad)
+            with self.assertRaises(ValueError, msg=f"atol={bad}"):
+                torch2onnx.export(Net(), (x,), self.path("t.onnx"), verify=True, atol=bad)
+        self.assertFalse(os.path.exists(self.path("t.onnx")))
+
+    def test_threads_exporting_to_one_path(self):
+        """Two threads exporting to one file at once: both finish with a complete file."""
+        import threading
+        out = self.path("shared.onnx")
+        results, errors = [], []
+
+        x = torch.randn(1, 3, 8, 8)
+        # Traced here: PyTorch's tracer is not for two threads at once; the exports are.
+        models = [torch.jit.trace(Net().eval(), (x,)) for _ in range(2)]
+
+        def run(model):
+            try:
+                results.append(torch2onnx.export(model, (x,), out, verify=True))
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=run, args=(m,)) for m in models]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertTrue(all(r["verify_ok"] for r in results), results)
+        self.assertTrue(os.path.exists(out))
+        self.assertEqual(sorted(os.listdir(self.path("shared"))), ["test_data_set_0"])
+        self.assertEqual([n for n in os.listdir(self.dir.name) if ".tmp" in n], [])
+
     def test_version(self):
         self.assertRegex(torch2onnx.__version__, r"^\d+\.\d+\.\d+$")
 
