@@ -13,6 +13,7 @@
 #include "exporter/frontend/torch_util.h"
 #include "exporter/locate.h"
 #include "exporter/pipeline.h"
+#include "exporter/verify/expected.h"
 #include "exporter/verify/verify.h"
 
 #include <ATen/core/grad_mode.h>
@@ -331,6 +332,20 @@ VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, con
   return v;
 }
 
+// --expected-outputs: the file's outputs, read before the export so a bad file fails it early.
+// They belong to the example inputs, so every ONNX input must come from --input-data.
+std::optional<ExpectedOutputs> read_expected(const ExportOptions &o, const ForwardCall &call) {
+  if (o.expected_outputs.empty())
+    return std::nullopt;
+  for (size_t k = 0; k < call.flat_data.size(); ++k)
+    if (!call.flat_data[k].defined())
+      throw UsageError(fmt::format("--expected-outputs needs the example inputs the outputs were "
+                                   "computed from, but input '{}' has no --input-data value",
+                                   call.flat_specs[k].name),
+                       "give every forward argument's value with --input-data");
+  return read_expected_outputs(o.expected_outputs);
+}
+
 // Sets the running phase's time when the export fails inside it, so the report of a failed export
 // says how long each step took until then.
 class PhaseClock {
@@ -400,6 +415,7 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   if (!o.functions.empty())
     function_calls = function_instances(*m.graph, o.functions);
   GraphInputs gi = graph_inputs(call, o.seed, o.verify_dims);
+  std::optional<ExpectedOutputs> expected = read_expected(o, call);
   r.inputs = call.flat_specs;
   r.constants = call.constants;
 
@@ -450,6 +466,12 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
   if (o.verify)
     r.verify = verify_export(m.module, m, o, call, gi, c, r.output_path, log, r);
+  if (expected) {
+    set_phase("checking --expected-outputs (ONNX Runtime runs the model)");
+    say(fmt::format("checking ONNX Runtime's outputs against {}", o.expected_outputs));
+    r.expected = check_expected_outputs(*expected, r.output_path, c.input_names, call.flat_data,
+                                        c.output_names, o.rtol, o.atol);
+  }
 }
 
 // What both entry points do before they have a model: check the options against the output
