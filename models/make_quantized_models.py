@@ -14,6 +14,8 @@ torch::jit::load and compares every tensor reachable from the module bit for bit
   LibTorch has no fbgemm. Traced.
 - lstm_dynamic, linear_dynamic: torch.ao.quantization.quantize_dynamic of an nn.LSTM and of
   nn.Linear layers (packed weights rebuilt in __setstate__ on load), scripted.
+- linear_dynamic_damaged (made on request): linear_dynamic with one weight changed before
+  quantizing, for the comparison's own test.
 
 Writes OUT/<name>.pt (remade only when NAME.pt.json records another recipe) and prints one line per
 model: name, path.
@@ -33,6 +35,9 @@ from fixture_io import save_module  # noqa: E402
 TORCHVISION = ["resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "shufflenet_v2_x0_5",
                "googlenet", "inception_v3"]
 DYNAMIC = ["lstm_dynamic", "linear_dynamic"]
+# linear_dynamic with one weight of fc2 changed before quantizing: load_equal's own test (one int8
+# value inside packed params, visible only through __getstate__, must be found).
+DAMAGED = ["linear_dynamic_damaged"]
 
 
 class Tagger(nn.Module):
@@ -58,8 +63,11 @@ class Mlp(nn.Module):
 
 def build(name):
     torch.manual_seed(0)
-    if name in DYNAMIC:
+    if name in DYNAMIC + DAMAGED:
         model = (Tagger() if name == "lstm_dynamic" else Mlp()).eval()
+        if name in DAMAGED:
+            with torch.no_grad():
+                model.fc2.weight[3, 5] += 0.01
         types = {nn.LSTM, nn.Linear} if name == "lstm_dynamic" else {nn.Linear}
         return torch.jit.script(torch.ao.quantization.quantize_dynamic(model, types, dtype=torch.qint8))
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("googlenet", "inception_v3") else {}
@@ -95,7 +103,7 @@ def main():
         return 0
     if not args.out:
         ap.error("--out is required")
-    unknown = [n for n in names if n not in TORCHVISION + DYNAMIC]
+    unknown = [n for n in names if n not in TORCHVISION + DYNAMIC + DAMAGED]
     if unknown:
         print("unknown model(s): " + ", ".join(unknown), file=sys.stderr)
         return 2
