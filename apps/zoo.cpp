@@ -79,7 +79,10 @@ Examples:
 MANIFEST is YAML (see docs/zoo.md): model_dir, defaults (opset, rtol, atol, timeout,
 load_library, converters) and a list of models (name, model, inputs, opset, rtol, atol, timeout,
 load_library, converters, output_names, verify_dims, input_data: [files], functions: [classes],
-expect_fail: "reason").
+expected_outputs: file, expect_fail: "reason"). A model's expected outputs (expected_outputs, or
+MODEL.expected.pt beside it, with MODEL.inputs.pt as input data when the entry has none, as
+models/make_zoo.py writes them) are passed as --expected-outputs: ONNX Runtime is checked against
+them too.
 
 Status per model: pass, fail (export or verification failed), crash (killed by a signal or an
 unexpected exit status), timeout, xfail (failed as the manifest expects), xpass (passed although
@@ -109,8 +112,8 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   app.add_flag("--keep", o.keep, "keep the ONNX files of passing models (default: deleted)");
   app.add_flag("--list", o.list, "print the jobs (after --shard and --opset) and exit");
   app.add_flag("--check-copy-load", o.check_copy_load,
-               "export each passing model again with TORCH2ONNX_LOAD=copy (no verification) and "
-               "fail it unless both ONNX files are byte-identical");
+               "export each passing model again (at its first opset) with TORCH2ONNX_LOAD=copy, "
+               "without verification, and fail it unless both ONNX files are byte-identical");
   app.add_flag("--require-expected-outputs", o.require_expected,
                "fail a model that has no expected outputs (the manifest's expected_outputs, or "
                "MODEL.expected.pt beside it) instead of exporting it without that check");
@@ -258,9 +261,9 @@ private:
   // --check-copy-load: after a pass, the same export with TORCH2ONNX_LOAD=copy. True when it
   // started (`r` now waits for it, holding the first result).
   bool start_copy_load(Running &r, Result &first) {
-    if (!o_.check_copy_load || first.status != Status::Pass)
-      return false;
     const Job &j = jobs_[r.index];
+    if (!o_.check_copy_load || !j.first_opset || first.status != Status::Pass)
+      return false;
     JobPaths p = paths(j);
     std::error_code ec;
     fs::create_directories(p.copy_dir, ec);

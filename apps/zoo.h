@@ -28,6 +28,9 @@ struct Job {
   std::string expect_fail; // non-empty: the reason this model is expected to fail
   double timeout = 900;    // seconds
   int line = 0;            // manifest line, for messages
+  // The entry's first opset: zoo --check-copy-load checks the load once per entry (what is loaded
+  // does not depend on the opset).
+  bool first_opset = true;
 };
 
 struct Manifest {

@@ -96,9 +96,8 @@ void finish_copy_load(Result &r, const Running &run, int wstatus, const JobPaths
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
     std::string why = first_error_of_log(p.copy_log);
     return fail(fmt::format("the export with TORCH2ONNX_LOAD=copy failed ({}){}{} (log: {})",
-                            WIFEXITED(wstatus)
-                                ? fmt::format("exit status {}", WEXITSTATUS(wstatus))
-                                : fmt::format("signal {}", WTERMSIG(wstatus)),
+                            WIFEXITED(wstatus) ? fmt::format("exit status {}", WEXITSTATUS(wstatus))
+                                               : fmt::format("signal {}", WTERMSIG(wstatus)),
                             why.empty() ? "" : ": ", why, p.copy_log));
   }
   std::string diff = file_difference(p.onnx, p.copy_onnx);

@@ -274,6 +274,7 @@ Manifest read_manifest(const std::string &path, const std::string &models_dir, i
     for (int o : ops) {
       Job k = j;
       k.opset = o;
+      k.first_opset = o == ops.front();
       if (ops.size() > 1)
         k.name = fmt::format("{}@op{}", name, o);
       m.jobs.push_back(std::move(k));

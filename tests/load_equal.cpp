@@ -26,8 +26,8 @@ namespace {
 
 struct Found {
   std::string path;
-  at::Tensor tensor;   // undefined for a non-tensor leaf
-  std::string scalar;  // a leaf that is not a tensor (a number, a string), as text
+  at::Tensor tensor;  // undefined for a non-tensor leaf
+  std::string scalar; // a leaf that is not a tensor (a number, a string), as text
 };
 
 std::string leaf_text(const c10::IValue &v) {
@@ -78,8 +78,8 @@ private:
       try {
         state = (*getstate)({v});
       } catch (const std::exception &e) {
-        found.push_back({path + ".__getstate__()", at::Tensor(),
-                         std::string("error: ") + e.what()});
+        found.push_back(
+            {path + ".__getstate__()", at::Tensor(), std::string("error: ") + e.what()});
         return;
       }
       walk(state, path + ".__getstate__()", depth + 1);
@@ -114,8 +114,7 @@ std::string tensor_difference(const at::Tensor &a, const at::Tensor &b) {
                          b.q_scale(), b.q_zero_point());
     if (a.qscheme() == at::kPerChannelAffine &&
         (!tensor_difference(a.q_per_channel_scales(), b.q_per_channel_scales()).empty() ||
-         !tensor_difference(a.q_per_channel_zero_points(), b.q_per_channel_zero_points())
-              .empty()))
+         !tensor_difference(a.q_per_channel_zero_points(), b.q_per_channel_zero_points()).empty()))
       return "per-channel scales or zero points differ";
   }
   std::string x = bytes_of(a), y = bytes_of(b);
@@ -124,8 +123,8 @@ std::string tensor_difference(const at::Tensor &a, const at::Tensor &b) {
   size_t at = 0;
   while (at < x.size() && at < y.size() && x[at] == y[at])
     ++at;
-  return fmt::format("storage bytes differ ({} and {} bytes, first at byte {})", x.size(),
-                     y.size(), at);
+  return fmt::format("storage bytes differ ({} and {} bytes, first at byte {})", x.size(), y.size(),
+                     at);
 }
 
 std::vector<Found> reachable(const torch::jit::Module &m) {

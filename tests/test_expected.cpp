@@ -2,9 +2,8 @@
 // a fresh torch.jit.load of the same file (models/make_oracle_models.py), so an export whose
 // weights were damaged — on both sides of --verify — still fails; and torch2onnx zoo's use of it
 // (--require-expected-outputs) and of --check-copy-load.
-#include "harness.h"
-
 #include "apps/zoo_child.h"
+#include "harness.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -110,7 +109,8 @@ TEST_CASE("expected: outputs by name or in order, and their count and shapes", "
   CHECK(contains(short_file.out, "holds 1 output, ONNX Runtime returned 2"));
   auto shape = export_multi(dir, "oracle_multi.shape.pt");
   CHECK(shape.exit_code == 1);
-  CHECK(contains(shape.out, "expected prod: FAIL: shape differs: expected 3x2 vs ONNX Runtime 2x3"));
+  CHECK(
+      contains(shape.out, "expected prod: FAIL: shape differs: expected 3x2 vs ONNX Runtime 2x3"));
 }
 
 TEST_CASE("expected: command-line mistakes", "[expected]") {
@@ -139,7 +139,8 @@ TEST_CASE("expected: zoo passes the fixture's inputs and expected outputs", "[ex
   std::string dir = fresh_dir("expected_zoo");
   std::string manifest = dir + "/zoo.yaml";
   std::ofstream(manifest) << "model_dir: " << T2O_ORACLE_MODELS << "\nmodels:\n"
-                          << "  - {name: cnn, model: oracle_cnn.pt, inputs: \"x:f32[1,3,16,16]\"}\n"
+                          << "  - {name: cnn, model: oracle_cnn.pt, inputs: \"x:f32[1,3,16,16]\", "
+                             "opset: [13, 17]}\n"
                           << "  - {name: damaged, model: oracle_cnn_damaged.pt, inputs: "
                              "\"x:f32[1,3,16,16]\", input_data: oracle_cnn.inputs.pt, "
                              "expected_outputs: oracle_cnn.expected.pt}\n";
@@ -148,17 +149,23 @@ TEST_CASE("expected: zoo passes the fixture's inputs and expected outputs", "[ex
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1); // the damaged one
   auto j = read_json(dir + "/r.json");
-  REQUIRE(j["models"].size() == 2);
-  const auto &cnn = j["models"][0], &damaged = j["models"][1];
+  REQUIRE(j["models"].size() == 3);
+  const auto &cnn = j["models"][0], &cnn17 = j["models"][1], &damaged = j["models"][2];
   CHECK(cnn["status"] == "pass");
   CHECK(cnn["expected_checked"] == true);
   CHECK(cnn["expected_error_ratio"].get<double>() < 0.5);
   CHECK(cnn["copy_load"] == "identical");
+  CHECK(fs::exists(dir + "/o/logs/cnn@op13.copy-load.log"));
+  CHECK_FALSE(fs::exists(dir + "/o/cnn@op13")); // the second file is gone with the test data
+  // The load is checked once per model, at its first opset.
+  CHECK(cnn17["status"] == "pass");
+  CHECK(cnn17["expected_checked"] == true);
+  CHECK(cnn17["copy_load"].is_null());
   CHECK(damaged["status"] == "fail");
   CHECK(contains(damaged["first_error"].get<std::string>(), "expected output: max abs error"));
   CHECK(damaged["copy_load"].is_null()); // not exported again after a failure
   // The child was given the files found beside the model (MODEL.inputs.pt, MODEL.expected.pt).
-  auto log = file_bytes(dir + "/o/logs/cnn.json");
+  auto log = file_bytes(dir + "/o/logs/cnn@op17.json");
   CHECK(contains(log, "oracle_cnn.expected.pt"));
   CHECK(contains(log, "oracle_cnn.inputs.pt"));
   SECTION("a model without expected outputs fails when they are required") {

@@ -49,9 +49,9 @@ ExpectedOutputs from_torch_save(const std::string &path) {
                               one_list ? "list" : "dict"),
                   "save a tuple (torch.save(tuple(outputs), path)) or the tensor itself, or an "
                   ".npz");
-    throw Error(fmt::format("cannot read --expected-outputs '{}' as a torch.save file: {}", path,
-                            why),
-                "save the outputs with torch.save(model(x), path), or as an .npz");
+    throw Error(
+        fmt::format("cannot read --expected-outputs '{}' as a torch.save file: {}", path, why),
+        "save the outputs with torch.save(model(x), path), or as an .npz");
   }
   ExpectedOutputs out;
   out.file = path;
