@@ -191,7 +191,11 @@ private:
         continue;
       }
       try {
-        r.pid = spawn(child_args(j, exe_, p), p.log);
+        // --check-copy-load compares the default load with the copying one: not copy with copy.
+        std::vector<std::pair<std::string, std::string>> env;
+        if (o_.check_copy_load)
+          env.emplace_back("TORCH2ONNX_LOAD", "");
+        r.pid = spawn(child_args(j, exe_, p), p.log, env);
       } catch (const Error &e) {
         // Could not start this one (log not writable, fork failed): its failure, not the batch's.
         not_started(r.index, Status::Crash, e.what());

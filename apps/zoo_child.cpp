@@ -141,7 +141,7 @@ pid_t spawn(const std::vector<std::string> &args, const std::string &log,
     if (devnull >= 0)
       ::dup2(devnull, 0);
     for (const auto &[name, value] : env)
-      ::setenv(name.c_str(), value.c_str(), 1);
+      value.empty() ? ::unsetenv(name.c_str()) : ::setenv(name.c_str(), value.c_str(), 1);
     // /proc/self/exe is this very binary even if the file was rebuilt since the batch started.
     ::execv("/proc/self/exe", argv.data());
     std::fprintf(stderr, "torch2onnx: error: cannot run %s: %s\n", argv[0], std::strerror(errno));

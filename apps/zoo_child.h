@@ -46,7 +46,7 @@ std::vector<std::string> child_args(const Job &j, const std::string &exe, const 
 std::vector<std::string> copy_load_args(const Job &j, const std::string &exe, const JobPaths &p);
 
 // Starts one child with stdout and stderr going to `log`, in a new process group, with `env`
-// (NAME, VALUE) added to its environment.
+// (NAME, VALUE) set in its environment (an empty VALUE removes NAME).
 pid_t spawn(const std::vector<std::string> &args, const std::string &log,
             const std::vector<std::pair<std::string, std::string>> &env = {});
 

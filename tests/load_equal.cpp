@@ -6,6 +6,7 @@
 // cannot export yet (quantized ones); ctest runs it per model (load_equal:<model>).
 //
 //   load_equal MODEL.pt                         exit 0 when both loads are identical, 1 otherwise
+//                                               (TORCH2ONNX_LOAD=copy: both are LibTorch's load)
 //   load_equal --files A.pt B.pt --expect-difference-in TEXT
 //                                               LibTorch's load of two files; exit 0 only when
 //                                               some tensor differs and its path contains TEXT
@@ -173,10 +174,12 @@ int main(int argc, char **argv) {
     if (args.size() == 1) {
       torch::jit::Module copied = torch::jit::load(args[0]);
       copied.eval(); // as load_model leaves its module (the training flags are attributes too)
-      ::unsetenv("TORCH2ONNX_LOAD"); // torch2onnx's default load
+      // torch2onnx's load as TORCH2ONNX_LOAD selects it (ctest unsets it: the default, mapped).
       torch2onnx::LoadedModel mapped = torch2onnx::load_model(args[0]);
       bool unused = false;
-      fmt::print("{}: torch2onnx's load against torch::jit::load\n", args[0]);
+      const char *how = std::getenv("TORCH2ONNX_LOAD");
+      fmt::print("{}: torch2onnx's load (TORCH2ONNX_LOAD={}) against torch::jit::load\n", args[0],
+                 how ? how : "");
       return compare(reachable(mapped.module), reachable(copied), "", unused) == 0 ? 0 : 1;
     }
     if (args.size() == 5 && args[0] == "--files" && args[3] == "--expect-difference-in") {
