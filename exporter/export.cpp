@@ -263,9 +263,11 @@ private:
 
 // Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
 // each a test-data set beside the output (test_data_set_N).
+// `example_outputs` (may be null) receives ONNX Runtime's outputs at the example inputs.
 VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, const ExportOptions &o,
                            const ForwardCall &call, const GraphInputs &gi, const Converted &c,
-                           const std::string &path, const LogFn &log, ExportReport &r) {
+                           const std::string &path, const LogFn &log, ExportReport &r,
+                           std::vector<at::Tensor> *example_outputs) {
   const std::vector<std::string> &resolved_attributes = m.resolved_attributes;
   auto tv = std::chrono::steady_clock::now();
   VerifyReport v;
@@ -297,8 +299,10 @@ VerifyReport verify_export(torch::jit::Module &module, const LoadedModel &m, con
     run.test_data_dir = (stem / fmt::format("test_data_set_{}", k)).string();
     run.rtol = o.rtol;
     run.atol = o.atol;
-    if (k == 0)
+    if (k == 0) {
       v.test_data_dir = run.test_data_dir;
+      run.onnxruntime_outputs = example_outputs;
+    }
     state.restore();
     auto checks = verify_run(module, run, log);
     check_same_file(path, written);
@@ -464,13 +468,20 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   r.seconds = since(clock.begin());
 
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
+  // With --expected-outputs, ONNX Runtime's outputs at the example (the --input-data) are
+  // compared with the file's too: verification's run, or one of their own without --verify.
+  std::optional<std::vector<at::Tensor>> ort_example;
+  if (expected)
+    ort_example.emplace();
   if (o.verify)
-    r.verify = verify_export(m.module, m, o, call, gi, c, r.output_path, log, r);
+    r.verify = verify_export(m.module, m, o, call, gi, c, r.output_path, log, r,
+                             ort_example ? &*ort_example : nullptr);
   if (expected) {
     set_phase("checking --expected-outputs (ONNX Runtime runs the model)");
     say(fmt::format("checking ONNX Runtime's outputs against {}", o.expected_outputs));
-    r.expected = check_expected_outputs(*expected, r.output_path, c.input_names, call.flat_data,
-                                        c.output_names, o.rtol, o.atol);
+    r.expected =
+        check_expected_outputs(*expected, r.output_path, c.input_names, call.flat_data,
+                               c.output_names, o.rtol, o.atol, o.verify ? &*ort_example : nullptr);
   }
 }
 

@@ -26,13 +26,15 @@ struct ExpectedOutputs {
 // Example: torch.save(model(x), "expected.pt") in Python.
 ExpectedOutputs read_expected_outputs(const std::string &path);
 
-// Runs `onnx_path` in ONNX Runtime on `inputs` and compares each output with `expected` (by name
-// when the file names every ONNX output, else in order) within max(atol, rtol * max|expected|).
-// A count or name that does not match is one failed check.
+// Runs `onnx_path` in ONNX Runtime on `inputs` (unless `onnxruntime_outputs` already holds its
+// outputs on them, e.g. from --verify) and compares each output with `expected` (by name when the
+// file names every ONNX output, else in order) within max(atol, rtol * max|expected|). A count
+// that does not match is one failed check.
 ExpectedReport check_expected_outputs(const ExpectedOutputs &expected, const std::string &onnx_path,
                                       const std::vector<std::string> &input_names,
                                       const std::vector<at::Tensor> &inputs,
                                       const std::vector<std::string> &output_names, double rtol,
-                                      double atol);
+                                      double atol,
+                                      const std::vector<at::Tensor> *onnxruntime_outputs = nullptr);
 
 } // namespace torch2onnx
