@@ -13,6 +13,7 @@
 #include "exporter/output_files.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -32,7 +33,8 @@ namespace {
 const char *kUsage =
     "Usage: torch2onnx MODEL.pt [-o OUT.onnx] [--input SPEC]... [--input-data FILE]... [--opset "
     "N]\n"
-    "                  [--verify] [--locate] [--report FILE] [--converters LIB.so]...\n"
+    "                  [--verify] [--locate] [--expected-outputs FILE] [--report FILE]\n"
+    "                  [--converters LIB.so]...\n"
     "                  [--fallback-domain NAME]\n"
     "       torch2onnx ops [--opset N] [--json] [--converters LIB.so]...\n"
     "       torch2onnx show MODEL.onnx [--json]   (list any ONNX file, one line per node)\n"
@@ -46,6 +48,7 @@ Examples:
   torch2onnx detector.pt --load-library /path/to/torchvision/_C.so --input f32[1,3,320,320]
   torch2onnx model.pt --input x:f32[batch=1,16] --verify --report model.json
   torch2onnx gpt.pt --input-data ids.npy --verify            verify on your own token ids
+  torch2onnx m.pt --input-data x.pt --expected-outputs y.pt   check against outputs from Python
   torch2onnx seg.pt --input x:f32[1,3,64,64] --input mask:none   an Optional argument as None
   torch2onnx ops --opset 13          list the converters available at opset 13
   torch2onnx m.pt --load-library libmylib_ops.so --converters libmylib_converters.so --verify
@@ -77,6 +80,13 @@ The data is what the model is recorded at and the first verification set (test_d
 (the --input-data, or random ones, seeded), writes them beside the output as
 <name>/test_data_set_N/{input,output}_K.pb (one set per size checked), prints the worst error per
 output and fails when max|onnx - torch| > max(atol, rtol*max|torch|).
+
+--expected-outputs FILE compares ONNX Runtime's outputs on the --input-data values with outputs
+computed elsewhere, e.g. in Python from the same file (an oracle that shares no code with the
+export): FILE is a torch.save'd tensor, tuple, list or dict (as forward returns them, e.g.
+torch.save(torch.jit.load("m.pt").eval()(x), "y.pt")), an .npz (arrays named after the ONNX
+outputs, or in order) or one .npy. Same tolerance as --verify (--rtol, --atol); fails (exit 1) when
+an output is over it. It needs every input from --input-data and runs with or without --verify.
 
 When an output is over tolerance, --verify also searches the first node whose ONNX value differs
 from LibTorch's (the values of every node compared, in order) and prints it as "first diverging
@@ -142,13 +152,16 @@ void add_flags(CLI::App &app, Args &a) {
   auto *verify_flag = app.add_flag(
       "--verify", o.verify,
       "run LibTorch and ONNX Runtime on the same random inputs and compare every output");
-  a.rtol =
-      app.add_option("--rtol", o.rtol,
-                     "relative tolerance for --verify: an output passes when max|onnx - torch| "
-                     "<= max(atol, rtol * max|torch|) (default 1e-4)")
-          ->needs(verify_flag);
-  a.atol = app.add_option("--atol", o.atol, "absolute tolerance for --verify (default 1e-4)")
-               ->needs(verify_flag);
+  app.add_option("--expected-outputs", o.expected_outputs,
+                 "outputs computed elsewhere (e.g. Python) for the --input-data values: a .pt "
+                 "(torch.save'd tensor, tuple, list or dict), .npz or .npy; ONNX Runtime's "
+                 "outputs must match them (see below)");
+  a.rtol = app.add_option("--rtol", o.rtol,
+                          "relative tolerance for --verify and --expected-outputs: an output "
+                          "passes when max|onnx - torch| <= max(atol, rtol * max|torch|) "
+                          "(default 1e-4)");
+  a.atol = app.add_option("--atol", o.atol,
+                          "absolute tolerance for --verify and --expected-outputs (default 1e-4)");
   app.add_option("--seed", o.seed, "seed for --verify's random inputs (default 0)")
       ->needs(verify_flag);
   app.add_flag("--locate", o.locate,
@@ -249,10 +262,19 @@ void check_command_line(Args &a) {
   check_option_conflicts(o);
   if (!o.fallback_domain.empty())
     check_fallback_domain(o.fallback_domain);
-  if (a.rtol->count())
-    check_tolerance("--rtol", o.rtol);
-  if (a.atol->count())
-    check_tolerance("--atol", o.atol);
+  for (const CLI::Option *tol : {a.rtol, a.atol}) {
+    if (!tol->count())
+      continue;
+    check_tolerance(tol->get_name().c_str(), tol == a.rtol ? o.rtol : o.atol);
+    if (!o.verify && !o.locate && o.expected_outputs.empty())
+      throw Error(fmt::format("{} is a tolerance for --verify or --expected-outputs, and neither "
+                              "was given",
+                              tol->get_name()),
+                  "add --verify");
+  }
+  if (!o.expected_outputs.empty() && o.input_data.empty())
+    throw Error("--expected-outputs needs the inputs its outputs were computed from",
+                "give them with --input-data (e.g. torch.save((x,), 'x.pt') in Python)");
   check_verify_dims(o);
   if (a.output_given && o.output_path.empty())
     throw Error("-o is empty", "give the ONNX file to write, e.g. -o model.onnx, or leave out -o "
@@ -413,6 +435,33 @@ int print_verify(const ExportReport &r, const ExportOptions &o) {
   return 0;
 }
 
+// Prints the --expected-outputs lines; returns the exit status.
+int print_expected(const ExportReport &r, const ExportOptions &o) {
+  const auto &e = *r.expected;
+  for (const auto &c : e.outputs) {
+    if (o.verbosity < 1 && c.ok())
+      continue;
+    if (!c.problem.empty())
+      fmt::print("  expected {}: FAIL: {}\n", c.name, c.problem);
+    else
+      fmt::print(
+          "  expected {}: max abs error {:.3g}, max rel error {:.3g} (max |expected| {:.3g}, "
+          "tolerance {:.3g}) {}\n",
+          c.name, c.max_abs_error, c.max_rel_error, c.max_abs_ref, c.tolerance,
+          c.ok() ? "ok" : "FAIL");
+  }
+  if (!e.ok()) {
+    fmt::print(stderr,
+               "torch2onnx: error: ONNX Runtime's outputs differ from the expected outputs in {} "
+               "(model kept at {})\n",
+               e.file, r.output_path);
+    return 1;
+  }
+  if (o.verbosity >= 1)
+    fmt::print("  matches the expected outputs in {} ({:.2f} s)\n", e.file, e.seconds);
+  return 0;
+}
+
 int print_result(const ExportReport &r, const Args &a) {
   print_details(r, a);
   if (a.o.verbosity >= 1)
@@ -425,7 +474,9 @@ int print_result(const ExportReport &r, const Args &a) {
                  kFunctionDomain, f.name, f.module_type, f.calls.size(),
                  f.calls.size() == 1 ? "" : "s", f.nodes, f.activation_inputs + f.weight_inputs,
                  f.weight_inputs);
-  return r.verify ? print_verify(r, a.o) : 0;
+  int rc = r.verify ? print_verify(r, a.o) : 0;
+  int rc_expected = r.expected ? print_expected(r, a.o) : 0;
+  return std::max(rc, rc_expected);
 }
 
 // Runs the export; fills `result` or `failure` and returns the exit status.

@@ -69,6 +69,7 @@ json options_json(const ExportOptions &o) {
     vd[n] = v;
   json j = {
       {"verify", o.verify},
+      {"expected_outputs", o.expected_outputs.empty() ? json(nullptr) : json(o.expected_outputs)},
       {"external_data", o.external_data},
       {"optimize", o.optimize},
       {"rtol", o.rtol},
@@ -143,6 +144,14 @@ json verify_json(const VerifyReport &v) {
           {"seconds", v.seconds},
           {"test_data_dir", root.string()},
           {"data_sets", sets}};
+}
+
+// --expected-outputs: one check per output, as a verification data set's.
+json expected_json(const ExpectedReport &e) {
+  json outputs = json::array();
+  for (const auto &c : e.outputs)
+    outputs.push_back(check_json(c));
+  return {{"ok", e.ok()}, {"file", e.file}, {"seconds", e.seconds}, {"outputs", outputs}};
 }
 
 // After a failure only the phases that ran (the last one until the failure).
@@ -266,6 +275,8 @@ json result_json(const ExportReport &r, json &report) {
   }
   if (r.verify)
     report["verify"] = verify_json(*r.verify);
+  if (r.expected)
+    report["expected"] = expected_json(*r.expected);
   if (r.divergence)
     report["divergence"] = divergence_json(*r.divergence);
   return report;
@@ -283,7 +294,9 @@ json build(const Inputs &in) {
     j["tool"]["onnxruntime"] = in.result->verify->onnxruntime_version;
   j["status"] = in.failure                                                     ? "error"
                 : (in.result && in.result->verify && !in.result->verify->ok()) ? "verify_failed"
-                                                                               : "ok";
+                : (in.result && in.result->expected && !in.result->expected->ok())
+                    ? "expected_failed"
+                    : "ok";
   j["exit_code"] = in.exit_code;
   j["seconds"] = in.seconds;
   j["model"] = o.model_path;
@@ -377,6 +390,21 @@ void markdown_verify(const json &v, std::string &o) {
                                                            ? ": " + c["problem"].get<std::string>()
                                                            : std::string()));
   }
+}
+
+void markdown_expected(const json &e, std::string &o) {
+  o += fmt::format("\n## Expected outputs ({}): {}\n\n", e["file"].get<std::string>(),
+                   e["ok"].get<bool>() ? "ok" : "FAILED");
+  o += "| output | max abs error | max rel error | max \\|expected\\| | tolerance | verdict |\n";
+  o += "| --- | ---: | ---: | ---: | ---: | --- |\n";
+  for (const auto &c : e["outputs"])
+    o += fmt::format("| {} | {} | {} | {} | {} | {} |\n", c["name"].get<std::string>(),
+                     num(c["max_abs_error"]), num(c["max_rel_error"]), num(c["max_abs_ref"]),
+                     num(c["tolerance"]),
+                     c["ok"].get<bool>()
+                         ? "ok"
+                         : "FAIL" + (c.contains("problem") ? ": " + c["problem"].get<std::string>()
+                                                           : std::string()));
 }
 
 } // namespace
@@ -484,6 +512,8 @@ std::string markdown(const json &r) {
   }
   if (r.contains("verify"))
     markdown_verify(r["verify"], o);
+  if (r.contains("expected"))
+    markdown_expected(r["expected"], o);
   if (r.contains("divergence"))
     o += "\n## First diverging node\n\n" + divergence_text(r["divergence"]) + "\n";
   return o;

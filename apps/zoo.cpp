@@ -39,6 +39,12 @@ void write_file(const std::string &p, const std::string &text) {
   write_file_atomic(p, text); // whole or not at all; says why it cannot
 }
 
+// Where models/make_zoo.py keeps a model's expected outputs (find_oracle_files looks there).
+std::string oracle_file(const Job &j) {
+  fs::path p(j.model);
+  return (p.extension() == ".pt" ? p.replace_extension("") : p).string() + ".expected.pt";
+}
+
 volatile sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) {
   g_interrupted = 1;
@@ -49,6 +55,7 @@ struct Options {
   int jobs = 1, opset = 0;
   std::string shard;
   bool keep = false, list = false;
+  bool check_copy_load = false, require_expected = false;
   double timeout = 0;
 };
 
@@ -71,7 +78,10 @@ Examples:
 MANIFEST is YAML (see docs/zoo.md): model_dir, defaults (opset, rtol, atol, timeout,
 load_library, converters) and a list of models (name, model, inputs, opset, rtol, atol, timeout,
 load_library, converters, output_names, verify_dims, input_data: [files], functions: [classes],
-expect_fail: "reason").
+expected_outputs: file, expect_fail: "reason"). A model's expected outputs (expected_outputs, or
+MODEL.expected.pt beside it, with MODEL.inputs.pt as input data when the entry has none, as
+models/make_zoo.py writes them) are passed as --expected-outputs: ONNX Runtime is checked against
+them too.
 
 Status per model: pass, fail (export or verification failed), crash (killed by a signal or an
 unexpected exit status), timeout, xfail (failed as the manifest expects), xpass (passed although
@@ -101,6 +111,12 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   app.add_option("--json", o.json, "write JSON results here");
   app.add_flag("--keep", o.keep, "keep the ONNX files of passing models (default: deleted)");
   app.add_flag("--list", o.list, "print the jobs (after --shard and --opset) and exit");
+  app.add_flag("--check-copy-load", o.check_copy_load,
+               "export each passing model again (at its first opset) with TORCH2ONNX_LOAD=copy, "
+               "without verification, and fail it unless both ONNX files are byte-identical");
+  app.add_flag("--require-expected-outputs", o.require_expected,
+               "fail a model that has no expected outputs (the manifest's expected_outputs, or "
+               "MODEL.expected.pt beside it) instead of exporting it without that check");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -140,9 +156,11 @@ std::vector<Job> select_jobs(const Options &o, int shard_i, int shard_n) {
   for (size_t k = 0; k < m.jobs.size(); ++k)
     if (static_cast<int>(k % shard_n) == shard_i - 1)
       jobs.push_back(m.jobs[k]);
-  if (o.timeout > 0)
-    for (auto &j : jobs)
+  for (auto &j : jobs) {
+    if (o.timeout > 0)
       j.timeout = o.timeout;
+    find_oracle_files(j);
+  }
   return jobs;
 }
 
@@ -188,21 +206,38 @@ private:
       r.before = take_snapshot(p);
       std::error_code ec;
       fs::remove(p.report, ec); // an earlier run's report must not stand for this run
+      if (o_.require_expected && j.expected_outputs.empty()) {
+        not_started(r.index, Status::Fail,
+                    fmt::format("no expected outputs: neither the manifest's expected_outputs nor "
+                                "{} (make them with models/make_zoo.py)",
+                                oracle_file(j)));
+        continue;
+      }
       try {
-        r.pid = spawn(child_args(j, exe_, p), p.log);
+        // --check-copy-load compares the default load with the copying one: not copy with copy.
+        std::vector<std::pair<std::string, std::string>> env;
+        if (o_.check_copy_load)
+          env.emplace_back("TORCH2ONNX_LOAD", "");
+        r.pid = spawn(child_args(j, exe_, p), p.log, env);
       } catch (const Error &e) {
         // Could not start this one (log not writable, fork failed): its failure, not the batch's.
-        Result res;
-        res.job = j;
-        res.status = j.expect_fail.empty() ? Status::Crash : Status::ExpectedFail;
-        res.first_error = e.what();
-        fmt::print("[{}/{}] {:<28} {:<7} {}\n", ++done_, jobs_.size(), j.name,
-                   status_name(res.status), res.first_error);
-        results_[r.index] = std::move(res);
+        not_started(r.index, Status::Crash, e.what());
         continue;
       }
       running_.push_back(r);
     }
+  }
+
+  // A job that did not start: `status` unless the manifest expects it to fail.
+  void not_started(size_t index, Status status, const std::string &why) {
+    const Job &j = jobs_[index];
+    Result res;
+    res.job = j;
+    res.status = j.expect_fail.empty() ? status : Status::ExpectedFail;
+    res.first_error = why;
+    fmt::print("[{}/{}] {:<28} {:<7} {}\n", ++done_, jobs_.size(), j.name, status_name(res.status),
+               res.first_error);
+    results_[index] = std::move(res);
   }
 
   // Stops the children we started; the results so far are still reported.
@@ -223,7 +258,8 @@ private:
       const Job &j = jobs_[r.index];
       int ws = 0;
       if (::waitpid(r.pid, &ws, WNOHANG) == 0) {
-        if (!r.timed_out && Clock::now() - r.start > std::chrono::duration<double>(j.timeout)) {
+        auto since = r.exported ? r.copy_start : r.start;
+        if (!r.timed_out && Clock::now() - since > std::chrono::duration<double>(j.timeout)) {
           r.timed_out = true;
           ::kill(-r.pid, SIGKILL);
         }
@@ -231,11 +267,44 @@ private:
         continue;
       }
       ::kill(-r.pid, SIGKILL); // whatever the child left running in its group
-      record(r, finish(j, r, ws, paths(j)));
+      Result res;
+      if (r.exported) {
+        res = std::move(*r.exported);
+        finish_copy_load(res, r, ws, paths(j), o_.keep);
+      } else {
+        res = finish(j, r, ws, paths(j));
+        if (start_copy_load(r, res)) {
+          ++k;
+          continue;
+        }
+      }
+      record(r, std::move(res));
       running_.erase(running_.begin() + static_cast<long>(k));
       reaped = true;
     }
     return reaped;
+  }
+
+  // --check-copy-load: after a pass, the same export with TORCH2ONNX_LOAD=copy. True when it
+  // started (`r` now waits for it, holding the first result).
+  bool start_copy_load(Running &r, Result &first) {
+    const Job &j = jobs_[r.index];
+    if (!o_.check_copy_load || !j.first_opset || first.status != Status::Pass)
+      return false;
+    JobPaths p = paths(j);
+    std::error_code ec;
+    fs::create_directories(p.copy_dir, ec);
+    try {
+      r.pid = spawn(copy_load_args(j, exe_, p), p.copy_log, {{"TORCH2ONNX_LOAD", "copy"}});
+    } catch (const Error &e) {
+      first.status = Status::Fail;
+      first.first_error = first.copy_load =
+          fmt::format("cannot start the export with TORCH2ONNX_LOAD=copy: {}", e.what());
+      return false;
+    }
+    r.exported = std::move(first);
+    r.copy_start = Clock::now();
+    return true;
   }
 
   void record(const Running &r, Result res) {

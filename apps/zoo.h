@@ -22,9 +22,15 @@ struct Job {
   std::vector<std::string> functions;  // --functions: module classes written as ONNX functions
   std::string verify_dims;             // --verify-dims, e.g. "h=640,w=640"
   std::vector<std::string> input_data; // --input-data files (relative ones: in model_dir)
-  std::string expect_fail;             // non-empty: the reason this model is expected to fail
-  double timeout = 900;                // seconds
-  int line = 0;                        // manifest line, for messages
+  // --expected-outputs: the manifest's `expected_outputs`, or NAME.expected.pt beside the model
+  // (with NAME.inputs.pt as the input data when the manifest gives none; find_oracle_files).
+  std::string expected_outputs;
+  std::string expect_fail; // non-empty: the reason this model is expected to fail
+  double timeout = 900;    // seconds
+  int line = 0;            // manifest line, for messages
+  // The entry's first opset: zoo --check-copy-load checks the load once per entry (what is loaded
+  // does not depend on the opset).
+  bool first_opset = true;
 };
 
 struct Manifest {
@@ -32,6 +38,11 @@ struct Manifest {
   std::string model_dir; // where relative model paths are resolved
   std::vector<Job> jobs;
 };
+
+// Fills the job's expected outputs and input data from the files models/make_zoo.py keeps beside
+// the model (MODEL.expected.pt, MODEL.inputs.pt; MODEL is the path without ".pt") where the
+// manifest names none. Expected outputs are used only with input data to go with them.
+void find_oracle_files(Job &j);
 
 // Parses a manifest (see docs/zoo.md for the format). `models_dir` (when non-empty) overrides the
 // manifest's model_dir; `opset` (when > 0) replaces every entry's opsets. Throws Error with the
@@ -53,6 +64,13 @@ struct Result {
   double worst_abs_error = -1;   // max over outputs of max |onnx - torch|
   double worst_error_ratio = -1; // max over outputs of error / tolerance (>1 fails)
   int outputs_checked = 0;
+  // --expected-outputs (the child's report): whether it ran, and the worst error against the file
+  // (-1 when there is no number: not checked, or only shape/count problems).
+  bool expected_checked = false;
+  double expected_abs_error = -1, expected_error_ratio = -1;
+  // zoo --check-copy-load: "" (not checked), "identical", or why the check failed.
+  std::string copy_load;
+  double copy_seconds = 0; // the second export's wall time
   std::string
       first_error;  // the report's error (or first failing check), else the log's first error
   std::string note; // a warning about a pass, e.g. all reference outputs zero or NaN

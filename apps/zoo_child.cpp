@@ -23,6 +23,9 @@ JobPaths job_paths(const std::string &out, const Job &j) {
   p.test_dir = out + "/" + j.name; // the CLI's rule: the output path without ".onnx"
   p.log = out + "/logs/" + j.name + ".log";
   p.report = out + "/logs/" + j.name + ".json";
+  p.copy_dir = p.test_dir + "/copy-load";
+  p.copy_onnx = p.copy_dir + "/" + j.name + ".onnx";
+  p.copy_log = out + "/logs/" + j.name + ".copy-load.log";
   return p;
 }
 
@@ -74,24 +77,19 @@ void remove_written(const JobPaths &p, const Snapshot &before) {
     fs::remove(p.test_dir, ec);
 }
 
-std::vector<std::string> child_args(const Job &j, const std::string &exe, const JobPaths &p) {
-  std::vector<std::string> a = {exe,        j.model,    "-o",
-                                p.onnx,     "--opset",  std::to_string(j.opset),
-                                "--verify", "--report", p.report};
+namespace {
+
+// The flags that make the export itself (both exports of --check-copy-load share them).
+std::vector<std::string> export_args(const Job &j, const std::string &exe, const std::string &out) {
+  std::vector<std::string> a = {exe, j.model, "-o", out, "--opset", std::to_string(j.opset)};
   for (const auto &s : j.inputs)
     a.insert(a.end(), {"--input", s});
   for (const auto &f : j.input_data)
     a.insert(a.end(), {"--input-data", f});
-  if (j.rtol)
-    a.insert(a.end(), {"--rtol", fmt::format("{}", *j.rtol)});
-  if (j.atol)
-    a.insert(a.end(), {"--atol", fmt::format("{}", *j.atol)});
   for (const auto &l : j.libraries)
     a.insert(a.end(), {"--load-library", l});
   for (const auto &l : j.converters)
     a.insert(a.end(), {"--converters", l});
-  if (!j.verify_dims.empty())
-    a.insert(a.end(), {"--verify-dims", j.verify_dims});
   if (!j.output_names.empty())
     a.insert(a.end(), {"--output-names", fmt::format("{}", fmt::join(j.output_names, ","))});
   if (!j.functions.empty())
@@ -99,7 +97,30 @@ std::vector<std::string> child_args(const Job &j, const std::string &exe, const 
   return a;
 }
 
-pid_t spawn(const std::vector<std::string> &args, const std::string &log) {
+} // namespace
+
+std::vector<std::string> child_args(const Job &j, const std::string &exe, const JobPaths &p) {
+  std::vector<std::string> a = export_args(j, exe, p.onnx);
+  a.insert(a.end(), {"--verify", "--report", p.report});
+  if (!j.expected_outputs.empty())
+    a.insert(a.end(), {"--expected-outputs", j.expected_outputs});
+  if (j.rtol)
+    a.insert(a.end(), {"--rtol", fmt::format("{}", *j.rtol)});
+  if (j.atol)
+    a.insert(a.end(), {"--atol", fmt::format("{}", *j.atol)});
+  if (!j.verify_dims.empty())
+    a.insert(a.end(), {"--verify-dims", j.verify_dims});
+  return a;
+}
+
+std::vector<std::string> copy_load_args(const Job &j, const std::string &exe, const JobPaths &p) {
+  std::vector<std::string> a = export_args(j, exe, p.copy_onnx);
+  a.push_back("--quiet");
+  return a;
+}
+
+pid_t spawn(const std::vector<std::string> &args, const std::string &log,
+            const std::vector<std::pair<std::string, std::string>> &env) {
   std::vector<char *> argv;
   for (const auto &s : args)
     argv.push_back(const_cast<char *>(s.c_str()));
@@ -119,6 +140,8 @@ pid_t spawn(const std::vector<std::string> &args, const std::string &log) {
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0)
       ::dup2(devnull, 0);
+    for (const auto &[name, value] : env)
+      value.empty() ? ::unsetenv(name.c_str()) : ::setenv(name.c_str(), value.c_str(), 1);
     // /proc/self/exe is this very binary even if the file was rebuilt since the batch started.
     ::execv("/proc/self/exe", argv.data());
     std::fprintf(stderr, "torch2onnx: error: cannot run %s: %s\n", argv[0], std::strerror(errno));
@@ -172,6 +195,11 @@ std::string one_line(const Result &r) {
     if (r.worst_error_ratio >= 0)
       detail +=
           fmt::format(", worst error {:.2g} ({:.2g}×tol)", r.worst_abs_error, r.worst_error_ratio);
+    if (r.expected_error_ratio >= 0)
+      detail += fmt::format(", vs expected {:.2g} ({:.2g}×tol)", r.expected_abs_error,
+                            r.expected_error_ratio);
+    if (r.copy_load == "identical")
+      detail += ", copy load identical";
     if (!r.note.empty())
       detail += "; WARNING: " + r.note;
     if (r.status == Status::UnexpectedPass)

@@ -29,9 +29,9 @@ struct Ctx {
 
 // Keys a model entry may have. `make` and `notes` are for models/make_zoo.py and for people.
 const std::set<std::string> kModelKeys = {
-    "name",    "model",        "inputs",      "opset",        "rtol",        "atol",
-    "timeout", "load_library", "expect_fail", "output_names", "verify_dims", "make",
-    "notes",   "input_data",   "functions",   "converters"};
+    "name",         "model",       "inputs",          "opset",       "rtol", "atol",  "timeout",
+    "load_library", "expect_fail", "output_names",    "verify_dims", "make", "notes", "input_data",
+    "functions",    "converters",  "expected_outputs"};
 const std::set<std::string> kDefaultKeys = {"opset",   "rtol",         "atol",
                                             "timeout", "load_library", "converters"};
 const std::set<std::string> kTopKeys = {"model_dir", "defaults", "models"};
@@ -235,6 +235,16 @@ Manifest read_manifest(const std::string &path, const std::string &models_dir, i
         c.fail(e["inputs"], fmt::format("model '{}': {}", name, err.what()));
       }
     }
+    if (e["expected_outputs"]) {
+      auto f =
+          expand_home(scalar<std::string>(c, e["expected_outputs"], "expected_outputs", "a path"));
+      j.expected_outputs = fs::path(f).is_absolute() ? f : (fs::path(m.model_dir) / f).string();
+      if (j.input_data.empty())
+        c.fail(e["expected_outputs"],
+               fmt::format("model '{}': 'expected_outputs' needs 'input_data' (the inputs the "
+                           "outputs were computed from)",
+                           name));
+    }
     if (e["output_names"])
       j.output_names = strings(c, e["output_names"], "output_names");
     if (e["functions"])
@@ -270,6 +280,7 @@ Manifest read_manifest(const std::string &path, const std::string &models_dir, i
     for (int o : ops) {
       Job k = j;
       k.opset = o;
+      k.first_opset = o == ops.front();
       if (ops.size() > 1)
         k.name = fmt::format("{}@op{}", name, o);
       m.jobs.push_back(std::move(k));
@@ -279,6 +290,18 @@ Manifest read_manifest(const std::string &path, const std::string &models_dir, i
 }
 
 } // namespace
+
+void find_oracle_files(Job &j) {
+  std::string stem = j.model;
+  if (fs::path(stem).extension() == ".pt")
+    stem.resize(stem.size() - 3);
+  std::error_code ec;
+  if (j.input_data.empty() && fs::is_regular_file(stem + ".inputs.pt", ec))
+    j.input_data.push_back(stem + ".inputs.pt");
+  if (j.expected_outputs.empty() && !j.input_data.empty() &&
+      fs::is_regular_file(stem + ".expected.pt", ec))
+    j.expected_outputs = stem + ".expected.pt";
+}
 
 Manifest load_manifest(const std::string &path, const std::string &models_dir, int opset) {
   try {

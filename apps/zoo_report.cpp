@@ -75,6 +75,28 @@ void read_verify(const nlohmann::json &verify, Result &r) {
     r.note = "every reference output is 0 or NaN: the comparison proves nothing";
 }
 
+// --expected-outputs: the worst error against the file, and its first failing check.
+std::string read_expected(const nlohmann::json &expected, Result &r) {
+  std::string first;
+  r.expected_checked = true;
+  for (const auto &c : expected["outputs"]) {
+    if (!c.value("ok", true) && first.empty())
+      first = c.contains("problem")
+                  ? fmt::format("expected {}: FAIL: {}", c["name"].get<std::string>(),
+                                c["problem"].get<std::string>())
+                  : fmt::format("expected {}: max abs error {:.3g}, tolerance {:.3g} FAIL",
+                                c["name"].get<std::string>(), c.value("max_abs_error", 0.0),
+                                c.value("tolerance", 0.0));
+    if (c.contains("problem") || !c["max_abs_error"].is_number())
+      continue;
+    double err = c["max_abs_error"].get<double>(), tol = c.value("tolerance", 0.0);
+    r.expected_abs_error = std::max(r.expected_abs_error, err);
+    if (tol > 0)
+      r.expected_error_ratio = std::max(r.expected_error_ratio, err / tol);
+  }
+  return first;
+}
+
 } // namespace
 
 bool read_child_report(const std::string &path, Result &r) {
@@ -95,6 +117,11 @@ bool read_child_report(const std::string &path, Result &r) {
     if (j.contains("verify")) {
       read_verify(j["verify"], r);
       r.first_error = first_failed_check(j["verify"]);
+    }
+    if (j.contains("expected")) {
+      std::string first = read_expected(j["expected"], r);
+      if (r.first_error.empty())
+        r.first_error = first;
     }
     if (j.contains("divergence") && j["divergence"]["found"].get<bool>())
       r.first_error +=
@@ -211,6 +238,19 @@ std::string num(double v, const char *f = "{:.3g}") {
   return v < 0 ? "" : fmt::format(f, v);
 }
 
+// The oracle checks of one result: against the expected outputs, and the copy-load export.
+std::string checks_text(const Result &r) {
+  std::vector<std::string> parts;
+  if (r.expected_checked)
+    parts.push_back(r.expected_error_ratio < 0
+                        ? std::string("expected: FAIL")
+                        : fmt::format("expected {:.2g} / {:.2g}×tol", r.expected_abs_error,
+                                      r.expected_error_ratio));
+  if (!r.copy_load.empty())
+    parts.push_back(r.copy_load == "identical" ? "copy load identical" : "copy load: FAIL");
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 } // namespace
 
 std::string junit_xml(const std::vector<Result> &results, const std::string &suite) {
@@ -272,8 +312,8 @@ std::string markdown_table(const std::vector<Result> &results, const std::string
   std::string o =
       fmt::format("{}: {} models: {}\n\n", title, results.size(), fmt::join(parts, ", "));
   o += "| model | opset | status | export s | total s | nodes | params | worst error (abs / "
-       "tolerance) | first error |\n";
-  o += "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n";
+       "tolerance) | oracle checks | first error |\n";
+  o += "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- |\n";
   for (const auto &r : results) {
     std::string worst = r.worst_abs_error < 0 ? ""
                                               : fmt::format("{:.2g} / {:.2g}×tol",
@@ -283,9 +323,10 @@ std::string markdown_table(const std::vector<Result> &results, const std::string
       why = "expected: " + r.job.expect_fail + (why.empty() ? "" : " — " + why);
     if (why.empty())
       why = r.note;
-    o += fmt::format("| {} | {} | {} | {} | {:.1f} | {} | {} | {} | {} |\n", md_cell(r.job.name),
-                     r.job.opset, status_name(r.status), num(r.export_seconds, "{:.1f}"), r.seconds,
-                     r.nodes < 0 ? "" : std::to_string(r.nodes), r.params, worst, md_cell(why));
+    o += fmt::format(
+        "| {} | {} | {} | {} | {:.1f} | {} | {} | {} | {} | {} |\n", md_cell(r.job.name),
+        r.job.opset, status_name(r.status), num(r.export_seconds, "{:.1f}"), r.seconds,
+        r.nodes < 0 ? "" : std::to_string(r.nodes), r.params, worst, checks_text(r), md_cell(why));
   }
   return o;
 }
@@ -299,14 +340,20 @@ std::string json_report(const std::vector<Result> &results) {
         "    {{\"name\": \"{}\", \"model\": \"{}\", \"opset\": {}, \"status\": \"{}\", "
         "\"unexpected\": {}, \"seconds\": {:.3f}, \"export_seconds\": {}, \"nodes\": {}, "
         "\"params\": \"{}\", \"worst_abs_error\": {}, \"worst_error_ratio\": {}, "
-        "\"outputs_checked\": {}, \"exit_code\": {}, \"signal\": {}, \"expect_fail\": \"{}\", "
+        "\"outputs_checked\": {}, \"expected_checked\": {}, \"expected_abs_error\": {}, "
+        "\"expected_error_ratio\": {}, \"copy_load\": {}, \"copy_seconds\": {:.3f}, "
+        "\"exit_code\": {}, \"signal\": {}, \"expect_fail\": \"{}\", "
         "\"first_error\": \"{}\", \"note\": \"{}\", \"log\": \"{}\"}}{}\n",
         json_escape(r.job.name), json_escape(r.job.model), r.job.opset, status_name(r.status),
         is_unexpected_failure(r.status) ? "true" : "false", r.seconds, opt(r.export_seconds),
         r.nodes < 0 ? "null" : std::to_string(r.nodes), json_escape(r.params),
-        opt(r.worst_abs_error), opt(r.worst_error_ratio), r.outputs_checked, r.exit_code, r.signal,
-        json_escape(r.job.expect_fail), json_escape(error_text(r)), json_escape(r.note),
-        json_escape(r.log_path), i + 1 < results.size() ? "," : "");
+        opt(r.worst_abs_error), opt(r.worst_error_ratio), r.outputs_checked,
+        r.expected_checked ? "true" : "false", opt(r.expected_abs_error),
+        opt(r.expected_error_ratio),
+        r.copy_load.empty() ? std::string("null") : "\"" + json_escape(r.copy_load) + "\"",
+        r.copy_seconds, r.exit_code, r.signal, json_escape(r.job.expect_fail),
+        json_escape(error_text(r)), json_escape(r.note), json_escape(r.log_path),
+        i + 1 < results.size() ? "," : "");
   }
   int unexpected = 0;
   for (const auto &r : results)

@@ -14,6 +14,7 @@
 #include "exporter/locate.h"
 #include "exporter/output_files.h"
 #include "exporter/pipeline.h"
+#include "exporter/verify/expected.h"
 #include "exporter/verify/reference.h"
 #include "exporter/verify/verify.h"
 
@@ -237,9 +238,11 @@ void check_same_file(const std::string &path, const FileId &written) {
 
 // Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
 // each a test-data set beside the output (test_data_set_N).
+// `example_outputs` (may be null) receives ONNX Runtime's outputs at the example inputs.
 VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const ForwardCall &call,
                            const GraphInputs &gi, const Converted &c, StagedOutput &staged,
-                           const LogFn &log, ExportReport &r) {
+                           const LogFn &log, ExportReport &r,
+                           std::vector<at::Tensor> *example_outputs) {
   const std::string &path = staged.model_path();
   auto tv = std::chrono::steady_clock::now();
   VerifyReport v;
@@ -267,6 +270,8 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
     run.test_data_dir = staged.test_data_dir(k); // moved to stem/test_data_set_k on success
     run.rtol = o.rtol;
     run.atol = o.atol;
+    if (k == 0)
+      run.onnxruntime_outputs = example_outputs;
     runs.push_back(std::move(run));
   }
   v.test_data_dir = (stem / "test_data_set_0").string();
@@ -289,13 +294,13 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
     log(m.source_path.empty()
             ? "verifying: running the model in LibTorch"
             : "verifying: running the model in LibTorch (its own process, LibTorch's own load)");
-  std::vector<std::vector<at::Tensor>> expected = reference_outputs(reference, args, labels);
+  std::vector<std::vector<at::Tensor>> torch_outputs = reference_outputs(reference, args, labels);
   const FileId written = file_id(path);
   std::vector<LocateRun> sets; // per data set: what --locate would search on
   size_t failing = 0;
   for (size_t k = 0; k < runs.size(); ++k) {
     const VerifyRun &run = runs[k];
-    auto checks = verify_run(run, expected.at(k), log);
+    auto checks = verify_run(run, torch_outputs.at(k), log);
     check_same_file(path, written);
     bool ok = true;
     for (auto &ch : checks) {
@@ -324,6 +329,20 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
     }
   }
   return v;
+}
+
+// --expected-outputs: the file's outputs, read before the export so a bad file fails it early.
+// They belong to the example inputs, so every ONNX input must come from --input-data.
+std::optional<ExpectedOutputs> read_expected(const ExportOptions &o, const ForwardCall &call) {
+  if (o.expected_outputs.empty())
+    return std::nullopt;
+  for (size_t k = 0; k < call.flat_data.size(); ++k)
+    if (!call.flat_data[k].defined())
+      throw UsageError(fmt::format("--expected-outputs needs the example inputs the outputs were "
+                                   "computed from, but input '{}' has no --input-data value",
+                                   call.flat_specs[k].name),
+                       "give every forward argument's value with --input-data");
+  return read_expected_outputs(o.expected_outputs);
 }
 
 // Sets the running phase's time when the export fails inside it, so the report of a failed export
@@ -370,7 +389,8 @@ namespace {
 void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o,
                       const ForwardCall &call, const GraphInputs &gi,
                       const std::map<std::string, std::string> &function_calls,
-                      StagedOutput &staged, const LogFn &log, ExportReport &r, PhaseClock &clock);
+                      const std::optional<ExpectedOutputs> &expected, StagedOutput &staged,
+                      const LogFn &log, ExportReport &r, PhaseClock &clock);
 
 // The export of a loaded (or in-memory) model into `r`, with example values per forward argument
 // (from --input-data or the API's tensors; nullopt where random values are made).
@@ -400,6 +420,7 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   if (!o.functions.empty())
     function_calls = function_instances(*m.graph, o.functions);
   GraphInputs gi = graph_inputs(call, o.seed, o.verify_dims);
+  std::optional<ExpectedOutputs> expected = read_expected(o, call);
   r.inputs = call.flat_specs;
   r.constants = call.constants;
 
@@ -440,7 +461,7 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   // verifying) leaves the earlier output as it was.
   StagedOutput staged(r.output_path);
   try {
-    write_and_verify(m, c, o, call, gi, function_calls, staged, log, r, clock);
+    write_and_verify(m, c, o, call, gi, function_calls, expected, staged, log, r, clock);
   } catch (const UsageError &) {
     throw;
   } catch (const Error &e) {
@@ -457,7 +478,8 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
 void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o,
                       const ForwardCall &call, const GraphInputs &gi,
                       const std::map<std::string, std::string> &function_calls,
-                      StagedOutput &staged, const LogFn &log, ExportReport &r, PhaseClock &clock) {
+                      const std::optional<ExpectedOutputs> &expected, StagedOutput &staged,
+                      const LogFn &log, ExportReport &r, PhaseClock &clock) {
   write_model(c, o, function_calls, staged.model_path(), r);
   clock.done();
   if (log)
@@ -474,8 +496,22 @@ void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o
   r.seconds = since(clock.begin());
 
   set_phase("verifying (LibTorch and ONNX Runtime run the model)");
+  // With --expected-outputs, ONNX Runtime's outputs at the example (the --input-data) are
+  // compared with the file's too: verification's run, or one of their own without --verify.
+  std::optional<std::vector<at::Tensor>> ort_example;
+  if (expected)
+    ort_example.emplace();
   if (o.verify)
-    r.verify = verify_export(m, o, call, gi, c, staged, log, r);
+    r.verify = verify_export(m, o, call, gi, c, staged, log, r,
+                             ort_example ? &*ort_example : nullptr);
+  if (expected) {
+    set_phase("checking --expected-outputs (ONNX Runtime runs the model)");
+    if (log)
+      log(fmt::format("checking ONNX Runtime's outputs against {}", o.expected_outputs));
+    r.expected = check_expected_outputs(*expected, staged.model_path(), c.input_names,
+                                        call.flat_data, c.output_names, o.rtol, o.atol,
+                                        o.verify ? &*ort_example : nullptr);
+  }
 }
 
 // What both entry points do before they have a model: check the options against the output

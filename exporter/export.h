@@ -6,6 +6,7 @@
 #include "builder/graph_builder.h"
 #include "builder/optimize.h"
 #include "exporter/options.h"
+#include "exporter/verify/expected_report.h"
 #include "exporter/verify/report.h"
 
 #include <functional>
@@ -47,7 +48,8 @@ struct ExportReport {
   std::vector<InputSpec> inputs;      // the ONNX inputs: name, dtype, dims (symbolic by name)
   std::vector<std::string> constants; // forward's arguments fixed as constants, "name=value"
   std::optional<VerifyReport> verify;
-  std::optional<Divergence> divergence; // --locate, or a failed verification
+  std::optional<ExpectedReport> expected; // --expected-outputs
+  std::optional<Divergence> divergence;   // --locate, or a failed verification
   // --fallback-domain: the ops written as nodes of that domain, with their uses and first places.
   struct FallbackOp {
     std::string op;

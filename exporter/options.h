@@ -53,6 +53,9 @@ struct ExportOptions {
   std::vector<std::string> output_names;
   std::vector<std::string> libraries; // custom-op libraries loaded before the model
   bool verify = false;
+  // --expected-outputs: outputs computed elsewhere (e.g. Python) for the --input-data values; the
+  // written file's outputs in ONNX Runtime must match them (exporter/verify/expected.h).
+  std::string expected_outputs;
   bool external_data = false; // weights in "<output>.data" (automatic over 2 GB)
   bool optimize = true;       // graph rewrites (builder/optimize.h); --no-optimize turns them off
   // Extra sizes for symbolic dims to verify at, e.g. {{"batch", 3}, {"seq", 77}} (--verify-dims).

@@ -3,7 +3,9 @@
 
     /usr/bin/python3 models/make_dynamic_models.py --out ~/.cache/torch2onnx/dynamic_models
 
-Writes OUT/<name>.pt and prints: name, path, --input specs (symbolic), --verify-dims.
+Writes OUT/<name>.pt and prints: name, path, --input specs (symbolic), --verify-dims. Beside each:
+NAME.inputs.pt (torch2onnx's own random values for the specs, seed 0) and NAME.expected.pt
+(Python's outputs of a fresh torch.jit.load on them), for --input-data and --expected-outputs.
 """
 import argparse
 import math
@@ -14,7 +16,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from fixture_io import save_module
+from fixture_io import random_inputs, save_module, save_oracle
 
 
 class Attention(nn.Module):
@@ -114,6 +116,8 @@ def main():
             with torch.no_grad():
                 traced = torch.jit.trace(module, example)
             save_module(traced, path)
+        # NAME.inputs.pt / NAME.expected.pt: the oracle of the dynamic: ctests (models/fixture_io.py).
+        save_oracle(path, inputs=random_inputs(specs))
         print(f"{name}\t{path}\t{' '.join(specs)}\t{verify_dims}")
     return 0
 

@@ -6,6 +6,9 @@ Run with Debian's interpreter, which has python3-torch and python3-torchvision:
     /usr/bin/python3 models/make_torchvision.py --out ~/.cache/torch2onnx/models resnet18 resnet50
 
 Writes OUT/<name>.pt and prints one line per model: name, path and the --input spec to use.
+Beside it: OUT/<name>.inputs.pt (the values torch2onnx makes for that spec, seed 0, as
+--input-data) and OUT/<name>.expected.pt (Python's outputs of a fresh torch.jit.load on them, for
+--expected-outputs; models/fixture_io.py save_oracle).
 Existing files are kept unless they were made by another version of the recipe (NAME.pt.json
 records it). Nothing is downloaded: weights are random, seeded, with batch-norm statistics
 calibrated on random inputs (models/fixture_weights.py) so outputs depend on the input.
@@ -21,7 +24,7 @@ import torchvision
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_weights  # noqa: E402
-from fixture_io import save_module  # noqa: E402
+from fixture_io import random_inputs, save_module, save_oracle  # noqa: E402
 
 RECIPE = "fixture_weights.prepare v1"
 
@@ -70,6 +73,7 @@ def make(name, out_dir):
         save_module(traced, path)
         with open(meta, "w") as f:
             json.dump(recipe, f)
+    save_oracle(path, inputs=random_inputs([spec(shape)]))
     return path, spec(shape)
 
 

@@ -19,6 +19,12 @@ scripted, its choice) and either None or a list of example input tensors with me
 (token ids below the vocabulary size, sorted lengths, masks). Those are saved beside the model as
 NAME.input_N.npy, which the manifest entry names in `input_data:` (torch2onnx --input-data).
 
+Beside each model it keeps the test suite's oracle (models/fixture_io.py save_oracle):
+NAME.expected.pt, the outputs of a fresh torch.jit.load(NAME.pt) on the entry's inputs — the
+manifest's input_data files, or else NAME.inputs.pt, the random values torch2onnx itself would
+make for the `inputs` specs (seed 0), saved as input data. `torch2onnx zoo` passes both files to
+each export (--input-data, --expected-outputs), so ONNX Runtime is checked against Python too.
+
 torch.jit.trace runs with strict=False so models whose forward returns a dict (segmentation) or
 a list (RAFT's flow estimates) can be traced; torch2onnx gives each returned tensor one ONNX output.
 Prints one line per model: name, status (made / kept / skipped / FAILED) and path.
@@ -28,7 +34,6 @@ import hashlib
 import importlib
 import json
 import os
-import re
 import sys
 import time
 
@@ -41,25 +46,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 REALWORLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "realworld")
 sys.path.insert(0, REALWORLD)
 import fixture_weights  # noqa: E402
-from fixture_io import save_module  # noqa: E402
+from fixture_io import parse_spec, random_inputs, save_module, save_oracle  # noqa: E402
 from detection_fixtures import DetectionOutputs  # noqa: E402
-
-DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
-          "i64": torch.int64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8,
-          "u8": torch.uint8, "bool": torch.bool}
-
-
-def parse_spec(spec):
-    """'x:f32[1,3,224,224]' -> (torch.float32, [1, 3, 224, 224])."""
-    m = re.fullmatch(r"(?:[A-Za-z_][\w.]*:)?(\w+)\[([^\]]*)\]", spec.strip())
-    if not m or m.group(1) not in DTYPES:
-        raise ValueError(f"bad input spec '{spec}' (expected [name:]dtype[dims], e.g. x:f32[1,3,224,224])")
-    dims = [int(d.split("=")[-1]) for d in m.group(2).split(",") if d.strip()]
-    return DTYPES[m.group(1)], dims
 
 
 def example(spec):
-    dtype, dims = parse_spec(spec)
+    dtype, dims, _ = parse_spec(spec)
     if dtype.is_floating_point:
         return torch.randn(*dims).to(dtype)
     return torch.randint(0, 10, dims).to(dtype)
@@ -147,6 +139,19 @@ def make(entry, path):
     return "made"
 
 
+def as_list(v):
+    return v if isinstance(v, list) else [v]
+
+
+def oracle(entry, path, out):
+    """NAME.expected.pt for the inputs `torch2onnx zoo` exports this entry at (docs/zoo.md)."""
+    if entry.get("input_data"):
+        files = [expand_home(f) for f in as_list(entry["input_data"])]
+        return save_oracle(path, input_files=[f if os.path.isabs(f) else os.path.join(out, f)
+                                              for f in files])
+    return save_oracle(path, inputs=random_inputs(as_list(entry["inputs"])))
+
+
 BEGIN, END = "<!-- zoo-table: begin -->", "<!-- zoo-table: end -->"
 
 
@@ -203,6 +208,7 @@ def main():
         t0 = time.time()
         try:
             status = make(e, path)
+            status += ", " + oracle(e, path, out)
         except Exception as ex:  # one broken model must not stop the others
             failed += 1
             status = f"FAILED: {type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"

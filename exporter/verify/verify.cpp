@@ -482,6 +482,8 @@ std::vector<OutputCheck> verify_run(const VerifyRun &run, const std::vector<at::
   write_test_data(run.test_data_dir, run.input_names, run.inputs, run.output_names, expected);
   tell("verifying: running the ONNX model in ONNX Runtime");
   auto actual = run_onnxruntime(run.onnx_path, run.input_names, run.inputs);
+  if (run.onnxruntime_outputs)
+    *run.onnxruntime_outputs = actual;
   auto checks = compare_outputs(run.output_names, expected, actual, run.rtol, run.atol);
   if (actual.size() != expected.size()) {
     OutputCheck extra;

@@ -52,6 +52,9 @@ struct VerifyRun {
   std::string test_data_dir;           // where the inputs and LibTorch's outputs are written
   std::string label; // the symbolic dim sizes, e.g. "batch=3" (empty: all dims static)
   double rtol = 1e-4, atol = 1e-4;
+  // When set, receives ONNX Runtime's outputs (--expected-outputs compares them too, instead of
+  // running ONNX Runtime again on the same inputs).
+  std::vector<at::Tensor> *onnxruntime_outputs = nullptr;
 };
 
 // Writes the test data (the inputs and `expected`, LibTorch's outputs for them: see
