@@ -502,15 +502,15 @@ void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o
   if (expected)
     ort_example.emplace();
   if (o.verify)
-    r.verify = verify_export(m, o, call, gi, c, staged, log, r,
-                             ort_example ? &*ort_example : nullptr);
+    r.verify =
+        verify_export(m, o, call, gi, c, staged, log, r, ort_example ? &*ort_example : nullptr);
   if (expected) {
     set_phase("checking --expected-outputs (ONNX Runtime runs the model)");
     if (log)
       log(fmt::format("checking ONNX Runtime's outputs against {}", o.expected_outputs));
-    r.expected = check_expected_outputs(*expected, staged.model_path(), c.input_names,
-                                        call.flat_data, c.output_names, o.rtol, o.atol,
-                                        o.verify ? &*ort_example : nullptr);
+    r.expected =
+        check_expected_outputs(*expected, staged.model_path(), c.input_names, call.flat_data,
+                               c.output_names, o.rtol, o.atol, o.verify ? &*ort_example : nullptr);
   }
 }
 
