@@ -3,6 +3,7 @@
 #include "builder/error.h"
 #include "builder/process.h"
 #include "exporter/frontend/torch_util.h"
+#include "exporter/verify/runner.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
@@ -240,7 +241,7 @@ std::string find_reference_program() {
   }
   if (*T2O_INSTALL_LIBEXECDIR)
     candidates.push_back(fs::path(T2O_INSTALL_LIBEXECDIR) / "torch2onnx" / kProgram);
-  if (*T2O_BINARY_DIR)
+  if (*T2O_BINARY_DIR && running_from_build_tree())
     candidates.push_back(fs::path(T2O_BINARY_DIR) / kProgram);
   for (const auto &c : candidates)
     if (!c.empty() && ::access(c.c_str(), X_OK) == 0)
