@@ -17,7 +17,7 @@
 #if defined(T2O_PLUGIN_GOOD)
 namespace {
 void t2otest_twice(torch2onnx::ConvertCtx &c) {
-  torch2onnx::Val x = c.tensor(0);
+  torch2onnx::Val x = c.tensor("x");
   c.set_out(0, c.b.op1("Add", {x, x}));
 }
 } // namespace
@@ -50,7 +50,7 @@ TORCH2ONNX_PLUGIN(r) {
 
 #elif defined(T2O_PLUGIN_DUPLICATE)
 TORCH2ONNX_PLUGIN(r) {
-  r.add("aten::relu", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); }, {});
+  r.add("aten::relu", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor("self")); }, {});
 }
 
 #elif defined(T2O_PLUGIN_ABORT)
@@ -74,12 +74,12 @@ TORCH2ONNX_PLUGIN(r) {
 
 #elif defined(T2O_PLUGIN_BAD_NAME)
 TORCH2ONNX_PLUGIN(r) {
-  r.add("", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); }, {"Identity"});
+  r.add("", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor("x")); }, {"Identity"});
 }
 
 #elif defined(T2O_PLUGIN_BAD_OPSET)
 TORCH2ONNX_PLUGIN(r) {
-  r.add("t2otest::odd", -5, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); },
+  r.add("t2otest::odd", -5, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor("x")); },
         {"MadeUpOnnxOp"});
 }
 #endif
