@@ -6,21 +6,33 @@ CACHE ?= $(HOME)/.cache/torch2onnx
 PYTHON := /usr/bin/python3
 DEMO_MODEL := $(CACHE)/models/resnet18.pt
 
-.PHONY: deps build demo test test-fast docs clean zoo zoo-detection fuzz test-asan bench bench-llm format format-check
+.PHONY: deps configure build demo test test-fast docs clean zoo zoo-detection fuzz test-asan bench bench-llm format format-check package
 
 deps:
 	./scripts/install_deps.sh
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DT2O_CACHE_DIR=$(CACHE)
+
+# Everything, the test executables included (docs/building.md: what it costs, how it is kept short).
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Export resnet18 (traced, random weights) at opset 17 and verify it in ONNX Runtime.
-demo: build
+# Export resnet18 (traced, random weights) at opset 17 and verify it in ONNX Runtime. Builds only
+# what that needs: the CLI (the torch2onnx launcher and libtorch2onnx-cli.so) and --verify's
+# torch2onnx-reference; no test executable.
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target torch2onnx torch2onnx-reference
 	$(PYTHON) models/make_torchvision.py --out $(CACHE)/models resnet18
 	mkdir -p $(BUILD)/demo
 	$(BUILD)/torch2onnx $(DEMO_MODEL) -o $(BUILD)/demo/resnet18.onnx \
 	    --input x:f32[1,3,224,224] --opset 17 --verify
+
+# The Debian package (cmake/package.cmake): $(BUILD)/torch2onnx_<version>_<arch>.deb, for
+# `sudo apt install ./$(BUILD)/torch2onnx_*.deb`. Builds what it installs, not the tests.
+package: configure
+	cmake --build $(BUILD) -j $(JOBS) --target t2o_installed
+	cd $(BUILD) && cpack -G DEB
 
 # Every test: converter tests, CLI tests and the end-to-end model tests.
 test: build

@@ -2,6 +2,7 @@
 // or one clear error, and writes --report. The single place that catches torch2onnx::Error.
 #include "apps/export_cmd.h"
 
+#include "apps/progress_line.h"
 #include "apps/report.h"
 #include "aten_lib/converter.h"
 #include "aten_lib/plugins.h"
@@ -39,6 +40,7 @@ const char *kUsage =
     "       torch2onnx ops [--opset N] [--json] [--converters LIB.so]...\n"
     "       torch2onnx show MODEL.onnx [--json]   (list any ONNX file, one line per node)\n"
     "       torch2onnx zoo MANIFEST [--jobs N] [--shard I/N] ...   (see torch2onnx zoo --help)\n"
+    "       torch2onnx zoo merge RESULT.json... [--manifest M.yaml] ...   (shards' results as one)\n"
     "       torch2onnx --version\n";
 
 const char *kExamples = R"(
@@ -105,6 +107,10 @@ The model's weights are mapped from its file (copy-on-write), not read into new 
 must not be rewritten or truncated while the export runs. TORCH2ONNX_LOAD=copy in the
 environment loads them with LibTorch's own torch::jit::load instead (slower, same result).
 TORCH2ONNX_ORT_DIR names the ONNX Runtime that --verify uses.
+
+On a terminal, one updating stderr line shows the phase and how far it is (nodes converted, weight
+bytes written, verification steps), erased before the results; not with -q, nor when stderr is
+not a terminal.
 
 Exit status: 0 success, 1 export or verification failed, 2 bad command line.
 )";
@@ -485,18 +491,33 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
   const ExportOptions &o = a.o;
   std::string phase;
   auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  // On a terminal, one updating stderr line says what the export is doing (not with -q).
+  ProgressLine line(o.verbosity >= 1);
+  ExportOptions with_progress = o;
+  std::string last_phase, last_step;
+  if (line.active())
+    with_progress.progress = [&](const Progress &p) {
+      // A new phase or verification step shows at once; counts at most 10 times a second.
+      line.show(progress_text(p, elapsed()), p.phase != last_phase || p.step != last_step);
+      last_phase = p.phase;
+      last_step = p.step;
+    };
   LogFn log = [&](const std::string &m) {
     if (auto p = phase_of(m); !p.empty())
       phase = p;
     if (o.verbosity < 2)
       return;
-    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print(stderr, "torch2onnx: [{:6.2f} s] {}\n", t, m);
+    line.clear();
+    fmt::print(stderr, "torch2onnx: [{:6.2f} s] {}\n", elapsed(), m);
   };
   // A failed export leaves nothing behind and the earlier output as it was: the library moves its
   // files into place only when it succeeds (exporter/output_files.h).
   try {
-    result = export_model(o, log, &partial);
+    result = export_model(with_progress, log, &partial);
+    line.clear();
     return print_result(*result, a);
   } catch (const UsageError &e) {
     failure = {"usage", e.what(), e.hint(), phase, e.node()};
@@ -514,6 +535,7 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
                "custom-op library?)",
                "", phase, std::nullopt};
   }
+  line.clear();
   if (is_out_of_memory(failure.message) && failure.message.rfind("out of memory", 0) != 0) {
     Error oom = out_of_memory(phase.empty() ? "exporting" : "in phase '" + phase + "'");
     failure = {"export", fmt::format("{} ({})", oom.what(), first_line(failure.message)),

@@ -38,8 +38,8 @@ std::string limit_text() {
                "torch2onnx: error: out of memory while loading LibTorch's libraries%s%s%s\n"
                "  hint: raise the limit (ulimit -v); an export needs LibTorch (about 1 GB of "
                "address space) plus about twice the model's weights\n",
-               limit.empty() ? "" : " (the process memory limit, ulimit -v, is ",
-               limit.c_str(), limit.empty() ? "" : ")");
+               limit.empty() ? "" : " (the process memory limit, ulimit -v, is ", limit.c_str(),
+               limit.empty() ? "" : ")");
   std::fflush(stderr);
   ::_exit(1);
 }

@@ -3,7 +3,9 @@
 // that model's failure and the batch goes on.
 #include "apps/zoo.h"
 
+#include "apps/progress_line.h"
 #include "apps/zoo_child.h"
+#include "apps/zoo_results.h"
 #include "aten_lib/converter.h"
 #include "builder/error.h"
 #include "builder/file_io.h"
@@ -51,7 +53,7 @@ void on_interrupt(int) {
 }
 
 struct Options {
-  std::string manifest, out = "zoo-out", models, junit, report, json;
+  std::string manifest, out = "zoo-out", models, junit, report, json, resume;
   int jobs = 1, opset = 0;
   std::string shard;
   bool keep = false, list = false;
@@ -73,7 +75,12 @@ std::pair<int, int> parse_shard(const std::string &s) {
 const char *kZooFooter = R"(
 Examples:
   torch2onnx zoo models/zoo/ci.yaml --jobs 2 --junit zoo.xml --report zoo.md
-  torch2onnx zoo models/zoo/torchvision.yaml --shard 1/4 --jobs 2     one of 4 CI machines
+  torch2onnx zoo models/zoo/torchvision.yaml --shard 1/4 --jobs 2 --json shard-1.json
+                                                  one of 4 CI machines (docs/zoo.md)
+  torch2onnx zoo merge shard-*.json --manifest models/zoo/torchvision.yaml --report zoo.md
+                                                  the 4 shards' results as one (zoo merge --help)
+  torch2onnx zoo models/zoo/ci.yaml --resume last.json --json last.json
+                                                  run only what did not pass last time
 
 MANIFEST is YAML (see docs/zoo.md): model_dir, defaults (opset, rtol, atol, timeout,
 load_library, converters) and a list of models (name, model, inputs, opset, rtol, atol, timeout,
@@ -93,7 +100,10 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   CLI::App app{"torch2onnx zoo: export and verify every model of a manifest, each in its own "
                "process with a time limit.\n\n"
                "Usage: torch2onnx zoo MANIFEST [--out DIR] [--jobs N] [--shard I/N] [--opset N]\n"
-               "                      [--junit FILE.xml] [--report FILE.md] [--json FILE.json]"};
+               "                      [--junit FILE.xml] [--report FILE.md] [--json FILE.json]\n"
+               "                      [--resume PREVIOUS.json]\n"
+               "       torch2onnx zoo merge RESULT.json... [--manifest M.yaml] [--json F]\n"
+               "                      [--junit F] [--report F.md]"};
   app.footer(kZooFooter);
   app.add_option("manifest", o.manifest, "YAML manifest listing the models")->required();
   app.add_option("--out", o.out, "folder for ONNX files and logs (default zoo-out)");
@@ -109,6 +119,9 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   app.add_option("--junit", o.junit, "write JUnit XML results here");
   app.add_option("--report", o.report, "write a markdown table of the results here");
   app.add_option("--json", o.json, "write JSON results here");
+  app.add_option("--resume", o.resume,
+                 "skip the models that passed in this earlier --json (of a shard or a merge) "
+                 "with the same inputs, binary and options");
   app.add_flag("--keep", o.keep, "keep the ONNX files of passing models (default: deleted)");
   app.add_flag("--list", o.list, "print the jobs (after --shard and --opset) and exit");
   app.add_flag("--check-copy-load", o.check_copy_load,
@@ -168,7 +181,7 @@ std::vector<Job> select_jobs(const Options &o, int shard_i, int shard_n) {
 class Batch {
 public:
   Batch(const Options &o, const std::vector<Job> &jobs, std::string exe)
-      : o_(o), jobs_(jobs), exe_(std::move(exe)), results_(jobs.size()), tty_(::isatty(1)) {}
+      : o_(o), jobs_(jobs), exe_(std::move(exe)), results_(jobs.size()) {}
 
   void run() {
     while (done_ < jobs_.size()) {
@@ -247,6 +260,7 @@ private:
     for (auto &r : running_)
       ::waitpid(r.pid, nullptr, 0);
     running_.clear();
+    line_.clear();
     fmt::print(stderr, "\nzoo: interrupted after {} of {} models\n", done_, jobs_.size());
   }
 
@@ -310,8 +324,7 @@ private:
   void record(const Running &r, Result res) {
     const Job &j = jobs_[r.index];
     ++done_;
-    if (tty_)
-      fmt::print("\r\033[K");
+    line_.clear();
     fmt::print("[{:>{}}/{}] {:<28} {:<7} {:6.1f} s  {}\n", done_,
                std::to_string(jobs_.size()).size(), jobs_.size(), j.name, status_name(res.status),
                res.seconds, one_line(res));
@@ -321,15 +334,18 @@ private:
     results_[r.index] = std::move(res);
   }
 
+  // On a terminal: done/total, the ETA and the models running, on one updating stderr line.
   void show_running() {
-    if (!tty_)
+    if (!line_.active())
       return;
     std::vector<std::string> names;
     for (const auto &r : running_)
-      names.push_back(fmt::format("{} {:.0f}s", jobs_[r.index].name,
+      names.push_back(fmt::format("{} {:.0f} s", jobs_[r.index].name,
                                   std::chrono::duration<double>(Clock::now() - r.start).count()));
-    fmt::print("\r\033[K  running: {}", fmt::join(names, ", "));
+    double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     std::fflush(stdout);
+    line_.show(
+        zoo_progress_text(done_, jobs_.size(), elapsed, fmt::format("{}", fmt::join(names, ", "))));
   }
 
   const Options &o_;
@@ -338,12 +354,13 @@ private:
   std::vector<std::optional<Result>> results_;
   std::vector<Running> running_;
   size_t next_ = 0, done_ = 0;
-  bool tty_;
+  ProgressLine line_{true};
+  Clock::time_point start_ = Clock::now();
 };
 
 // Writes --junit/--report/--json and prints the summary; returns the exit status.
 int summarize(const Options &o, const std::vector<Result> &finished, size_t total, int shard_i,
-              int shard_n, double wall) {
+              int shard_n, double wall, const RunInfo &info) {
   int unexpected = 0, xpass = 0, pass = 0;
   for (const auto &r : finished) {
     unexpected += is_unexpected_failure(r.status);
@@ -355,7 +372,7 @@ int summarize(const Options &o, const std::vector<Result> &finished, size_t tota
   try {
     write_file(o.junit, junit_xml(finished, fs::path(o.manifest).stem().string()));
     write_file(o.report, markdown_table(finished, title));
-    write_file(o.json, json_report(finished));
+    write_file(o.json, shard_json(finished, info));
   } catch (const Error &e) {
     fmt::print(stderr, "torch2onnx: error: {}\n", printable(e.what(), true));
     return 1;
@@ -374,12 +391,16 @@ int summarize(const Options &o, const std::vector<Result> &finished, size_t tota
 } // namespace
 
 int run_zoo(int argc, char **argv) {
+  if (argc > 1 && std::string(argv[1]) == "merge")
+    return run_zoo_merge(argc - 1, argv + 1);
   Options o;
   if (auto rc = parse_options(argc, argv, o))
     return *rc;
   std::vector<Job> jobs;
   std::string exe;
   int shard_i = 1, shard_n = 1;
+  RunInfo info;                // for --json and --resume (apps/zoo_results.h)
+  std::vector<Result> carried; // --resume: passed before, not run again
   try {
     std::tie(shard_i, shard_n) = parse_shard(o.shard);
     jobs = select_jobs(o, shard_i, shard_n);
@@ -391,6 +412,17 @@ int run_zoo(int argc, char **argv) {
       fmt::print("{} job(s)\n", jobs.size());
       return 0;
     }
+    if (!o.json.empty() || !o.resume.empty())
+    {
+      info = describe_run(o.manifest, o.models, o.opset, shard_i, shard_n, jobs, o.out);
+      // The zoo's own checks decide a pass too: a pass without them is not one with them.
+      std::string checks = std::string(o.check_copy_load ? " +copy-load" : "") +
+                           (o.require_expected ? " +require-expected" : "");
+      for (auto &fp : info.fingerprints)
+        fp.second += checks;
+    }
+    if (!o.resume.empty())
+      carried = resume_from(o.resume, jobs, info);
     fs::create_directories(o.out + "/logs");
     exe = self_exe();
   } catch (const std::exception &e) {
@@ -403,6 +435,9 @@ int run_zoo(int argc, char **argv) {
   fmt::print("zoo: {} model(s) from {}{}, {} job(s) in parallel, output in {}\n", jobs.size(),
              o.manifest, shard_n > 1 ? fmt::format(" (shard {}/{})", shard_i, shard_n) : "", o.jobs,
              o.out);
+  if (!o.resume.empty())
+    fmt::print("zoo: {} model(s) skipped: passed in {} with the same inputs, binary and options\n",
+               carried.size(), o.resume);
   std::fflush(stdout);
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
@@ -413,7 +448,9 @@ int run_zoo(int argc, char **argv) {
   Batch batch(o, jobs, exe);
   batch.run();
   double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-  return summarize(o, batch.finished(), jobs.size(), shard_i, shard_n, wall);
+  std::vector<Result> results = in_manifest_order(batch.finished(), std::move(carried), info);
+  return summarize(o, results, info.planned.empty() ? jobs.size() : info.planned.size(), shard_i,
+                   shard_n, wall, info);
 }
 
 } // namespace torch2onnx::zoo

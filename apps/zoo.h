@@ -2,6 +2,7 @@
 // own child process (a crash or hang is that model's failure, the batch goes on).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,7 +90,13 @@ void parse_child_log(const std::string &text, Result &r);
 // Writers for the results (in manifest order).
 std::string junit_xml(const std::vector<Result> &results, const std::string &suite);
 std::string markdown_table(const std::vector<Result> &results, const std::string &title);
-std::string json_report(const std::vector<Result> &results);
+// Extra fields for json_report (apps/zoo_results.h adds the run's): `model(i)` goes into model
+// i's object, `top` into the document; each empty or starting with ", ".
+struct JsonExtra {
+  std::function<std::string(size_t)> model;
+  std::string top;
+};
+std::string json_report(const std::vector<Result> &results, const JsonExtra &extra = {});
 
 // The `zoo` subcommand; argv[0] is "zoo".
 int run_zoo(int argc, char **argv);

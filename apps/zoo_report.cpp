@@ -331,7 +331,7 @@ std::string markdown_table(const std::vector<Result> &results, const std::string
   return o;
 }
 
-std::string json_report(const std::vector<Result> &results) {
+std::string json_report(const std::vector<Result> &results, const JsonExtra &extra) {
   std::string o = "{\n  \"models\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const auto &r = results[i];
@@ -343,7 +343,7 @@ std::string json_report(const std::vector<Result> &results) {
         "\"outputs_checked\": {}, \"expected_checked\": {}, \"expected_abs_error\": {}, "
         "\"expected_error_ratio\": {}, \"copy_load\": {}, \"copy_seconds\": {:.3f}, "
         "\"exit_code\": {}, \"signal\": {}, \"expect_fail\": \"{}\", "
-        "\"first_error\": \"{}\", \"note\": \"{}\", \"log\": \"{}\"}}{}\n",
+        "\"first_error\": \"{}\", \"note\": \"{}\", \"log\": \"{}\"{}}}{}\n",
         json_escape(r.job.name), json_escape(r.job.model), r.job.opset, status_name(r.status),
         is_unexpected_failure(r.status) ? "true" : "false", r.seconds, opt(r.export_seconds),
         r.nodes < 0 ? "null" : std::to_string(r.nodes), json_escape(r.params),
@@ -352,14 +352,14 @@ std::string json_report(const std::vector<Result> &results) {
         opt(r.expected_error_ratio),
         r.copy_load.empty() ? std::string("null") : "\"" + json_escape(r.copy_load) + "\"",
         r.copy_seconds, r.exit_code, r.signal, json_escape(r.job.expect_fail),
-        json_escape(error_text(r)), json_escape(r.note), json_escape(r.log_path),
+        json_escape(error_text(r)), json_escape(r.note), json_escape(r.log_path), extra.model ? extra.model(i) : "",
         i + 1 < results.size() ? "," : "");
   }
   int unexpected = 0;
   for (const auto &r : results)
     unexpected += is_unexpected_failure(r.status);
-  o += fmt::format("  ],\n  \"total\": {},\n  \"unexpected_failures\": {}\n}}\n", results.size(),
-                   unexpected);
+  o += fmt::format("  ],\n  \"total\": {},\n  \"unexpected_failures\": {}{}\n}}\n", results.size(),
+                   unexpected, extra.top);
   return o;
 }
 

@@ -1,6 +1,7 @@
 // GraphBuilder's borrowed initializers (constant_borrowed): weights whose bytes stay in LibTorch's
 // memory and are written from there into the ONNX file, never copied into the proto.
 #include "builder/graph_builder.h"
+#include "builder/progress.h"
 
 #include <cerrno>
 #include <onnx/onnx_pb.h>
@@ -99,11 +100,12 @@ bool GraphBuilder::write_with_borrowed(int fd) {
   put_varint(start, graph_size);
   if (!write_all(fd, start.data(), start.size()) || !graph.SerializeToFileDescriptor(fd))
     return false;
+  progress_advance(start.size() + graph.ByteSizeLong());
   for (int i = 0; i < lent.size(); ++i) {
     const auto &b = borrowed_.at(lent.Get(i).name());
     if (!write_all(fd, heads[static_cast<size_t>(i)].data(),
                    heads[static_cast<size_t>(i)].size()) ||
-        !write_all(fd, b.data, b.size))
+        !write_all_reporting(fd, b.data, b.size))
       return false;
   }
   return true;

@@ -2,6 +2,7 @@
 
 #include "builder/error.h"
 #include "builder/process.h"
+#include "builder/progress.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -176,6 +177,18 @@ bool write_all(int fd, const char *p, size_t n) {
     }
     p += w;
     n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+bool write_all_reporting(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    size_t piece = std::min<size_t>(n, kByteStep);
+    if (!write_all(fd, p, piece))
+      return false;
+    progress_advance(piece);
+    p += piece;
+    n -= piece;
   }
   return true;
 }

@@ -64,4 +64,7 @@ void write_file_atomic(const std::string &path, const std::string &bytes);
 void write_file_atomic_with(const std::string &path, const std::function<bool(int fd)> &write);
 // Writes all n bytes at p to fd, retrying partial writes and EINTR; false on failure (errno set).
 bool write_all(int fd, const char *p, size_t n);
+// The same for the weights of an ONNX file: written in pieces, each advancing the progress display
+// (builder/progress.h) by its bytes.
+bool write_all_reporting(int fd, const char *p, size_t n);
 } // namespace torch2onnx

@@ -4,6 +4,7 @@
 #include "builder/onnx_schemas.h"
 #include "builder/optimize.h"
 #include "builder/process.h"
+#include "builder/progress.h"
 
 #include <cctype>
 #include <cstdio>
@@ -670,6 +671,7 @@ std::string GraphBuilder::serialize_to_string(const SerializeOptions &opts) {
 }
 
 bool GraphBuilder::save(const std::string &path, const SerializeOptions &opts) {
+  progress_phase("optimizing and checking");
   finish(opts);
   // A protobuf message cannot exceed 2 GB: larger models keep their weights in a side file
   // ("<file>.data", ONNX external data), which ONNX Runtime loads from beside the model.
@@ -677,6 +679,7 @@ bool GraphBuilder::save(const std::string &path, const SerializeOptions &opts) {
   size_t size = model_->ByteSizeLong();
   for (const auto &[name, b] : borrowed_)
     size += b.size + 16;
+  progress_phase("writing", ProgressUnit::Bytes, size);
   bool external = opts.external_data || size > kProtoLimit;
   if (external)
     external = externalize(path, opts.external_threshold);
@@ -685,7 +688,11 @@ bool GraphBuilder::save(const std::string &path, const SerializeOptions &opts) {
   // (An OUT.data left by an earlier export of OUT is removed when the export moves its files into
   // place: exporter/output_files.h.)
   write_file_atomic_with(path, [&](int fd) {
-    return borrowed_.empty() ? model_->SerializeToFileDescriptor(fd) : write_with_borrowed(fd);
+    if (!borrowed_.empty())
+      return write_with_borrowed(fd);
+    bool ok = model_->SerializeToFileDescriptor(fd);
+    progress_advance(model_->ByteSizeLong());
+    return ok;
   });
   return external;
 }
@@ -709,7 +716,7 @@ bool GraphBuilder::externalize(const std::string &path, size_t threshold) {
     for (int i : moved) {
       const std::string_view raw = initializer_bytes(g->initializer(i));
       size_t pad = (4096 - offset % 4096) % 4096;
-      if (!write_all(fd, zeros.data(), pad) || !write_all(fd, raw.data(), raw.size()))
+      if (!write_all(fd, zeros.data(), pad) || !write_all_reporting(fd, raw.data(), raw.size()))
         return false;
       offset += pad;
       where.emplace_back(offset, raw.size());

@@ -3,6 +3,7 @@
 #include "aten_lib/converter.h"
 #include "aten_lib/plugins.h"
 #include "builder/process.h"
+#include "builder/progress.h"
 #include "builder/provenance.h"
 #include "exporter/analysis/graph_inputs.h"
 #include "exporter/export_module.h"
@@ -294,12 +295,17 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
     log(m.source_path.empty()
             ? "verifying: running the model in LibTorch"
             : "verifying: running the model in LibTorch (its own process, LibTorch's own load)");
+  progress_phase("verifying", ProgressUnit::Steps, 1 + runs.size());
+  progress_step("LibTorch runs the model");
   std::vector<std::vector<at::Tensor>> torch_outputs = reference_outputs(reference, args, labels);
   const FileId written = file_id(path);
   std::vector<LocateRun> sets; // per data set: what --locate would search on
   size_t failing = 0;
   for (size_t k = 0; k < runs.size(); ++k) {
     const VerifyRun &run = runs[k];
+    progress_step(runs.size() == 1
+                      ? std::string("ONNX Runtime runs the model")
+                      : fmt::format("ONNX Runtime, data set {} of {}", k + 1, runs.size()));
     auto checks = verify_run(run, torch_outputs.at(k), log);
     check_same_file(path, written);
     bool ok = true;
@@ -319,6 +325,7 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
   if ((!v.ok() || o.locate) && !sets.empty() && m.graph) {
     if (log)
       log("locating the first node whose ONNX value differs from LibTorch's");
+    progress_phase("locating the first diverging node");
     try {
       r.divergence = locate_divergence(m.graph, c.walked, sets.front());
     } catch (const Error &e) {
@@ -502,15 +509,15 @@ void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o
   if (expected)
     ort_example.emplace();
   if (o.verify)
-    r.verify = verify_export(m, o, call, gi, c, staged, log, r,
-                             ort_example ? &*ort_example : nullptr);
+    r.verify =
+        verify_export(m, o, call, gi, c, staged, log, r, ort_example ? &*ort_example : nullptr);
   if (expected) {
     set_phase("checking --expected-outputs (ONNX Runtime runs the model)");
     if (log)
       log(fmt::format("checking ONNX Runtime's outputs against {}", o.expected_outputs));
-    r.expected = check_expected_outputs(*expected, staged.model_path(), c.input_names,
-                                        call.flat_data, c.output_names, o.rtol, o.atol,
-                                        o.verify ? &*ort_example : nullptr);
+    r.expected =
+        check_expected_outputs(*expected, staged.model_path(), c.input_names, call.flat_data,
+                               c.output_names, o.rtol, o.atol, o.verify ? &*ort_example : nullptr);
   }
 }
 
@@ -533,6 +540,8 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport
   ExportReport local;
   ExportReport &r = progress ? *progress : local;
   r = ExportReport();
+  ProgressScope shown(o.progress);
+  progress_phase("loading");
   PhaseClock clock(r);
   clock.start(&r.phases.load);
   auto registry =
@@ -558,6 +567,7 @@ ExportReport export_module(const torch::jit::Module &module, const std::vector<c
                            const ExportOptions &o, const LogFn &log) {
   ExportReport r;
   PhaseClock clock(r);
+  ProgressScope shown(o.progress);
   T2O_CHECK(!o.output_path.empty(), "no output path given for the ONNX file");
   auto registry = begin_export(o, o.output_path, r);
   set_phase("preparing the model (LibTorch)");

@@ -1,6 +1,7 @@
 // What a user asks torch2onnx to do: the CLI fills this, tests build it directly.
 #pragma once
 
+#include "builder/progress.h"
 #include "builder/types.h"
 
 #include <cstdint>
@@ -78,6 +79,9 @@ struct ExportOptions {
   // --fallback-domain: ops without a converter become nodes of this custom domain, with a notice
   // listing them (docs/fallback.md); empty (the default): they fail the export.
   std::string fallback_domain;
+  // Told the phase and how far it is (nodes converted, bytes written, verification steps) at
+  // each phase change and every few nodes or megabytes (builder/progress.h); may be empty.
+  ProgressFn progress;
 };
 
 // Flags that contradict each other: two inputs or two outputs with the same name, an output named

@@ -1,6 +1,7 @@
 #include "exporter/pipeline.h"
 
 #include "aten_lib/converter.h"
+#include "builder/progress.h"
 #include "exporter/analysis/record_merge.h"
 #include "exporter/frontend/torch_util.h"
 #include "exporter/frontend/walker.h"
@@ -11,6 +12,20 @@
 #include <set>
 
 namespace torch2onnx {
+namespace {
+
+// Nodes the walker visits (those of nested blocks too), for the progress display.
+uint64_t count_nodes(const torch::jit::Block *block) {
+  uint64_t n = 0;
+  for (const auto *node : block->nodes()) {
+    ++n;
+    for (const auto *b : node->blocks())
+      n += count_nodes(b);
+  }
+  return n;
+}
+
+} // namespace
 
 Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph,
                         const std::vector<c10::IValue> &example_inputs,
@@ -37,6 +52,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   at::NoGradGuard no_grad;
   Converted c;
   auto t0 = std::chrono::steady_clock::now();
+  progress_phase("recording shapes");
   c.record = record_graph(graph, inputs, c.warnings);
   auto t1 = std::chrono::steady_clock::now();
   c.record_seconds = std::chrono::duration<double>(t1 - t0).count();
@@ -63,6 +79,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
     walker.bind_input(v, in);
     c.input_names.push_back(in.name);
   }
+  progress_phase("converting", ProgressUnit::Nodes, count_nodes(graph->block()));
   walker.run(*graph);
   auto outs = walker.outputs(*graph);
   if (!output_names.empty() && output_names.size() != outs.size())

@@ -3,6 +3,7 @@
 #include "exporter/frontend/walker.h"
 
 #include "aten_lib/dispatch.h"
+#include "builder/progress.h"
 #include "exporter/frontend/torch_util.h"
 
 #include <ATen/ATen.h>
@@ -398,6 +399,7 @@ void Walker::run_block(const torch::jit::Block *block) {
   // them and must be named after itself, not after its last inner node.
   const std::string owner_scope = b_.scope();
   for (const Node *n : block->nodes()) {
+    progress_advance(1);
     if (only_feeds_checks(n))
       continue;
     size_t index = node_index_++;

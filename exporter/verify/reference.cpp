@@ -3,6 +3,7 @@
 #include "builder/error.h"
 #include "builder/process.h"
 #include "exporter/frontend/torch_util.h"
+#include "exporter/verify/runner.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
@@ -240,7 +241,7 @@ std::string find_reference_program() {
   }
   if (*T2O_INSTALL_LIBEXECDIR)
     candidates.push_back(fs::path(T2O_INSTALL_LIBEXECDIR) / "torch2onnx" / kProgram);
-  if (*T2O_BINARY_DIR)
+  if (*T2O_BINARY_DIR && running_from_build_tree())
     candidates.push_back(fs::path(T2O_BINARY_DIR) / kProgram);
   for (const auto &c : candidates)
     if (!c.empty() && ::access(c.c_str(), X_OK) == 0)
@@ -309,16 +310,11 @@ reference_outputs(const ReferenceModel &model, const std::vector<std::vector<c10
   return out;
 }
 
-int reference_main(int argc, char **argv) {
-  if (argc < 4) {
-    std::fprintf(stderr,
-                 "usage: %s MODEL.pt REQUEST RESPONSE [LIBRARY...]\n"
-                 "(run by torch2onnx --verify: LibTorch's own answer for the model)\n",
-                 argv[0]);
-    return 2;
-  }
-  install_signal_cleanup();
-  set_phase("running the model in LibTorch (the --verify reference)");
+namespace {
+
+// The reference program's work (reference_main): exit status 0, 1 (an error, on stderr) or 3 (out
+// of memory).
+int reference_run(int argc, char **argv) {
   try {
     for (int i = 4; i < argc; ++i)
       if (!::dlopen(argv[i], RTLD_NOW | RTLD_GLOBAL))
@@ -353,6 +349,26 @@ int reference_main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", first_error_line(e.what()).c_str());
     return is_out_of_memory(e.what()) ? 3 : 1;
   }
+}
+
+} // namespace
+
+int reference_main(int argc, char **argv) {
+  if (argc < 4) {
+    std::fprintf(stderr,
+                 "usage: %s MODEL.pt REQUEST RESPONSE [LIBRARY...]\n"
+                 "(run by torch2onnx --verify: LibTorch's own answer for the model)\n",
+                 argv[0]);
+    return 2;
+  }
+  install_signal_cleanup();
+  set_phase("running the model in LibTorch (the --verify reference)");
+  int rc = 1;
+  // LibTorch's interpreter recurses once per node: deep graphs need the export's large stack here
+  // too (a traced chain of 20,000 ops).
+  run_on_large_stack([&] { rc = reference_run(argc, argv); });
+  std::fflush(nullptr);
+  ::_exit(rc); // as the CLI: OpenBLAS's exit handler may wait for ever under a memory limit
 }
 
 } // namespace torch2onnx

@@ -8,6 +8,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <csignal>
@@ -25,6 +26,9 @@
 #endif
 #ifndef T2O_INSTALL_DATADIR
 #define T2O_INSTALL_DATADIR ""
+#endif
+#ifndef T2O_BINARY_DIR
+#define T2O_BINARY_DIR ""
 #endif
 
 namespace torch2onnx {
@@ -125,6 +129,22 @@ fs::path self_object_dir() {
   return ec ? fs::path() : p.parent_path();
 }
 
+} // namespace
+
+bool running_from_build_tree() {
+  if (!*T2O_BINARY_DIR)
+    return false;
+  std::error_code ec;
+  const fs::path build = fs::weakly_canonical(T2O_BINARY_DIR, ec);
+  const fs::path self = self_object_dir();
+  if (ec || build.empty() || self.empty())
+    return false;
+  auto [b, s] = std::mismatch(build.begin(), build.end(), self.begin(), self.end());
+  return b == build.end();
+}
+
+namespace {
+
 bool runner_ok(const fs::path &dir) {
   std::error_code ec;
   return fs::exists(dir / "run_model.js", ec) &&
@@ -218,7 +238,7 @@ std::string find_ort_runner() {
   }
   if (*T2O_INSTALL_DATADIR)
     candidates.push_back(fs::path(T2O_INSTALL_DATADIR) / "onnxruntime");
-  if (*T2O_SOURCE_DIR)
+  if (*T2O_SOURCE_DIR && running_from_build_tree())
     candidates.push_back(fs::path(T2O_SOURCE_DIR) / "third_party" / "onnxruntime");
   for (const auto &c : candidates)
     if (runner_ok(c))

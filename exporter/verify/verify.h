@@ -3,6 +3,7 @@
 
 #include "exporter/options.h"
 #include "exporter/verify/report.h"
+#include "exporter/verify/runner.h"
 
 #include <ATen/core/Tensor.h>
 #include <functional>
@@ -11,13 +12,6 @@
 #include <vector>
 
 namespace torch2onnx {
-
-// Where the ONNX Runtime runner lives (folder with run_model.js and node_modules/); throws Error
-// with install instructions when it is missing.
-std::string find_ort_runner();
-
-// The version of the onnxruntime-node package the runner uses, e.g. "1.20.1" ("" when unknown).
-std::string onnxruntime_version();
 
 // Runs `model_path` in ONNX Runtime on `inputs` (named) and returns its outputs in graph order.
 std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
