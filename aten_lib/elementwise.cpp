@@ -661,7 +661,7 @@ void register_unary(Registry &r) {
 
 // Selection, comparisons and logic, special functions.
 void register_selection_and_logic(Registry &r) {
-  r.add("aten::where", 11, aten_where, {"Where", "Cast"});
+  r.add("aten::where", 11, aten_where, {"Where", "Cast", "NonZero", "Gather", "Unsqueeze"});
   r.add_with_inplace("aten::masked_fill", 11, aten_masked_fill, {"Where"});
   r.add_with_inplace("aten::eq", 11, aten_eq, {"Equal", "Cast"});
   r.add_with_inplace("aten::ne", 11, aten_ne, {"Equal", "Not", "Cast"});

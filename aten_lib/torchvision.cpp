@@ -107,9 +107,12 @@ void torchvision_roi_align_16(ConvertCtx &c) {
 }
 
 void register_torchvision_ops(Registry &r) {
-  r.add("torchvision::nms", 11, torchvision_nms, {"NonMaxSuppression", "Gather"});
-  r.add("torchvision::roi_align", 11, torchvision_roi_align, {"RoiAlign", "Slice", "Cast"});
-  r.add("torchvision::roi_align", 16, torchvision_roi_align_16, {"RoiAlign", "Slice", "Cast"});
+  r.add("torchvision::nms", 11, torchvision_nms,
+        {"NonMaxSuppression", "Gather", "Shape", "Unsqueeze"});
+  r.add("torchvision::roi_align", 11, torchvision_roi_align,
+        {"RoiAlign", "Slice", "Cast", "Squeeze"});
+  r.add("torchvision::roi_align", 16, torchvision_roi_align_16,
+        {"RoiAlign", "Slice", "Cast", "Squeeze"});
 }
 
 } // namespace torch2onnx

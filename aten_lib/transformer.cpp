@@ -226,7 +226,7 @@ void register_transformer_ops(Registry &r) {
         {"ReduceSum", "Range", "Less", "Where", "Cast", "Gather", "Shape", "Unsqueeze"});
   r.add("aten::_nested_tensor_from_mask_left_aligned", 11,
         aten__nested_tensor_from_mask_left_aligned,
-        {"ReduceSum", "Range", "Less", "Xor", "Equal", "Cast"});
+        {"ReduceSum", "Range", "Less", "Xor", "Equal", "Cast", "Gather", "Shape"});
   r.add("aten::to_padded_tensor", 11, aten_to_padded_tensor,
         {"Where", "ReduceSum", "ReduceMax", "Slice", "Pad", "Cast", "Unsqueeze"});
   r.add("aten::is_grad_enabled", 11, aten_is_grad_enabled, {});
