@@ -437,6 +437,46 @@ std::string divergence_text(const json &d) {
   return divergence_line(v);
 }
 
+void markdown_error(const json &e, std::string &o) {
+  o += fmt::format("\n## Error ({})\n\n{}\n", e["kind"].get<std::string>(),
+                   e["message"].get<std::string>());
+  if (e.contains("node"))
+    o += fmt::format(
+        "\nnode: #{} {} in {}{}\n", e["node"]["index"].get<size_t>(),
+        e["node"]["op"].get<std::string>(),
+        e["node"]["scope"].get<std::string>().empty() ? "<top level>"
+                                                      : e["node"]["scope"].get<std::string>(),
+        e["node"].contains("source") ? " (" + e["node"]["source"].get<std::string>() + ")" : "");
+  if (e.contains("phase"))
+    o += fmt::format("\nphase: {}\n", e["phase"].get<std::string>());
+  if (e.contains("hint"))
+    o += fmt::format("\nhint: {}\n", e["hint"].get<std::string>());
+}
+
+void markdown_graph(const json &r, std::string &o) {
+  const auto &g = r["graph"];
+  o += fmt::format("\n## Graph\n\n- {} nodes, {} parameters ({})\n", g["nodes"].get<size_t>(),
+                   human_count(g["parameters"].get<double>()),
+                   human_bytes(g["parameter_bytes"].get<double>()));
+  if (g.contains("file_bytes"))
+    o += fmt::format("- file: {}\n", human_bytes(g["file_bytes"].get<double>()));
+  const auto &rw = r["rewrites"];
+  o += fmt::format("- rewrites: {} -> {} nodes", rw["nodes_before"].get<size_t>(),
+                   rw["nodes_after"].get<size_t>());
+  for (const auto &[rule, n] : rw["applied"].items())
+    o += fmt::format(", {} {}", rule, n.dump());
+  o += "\n\n## Phases (seconds)\n\n";
+  for (const auto &[k, v] : r["phases"].items())
+    o += fmt::format("- {}: {:.3f}\n", k, v.get<double>());
+  std::vector<std::string> lines;
+  for (const auto &w : r["notices"])
+    lines.push_back("- " + w.get<std::string>());
+  for (const auto &w : r["warnings"])
+    lines.push_back("- " + w.get<std::string>());
+  if (!lines.empty())
+    o += fmt::format("\n## Warnings\n\n{}\n", fmt::join(lines, "\n"));
+}
+
 std::string markdown(const json &r) {
   std::string o;
   if (r.contains("divergence"))
@@ -451,22 +491,8 @@ std::string markdown(const json &r) {
                    r["tool"].contains("onnxruntime")
                        ? ", ONNX Runtime " + r["tool"]["onnxruntime"].get<std::string>()
                        : "");
-  if (r.contains("error")) {
-    const auto &e = r["error"];
-    o += fmt::format("\n## Error ({})\n\n{}\n", e["kind"].get<std::string>(),
-                     e["message"].get<std::string>());
-    if (e.contains("node"))
-      o += fmt::format(
-          "\nnode: #{} {} in {}{}\n", e["node"]["index"].get<size_t>(),
-          e["node"]["op"].get<std::string>(),
-          e["node"]["scope"].get<std::string>().empty() ? "<top level>"
-                                                        : e["node"]["scope"].get<std::string>(),
-          e["node"].contains("source") ? " (" + e["node"]["source"].get<std::string>() + ")" : "");
-    if (e.contains("phase"))
-      o += fmt::format("\nphase: {}\n", e["phase"].get<std::string>());
-    if (e.contains("hint"))
-      o += fmt::format("\nhint: {}\n", e["hint"].get<std::string>());
-  }
+  if (r.contains("error"))
+    markdown_error(r["error"], o);
   o += "\n## Inputs\n\n";
   for (const auto &in : r["inputs"])
     o += fmt::format("- {}: {}\n", in["name"].is_string() ? in["name"].get<std::string>() : "?",
@@ -487,29 +513,8 @@ std::string markdown(const json &r) {
       o += fmt::format("| {} | {} | {} |\n", op, use["count"].get<size_t>(), fmt::join(onnx, ", "));
     }
   }
-  if (r.contains("graph")) {
-    const auto &g = r["graph"];
-    o += fmt::format("\n## Graph\n\n- {} nodes, {} parameters ({})\n", g["nodes"].get<size_t>(),
-                     human_count(g["parameters"].get<double>()),
-                     human_bytes(g["parameter_bytes"].get<double>()));
-    if (g.contains("file_bytes"))
-      o += fmt::format("- file: {}\n", human_bytes(g["file_bytes"].get<double>()));
-    const auto &rw = r["rewrites"];
-    o += fmt::format("- rewrites: {} -> {} nodes", rw["nodes_before"].get<size_t>(),
-                     rw["nodes_after"].get<size_t>());
-    for (const auto &[rule, n] : rw["applied"].items())
-      o += fmt::format(", {} {}", rule, n.dump());
-    o += "\n\n## Phases (seconds)\n\n";
-    for (const auto &[k, v] : r["phases"].items())
-      o += fmt::format("- {}: {:.3f}\n", k, v.get<double>());
-    std::vector<std::string> lines;
-    for (const auto &w : r["notices"])
-      lines.push_back("- " + w.get<std::string>());
-    for (const auto &w : r["warnings"])
-      lines.push_back("- " + w.get<std::string>());
-    if (!lines.empty())
-      o += fmt::format("\n## Warnings\n\n{}\n", fmt::join(lines, "\n"));
-  }
+  if (r.contains("graph"))
+    markdown_graph(r, o);
   if (r.contains("verify"))
     markdown_verify(r["verify"], o);
   if (r.contains("expected"))

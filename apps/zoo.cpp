@@ -412,8 +412,7 @@ int run_zoo(int argc, char **argv) {
       fmt::print("{} job(s)\n", jobs.size());
       return 0;
     }
-    if (!o.json.empty() || !o.resume.empty())
-    {
+    if (!o.json.empty() || !o.resume.empty()) {
       info = describe_run(o.manifest, o.models, o.opset, shard_i, shard_n, jobs, o.out);
       // The zoo's own checks decide a pass too: a pass without them is not one with them.
       std::string checks = std::string(o.check_copy_load ? " +copy-load" : "") +

@@ -160,6 +160,106 @@ void read_common(const Ctx &c, const YAML::Node &m, Defaults &d) {
 
 namespace {
 
+// A path from the manifest: "~" expanded, relative to `dir`.
+std::string path_in(const std::string &p, const std::string &dir) {
+  std::string e = expand_home(p);
+  return fs::path(e).is_absolute() ? e : (fs::path(dir) / e).string();
+}
+
+// The name of one model entry, checked (safe as a file name, not a duplicate).
+std::string entry_name(const Ctx &c, const YAML::Node &e, std::set<std::string> &names) {
+  check_keys(c, e, kModelKeys, "a model entry");
+  if (!e["name"])
+    c.fail(e, "a model entry needs a 'name'");
+  auto name = scalar<std::string>(c, e["name"], "name", "a string");
+  if (auto why = unsafe_name(name); !why.empty())
+    c.fail(e["name"], fmt::format("name '{}' {}", name, why));
+  if (!names.insert(name).second)
+    c.fail(e["name"], fmt::format("duplicate name '{}'", name));
+  if (!e["inputs"] && !e["input_data"])
+    c.fail(e, fmt::format("model '{}' needs 'inputs' (a list of input specs) or 'input_data' "
+                          "(files with the example values)",
+                          name));
+  return name;
+}
+
+// The entry's inputs and data files, the oracle, output names, functions and verify dims.
+void read_entry_data(const Ctx &c, const YAML::Node &e, const std::string &model_dir, Job &j) {
+  const std::string &name = j.name;
+  if (e["inputs"])
+    j.inputs = strings(c, e["inputs"], "inputs");
+  if (e["input_data"])
+    for (const auto &f : strings(c, e["input_data"], "input_data"))
+      j.input_data.push_back(path_in(f, model_dir));
+  for (const auto &s : j.inputs) {
+    try {
+      parse_input_spec(s);
+    } catch (const Error &err) {
+      c.fail(e["inputs"], fmt::format("model '{}': {}", name, err.what()));
+    }
+  }
+  if (e["expected_outputs"]) {
+    j.expected_outputs = path_in(
+        scalar<std::string>(c, e["expected_outputs"], "expected_outputs", "a path"), model_dir);
+    if (j.input_data.empty())
+      c.fail(e["expected_outputs"],
+             fmt::format("model '{}': 'expected_outputs' needs 'input_data' (the inputs the "
+                         "outputs were computed from)",
+                         name));
+  }
+  if (e["output_names"])
+    j.output_names = strings(c, e["output_names"], "output_names");
+  if (e["functions"])
+    j.functions = strings(c, e["functions"], "functions");
+  if (e["verify_dims"]) {
+    j.verify_dims = scalar<std::string>(c, e["verify_dims"], "verify_dims", "e.g. \"h=640,w=640\"");
+    try {
+      parse_dim_sizes(j.verify_dims);
+    } catch (const Error &err) {
+      c.fail(e["verify_dims"], fmt::format("model '{}': {}", name, err.what()));
+    }
+  }
+}
+
+// One model entry: its job at each opset (`opset` > 0 overrides the manifest's).
+void read_model_entry(const Ctx &c, const YAML::Node &e, const Defaults &defaults,
+                      const std::string &name, const fs::path &base, const std::string &model_dir,
+                      int opset, Manifest &m) {
+  Defaults d = defaults;
+  read_common(c, e, d);
+  Job j;
+  j.name = name;
+  j.line = e.Mark().line + 1;
+  j.model = path_in(
+      e["model"] ? scalar<std::string>(c, e["model"], "model", "a path") : name + ".pt", model_dir);
+  read_entry_data(c, e, model_dir, j);
+  if (e["expect_fail"]) {
+    j.expect_fail = scalar<std::string>(c, e["expect_fail"], "expect_fail", "a reason (string)");
+    if (j.expect_fail.empty())
+      c.fail(e["expect_fail"], "'expect_fail' needs a reason");
+  }
+  j.rtol = d.rtol;
+  j.atol = d.atol;
+  j.timeout = d.timeout;
+  for (const auto &lib : d.libraries) {
+    std::string l = expand_home(lib);
+    j.libraries.push_back(
+        fs::path(l).is_absolute() || l.find('/') == std::string::npos ? l : (base / l).string());
+  }
+  // A plugin is a file: a relative path is relative to the manifest's folder.
+  for (const auto &p : d.converters)
+    j.converters.push_back(path_in(p, base.string()));
+  std::vector<int> ops = opset > 0 ? std::vector<int>{opset} : d.opsets;
+  for (int o : ops) {
+    Job k = j;
+    k.opset = o;
+    k.first_opset = o == ops.front();
+    if (ops.size() > 1)
+      k.name = fmt::format("{}@op{}", name, o);
+    m.jobs.push_back(std::move(k));
+  }
+}
+
 Manifest read_manifest(const std::string &path, const std::string &models_dir, int opset) {
   Ctx c{path};
   if (!fs::is_regular_file(path))
@@ -195,97 +295,9 @@ Manifest read_manifest(const std::string &path, const std::string &models_dir, i
   const YAML::Node models = root["models"];
   if (!models || !models.IsSequence() || models.size() == 0)
     throw Error(fmt::format("{}: 'models' must be a non-empty list", path));
-
   std::set<std::string> names;
-  for (const auto &e : models) {
-    check_keys(c, e, kModelKeys, "a model entry");
-    if (!e["name"])
-      c.fail(e, "a model entry needs a 'name'");
-    auto name = scalar<std::string>(c, e["name"], "name", "a string");
-    if (auto why = unsafe_name(name); !why.empty())
-      c.fail(e["name"], fmt::format("name '{}' {}", name, why));
-    if (!names.insert(name).second)
-      c.fail(e["name"], fmt::format("duplicate name '{}'", name));
-    if (!e["inputs"] && !e["input_data"])
-      c.fail(e, fmt::format("model '{}' needs 'inputs' (a list of input specs) or 'input_data' "
-                            "(files with the example values)",
-                            name));
-
-    Defaults d = defaults;
-    read_common(c, e, d);
-    Job j;
-    j.name = name;
-    j.line = e.Mark().line + 1;
-    std::string model =
-        e["model"] ? scalar<std::string>(c, e["model"], "model", "a path") : name + ".pt";
-    model = expand_home(model);
-    j.model = fs::path(model).is_absolute() ? model : (fs::path(m.model_dir) / model).string();
-    if (e["inputs"])
-      j.inputs = strings(c, e["inputs"], "inputs");
-    if (e["input_data"])
-      for (auto f : strings(c, e["input_data"], "input_data")) {
-        f = expand_home(f);
-        j.input_data.push_back(fs::path(f).is_absolute() ? f
-                                                         : (fs::path(m.model_dir) / f).string());
-      }
-    for (const auto &s : j.inputs) {
-      try {
-        parse_input_spec(s);
-      } catch (const Error &err) {
-        c.fail(e["inputs"], fmt::format("model '{}': {}", name, err.what()));
-      }
-    }
-    if (e["expected_outputs"]) {
-      auto f =
-          expand_home(scalar<std::string>(c, e["expected_outputs"], "expected_outputs", "a path"));
-      j.expected_outputs = fs::path(f).is_absolute() ? f : (fs::path(m.model_dir) / f).string();
-      if (j.input_data.empty())
-        c.fail(e["expected_outputs"],
-               fmt::format("model '{}': 'expected_outputs' needs 'input_data' (the inputs the "
-                           "outputs were computed from)",
-                           name));
-    }
-    if (e["output_names"])
-      j.output_names = strings(c, e["output_names"], "output_names");
-    if (e["functions"])
-      j.functions = strings(c, e["functions"], "functions");
-    if (e["verify_dims"]) {
-      j.verify_dims =
-          scalar<std::string>(c, e["verify_dims"], "verify_dims", "e.g. \"h=640,w=640\"");
-      try {
-        parse_dim_sizes(j.verify_dims);
-      } catch (const Error &err) {
-        c.fail(e["verify_dims"], fmt::format("model '{}': {}", name, err.what()));
-      }
-    }
-    if (e["expect_fail"]) {
-      j.expect_fail = scalar<std::string>(c, e["expect_fail"], "expect_fail", "a reason (string)");
-      if (j.expect_fail.empty())
-        c.fail(e["expect_fail"], "'expect_fail' needs a reason");
-    }
-    j.rtol = d.rtol;
-    j.atol = d.atol;
-    j.timeout = d.timeout;
-    for (const auto &lib : d.libraries) {
-      std::string l = expand_home(lib);
-      j.libraries.push_back(
-          fs::path(l).is_absolute() || l.find('/') == std::string::npos ? l : (base / l).string());
-    }
-    // A plugin is a file: a relative path is relative to the manifest's folder.
-    for (const auto &p : d.converters) {
-      std::string l = expand_home(p);
-      j.converters.push_back(fs::path(l).is_absolute() ? l : (base / l).string());
-    }
-    std::vector<int> ops = opset > 0 ? std::vector<int>{opset} : d.opsets;
-    for (int o : ops) {
-      Job k = j;
-      k.opset = o;
-      k.first_opset = o == ops.front();
-      if (ops.size() > 1)
-        k.name = fmt::format("{}@op{}", name, o);
-      m.jobs.push_back(std::move(k));
-    }
-  }
+  for (const auto &e : models)
+    read_model_entry(c, e, defaults, entry_name(c, e, names), base, m.model_dir, opset, m);
   return m;
 }
 

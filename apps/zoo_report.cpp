@@ -352,8 +352,8 @@ std::string json_report(const std::vector<Result> &results, const JsonExtra &ext
         opt(r.expected_error_ratio),
         r.copy_load.empty() ? std::string("null") : "\"" + json_escape(r.copy_load) + "\"",
         r.copy_seconds, r.exit_code, r.signal, json_escape(r.job.expect_fail),
-        json_escape(error_text(r)), json_escape(r.note), json_escape(r.log_path), extra.model ? extra.model(i) : "",
-        i + 1 < results.size() ? "," : "");
+        json_escape(error_text(r)), json_escape(r.note), json_escape(r.log_path),
+        extra.model ? extra.model(i) : "", i + 1 < results.size() ? "," : "");
   }
   int unexpected = 0;
   for (const auto &r : results)

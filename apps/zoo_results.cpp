@@ -86,7 +86,8 @@ std::string own_build_id() {
             const char *name = p + sizeof(ElfW(Nhdr));
             const auto *desc =
                 reinterpret_cast<const unsigned char *>(name + ((n->n_namesz + 3) & ~3U));
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0)
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0)
               for (unsigned k = 0; k < n->n_descsz; ++k)
                 s->id += fmt::format("{:02x}", desc[k]);
             p = reinterpret_cast<const char *>(desc) + ((n->n_descsz + 3) & ~3U);
@@ -107,8 +108,8 @@ std::string own_file() {
 }
 
 Status status_from(const std::string &name, const std::string &path) {
-  for (Status s : {Status::Pass, Status::Fail, Status::Crash, Status::Timeout,
-                   Status::ExpectedFail, Status::UnexpectedPass})
+  for (Status s : {Status::Pass, Status::Fail, Status::Crash, Status::Timeout, Status::ExpectedFail,
+                   Status::UnexpectedPass})
     if (name == status_name(s))
       return s;
   throw Error(fmt::format("{}: unknown status '{}'", path, name),
@@ -120,7 +121,11 @@ Status status_from(const std::string &name, const std::string &path) {
 std::string valid_utf8(std::string s) {
   for (size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 0;
     bool ok = len > 0 && i + len <= s.size();
     for (size_t k = 1; ok && k < len; ++k)
       ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
@@ -232,13 +237,11 @@ std::string shard_json(const std::vector<Result> &results, const RunInfo &info) 
     auto at = info.index.find(r.job.name);
     auto fp = info.fingerprints.find(r.job.name);
     auto from = info.resumed.find(r.job.name);
-    return fmt::format(", \"index\": {}, \"timeout\": {}, \"fingerprint\": {}, \"binary\": {}{}",
-                       at == info.index.end() ? "null" : std::to_string(at->second),
-                       r.job.timeout,
-                       json_string(fp == info.fingerprints.end() ? "" : fp->second),
-                       json_string(info.binary),
-                       from == info.resumed.end() ? ""
-                                                  : ", \"resumed_from\": " + json_string(from->second));
+    return fmt::format(
+        ", \"index\": {}, \"timeout\": {}, \"fingerprint\": {}, \"binary\": {}{}",
+        at == info.index.end() ? "null" : std::to_string(at->second), r.job.timeout,
+        json_string(fp == info.fingerprints.end() ? "" : fp->second), json_string(info.binary),
+        from == info.resumed.end() ? "" : ", \"resumed_from\": " + json_string(from->second));
   };
   std::vector<std::string> planned;
   for (const auto &p : info.planned)

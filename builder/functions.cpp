@@ -293,6 +293,34 @@ std::vector<int> body_nodes(const onnx::GraphProto &g, const Group &group, const
   return order;
 }
 
+// What a call's body reads from outside, in first-read order: activations (computed values),
+// weights (initializers passed in) and constants (small initializers copied into the body).
+struct BodyReads {
+  std::vector<std::string> activations, weights, constants;
+};
+
+BodyReads body_reads(const onnx::GraphProto &g, const std::vector<int> &nodes,
+                     const std::unordered_set<std::string> &produced, const GraphIndex &x) {
+  BodyReads r;
+  std::unordered_set<std::string> seen;
+  for (int i : nodes) {
+    std::vector<std::string> reads;
+    node_reads(g.node(i), reads);
+    for (const auto &v : reads) {
+      if (!x.names.count(v) || produced.count(v) || !seen.insert(v).second)
+        continue;
+      auto it = x.inits.find(v);
+      if (it == x.inits.end())
+        r.activations.push_back(v);
+      else if (is_body_constant(*it->second))
+        r.constants.push_back(v);
+      else
+        r.weights.push_back(v);
+    }
+  }
+  return r;
+}
+
 // The FunctionProto of one call, and the values it reads and provides.
 Call make_call(const onnx::GraphProto &g, const Group &group, const GraphIndex &x) {
   std::unordered_set<int> members(group.nodes.begin(), group.nodes.end());
@@ -303,23 +331,9 @@ Call make_call(const onnx::GraphProto &g, const Group &group, const GraphIndex &
     for (const auto &o : g.node(i).output())
       if (!o.empty() && produced.insert(o).second)
         produced_order.push_back(o);
-  std::vector<std::string> activations, weights, constants;
-  std::unordered_set<std::string> seen;
-  for (int i : nodes) {
-    std::vector<std::string> reads;
-    node_reads(g.node(i), reads);
-    for (const auto &v : reads) {
-      if (!x.names.count(v) || produced.count(v) || !seen.insert(v).second)
-        continue;
-      auto it = x.inits.find(v);
-      if (it == x.inits.end())
-        activations.push_back(v);
-      else if (is_body_constant(*it->second))
-        constants.push_back(v);
-      else
-        weights.push_back(v);
-    }
-  }
+  const BodyReads reads = body_reads(g, nodes, produced, x);
+  const auto &activations = reads.activations, &weights = reads.weights,
+             &constants = reads.constants;
   Call c;
   std::unordered_map<std::string, std::string> formal;
   std::unordered_set<std::string> used;

@@ -547,6 +547,28 @@ void GraphBuilder::finish(const SerializeOptions &opts) {
     return;
   T2O_CHECK(open_graphs_.empty(), "internal error: {} subgraph(s) were never finished",
             open_graphs_.size());
+  add_header_and_io(opts);
+  finished_ = true;
+  remove_dead_nodes();
+  if (opts.optimize) {
+    ScopedInitializerBytes lookup(
+        [this](const onnx::TensorProto &t) { return initializer_bytes(t); },
+        [this](const onnx::TensorProto &t) { borrowed_.erase(t.name()); });
+    opts.optimize(*model_);
+  }
+  release_dropped_borrowed();
+  import_custom_domains(*model_);
+  // The checker and shape inference see the borrowed weights as external data: they read their
+  // types and shapes, never their bytes.
+  mark_borrowed(true);
+  struct Unmark {
+    GraphBuilder *b;
+    ~Unmark() { b->mark_borrowed(false); }
+  } unmark{this};
+  check_and_infer(opts);
+}
+
+void GraphBuilder::add_header_and_io(const SerializeOptions &opts) {
   auto &m = *model_;
   m.set_ir_version(ir_version_for_opset(opset_));
   m.set_producer_name("torch2onnx");
@@ -560,9 +582,6 @@ void GraphBuilder::finish(const SerializeOptions &opts) {
     vi->set_name(name);
     set_type(vi, info);
   }
-  std::set<std::string> graph_inputs;
-  for (const auto &in : inputs_)
-    graph_inputs.insert(in.first);
   std::set<std::string> used_output_names;
   for (const auto &[value, out_name] : outputs_) {
     T2O_CHECK(used_output_names.insert(out_name).second, "graph output name '{}' is used twice",
@@ -584,31 +603,22 @@ void GraphBuilder::finish(const SerializeOptions &opts) {
     if (it != infos_.end())
       set_type(vi, it->second);
   }
-  finished_ = true;
-  remove_dead_nodes();
-  if (opts.optimize) {
-    ScopedInitializerBytes lookup(
-        [this](const onnx::TensorProto &t) { return initializer_bytes(t); },
-        [this](const onnx::TensorProto &t) { borrowed_.erase(t.name()); });
-    opts.optimize(m);
-  }
-  if (!borrowed_.empty()) {
-    // Rewrites may have dropped borrowed weights (a Conv's, folded with its BatchNormalization):
-    // let their memory go.
-    std::unordered_set<std::string> present;
-    for (const auto &init : m.graph().initializer())
-      present.insert(init.name());
-    for (auto it = borrowed_.begin(); it != borrowed_.end();)
-      it = present.count(it->first) ? std::next(it) : borrowed_.erase(it);
-  }
-  import_custom_domains(m);
-  // The checker and shape inference see the borrowed weights as external data: they read their
-  // types and shapes, never their bytes.
-  mark_borrowed(true);
-  struct Unmark {
-    GraphBuilder *b;
-    ~Unmark() { b->mark_borrowed(false); }
-  } unmark{this};
+}
+
+void GraphBuilder::release_dropped_borrowed() {
+  if (borrowed_.empty())
+    return;
+  // Rewrites may have dropped borrowed weights (a Conv's, folded with its BatchNormalization):
+  // let their memory go.
+  std::unordered_set<std::string> present;
+  for (const auto &init : model_->graph().initializer())
+    present.insert(init.name());
+  for (auto it = borrowed_.begin(); it != borrowed_.end();)
+    it = present.count(it->first) ? std::next(it) : borrowed_.erase(it);
+}
+
+void GraphBuilder::check_and_infer(const SerializeOptions &opts) {
+  auto &m = *model_;
   // libonnx knows opsets up to 17; above, ONNX Runtime is the checker (--verify).
   if (opts.run_checker && opset_ <= kLibOnnxMaxOpset) {
     try {

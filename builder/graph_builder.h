@@ -200,6 +200,11 @@ private:
   // Checks a node against the ONNX schema of the target opset; throws Error naming it.
   void verify_node(const onnx::NodeProto &node, const std::vector<Attr> &attrs) const;
   void remove_dead_nodes();
+  // finish()'s steps: the model's header, graph inputs and outputs (each output an Identity);
+  // letting go of borrowed weights the rewrites dropped; the ONNX checker and shape inference.
+  void add_header_and_io(const SerializeOptions &opts);
+  void release_dropped_borrowed();
+  void check_and_infer(const SerializeOptions &opts);
   // Moves initializers of at least `threshold` bytes to "<path>.data"; false when none is.
   bool externalize(const std::string &path, size_t threshold);
   // Adds an initializer holding `raw` (or nothing, when `lent` is set) under a fresh name.
