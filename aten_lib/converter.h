@@ -161,16 +161,27 @@ public:
   const std::vector<Arg> &args() const { return in_; }
 
   // ---- positional access ----
-  // For plugins of ops whose front end supplies no names; torch2onnx's converters read by name.
+  // Arguments by their index in the schema, as converters read them before names (plugin
+  // interface 1): kept so that a plugin written so builds unchanged, and for a front end that
+  // supplies no names. torch2onnx's converters read by name (ctest check:arg_names fails on a
+  // positional read in aten_lib/).
+  // Example: Val x = c.tensor(0); int64_t dim = c.int_or(1, -1);
   size_t num_inputs() const { return in_.size(); }
   // Input i; a missing trailing argument reads as None.
   const Arg &in(size_t i) const;
-  // By position, read c.in(i).t(); by name, c.tensor("self"). (Deleted so that c.tensor(0) does
-  // not pick the name overload with a null pointer.)
-  const Val &tensor(size_t) const = delete;
-  bool has(size_t) const = delete;
-  const TensorInfo &info(size_t) const = delete;
-  Val tensor_or_none(size_t) const = delete;
+  bool has(size_t i) const { return !in(i).is_none(); }
+  const Val &tensor(size_t i) const { return in(i).t(); }
+  Val tensor_or_none(size_t i) const { return has(i) ? tensor(i) : Val{}; }
+  const TensorInfo &info(size_t i) const { return b.info(tensor(i)); }
+  int64_t int_or(size_t i, int64_t dflt) const { return has(i) ? in(i).to_int() : dflt; }
+  double double_or(size_t i, double dflt) const { return has(i) ? in(i).to_double() : dflt; }
+  bool bool_or(size_t i, bool dflt) const { return has(i) ? in(i).to_bool() : dflt; }
+  std::string str_or(size_t i, const std::string &dflt) const {
+    return has(i) ? in(i).str() : dflt;
+  }
+  std::vector<int64_t> ints_or(size_t i, std::vector<int64_t> dflt) const {
+    return has(i) ? in(i).to_ints() : dflt;
+  }
 
   // ---- outputs ----
   size_t num_outputs() const { return out_.size(); }

@@ -12,7 +12,9 @@ to helpers that take the context first), the ops it serves (its registrations, t
 of the converters that call it, ops forwarded to it with same_as), and reports each name that no
 schema of those ops has (LibTorch's schemas, `torch._C._jit_get_schemas_for_operator`). Names
 passed to c.call("op", {{"name", ...}}) are checked against op's schemas. A name chosen at run
-time (a variable) is not seen. Exit 1 with one line per problem; 77 (skipped) without torch.
+time (a variable) is not seen. It also reports positional reads (c.in(i), c.int_or(i, ...),
+c.tensor(0), c.has(kBias), ...): ConvertCtx keeps them for plugins, torch2onnx's converters read by
+name. Exit 1 with one line per problem; 77 (skipped) without torch.
 """
 import os
 import re
@@ -29,6 +31,9 @@ LISTS = re.compile(r"\b(?:out_type|result_type)\(c, \{([^}]*)\}")
 CALL = re.compile(r'(?:\bc\.(?:call|call_real)\(|\brun_converter\(c, )\s*"([\w:.]+)",\s*\{')
 REG = re.compile(r'r\.(add|add_with_inplace|add_complex)\(\s*("[\w:.]+"|op)\s*,\s*\d+\s*,\s*'
                  r'(same_as\("([\w:.]+)"\)|[\w:]+)')
+# Positional reads: ConvertCtx's index accessors, or a name accessor given a number or a kIndex.
+POSITIONAL = re.compile(r"\b\w+\.(?:in|num_inputs|int_or|double_or|bool_or|str_or|ints_or)\(|"
+                        r"\bc\.(?:tensor|tensor_or_none|has|info)\(\s*(?:\d|k[A-Z])")
 LOOP = re.compile(r"for \(const char \*op :\s*\{([^}]*)\}\)")
 
 
@@ -90,6 +95,21 @@ def names_read(body):
     return out
 
 
+def positional_reads(src):
+    """file:line: text of each positional argument read in src's .cpp and .h files."""
+    out = []
+    for name in sorted(os.listdir(src)):
+        if not name.endswith((".cpp", ".h")) or name == "converter.h":
+            continue
+        with open(os.path.join(src, name), encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                code = line.split("//")[0]
+                if POSITIONAL.search(code):
+                    out.append(f"{src}/{name}:{n}: reads an argument by position, not by its "
+                               f"schema name: {code.strip()}")
+    return out
+
+
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "aten_lib"
     try:
@@ -135,7 +155,7 @@ def main():
                 before = len(ops.setdefault(callee, set()))
                 ops[callee] |= ops.get(caller, set())
                 changed = changed or len(ops[callee]) != before
-    problems = []
+    problems = positional_reads(src)
     for name, (file, body, line) in sorted(funcs.items()):
         served = ops.get(name, set())
         if not served:

@@ -1,9 +1,9 @@
 // Converter plugins: a shared library that adds converters for custom ops (torch.ops.mylib.op)
 // to torch2onnx, loaded with `torch2onnx --converters LIB.so` (docs/plugins.md). A plugin sees
 // the same interface torch2onnx's own converters use (aten_lib/converter.h, installed with this
-// header): typed arguments read by the names of the op's schema (ConvertCtx::arg, tensor, ...),
-// the converter context (ConvertCtx), the shape-aware graph builder (GraphBuilder) and the
-// Registry.
+// header): typed arguments read by the names of the op's schema (ConvertCtx::arg, tensor, ...;
+// by position, c.tensor(0), c.int_or(1, -1), as plugins of interface 1 did, still works), the
+// converter context (ConvertCtx), the shape-aware graph builder (GraphBuilder) and the Registry.
 //
 //   #include <torch2onnx/plugin.h>
 //
