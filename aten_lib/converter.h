@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace torch2onnx {
@@ -221,6 +222,12 @@ public:
 
 private:
   int find(std::string_view name) const;
+  // What arg<T> returns, by T.
+  int64_t int_arg(std::string_view name) const;
+  double double_arg(std::string_view name) const;
+  bool bool_arg(std::string_view name) const;
+  std::string string_arg(std::string_view name) const;
+  std::vector<double> doubles_arg(std::string_view name) const;
 
   std::string op_;
   std::string overload_;
@@ -232,12 +239,26 @@ private:
   bool partial_names_ = false;
 };
 
-template <> int64_t ConvertCtx::arg<int64_t>(std::string_view name) const;
-template <> double ConvertCtx::arg<double>(std::string_view name) const;
-template <> bool ConvertCtx::arg<bool>(std::string_view name) const;
-template <> std::string ConvertCtx::arg<std::string>(std::string_view name) const;
-template <> std::vector<int64_t> ConvertCtx::arg<std::vector<int64_t>>(std::string_view name) const;
-template <> std::vector<double> ConvertCtx::arg<std::vector<double>>(std::string_view name) const;
+// arg<T> is defined here, calling non-template members: a plugin instantiates it itself, and
+// links only to names of namespace torch2onnx, which the program loading it exports
+// (cmake/plugin_host.symbols; a template's symbol starts with its return type).
+template <typename T> T ConvertCtx::arg(std::string_view name) const {
+  if constexpr (std::is_same_v<T, int64_t>)
+    return int_arg(name);
+  else if constexpr (std::is_same_v<T, double>)
+    return double_arg(name);
+  else if constexpr (std::is_same_v<T, bool>)
+    return bool_arg(name);
+  else if constexpr (std::is_same_v<T, std::string>)
+    return string_arg(name);
+  else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+    return ints(name);
+  else if constexpr (std::is_same_v<T, std::vector<double>>)
+    return doubles_arg(name);
+  else
+    static_assert(!sizeof(T), "arg<T>: T is one of int64_t, double, bool, std::string, "
+                              "std::vector<int64_t>, std::vector<double>");
+}
 template <typename T> T ConvertCtx::arg(std::string_view name, const T &dflt) const {
   return has(name) ? arg<T>(name) : dflt;
 }

@@ -138,28 +138,24 @@ template <typename F> decltype(auto) named(const ConvertCtx &c, std::string_view
 
 } // namespace
 
-template <> int64_t ConvertCtx::arg<int64_t>(std::string_view name) const {
+int64_t ConvertCtx::int_arg(std::string_view name) const {
   return named(*this, name, [](const Arg &a) { return a.to_int(); });
 }
-template <> double ConvertCtx::arg<double>(std::string_view name) const {
+double ConvertCtx::double_arg(std::string_view name) const {
   return named(*this, name, [](const Arg &a) { return a.to_double(); });
 }
-template <> bool ConvertCtx::arg<bool>(std::string_view name) const {
+bool ConvertCtx::bool_arg(std::string_view name) const {
   return named(*this, name, [](const Arg &a) { return a.to_bool(); });
 }
-template <> std::string ConvertCtx::arg<std::string>(std::string_view name) const {
+std::string ConvertCtx::string_arg(std::string_view name) const {
   return named(*this, name, [](const Arg &a) { return a.str(); });
 }
-template <>
-std::vector<int64_t> ConvertCtx::arg<std::vector<int64_t>>(std::string_view name) const {
-  return named(*this, name, [](const Arg &a) { return a.to_ints(); });
-}
-template <> std::vector<double> ConvertCtx::arg<std::vector<double>>(std::string_view name) const {
+std::vector<double> ConvertCtx::doubles_arg(std::string_view name) const {
   return named(*this, name, [](const Arg &a) { return a.to_doubles(); });
 }
 
 std::vector<int64_t> ConvertCtx::ints(std::string_view name) const {
-  return arg<std::vector<int64_t>>(name);
+  return named(*this, name, [](const Arg &a) { return a.to_ints(); });
 }
 
 std::vector<int64_t> ConvertCtx::ints(std::string_view name, std::vector<int64_t> dflt) const {

@@ -64,6 +64,7 @@ while IFS= read -r line || [ -n "$line" ]; do
     compared=$((compared + 1))
     if [ "$rc_old" = 0 ] && [ "$rc_new" = 0 ] && same_files "$name"; then
       identical=$((identical + 1))
+      echo "same: $name"
       rm -f "$OUT"/{old,new}/"$name".onnx "$OUT"/{old,new}/"$name".onnx.data
     elif [ "$rc_old" != 0 ] && [ "$rc_old" = "$rc_new" ] &&
       cmp -s "$OUT/old/$name.err" "$OUT/new/$name.err"; then
