@@ -160,16 +160,12 @@ Val stacked_coords(GraphBuilder &b, const Val &self, const std::vector<Val> &idx
   return b.op1("Concat", parts, {{"axis", int64_t{-1}}});
 }
 
-} // namespace
-
 // scatter.src(Tensor self, int dim, Tensor index, Tensor src) / scatter.value(..., Scalar value)
 // scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce)
 // scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce)
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src)
 // scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce,
 //                    *, bool include_self=True)
-namespace {
-
 // scatter's source (src, or value) and reduction ("" for none).
 void emit_scatter_overload(ConvertCtx &c, bool native_reduction) {
   const Arg &src = c.arg(c.takes("src") ? "src" : "value");
@@ -295,11 +291,8 @@ Val spread_index(GraphBuilder &b, const Val &self, const Val &index, const Val &
     return idx;
   return b.op1("Expand", {on_axis(b, idx, d, r), shape_of(b, source)});
 }
-} // namespace
 
 // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1)
-namespace {
-
 // `native_reduction`: ScatterElements has a reduction attribute (opset 16+).
 void emit_index_add(ConvertCtx &c, bool native_reduction) {
   GraphBuilder &b = c.b;

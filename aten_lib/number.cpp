@@ -219,12 +219,12 @@ void register_number_ops(Registry &r) {
   r.add("aten::mul.num", 11, num_mul, {"Mul"});
   r.add("aten::div.num", 11, num_div, {"Div"});
   r.add("aten::floordiv.num", 11, num_floordiv, {"Div", "Floor"});
-  r.add("aten::remainder.num", 11, num_remainder, {"Mod"});
+  r.add("aten::remainder.num", 11, num_remainder, {"Mod", "Div", "Floor", "Mul", "Sub"});
   r.add("aten::pow.num", 11, num_pow, {"Pow"});
   r.add("aten::neg.num", 11, num_neg, {"Neg"});
   r.add("prim::abs.num", 11, num_abs, {"Abs"});
-  r.add("prim::min.num", 11, num_min, {"Min"});
-  r.add("prim::max.num", 11, num_max, {"Max"});
+  r.add("prim::min.num", 11, num_min, {"Min", "Less", "Where"});
+  r.add("prim::max.num", 11, num_max, {"Max", "Greater", "Where"});
   r.add("aten::lt.num", 11, num_lt, {"Less"});
   r.add("aten::le.num", 11, num_le, {"LessOrEqual"});
   r.add("aten::gt.num", 11, num_gt, {"Greater"});
