@@ -40,7 +40,8 @@ const char *kUsage =
     "       torch2onnx ops [--opset N] [--json] [--converters LIB.so]...\n"
     "       torch2onnx show MODEL.onnx [--json]   (list any ONNX file, one line per node)\n"
     "       torch2onnx zoo MANIFEST [--jobs N] [--shard I/N] ...   (see torch2onnx zoo --help)\n"
-    "       torch2onnx zoo merge RESULT.json... [--manifest M.yaml] ...   (shards' results as one)\n"
+    "       torch2onnx zoo merge RESULT.json... [--manifest M.yaml] ...   (shards' results as "
+    "one)\n"
     "       torch2onnx --version\n";
 
 const char *kExamples = R"(

@@ -71,11 +71,10 @@ std::string progress_text(const Progress &p, double seconds) {
                       : fmt::format("{} nodes", grouped(done));
     break;
   case ProgressUnit::Bytes:
-    how = p.total > 0
-              ? fmt::format("{} of {}{}", report::human_bytes(static_cast<double>(done)),
-                            report::human_bytes(static_cast<double>(p.total)),
-                            percent(done, p.total))
-              : report::human_bytes(static_cast<double>(done));
+    how = p.total > 0 ? fmt::format("{} of {}{}", report::human_bytes(static_cast<double>(done)),
+                                    report::human_bytes(static_cast<double>(p.total)),
+                                    percent(done, p.total))
+                      : report::human_bytes(static_cast<double>(done));
     break;
   case ProgressUnit::Steps:
     how = p.total > 0 ? fmt::format("step {} of {}", done, p.total) : fmt::format("step {}", done);
@@ -92,8 +91,8 @@ std::string zoo_progress_text(size_t done, size_t total, double elapsed,
                               const std::string &running) {
   std::string eta = "ETA after the first model";
   if (done > 0 && done < total)
-    eta = "ETA " + duration_text(elapsed / static_cast<double>(done) *
-                                 static_cast<double>(total - done));
+    eta = "ETA " +
+          duration_text(elapsed / static_cast<double>(done) * static_cast<double>(total - done));
   return fmt::format("[{}/{}] {}%, {}, {} elapsed{}{}", done, total,
                      total == 0 ? 100 : done * 100 / total, eta, duration_text(elapsed),
                      running.empty() ? "" : "; running: ", running);

@@ -2,7 +2,6 @@
 // machines with --shard I/N) into one JSON, JUnit and markdown report, and says which models are
 // missing (a shard lost, a run interrupted) and which were run twice (overlapping shards).
 #include "apps/zoo_results.h"
-
 #include "builder/error.h"
 #include "builder/file_io.h"
 #include "builder/printable.h"
@@ -105,14 +104,14 @@ void check_shards(const std::vector<StoredRun> &runs, Merged &m) {
     if (m.manifest.empty())
       m.manifest = run.manifest;
     else if (!run.manifest.empty() && run.manifest != m.manifest)
-      m.missing.push_back(fmt::format("(cannot tell: {} is of manifest {}, others of {})",
-                                      run.path, run.manifest, m.manifest));
+      m.missing.push_back(fmt::format("(cannot tell: {} is of manifest {}, others of {})", run.path,
+                                      run.manifest, m.manifest));
     if (run.shard_count > 0)
       shards[run.shard_count].insert(run.shard_index);
     for (const auto &name : run.planned)
       if (!have.count(name))
-        m.missing.push_back(fmt::format("{} (planned in {}, no result: was the run stopped?)",
-                                        name, run.path));
+        m.missing.push_back(
+            fmt::format("{} (planned in {}, no result: was the run stopped?)", name, run.path));
   }
   if (shards.size() > 1)
     m.missing.push_back("(cannot tell: the files come from runs split into different numbers "
@@ -153,11 +152,11 @@ std::string merged_json(const Merged &m, const std::vector<Result> &results,
   JsonExtra extra;
   extra.model = [&](size_t i) {
     const StoredResult &s = m.models[i];
-    return fmt::format(", \"index\": {}, \"timeout\": {}, \"fingerprint\": {}, \"binary\": {}{}",
-                       s.index < 0 ? "null" : std::to_string(s.index), s.result.job.timeout,
-                       json_string(s.fingerprint), json_string(s.binary),
-                       s.resumed_from.empty() ? ""
-                                              : ", \"resumed_from\": " + json_string(s.resumed_from));
+    return fmt::format(
+        ", \"index\": {}, \"timeout\": {}, \"fingerprint\": {}, \"binary\": {}{}",
+        s.index < 0 ? "null" : std::to_string(s.index), s.result.job.timeout,
+        json_string(s.fingerprint), json_string(s.binary),
+        s.resumed_from.empty() ? "" : ", \"resumed_from\": " + json_string(s.resumed_from));
   };
   auto list = [](const std::vector<std::string> &v) {
     std::vector<std::string> q;
@@ -219,9 +218,8 @@ int summarize_merge(const Merged &m, const std::vector<Result> &results, size_t 
         "give each shard's file once; shards of one run (--shard I/N, same N) never overlap");
   print("models that are not in the manifest", m.unknown,
         "merge against the manifest (and --opset) the shards ran with");
-  return unexpected > 0 || !m.missing.empty() || !m.overlapping.empty() || !m.unknown.empty()
-             ? 1
-             : 0;
+  return unexpected > 0 || !m.missing.empty() || !m.overlapping.empty() || !m.unknown.empty() ? 1
+                                                                                              : 0;
 }
 
 } // namespace

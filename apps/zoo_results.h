@@ -47,8 +47,7 @@ std::string shard_json(const std::vector<Result> &results, const RunInfo &info);
 // --resume PREVIOUS.json: takes out of `jobs` each job that passed in PREVIOUS (a shard's or a
 // merged file) with the same fingerprint and binary, and returns their results as PREVIOUS has
 // them (the carried results; `info.resumed` names them). Throws Error when PREVIOUS cannot be read.
-std::vector<Result> resume_from(const std::string &previous, std::vector<Job> &jobs,
-                                RunInfo &info);
+std::vector<Result> resume_from(const std::string &previous, std::vector<Job> &jobs, RunInfo &info);
 
 // The results of this run and the carried ones together, in manifest order (info.index).
 std::vector<Result> in_manifest_order(std::vector<Result> ran, std::vector<Result> carried,

@@ -493,6 +493,78 @@ void drop_moved_values(onnx::GraphProto &g) {
   g.mutable_value_info()->Swap(&infos);
 }
 
+// Names the call's body after its module type ("_N" for later bodies of the same type), gives it
+// the model's opset imports for the domains it uses, adds it to `model` and describes it.
+LocalFunction add_function(onnx::ModelProto &model, Call &c, const std::string &type,
+                           std::map<std::string, int> &names,
+                           const std::map<std::string, int64_t> &imports) {
+  int &uses = names[type];
+  std::string name = uses == 0 ? type : type + "_" + std::to_string(uses);
+  ++uses;
+  c.body.set_name(name);
+  c.body.set_domain(kFunctionDomain);
+  std::set<std::string> domains{""};
+  for (const auto &n : c.body.node())
+    domains.insert(n.domain());
+  for (const auto &d : domains) {
+    auto *imp = c.body.add_opset_import();
+    imp->set_domain(d);
+    auto it = imports.find(d);
+    imp->set_version(it != imports.end() ? it->second : 1);
+  }
+  LocalFunction f;
+  f.name = name;
+  f.module_type = type;
+  f.activation_inputs = c.activations;
+  f.weight_inputs = c.weights;
+  f.outputs = c.outputs.size();
+  f.nodes = static_cast<size_t>(c.body.node_size());
+  *model.add_functions() = std::move(c.body);
+  return f;
+}
+
+// The node calling function `f` for the module call `group`, named "<scope>/<type>" ("_N" when
+// that name repeats).
+onnx::NodeProto call_node(const LocalFunction &f, const Group &group, const std::string &type,
+                          const Call &c, std::map<std::string, int> &node_names) {
+  onnx::NodeProto call;
+  call.set_op_type(f.name);
+  call.set_domain(kFunctionDomain);
+  std::string node_name = group.instance + "/" + type;
+  int &k = node_names[node_name];
+  call.set_name(k++ == 0 ? node_name : node_name + "_" + std::to_string(k - 1));
+  for (const auto &v : c.inputs)
+    call.add_input(v);
+  for (const auto &v : c.outputs)
+    call.add_output(v);
+  return call;
+}
+
+// Removes the `replaced` nodes of `g` and puts each call node after the last node of its call.
+void splice_calls(onnx::GraphProto &g, const std::unordered_set<int> &replaced,
+                  std::unordered_map<int, onnx::NodeProto> &call_at) {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (!replaced.count(i))
+      nodes.Add()->Swap(g.mutable_node(i));
+    if (auto it = call_at.find(i); it != call_at.end())
+      *nodes.Add() = std::move(it->second);
+  }
+  g.mutable_node()->Swap(&nodes);
+}
+
+// Imports the functions' domain into the model unless it already is.
+void import_function_domain(onnx::ModelProto &model) {
+  bool imported = false;
+  for (const auto &imp : model.opset_import())
+    imported = imported || imp.domain() == kFunctionDomain;
+  if (!imported) {
+    auto *imp = model.add_opset_import();
+    imp->set_domain(kFunctionDomain);
+    imp->set_version(1);
+  }
+}
+
 } // namespace
 
 std::vector<LocalFunction> extract_functions(onnx::ModelProto &model,
@@ -519,43 +591,11 @@ std::vector<LocalFunction> extract_functions(onnx::ModelProto &model,
       continue; // a module computing only constants (read from the main graph's copies)
     std::string key = type + '\n' + body_key(c.body);
     auto [it, fresh] = by_key.emplace(key, out.size());
-    if (fresh) {
-      int &uses = names[type];
-      std::string name = uses == 0 ? type : type + "_" + std::to_string(uses);
-      ++uses;
-      c.body.set_name(name);
-      c.body.set_domain(kFunctionDomain);
-      std::set<std::string> domains{""};
-      for (const auto &n : c.body.node())
-        domains.insert(n.domain());
-      for (const auto &d : domains) {
-        auto *imp = c.body.add_opset_import();
-        imp->set_domain(d);
-        imp->set_version(imports.count(d) ? imports[d] : 1);
-      }
-      LocalFunction f;
-      f.name = name;
-      f.module_type = type;
-      f.activation_inputs = c.activations;
-      f.weight_inputs = c.weights;
-      f.outputs = c.outputs.size();
-      f.nodes = static_cast<size_t>(c.body.node_size());
-      out.push_back(f);
-      *model.add_functions() = std::move(c.body);
-    }
+    if (fresh)
+      out.push_back(add_function(model, c, type, names, imports));
     LocalFunction &f = out[it->second];
     f.calls.push_back(group.instance);
-    onnx::NodeProto call;
-    call.set_op_type(f.name);
-    call.set_domain(kFunctionDomain);
-    std::string node_name = group.instance + "/" + type;
-    int &k = node_names[node_name];
-    call.set_name(k++ == 0 ? node_name : node_name + "_" + std::to_string(k - 1));
-    for (const auto &v : c.inputs)
-      call.add_input(v);
-    for (const auto &v : c.outputs)
-      call.add_output(v);
-    call_at[group.nodes.back()] = std::move(call);
+    call_at[group.nodes.back()] = call_node(f, group, type, c, node_names);
     // A member computing a constant value stays in the main graph too when others read it
     // (removed below when nothing does).
     for (int i : group.nodes)
@@ -564,28 +604,11 @@ std::vector<LocalFunction> extract_functions(onnx::ModelProto &model,
   }
   if (out.empty())
     return {};
-
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
-  for (int i = 0; i < g->node_size(); ++i) {
-    if (!replaced.count(i))
-      nodes.Add()->Swap(g->mutable_node(i));
-    if (auto it = call_at.find(i); it != call_at.end())
-      *nodes.Add() = std::move(it->second);
-  }
-  g->mutable_node()->Swap(&nodes);
+  splice_calls(*g, replaced, call_at);
   sort_nodes(*g, index.names);
   remove_unread_nodes(*g);
-
   drop_moved_values(*g);
-
-  bool imported = false;
-  for (const auto &imp : model.opset_import())
-    imported = imported || imp.domain() == kFunctionDomain;
-  if (!imported) {
-    auto *imp = model.add_opset_import();
-    imp->set_domain(kFunctionDomain);
-    imp->set_version(1);
-  }
+  import_function_domain(model);
   return out;
 }
 

@@ -179,6 +179,10 @@ private:
                                                       const std::vector<Val> &inputs,
                                                       const std::vector<Attr> &attrs,
                                                       int num_outputs);
+  // Softmax, LogSoftmax or Hardmax over `axis` in the opset-11 form, which coerces the input to
+  // 2-D around the axis: a transpose moves any other axis last.
+  std::vector<Val> softmax_below_13(const std::string &op, const std::vector<Val> &inputs,
+                                    int64_t axis, int num_outputs);
   std::optional<std::vector<Val>> adapt_form_below_12(const std::string &op,
                                                       const std::vector<Val> &inputs,
                                                       const std::vector<Attr> &attrs,

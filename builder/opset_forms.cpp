@@ -141,29 +141,35 @@ std::optional<std::vector<Val>> GraphBuilder::adapt_form_below_13(const std::str
     if (axis == -1) // the default axis is 1 below opset 13: always write it
       return axis_attr ? std::nullopt
                        : std::optional(op_impl(op, inputs, {{"axis", int64_t{-1}}}, num_outputs));
-    T2O_CHECK(has_info(inputs.at(0)) && info(inputs[0]).shape,
-              "{} over axis {} at opset {} needs the input's rank (unknown for '{}'); use --opset "
-              "13",
-              op, axis, opset_, inputs[0].name);
-    const int64_t r = rank(inputs[0]);
-    if (axis < 0)
-      axis += r;
-    if (axis == r - 1) // the 2-D coercion around the last axis is the softmax over it
-      return op_impl(op, inputs, {{"axis", axis}}, num_outputs);
-    std::vector<int64_t> perm;
-    for (int64_t d = 0; d < r; ++d)
-      perm.push_back(d);
-    std::swap(perm[static_cast<size_t>(axis)], perm.back());
-    Val t = op_impl("Transpose", {inputs[0]}, {{"perm", perm}}, 1)[0];
-    if (has_info(inputs[0])) {
-      TensorInfo ti = info(inputs[0]);
-      std::swap((*ti.shape)[static_cast<size_t>(axis)], ti.shape->back());
-      set_info(t, ti);
-    }
-    Val y = op_impl(op, {t}, {{"axis", r - 1}}, 1)[0];
-    return op_impl("Transpose", {y}, {{"perm", perm}}, num_outputs);
+    return softmax_below_13(op, inputs, axis, num_outputs);
   }
   return std::nullopt;
+}
+
+std::vector<Val> GraphBuilder::softmax_below_13(const std::string &op,
+                                                const std::vector<Val> &inputs, int64_t axis,
+                                                int num_outputs) {
+  T2O_CHECK(has_info(inputs.at(0)) && info(inputs[0]).shape,
+            "{} over axis {} at opset {} needs the input's rank (unknown for '{}'); use --opset "
+            "13",
+            op, axis, opset_, inputs[0].name);
+  const int64_t r = rank(inputs[0]);
+  if (axis < 0)
+    axis += r;
+  if (axis == r - 1) // the 2-D coercion around the last axis is the softmax over it
+    return op_impl(op, inputs, {{"axis", axis}}, num_outputs);
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < r; ++d)
+    perm.push_back(d);
+  std::swap(perm[static_cast<size_t>(axis)], perm.back());
+  Val t = op_impl("Transpose", {inputs[0]}, {{"perm", perm}}, 1)[0];
+  if (has_info(inputs[0])) {
+    TensorInfo ti = info(inputs[0]);
+    std::swap((*ti.shape)[static_cast<size_t>(axis)], ti.shape->back());
+    set_info(t, ti);
+  }
+  Val y = op_impl(op, {t}, {{"axis", r - 1}}, 1)[0];
+  return op_impl("Transpose", {y}, {{"perm", perm}}, num_outputs);
 }
 
 std::optional<std::vector<Val>> GraphBuilder::adapt_form_below_12(const std::string &op,

@@ -28,7 +28,7 @@ struct Progress {
 
 using ProgressFn = std::function<void(const Progress &)>;
 
-constexpr uint64_t kNodeStep = 64;              // nodes between two updates
+constexpr uint64_t kNodeStep = 64;                // nodes between two updates
 constexpr uint64_t kByteStep = uint64_t{8} << 20; // bytes between two updates
 
 // Installs `sink` for the lifetime of the scope (an empty sink installs nothing); the previous

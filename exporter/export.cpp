@@ -237,27 +237,19 @@ void check_same_file(const std::string &path, const FileId &written) {
               "give each export its own -o path when several run at once");
 }
 
-// Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
-// each a test-data set beside the output (test_data_set_N).
-// `example_outputs` (may be null) receives ONNX Runtime's outputs at the example inputs.
-VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const ForwardCall &call,
-                           const GraphInputs &gi, const Converted &c, StagedOutput &staged,
-                           const LogFn &log, ExportReport &r,
-                           std::vector<at::Tensor> *example_outputs) {
-  const std::string &path = staged.model_path();
-  auto tv = std::chrono::steady_clock::now();
-  VerifyReport v;
-  v.onnxruntime_version = onnxruntime_version();
+// One run per data set: the example sizes, the second recording sizes and --verify-dims.
+std::vector<VerifyRun> verify_runs(const ExportOptions &o, const ForwardCall &call,
+                                   const GraphInputs &gi, const Converted &c, StagedOutput &staged,
+                                   std::vector<at::Tensor> *example_outputs) {
   std::vector<std::vector<std::pair<std::string, int64_t>>> size_sets = {{}};
   if (!gi.symbols.empty())
     size_sets.push_back(sizes_of(gi.symbols, true));
   if (!o.verify_dims.empty())
     size_sets.push_back(o.verify_dims);
-  const fs::path stem = staged.final_test_data_folder();
   std::vector<VerifyRun> runs;
   for (size_t k = 0; k < size_sets.size(); ++k) {
     VerifyRun run;
-    run.onnx_path = path;
+    run.onnx_path = staged.model_path();
     run.input_names = c.input_names;
     run.output_names = c.output_names;
     if (k == 0) {
@@ -275,9 +267,14 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
       run.onnxruntime_outputs = example_outputs;
     runs.push_back(std::move(run));
   }
-  v.test_data_dir = (stem / "test_data_set_0").string();
-  // LibTorch's answers. For a model file, a process of its own loads the file with LibTorch's own
-  // load: the reference never shares the tensors the export used.
+  return runs;
+}
+
+// LibTorch's answers for each run. For a model file, a process of its own loads the file with
+// LibTorch's own load: the reference never shares the tensors the export used.
+std::vector<std::vector<at::Tensor>> libtorch_outputs(const LoadedModel &m, const ExportOptions &o,
+                                                      const std::vector<VerifyRun> &runs,
+                                                      const LogFn &log) {
   ReferenceModel reference;
   reference.path = m.source_path;
   reference.libraries = o.libraries;
@@ -297,7 +294,43 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
             : "verifying: running the model in LibTorch (its own process, LibTorch's own load)");
   progress_phase("verifying", ProgressUnit::Steps, 1 + runs.size());
   progress_step("LibTorch runs the model");
-  std::vector<std::vector<at::Tensor>> torch_outputs = reference_outputs(reference, args, labels);
+  return reference_outputs(reference, args, labels);
+}
+
+// --locate (or a failed verdict): searches the first node whose ONNX value differs, on the first
+// of `sets`; a search that cannot run leaves a note instead of failing the export.
+void locate_after_verify(const LoadedModel &m, const ExportOptions &o, const Converted &c,
+                         const VerifyReport &v, const std::vector<LocateRun> &sets,
+                         const LogFn &log, ExportReport &r) {
+  if ((v.ok() && !o.locate) || sets.empty() || !m.graph)
+    return;
+  if (log)
+    log("locating the first node whose ONNX value differs from LibTorch's");
+  progress_phase("locating the first diverging node");
+  try {
+    r.divergence = locate_divergence(m.graph, c.walked, sets.front());
+  } catch (const Error &e) {
+    // The verdict stands without the search: say why it could not run instead of failing.
+    r.divergence = Divergence();
+    r.divergence->sizes = sets.front().label;
+    r.divergence->note = fmt::format("the search could not run: {}", e.what());
+  }
+}
+
+// Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
+// each a test-data set beside the output (test_data_set_N).
+// `example_outputs` (may be null) receives ONNX Runtime's outputs at the example inputs.
+VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const ForwardCall &call,
+                           const GraphInputs &gi, const Converted &c, StagedOutput &staged,
+                           const LogFn &log, ExportReport &r,
+                           std::vector<at::Tensor> *example_outputs) {
+  const std::string &path = staged.model_path();
+  auto tv = std::chrono::steady_clock::now();
+  VerifyReport v;
+  v.onnxruntime_version = onnxruntime_version();
+  std::vector<VerifyRun> runs = verify_runs(o, call, gi, c, staged, example_outputs);
+  v.test_data_dir = (fs::path(staged.final_test_data_folder()) / "test_data_set_0").string();
+  std::vector<std::vector<at::Tensor>> torch_outputs = libtorch_outputs(m, o, runs, log);
   const FileId written = file_id(path);
   std::vector<LocateRun> sets; // per data set: what --locate would search on
   size_t failing = 0;
@@ -322,19 +355,7 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
       sets.push_back(lr);
   }
   v.seconds = since(tv);
-  if ((!v.ok() || o.locate) && !sets.empty() && m.graph) {
-    if (log)
-      log("locating the first node whose ONNX value differs from LibTorch's");
-    progress_phase("locating the first diverging node");
-    try {
-      r.divergence = locate_divergence(m.graph, c.walked, sets.front());
-    } catch (const Error &e) {
-      // The verdict stands without the search: say why it could not run instead of failing.
-      r.divergence = Divergence();
-      r.divergence->sizes = sets.front().label;
-      r.divergence->note = fmt::format("the search could not run: {}", e.what());
-    }
-  }
+  locate_after_verify(m, o, c, v, sets, log, r);
   return v;
 }
 

@@ -56,36 +56,34 @@ std::optional<OutputCheck> compare_value(const std::string &name, at::Tensor tor
   return c;
 }
 
-} // namespace
-
-Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
-                             const std::vector<WalkedValue> &walked, const LocateRun &run) {
-  auto t0 = std::chrono::steady_clock::now();
-  Divergence d;
-  d.sizes = run.label;
-  // LibTorch: every value of the graph on these inputs.
+// Every value of the graph, as LibTorch computes it on the run's inputs.
+ValueTensors torch_values_of(const std::shared_ptr<torch::jit::Graph> &graph,
+                             const LocateRun &run) {
   ValueTensors torch_values;
-  {
-    at::NoGradGuard no_grad;
-    std::vector<c10::IValue> ins(run.inputs.begin(), run.inputs.end());
-    record_shapes(graph, ins, nullptr, CountChange::None, &torch_values);
-  }
-  // ONNX: the written model with each walked value that still exists as an extra output.
-  onnx::ModelProto model = read_model(run.onnx_path);
-  auto *g = model.mutable_graph();
+  at::NoGradGuard no_grad;
+  std::vector<c10::IValue> ins(run.inputs.begin(), run.inputs.end());
+  record_shapes(graph, ins, nullptr, CountChange::None, &torch_values);
+  return torch_values;
+}
+
+// Adds each walked value that still exists in `g` as an extra output; returns, per walked value,
+// the ONNX value to compare ("" to skip).
+std::vector<std::string> expose_walked_values(onnx::GraphProto &g,
+                                              const std::vector<WalkedValue> &walked,
+                                              const LocateRun &run) {
   std::unordered_set<std::string> produced, outputs;
-  for (const auto &n : g->node())
+  for (const auto &n : g.node())
     for (const auto &o : n.output())
       produced.insert(o);
-  for (const auto &o : g->output())
+  for (const auto &o : g.output())
     outputs.insert(o.name());
   std::unordered_map<std::string, const onnx::ValueInfoProto *> infos;
-  for (const auto &vi : g->value_info())
+  for (const auto &vi : g.value_info())
     infos[vi.name()] = &vi;
   std::unordered_map<std::string, std::string> output_of; // a value the rewrites renamed
   for (size_t i = 0; i < run.output_values.size() && i < run.output_names.size(); ++i)
     output_of[run.output_values[i]] = run.output_names[i];
-  std::vector<std::string> names; // per walked value: the ONNX value to compare ("" to skip)
+  std::vector<std::string> names;
   for (const auto &w : walked) {
     std::string name = produced.count(w.onnx) ? w.onnx : "";
     if (name.empty() && output_of.count(w.onnx))
@@ -93,13 +91,20 @@ Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
     names.push_back(name);
     if (name.empty() || outputs.count(name))
       continue;
-    auto *out = g->add_output();
+    auto *out = g.add_output();
     if (auto it = infos.find(name); it != infos.end())
       *out = *it->second;
     else
       out->set_name(name);
     outputs.insert(name);
   }
+  return names;
+}
+
+// Runs `model` (the written one with extra outputs) in ONNX Runtime from a temporary copy beside
+// the written file; returns its outputs by name.
+std::unordered_map<std::string, at::Tensor> run_exposed_model(const onnx::ModelProto &model,
+                                                              const LocateRun &run) {
   // Beside the model (its external data is found from there), with a short name: the model's
   // name may already be as long as a file name can be.
   static std::atomic<int> copies{0}; // threads of one process export at once (the Python API)
@@ -119,10 +124,44 @@ Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
     T2O_CHECK(f && model.SerializeToOstream(&f), "--locate cannot write '{}'", copy);
   }
   std::vector<at::Tensor> ort = run_onnxruntime(copy, run.input_names, run.inputs);
+  const onnx::GraphProto &g = model.graph();
   std::unordered_map<std::string, at::Tensor> by_name;
-  for (int i = 0; i < g->output_size() && i < static_cast<int>(ort.size()); ++i)
-    by_name[g->output(i).name()] = ort[static_cast<size_t>(i)];
+  for (int i = 0; i < g.output_size() && i < static_cast<int>(ort.size()); ++i)
+    by_name[g.output(i).name()] = ort[static_cast<size_t>(i)];
+  return by_name;
+}
 
+// Fills `d` with the walked value `w` whose ONNX value `name` differs (`c`) from LibTorch's.
+void record_divergence(Divergence &d, const WalkedValue &w, const std::string &name,
+                       const OutputCheck &c, const at::Tensor &torch_value,
+                       const at::Tensor &onnx_value) {
+  d.found = true;
+  d.index = w.index;
+  const torch::jit::Node *n = w.value->node();
+  d.op = n->kind().toQualString();
+  NodeWhere where = where_of(n);
+  d.scope = where.scope;
+  d.source = where.source;
+  if (const RegistryEntry *e = w.converter)
+    d.converter = fmt::format("{} ({}, since opset {})", e->op, e->family, e->since_opset);
+  d.onnx_value = name;
+  d.check = c;
+  std::tie(d.torch_min, d.torch_max) = finite_range(torch_value);
+  std::tie(d.onnx_min, d.onnx_max) = finite_range(onnx_value);
+}
+
+} // namespace
+
+Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
+                             const std::vector<WalkedValue> &walked, const LocateRun &run) {
+  auto t0 = std::chrono::steady_clock::now();
+  Divergence d;
+  d.sizes = run.label;
+  ValueTensors torch_values = torch_values_of(graph, run);
+  // ONNX: the written model with each walked value that still exists as an extra output.
+  onnx::ModelProto model = read_model(run.onnx_path);
+  std::vector<std::string> names = expose_walked_values(*model.mutable_graph(), walked, run);
+  std::unordered_map<std::string, at::Tensor> by_name = run_exposed_model(model, run);
   for (size_t i = 0; i < walked.size(); ++i) {
     const WalkedValue &w = walked[i];
     auto tv = torch_values.find(w.value);
@@ -137,19 +176,7 @@ Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
     ++d.compared;
     if (c->ok())
       continue;
-    d.found = true;
-    d.index = w.index;
-    const torch::jit::Node *n = w.value->node();
-    d.op = n->kind().toQualString();
-    NodeWhere where = where_of(n);
-    d.scope = where.scope;
-    d.source = where.source;
-    if (const RegistryEntry *e = w.converter)
-      d.converter = fmt::format("{} ({}, since opset {})", e->op, e->family, e->since_opset);
-    d.onnx_value = names[i];
-    d.check = *c;
-    std::tie(d.torch_min, d.torch_max) = finite_range(tv->second);
-    std::tie(d.onnx_min, d.onnx_max) = finite_range(ov->second);
+    record_divergence(d, w, names[i], *c, tv->second, ov->second);
     break;
   }
   if (!d.found)

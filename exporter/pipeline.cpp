@@ -25,6 +25,61 @@ uint64_t count_nodes(const torch::jit::Block *block) {
   return n;
 }
 
+// Throws the list of ops with no converter at `opset`, unless --fallback-domain writes them as
+// custom-domain nodes (then returned); complex operands never fall back: no custom op takes them.
+std::vector<UnsupportedOp> check_supported(const Walker &walker, const torch::jit::Graph &graph,
+                                           const Registry &registry, int opset) {
+  auto unsupported = walker.find_unsupported(graph);
+  bool complex = false;
+  for (const auto &u : unsupported)
+    complex = complex || u.op.find(" on complex tensors") != std::string::npos;
+  if (!unsupported.empty() && (registry.fallback_domain().empty() || complex))
+    throw Error(format_unsupported(unsupported, opset),
+                "see `torch2onnx ops` for what is supported; add converters with --converters "
+                "LIB.so (docs/plugins.md), or write these ops as nodes of a custom domain with "
+                "--fallback-domain NAME (docs/fallback.md); or file an issue with the op names");
+  return unsupported;
+}
+
+// Adds the graph's outputs to the builder under --output-names, or else default names: dict keys
+// where the output came from a dict, else output / output_N.
+void add_outputs(const std::vector<std::pair<Val, std::string>> &outs,
+                 const std::vector<std::string> &output_names, Converted &c) {
+  if (!output_names.empty() && output_names.size() != outs.size())
+    throw UsageError(fmt::format("--output-names gives {} name{} but the model has {} output{}",
+                                 output_names.size(), output_names.size() == 1 ? "" : "s",
+                                 outs.size(), outs.size() == 1 ? "" : "s"),
+                     "give one name per output, in order, or leave --output-names out");
+  std::set<std::string> hints;
+  bool hints_usable = true;
+  for (const auto &o : outs)
+    hints_usable = hints_usable && (o.second.empty() || hints.insert(o.second).second);
+  // A default name must not repeat an input's name (forward(x) returning {'x': ...}): ONNX names
+  // are unique, so such an output becomes x_out.
+  std::set<std::string> taken(c.input_names.begin(), c.input_names.end());
+  auto unused = [&](std::string name) {
+    std::string base = name;
+    for (int k = 1; taken.count(name); ++k)
+      name = k == 1 ? base + "_out" : fmt::format("{}_out{}", base, k);
+    return name;
+  };
+  if (outs.empty())
+    throw Error("forward returns no tensor (only None), so the ONNX model would have no output",
+                "return the tensors the model computes");
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string name = !output_names.empty()                     ? output_names[i]
+                       : hints_usable && !outs[i].second.empty() ? unused(outs[i].second)
+                       : outs.size() == 1                        ? unused("output")
+                                          : unused(fmt::format("output_{}", i));
+    taken.insert(name);
+    c.builder->add_output(outs[i].first, name);
+    c.output_names.push_back(name);
+    c.output_values.push_back(outs[i].first.name);
+    c.output_infos.push_back(c.builder->has_info(outs[i].first) ? c.builder->info(outs[i].first)
+                                                                : TensorInfo{});
+  }
+}
+
 } // namespace
 
 Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph,
@@ -59,16 +114,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   c.builder = std::make_unique<GraphBuilder>(opset);
   const Registry &registry = custom_registry ? *custom_registry : Registry::global();
   Walker walker(*c.builder, c.record, registry);
-  auto unsupported = walker.find_unsupported(*graph);
-  bool complex = false; // complex operands never fall back: no custom op takes them either
-  for (const auto &u : unsupported)
-    complex = complex || u.op.find(" on complex tensors") != std::string::npos;
-  if (!unsupported.empty() && (registry.fallback_domain().empty() || complex))
-    throw Error(format_unsupported(unsupported, opset),
-                "see `torch2onnx ops` for what is supported; add converters with --converters "
-                "LIB.so (docs/plugins.md), or write these ops as nodes of a custom domain with "
-                "--fallback-domain NAME (docs/fallback.md); or file an issue with the op names");
-  c.fallback_ops = std::move(unsupported); // --fallback-domain: written as custom-domain nodes
+  c.fallback_ops = check_supported(walker, *graph, registry, opset); // --fallback-domain
   for (size_t i = 0; i < graph->inputs().size(); ++i) {
     const auto *v = graph->inputs()[i];
     T2O_CHECK(inputs.example[i].isTensor(),
@@ -81,41 +127,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   }
   progress_phase("converting", ProgressUnit::Nodes, count_nodes(graph->block()));
   walker.run(*graph);
-  auto outs = walker.outputs(*graph);
-  if (!output_names.empty() && output_names.size() != outs.size())
-    throw UsageError(fmt::format("--output-names gives {} name{} but the model has {} output{}",
-                                 output_names.size(), output_names.size() == 1 ? "" : "s",
-                                 outs.size(), outs.size() == 1 ? "" : "s"),
-                     "give one name per output, in order, or leave --output-names out");
-  // Default names: dict keys where the output came from a dict, else output / output_N.
-  std::set<std::string> hints;
-  bool hints_usable = true;
-  for (const auto &o : outs)
-    hints_usable = hints_usable && (o.second.empty() || hints.insert(o.second).second);
-  // A default name must not repeat an input's name (forward(x) returning {'x': ...}): ONNX names
-  // are unique, so such an output becomes x_out.
-  std::set<std::string> taken(c.input_names.begin(), c.input_names.end());
-  auto unused = [&](std::string name) {
-    std::string base = name;
-    for (int k = 1; taken.count(name); ++k)
-      name = k == 1 ? base + "_out" : fmt::format("{}_out{}", base, k);
-    return name;
-  };
-  if (outs.empty())
-    throw Error("forward returns no tensor (only None), so the ONNX model would have no output",
-                "return the tensors the model computes");
-  for (size_t i = 0; i < outs.size(); ++i) {
-    std::string name = !output_names.empty()                     ? output_names[i]
-                       : hints_usable && !outs[i].second.empty() ? unused(outs[i].second)
-                       : outs.size() == 1                        ? unused("output")
-                                          : unused(fmt::format("output_{}", i));
-    taken.insert(name);
-    c.builder->add_output(outs[i].first, name);
-    c.output_names.push_back(name);
-    c.output_values.push_back(outs[i].first.name);
-    c.output_infos.push_back(c.builder->has_info(outs[i].first) ? c.builder->info(outs[i].first)
-                                                                : TensorInfo{});
-  }
+  add_outputs(walker.outputs(*graph), output_names, c);
   c.warnings.insert(c.warnings.end(), walker.warnings().begin(), walker.warnings().end());
   c.dropped_raises = walker.dropped_raises();
   c.example_branches = walker.example_branches();

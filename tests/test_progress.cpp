@@ -26,8 +26,7 @@ CliResult run_on_terminal(const std::vector<std::string> &args) {
 // The text of every redraw of the progress line: what follows each "\r" up to the erase.
 std::vector<std::string> redraws(const std::string &terminal) {
   std::vector<std::string> out;
-  for (size_t at = terminal.find('\r'); at != std::string::npos;
-       at = terminal.find('\r', at + 1)) {
+  for (size_t at = terminal.find('\r'); at != std::string::npos; at = terminal.find('\r', at + 1)) {
     size_t end = terminal.find(kErase, at);
     size_t newline = terminal.find('\n', at);
     if (end != std::string::npos && (newline == std::string::npos || end < newline))
@@ -77,8 +76,8 @@ std::string tiny_manifest(const std::string &dir, int models) {
 TEST_CASE("progress: an export on a terminal shows its phases on one line, cleared at the end",
           "[progress]") {
   std::string dir = fresh_dir("progress_export");
-  auto r = run_on_terminal({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input",
-                            "x:f32[1,3,16,16]", "--verify"});
+  auto r = run_on_terminal(
+      {test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input", "x:f32[1,3,16,16]", "--verify"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   auto lines = redraws(r.out);
@@ -112,8 +111,8 @@ TEST_CASE("progress: nothing extra with -q or without a terminal", "[progress]")
     CHECK(r.out.empty());
   }
   SECTION("stderr not a terminal: the usual lines only") {
-    auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/p.onnx", "--input",
-                      "x:f32[1,3,16,16]", "--verify"});
+    auto r = run_cli(
+        {test_model("tiny_cnn"), "-o", dir + "/p.onnx", "--input", "x:f32[1,3,16,16]", "--verify"});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.err.find('\r') == std::string::npos);

@@ -22,7 +22,9 @@ std::string slurp(const std::string &p) {
   return ss.str();
 }
 
-void spill(const std::string &p, const std::string &text) { std::ofstream(p) << text; }
+void spill(const std::string &p, const std::string &text) {
+  std::ofstream(p) << text;
+}
 
 std::string write_manifest(const std::string &dir, const std::string &models) {
   std::string p = dir + "/zoo.yaml";
@@ -40,7 +42,9 @@ const char *kSixJobs =
     "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\", "
     "expect_fail: \"no converter\"}\n";
 
-nlohmann::json read_json(const std::string &p) { return nlohmann::json::parse(slurp(p)); }
+nlohmann::json read_json(const std::string &p) {
+  return nlohmann::json::parse(slurp(p));
+}
 
 std::vector<std::string> names_of(const nlohmann::json &results) {
   std::vector<std::string> out;
@@ -76,8 +80,13 @@ void write_shard_results(const std::string &path, const std::string &manifest,
   nlohmann::json j;
   j["models"] = nlohmann::json::array();
   for (const auto &n : names)
-    j["models"].push_back({{"name", n}, {"model", n + ".pt"}, {"opset", 17}, {"status", "pass"},
-                           {"seconds", 1.5}, {"nodes", 10}, {"params", "1.0K"}});
+    j["models"].push_back({{"name", n},
+                           {"model", n + ".pt"},
+                           {"opset", 17},
+                           {"status", "pass"},
+                           {"seconds", 1.5},
+                           {"nodes", 10},
+                           {"params", "1.0K"}});
   j["format"] = "torch2onnx-zoo-results";
   j["manifest"] = manifest;
   j["shard"] = shard;
@@ -127,7 +136,8 @@ TEST_CASE("zoo merge: four shards join into one report, a lost shard and an over
     CHECK(all["overlapping"].empty());
     CHECK(all["merged_from"].size() == 4);
     CHECK(model(all, "tuple")->at("outputs_checked") == 2);
-    CHECK(contains(slurp(dir + "/all.xml"), "tests=\"6\" failures=\"0\" errors=\"0\" skipped=\"1\""));
+    CHECK(
+        contains(slurp(dir + "/all.xml"), "tests=\"6\" failures=\"0\" errors=\"0\" skipped=\"1\""));
     std::string md = slurp(dir + "/all.md");
     CHECK(contains(md, "`torch2onnx zoo merge` of 4 file(s) of zoo.yaml: 6 models"));
     CHECK(contains(md, "| two | 17 | pass |"));
@@ -138,8 +148,8 @@ TEST_CASE("zoo merge: four shards join into one report, a lost shard and an over
     }
   }
   SECTION("without --manifest the files' shard records suffice") {
-    auto r = run_cli({"zoo", "merge", shards[0], shards[1], shards[2], shards[3], "--json",
-                      dir + "/b.json"});
+    auto r = run_cli(
+        {"zoo", "merge", shards[0], shards[1], shards[2], shards[3], "--json", dir + "/b.json"});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
     CHECK(names_of(read_json(dir + "/b.json")) == order);
@@ -226,8 +236,8 @@ TEST_CASE("zoo merge: the CI manifest's four shards, checked against the manifes
     CHECK(contains(m.err, dropped + " (manifest line "));
   }
   SECTION("merged against another --opset than the shards ran: every job differs") {
-    auto m = run_cli(
-        {"zoo", "merge", files[0], files[1], files[2], files[3], "--manifest", ci, "--opset", "13"});
+    auto m = run_cli({"zoo", "merge", files[0], files[1], files[2], files[3], "--manifest", ci,
+                      "--opset", "13"});
     INFO(m.out << m.err);
     CHECK(m.exit_code == 1);
     CHECK(contains(m.err, "models that are not in the manifest"));
@@ -281,8 +291,8 @@ TEST_CASE("zoo --resume: only what did not pass with the same inputs, binary and
     fs::copy_file(test_model("tiny_cnn"), dir + "/a.pt", fs::copy_options::overwrite_existing);
     fs::create_directories(dir + "/elsewhere");
     fs::copy_file(test_model("tiny_cnn"), dir + "/elsewhere/a.pt");
-    std::string moved = write_manifest(
-        dir, "  - {name: a, model: " + dir + "/elsewhere/a.pt, inputs: \"x:f32[1,3,16,16]\"}\n");
+    std::string moved = write_manifest(dir, "  - {name: a, model: " + dir +
+                                                "/elsewhere/a.pt, inputs: \"x:f32[1,3,16,16]\"}\n");
     auto same = run_cli({"zoo", moved, "--out", dir + "/o", "--resume", dir + "/r2.json"});
     INFO(same.out << same.err);
     CHECK(same.exit_code == 0);
@@ -293,7 +303,8 @@ TEST_CASE("zoo --resume: only what did not pass with the same inputs, binary and
     for (auto &m : j["models"])
       m["binary"] = "torch2onnx 0.0.1, LibTorch 1.12.0; build 0; ONNX Runtime 1.14.0";
     spill(dir + "/other_binary.json", j.dump());
-    auto r = run_cli({"zoo", manifest, "--out", dir + "/o", "--resume", dir + "/other_binary.json"});
+    auto r =
+        run_cli({"zoo", manifest, "--out", dir + "/o", "--resume", dir + "/other_binary.json"});
     INFO(r.out << r.err);
     CHECK(contains(r.out, "zoo: 0 model(s) skipped"));
     CHECK(contains(r.out, "[3/3]"));

@@ -198,15 +198,15 @@ void check_record_overlap(const std::string &path, std::ifstream &f,
                   "the file was damaged after it was saved; copy or save it again");
 }
 
-// Tensor data records ("<archive>/data/<n>") are only copied into storages, never parsed, so
-// their checksums need not be known before torch::jit::load starts: they are returned to be
-// checked on another thread while the model loads, is recorded and converted (load_model).
-std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
-                                       RecordSizes &sizes) {
-  std::vector<PendingCrc> pending;
-  std::ifstream f(path, std::ios::binary);
-  f.seekg(0, std::ios::end);
-  const int64_t size = f.tellg();
+// Where the central directory lies and how many entries it has.
+struct CentralDirectory {
+  uint64_t entries = 0, size = 0, offset = 0;
+};
+
+// The central directory's place from the end-of-central-directory record, or from the zip64 end
+// record that replaces it; nullopt when there is none (LibTorch reports the file as cut short) or
+// the zip64 record is broken (LibTorch reports that too).
+std::optional<CentralDirectory> find_central_directory(std::ifstream &f, int64_t size) {
   const int64_t tail = std::min<int64_t>(size, 65536 + 22);
   std::vector<unsigned char> end(static_cast<size_t>(tail));
   f.seekg(size - tail);
@@ -218,9 +218,8 @@ std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
       break;
     }
   if (eocd < 0)
-    return pending; // no central directory: LibTorch reports it (as cut short)
-  uint64_t entries = le(&end[eocd + 10], 2), cd_size = le(&end[eocd + 12], 4),
-           cd_offset = le(&end[eocd + 16], 4);
+    return std::nullopt;
+  CentralDirectory cd{le(&end[eocd + 10], 2), le(&end[eocd + 12], 4), le(&end[eocd + 16], 4)};
   // PyTorch also writes a zip64 end record, and when its locator is there LibTorch's reader
   // (miniz) takes the central directory's place and size from it alone, ignoring the fields
   // above: do the same, or a file whose 32-bit fields are damaged skips this check (tests/fuzz).
@@ -228,21 +227,95 @@ std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
     const uint64_t z64 = le(&end[eocd - 12], 4) | uint64_t{le(&end[eocd - 8], 4)} << 32;
     unsigned char r[56];
     if (z64 > static_cast<uint64_t>(size))
-      return pending; // LibTorch reports the broken record
+      return std::nullopt;
     f.seekg(static_cast<std::streamoff>(z64));
     if (!f.read(reinterpret_cast<char *>(r), 56) || le(r, 4) != 0x06064b50u)
-      return pending;
-    entries = le(r + 32, 4) | uint64_t{le(r + 36, 4)} << 32;
-    cd_size = le(r + 40, 4) | uint64_t{le(r + 44, 4)} << 32;
-    cd_offset = le(r + 48, 4) | uint64_t{le(r + 52, 4)} << 32;
+      return std::nullopt;
+    cd.entries = le(r + 32, 4) | uint64_t{le(r + 36, 4)} << 32;
+    cd.size = le(r + 40, 4) | uint64_t{le(r + 44, 4)} << 32;
+    cd.offset = le(r + 48, 4) | uint64_t{le(r + 52, 4)} << 32;
   }
-  if (cd_offset == 0xFFFFFFFFu || cd_size > static_cast<uint64_t>(size) ||
-      cd_offset > static_cast<uint64_t>(size) - cd_size)
+  return cd;
+}
+
+// The central directory's bytes; false when they lie outside the file or cannot be read.
+bool read_central_directory(std::ifstream &f, int64_t size, const CentralDirectory &where,
+                            std::vector<unsigned char> &cd) {
+  if (where.offset == 0xFFFFFFFFu || where.size > static_cast<uint64_t>(size) ||
+      where.offset > static_cast<uint64_t>(size) - where.size)
+    return false;
+  cd.resize(static_cast<size_t>(where.size));
+  f.seekg(static_cast<std::streamoff>(where.offset));
+  return static_cast<bool>(
+      f.read(reinterpret_cast<char *>(cd.data()), static_cast<std::streamsize>(where.size)));
+}
+
+// LibTorch allocates a record's stated size before reading it: a damaged size field would ask for
+// gigabytes (found by tests/fuzz). Stored records are as long as their data, and deflate expands
+// at most 1032:1.
+void check_stated_size(const std::string &path, const std::string &name, uint32_t method,
+                       uint32_t usize, uint32_t csize) {
+  if (usize != 0xFFFFFFFFu &&
+      (method == 0 ? usize != csize : usize > uint64_t{csize} * 1032 + 1024))
+    throw Error(fmt::format("'{}' is corrupt: the record '{}' claims {} bytes from {} stored", path,
+                            name, usize, csize),
+                "the file was damaged after it was saved; copy or save it again");
+}
+
+// Checks a compressed record (the code records) once LibTorch's reader has inflated it; false
+// when the reader cannot open the archive (the remaining checks are then left to LibTorch).
+bool check_deflated_record(const std::string &path, Reader &reader, const std::string &name,
+                           uint32_t csize, uint32_t crc) {
+  auto slash = name.find('/');
+  if (slash == std::string::npos || csize > (64u << 20))
+    return true;
+  if (!open_reader(path, reader))
+    return false;
+  uint32_t c = 0;
+  try {
+    auto [ptr, n] = reader->getRecord(name.substr(slash + 1));
+    c = crc32_update(0, static_cast<const unsigned char *>(ptr.get()), n);
+  } catch (const std::exception &) {
+    c = ~crc; // it does not even inflate
+  }
+  if (c != crc)
+    throw corrupt_record(path, name);
+  return true;
+}
+
+// Checks a stored record's CRC now, or queues it in `pending` when it holds tensor data.
+void check_stored_record(const std::string &path, std::ifstream &f, int64_t size,
+                         const std::string &name, uint32_t local, uint32_t csize, uint32_t crc,
+                         std::vector<unsigned char> &buf, std::vector<PendingCrc> &pending) {
+  uint64_t offset = 0;
+  if (!record_data_offset(f, local, offset))
+    return;
+  const int64_t data = static_cast<int64_t>(offset);
+  if (data + csize > size)
+    return;
+  if (name.find("/data/") != std::string::npos) {
+    pending.push_back({name, data, csize, crc});
+    return;
+  }
+  uint32_t c = 0;
+  if (crc_of_range(f, data, csize, buf, c) && c != crc)
+    throw corrupt_record(path, name);
+}
+
+// Tensor data records ("<archive>/data/<n>") are only copied into storages, never parsed, so
+// their checksums need not be known before torch::jit::load starts: they are returned to be
+// checked on another thread while the model loads, is recorded and converted (load_model).
+std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
+                                       RecordSizes &sizes) {
+  std::vector<PendingCrc> pending;
+  std::ifstream f(path, std::ios::binary);
+  f.seekg(0, std::ios::end);
+  const int64_t size = f.tellg();
+  std::optional<CentralDirectory> where = find_central_directory(f, size);
+  std::vector<unsigned char> cd;
+  if (!where || !read_central_directory(f, size, *where, cd))
     return pending;
-  std::vector<unsigned char> cd(static_cast<size_t>(cd_size));
-  f.seekg(static_cast<std::streamoff>(cd_offset));
-  if (!f.read(reinterpret_cast<char *>(cd.data()), static_cast<std::streamsize>(cd_size)))
-    return pending;
+  const uint64_t entries = where->entries;
   std::vector<unsigned char> buf(1 << 16);
   check_record_overlap(path, f, cd, entries);
   size_t pos = 0;
@@ -252,11 +325,11 @@ std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
       return pending;
     const uint32_t method = le(h + 10, 2), crc = le(h + 16, 4), csize = le(h + 20, 4);
     const uint32_t name_len = le(h + 28, 2), extra_len = le(h + 30, 2), comment_len = le(h + 32, 2);
-    const uint32_t local = le(h + 42, 4);
+    const uint32_t local = le(h + 42, 4), usize = le(h + 24, 4);
     if (pos + 46 + name_len > cd.size())
       return pending;
     std::string name(reinterpret_cast<const char *>(h + 46), name_len);
-    sizes[name] = le(h + 24, 4);
+    sizes[name] = usize;
     const unsigned char *extra = h + 46 + name_len;
     const size_t extra_avail = std::min<size_t>(extra_len, cd.size() - (pos + 46 + name_len));
     pos += 46 + name_len + extra_len + comment_len;
@@ -270,46 +343,13 @@ std::vector<PendingCrc> check_zip_crcs(const std::string &path, Reader &reader,
       }
       continue;
     }
-    // LibTorch allocates a record's stated size before reading it: a damaged size field would
-    // ask for gigabytes (found by tests/fuzz). Stored records are as long as their data, and
-    // deflate expands at most 1032:1.
-    const uint32_t usize = le(h + 24, 4);
-    if (usize != 0xFFFFFFFFu &&
-        (method == 0 ? usize != csize : usize > uint64_t{csize} * 1032 + 1024))
-      throw Error(fmt::format("'{}' is corrupt: the record '{}' claims {} bytes from {} stored",
-                              path, name, usize, csize),
-                  "the file was damaged after it was saved; copy or save it again");
+    check_stated_size(path, name, method, usize, csize);
     if (method != 0) {
-      // Compressed (the code records): let LibTorch's reader inflate them, then check.
-      auto slash = name.find('/');
-      if (slash == std::string::npos || csize > (64u << 20))
-        continue;
-      if (!open_reader(path, reader))
+      if (!check_deflated_record(path, reader, name, csize, crc))
         return pending;
-      uint32_t c = 0;
-      try {
-        auto [ptr, n] = reader->getRecord(name.substr(slash + 1));
-        c = crc32_update(0, static_cast<const unsigned char *>(ptr.get()), n);
-      } catch (const std::exception &) {
-        c = ~crc; // it does not even inflate
-      }
-      if (c != crc)
-        throw corrupt_record(path, name);
       continue;
     }
-    uint64_t offset = 0;
-    if (!record_data_offset(f, local, offset))
-      continue;
-    const int64_t data = static_cast<int64_t>(offset);
-    if (data + csize > size)
-      continue;
-    if (name.find("/data/") != std::string::npos) {
-      pending.push_back({name, data, csize, crc});
-      continue;
-    }
-    uint32_t c = 0;
-    if (crc_of_range(f, data, csize, buf, c) && c != crc)
-      throw corrupt_record(path, name);
+    check_stored_record(path, f, size, name, local, csize, crc, buf, pending);
   }
   return pending;
 }

@@ -266,6 +266,80 @@ void clone_written_constants(const std::shared_ptr<torch::jit::Graph> &graph,
   walk(graph->block(), copy.block());
 }
 
+// Maps the values and blocks of an instrumented copy back to the original graph's.
+struct CopyMap {
+  std::unordered_map<const torch::jit::Value *, const torch::jit::Value *> to_original;
+  std::unordered_map<const torch::jit::Block *, const torch::jit::Block *> block_original;
+};
+
+// copy() preserves node order, so the graph and its copy are walked in step, skipping the nodes
+// the instrumentation `added`.
+CopyMap map_copy_to_original(const std::shared_ptr<torch::jit::Graph> &graph,
+                             torch::jit::Graph &copy,
+                             const std::vector<torch::jit::Node *> &added) {
+  std::unordered_set<const torch::jit::Node *> added_set(added.begin(), added.end());
+  CopyMap m;
+  std::function<void(torch::jit::Block *, torch::jit::Block *)> pair_blocks =
+      [&](torch::jit::Block *a, torch::jit::Block *b) {
+        for (size_t i = 0; i < a->inputs().size(); ++i)
+          m.to_original[b->inputs()[i]] = a->inputs()[i];
+        auto ita = a->nodes().begin();
+        auto itb = b->nodes().begin();
+        for (; ita != a->nodes().end(); ++ita, ++itb) {
+          while (added_set.count(*itb))
+            ++itb;
+          for (size_t i = 0; i < ita->outputs().size(); ++i)
+            m.to_original[itb->outputs()[i]] = ita->outputs()[i];
+          for (size_t k = 0; k < ita->blocks().size(); ++k) {
+            m.block_original[itb->blocks()[k]] = ita->blocks()[k];
+            pair_blocks(ita->blocks()[k], itb->blocks()[k]);
+          }
+        }
+      };
+  pair_blocks(graph->block(), copy.block());
+  return m;
+}
+
+// Points the observers at a run's buffers, and back at nothing when it ends (also by exception).
+struct ObserversOn {
+  ObserversOn(std::vector<TensorInfo> &observed, std::vector<char> &ran,
+              std::vector<at::Tensor> *values, CountChange counts) {
+    g_observed = &observed;
+    g_ran = &ran;
+    g_values = values;
+    g_counts = counts;
+  }
+  ~ObserversOn() {
+    g_observed = nullptr;
+    g_ran = nullptr;
+    g_values = nullptr;
+    g_counts = CountChange::None;
+  }
+  ObserversOn(const ObserversOn &) = delete;
+  ObserversOn &operator=(const ObserversOn &) = delete;
+};
+
+// Runs the instrumented `copy` on `stack`. A failure goes to `failure` (the stack then empty)
+// when it is given, else it throws.
+void run_instrumented(const std::shared_ptr<torch::jit::Graph> &copy, torch::jit::Stack &stack,
+                      std::string *failure) {
+  try {
+    torch::jit::Code code(copy, "torch2onnx_record");
+    torch::jit::InterpreterState state(code);
+    state.run(stack);
+  } catch (const std::exception &e) {
+    if (!failure)
+      throw Error(fmt::format("the model failed in LibTorch on the given inputs: {}",
+                              summarize_torch_error(e.what())),
+                  "check the --input specs (count, dtypes and shapes) against what forward "
+                  "expects; a model that needs meaningful values (sorted lengths, ids below the "
+                  "vocabulary size, masks) takes them from --input-data FILE or a value range "
+                  "(ids:i64[1,128]:0..50256)");
+    *failure = summarize_torch_error(e.what());
+    stack.clear();
+  }
+}
+
 } // namespace
 
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
@@ -279,78 +353,31 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
   instrument(copy->block(), copy_values, added, counts);
   std::vector<const torch::jit::Block *> copy_branches;
   mark_branches(copy->block(), copy_branches, added);
-
-  std::unordered_set<const torch::jit::Node *> added_set(added.begin(), added.end());
-  // Map copied values back to the originals: copy() preserves node order, so walk both in step.
-  std::unordered_map<const torch::jit::Value *, const torch::jit::Value *> to_original;
-  std::unordered_map<const torch::jit::Block *, const torch::jit::Block *> block_original;
-  std::function<void(torch::jit::Block *, torch::jit::Block *)> pair_blocks =
-      [&](torch::jit::Block *a, torch::jit::Block *b) {
-        for (size_t i = 0; i < a->inputs().size(); ++i)
-          to_original[b->inputs()[i]] = a->inputs()[i];
-        auto ita = a->nodes().begin();
-        auto itb = b->nodes().begin();
-        for (; ita != a->nodes().end(); ++ita, ++itb) {
-          while (added_set.count(*itb))
-            ++itb;
-          for (size_t i = 0; i < ita->outputs().size(); ++i)
-            to_original[itb->outputs()[i]] = ita->outputs()[i];
-          for (size_t k = 0; k < ita->blocks().size(); ++k) {
-            block_original[itb->blocks()[k]] = ita->blocks()[k];
-            pair_blocks(ita->blocks()[k], itb->blocks()[k]);
-          }
-        }
-      };
-  pair_blocks(graph->block(), copy->block());
+  const CopyMap map = map_copy_to_original(graph, *copy, added);
 
   std::vector<TensorInfo> observed(copy_values.size());
   if (failure)
     failure->clear();
   std::vector<char> ran(copy_branches.size(), 0);
-  g_observed = &observed;
-  g_ran = &ran;
   std::vector<at::Tensor> kept(values ? copy_values.size() : 0);
-  g_values = values ? &kept : nullptr;
-  g_counts = counts;
   // Clone: an in-place op on a graph input must not change the caller's example tensors.
   torch::jit::Stack stack;
   for (const auto &in : inputs)
     stack.push_back(in.isTensor() ? c10::IValue(in.toTensor().clone()) : in);
-  try {
-    torch::jit::Code code(copy, "torch2onnx_record");
-    torch::jit::InterpreterState state(code);
-    state.run(stack);
-  } catch (const std::exception &e) {
-    g_observed = nullptr;
-    g_ran = nullptr;
-    g_values = nullptr;
-    g_counts = CountChange::None;
-    if (failure) {
-      *failure = summarize_torch_error(e.what());
-      stack.clear();
-    } else {
-      throw Error(fmt::format("the model failed in LibTorch on the given inputs: {}",
-                              summarize_torch_error(e.what())),
-                  "check the --input specs (count, dtypes and shapes) against what forward "
-                  "expects; a model that needs meaningful values (sorted lengths, ids below the "
-                  "vocabulary size, masks) takes them from --input-data FILE or a value range "
-                  "(ids:i64[1,128]:0..50256)");
-    }
+  {
+    ObserversOn observers(observed, ran, values ? &kept : nullptr, counts);
+    run_instrumented(copy, stack, failure);
   }
-  g_observed = nullptr;
-  g_ran = nullptr;
-  g_values = nullptr;
-  g_counts = CountChange::None;
 
   ShapeRecord rec;
   for (size_t i = 0; i < copy_branches.size(); ++i)
     if (ran[i])
-      rec.ran.insert(block_original.at(copy_branches[i]));
+      rec.ran.insert(map.block_original.at(copy_branches[i]));
   for (size_t i = 0; i < copy_values.size(); ++i) {
     if (observed[i].dtype == DType::Undefined)
       continue;
-    auto it = to_original.find(copy_values[i]);
-    if (it == to_original.end())
+    auto it = map.to_original.find(copy_values[i]);
+    if (it == map.to_original.end())
       continue;
     rec.infos[it->second] = observed[i];
     if (values && kept[i].defined())

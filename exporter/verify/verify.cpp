@@ -260,11 +260,10 @@ std::string onnxruntime_version() {
   }
 }
 
-std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
-                                        const std::vector<std::string> &input_names,
-                                        const std::vector<at::Tensor> &inputs) {
-  std::string runner = find_ort_runner();
-  // In $TMPDIR (default /tmp); removed on return, and by the signal handler on SIGINT/SIGTERM.
+namespace {
+
+// A new private folder in $TMPDIR (default /tmp) for one ONNX Runtime run.
+fs::path make_ort_temp_dir() {
   std::error_code tec;
   fs::path tmp_root = fs::temp_directory_path(tec);
   if (tec)
@@ -274,15 +273,13 @@ std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
   tmpl.push_back('\0');
   T2O_CHECK(mkdtemp(tmpl.data()) != nullptr, "cannot create a temporary folder in '{}': {}",
             tmp_root.string(), std::strerror(errno));
-  fs::path dir(tmpl.data());
-  TempFileGuard remove_on_signal(dir.string(), /*is_dir=*/true);
-  struct Cleanup {
-    fs::path d;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } cleanup{dir};
+  return fs::path(tmpl.data());
+}
+
+// Writes the inputs and the runner's request (dir/request.txt) into `dir`.
+void write_ort_request(const fs::path &dir, const std::string &model_path,
+                       const std::vector<std::string> &input_names,
+                       const std::vector<at::Tensor> &inputs) {
   std::ostringstream req;
   req << percent_encoded(fs::absolute(model_path).string()) << "\n"
       << percent_encoded(dir.string()) << "\n";
@@ -295,10 +292,11 @@ std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
         << fmt::format("{}", fmt::join(d.dims, ",")) << "\t" << percent_encoded(f.string()) << "\n";
   }
   std::ofstream(dir / "request.txt") << req.str();
-  std::string err;
-  int rc = run_process(
-      {"node", (fs::path(runner) / "run_model.js").string(), (dir / "request.txt").string()}, dir,
-      err);
+}
+
+// Throws the error a failed runner (exit status `rc`, stderr `err`) stands for.
+void check_runner_status(int rc, std::string err, const std::string &runner,
+                         const std::string &model_path) {
   if (rc == 127 && err.find("cannot run node") != std::string::npos)
     throw Error("--verify needs Node.js (`node`) on PATH to run ONNX Runtime",
                 "install it with `apt-get install nodejs`");
@@ -326,32 +324,59 @@ std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
                 "model: check that `node --version` works and reinstall with `make deps` (or "
                 "`npm ci --ignore-scripts` in the runner's folder)");
   }
+}
+
+// The tensor one line of the runner's outputs.txt names (name, type, dims, data file).
+at::Tensor read_ort_output(const std::string &line) {
+  std::vector<std::string> f;
+  std::istringstream ls(line);
+  std::string part;
+  while (std::getline(ls, part, '\t'))
+    f.push_back(part);
+  T2O_CHECK(f.size() == 4, "malformed ONNX Runtime output line '{}'", printable(line));
+  TensorData d;
+  d.dtype = from_ort_type(f[1]);
+  std::istringstream ds(f[2]);
+  std::string dim;
+  while (std::getline(ds, dim, ','))
+    d.dims.push_back(std::stoll(dim));
+  d.raw = read_all(percent_decoded(f[3]));
+  int64_t bytes = 0;
+  T2O_CHECK(checked_nbytes(d.dims, dtype_size(d.dtype), bytes) &&
+                static_cast<uint64_t>(bytes) == d.raw.size(),
+            "ONNX Runtime's output '{}' of shape [{}] came back with {} bytes",
+            printable(percent_decoded(f[0])), fmt::join(d.dims, ","), d.raw.size());
+  return from_tensor_data(d);
+}
+
+} // namespace
+
+std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
+                                        const std::vector<std::string> &input_names,
+                                        const std::vector<at::Tensor> &inputs) {
+  std::string runner = find_ort_runner();
+  // Removed on return, and by the signal handler on SIGINT/SIGTERM.
+  fs::path dir = make_ort_temp_dir();
+  TempFileGuard remove_on_signal(dir.string(), /*is_dir=*/true);
+  struct Cleanup {
+    fs::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } cleanup{dir};
+  write_ort_request(dir, model_path, input_names, inputs);
+  std::string err;
+  int rc = run_process(
+      {"node", (fs::path(runner) / "run_model.js").string(), (dir / "request.txt").string()}, dir,
+      err);
+  check_runner_status(rc, err, runner, model_path);
   std::vector<at::Tensor> outs;
   std::istringstream lines(read_all(dir / "outputs.txt"));
   std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty())
-      continue;
-    std::vector<std::string> f;
-    std::istringstream ls(line);
-    std::string part;
-    while (std::getline(ls, part, '\t'))
-      f.push_back(part);
-    T2O_CHECK(f.size() == 4, "malformed ONNX Runtime output line '{}'", printable(line));
-    TensorData d;
-    d.dtype = from_ort_type(f[1]);
-    std::istringstream ds(f[2]);
-    std::string dim;
-    while (std::getline(ds, dim, ','))
-      d.dims.push_back(std::stoll(dim));
-    d.raw = read_all(percent_decoded(f[3]));
-    int64_t bytes = 0;
-    T2O_CHECK(checked_nbytes(d.dims, dtype_size(d.dtype), bytes) &&
-                  static_cast<uint64_t>(bytes) == d.raw.size(),
-              "ONNX Runtime's output '{}' of shape [{}] came back with {} bytes",
-              printable(percent_decoded(f[0])), fmt::join(d.dims, ","), d.raw.size());
-    outs.push_back(from_tensor_data(d));
-  }
+  while (std::getline(lines, line))
+    if (!line.empty())
+      outs.push_back(read_ort_output(line));
   return outs;
 }
 
