@@ -36,13 +36,16 @@ SPECS = {
                         "small_encoder": ["x:f32[batch=2,10,16]", "--functions",
                                           "TransformerEncoderLayer"],
                         "scaled_mlp": ["x:f32[4,8]", "--functions", "Scaled"]},
-    "argument_models": {"optional_args": ["x:f32[2,5,16]", "3"],
+    "argument_models": {"optional_args": ["x:f32[2,5,16]"],
                         "optional_lengths": ["x:f32[2,4,9]", "lengths:i64[2]"],
-                        "pooled_text": ["ids:i64[4,12]"], "counts_calls": ["x:f32[2]"],
+                        "pooled_text": ["@pooled_text.named.npz"],
                         "self_attention": ["x:f32[2,5,16]"], "causal_lm": ["x:f32[2,t=8,16]"],
                         "kv_cache": ["@kv_cache.x.npy", "@kv_cache.start_pos.npy"]},
     "baked_models": {"two_baked": ["x:f32[4,3,16]"]},
 }
+
+# Fixtures made to fail an export (tests check the error).
+LEFT_OUT = {"counts_calls"}
 
 
 def spec_args(specs, folder=""):
@@ -91,6 +94,8 @@ def fixture_lines():
             if not name.endswith(".pt") or "." in stem:
                 continue
             specs = SPECS.get(folder, {}).get(stem)
+            if stem in LEFT_OUT:
+                continue
             data = os.path.join(path, stem + ".inputs.pt")
             if specs:
                 yield [os.path.join(path, name)] + spec_args(specs, path)
