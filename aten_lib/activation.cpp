@@ -17,7 +17,7 @@ DType compute_type(const ConvertCtx &c) {
 
 // Input 0 in the computation dtype.
 Val input(ConvertCtx &c, DType k) {
-  return cast_to(c.b, c.tensor(0), k);
+  return cast_to(c.b, c.tensor("self"), k);
 }
 
 // One ONNX op on input 0 in the computation dtype.
@@ -59,7 +59,7 @@ void aten_tanh(ConvertCtx &c) {
 
 void aten_hardtanh(ConvertCtx &c) {
   DType k = compute_type(c);
-  double lo = c.double_or(1, -1.0), hi = c.double_or(2, 1.0);
+  double lo = c.arg<double>("min_val", -1.0), hi = c.arg<double>("max_val", 1.0);
   set_result(c, op_t(c.b, k, "Clip", {input(c, k), scalar(c.b, k, lo), scalar(c.b, k, hi)}));
 }
 
@@ -79,7 +79,7 @@ void aten_hardsigmoid(ConvertCtx &c) {
   set_result(c, hard_sigmoid(c.b, input(c, k), k));
 }
 
-// Opset 13 has no HardSwish: x * hardsigmoid(x).
+// Below opset 14 there is no HardSwish: x * hardsigmoid(x).
 void aten_hardswish(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
@@ -93,7 +93,7 @@ void aten_hardswish_14(ConvertCtx &c) {
 
 // No Gelu op before opset 20: 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation.
 void aten_gelu(ConvertCtx &c) {
-  std::string approximate = c.str_or(1, "none");
+  std::string approximate = c.arg<std::string>("approximate", "none");
   DType k = compute_type(c);
   Val x = input(c, k);
   Val inner;
@@ -116,7 +116,7 @@ void aten_gelu(ConvertCtx &c) {
 
 // Gelu (opset 20) computes both forms itself.
 void aten_gelu_20(ConvertCtx &c) {
-  std::string approximate = c.str_or(1, "none");
+  std::string approximate = c.arg<std::string>("approximate", "none");
   T2O_CHECK(approximate == "none" || approximate == "tanh",
             "gelu approximate='{}' is not supported ('none', 'tanh')", approximate);
   DType k = compute_type(c);
@@ -124,13 +124,13 @@ void aten_gelu_20(ConvertCtx &c) {
 }
 
 void aten_leaky_relu(ConvertCtx &c) {
-  unary(c, "LeakyRelu", {{"alpha", c.double_or(1, 0.01)}});
+  unary(c, "LeakyRelu", {{"alpha", c.arg<double>("negative_slope", 0.01)}});
 }
 
 // elu(x) = scale * (x > 0 ? x : alpha * (exp(x * input_scale) - 1))
 void aten_elu(ConvertCtx &c) {
-  double alpha = c.double_or(1, 1.0), scale = c.double_or(2, 1.0),
-         input_scale = c.double_or(3, 1.0);
+  double alpha = c.arg<double>("alpha", 1.0), scale = c.arg<double>("scale", 1.0),
+         input_scale = c.arg<double>("input_scale", 1.0);
   if (scale == 1.0 && input_scale == 1.0) {
     unary(c, "Elu", {{"alpha", alpha}});
     return;
@@ -155,7 +155,7 @@ void aten_selu(ConvertCtx &c) {
 
 // celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); ONNX Celu takes float32 only.
 void aten_celu(ConvertCtx &c) {
-  double alpha = c.double_or(1, 1.0);
+  double alpha = c.arg<double>("alpha", 1.0);
   DType k = compute_type(c);
   if (k == DType::Float) {
     unary(c, "Celu", {{"alpha", alpha}});
@@ -175,9 +175,9 @@ namespace {
 void softmax_like(ConvertCtx &c, std::string_view op) {
   DType k = compute_type(c); // the `dtype` argument is reflected in the output dtype
   Val x = input(c, k);
-  int64_t rank = c.info(0).rank();
+  int64_t rank = c.info("self").rank();
   T2O_CHECK(rank >= 0, "{} needs the input rank", c.op());
-  int64_t dim = c.int_or(1, -1);
+  int64_t dim = c.arg<int64_t>("dim", -1);
   if (rank == 0) { // torch accepts 0-d inputs; ONNX needs an axis to reduce over
     Val y = op_t(c.b, k, op, {unsqueeze(c.b, x, {0})}, {{"axis", int64_t{0}}});
     set_result(c, squeeze(c.b, y, {0}));
@@ -186,7 +186,7 @@ void softmax_like(ConvertCtx &c, std::string_view op) {
   // Negative axis: the last one needs no rank below opset 13, where the builder moves any
   // other axis to the last (builder/opset_forms.cpp), which needs x's rank.
   if (!c.b.info(x).shape) {
-    TensorInfo ti = c.info(0);
+    TensorInfo ti = c.info("self");
     ti.dtype = k;
     c.b.set_info(x, ti);
   }
@@ -206,8 +206,8 @@ void aten_log_softmax(ConvertCtx &c) {
 void aten_logit(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
-  if (c.has(1)) {
-    double eps = c.double_or(1, 0);
+  if (c.has("eps")) {
+    double eps = c.arg<double>("eps", 0);
     x = op_t(c.b, k, "Clip", {x, scalar(c.b, k, eps), scalar(c.b, k, 1.0 - eps)});
   }
   Val one_minus = op_t(c.b, k, "Sub", {scalar(c.b, k, 1.0), x});
@@ -216,7 +216,7 @@ void aten_logit(ConvertCtx &c) {
 
 // torch: beta * x > threshold ? x : log(1 + exp(beta * x)) / beta
 void aten_softplus(ConvertCtx &c) {
-  double beta = c.double_or(1, 1.0), threshold = c.double_or(2, 20.0);
+  double beta = c.arg<double>("beta", 1.0), threshold = c.arg<double>("threshold", 20.0);
   DType k = compute_type(c);
   Val x = input(c, k);
   Val sp = softplus(c.b, x, k, beta);
@@ -242,9 +242,9 @@ void aten_mish_18(ConvertCtx &c) {
 void aten_glu(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
-  int64_t rank = c.info(0).rank();
+  int64_t rank = c.info("self").rank();
   T2O_CHECK(rank > 0, "glu needs an input of known rank >= 1");
-  int64_t dim = norm_axis(c.int_or(1, -1), rank);
+  int64_t dim = norm_axis(c.arg<int64_t>("dim", -1), rank);
   // Without a `split` input, Split cuts into equal halves (torch requires an even size).
   auto halves = c.b.op("Split", {x}, {{"axis", dim}}, 2);
   Val gate = op_t(c.b, k, "Sigmoid", {halves[1]});
@@ -256,12 +256,12 @@ void aten_glu(ConvertCtx &c) {
 void aten_prelu(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
-  int64_t rank = c.info(0).rank();
+  int64_t rank = c.info("self").rank();
   T2O_CHECK(rank >= 0, "prelu needs the input rank");
   std::vector<int64_t> shape = {-1};
   for (int64_t i = 2; i < rank; ++i)
     shape.push_back(1);
-  Val w = reshape(c.b, cast_to(c.b, c.tensor(1), k), shape);
+  Val w = reshape(c.b, cast_to(c.b, c.tensor("weight"), k), shape);
   set_result(c, op_t(c.b, k, "PRelu", {x, w}));
 }
 
@@ -273,11 +273,11 @@ void aten_log_sigmoid(ConvertCtx &c) {
 }
 
 void aten_hardshrink(ConvertCtx &c) {
-  unary(c, "Shrink", {{"lambd", c.double_or(1, 0.5)}, {"bias", 0.0}});
+  unary(c, "Shrink", {{"lambd", c.arg<double>("lambd", 0.5)}, {"bias", 0.0}});
 }
 
 void aten_softshrink(ConvertCtx &c) {
-  double lambd = c.double_or(1, 0.5);
+  double lambd = c.arg<double>("lambd", 0.5);
   unary(c, "Shrink", {{"lambd", lambd}, {"bias", lambd}});
 }
 
@@ -285,38 +285,40 @@ void aten_softshrink(ConvertCtx &c) {
 void aten_threshold(ConvertCtx &c) {
   DType k = compute_type(c);
   Val x = input(c, k);
-  Val keep = op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, c.double_or(1, 0))});
-  set_result(c, op_t(c.b, k, "Where", {keep, x, scalar(c.b, k, c.double_or(2, 0))}));
+  Val keep = op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, c.arg<double>("threshold", 0))});
+  set_result(c, op_t(c.b, k, "Where", {keep, x, scalar(c.b, k, c.arg<double>("value", 0))}));
 }
 
 void register_activation_ops(Registry &r) {
-  r.add_with_inplace("aten::relu", 11, aten_relu, {"Relu", "Max"});
+  r.add_with_inplace("aten::relu", 11, aten_relu, {"Relu", "Max", "Greater", "Where"});
   r.add_with_inplace("aten::hardtanh", 11, aten_hardtanh, {"Clip"});
-  r.add_with_inplace("aten::relu6", 11, aten_relu6, {"Clip"});
+  r.add_with_inplace("aten::relu6", 11, aten_relu6,
+                     {"Clip", "Greater", "Identity", "Less", "Where"});
   r.add_with_inplace("aten::sigmoid", 11, aten_sigmoid, {"Sigmoid"});
   r.add_with_inplace("aten::silu", 11, aten_silu, {"Sigmoid", "Mul"});
   r.add_with_inplace("aten::hardswish", 11, aten_hardswish, {"HardSigmoid", "Mul"});
   r.add_with_inplace("aten::hardswish", 14, aten_hardswish_14, {"HardSwish"});
   r.add_with_inplace("aten::hardsigmoid", 11, aten_hardsigmoid, {"HardSigmoid"});
-  r.add_with_inplace("aten::gelu", 11, aten_gelu, {"Erf", "Tanh", "Mul", "Add"});
+  r.add_with_inplace("aten::gelu", 11, aten_gelu, {"Erf", "Tanh", "Mul", "Add", "Cast"});
   r.add_with_inplace("aten::gelu", 20, aten_gelu_20, {"Gelu"});
   r.add_with_inplace("aten::leaky_relu", 11, aten_leaky_relu, {"LeakyRelu"});
-  r.add_with_inplace("aten::elu", 11, aten_elu, {"Elu", "Exp", "Where"});
+  r.add_with_inplace("aten::elu", 11, aten_elu, {"Elu", "Exp", "Where", "Greater", "Mul", "Sub"});
   r.add_with_inplace("aten::selu", 11, aten_selu, {"Selu"});
-  r.add_with_inplace("aten::celu", 12, aten_celu, {"Celu"});
-  r.add("aten::softmax", 11, aten_softmax, {"Softmax"});
-  r.add("aten::log_softmax", 11, aten_log_softmax, {"LogSoftmax"});
-  r.add("aten::_softmax", 11, aten_softmax, {"Softmax"});
-  r.add("aten::_log_softmax", 11, aten_log_softmax, {"LogSoftmax"});
+  r.add_with_inplace("aten::celu", 12, aten_celu,
+                     {"Celu", "Add", "Div", "Exp", "Max", "Min", "Mul", "Sub"});
+  r.add("aten::softmax", 11, aten_softmax, {"Softmax", "Cast", "Transpose"});
+  r.add("aten::log_softmax", 11, aten_log_softmax, {"LogSoftmax", "Transpose"});
+  r.add("aten::_softmax", 11, aten_softmax, {"Softmax", "Transpose"});
+  r.add("aten::_log_softmax", 11, aten_log_softmax, {"LogSoftmax", "Transpose"});
   r.add("aten::special_softmax", 11, aten_softmax, {"Softmax"});
-  r.add("aten::special_log_softmax", 11, aten_log_softmax, {"LogSoftmax"});
+  r.add("aten::special_log_softmax", 11, aten_log_softmax, {"LogSoftmax", "Transpose"});
   r.add_with_inplace("aten::logit", 11, aten_logit, {"Clip", "Sub", "Div", "Log"});
   r.add_with_inplace("aten::tanh", 11, aten_tanh, {"Tanh"});
-  r.add("aten::softplus", 11, aten_softplus, {"Softplus", "Where"});
+  r.add("aten::softplus", 11, aten_softplus, {"Softplus", "Where", "Div", "Greater", "Mul"});
   r.add_with_inplace("aten::mish", 11, aten_mish, {"Softplus", "Tanh", "Mul"});
   r.add_with_inplace("aten::mish", 18, aten_mish_18, {"Mish"});
   r.add("aten::glu", 11, aten_glu, {"Split", "Sigmoid", "Mul"});
-  r.add("aten::prelu", 11, aten_prelu, {"PRelu"});
+  r.add("aten::prelu", 11, aten_prelu, {"PRelu", "Reshape"});
   r.add("aten::log_sigmoid", 11, aten_log_sigmoid, {"Softplus", "Neg"});
   r.add("aten::hardshrink", 11, aten_hardshrink, {"Shrink"});
   r.add("aten::softshrink", 11, aten_softshrink, {"Shrink"});

@@ -63,14 +63,14 @@ Val multi_head_attention(GraphBuilder &b, DType t, const Val &query, const Val &
   return linear(b, merged, w.proj_weight, w.proj_bias);
 }
 
-Val fast_path_mask(const ConvertCtx &c, size_t mask_i, size_t mask_type_i, size_t query_i) {
-  if (!c.has(mask_i))
+Val fast_path_mask(const ConvertCtx &c, std::string_view query_name) {
+  if (!c.has("mask"))
     return {};
   GraphBuilder &b = c.b;
-  const TensorInfo &info = c.info(mask_i);
-  const TensorInfo &query = c.info(query_i);
-  Val mask = cast_to(b, c.tensor(mask_i), DType::Bool);
-  int64_t mask_type = c.int_or(mask_type_i, -1);
+  const TensorInfo &info = c.info("mask");
+  const TensorInfo &query = c.info(query_name);
+  Val mask = cast_to(b, c.tensor("mask"), DType::Bool);
+  int64_t mask_type = c.arg<int64_t>("mask_type", -1);
   if (info.rank() == 4)
     return mask; // [B, H, L, S]
   T2O_CHECK(info.rank() == 2,
@@ -90,39 +90,32 @@ Val fast_path_mask(const ConvertCtx &c, size_t mask_i, size_t mask_type_i, size_
 // aten::_native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
 //   proj_weight, proj_bias, mask=None, need_weights=True, average_attn_weights=True,
 //   mask_type=None) -> (Tensor, Tensor). Inputs are batch-first [B, T, E].
-namespace mha_arg {
-constexpr size_t kQuery = 0, kKey = 1, kValue = 2, kEmbedDim = 3, kNumHead = 4, kQkvWeight = 5,
-                 kQkvBias = 6, kProjWeight = 7, kProjBias = 8, kMask = 9, kNeedWeights = 10,
-                 kAverageAttnWeights = 11, kMaskType = 12;
-} // namespace mha_arg
-
 void aten__native_multi_head_attention(ConvertCtx &c) {
-  using namespace mha_arg;
   GraphBuilder &b = c.b;
-  T2O_CHECK(c.info(kQuery).rank() == 3, "expected a batch-first [B, T, E] query, got {}",
-            c.info(kQuery).str());
-  MhaWeights w{c.in(kEmbedDim).to_int(), c.in(kNumHead).to_int(), c.tensor(kQkvWeight),
-               c.tensor(kQkvBias),       c.tensor(kProjWeight),   c.tensor(kProjBias)};
-  Val mask = fast_path_mask(c, kMask, kMaskType, kQuery);
+  T2O_CHECK(c.info("query").rank() == 3, "expected a batch-first [B, T, E] query, got {}",
+            c.info("query").str());
+  MhaWeights w{c.arg<int64_t>("embed_dim"), c.arg<int64_t>("num_head"), c.tensor("qkv_weight"),
+               c.tensor("qkv_bias"),        c.tensor("proj_weight"),    c.tensor("proj_bias")};
+  Val mask = fast_path_mask(c, "query");
   // A nested query (its padded form here): its padded positions are keys no one attends to.
-  Val valid = b.companion(c.tensor(kQuery), kNestedValid);
+  Val valid = b.companion(c.tensor("query"), kNestedValid);
   if (valid.valid()) {
     T2O_CHECK(!mask.valid(), "a mask with a nested tensor query is not supported (nor by PyTorch)");
     mask = unsqueeze(b, op_t(b, DType::Bool, "Not", {valid}), {1, 2});
   }
   Val probs;
-  Val out = multi_head_attention(b, c.info(kQuery).dtype, c.tensor(kQuery), c.tensor(kKey),
-                                 c.tensor(kValue), w, mask, &probs);
+  Val out = multi_head_attention(b, c.info("query").dtype, c.tensor("query"), c.tensor("key"),
+                                 c.tensor("value"), w, mask, &probs);
   if (valid.valid())
     b.set_companion(out, kNestedValid, valid);
   c.set_out(0, out);
   // The weights output: None without need_weights, as LibTorch leaves it undefined (a graph
   // output that is None is left out); averaged over heads unless asked otherwise.
-  if (!c.bool_or(kNeedWeights, true)) {
+  if (!c.arg<bool>("need_weights", true)) {
     c.set_out(1, Arg::none());
     return;
   }
-  bool average = c.bool_or(kAverageAttnWeights, true);
+  bool average = c.arg<bool>("average_attn_weights", true);
   c.set_out(1, average ? b.op1("ReduceMean", {probs},
                                {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}})
                        : probs);
@@ -130,7 +123,8 @@ void aten__native_multi_head_attention(ConvertCtx &c) {
 
 void register_attention_ops(Registry &r) {
   r.add("aten::_native_multi_head_attention", 11, aten__native_multi_head_attention,
-        {"MatMul", "Softmax", "Split", "Reshape", "Transpose", "Where", "ReduceMean", "Not"});
+        {"MatMul", "Softmax", "Split", "Reshape", "Transpose", "Where", "ReduceMean", "Not", "Add",
+         "Cast", "Mul", "Unsqueeze"});
 }
 
 } // namespace torch2onnx

@@ -27,8 +27,10 @@ Val multi_head_attention(GraphBuilder &b, DType t, const Val &query, const Val &
 // The `mask` / `mask_type` arguments of the fast-path ops as a bool mask for
 // multi_head_attention, or an invalid Val when there is none. As in PyTorch 1.13, a float mask
 // is converted to bool (nonzero, e.g. -inf, ignores the position); mask_type 1 (and 2) marks a
-// [B, S] key padding mask, 0 a [L, S] attention mask; a 4-d mask is [B, H, L, S].
-Val fast_path_mask(const ConvertCtx &c, size_t mask, size_t mask_type, size_t query);
+// [B, S] key padding mask, 0 a [L, S] attention mask; a 4-d mask is [B, H, L, S]. `query` names
+// the query argument ("query", or "src" for the encoder layer).
+// Example: Val mask = fast_path_mask(c, "query");
+Val fast_path_mask(const ConvertCtx &c, std::string_view query);
 
 // The role under which a nested tensor's ONNX value (its padded form [B, T, ...]) carries the
 // bool mask [B, T] of its valid positions (GraphBuilder::set_companion).

@@ -14,8 +14,8 @@ namespace torch2onnx {
 
 // ---- building blocks (complex.h) ------------------------------------------------------------
 
-bool is_complex(const ConvertCtx &c, size_t i) {
-  return c.has(i) && c.in(i).is_tensor() && c.info(i).complex;
+bool is_complex(const ConvertCtx &c, std::string_view name) {
+  return c.has(name) && c.arg(name).is_tensor() && c.info(name).complex;
 }
 
 DType complex_part_dtype(const ConvertCtx &c, size_t i) {
@@ -58,20 +58,12 @@ void set_complex_out(ConvertCtx &c, const Val &z, size_t i) {
   c.set_out(i, v);
 }
 
-void call_real_converter(ConvertCtx &c, const std::string &op, std::vector<Arg> args) {
-  const RegistryEntry *entry = Registry::global().find(op, c.b.opset());
-  T2O_CHECK(entry && entry->fn, "internal error: {} has no converter at opset {}", op, c.b.opset());
-  std::vector<TensorInfo> infos;
-  for (size_t i = 0; i < c.num_outputs(); ++i)
-    infos.push_back(c.out_info(i));
-  ConvertCtx inner(c.b, op, std::move(args), infos);
-  inner.set_overload(c.overload());
-  entry->fn(inner);
+void on_carried_form(ConvertCtx &c, std::vector<NamedArg> args) {
+  c.forward_real(c.op(), std::move(args));
   for (size_t i = 0; i < c.num_outputs(); ++i) {
-    const Arg &out = inner.outputs()[i];
-    if (out.is_tensor() && infos[i].complex)
-      c.b.set_info(out.tensor, infos[i]);
-    c.set_out(i, out);
+    const Arg &out = c.outputs()[i];
+    if (out.is_tensor() && c.out_info(i).complex)
+      c.b.set_info(out.tensor, c.out_info(i));
   }
 }
 
@@ -81,9 +73,10 @@ namespace {
 
 // view_as_real(z) -> real [..., 2]: the carried form itself, under a new name (its info differs).
 void aten_view_as_real(ConvertCtx &c) {
-  T2O_CHECK(is_complex(c, 0), "view_as_real needs a complex tensor, got {}", c.info(0).str());
-  Val y = c.b.op1("Identity", {c.tensor(0)});
-  TensorInfo info = c.info(0);
+  T2O_CHECK(is_complex(c, "self"), "view_as_real needs a complex tensor, got {}",
+            c.info("self").str());
+  Val y = c.b.op1("Identity", {c.tensor("self")});
+  TensorInfo info = c.info("self");
   info.complex = false;
   c.b.set_info(y, info);
   set_result(c, y);
@@ -91,25 +84,25 @@ void aten_view_as_real(ConvertCtx &c) {
 
 // view_as_complex(x) with x real [..., 2]: x is already the carried form.
 void aten_view_as_complex(ConvertCtx &c) {
-  const TensorInfo &info = c.info(0);
+  const TensorInfo &info = c.info("self");
   T2O_CHECK(!info.complex && info.has_rank() && info.rank() >= 1 &&
                 info.shape->back().is_static() && info.shape->back().value == 2,
             "view_as_complex needs a real tensor whose last dim is 2, got {}", info.str());
-  set_complex_out(c, c.b.op1("Identity", {c.tensor(0)}));
+  set_complex_out(c, c.b.op1("Identity", {c.tensor("self")}));
 }
 
 // complex(real, imag): both real, broadcast against each other.
 void aten_complex(ConvertCtx &c) {
   DType k = complex_part_dtype(c);
-  Val re = lift_to_complex(c.b, k, c.tensor(0), rank_of(c, 0), 0);
-  Val im = lift_to_complex(c.b, k, c.tensor(1), rank_of(c, 1), 1);
+  Val re = lift_to_complex(c.b, k, c.tensor("real"), rank_of(c, "real"), 0);
+  Val im = lift_to_complex(c.b, k, c.tensor("imag"), rank_of(c, "imag"), 1);
   set_complex_out(c, op_t(c.b, k, "Add", {re, im})); // adds zeros: exact, keeps inf and nan
 }
 
 // polar(abs, angle) = abs * (cos(angle) + i sin(angle)).
 void aten_polar(ConvertCtx &c) {
   DType k = complex_part_dtype(c);
-  Val r = cast_to(c.b, c.tensor(0), k), a = cast_to(c.b, c.tensor(1), k);
+  Val r = cast_to(c.b, c.tensor("abs"), k), a = cast_to(c.b, c.tensor("angle"), k);
   Val re = op_t(c.b, k, "Mul", {r, op_t(c.b, k, "Cos", {a})});
   Val im = op_t(c.b, k, "Mul", {r, op_t(c.b, k, "Sin", {a})});
   set_complex_out(c, make_complex(c.b, k, re, im));
@@ -117,14 +110,14 @@ void aten_polar(ConvertCtx &c) {
 
 // real(z) / imag(z): one part. real() of a real tensor is the tensor itself.
 void aten_real(ConvertCtx &c) {
-  if (!is_complex(c, 0))
-    return c.set_out(0, c.tensor(0));
-  set_result(c, complex_part(c.b, c.tensor(0), c.info(0).dtype, 0));
+  if (!is_complex(c, "self"))
+    return c.set_out(0, c.tensor("self"));
+  set_result(c, complex_part(c.b, c.tensor("self"), c.info("self").dtype, 0));
 }
 
 void aten_imag(ConvertCtx &c) {
-  T2O_CHECK(is_complex(c, 0), "imag needs a complex tensor, got {}", c.info(0).str());
-  set_result(c, complex_part(c.b, c.tensor(0), c.info(0).dtype, 1));
+  T2O_CHECK(is_complex(c, "self"), "imag needs a complex tensor, got {}", c.info("self").str());
+  set_result(c, complex_part(c.b, c.tensor("self"), c.info("self").dtype, 1));
 }
 
 // [1, -1]: multiplies a carried value into its conjugate.
@@ -137,35 +130,36 @@ Val conj_sign(GraphBuilder &b, DType k) {
 // conj, _conj, conj_physical: the imaginary part negated (torch's lazy conjugate bit is applied
 // here at once, so resolve_conj has nothing left to do). The identity on real tensors.
 void aten_conj(ConvertCtx &c) {
-  if (!is_complex(c, 0))
-    return c.set_out(0, c.tensor(0));
-  DType k = c.info(0).dtype;
-  set_complex_out(c, op_t(c.b, k, "Mul", {c.tensor(0), conj_sign(c.b, k)}));
+  if (!is_complex(c, "self"))
+    return c.set_out(0, c.tensor("self"));
+  DType k = c.info("self").dtype;
+  set_complex_out(c, op_t(c.b, k, "Mul", {c.tensor("self"), conj_sign(c.b, k)}));
 }
 
 // resolve_conj, resolve_neg: nothing is lazy in the carried form.
 void aten_resolve(ConvertCtx &c) {
-  c.set_out(0, c.tensor(0));
+  c.set_out(0, c.tensor("self"));
 }
 
 // ---- arithmetic -----------------------------------------------------------------------------
 
-// Operand i of a binary op as a carried complex value (real operands get a zero imaginary part).
-Val as_carried(const ConvertCtx &c, size_t i, DType k) {
-  const Arg &a = c.in(i);
+// Operand `name` of a binary op as a carried complex value (real operands get a zero imaginary
+// part).
+Val as_carried(const ConvertCtx &c, std::string_view name, DType k) {
+  const Arg &a = c.arg(name);
   if (a.is_tensor())
-    return c.info(i).complex ? cast_to(c.b, a.t(), k)
-                             : lift_to_complex(c.b, k, a.t(), rank_of(c, i), 0);
-  T2O_CHECK(a.is_number(), "{}: operand {} is {}, not a tensor or a number", c.op(), i,
+    return c.info(name).complex ? cast_to(c.b, a.t(), k)
+                                : lift_to_complex(c.b, k, a.t(), rank_of(c, name), 0);
+  T2O_CHECK(a.is_number(), "{}: operand {} is {}, not a tensor or a number", c.op(), name,
             a.describe());
   return k == DType::Double
              ? c.b.constant(TensorData::f64({a.to_double(), 0.0}, {2}))
              : c.b.constant(TensorData::f32({static_cast<float>(a.to_double()), 0.0f}, {2}));
 }
 
-// A real operand i as a factor of a carried value: [..., 1] so it scales both parts.
-Val real_factor(const ConvertCtx &c, size_t i, DType k) {
-  const Arg &a = c.in(i);
+// A real operand `name` as a factor of a carried value: [..., 1] so it scales both parts.
+Val real_factor(const ConvertCtx &c, std::string_view name, DType k) {
+  const Arg &a = c.arg(name);
   if (!a.is_tensor())
     return scalar(c.b, k, a.to_double());
   return unsqueeze(c.b, cast_to(c.b, a.t(), k), {-1});
@@ -174,8 +168,8 @@ Val real_factor(const ConvertCtx &c, size_t i, DType k) {
 // add / sub (self, other, alpha): the carried forms broadcast like the complex tensors.
 void add_or_sub(ConvertCtx &c, const char *onnx_op) {
   DType k = complex_part_dtype(c);
-  Val x = as_carried(c, 0, k), y = as_carried(c, 1, k);
-  double alpha = c.double_or(2, 1.0);
+  Val x = as_carried(c, "self", k), y = as_carried(c, "other", k);
+  double alpha = c.arg<double>("alpha", 1.0);
   if (alpha != 1.0)
     y = op_t(c.b, k, "Mul", {y, scalar(c.b, k, alpha)});
   set_complex_out(c, op_t(c.b, k, onnx_op, {x, y}));
@@ -200,23 +194,28 @@ Val complex_product(GraphBuilder &b, DType k, const Val &x, const Val &y) {
 
 void complex_mul(ConvertCtx &c) {
   DType k = complex_part_dtype(c);
-  T2O_CHECK(is_complex(c, 0) || is_complex(c, 1), "{}: no complex operand among {} and {}", c.op(),
-            c.in(0).describe(), c.in(1).describe());
-  if (is_complex(c, 0) && is_complex(c, 1))
-    return set_complex_out(c, complex_product(c.b, k, c.tensor(0), c.tensor(1)));
-  size_t z = is_complex(c, 0) ? 0 : 1; // the complex one; the other scales both parts
-  set_complex_out(c, op_t(c.b, k, "Mul", {cast_to(c.b, c.tensor(z), k), real_factor(c, 1 - z, k)}));
+  T2O_CHECK(is_complex(c, "self") || is_complex(c, "other"),
+            "{}: no complex operand among {} and {}", c.op(), c.arg("self").describe(),
+            c.arg("other").describe());
+  if (is_complex(c, "self") && is_complex(c, "other"))
+    return set_complex_out(c, complex_product(c.b, k, c.tensor("self"), c.tensor("other")));
+  // The complex one; the other scales both parts.
+  bool self_complex = is_complex(c, "self");
+  const char *z = self_complex ? "self" : "other", *real = self_complex ? "other" : "self";
+  set_complex_out(c, op_t(c.b, k, "Mul", {cast_to(c.b, c.tensor(z), k), real_factor(c, real, k)}));
 }
 
 // x / y: by a real y, both parts; by a complex y, x * conj(y) / |y|^2.
 void complex_div(ConvertCtx &c) {
-  T2O_CHECK(!c.has(2), "{} with rounding_mode is not defined for complex tensors", c.op());
+  T2O_CHECK(!c.takes("rounding_mode") || !c.has("rounding_mode"),
+            "{} with rounding_mode is not defined for complex tensors", c.op());
   DType k = complex_part_dtype(c);
-  if (!is_complex(c, 1))
-    return set_complex_out(c, op_t(c.b, k, "Div", {as_carried(c, 0, k), real_factor(c, 1, k)}));
-  Val y = cast_to(c.b, c.tensor(1), k);
-  Val num =
-      complex_product(c.b, k, as_carried(c, 0, k), op_t(c.b, k, "Mul", {y, conj_sign(c.b, k)}));
+  if (!is_complex(c, "other"))
+    return set_complex_out(
+        c, op_t(c.b, k, "Div", {as_carried(c, "self", k), real_factor(c, "other", k)}));
+  Val y = cast_to(c.b, c.tensor("other"), k);
+  Val num = complex_product(c.b, k, as_carried(c, "self", k),
+                            op_t(c.b, k, "Mul", {y, conj_sign(c.b, k)}));
   Val den =
       op_t(c.b, k, "ReduceSumSquare", {y}, {{"axes", std::vector<int64_t>{-1}}, {"keepdims", 1}});
   set_complex_out(c, op_t(c.b, k, "Div", {num, den}));
@@ -225,7 +224,7 @@ void complex_div(ConvertCtx &c) {
 // exp(a + bi) = e^a (cos b + i sin b).
 void complex_exp(ConvertCtx &c) {
   DType k = complex_part_dtype(c);
-  Val z = cast_to(c.b, c.tensor(0), k);
+  Val z = cast_to(c.b, c.tensor("self"), k);
   Val mag = op_t(c.b, k, "Exp", {complex_part(c.b, z, k, 0)});
   Val b = complex_part(c.b, z, k, 1);
   Val re = op_t(c.b, k, "Mul", {mag, op_t(c.b, k, "Cos", {b})});
@@ -241,40 +240,38 @@ Val complex_abs(GraphBuilder &b, DType k, const Val &z) {
 }
 
 void complex_abs_op(ConvertCtx &c) {
-  DType k = c.info(0).dtype;
-  set_result(c, complex_abs(c.b, k, c.tensor(0)));
+  DType k = c.info("self").dtype;
+  set_result(c, complex_abs(c.b, k, c.tensor("self")));
 }
 
 // atan2(im, re) through the real aten::atan2 converter (its quadrant and axis cases).
 Val complex_angle(ConvertCtx &c, DType k, const Val &z) {
   TensorInfo info;
   info.dtype = k;
-  ConvertCtx inner(
-      c.b, "aten::atan2",
-      {Arg::of_tensor(complex_part(c.b, z, k, 1)), Arg::of_tensor(complex_part(c.b, z, k, 0))},
-      {info});
-  Registry::global().find("aten::atan2", c.b.opset())->fn(inner);
-  return inner.outputs()[0].t();
+  Val im = complex_part(c.b, z, k, 1);
+  Val re = complex_part(c.b, z, k, 0);
+  return c.call("aten::atan2", {{"self", im}, {"other", re}}, {info})[0].t();
 }
 
 void complex_angle_op(ConvertCtx &c) {
-  set_result(c, complex_angle(c, c.info(0).dtype, c.tensor(0)));
+  set_result(c, complex_angle(c, c.info("self").dtype, c.tensor("self")));
 }
 
 // z ** p. p == 2 multiplies (exact like torch's); a real p uses the polar form |z|^p at p*angle;
 // a complex p is exp(p * log z) with log z = ln|z| + i angle(z).
 void complex_pow(ConvertCtx &c) {
-  T2O_CHECK(is_complex(c, 0), "{}: a real base with a complex exponent is not supported", c.op());
+  T2O_CHECK(is_complex(c, "self"), "{}: a real base with a complex exponent is not supported",
+            c.op());
   DType k = complex_part_dtype(c);
-  Val z = cast_to(c.b, c.tensor(0), k);
-  const Arg &p = c.in(1);
+  Val z = cast_to(c.b, c.tensor("self"), k);
+  const Arg &p = c.arg("exponent");
   if (p.is_number() && p.to_double() == 2.0)
     return set_complex_out(c, complex_product(c.b, k, z, z));
   if (p.is_number() && p.to_double() == 1.0)
     return set_complex_out(c, c.b.op1("Identity", {z}));
   Val r = complex_abs(c.b, k, z), theta = complex_angle(c, k, z);
   Val mag, phase;
-  if (!is_complex(c, 1)) {
+  if (!is_complex(c, "exponent")) {
     Val e = p.is_tensor() ? cast_to(c.b, p.t(), k) : scalar(c.b, k, p.to_double());
     mag = op_t(c.b, k, "Pow", {r, e});
     phase = op_t(c.b, k, "Mul", {theta, e});
@@ -293,24 +290,25 @@ void complex_pow(ConvertCtx &c) {
 // aten::to / type_as: to another complex dtype casts the parts; to a real dtype keeps the real
 // part (what torch does, with a warning).
 void complex_to(ConvertCtx &c) {
-  if (c.out_info(0).complex && !is_complex(c, 0)) // a real tensor made complex
+  if (c.out_info(0).complex && !is_complex(c, "self")) // a real tensor made complex
     return set_complex_out(
-        c, lift_to_complex(c.b, complex_part_dtype(c), c.tensor(0), rank_of(c, 0), 0));
+        c, lift_to_complex(c.b, complex_part_dtype(c), c.tensor("self"), rank_of(c, "self"), 0));
   if (c.out_info(0).complex)
-    return set_complex_out(c, c.b.op1("Identity", {c.tensor(0)}));
-  set_result(c, complex_part(c.b, c.tensor(0), c.info(0).dtype, 0));
+    return set_complex_out(c, c.b.op1("Identity", {c.tensor("self")}));
+  set_result(c, complex_part(c.b, c.tensor("self"), c.info("self").dtype, 0));
 }
 
 // size(z[, dim]) when the sizes are not static (static ones fold in the walker): the complex
 // tensor's own sizes, without the pair.
 void complex_size(ConvertCtx &c) {
-  std::vector<Arg> args = {c.in(0)};
-  if (c.has(1))
-    args.push_back(Arg::of_int(carried_dim(c.in(1).to_int())));
-  call_real_converter(c, "aten::size", std::move(args));
-  if (c.has(1))
-    return;
-  Arg sizes = c.outputs()[0];
+  bool dim = c.takes("dim") && c.has("dim");
+  std::vector<NamedArg> args = {{"self", c.arg("self")}};
+  if (dim)
+    args.emplace_back("dim", Arg::of_int(carried_dim(c.arg<int64_t>("dim"))));
+  std::vector<TensorInfo> infos = {c.out_info(0)};
+  Arg sizes = c.call_real("aten::size", std::move(args), infos, c.overload())[0];
+  if (dim)
+    return c.set_out(0, sizes);
   T2O_CHECK(sizes.is_list() && !sizes.items.empty(), "internal error: size() gave {}",
             sizes.describe());
   sizes.items.pop_back();
@@ -319,92 +317,100 @@ void complex_size(ConvertCtx &c) {
 
 // ---- shape ops on the carried form ----------------------------------------------------------
 
-using Adjust = void (*)(const ConvertCtx &c, std::vector<Arg> &args);
+using Adjust = void (*)(const ConvertCtx &c, std::vector<NamedArg> &args);
 
-// The real converter of `op` on the carried form, after `adjust` moved its dim arguments.
+// The real converter of the op on the carried form, after `adjust` moved its dim arguments.
 template <Adjust adjust> void on_carried(ConvertCtx &c) {
-  std::vector<Arg> args;
-  for (size_t i = 0; i < c.num_inputs(); ++i)
-    args.push_back(c.in(i));
+  std::vector<NamedArg> args = c.named_args();
   adjust(c, args);
-  call_real_converter(c, c.op(), std::move(args));
+  on_carried_form(c, std::move(args));
 }
 
-void keep_args(const ConvertCtx &, std::vector<Arg> &) {}
+void keep_args(const ConvertCtx &, std::vector<NamedArg> &) {}
 
-// Argument i, a dim (or list of dims; None stays), as dims of the carried form.
-void dims_at(std::vector<Arg> &args, size_t i) {
-  if (i >= args.size() || args[i].is_none())
-    return;
-  if (args[i].is_list()) {
-    for (auto &d : args[i].items)
-      d = Arg::of_int(carried_dim(d.to_int()));
-    return;
+// The argument `name` among `args`, or nullptr.
+Arg *find_arg(std::vector<NamedArg> &args, std::string_view name) {
+  for (auto &a : args)
+    if (a.name == name)
+      return &a.value;
+  return nullptr;
+}
+
+// Every argument that names dims (a dim or list of dims; None stays), as dims of the carried
+// form: dim (squeeze, slice, select, narrow, unsqueeze, index_select, cat, stack), dims (flip,
+// roll), dim0/dim1 (transpose), start_dim/end_dim (flatten), source/destination (movedim).
+void carried_dims(const ConvertCtx &, std::vector<NamedArg> &args) {
+  for (auto &a : args) {
+    static const char *const kDimArgs[] = {"dim",       "dims",    "dim0",   "dim1",
+                                           "start_dim", "end_dim", "source", "destination"};
+    bool is_dim = false;
+    for (const char *d : kDimArgs)
+      is_dim = is_dim || a.name == d;
+    if (!is_dim || a.value.is_none())
+      continue;
+    if (a.value.is_list()) {
+      for (auto &d : a.value.items)
+        d = Arg::of_int(carried_dim(d.to_int()));
+      continue;
+    }
+    a.value = Arg::of_int(carried_dim(a.value.to_int()));
   }
-  args[i] = Arg::of_int(carried_dim(args[i].to_int()));
 }
 
-void dim1(const ConvertCtx &, std::vector<Arg> &args) {
-  dims_at(args, 1);
-}
 // roll(x, shifts, dims): without dims torch rolls the flattened tensor, pairs and all.
-void roll_dims(const ConvertCtx &c, std::vector<Arg> &args) {
-  T2O_CHECK(args.size() > 2 && !args[2].is_none() && !args[2].to_ints().empty(),
+void roll_dims(const ConvertCtx &c, std::vector<NamedArg> &args) {
+  T2O_CHECK(c.has("dims") && !c.ints("dims").empty(),
             "{} of a complex tensor needs dims (rolling the flattened tensor would split the "
             "(real, imaginary) pairs)",
             c.op());
-  dims_at(args, 2);
-}
-void dims12(const ConvertCtx &, std::vector<Arg> &args) {
-  dims_at(args, 1);
-  dims_at(args, 2);
+  carried_dims(c, args);
 }
 
 // permute(x, dims): the pair stays last.
-void permute_dims(const ConvertCtx &c, std::vector<Arg> &args) {
-  std::vector<int64_t> dims = args[1].to_ints();
-  int64_t r = rank_of(c, 0) - 1;
+void permute_dims(const ConvertCtx &c, std::vector<NamedArg> &args) {
+  int64_t r = rank_of(c, "self") - 1;
   std::vector<Arg> items;
-  for (auto d : dims)
+  for (auto d : c.ints("dims"))
     items.push_back(Arg::of_int(norm_axis(d, r)));
   items.push_back(Arg::of_int(r));
-  args[1] = Arg::of_list(std::move(items));
+  *find_arg(args, "dims") = Arg::of_list(std::move(items));
 }
 
-// view / reshape / expand (x, size): the pair is one more dim of size 2.
-void append_pair(const ConvertCtx &, std::vector<Arg> &args) {
-  Arg size = args[1];
+// view / _unsafe_view / expand (x, size) and reshape (x, shape): the pair is one more dim of
+// size 2.
+void append_pair(const ConvertCtx &c, std::vector<NamedArg> &args) {
+  Arg &size = *find_arg(args, c.takes("shape") ? "shape" : "size");
   if (!size.is_list())
     size = Arg::of_list({size});
   size.items.push_back(Arg::of_int(2));
-  args[1] = size;
 }
 
 // cat / stack (tensors, dim): every item must be complex, or the pair would meet plain data.
-void list_dim(const ConvertCtx &c, std::vector<Arg> &args) {
-  for (const auto &t : args[0].list())
+void list_dim(const ConvertCtx &c, std::vector<NamedArg> &args) {
+  for (const auto &t : c.list("tensors"))
     T2O_CHECK(t.is_tensor() && c.b.has_info(t.t()) && c.b.info(t.t()).complex,
               "{} of complex and real tensors is not supported: make them all complex first "
               "(torch.complex(x, torch.zeros_like(x)))",
               c.op());
-  dims_at(args, 1);
+  carried_dims(c, args);
 }
 
-// pad(x, pad, ...) / constant_pad_nd / reflection_pad / replication_pad: pad lists start at the
-// last dim, which on the carried form is the pair; it gets (0, 0). HDemucs pads its complex
-// spectrogram with F.pad(z, [0, 0, 0, 1]) before istft.
-void pad_dims(const ConvertCtx &c, std::vector<Arg> &args) {
-  size_t value_at = c.op() == "aten::pad" ? 3 : 2;
+// pad(self, pad, mode, value) / constant_pad_nd(self, pad, value) / reflection_pad*(self,
+// padding) / replication_pad*(self, padding): pad lists start at the last dim, which on the
+// carried form is the pair; it gets (0, 0). HDemucs pads its complex spectrogram with
+// F.pad(z, [0, 0, 0, 1]) before istft.
+void pad_dims(const ConvertCtx &c, std::vector<NamedArg> &args) {
   bool constant = c.op() == "aten::constant_pad_nd" ||
-                  (c.op() == "aten::pad" && (!c.has(2) || c.in(2).str() == "constant"));
-  T2O_CHECK(!constant || !c.has(value_at) || c.in(value_at).to_double() == 0.0,
+                  (c.op() == "aten::pad" && c.arg<std::string>("mode", "constant") == "constant");
+  T2O_CHECK(!constant || !c.has("value") || c.arg<double>("value") == 0.0,
             "{} of a complex tensor with the fill value {} is not supported (only 0): pad "
             "torch.view_as_real(x) instead",
-            c.op(), c.in(value_at).describe());
+            c.op(), constant ? c.arg("value").describe() : "");
+  Arg &list = *find_arg(args, c.takes("padding") ? "padding" : "pad");
   std::vector<Arg> pad = {Arg::of_int(0), Arg::of_int(0)};
-  for (const auto &p : args[1].list())
+  for (const auto &p : list.list())
     pad.push_back(p);
-  args[1] = Arg::of_list(std::move(pad));
+  list = Arg::of_list(std::move(pad));
 }
 
 } // namespace
@@ -412,10 +418,10 @@ void pad_dims(const ConvertCtx &c, std::vector<Arg> &args) {
 void register_complex_ops(Registry &r) {
   r.add_complex("aten::view_as_real", 11, aten_view_as_real, {"Identity"});
   r.add_complex("aten::view_as_real_copy", 11, aten_view_as_real, {"Identity"});
-  r.add_complex("aten::view_as_complex", 11, aten_view_as_complex, {"Identity"});
-  r.add_complex("aten::view_as_complex_copy", 11, aten_view_as_complex, {"Identity"});
-  r.add_complex("aten::complex", 11, aten_complex, {"Pad", "Add"});
-  r.add_complex("aten::polar", 11, aten_polar, {"Cos", "Sin", "Mul", "Concat"});
+  r.add_complex("aten::view_as_complex", 11, aten_view_as_complex, {"Identity", "Cast"});
+  r.add_complex("aten::view_as_complex_copy", 11, aten_view_as_complex, {"Identity", "Cast"});
+  r.add_complex("aten::complex", 11, aten_complex, {"Pad", "Add", "Unsqueeze"});
+  r.add_complex("aten::polar", 11, aten_polar, {"Cos", "Sin", "Mul", "Concat", "Unsqueeze"});
   r.add_complex("aten::real", 11, aten_real, {"Gather"});
   r.add_complex("aten::imag", 11, aten_imag, {"Gather"});
   for (const char *op : {"aten::conj", "aten::_conj", "aten::conj_physical", "aten::_conj_copy"})
@@ -444,10 +450,10 @@ void register_complex_ops(Registry &r) {
   for (const char *op :
        {"aten::squeeze", "aten::squeeze_", "aten::slice", "aten::select", "aten::narrow",
         "aten::unsqueeze", "aten::unsqueeze_", "aten::index_select", "aten::flip"})
-    r.add_complex(op, 11, on_carried<dim1>, {});
+    r.add_complex(op, 11, on_carried<carried_dims>, {});
   r.add_complex("aten::roll", 11, on_carried<roll_dims>, {});
   for (const char *op : {"aten::transpose", "aten::transpose_", "aten::flatten", "aten::movedim"})
-    r.add_complex(op, 11, on_carried<dims12>, {});
+    r.add_complex(op, 11, on_carried<carried_dims>, {});
   r.add_complex("aten::permute", 11, on_carried<permute_dims>, {});
   for (const char *op : {"aten::view", "aten::reshape", "aten::_unsafe_view", "aten::expand"})
     r.add_complex(op, 11, on_carried<append_pair>, {});

@@ -10,8 +10,9 @@
 
 namespace torch2onnx {
 
-// Whether input i is a complex tensor (carried as real [..., 2]).
-bool is_complex(const ConvertCtx &c, size_t i);
+// Whether argument `name` is a complex tensor (carried as real [..., 2]).
+// Example: if (is_complex(c, "self")) ...
+bool is_complex(const ConvertCtx &c, std::string_view name);
 
 // The dtype of the parts of complex output i: f32 for complex64, f64 for complex128 (f32 when
 // nothing was recorded).
@@ -36,9 +37,9 @@ Val lift_to_complex(GraphBuilder &b, DType k, const Val &x, int64_t rank, int64_
 // z must be a value this converter made (an Identity for a pass-through), since its info changes.
 void set_complex_out(ConvertCtx &c, const Val &z, size_t i = 0);
 
-// Runs the converter registered for `op` (the real one, not its complex lowering) on `args`,
-// with c's output infos; its results become c's outputs, complex ones flagged so. For complex ops
-// that are the real op on the carried form with adjusted arguments (view, slice, permute, ...).
-void call_real_converter(ConvertCtx &c, const std::string &op, std::vector<Arg> args);
+// Runs the real converter of c's op (not its complex lowering) on `args` (c's arguments, some
+// adjusted); its results become c's outputs, complex ones flagged so. For complex ops that are
+// the real op on the carried form with adjusted arguments (view, slice, permute, ...).
+void on_carried_form(ConvertCtx &c, std::vector<NamedArg> args);
 
 } // namespace torch2onnx

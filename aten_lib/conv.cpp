@@ -5,10 +5,6 @@
 namespace torch2onnx {
 
 // Every convolution schema starts (Tensor input, Tensor weight, Tensor? bias, int[] stride, ...).
-namespace conv_arg {
-constexpr size_t kInput = 0, kWeight = 1, kBias = 2, kStride = 3, kPadding = 4;
-} // namespace conv_arg
-
 namespace {
 
 struct ConvArgs {
@@ -23,7 +19,7 @@ struct ConvArgs {
 // Torch 'same' puts the odd extra pad at the end, like ONNX SAME_UPPER; explicit pads avoid
 // auto_pad's stride-dependent rule and work for every opset.
 std::vector<int64_t> same_pads(const ConvertCtx &c, const std::vector<int64_t> &dilation) {
-  const TensorInfo &w = c.info(conv_arg::kWeight);
+  const TensorInfo &w = c.info("weight");
   size_t n = dilation.size();
   std::vector<int64_t> begin(n), end(n);
   for (size_t i = 0; i < n; ++i) {
@@ -38,8 +34,7 @@ std::vector<int64_t> same_pads(const ConvertCtx &c, const std::vector<int64_t> &
 }
 
 void emit_conv(ConvertCtx &c, const ConvArgs &a) {
-  using namespace conv_arg;
-  const TensorInfo &w = c.info(kWeight);
+  const TensorInfo &w = c.info("weight");
   T2O_CHECK(w.has_rank() && w.rank() >= 3 && w.rank() <= 5,
             "{}: the weight must be a 3-D, 4-D or 5-D tensor with known rank, got {}", c.op(),
             w.str());
@@ -63,8 +58,8 @@ void emit_conv(ConvertCtx &c, const ConvArgs &a) {
     pads.insert(pads.end(), p.begin(), p.end());
   }
 
-  Val x = c.tensor(kInput);
-  int64_t in_rank = c.info(kInput).rank();
+  Val x = c.tensor("input");
+  int64_t in_rank = c.info("input").rank();
   // Unbatched input (C, *spatial): ONNX Conv needs the batch dim.
   bool unbatched = in_rank == static_cast<int64_t>(n) + 1;
   T2O_CHECK(unbatched || in_rank == static_cast<int64_t>(n) + 2 || in_rank < 0,
@@ -72,9 +67,9 @@ void emit_conv(ConvertCtx &c, const ConvArgs &a) {
   if (unbatched)
     x = unsqueeze(c.b, x, {0});
 
-  std::vector<Val> inputs{x, c.tensor(kWeight)};
-  if (c.has(kBias))
-    inputs.push_back(c.tensor(kBias));
+  std::vector<Val> inputs{x, c.tensor("weight")};
+  if (c.has("bias"))
+    inputs.push_back(c.tensor("bias"));
   std::vector<Attr> attrs{
       {"strides", stride}, {"pads", pads}, {"dilations", dilation}, {"group", a.groups}};
   if (w.is_static()) {
@@ -103,94 +98,65 @@ void emit_conv(ConvertCtx &c, const ConvArgs &a) {
 //              bool deterministic, bool cudnn_enabled, bool allow_tf32)
 // convolution has the first nine; the last four only tune kernels on GPU.
 void aten_convolution(ConvertCtx &c) {
-  using namespace conv_arg;
-  constexpr size_t kDilation = 5, kTransposed = 6, kOutputPadding = 7, kGroups = 8;
   ConvArgs a;
-  a.stride = &c.in(kStride);
-  a.padding = &c.in(kPadding);
-  a.dilation = &c.in(kDilation);
-  a.transposed = c.in(kTransposed).to_bool();
-  a.output_padding = &c.in(kOutputPadding);
-  a.groups = c.in(kGroups).to_int();
+  a.stride = &c.arg("stride");
+  a.padding = &c.arg("padding");
+  a.dilation = &c.arg("dilation");
+  a.transposed = c.arg<bool>("transposed");
+  a.output_padding = &c.arg("output_padding");
+  a.groups = c.arg<int64_t>("groups");
   emit_conv(c, a);
 }
 
 // conv{1,2,3}d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1,
 //              int[]|str padding=0, int[] dilation=1, int groups=1)
 void aten_conv_nd(ConvertCtx &c) {
-  using namespace conv_arg;
-  constexpr size_t kDilation = 5, kGroups = 6;
   ConvArgs a;
-  a.stride = &c.in(kStride);
-  a.padding = &c.in(kPadding);
-  a.dilation = &c.in(kDilation);
-  a.groups = c.int_or(kGroups, 1);
+  a.stride = &c.arg("stride");
+  a.padding = &c.arg("padding");
+  a.dilation = &c.arg("dilation");
+  a.groups = c.arg<int64_t>("groups", 1);
   emit_conv(c, a);
 }
 
 // conv_transpose{1,2,3}d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1,
 //                        int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1)
 void aten_conv_transpose_nd(ConvertCtx &c) {
-  using namespace conv_arg;
-  constexpr size_t kOutputPadding = 5, kGroups = 6, kDilation = 7;
   ConvArgs a;
-  a.stride = &c.in(kStride);
-  a.padding = &c.in(kPadding);
-  a.output_padding = &c.in(kOutputPadding);
-  a.groups = c.int_or(kGroups, 1);
-  a.dilation = &c.in(kDilation);
+  a.stride = &c.arg("stride");
+  a.padding = &c.arg("padding");
+  a.output_padding = &c.arg("output_padding");
+  a.groups = c.arg<int64_t>("groups", 1);
+  a.dilation = &c.arg("dilation");
   a.transposed = true;
   emit_conv(c, a);
-}
-
-void aten_conv1d(ConvertCtx &c) {
-  aten_conv_nd(c);
-}
-void aten_conv2d(ConvertCtx &c) {
-  aten_conv_nd(c);
-}
-void aten_conv3d(ConvertCtx &c) {
-  aten_conv_nd(c);
-}
-void aten_conv_transpose1d(ConvertCtx &c) {
-  aten_conv_transpose_nd(c);
-}
-void aten_conv_transpose2d(ConvertCtx &c) {
-  aten_conv_transpose_nd(c);
-}
-void aten_conv_transpose3d(ConvertCtx &c) {
-  aten_conv_transpose_nd(c);
-}
-void aten__convolution(ConvertCtx &c) {
-  aten_convolution(c);
 }
 
 // conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0): a 1-D convolution over time-major
 // input [T, B, C_in] with weight [K, C_in, C_out] (fairseq's layout), padding `pad` on both ends.
 // As Conv over [B, C_in, T] with the weight as [C_out, C_in, K].
 void aten_conv_tbc(ConvertCtx &c) {
-  constexpr size_t kSelf = 0, kWeight = 1, kBias = 2, kPad = 3;
-  int64_t pad = c.int_or(kPad, 0);
+  int64_t pad = c.arg<int64_t>("pad", 0);
   DType t = out_dtype(c);
-  Val x = transpose(c.b, cast_to(c.b, c.tensor(kSelf), t), {1, 2, 0});
-  Val w = transpose(c.b, cast_to(c.b, c.tensor(kWeight), t), {2, 1, 0});
+  Val x = transpose(c.b, cast_to(c.b, c.tensor("self"), t), {1, 2, 0});
+  Val w = transpose(c.b, cast_to(c.b, c.tensor("weight"), t), {2, 1, 0});
   std::vector<Val> ins = {x, w};
-  if (c.has(kBias))
-    ins.push_back(cast_to(c.b, c.tensor(kBias), t));
+  if (c.has("bias"))
+    ins.push_back(cast_to(c.b, c.tensor("bias"), t));
   Val y = c.b.op1("Conv", ins, {{"pads", std::vector<int64_t>{pad, pad}}});
   c.set_out(0, transpose(c.b, y, {2, 0, 1}));
 }
 
 void register_conv_ops(Registry &r) {
-  r.add("aten::_convolution", 11, aten__convolution, {"Conv", "ConvTranspose"});
+  r.add("aten::_convolution", 11, aten_convolution, {"Conv", "ConvTranspose"});
   r.add("aten::convolution", 11, aten_convolution, {"Conv", "ConvTranspose"});
-  r.add("aten::conv1d", 11, aten_conv1d, {"Conv"});
-  r.add("aten::conv2d", 11, aten_conv2d, {"Conv"});
-  r.add("aten::conv3d", 11, aten_conv3d, {"Conv"});
+  r.add("aten::conv1d", 11, aten_conv_nd, {"Conv"});
+  r.add("aten::conv2d", 11, aten_conv_nd, {"Conv", "Squeeze", "Unsqueeze"});
+  r.add("aten::conv3d", 11, aten_conv_nd, {"Conv"});
   r.add("aten::conv_tbc", 11, aten_conv_tbc, {"Transpose", "Conv"});
-  r.add("aten::conv_transpose1d", 11, aten_conv_transpose1d, {"ConvTranspose"});
-  r.add("aten::conv_transpose2d", 11, aten_conv_transpose2d, {"ConvTranspose"});
-  r.add("aten::conv_transpose3d", 11, aten_conv_transpose3d, {"ConvTranspose"});
+  r.add("aten::conv_transpose1d", 11, aten_conv_transpose_nd, {"ConvTranspose"});
+  r.add("aten::conv_transpose2d", 11, aten_conv_transpose_nd, {"ConvTranspose"});
+  r.add("aten::conv_transpose3d", 11, aten_conv_transpose_nd, {"ConvTranspose"});
 }
 
 } // namespace torch2onnx

@@ -10,6 +10,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace torch2onnx {
@@ -81,63 +83,214 @@ struct Arg {
   std::string describe() const; // for error messages: "tensor 'x'", "int 3", ...
 };
 
-// Everything a converter gets for one aten node.
+class Registry;
+
+// One argument of ConvertCtx::call, by its schema name.
+// Example: {"normalized_shape", Arg::of_list({Arg::of_int(512)})}, {"input", x}
+struct NamedArg {
+  NamedArg(std::string n, Arg a) : name(std::move(n)), value(std::move(a)) {}
+  NamedArg(std::string n, Val v) : name(std::move(n)), value(Arg::of_tensor(std::move(v))) {}
+  std::string name;
+  Arg value;
+};
+
+// Everything a converter gets for one aten node: its arguments by the names of the node's schema
+// (any graph front end supplies them, see aten_lib/dispatch.h), the shapes/dtypes recorded for
+// its outputs, the builder, and a way to call other converters.
+//
+//   // aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None,
+//   //                  float eps=1e-05, bool cudnn_enabled=True)
+//   void aten_group_norm(ConvertCtx &c) {
+//     Val x = c.tensor("input");
+//     int64_t groups = c.arg<int64_t>("num_groups");
+//     double eps = c.arg<double>("eps", 1e-5);
+//     Val weight = c.tensor_or_none("weight");   // invalid Val for None
+//     ...
+//
+// A name the schema does not have is an Error (the converter tests run every converter, so a
+// misspelt name fails there); an argument the schema has but the node left out reads as None, so
+// the default given to arg<T>(name, dflt) applies.
 class ConvertCtx {
 public:
+  // `arg_names`: the schema's argument names, one per input in order (empty when the front end
+  // knows none: then only positional access, in(i), works).
   ConvertCtx(GraphBuilder &b, std::string op, std::vector<Arg> inputs,
-             std::vector<TensorInfo> output_infos)
-      : b(b), op_(std::move(op)), in_(std::move(inputs)), out_info_(std::move(output_infos)),
-        out_(out_info_.size()) {}
+             std::vector<TensorInfo> output_infos, std::vector<std::string> arg_names = {});
 
   GraphBuilder &b;
 
   const std::string &op() const { return op_; }
   // The schema overload TorchScript resolved, e.g. "Tensor", "Scalar", "dim_IntList", "correction"
-  // ("" for the default overload or when unknown). Prefer it to guessing from argument kinds.
+  // ("" for the default overload or when unknown). Converters serving several overloads whose
+  // schemas differ branch on it (or on takes()).
   const std::string &overload() const { return overload_; }
   void set_overload(std::string o) { overload_ = std::move(o); }
+
+  // ---- arguments by schema name ----
+
+  // Whether this node's schema has an argument `name`. Example: aten::max.dim takes "dim",
+  // aten::max (the reduction over everything) does not: if (c.takes("dim")) ...
+  bool takes(std::string_view name) const { return find(name) >= 0; }
+  // The argument `name` (None when the node left it out). Throws when the schema has no `name`.
+  const Arg &arg(std::string_view name) const;
+  // The argument as a T: int64_t, double, bool, std::string, std::vector<int64_t>,
+  // std::vector<double>. Throws, naming the argument, when it is None or of another kind.
+  // Example: int64_t groups = c.arg<int64_t>("num_groups");
+  template <typename T> T arg(std::string_view name) const;
+  // The same with the schema's default for None. Example: c.arg<double>("eps", 1e-5)
+  template <typename T> T arg(std::string_view name, const T &dflt) const;
+  // Whether the argument is given and not None. Example: if (c.has("bias")) ...
+  bool has(std::string_view name) const { return !arg(name).is_none(); }
+  // The tensor argument `name` (throws for None or a constant).
+  const Val &tensor(std::string_view name) const;
+  // The tensor, or an invalid Val for None (an optional weight or bias).
+  // Example: Val bias = c.tensor_or_none("bias"); if (bias.valid()) ...
+  Val tensor_or_none(std::string_view name) const { return has(name) ? tensor(name) : Val{}; }
+  // The recorded dtype and shape of tensor argument `name`.
+  const TensorInfo &info(std::string_view name) const { return b.info(tensor(name)); }
+  // A constant int list (a single int reads as a one-element list). Example: c.ints("dim")
+  std::vector<int64_t> ints(std::string_view name) const;
+  // The same with a default for None. Example: c.ints("dim", {-2, -1})
+  std::vector<int64_t> ints(std::string_view name, std::vector<int64_t> dflt) const;
+  // The items of list argument `name` (Tensor[], int[] with runtime items, ...).
+  const std::vector<Arg> &list(std::string_view name) const;
+  // Every argument with its schema name, in schema order (to pass a node on, adjusted, to
+  // another converter: see forward_real).
+  std::vector<NamedArg> named_args() const;
+  const std::vector<std::string> &arg_names() const { return names_; }
+  // All arguments in schema order, for converters that treat each alike (--fallback-domain).
+  const std::vector<Arg> &args() const { return in_; }
+
+  // ---- positional access ----
+  // Arguments by their index in the schema, as converters read them before names (plugin
+  // interface 1): kept so that a plugin written so builds unchanged, and for a front end that
+  // supplies no names. torch2onnx's converters read by name (ctest check:arg_names fails on a
+  // positional read in aten_lib/).
+  // Example: Val x = c.tensor(0); int64_t dim = c.int_or(1, -1);
   size_t num_inputs() const { return in_.size(); }
-  size_t num_outputs() const { return out_.size(); }
   // Input i; a missing trailing argument reads as None.
   const Arg &in(size_t i) const;
-  bool has(size_t i) const { return i < in_.size() && !in_[i].is_none(); }
-  // Shorthands: the tensor at input i, its recorded info.
+  bool has(size_t i) const { return !in(i).is_none(); }
   const Val &tensor(size_t i) const { return in(i).t(); }
-
-  // Optional arguments by name, with the schema's default when the argument is None or missing,
-  // so a converter reads like the aten schema. Example: int64_t dim = c.int_or(kDim, -1);
+  Val tensor_or_none(size_t i) const { return has(i) ? tensor(i) : Val{}; }
+  const TensorInfo &info(size_t i) const { return b.info(tensor(i)); }
   int64_t int_or(size_t i, int64_t dflt) const { return has(i) ? in(i).to_int() : dflt; }
   double double_or(size_t i, double dflt) const { return has(i) ? in(i).to_double() : dflt; }
   bool bool_or(size_t i, bool dflt) const { return has(i) ? in(i).to_bool() : dflt; }
-  // Example: std::string mode = c.str_or(kMode, "nearest");
   std::string str_or(size_t i, const std::string &dflt) const {
     return has(i) ? in(i).str() : dflt;
   }
-  // Example: auto dims = c.ints_or(kDim, {-2, -1});
   std::vector<int64_t> ints_or(size_t i, std::vector<int64_t> dflt) const {
     return has(i) ? in(i).to_ints() : dflt;
   }
-  // The tensor at input i, or an empty Val for None (an optional weight or bias).
-  // Example: Val bias = c.tensor_or_none(kBias); if (bias.valid()) ...
-  Val tensor_or_none(size_t i) const { return has(i) ? tensor(i) : Val{}; }
-  const TensorInfo &info(size_t i) const { return b.info(tensor(i)); }
+
+  // ---- outputs ----
+  size_t num_outputs() const { return out_.size(); }
   // Shape/dtype LibTorch produced for output i on the example inputs (dtype Undefined when the
   // output is not a tensor).
   const TensorInfo &out_info(size_t i) const;
-
   void set_out(size_t i, Val v) { set_out(i, Arg::of_tensor(std::move(v))); }
   void set_out(size_t i, Arg a);
   const std::vector<Arg> &outputs() const { return out_; }
 
+  // ---- other converters (aten_lib/dispatch.cpp) ----
+  // The one way a converter uses another op's converter: looked up in the registry this node was
+  // dispatched from (plugins included) at the builder's opset, and picked as the dispatcher picks
+  // (the complex lowering when a complex value goes in or comes out). Arguments not passed read as
+  // None (their schema defaults; takes() is false for them); ctest check:arg_names checks that the
+  // names passed are the callee's. Returns its outputs, one per entry of `out_infos`.
+  // Example: Val y = c.call("aten::gelu", {{"self", h}}, {info})[0].t();
+  std::vector<Arg> call(const std::string &op, std::vector<NamedArg> args,
+                        std::vector<TensorInfo> out_infos, const std::string &overload = "") const;
+  // The same with the real converter of `op` even when a complex value is involved: for complex
+  // lowerings that run the real op on the carried [..., 2] form (aten_lib/complex.cpp).
+  std::vector<Arg> call_real(const std::string &op, std::vector<NamedArg> args,
+                             std::vector<TensorInfo> out_infos,
+                             const std::string &overload = "") const;
+  // This node, converted by `op`'s converter instead (an alias: aten::subtract is aten::sub):
+  // the same arguments, names, overload and outputs. Example: c.forward_to("aten::sub");
+  void forward_to(const std::string &op);
+  // This node's arguments, some adjusted (`args`: every one of named_args()), converted by the
+  // real converter of `op`; its outputs become this node's.
+  void forward_real(const std::string &op, std::vector<NamedArg> args);
+
+  // The registry call() looks converters up in (set by the dispatcher; null: calls fail).
+  const Registry *registry() const { return registry_; }
+  void set_registry(const Registry *r) { registry_ = r; }
+  // In a context made by call(): names the caller did not pass read as None.
+  void set_partial_names(bool partial) { partial_names_ = partial; }
+
 private:
+  int find(std::string_view name) const;
+  // What arg<T> returns, by T.
+  int64_t int_arg(std::string_view name) const;
+  double double_arg(std::string_view name) const;
+  bool bool_arg(std::string_view name) const;
+  std::string string_arg(std::string_view name) const;
+  std::vector<double> doubles_arg(std::string_view name) const;
+
   std::string op_;
   std::string overload_;
   std::vector<Arg> in_;
+  std::vector<std::string> names_;
   std::vector<TensorInfo> out_info_;
   std::vector<Arg> out_;
+  const Registry *registry_ = nullptr;
+  bool partial_names_ = false;
 };
 
+// arg<T> is defined here, calling non-template members: a plugin instantiates it itself, and
+// links only to names of namespace torch2onnx, which the program loading it exports
+// (cmake/plugin_host.symbols; a template's symbol starts with its return type).
+template <typename T> T ConvertCtx::arg(std::string_view name) const {
+  if constexpr (std::is_same_v<T, int64_t>)
+    return int_arg(name);
+  else if constexpr (std::is_same_v<T, double>)
+    return double_arg(name);
+  else if constexpr (std::is_same_v<T, bool>)
+    return bool_arg(name);
+  else if constexpr (std::is_same_v<T, std::string>)
+    return string_arg(name);
+  else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+    return ints(name);
+  else if constexpr (std::is_same_v<T, std::vector<double>>)
+    return doubles_arg(name);
+  else
+    static_assert(!sizeof(T), "arg<T>: T is one of int64_t, double, bool, std::string, "
+                              "std::vector<int64_t>, std::vector<double>");
+}
+template <typename T> T ConvertCtx::arg(std::string_view name, const T &dflt) const {
+  return has(name) ? arg<T>(name) : dflt;
+}
+
 using ConverterFn = std::function<void(ConvertCtx &)>;
+
+// How the graph front end handles an op it takes itself rather than through a converter
+// (RegistryEntry::frontend): one handler of the TorchScript walker each, which binds them in its
+// handler table (exporter/frontend/walker_prim.cpp). The registry's frontend entries
+// (aten_lib/frontend_ops.cpp) are the one list of those ops: the walker dispatches by them.
+enum class FrontendHandler {
+  None,
+  Constant,    // prim::Constant
+  Construct,   // list and tuple literals
+  Dict,        // dict literals
+  Unpack,      // list and tuple unpacking
+  GetItem,     // indexing a list or tuple
+  NumToTensor, // a number as a 0-d tensor
+  SameValue,   // casts of the TorchScript type only
+  Uninitialized,
+  Dropped, // checks: exceptions and warnings
+  GetAttr, // refused with a hint (a module attribute left after freezing)
+  Len,
+  Append,
+  ListCopy,
+  IsNone,
+  ToList,
+  ListMutation, // insert, _set_item, pop, Delete
+  ListConcat,
+  If,
+  Loop,
+};
 
 struct RegistryEntry {
   std::string op; // "aten::conv2d"
@@ -153,6 +306,8 @@ struct RegistryEntry {
   ConverterFn complex_fn;
   // The converter plugin (--converters LIB.so) it came from; empty for torch2onnx's own.
   std::string plugin;
+  // A frontend entry: what the front end does with the op.
+  FrontendHandler handler = FrontendHandler::None;
 };
 
 // Converters by aten op and opset. Lookup returns the newest entry at or below the target opset.
@@ -161,9 +316,12 @@ public:
   // Example: r.add("aten::relu", 13, aten_relu, {"Relu"});
   void add(const std::string &op, int since_opset, ConverterFn fn,
            std::vector<std::string> onnx_ops);
-  // An op the graph front end handles itself (aten_lib/frontend_ops.cpp). find() returns it too:
-  // callers check `entry->frontend`. Example: r.add_frontend("prim::If", {"If"});
-  void add_frontend(const std::string &op, std::vector<std::string> onnx_ops);
+  // An op the graph front end handles itself with `handler` (aten_lib/frontend_ops.cpp), at
+  // every opset. find() returns it too: callers check `entry->frontend`. An op is either a
+  // frontend op or has converters, never both.
+  // Example: r.add_frontend("prim::If", FrontendHandler::If, {"If"});
+  void add_frontend(const std::string &op, FrontendHandler handler,
+                    std::vector<std::string> onnx_ops);
   const RegistryEntry *find(const std::string &op, int opset) const;
   bool knows(const std::string &op) const { return by_op_.count(op) != 0; }
   // All entries, sorted by op then opset.
@@ -229,6 +387,7 @@ void register_scalar_ops(Registry &r);
 void register_indexing_ops(Registry &r);
 void register_creation_ops(Registry &r);
 void register_image_ops(Registry &r);
+void register_grid_sampler_decomposed(Registry &r); // image's, below opset 16
 void register_math_ops(Registry &r);
 void register_loss_ops(Registry &r);
 void register_rnn_ops(Registry &r);

@@ -44,8 +44,8 @@ DType random_type(DType t) {
 void aten_eye(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   bool has_m = c.overload() == "m";
-  Val n = int_scalar(b, c.in(0));
-  Val m = has_m ? int_scalar(b, c.in(1)) : n;
+  Val n = int_scalar(b, c.arg("n"));
+  Val m = has_m ? int_scalar(b, c.arg("m")) : n;
   Val eq = b.op1("Equal", {unsqueeze(b, iota(b, n), {1}), unsqueeze(b, iota(b, m), {0})});
   c.set_out(0, cast_to(b, eq, out_dtype(c)));
 }
@@ -58,8 +58,8 @@ void aten_linspace(ConvertCtx &c) {
   DType k = is_floating(dt) && dt != DType::Float16 && dt != DType::BFloat16 ? dt : DType::Double;
   if (!is_floating(dt))
     k = DType::Double;
-  Val start = num_scalar(b, c.in(0), k), end = num_scalar(b, c.in(1), k);
-  Val steps = int_scalar(b, c.in(2));
+  Val start = num_scalar(b, c.arg("start"), k), end = num_scalar(b, c.arg("end"), k);
+  Val steps = int_scalar(b, c.arg("steps"));
   Val i = iota(b, steps);
   Val denom = b.op1("Max", {b.op1("Sub", {steps, b.const_i64_scalar(1)}), b.const_i64_scalar(1)});
   Val step = b.op1("Div", {b.op1("Sub", {end, start}), cast_to(b, denom, k)});
@@ -75,8 +75,8 @@ void aten_linspace(ConvertCtx &c) {
 // empty / new_empty / empty_strided / new_empty_strided / empty_like: the values are
 // undefined, so zeros are as good as any.
 void aten_empty(ConvertCtx &c) {
-  size_t at = c.op() == "aten::new_empty" || c.op() == "aten::new_empty_strided" ? 1 : 0;
-  Val shape = c.op() == "aten::empty_like" ? shape_of(c.b, c.tensor(0)) : out_shape(c, c.in(at));
+  Val shape =
+      c.op() == "aten::empty_like" ? shape_of(c.b, c.tensor("self")) : out_shape(c, c.arg("size"));
   c.set_out(0, zeros(c.b, shape, out_dtype(c)));
 }
 
@@ -84,7 +84,8 @@ void aten_empty(ConvertCtx &c) {
 void aten_tensor(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  const Arg &data = c.in(0);
+  // tensor.float(float t, ...) and the like name it t; tensor(t[] data, ...), as_tensor data.
+  const Arg &data = c.arg(c.takes("data") ? "data" : "t");
   if (data.is_tensor()) { // as_tensor(Tensor data, dtype, device)
     c.set_out(0, cast_to(b, data.t(), dt));
     return;
@@ -113,47 +114,49 @@ void aten_tensor(ConvertCtx &c) {
 }
 
 void aten_scalar_tensor(ConvertCtx &c) {
-  c.set_out(0, num_scalar(c.b, c.in(0), out_dtype(c)));
+  c.set_out(0, num_scalar(c.b, c.arg("s"), out_dtype(c)));
 }
 
 // fill(self, value) / fill_: value is a number or a 0-d tensor.
 void aten_fill(ConvertCtx &c) {
   DType dt = out_dtype(c);
-  Val v = c.in(1).is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor(1), dt), {})
-                              : c.b.const_scalar(dt, c.in(1).to_double());
-  c.set_out(0, c.b.op1("Expand", {v, shape_of(c.b, c.tensor(0))}));
+  Val v = c.arg("value").is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor("value"), dt), {})
+                                     : c.b.const_scalar(dt, c.arg<double>("value"));
+  c.set_out(0, c.b.op1("Expand", {v, shape_of(c.b, c.tensor("self"))}));
 }
 
-// copy(self, src) / copy_: src broadcast to self's shape and dtype.
+// copy(self, src) / copy_ (copy_.Tensor names it other): src broadcast to self's shape and dtype.
 void aten_copy(ConvertCtx &c) {
-  DType dt = c.b.dtype(c.tensor(0));
-  c.set_out(0, c.b.op1("Expand", {cast_to(c.b, c.tensor(1), dt), shape_of(c.b, c.tensor(0))}));
+  DType dt = c.b.dtype(c.tensor("self"));
+  Val src = c.tensor(c.takes("src") ? "src" : "other");
+  c.set_out(0, c.b.op1("Expand", {cast_to(c.b, src, dt), shape_of(c.b, c.tensor("self"))}));
 }
 
 void aten_zero(ConvertCtx &c) {
-  c.set_out(0, zeros(c.b, shape_of(c.b, c.tensor(0)), c.b.dtype(c.tensor(0))));
+  c.set_out(0, zeros(c.b, shape_of(c.b, c.tensor("self")), c.b.dtype(c.tensor("self"))));
 }
 
 void aten_identity_copy(ConvertCtx &c) {
-  c.set_out(0, c.tensor(0));
+  c.set_out(0, c.tensor("self"));
 }
 
 void aten_to_copy(ConvertCtx &c) {
-  c.set_out(0, cast_to(c.b, c.tensor(0), out_dtype(c)));
+  c.set_out(0, cast_to(c.b, c.tensor("self"), out_dtype(c)));
 }
 
 void aten_reshape_from_tensor(ConvertCtx &c) {
-  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), cast_to(c.b, c.tensor(1), DType::Int64)}));
+  c.set_out(0,
+            c.b.op1("Reshape", {c.tensor("self"), cast_to(c.b, c.tensor("shape"), DType::Int64)}));
 }
 
 void aten_shape_as_tensor(ConvertCtx &c) {
-  c.set_out(0, shape_of(c.b, c.tensor(0)));
+  c.set_out(0, shape_of(c.b, c.tensor("self")));
 }
 
 // _dim_arange(like, dim) = arange(like.size(dim))
 void aten_dim_arange(ConvertCtx &c) {
-  int64_t d = norm_axis(c.in(1).to_int(), c.info(0).rank());
-  Val n = c.b.op1("Gather", {shape_of(c.b, c.tensor(0)), c.b.const_i64_scalar(d)},
+  int64_t d = norm_axis(c.arg<int64_t>("dim"), c.info("like").rank());
+  Val n = c.b.op1("Gather", {shape_of(c.b, c.tensor("like")), c.b.const_i64_scalar(d)},
                   {{"axis", int64_t{0}}});
   c.set_out(0, cast_to(c.b, iota(c.b, n), out_dtype(c)));
 }
@@ -165,17 +168,17 @@ void aten_broadcast_to(ConvertCtx &c) {
   if (c.out_info(0).is_static()) {
     shape = b.const_i64(c.out_info(0).sizes());
   } else {
-    shape = int_list_tensor(b, c.in(1));
+    shape = int_list_tensor(b, c.arg("size"));
     Val keep = b.op1("Less", {shape, b.const_i64_scalar(0)});
     shape = b.op1("Where", {keep, b.const_i64_scalar(1), shape});
   }
-  c.set_out(0, b.op1("Expand", {c.tensor(0), shape}));
+  c.set_out(0, b.op1("Expand", {c.tensor("self"), shape}));
 }
 
 // broadcast_tensors(tensors): Expand both ways gives the common shape step by step.
 void aten_broadcast_tensors(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  const auto &items = c.in(0).list();
+  const auto &items = c.list("tensors");
   Val shape = shape_of(b, items[0].t());
   for (size_t i = 1; i < items.size(); ++i)
     shape = shape_of(b, b.op1("Expand", {items[i].t(), shape}));
@@ -205,13 +208,14 @@ Val at_least(GraphBuilder &b, const Val &x, int n) {
   return unsqueeze(b, x, {2});      // [M, N] -> [M, N, 1]
 }
 
+// atleast_Nd(self) / atleast_Nd.Sequence(tensors).
 void emit_at_least(ConvertCtx &c, int n) {
-  if (!c.in(0).is_list()) {
-    c.set_out(0, at_least(c.b, c.tensor(0), n));
+  if (!c.takes("tensors")) {
+    c.set_out(0, at_least(c.b, c.tensor("self"), n));
     return;
   }
   std::vector<Arg> outs;
-  for (const auto &it : c.in(0).list()) {
+  for (const auto &it : c.list("tensors")) {
     Val v = at_least(c.b, it.t(), n);
     TensorInfo info;
     info.dtype = c.b.dtype(it.t());
@@ -257,14 +261,14 @@ Val random(ConvertCtx &c, bool normal, const Val *like, const Arg *size, DType t
 // rand(size, [generator,] dtype, ...) / randn
 void aten_rand(ConvertCtx &c) {
   DType dt = out_dtype(c);
-  Arg size = c.in(0);
+  Arg size = c.arg("size");
   bool normal = c.op() == "aten::randn";
   c.set_out(0, cast_to(c.b, random(c, normal, nullptr, &size, random_type(dt)), dt));
 }
 
 void aten_rand_like(ConvertCtx &c) {
   DType dt = out_dtype(c);
-  Val x = c.tensor(0);
+  Val x = c.tensor("self");
   bool normal = c.op() == "aten::randn_like";
   c.set_out(0, cast_to(c.b, random(c, normal, &x, nullptr, random_type(dt)), dt));
 }
@@ -285,17 +289,17 @@ Val random_int(ConvertCtx &c, const Val &u, const Arg &low, const Arg &high) {
 // randint(high, size, ...) / randint.low(low, high, size, ...) (+ .generator variants)
 void aten_randint(ConvertCtx &c) {
   bool low = c.overload().rfind("low", 0) == 0;
-  Arg size = c.in(low ? 2 : 1);
+  Arg size = c.arg("size");
   Val u = random(c, false, nullptr, &size, DType::Float);
-  c.set_out(0, random_int(c, u, low ? c.in(0) : Arg::of_int(0), c.in(low ? 1 : 0)));
+  c.set_out(0, random_int(c, u, low ? c.arg("low") : Arg::of_int(0), c.arg("high")));
 }
 
 // randint_like(self, high, ...) / randint_like.low_dtype(self, low, high, ...)
 void aten_randint_like(ConvertCtx &c) {
   bool low = c.overload() == "low_dtype";
-  Val x = c.tensor(0);
+  Val x = c.tensor("self");
   Val u = random(c, false, &x, nullptr, DType::Float);
-  c.set_out(0, random_int(c, u, low ? c.in(1) : Arg::of_int(0), c.in(low ? 2 : 1)));
+  c.set_out(0, random_int(c, u, low ? c.arg("low") : Arg::of_int(0), c.arg("high")));
 }
 
 // normal.Tensor_float / float_Tensor / Tensor_Tensor / float_float(mean, std, size),
@@ -305,14 +309,14 @@ void aten_normal(ConvertCtx &c) {
   DType dt = out_dtype(c);
   DType k = random_type(dt);
   bool functional = c.op() == "aten::normal_functional";
-  const Arg &mean = c.in(functional ? 1 : 0);
-  const Arg &stdv = c.in(functional ? 2 : 1);
+  const Arg &mean = c.arg("mean");
+  const Arg &stdv = c.arg("std");
   Val z;
   if (functional) {
-    Val x = c.tensor(0);
+    Val x = c.tensor("self");
     z = random(c, true, &x, nullptr, k);
   } else if (c.overload() == "float_float") {
-    Arg size = c.in(2);
+    Arg size = c.arg("size");
     z = random(c, true, nullptr, &size, k);
   } else {
     Val m = as_tensor(b, mean, k), s = as_tensor(b, stdv, k);
@@ -328,13 +332,13 @@ void aten_normal(ConvertCtx &c) {
 void aten_bernoulli(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  Val x = c.tensor(0);
+  Val x = c.tensor("self");
   Val u = random(c, false, &x, nullptr, DType::Float);
   Val p;
   if (c.op() == "aten::bernoulli" && c.overload().empty())
     p = cast_to(b, x, DType::Float);
   else
-    p = c.has(1) ? as_tensor(b, c.in(1), DType::Float) : b.const_scalar(DType::Float, 0.5);
+    p = c.has("p") ? as_tensor(b, c.arg("p"), DType::Float) : b.const_scalar(DType::Float, 0.5);
   Val y = b.op1("Less", {u, p});
   // bernoulli_(self, p) keeps self's shape even when p would broadcast wider.
   c.set_out(0, cast_to(b, y, dt));
@@ -364,12 +368,12 @@ void aten__sample_dirichlet(ConvertCtx &c) {
 // without, the Gumbel top-k trick, an exact draw without replacement.
 void aten_multinomial(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  int64_t r = c.info(0).rank();
-  Val p = cast_to(b, c.tensor(0), DType::Float);
+  int64_t r = c.info("self").rank();
+  Val p = cast_to(b, c.tensor("self"), DType::Float);
   if (r == 1)
     p = unsqueeze(b, p, {0});
-  int64_t n = c.in(1).to_int();
-  bool replacement = c.bool_or(2, false);
+  int64_t n = c.arg<int64_t>("num_samples");
+  bool replacement = c.arg<bool>("replacement", false);
   Val logp = b.op1("Log", {p});
   Val idx;
   if (replacement) {
@@ -392,8 +396,8 @@ void emit_window(ConvertCtx &c, double a0, double a1, double a2) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   DType k = DType::Float; // ONNX Runtime's Cos is float-only
-  Val len = int_scalar(b, c.in(0));
-  bool periodic = c.overload().rfind("periodic", 0) != 0 || c.in(1).to_bool();
+  Val len = int_scalar(b, c.arg("window_length"));
+  bool periodic = !c.takes("periodic") || c.arg<bool>("periodic");
   Val denom = periodic ? len : b.op1("Sub", {len, b.const_i64_scalar(1)});
   denom = cast_to(b, b.op1("Max", {denom, b.const_i64_scalar(1)}), k);
   Val phase = b.op1(
@@ -417,11 +421,11 @@ void aten_hann_window(ConvertCtx &c) {
 void aten_blackman_window(ConvertCtx &c) {
   emit_window(c, 0.42, 0.5, 0.08);
 }
-// hamming_window(length, periodic, alpha=0.54, beta=0.46)
+// hamming_window(length, periodic, alpha=0.54, beta=0.46): the overloads without alpha or beta
+// (hamming_window, .periodic, .periodic_alpha) use these defaults.
 void aten_hamming_window(ConvertCtx &c) {
-  const std::string &o = c.overload();
-  double alpha = o == "periodic_alpha" || o == "periodic_alpha_beta" ? c.in(2).to_double() : 0.54;
-  double beta = o == "periodic_alpha_beta" ? c.in(3).to_double() : 0.46;
+  double alpha = c.takes("alpha") ? c.arg<double>("alpha") : 0.54;
+  double beta = c.takes("beta") ? c.arg<double>("beta") : 0.46;
   emit_window(c, alpha, beta, 0);
 }
 
@@ -439,7 +443,7 @@ Val filled(ConvertCtx &c, const Val &shape, const Arg &value) {
 Val like_shape(ConvertCtx &c) {
   if (c.out_info(0).is_static())
     return c.b.const_i64(c.out_info(0).sizes());
-  return c.b.op1("Shape", {c.tensor(0)});
+  return c.b.op1("Shape", {c.tensor("self")});
 }
 } // namespace
 
@@ -450,39 +454,35 @@ void aten_ones_like(ConvertCtx &c) {
   c.set_out(0, filled(c, like_shape(c), Arg::of_int(1)));
 }
 void aten_full_like(ConvertCtx &c) {
-  c.set_out(0, filled(c, like_shape(c), c.in(1)));
+  c.set_out(0, filled(c, like_shape(c), c.arg("fill_value")));
 }
 
 // new_zeros(self, size) / zeros(size): the walker folds constant sizes, so the size list here
 // holds runtime values.
 void aten_new_zeros(ConvertCtx &c) {
-  size_t at = c.op() == "aten::zeros" ? 0 : 1;
-  c.set_out(0, filled(c, out_shape(c, c.in(at)), Arg::of_int(0)));
+  c.set_out(0, filled(c, out_shape(c, c.arg("size")), Arg::of_int(0)));
 }
 void aten_new_ones(ConvertCtx &c) {
-  size_t at = c.op() == "aten::ones" ? 0 : 1;
-  c.set_out(0, filled(c, out_shape(c, c.in(at)), Arg::of_int(1)));
+  c.set_out(0, filled(c, out_shape(c, c.arg("size")), Arg::of_int(1)));
 }
 void aten_new_full(ConvertCtx &c) {
-  size_t at = c.op() == "aten::full" ? 0 : 1;
-  c.set_out(0, filled(c, out_shape(c, c.in(at)), c.in(at + 1)));
+  c.set_out(0, filled(c, out_shape(c, c.arg("size")), c.arg("fill_value")));
 }
 
-// arange(end, ...), arange(start, end, ...), arange(start, end, step, ...) with runtime bounds.
+// arange(end, ...), arange.start(start, end, ...), arange.start_step(start, end, step, ...) with
+// runtime bounds.
 void aten_arange(ConvertCtx &c) {
-  size_t n = c.num_inputs();
-  size_t scalars = n == 5 ? 1 : n == 6 ? 2 : 3;
   DType dt = out_dtype(c);
-  auto scalar = [&](size_t i, double def) {
-    if (i >= scalars)
+  auto bound = [&](const char *name, double def) {
+    if (!c.takes(name))
       return c.b.const_scalar(dt, def);
-    const Arg &a = c.in(i);
+    const Arg &a = c.arg(name);
     return a.is_tensor() ? reshape(c.b, cast_to(c.b, a.t(), dt), {})
                          : c.b.const_scalar(dt, a.to_double());
   };
-  Val start = scalars == 1 ? c.b.const_scalar(dt, 0) : scalar(0, 0);
-  Val end = scalars == 1 ? scalar(0, 0) : scalar(1, 0);
-  Val step = scalar(2, 1);
+  Val start = bound("start", 0);
+  Val end = bound("end", 0);
+  Val step = bound("step", 1);
   c.set_out(0, c.b.op1("Range", {start, end, step}));
 }
 
@@ -495,47 +495,69 @@ void register_creation_ops(Registry &r) {
   r.add("aten::new_full", 11, aten_new_full, {"ConstantOfShape"});
   r.add("aten::zeros", 11, aten_new_zeros, {"ConstantOfShape"});
   r.add("aten::ones", 11, aten_new_ones, {"ConstantOfShape"});
-  r.add("aten::full", 11, aten_new_full, {"ConstantOfShape"});
-  r.add("aten::arange", 11, aten_arange, {"Range"});
-  r.add("aten::eye", 11, aten_eye, {"Range", "Equal", "Cast"});
-  r.add("aten::linspace", 11, aten_linspace, {"Range", "Where"});
+  r.add("aten::full", 11, aten_new_full, {"ConstantOfShape", "Cast", "Expand"});
+  r.add("aten::arange", 11, aten_arange, {"Range", "Reshape"});
+  r.add("aten::eye", 11, aten_eye, {"Range", "Equal", "Cast", "Reshape", "Unsqueeze"});
+  r.add(
+      "aten::linspace", 11, aten_linspace,
+      {"Range", "Where", "Add", "Cast", "Div", "Greater", "Less", "Max", "Mul", "Reshape", "Sub"});
   for (const char *op : {"aten::empty", "aten::empty_like", "aten::new_empty",
                          "aten::new_empty_strided", "aten::empty_strided"})
-    r.add(op, 11, aten_empty, {"ConstantOfShape"});
-  r.add("aten::tensor", 11, aten_tensor, {"Concat", "Cast"});
+    r.add(op, 11, aten_empty, {"ConstantOfShape", "Shape"});
+  r.add("aten::tensor", 11, aten_tensor, {"Concat", "Cast", "Reshape"});
   r.add("aten::as_tensor", 11, aten_tensor, {"Concat", "Cast"});
-  r.add("aten::scalar_tensor", 11, aten_scalar_tensor, {"Cast"});
-  r.add_with_inplace("aten::fill", 11, aten_fill, {"Expand"});
-  r.add_with_inplace("aten::copy", 11, aten_copy, {"Expand", "Cast"});
-  r.add_with_inplace("aten::zero", 11, aten_zero, {"ConstantOfShape"});
+  r.add("aten::scalar_tensor", 11, aten_scalar_tensor, {"Cast", "Reshape"});
+  r.add_with_inplace("aten::fill", 11, aten_fill,
+                     {"Expand", "Cast", "Reshape", "Shape", "Add", "And", "Div", "Equal", "Gather",
+                      "Greater", "GreaterOrEqual", "Less", "Max", "Min", "Mod", "Or", "Range",
+                      "Sub", "Where"});
+  r.add_with_inplace("aten::copy", 11, aten_copy,
+                     {"Expand", "Cast",    "Shape",          "Add",  "And",       "Div",  "Equal",
+                      "Gather", "Greater", "GreaterOrEqual", "Less", "Max",       "Min",  "Mod",
+                      "Or",     "Range",   "Reshape",        "Sub",  "Unsqueeze", "Where"});
+  r.add_with_inplace("aten::zero", 11, aten_zero,
+                     {"ConstantOfShape", "Shape", "Add", "And", "Div", "Equal", "Gather", "Greater",
+                      "GreaterOrEqual", "Less", "Max", "Min", "Mod", "Or", "Range", "Reshape",
+                      "Sub", "Where"});
   r.add("aten::lift", 11, aten_identity_copy, {});
   r.add("aten::lift_fresh", 11, aten_identity_copy, {});
   r.add("aten::lift_fresh_copy", 11, aten_identity_copy, {});
   r.add("aten::_to_copy", 11, aten_to_copy, {"Cast"});
   r.add("aten::_reshape_from_tensor", 11, aten_reshape_from_tensor, {"Reshape"});
   r.add("aten::_shape_as_tensor", 11, aten_shape_as_tensor, {"Shape"});
-  r.add("aten::_dim_arange", 11, aten_dim_arange, {"Shape", "Range"});
+  r.add("aten::_dim_arange", 11, aten_dim_arange, {"Shape", "Range", "Cast", "Gather"});
   r.add("aten::broadcast_to", 11, aten_broadcast_to, {"Expand"});
-  r.add("aten::broadcast_tensors", 11, aten_broadcast_tensors, {"Expand"});
+  r.add("aten::broadcast_tensors", 11, aten_broadcast_tensors, {"Expand", "Shape"});
   r.add("aten::atleast_1d", 11, aten_atleast_1d, {"Reshape"});
   r.add("aten::atleast_2d", 11, aten_atleast_2d, {"Reshape", "Unsqueeze"});
   r.add("aten::atleast_3d", 11, aten_atleast_3d, {"Reshape", "Unsqueeze"});
-  r.add("aten::rand", 11, aten_rand, {"RandomUniform", "RandomUniformLike"});
-  r.add("aten::randn", 11, aten_rand, {"RandomNormal", "RandomNormalLike"});
-  r.add("aten::rand_like", 11, aten_rand_like, {"RandomUniformLike"});
-  r.add("aten::randn_like", 11, aten_rand_like, {"RandomNormalLike"});
-  r.add("aten::randint", 11, aten_randint, {"RandomUniform", "Floor"});
-  r.add("aten::randint_like", 11, aten_randint_like, {"RandomUniformLike", "Floor"});
-  r.add("aten::normal", 11, aten_normal, {"RandomNormal", "RandomNormalLike"});
-  r.add("aten::normal_functional", 11, aten_normal, {"RandomNormalLike"});
-  r.add_with_inplace("aten::bernoulli", 11, aten_bernoulli, {"RandomUniformLike", "Less"});
-  r.add("aten::multinomial", 11, aten_multinomial, {"Multinomial", "TopK"});
+  r.add("aten::rand", 11, aten_rand, {"RandomUniform", "RandomUniformLike", "Cast"});
+  r.add("aten::randn", 11, aten_rand, {"RandomNormal", "RandomNormalLike", "Cast"});
+  r.add("aten::rand_like", 11, aten_rand_like, {"RandomUniformLike", "Cast"});
+  r.add("aten::randn_like", 11, aten_rand_like, {"RandomNormalLike", "Cast"});
+  r.add("aten::randint", 11, aten_randint,
+        {"RandomUniform", "Floor", "Add", "Cast", "Min", "Mul", "Sub"});
+  r.add("aten::randint_like", 11, aten_randint_like,
+        {"RandomUniformLike", "Floor", "Add", "Cast", "Min", "Mul", "Sub"});
+  r.add("aten::normal", 11, aten_normal,
+        {"RandomNormal", "RandomNormalLike", "Add", "Cast", "Mul"});
+  r.add("aten::normal_functional", 11, aten_normal, {"RandomNormalLike", "Add", "Cast", "Mul"});
+  r.add_with_inplace("aten::bernoulli", 11, aten_bernoulli, {"RandomUniformLike", "Less", "Cast"});
+  r.add("aten::multinomial", 11, aten_multinomial,
+        {"Multinomial", "TopK", "Add", "Cast", "Log", "Neg", "RandomUniformLike", "Squeeze",
+         "Unsqueeze"});
   // Refusals with a reason (see refuse_gamma_sampling).
   r.add("aten::_standard_gamma", 11, aten__standard_gamma, {});
   r.add("aten::_sample_dirichlet", 11, aten__sample_dirichlet, {});
-  r.add("aten::hann_window", 11, aten_hann_window, {"Range", "Cos"});
-  r.add("aten::hamming_window", 11, aten_hamming_window, {"Range", "Cos"});
-  r.add("aten::blackman_window", 11, aten_blackman_window, {"Range", "Cos"});
+  r.add(
+      "aten::hann_window", 11, aten_hann_window,
+      {"Range", "Cos", "Cast", "Div", "Equal", "Greater", "Max", "Mul", "Reshape", "Sub", "Where"});
+  r.add(
+      "aten::hamming_window", 11, aten_hamming_window,
+      {"Range", "Cos", "Cast", "Div", "Equal", "Greater", "Max", "Mul", "Reshape", "Sub", "Where"});
+  r.add("aten::blackman_window", 11, aten_blackman_window,
+        {"Range", "Cos", "Add", "Cast", "Div", "Equal", "Greater", "Max", "Mul", "Reshape", "Sub",
+         "Where"});
 }
 
 } // namespace torch2onnx

@@ -49,17 +49,18 @@ const ConverterFn &pick_converter(const GraphBuilder &b, const RegistryEntry &en
 
 } // namespace
 
-std::vector<Arg> call_converter(GraphBuilder &b, const RegistryEntry &entry,
-                                const NodeContext &node, std::vector<Arg> args,
-                                const std::vector<OutputSlot> &outputs) {
+std::vector<Arg> call_converter(GraphBuilder &b, const Registry &registry,
+                                const RegistryEntry &entry, const NodeContext &node,
+                                std::vector<Arg> args, const std::vector<OutputSlot> &outputs) {
   T2O_CHECK(!entry.frontend && entry.fn, "internal error: {} has no converter to call", entry.op);
   const ConverterFn &fn = pick_converter(b, entry, node, args, outputs);
   std::vector<TensorInfo> infos;
   infos.reserve(outputs.size());
   for (const auto &o : outputs)
     infos.push_back(o.info);
-  ConvertCtx ctx(b, entry.op, std::move(args), std::move(infos));
+  ConvertCtx ctx(b, entry.op, std::move(args), std::move(infos), node.arg_names);
   ctx.set_overload(node.overload);
+  ctx.set_registry(&registry);
   fn(ctx);
   // ConvertCtx::set_out rejects an output index past the node's; here: every output is bound.
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -67,6 +68,81 @@ std::vector<Arg> call_converter(GraphBuilder &b, const RegistryEntry &entry,
               "the {} converter did not produce output {} (%{})", entry.op, i,
               i < node.outputs.size() ? node.outputs[i] : "?");
   return ctx.outputs();
+}
+
+// ---- ConvertCtx: calling other converters ---------------------------------------------------
+
+namespace {
+
+enum class Pick { LikeDispatch, Real };
+
+// Runs op's converter from c's registry on `args` for outputs `infos`. `partial`: names the
+// caller did not pass read as None (scripts/check_arg_names.py checks the names passed).
+std::vector<Arg> call_from(const ConvertCtx &c, const std::string &op, std::vector<NamedArg> args,
+                           std::vector<TensorInfo> infos, const std::string &overload, Pick pick,
+                           bool partial) {
+  T2O_CHECK(c.registry(), "internal error: {} calls the converter of {} without a registry", c.op(),
+            op);
+  const RegistryEntry *entry = find_converter(*c.registry(), op, c.b.opset());
+  T2O_CHECK(entry, "internal error: {} calls {}, which has no converter at opset {}", c.op(), op,
+            c.b.opset());
+  std::vector<Arg> values;
+  std::vector<std::string> names;
+  for (auto &a : args) {
+    names.push_back(a.name);
+    values.push_back(std::move(a.value));
+  }
+  NodeContext node;
+  node.op = op;
+  node.overload = overload;
+  std::vector<OutputSlot> slots;
+  for (const auto &info : infos)
+    slots.push_back(OutputSlot{info, true});
+  const ConverterFn &fn =
+      pick == Pick::Real ? entry->fn : pick_converter(c.b, *entry, node, values, slots);
+  T2O_CHECK(fn, "internal error: {} has no converter to call", op);
+  ConvertCtx inner(c.b, op, std::move(values), std::move(infos), std::move(names));
+  inner.set_overload(overload);
+  inner.set_registry(c.registry());
+  inner.set_partial_names(partial);
+  fn(inner);
+  return inner.outputs();
+}
+
+std::vector<TensorInfo> out_infos(const ConvertCtx &c) {
+  std::vector<TensorInfo> infos;
+  for (size_t i = 0; i < c.num_outputs(); ++i)
+    infos.push_back(c.out_info(i));
+  return infos;
+}
+
+} // namespace
+
+std::vector<Arg> ConvertCtx::call(const std::string &op, std::vector<NamedArg> args,
+                                  std::vector<TensorInfo> out_infos,
+                                  const std::string &overload) const {
+  return call_from(*this, op, std::move(args), std::move(out_infos), overload, Pick::LikeDispatch,
+                   true);
+}
+
+std::vector<Arg> ConvertCtx::call_real(const std::string &op, std::vector<NamedArg> args,
+                                       std::vector<TensorInfo> out_infos,
+                                       const std::string &overload) const {
+  return call_from(*this, op, std::move(args), std::move(out_infos), overload, Pick::Real, true);
+}
+
+void ConvertCtx::forward_to(const std::string &op) {
+  std::vector<Arg> outs =
+      call_from(*this, op, named_args(), out_infos(*this), overload(), Pick::LikeDispatch, false);
+  for (size_t i = 0; i < outs.size(); ++i)
+    set_out(i, std::move(outs[i]));
+}
+
+void ConvertCtx::forward_real(const std::string &op, std::vector<NamedArg> args) {
+  std::vector<Arg> outs =
+      call_from(*this, op, std::move(args), out_infos(*this), overload(), Pick::Real, false);
+  for (size_t i = 0; i < outs.size(); ++i)
+    set_out(i, std::move(outs[i]));
 }
 
 Error node_error(const NodeContext &node, const std::exception &e) {

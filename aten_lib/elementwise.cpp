@@ -59,15 +59,15 @@ Val divide(GraphBuilder &b, const Val &x, const Val &y, DType k, const std::stri
 
 // self (op) alpha * other; `reverse` swaps the operands (rsub).
 void add_sub(ConvertCtx &c, const char *op, bool reverse) {
-  DType t = out_type(c, {0, 1});
-  double alpha = c.double_or(2, 1.0);
+  DType t = out_type(c, {"self", "other"});
+  double alpha = c.arg<double>("alpha", 1.0);
   if (t == DType::Bool) { // torch adds bools as logical or
     T2O_CHECK(std::string(op) == "Add", "{} is not defined for bool tensors", c.op());
-    c.set_out(0, op_t(c.b, t, "Or", {operand(c, 0, t), operand(c, 1, t)}));
+    c.set_out(0, op_t(c.b, t, "Or", {operand(c, "self", t), operand(c, "other", t)}));
     return;
   }
   DType k = kernel_type(t);
-  Val x = operand(c, 0, k), y = operand(c, 1, k);
+  Val x = operand(c, "self", k), y = operand(c, "other", k);
   if (reverse)
     std::swap(x, y);
   if (alpha != 1.0)
@@ -88,62 +88,64 @@ void aten_rsub(ConvertCtx &c) {
 }
 
 void aten_mul(ConvertCtx &c) {
-  DType t = out_type(c, {0, 1});
+  DType t = out_type(c, {"self", "other"});
   if (t == DType::Bool) {
-    c.set_out(0, op_t(c.b, t, "And", {operand(c, 0, t), operand(c, 1, t)}));
+    c.set_out(0, op_t(c.b, t, "And", {operand(c, "self", t), operand(c, "other", t)}));
     return;
   }
   DType k = kernel_type(t);
-  set_out_as(c, op_t(c.b, k, "Mul", {operand(c, 0, k), operand(c, 1, k)}), t);
+  set_out_as(c, op_t(c.b, k, "Mul", {operand(c, "self", k), operand(c, "other", k)}), t);
 }
 
 void aten_div(ConvertCtx &c) {
-  DType t = out_type(c, {0, 1});
+  DType t = out_type(c, {"self", "other"});
+  // div.Tensor_mode / div.Scalar_mode (and div_) take rounding_mode; true_divide does not.
   std::string mode;
-  if (c.has(2))
-    mode = c.in(2).str();
+  if (c.takes("rounding_mode") && c.has("rounding_mode"))
+    mode = c.arg<std::string>("rounding_mode");
   // True division of integers gives float; LibTorch recorded that as the output dtype.
   if (mode.empty() && !is_floating(t))
     t = DType::Float;
   DType k = kernel_type(t);
-  set_out_as(c, divide(c.b, operand(c, 0, k), operand(c, 1, k), k, mode), t);
+  set_out_as(c, divide(c.b, operand(c, "self", k), operand(c, "other", k), k, mode), t);
 }
 
 void aten_floor_divide(ConvertCtx &c) {
-  DType t = out_type(c, {0, 1});
+  DType t = out_type(c, {"self", "other"});
   DType k = kernel_type(t);
-  set_out_as(c, divide(c.b, operand(c, 0, k), operand(c, 1, k), k, "floor"), t);
+  set_out_as(c, divide(c.b, operand(c, "self", k), operand(c, "other", k), k, "floor"), t);
 }
 
 void aten_remainder(ConvertCtx &c) {
-  DType t = out_type(c, {0, 1});
+  DType t = out_type(c, {"self", "other"});
   DType k = kernel_type(t);
-  set_out_as(c, py_mod(c.b, operand(c, 0, k), operand(c, 1, k), k), t);
+  set_out_as(c, py_mod(c.b, operand(c, "self", k), operand(c, "other", k), k), t);
 }
 
 void aten_fmod(ConvertCtx &c) {
-  DType t = out_type(c, {0, 1});
+  DType t = out_type(c, {"self", "other"});
   DType k = kernel_type(t);
-  Val y = op_t(c.b, k, "Mod", {operand(c, 0, k), operand(c, 1, k)}, {{"fmod", int64_t{1}}});
+  Val y =
+      op_t(c.b, k, "Mod", {operand(c, "self", k), operand(c, "other", k)}, {{"fmod", int64_t{1}}});
   set_out_as(c, y, t);
 }
 
 void aten_pow(ConvertCtx &c) {
-  DType t = out_type(c, {0, 1});
+  DType t = out_type(c, {"self", "exponent"});
   DType k = kernel_type(t);
-  set_out_as(c, op_t(c.b, k, "Pow", {operand(c, 0, k), operand(c, 1, k)}), t);
+  set_out_as(c, op_t(c.b, k, "Pow", {operand(c, "self", k), operand(c, "exponent", k)}), t);
 }
 
 void aten_minimum(ConvertCtx &c) {
-  DType t = out_type(c, {0, 1});
+  DType t = out_type(c, {"self", "other"});
   DType k = kernel_type(t);
-  set_out_as(c, op_t(c.b, k, "Min", {operand(c, 0, k), operand(c, 1, k)}), t);
+  set_out_as(c, op_t(c.b, k, "Min", {operand(c, "self", k), operand(c, "other", k)}), t);
 }
 
 void aten_maximum(ConvertCtx &c) {
-  DType t = out_type(c, {0, 1});
+  DType t = out_type(c, {"self", "other"});
   DType k = kernel_type(t);
-  set_out_as(c, op_t(c.b, k, "Max", {operand(c, 0, k), operand(c, 1, k)}), t);
+  set_out_as(c, op_t(c.b, k, "Max", {operand(c, "self", k), operand(c, "other", k)}), t);
 }
 
 // ---- unary math ---------------------------------------------------------------------------
@@ -152,9 +154,9 @@ namespace {
 
 // One ONNX op applied in the output dtype (integer inputs of exp/sin/... become float first).
 void unary(ConvertCtx &c, const char *op) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   DType k = kernel_type(t);
-  set_out_as(c, op_t(c.b, k, op, {operand(c, 0, k)}), t);
+  set_out_as(c, op_t(c.b, k, op, {operand(c, "self", k)}), t);
 }
 
 } // namespace
@@ -209,37 +211,37 @@ void aten_cosh(ConvertCtx &c) {
 }
 
 void aten_rsqrt(ConvertCtx &c) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   DType k = kernel_type(t);
-  Val s = op_t(c.b, k, "Sqrt", {operand(c, 0, k)});
+  Val s = op_t(c.b, k, "Sqrt", {operand(c, "self", k)});
   set_out_as(c, op_t(c.b, k, "Reciprocal", {s}), t);
 }
 
 void aten_log2(ConvertCtx &c) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   DType k = kernel_type(t);
-  Val l = op_t(c.b, k, "Log", {operand(c, 0, k)});
+  Val l = op_t(c.b, k, "Log", {operand(c, "self", k)});
   set_out_as(c, op_t(c.b, k, "Div", {l, scalar(c.b, k, std::log(2.0))}), t);
 }
 
 void aten_log1p(ConvertCtx &c) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   DType k = kernel_type(t);
-  Val x1 = op_t(c.b, k, "Add", {operand(c, 0, k), scalar(c.b, k, 1.0)});
+  Val x1 = op_t(c.b, k, "Add", {operand(c, "self", k), scalar(c.b, k, 1.0)});
   set_out_as(c, op_t(c.b, k, "Log", {x1}), t);
 }
 
 void aten_expm1(ConvertCtx &c) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   DType k = kernel_type(t);
-  Val e = op_t(c.b, k, "Exp", {operand(c, 0, k)});
+  Val e = op_t(c.b, k, "Exp", {operand(c, "self", k)});
   set_out_as(c, op_t(c.b, k, "Sub", {e, scalar(c.b, k, 1.0)}), t);
 }
 
 void aten_square(ConvertCtx &c) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   DType k = kernel_type(t);
-  Val x = operand(c, 0, k);
+  Val x = operand(c, "self", k);
   set_out_as(c, op_t(c.b, k, "Mul", {x, x}), t);
 }
 
@@ -247,9 +249,9 @@ namespace {
 
 // f(x) in the output dtype, for ops built from a few ONNX nodes.
 template <typename F> void unary_with(ConvertCtx &c, F f) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   DType k = kernel_type(t);
-  set_out_as(c, f(operand(c, 0, k), k), t);
+  set_out_as(c, f(operand(c, "self", k), k), t);
 }
 
 } // namespace
@@ -321,13 +323,13 @@ void aten_frac(ConvertCtx &c) {
 // self + value * t1 (op) t2, for addcmul / addcdiv.
 namespace {
 void addc(ConvertCtx &c, const char *op) {
-  DType t = out_type(c, {0, 1, 2});
+  DType t = out_type(c, {"self", "tensor1", "tensor2"});
   DType k = kernel_type(t);
-  Val prod = op_t(c.b, k, op, {operand(c, 1, k), operand(c, 2, k)});
-  double value = c.double_or(3, 1.0);
+  Val prod = op_t(c.b, k, op, {operand(c, "tensor1", k), operand(c, "tensor2", k)});
+  double value = c.arg<double>("value", 1.0);
   if (value != 1.0)
     prod = op_t(c.b, k, "Mul", {prod, scalar(c.b, k, value)});
-  set_out_as(c, op_t(c.b, k, "Add", {operand(c, 0, k), prod}), t);
+  set_out_as(c, op_t(c.b, k, "Add", {operand(c, "self", k), prod}), t);
 }
 } // namespace
 
@@ -340,11 +342,11 @@ void aten_addcdiv(ConvertCtx &c) {
 
 // lerp(self, end, weight) = self + weight * (end - self)
 void aten_lerp(ConvertCtx &c) {
-  DType t = out_type(c, {0, 1});
+  DType t = out_type(c, {"self", "end"});
   DType k = kernel_type(t);
-  Val x = operand(c, 0, k);
-  Val diff = op_t(c.b, k, "Sub", {operand(c, 1, k), x});
-  Val step = op_t(c.b, k, "Mul", {diff, operand(c, 2, k)});
+  Val x = operand(c, "self", k);
+  Val diff = op_t(c.b, k, "Sub", {operand(c, "end", k), x});
+  Val step = op_t(c.b, k, "Mul", {diff, operand(c, "weight", k)});
   set_out_as(c, op_t(c.b, k, "Add", {x, step}), t);
 }
 
@@ -352,13 +354,13 @@ namespace {
 
 // Floor/Ceil/Round/trunc leave integers unchanged (LibTorch returns a copy).
 void rounding(ConvertCtx &c, const char *op) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   if (!is_floating(t)) {
-    c.set_out(0, cast_to(c.b, c.tensor(0), t));
+    c.set_out(0, cast_to(c.b, c.tensor("self"), t));
     return;
   }
   DType k = kernel_type(t);
-  Val x = operand(c, 0, k);
+  Val x = operand(c, "self", k);
   set_out_as(c, std::string(op) == "Trunc" ? trunc_float(c.b, x, k) : op_t(c.b, k, op, {x}), t);
 }
 
@@ -375,8 +377,8 @@ void aten_trunc(ConvertCtx &c) {
 }
 
 void aten_round(ConvertCtx &c) {
-  int64_t decimals = c.int_or(1, 0);
-  DType t = out_type(c, {0});
+  int64_t decimals = c.takes("decimals") ? c.arg<int64_t>("decimals") : 0;
+  DType t = out_type(c, {"self"});
   if (decimals == 0 || !is_floating(t)) {
     rounding(c, "Round");
     return;
@@ -386,7 +388,7 @@ void aten_round(ConvertCtx &c) {
   double p = std::pow(10.0, static_cast<double>(std::llabs(decimals)));
   const char *in_op = decimals > 0 ? "Mul" : "Div";
   const char *back_op = decimals > 0 ? "Div" : "Mul";
-  Val s = op_t(c.b, k, in_op, {operand(c, 0, k), scalar(c.b, k, p)});
+  Val s = op_t(c.b, k, in_op, {operand(c, "self", k), scalar(c.b, k, p)});
   Val r = op_t(c.b, k, "Round", {s});
   set_out_as(c, op_t(c.b, k, back_op, {r, scalar(c.b, k, p)}), t);
 }
@@ -395,17 +397,19 @@ void aten_round(ConvertCtx &c) {
 
 namespace {
 
-// clamp with optional bounds at inputs lo/hi (either may be None; -1 means absent).
-void clamp_impl(ConvertCtx &c, int lo, int hi) {
-  bool has_lo = lo >= 0 && c.has(lo), has_hi = hi >= 0 && c.has(hi);
-  DType t = out_type(c, {0});
+// clamp(self, min, max) / clamp_min(self, min) / clamp_max(self, max): the bounds the schema has
+// (either may be None).
+void clamp_impl(ConvertCtx &c) {
+  const char *lo = "min", *hi = "max";
+  bool has_lo = c.takes(lo) && c.has(lo), has_hi = c.takes(hi) && c.has(hi);
+  DType t = out_type(c, {"self"});
   DType k = kernel_type(t);
-  Val x = operand(c, 0, k);
+  Val x = operand(c, "self", k);
   T2O_CHECK(has_lo || has_hi, "{} needs at least one of min and max (both are None)", c.op());
-  bool tensor_bounds = (has_lo && c.in(lo).is_tensor()) || (has_hi && c.in(hi).is_tensor());
+  bool tensor_bounds = (has_lo && c.arg(lo).is_tensor()) || (has_hi && c.arg(hi).is_tensor());
   if (!tensor_bounds) {
-    Val mn = has_lo ? scalar(c.b, k, c.in(lo).to_double()) : Val{};
-    Val mx = has_hi ? scalar(c.b, k, c.in(hi).to_double()) : Val{};
+    Val mn = has_lo ? scalar(c.b, k, c.arg<double>(lo)) : Val{};
+    Val mx = has_hi ? scalar(c.b, k, c.arg<double>(hi)) : Val{};
     std::vector<Val> ins = {x, mn, mx};
     if (!has_hi)
       ins.pop_back();
@@ -424,13 +428,7 @@ void clamp_impl(ConvertCtx &c, int lo, int hi) {
 } // namespace
 
 void aten_clamp(ConvertCtx &c) {
-  clamp_impl(c, 1, 2);
-}
-void aten_clamp_min(ConvertCtx &c) {
-  clamp_impl(c, 1, -1);
-}
-void aten_clamp_max(ConvertCtx &c) {
-  clamp_impl(c, -1, 1);
+  clamp_impl(c);
 }
 
 // ---- selection ----------------------------------------------------------------------------------
@@ -449,9 +447,9 @@ namespace {
 // index tensor per dim (e.g. `torch.where(scores > thresh)[0]` in detection post-processing).
 void where_condition(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  const TensorInfo &info = c.info(0);
+  const TensorInfo &info = c.info("condition");
   T2O_CHECK(info.has_rank(), "aten::where(condition) needs the condition's rank");
-  Val cond = cast_to(b, c.tensor(0), DType::Bool);
+  Val cond = cast_to(b, c.tensor("condition"), DType::Bool);
   int64_t rank = info.rank();
   if (rank == 0)
     cond = unsqueeze(b, cond, {0});                  // torch treats a 0-d condition as 1-d
@@ -466,24 +464,21 @@ void where_condition(ConvertCtx &c) {
 
 } // namespace
 
+// where(condition) / where.self(condition, self, other) (also .ScalarSelf, .ScalarOther, .Scalar).
 void aten_where(ConvertCtx &c) {
-  if (c.num_inputs() == 1)
+  if (!c.takes("self"))
     return where_condition(c);
-  T2O_CHECK(c.num_inputs() == 3,
-            "aten::where with only a condition (torch.nonzero(..., as_tuple=True)) is not "
-            "supported; got {} arguments",
-            c.num_inputs());
-  DType t = out_type(c, {1, 2});
+  DType t = out_type(c, {"self", "other"});
   DType k = where_type(t);
-  Val cond = operand(c, 0, DType::Bool);
-  set_out_as(c, op_t(c.b, k, "Where", {cond, operand(c, 1, k), operand(c, 2, k)}), t);
+  Val cond = operand(c, "condition", DType::Bool);
+  set_out_as(c, op_t(c.b, k, "Where", {cond, operand(c, "self", k), operand(c, "other", k)}), t);
 }
 
 void aten_masked_fill(ConvertCtx &c) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   DType k = where_type(t);
-  Val mask = operand(c, 1, DType::Bool);
-  set_out_as(c, op_t(c.b, k, "Where", {mask, operand(c, 2, k), operand(c, 0, k)}), t);
+  Val mask = operand(c, "mask", DType::Bool);
+  set_out_as(c, op_t(c.b, k, "Where", {mask, operand(c, "value", k), operand(c, "self", k)}), t);
 }
 
 // ---- comparisons and logic ----------------------------------------------------------------------
@@ -492,11 +487,11 @@ namespace {
 
 // Compares in the promoted dtype; `negate` turns Equal into "not equal".
 void compare(ConvertCtx &c, const char *op, bool negate = false) {
-  DType p = result_type(c, {0, 1});
+  DType p = result_type(c, {"self", "other"});
   DType k = p == DType::Bool && std::string(op) == "Equal" ? p : kernel_type(p);
   if (k == DType::Bool && std::string(op) != "Equal")
     k = DType::Int32;
-  Val y = op_t(c.b, DType::Bool, op, {operand(c, 0, k), operand(c, 1, k)});
+  Val y = op_t(c.b, DType::Bool, op, {operand(c, "self", k), operand(c, "other", k)});
   if (negate)
     y = op_t(c.b, DType::Bool, "Not", {y});
   DType t = c.out_info(0).dtype; // in-place variants keep self's dtype
@@ -504,7 +499,8 @@ void compare(ConvertCtx &c, const char *op, bool negate = false) {
 }
 
 void logical(ConvertCtx &c, const char *op) {
-  Val y = op_t(c.b, DType::Bool, op, {operand(c, 0, DType::Bool), operand(c, 1, DType::Bool)});
+  Val y = op_t(c.b, DType::Bool, op,
+               {operand(c, "self", DType::Bool), operand(c, "other", DType::Bool)});
   DType t = c.out_info(0).dtype;
   set_out_as(c, y, t == DType::Undefined ? DType::Bool : t);
 }
@@ -541,15 +537,15 @@ void aten_logical_xor(ConvertCtx &c) {
 }
 
 void aten_logical_not(ConvertCtx &c) {
-  Val y = op_t(c.b, DType::Bool, "Not", {operand(c, 0, DType::Bool)});
+  Val y = op_t(c.b, DType::Bool, "Not", {operand(c, "self", DType::Bool)});
   DType t = c.out_info(0).dtype;
   set_out_as(c, y, t == DType::Undefined ? DType::Bool : t);
 }
 
 void aten_bitwise_not(ConvertCtx &c) {
-  DType t = out_type(c, {0});
+  DType t = out_type(c, {"self"});
   if (t == DType::Bool) {
-    c.set_out(0, op_t(c.b, t, "Not", {operand(c, 0, t)}));
+    c.set_out(0, op_t(c.b, t, "Not", {operand(c, "self", t)}));
     return;
   }
   T2O_CHECK(is_int(t), "bitwise_not needs a bool or integer tensor, got {}", dtype_name(t));
@@ -558,17 +554,17 @@ void aten_bitwise_not(ConvertCtx &c) {
   double all_ones = t == DType::UInt8 ? 255.0 : -1.0;
   T2O_CHECK(t != DType::UInt16 && t != DType::UInt32 && t != DType::UInt64,
             "bitwise_not on {} is not supported", dtype_name(t));
-  set_out_as(c, op_t(c.b, k, "Sub", {scalar(c.b, k, all_ones), operand(c, 0, k)}), t);
+  set_out_as(c, op_t(c.b, k, "Sub", {scalar(c.b, k, all_ones), operand(c, "self", k)}), t);
 }
 
 void aten_isnan(ConvertCtx &c) {
-  DType in = c.b.has_info(c.tensor(0)) ? c.b.dtype(c.tensor(0)) : DType::Float;
+  DType in = c.b.has_info(c.tensor("self")) ? c.b.dtype(c.tensor("self")) : DType::Float;
   if (is_floating(in)) {
-    c.set_out(0, op_t(c.b, DType::Bool, "IsNaN", {operand(c, 0, kernel_type(in))}));
+    c.set_out(0, op_t(c.b, DType::Bool, "IsNaN", {operand(c, "self", kernel_type(in))}));
     return;
   }
   // Integers are never NaN: all false, in the input's shape.
-  Val shape = c.b.op1("Shape", {c.tensor(0)});
+  Val shape = c.b.op1("Shape", {c.tensor("self")});
   c.set_out(0, op_t(c.b, DType::Bool, "ConstantOfShape", {shape},
                     {{"value", TensorData::boolean({false}, {1})}}));
 }
@@ -577,14 +573,14 @@ namespace {
 
 // IsInf / IsNaN tests on floats; integers are never inf or NaN.
 void float_test(ConvertCtx &c, bool finite) {
-  DType in = c.b.has_info(c.tensor(0)) ? c.b.dtype(c.tensor(0)) : DType::Float;
+  DType in = c.b.has_info(c.tensor("self")) ? c.b.dtype(c.tensor("self")) : DType::Float;
   if (!is_floating(in)) {
-    Val shape = c.b.op1("Shape", {c.tensor(0)});
+    Val shape = c.b.op1("Shape", {c.tensor("self")});
     c.set_out(0, op_t(c.b, DType::Bool, "ConstantOfShape", {shape},
                       {{"value", TensorData::boolean({finite}, {1})}}));
     return;
   }
-  Val x = operand(c, 0, kernel_type(in));
+  Val x = operand(c, "self", kernel_type(in));
   Val inf = op_t(c.b, DType::Bool, "IsInf", {x});
   if (!finite) {
     c.set_out(0, inf);
@@ -603,27 +599,42 @@ void aten_isfinite(ConvertCtx &c) {
   float_test(c, true);
 }
 
-void register_elementwise_ops(Registry &r) {
-  r.add_with_inplace("aten::add", 11, aten_add, {"Add", "Mul"});
-  r.add_with_inplace("aten::sub", 11, aten_sub, {"Sub", "Mul"});
+namespace {
+
+// Arithmetic with two operands and its relatives.
+void register_arithmetic(Registry &r) {
+  r.add_with_inplace("aten::add", 11, aten_add,
+                     {"Add", "Mul",   "Cast",   "Or",      "SequenceInsert", "Unsqueeze", "And",
+                      "Div", "Equal", "Gather", "Greater", "GreaterOrEqual", "Less",      "Max",
+                      "Min", "Mod",   "Range",  "Reshape", "Shape",          "Sub",       "Where"});
+  r.add_with_inplace("aten::sub", 11, aten_sub, {"Sub", "Mul", "Unsqueeze"});
   r.add("aten::rsub", 11, aten_rsub, {"Sub", "Mul"});
-  r.add_with_inplace("aten::mul", 11, aten_mul, {"Mul"});
-  r.add_with_inplace("aten::div", 11, aten_div, {"Div", "Floor", "Mod"});
-  r.add_with_inplace("aten::true_divide", 11, aten_div, {"Div"});
-  r.add_with_inplace("aten::floor_divide", 11, aten_floor_divide, {"Div", "Floor", "Mod"});
-  r.add_with_inplace("aten::remainder", 11, aten_remainder, {"Mod", "Where"});
+  r.add_with_inplace("aten::mul", 11, aten_mul, {"Mul", "And", "Cast", "Unsqueeze"});
+  r.add_with_inplace(
+      "aten::div", 11, aten_div,
+      {"Div", "Floor", "Mod", "Add", "Cast", "Ceil", "Less", "Sub", "Unsqueeze", "Where"});
+  r.add_with_inplace("aten::true_divide", 11, aten_div, {"Div", "Cast"});
+  r.add_with_inplace("aten::floor_divide", 11, aten_floor_divide, {"Div", "Floor", "Mod", "Sub"});
+  r.add_with_inplace("aten::remainder", 11, aten_remainder,
+                     {"Mod", "Where", "Add", "And", "Equal", "Less", "Not", "Xor"});
   r.add_with_inplace("aten::fmod", 11, aten_fmod, {"Mod"});
-  r.add_with_inplace("aten::pow", 11, aten_pow, {"Pow"});
+  r.add_with_inplace("aten::pow", 11, aten_pow,
+                     {"Pow", "Add", "Atan", "Cast", "Div", "Equal", "Gather", "Less", "Mul",
+                      "ReduceSumSquare", "Sign", "Sqrt", "Sub", "Unsqueeze", "Where"});
   r.add("aten::minimum", 11, aten_minimum, {"Min"});
-  r.add("aten::maximum", 11, aten_maximum, {"Max"});
+  r.add("aten::maximum", 11, aten_maximum, {"Max", "Cast"});
+}
+
+// Functions of one tensor, then clamps.
+void register_unary(Registry &r) {
   r.add_with_inplace("aten::neg", 11, aten_neg, {"Neg"});
-  r.add_with_inplace("aten::abs", 11, aten_abs, {"Abs"});
-  r.add_with_inplace("aten::exp", 11, aten_exp, {"Exp"});
+  r.add_with_inplace("aten::abs", 11, aten_abs, {"Abs", "Cast"});
+  r.add_with_inplace("aten::exp", 11, aten_exp, {"Exp", "Cast", "Gather", "Unsqueeze"});
   r.add_with_inplace("aten::expm1", 11, aten_expm1, {"Exp", "Sub"});
   r.add_with_inplace("aten::log", 11, aten_log, {"Log"});
   r.add_with_inplace("aten::log2", 11, aten_log2, {"Log", "Div"});
   r.add_with_inplace("aten::log1p", 11, aten_log1p, {"Add", "Log"});
-  r.add_with_inplace("aten::sqrt", 11, aten_sqrt, {"Sqrt"});
+  r.add_with_inplace("aten::sqrt", 11, aten_sqrt, {"Sqrt", "Cast"});
   r.add_with_inplace("aten::rsqrt", 11, aten_rsqrt, {"Sqrt", "Reciprocal"});
   r.add_with_inplace("aten::reciprocal", 11, aten_reciprocal, {"Reciprocal"});
   r.add_with_inplace("aten::square", 11, aten_square, {"Mul"});
@@ -639,26 +650,31 @@ void register_elementwise_ops(Registry &r) {
   r.add_with_inplace("aten::cosh", 11, aten_cosh, {"Cosh"});
   r.add_with_inplace("aten::floor", 11, aten_floor, {"Floor"});
   r.add_with_inplace("aten::ceil", 11, aten_ceil, {"Ceil"});
-  r.add_with_inplace("aten::trunc", 11, aten_trunc, {"Ceil", "Floor", "Where"});
+  r.add_with_inplace("aten::trunc", 11, aten_trunc, {"Ceil", "Floor", "Where", "Less"});
   r.add_with_inplace("aten::round", 11, aten_round, {"Round", "Mul", "Div"});
-  r.add_with_inplace("aten::clamp", 11, aten_clamp, {"Clip", "Max", "Min"});
+  r.add_with_inplace("aten::clamp", 11, aten_clamp,
+                     {"Clip", "Max", "Min", "Greater", "Identity", "Less", "Where"});
   r.add_with_inplace("aten::clip", 11, aten_clamp, {"Clip", "Max", "Min"});
-  r.add_with_inplace("aten::clamp_min", 11, aten_clamp_min, {"Clip", "Max"});
-  r.add_with_inplace("aten::clamp_max", 11, aten_clamp_max, {"Clip", "Min"});
-  r.add("aten::where", 11, aten_where, {"Where"});
+  r.add_with_inplace("aten::clamp_min", 11, aten_clamp, {"Clip", "Max"});
+  r.add_with_inplace("aten::clamp_max", 11, aten_clamp, {"Clip", "Min"});
+}
+
+// Selection, comparisons and logic, special functions.
+void register_selection_and_logic(Registry &r) {
+  r.add("aten::where", 11, aten_where, {"Where", "Cast", "NonZero", "Gather", "Unsqueeze"});
   r.add_with_inplace("aten::masked_fill", 11, aten_masked_fill, {"Where"});
-  r.add_with_inplace("aten::eq", 11, aten_eq, {"Equal"});
-  r.add_with_inplace("aten::ne", 11, aten_ne, {"Equal", "Not"});
-  r.add_with_inplace("aten::lt", 11, aten_lt, {"Less"});
-  r.add_with_inplace("aten::le", 11, aten_le, {"LessOrEqual"});
-  r.add_with_inplace("aten::gt", 11, aten_gt, {"Greater"});
-  r.add_with_inplace("aten::ge", 11, aten_ge, {"GreaterOrEqual"});
-  r.add_with_inplace("aten::logical_and", 11, aten_logical_and, {"And"});
-  r.add_with_inplace("aten::logical_or", 11, aten_logical_or, {"Or"});
-  r.add_with_inplace("aten::logical_xor", 11, aten_logical_xor, {"Xor"});
-  r.add_with_inplace("aten::logical_not", 11, aten_logical_not, {"Not"});
-  r.add_with_inplace("aten::bitwise_not", 11, aten_bitwise_not, {"Not", "Sub"});
-  r.add("aten::isnan", 11, aten_isnan, {"IsNaN", "ConstantOfShape"});
+  r.add_with_inplace("aten::eq", 11, aten_eq, {"Equal", "Cast"});
+  r.add_with_inplace("aten::ne", 11, aten_ne, {"Equal", "Not", "Cast"});
+  r.add_with_inplace("aten::lt", 11, aten_lt, {"Less", "Cast"});
+  r.add_with_inplace("aten::le", 11, aten_le, {"LessOrEqual", "Cast", "Equal", "Less", "Or"});
+  r.add_with_inplace("aten::gt", 11, aten_gt, {"Greater", "Cast"});
+  r.add_with_inplace("aten::ge", 11, aten_ge, {"GreaterOrEqual", "Cast", "Equal", "Greater", "Or"});
+  r.add_with_inplace("aten::logical_and", 11, aten_logical_and, {"And", "Cast"});
+  r.add_with_inplace("aten::logical_or", 11, aten_logical_or, {"Or", "Cast"});
+  r.add_with_inplace("aten::logical_xor", 11, aten_logical_xor, {"Xor", "Cast"});
+  r.add_with_inplace("aten::logical_not", 11, aten_logical_not, {"Not", "Cast"});
+  r.add_with_inplace("aten::bitwise_not", 11, aten_bitwise_not, {"Not", "Sub", "Cast"});
+  r.add("aten::isnan", 11, aten_isnan, {"IsNaN", "ConstantOfShape", "Shape"});
   r.add_with_inplace("aten::asinh", 11, aten_asinh, {"Asinh"});
   r.add_with_inplace("aten::acosh", 11, aten_acosh, {"Acosh"});
   r.add_with_inplace("aten::atanh", 11, aten_atanh, {"Atanh"});
@@ -667,16 +683,27 @@ void register_elementwise_ops(Registry &r) {
   r.add_with_inplace("aten::erfc", 11, aten_erfc, {"Erf", "Sub"});
   r.add("aten::special_erf", 11, aten_erf, {"Erf"});
   r.add("aten::special_erfc", 11, aten_erfc, {"Erf", "Sub"});
-  r.add("aten::special_erfcx", 11, aten_special_erfcx, {"Erf", "Exp", "Div", "Where"});
+  r.add("aten::special_erfcx", 11, aten_special_erfcx,
+        {"Erf", "Exp", "Div", "Where", "Add", "Equal", "Greater", "GreaterOrEqual", "Max", "Mul",
+         "Or", "Sub"});
   r.add("aten::special_expm1", 11, aten_expm1, {"Exp", "Sub"});
   r.add_with_inplace("aten::deg2rad", 11, aten_deg2rad, {"Mul"});
   r.add_with_inplace("aten::rad2deg", 11, aten_rad2deg, {"Mul"});
-  r.add_with_inplace("aten::frac", 11, aten_frac, {"Sub", "Floor", "Ceil", "Where"});
+  r.add_with_inplace("aten::frac", 11, aten_frac, {"Sub", "Floor", "Ceil", "Where", "Less"});
   r.add_with_inplace("aten::addcmul", 11, aten_addcmul, {"Mul", "Add"});
   r.add_with_inplace("aten::addcdiv", 11, aten_addcdiv, {"Div", "Mul", "Add"});
   r.add_with_inplace("aten::lerp", 11, aten_lerp, {"Sub", "Mul", "Add"});
   r.add("aten::isinf", 11, aten_isinf, {"IsInf"});
-  r.add("aten::isfinite", 11, aten_isfinite, {"IsInf", "IsNaN", "Or", "Not"});
+  r.add("aten::isfinite", 11, aten_isfinite,
+        {"IsInf", "IsNaN", "Or", "Not", "ConstantOfShape", "Shape"});
+}
+
+} // namespace
+
+void register_elementwise_ops(Registry &r) {
+  register_arithmetic(r);
+  register_unary(r);
+  register_selection_and_logic(r);
 }
 
 } // namespace torch2onnx

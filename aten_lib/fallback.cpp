@@ -60,8 +60,9 @@ ConverterFn fallback_converter(const std::string &domain, const std::string &op,
     std::vector<Val> inputs;
     std::vector<Attr> attrs;
     attrs.emplace_back("torch_op", torch_op);
-    for (size_t i = 0; i < c.num_inputs(); ++i) {
-      const Arg &a = c.in(i);
+    // Every argument in schema order, alike: c.args() rather than reads by name.
+    for (size_t i = 0; i < c.args().size(); ++i) {
+      const Arg &a = c.args()[i];
       std::string name = i < args.size() ? args[i].name : fmt::format("arg{}", i);
       bool tensor_arg = i < args.size() && args[i].tensor;
       if (a.is_tensor()) { // a tensor, or a number known only at run time (a 0-d tensor)

@@ -6,8 +6,6 @@
 
 namespace torch2onnx {
 
-void aten_grid_sampler_decomposed(ConvertCtx &c);
-
 namespace {
 
 struct Sampler {
@@ -45,16 +43,18 @@ struct Sampler {
 
 } // namespace
 
+// grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
+//              bool align_corners)
 void aten_grid_sampler_decomposed(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  const TensorInfo &info = c.info(0);
+  const TensorInfo &info = c.info("input");
   T2O_CHECK(info.rank() == 4, "{}: only 4-D inputs are supported, got {}", c.op(), info.str());
   T2O_CHECK((*info.shape)[2].is_static() && (*info.shape)[3].is_static(),
             "{} at opset {} needs static height and width (got {}); GridSample (opset 16) does "
             "not",
             c.op(), b.opset(), info.str());
-  int64_t mode = c.in(2).to_int(), pad = c.in(3).to_int();
-  bool align = c.in(4).to_bool();
+  int64_t mode = c.arg<int64_t>("interpolation_mode"), pad = c.arg<int64_t>("padding_mode");
+  bool align = c.arg<bool>("align_corners");
   T2O_CHECK(mode >= 0 && mode <= 1 && pad >= 0 && pad <= 1,
             "{} with {} at opset {} has no exact decomposition; use --opset 16 (GridSample)",
             c.op(),
@@ -62,9 +62,9 @@ void aten_grid_sampler_decomposed(ConvertCtx &c) {
             : pad == 2 ? "reflection padding"
                        : "this mode",
             b.opset());
-  Val x = c.tensor(0);
+  Val x = c.tensor("input");
   DType dt = b.dtype(x);
-  Val grid = cast_to(b, c.tensor(1), dt);
+  Val grid = cast_to(b, c.tensor("grid"), dt);
   Val sx = b.op1("Shape", {x}), sg = b.op1("Shape", {grid});
   Sampler sm{b,
              dt,
@@ -107,6 +107,15 @@ void aten_grid_sampler_decomposed(ConvertCtx &c) {
   out = b.op1("Add", {out, sm.read(x0, y1, b.op1("Mul", {wx0, wy1}))});
   out = b.op1("Add", {out, sm.read(x1, y1, b.op1("Mul", {wx1, wy1}))});
   c.set_out(0, out);
+}
+
+void register_grid_sampler_decomposed(Registry &r) {
+  r.add("aten::grid_sampler", 11, aten_grid_sampler_decomposed,
+        {"GatherElements", "Floor", "Round", "Clip", "Mul", "Add", "And", "Cast", "Concat", "Div",
+         "Expand", "Gather", "GreaterOrEqual", "LessOrEqual", "Reshape", "Shape", "Slice", "Sub",
+         "Unsqueeze"});
+  r.add("aten::grid_sampler_2d", 11, aten_grid_sampler_decomposed,
+        {"GatherElements", "Floor", "Round", "Clip", "Mul", "Add"});
 }
 
 } // namespace torch2onnx

@@ -36,8 +36,8 @@ Val as_tensor(GraphBuilder &b, const Arg &a, DType dtype) {
   return b.const_scalar(dtype, a.to_double());
 }
 
-Val operand(const ConvertCtx &c, size_t i, DType t) {
-  return as_tensor(c.b, c.in(i), t);
+Val operand(const ConvertCtx &c, std::string_view name, DType t) {
+  return as_tensor(c.b, c.arg(name), t);
 }
 
 Val unsqueeze(GraphBuilder &b, const Val &v, const std::vector<int64_t> &axes) {
@@ -126,9 +126,9 @@ DType out_dtype(const ConvertCtx &c, size_t i) {
   DType t = c.out_info(i).dtype;
   if (t != DType::Undefined)
     return t;
-  for (size_t k = 0; k < c.num_inputs(); ++k)
-    if (c.in(k).is_tensor())
-      return c.b.dtype(c.tensor(k));
+  for (const Arg &a : c.args())
+    if (a.is_tensor())
+      return c.b.dtype(a.t());
   return DType::Float;
 }
 
@@ -165,9 +165,9 @@ Val int_list_tensor(GraphBuilder &b, const Arg &list) {
   return b.op1("Concat", parts, {{"axis", int64_t{0}}});
 }
 
-int64_t rank_of(const ConvertCtx &c, size_t i) {
-  int64_t r = c.info(i).rank();
-  T2O_CHECK(r >= 0, "{} needs the rank of input {}, which is unknown", c.op(), i);
+int64_t rank_of(const ConvertCtx &c, std::string_view name) {
+  int64_t r = c.info(name).rank();
+  T2O_CHECK(r >= 0, "{} needs the rank of {}, which is unknown", c.op(), name);
   return r;
 }
 
@@ -177,8 +177,8 @@ int64_t static_size(const TensorInfo &info, int64_t d, std::string_view what) {
   return (*info.shape)[d].value;
 }
 
-int64_t static_dim(const ConvertCtx &c, size_t i, int64_t d) {
-  return static_size(c.info(i), d, c.op());
+int64_t static_dim(const ConvertCtx &c, std::string_view name, int64_t d) {
+  return static_size(c.info(name), d, c.op());
 }
 
 Val shape_of(GraphBuilder &b, const Val &x) {

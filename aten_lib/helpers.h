@@ -1,5 +1,5 @@
 // Small building blocks shared by converter families. Each emits ONNX valid for every opset
-// torch2onnx targets (13+).
+// torch2onnx targets (11-21): the builder writes each node in the form of the target opset.
 #pragma once
 
 #include "aten_lib/converter.h"
@@ -20,21 +20,22 @@ Val op_t(GraphBuilder &b, DType t, std::string_view op, const std::vector<Val> &
 Val cast_to(GraphBuilder &b, const Val &v, DType to);
 
 // A tensor for an argument that may be a tensor or a constant number: numbers become scalar
-// constants of `dtype`; tensors are cast to `dtype`. Example: as_tensor(b, c.in(1), DType::Float).
+// constants of `dtype`; tensors are cast to `dtype`. Example: as_tensor(b, c.arg("other"), t).
 Val as_tensor(GraphBuilder &b, const Arg &a, DType dtype);
 
-// Input i (a tensor or a constant number) as a tensor of dtype t.
-// Example: operand(c, 1, DType::Float) for the `other` of aten::add.
-Val operand(const ConvertCtx &c, size_t i, DType t);
+// Argument `name` (a tensor or a constant number) as a tensor of dtype t.
+// Example: operand(c, "other", DType::Float) for the `other` of aten::add.
+Val operand(const ConvertCtx &c, std::string_view name, DType t);
 
-// Unsqueeze/Squeeze with axes given as an input (opset 13 form).
+// Unsqueeze/Squeeze with axes given as an input (the opset-13 form; the builder makes them an
+// attribute below 13).
 Val unsqueeze(GraphBuilder &b, const Val &v, const std::vector<int64_t> &axes);
 Val squeeze(GraphBuilder &b, const Val &v, const std::vector<int64_t> &axes);
 // Reshape to a constant shape (0 copies the input dim, -1 infers).
 Val reshape(GraphBuilder &b, const Val &v, const std::vector<int64_t> &shape);
 
 // A per-spatial-dim list argument: torch accepts one value for every dim (conv2d(padding=[1]))
-// and None/[] for the default. Example: per_spatial_dim(c.in(3), 2, 1, "stride") == {1, 1}.
+// and None/[] for the default. Example: per_spatial_dim(c.arg("stride"), 2, 1, "stride") == {1, 1}.
 std::vector<int64_t> per_spatial_dim(const Arg &a, size_t n, int64_t dflt, const char *what);
 
 // The dtype LibTorch produced for output i; when none was recorded (a non-tensor output), the
@@ -50,20 +51,23 @@ void set_result(ConvertCtx &c, const Val &v, size_t i = 0);
 Val int_list_tensor(GraphBuilder &b, const Arg &list);
 
 // The shape of output 0 as a 1-D int64 tensor: the static sizes LibTorch recorded, else the size
-// list argument (which may hold runtime sizes). Example: out_shape(c, c.in(1)) for aten::view.
+// list argument (which may hold runtime sizes). Example: out_shape(c, c.arg("size")) for
+// aten::view.
 Val out_shape(ConvertCtx &c, const Arg &size);
 
 // ---- shapes --------------------------------------------------------------------------------
 
-// The rank of input i; throws when it is unknown. Example: rank_of(c, 0) == 4 for NCHW.
-int64_t rank_of(const ConvertCtx &c, size_t i);
+// The rank of tensor argument `name`; throws when it is unknown.
+// Example: rank_of(c, "input") == 4 for NCHW.
+int64_t rank_of(const ConvertCtx &c, std::string_view name);
 
 // The size of dim d of a tensor, which must be a concrete number: ops whose output count or
 // constant shape depends on it cannot follow a dynamic size. `what` names the op in the error.
-// Example: static_size(c.info(0), 1, c.op()) == 3 for a [N, 3, H, W] input.
+// Example: static_size(c.info("input"), 1, c.op()) == 3 for a [N, 3, H, W] input.
 int64_t static_size(const TensorInfo &info, int64_t d, std::string_view what);
-// The same for dim d of input i. Example: static_dim(c, 0, 1) == 3 for a [N, 3, H, W] input.
-int64_t static_dim(const ConvertCtx &c, size_t i, int64_t d);
+// The same for dim d of tensor argument `name`.
+// Example: static_dim(c, "input", 1) == 3 for a [N, 3, H, W] input.
+int64_t static_dim(const ConvertCtx &c, std::string_view name, int64_t d);
 
 // The runtime shape of x (1-D int64). Example: shape_of(b, x) for Expand's shape input.
 Val shape_of(GraphBuilder &b, const Val &x);

@@ -1,4 +1,4 @@
-// Image ops: aten::upsample_{nearest1d,nearest3d,linear1d,trilinear3d,bicubic2d}, __interpolate,
+// Image ops: aten::upsample_{nearest,linear,bilinear,trilinear,bicubic}*, __interpolate,
 // the anti-aliased _upsample_{bilinear,bicubic}2d_aa,
 // grid_sampler, pixel_(un)shuffle, channel_shuffle, im2col, col2im.
 #include "aten_lib/converter.h"
@@ -16,8 +16,8 @@ namespace {
 Val resize(ConvertCtx &c, const Val &x, int64_t nd, const std::vector<double> &scales,
            const Arg &sizes, const std::vector<Attr> &attrs) {
   GraphBuilder &b = c.b;
-  int64_t r = c.info(0).rank();
-  T2O_CHECK(r == nd + 2, "{}: expected a {}-D input, got {}", c.op(), nd + 2, c.info(0).str());
+  int64_t r = b.info(x).rank();
+  T2O_CHECK(r == nd + 2, "{}: expected a {}-D input, got {}", c.op(), nd + 2, b.info(x).str());
   if (!scales.empty()) {
     T2O_CHECK(static_cast<int64_t>(scales.size()) == nd, "{}: expected {} scale factors, got {}",
               c.op(), nd, scales.size());
@@ -50,30 +50,44 @@ std::vector<Attr> mode_attrs(const std::string &mode, bool align_corners) {
       {"coordinate_transformation_mode", align_corners ? "align_corners" : "pytorch_half_pixel"}};
 }
 
+// The per-dim scale arguments of the upsample_* schemas of `nd` spatial dims (not .vec).
+std::vector<const char *> scale_names(int64_t nd) {
+  if (nd == 1)
+    return {"scales"};
+  if (nd == 2)
+    return {"scales_h", "scales_w"};
+  return {"scales_d", "scales_h", "scales_w"};
+}
+
+// The input of an upsample schema: .vec names it input, the others self.
+const char *upsample_input(const ConvertCtx &c) {
+  return c.overload() == "vec" ? "input" : "self";
+}
+
+// The one emitter of aten::upsample_{nearest,linear,bilinear,trilinear,bicubic}{1,2,3}d:
 // upsample_*.vec(Tensor input, int[]? output_size, [bool align_corners,] float[]? scale_factors)
-// upsample_*(Tensor self, int[] output_size, [bool align_corners,] float? scales_1, ...,
-//            float? scales_nd)
-// Only the linear and cubic modes have align_corners, so the scales start one slot later.
+// upsample_*(Tensor self, int[] output_size, [bool align_corners,] float? scales_*...)
+// Only the linear and cubic modes have align_corners. Torch maps output to input coordinates
+// with the given scales when there are any, else with in/out, so Resize gets scales in the first
+// case and sizes in the second.
 void emit_upsample(ConvertCtx &c, int64_t nd, const std::string &mode) {
-  constexpr size_t kInput = 0, kOutputSize = 1, kAlignCorners = 2;
-  bool has_align = mode != "nearest";
-  bool align = has_align && c.in(kAlignCorners).to_bool();
-  size_t first = has_align ? kAlignCorners + 1 : kAlignCorners;
+  bool align = mode != "nearest" && c.arg<bool>("align_corners");
   std::vector<double> scales;
   if (c.overload() == "vec") {
-    if (c.has(first))
-      scales = c.in(first).to_doubles();
+    if (c.has("scale_factors"))
+      scales = c.arg<std::vector<double>>("scale_factors");
     if (scales.size() == 1 && nd > 1)
       scales.assign(nd, scales[0]);
   } else {
     bool all = true;
-    for (int64_t k = 0; k < nd; ++k)
-      all = all && c.has(first + k);
+    for (const char *name : scale_names(nd))
+      all = all && c.has(name);
     if (all)
-      for (int64_t k = 0; k < nd; ++k)
-        scales.push_back(c.in(first + k).to_double());
+      for (const char *name : scale_names(nd))
+        scales.push_back(c.arg<double>(name));
   }
-  c.set_out(0, resize(c, c.tensor(kInput), nd, scales, c.in(kOutputSize), mode_attrs(mode, align)));
+  c.set_out(0, resize(c, c.tensor(upsample_input(c)), nd, scales, c.arg("output_size"),
+                      mode_attrs(mode, align)));
 }
 
 // ---- anti-aliased resampling (F.interpolate(antialias=True)) -------------------------------
@@ -131,10 +145,11 @@ Val aa_constant(GraphBuilder &b, std::vector<double> m, std::vector<int64_t> dim
 // x [N, C, H, W] resampled to out_hw; scale factors (0 = none) as the user gave them.
 Val aa_resample(ConvertCtx &c, const Val &x, const std::vector<int64_t> &out_hw,
                 const std::vector<double> &factors, bool align_corners, bool cubic) {
-  T2O_CHECK(c.info(0).rank() == 4, "{}: expected a 4-D input, got {}", c.op(), c.info(0).str());
-  int64_t h = static_dim(c, 0, 2), w = static_dim(c, 0, 3);
+  const TensorInfo &info = c.b.info(x);
+  T2O_CHECK(info.rank() == 4, "{}: expected a 4-D input, got {}", c.op(), info.str());
+  int64_t h = static_size(info, 2, c.op()), w = static_size(info, 3, c.op());
   DType t = c.b.dtype(x);
-  T2O_CHECK(is_floating(t), "{}: expected a floating-point input, got {}", c.op(), c.info(0).str());
+  T2O_CHECK(is_floating(t), "{}: expected a floating-point input, got {}", c.op(), info.str());
   std::vector<double> mw = aa_matrix(w, out_hw[1], align_corners, factors[1], cubic);
   std::vector<double> wt(mw.size()); // transposed: [W, out_w]
   for (int64_t o = 0; o < out_hw[1]; ++o)
@@ -146,15 +161,16 @@ Val aa_resample(ConvertCtx &c, const Val &x, const std::vector<int64_t> &out_hw,
   return c.b.op1("MatMul", {mh, y});
 }
 
-// The output sizes and scale factors of the 2-D upsample schemas: explicit sizes, or
+// The output sizes of the 2-D upsample schemas for input x: explicit sizes, or
 // floor(in * factor).
-std::vector<int64_t> aa_out_size(ConvertCtx &c, const Arg &sizes,
+std::vector<int64_t> aa_out_size(ConvertCtx &c, const Val &x, const Arg &sizes,
                                  const std::vector<double> &factors) {
   if (!sizes.is_none())
     return sizes.to_ints();
   T2O_CHECK(factors[0] > 0 && factors[1] > 0, "{}: needs output_size or scale factors", c.op());
-  return {static_cast<int64_t>(static_dim(c, 0, 2) * factors[0]),
-          static_cast<int64_t>(static_dim(c, 0, 3) * factors[1])};
+  const TensorInfo &info = c.b.info(x);
+  return {static_cast<int64_t>(static_size(info, 2, c.op()) * factors[0]),
+          static_cast<int64_t>(static_size(info, 3, c.op()) * factors[1])};
 }
 
 // _upsample_{bilinear,bicubic}2d_aa(Tensor self, SymInt[2] output_size, bool align_corners,
@@ -162,20 +178,19 @@ std::vector<int64_t> aa_out_size(ConvertCtx &c, const Arg &sizes,
 // and the .vec overload (Tensor input, SymInt[]? output_size, bool align_corners,
 //                        float[]? scale_factors).
 void emit_upsample_aa(ConvertCtx &c, bool cubic) {
-  constexpr size_t kInput = 0, kOutputSize = 1, kAlignCorners = 2, kScales = 3;
   std::vector<double> factors = {0, 0};
   if (c.overload() == "vec") {
-    if (c.has(kScales)) {
-      factors = c.in(kScales).to_doubles();
+    if (c.has("scale_factors")) {
+      factors = c.arg<std::vector<double>>("scale_factors");
       if (factors.size() == 1)
         factors.push_back(factors[0]);
     }
   } else {
-    factors = {c.double_or(kScales, 0), c.double_or(kScales + 1, 0)};
+    factors = {c.arg<double>("scales_h", 0), c.arg<double>("scales_w", 0)};
   }
-  std::vector<int64_t> out = aa_out_size(c, c.in(kOutputSize), factors);
-  c.set_out(0,
-            aa_resample(c, c.tensor(kInput), out, factors, c.in(kAlignCorners).to_bool(), cubic));
+  const Val &x = c.tensor(upsample_input(c));
+  std::vector<int64_t> out = aa_out_size(c, x, c.arg("output_size"), factors);
+  c.set_out(0, aa_resample(c, x, out, factors, c.arg<bool>("align_corners"), cubic));
 }
 
 } // namespace
@@ -190,11 +205,17 @@ void aten__upsample_bicubic2d_aa(ConvertCtx &c) {
 void aten_upsample_nearest1d(ConvertCtx &c) {
   emit_upsample(c, 1, "nearest");
 }
+void aten_upsample_nearest2d(ConvertCtx &c) {
+  emit_upsample(c, 2, "nearest");
+}
 void aten_upsample_nearest3d(ConvertCtx &c) {
   emit_upsample(c, 3, "nearest");
 }
 void aten_upsample_linear1d(ConvertCtx &c) {
   emit_upsample(c, 1, "linear");
+}
+void aten_upsample_bilinear2d(ConvertCtx &c) {
+  emit_upsample(c, 2, "linear");
 }
 void aten_upsample_trilinear3d(ConvertCtx &c) {
   emit_upsample(c, 3, "linear");
@@ -208,15 +229,13 @@ void aten_upsample_bicubic2d(ConvertCtx &c) {
 //               bool antialias=False): TorchScript's F.interpolate. size and scale_factor may
 // be a number or a list.
 void aten___interpolate(ConvertCtx &c) {
-  constexpr size_t kInput = 0, kSize = 1, kScaleFactor = 2, kMode = 3, kAlignCorners = 4,
-                   kRecomputeScaleFactor = 5, kAntialias = 6;
-  int64_t r = c.info(kInput).rank();
+  int64_t r = c.info("input").rank();
   T2O_CHECK(r >= 3 && r <= 5, "{}: expected a 3-D to 5-D input, got {}", c.op(),
-            c.info(kInput).str());
+            c.info("input").str());
   int64_t nd = r - 2;
-  std::string mode = c.str_or(kMode, "nearest");
-  bool align = c.bool_or(kAlignCorners, false);
-  bool recompute = c.bool_or(kRecomputeScaleFactor, false);
+  std::string mode = c.arg<std::string>("mode", "nearest");
+  bool align = c.arg<bool>("align_corners", false);
+  bool recompute = c.arg<bool>("recompute_scale_factor", false);
   T2O_CHECK(mode == "nearest" || mode == "linear" || mode == "bilinear" || mode == "trilinear" ||
                 mode == "bicubic",
             "{}: mode '{}' is not supported", c.op(), mode);
@@ -225,12 +244,12 @@ void aten___interpolate(ConvertCtx &c) {
                                                                 : mode;
   // LibTorch's own __interpolate refuses antialias=True too (scripted F.interpolate calls
   // _upsample_*_aa instead).
-  T2O_CHECK(!c.bool_or(kAntialias, false), "{}: antialias=True is not supported", c.op());
+  T2O_CHECK(!c.arg<bool>("antialias", false), "{}: antialias=True is not supported", c.op());
   std::vector<double> scales;
-  Arg sizes = c.in(kSize);
-  if (!c.has(kSize)) {
-    T2O_CHECK(c.has(kScaleFactor), "{}: needs size or scale_factor", c.op());
-    scales = c.in(kScaleFactor).to_doubles();
+  Arg sizes = c.arg("size");
+  if (!c.has("size")) {
+    T2O_CHECK(c.has("scale_factor"), "{}: needs size or scale_factor", c.op());
+    scales = c.arg<std::vector<double>>("scale_factor");
     if (scales.size() == 1)
       scales.assign(nd, scales[0]);
     if (recompute) { // the output size, with in/out as the mapping
@@ -246,29 +265,27 @@ void aten___interpolate(ConvertCtx &c) {
   } else if (!sizes.is_list()) {
     sizes = Arg::of_list(std::vector<Arg>(nd, sizes));
   }
-  c.set_out(0, resize(c, c.tensor(kInput), nd, scales, sizes, mode_attrs(kind, align)));
+  c.set_out(0, resize(c, c.tensor("input"), nd, scales, sizes, mode_attrs(kind, align)));
 }
 
 // grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
 //              bool align_corners): GridSample (opset 16).
 void grid_sample(ConvertCtx &c, int64_t max_rank) {
-  constexpr size_t kInput = 0, kGrid = 1, kInterpolationMode = 2, kPaddingMode = 3,
-                   kAlignCorners = 4;
-  const int64_t rank = c.info(kInput).rank();
+  const int64_t rank = c.info("input").rank();
   T2O_CHECK(rank == 4 || (rank == 5 && max_rank == 5),
             "{}: {}-D inputs are not supported at opset {}, got {}{}", c.op(), rank, c.b.opset(),
-            c.info(kInput).str(), rank == 5 ? " (volumetric GridSample needs opset 20)" : "");
+            c.info("input").str(), rank == 5 ? " (volumetric GridSample needs opset 20)" : "");
   static const char *modes[] = {"bilinear", "nearest", "bicubic"};
   static const char *pads[] = {"zeros", "border", "reflection"};
-  int64_t m = c.in(kInterpolationMode).to_int(), p = c.in(kPaddingMode).to_int();
+  int64_t m = c.arg<int64_t>("interpolation_mode"), p = c.arg<int64_t>("padding_mode");
   T2O_CHECK(m >= 0 && m < 3 && p >= 0 && p < 3, "{}: unknown mode {} / padding mode {}", c.op(), m,
             p);
-  Val x = c.tensor(kInput);
-  Val grid = cast_to(c.b, c.tensor(kGrid), c.b.dtype(x));
+  Val x = c.tensor("input");
+  Val grid = cast_to(c.b, c.tensor("grid"), c.b.dtype(x));
   c.set_out(0, c.b.op1("GridSample", {x, grid},
                        {{"mode", modes[m]},
                         {"padding_mode", pads[p]},
-                        {"align_corners", c.in(kAlignCorners).to_bool()}}));
+                        {"align_corners", c.arg<bool>("align_corners")}}));
 }
 
 void aten_grid_sampler(ConvertCtx &c) {
@@ -284,14 +301,13 @@ void aten_grid_sampler_20(ConvertCtx &c) {
 // affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) for 2-D grids: a
 // constant grid of (x, y, 1) rows times theta^T. size must be static.
 void aten_affine_grid_generator(ConvertCtx &c) {
-  constexpr size_t kTheta = 0, kSize = 1, kAlignCorners = 2;
   GraphBuilder &b = c.b;
-  std::vector<int64_t> size = c.in(kSize).to_ints();
+  std::vector<int64_t> size = c.ints("size");
   T2O_CHECK(size.size() == 4,
             "{}: only 2-D grids (size [N, C, H, W]) are supported below opset "
             "20, got {} values; use --opset 20 (AffineGrid)",
             c.op(), size.size());
-  const bool align = c.in(kAlignCorners).to_bool();
+  const bool align = c.arg<bool>("align_corners");
   const int64_t h = size[2], w = size[3];
   auto coord = [&](int64_t i, int64_t n) {
     if (n == 1)
@@ -304,34 +320,35 @@ void aten_affine_grid_generator(ConvertCtx &c) {
     for (int64_t x = 0; x < w; ++x)
       for (double v : {coord(x, w), coord(y, h), 1.0})
         base.push_back(static_cast<float>(v));
-  DType t = b.dtype(c.tensor(kTheta));
+  DType t = b.dtype(c.tensor("theta"));
   Val grid = cast_to(b, b.constant(TensorData::f32(base, {h * w, 3}), "affine_base"), t);
-  Val theta_t = transpose(b, c.tensor(kTheta), {0, 2, 1}); // [N, 3, 2]
-  Val out = b.op1("MatMul", {grid, theta_t});              // [N, H W, 2]
+  Val theta_t = transpose(b, c.tensor("theta"), {0, 2, 1}); // [N, 3, 2]
+  Val out = b.op1("MatMul", {grid, theta_t});               // [N, H W, 2]
   c.set_out(0, reshape(b, out, {size[0], h, w, 2}));
 }
 
 // AffineGrid (opset 20): 2-D and 3-D grids, size as a tensor.
 void aten_affine_grid_generator_20(ConvertCtx &c) {
-  constexpr size_t kTheta = 0, kSize = 1, kAlignCorners = 2;
-  c.set_out(0, c.b.op1("AffineGrid", {c.tensor(kTheta), int_list_tensor(c.b, c.in(kSize))},
-                       {{"align_corners", c.in(kAlignCorners).to_bool()}}));
+  c.set_out(0, c.b.op1("AffineGrid", {c.tensor("theta"), int_list_tensor(c.b, c.arg("size"))},
+                       {{"align_corners", c.arg<bool>("align_corners")}}));
 }
 
 // pixel_shuffle(self, r): [*, C r^2, H, W] -> [*, C, H r, W r]; DepthToSpace (CRD) on 4-D.
 void aten_pixel_shuffle(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  int64_t f = c.in(1).to_int();
-  int64_t r = c.info(0).rank();
+  int64_t f = c.arg<int64_t>("upscale_factor");
+  int64_t r = c.info("self").rank();
   if (r == 4) {
-    c.set_out(0, b.op1("DepthToSpace", {c.tensor(0)}, {{"blocksize", f}, {"mode", "CRD"}}));
+    c.set_out(0, b.op1("DepthToSpace", {c.tensor("self")}, {{"blocksize", f}, {"mode", "CRD"}}));
     return;
   }
-  T2O_CHECK(r >= 3, "{}: expected at least 3 dims, got {}", c.op(), c.info(0).str());
-  int64_t ch = static_dim(c, 0, r - 3), h = static_dim(c, 0, r - 2), w = static_dim(c, 0, r - 1);
-  Val x = reshape(b, c.tensor(0), {-1, ch / (f * f), f, f, h, w});
+  T2O_CHECK(r >= 3, "{}: expected at least 3 dims, got {}", c.op(), c.info("self").str());
+  int64_t ch = static_dim(c, "self", r - 3), h = static_dim(c, "self", r - 2),
+          w = static_dim(c, "self", r - 1);
+  Val x = reshape(b, c.tensor("self"), {-1, ch / (f * f), f, f, h, w});
   x = b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{0, 1, 4, 2, 5, 3}}});
-  Val lead = b.op1("Slice", {shape_of(b, c.tensor(0)), b.const_i64({0}), b.const_i64({r - 3})});
+  Val lead =
+      b.op1("Slice", {shape_of(b, c.tensor("self")), b.const_i64({0}), b.const_i64({r - 3})});
   Val shape =
       b.op1("Concat", {lead, b.const_i64({ch / (f * f), h * f, w * f})}, {{"axis", int64_t{0}}});
   c.set_out(0, b.op1("Reshape", {x, shape}));
@@ -341,13 +358,15 @@ void aten_pixel_shuffle(ConvertCtx &c) {
 // SpaceToDepth, which puts the block offset first).
 void aten_pixel_unshuffle(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  int64_t f = c.in(1).to_int();
-  int64_t r = c.info(0).rank();
-  T2O_CHECK(r >= 3, "{}: expected at least 3 dims, got {}", c.op(), c.info(0).str());
-  int64_t ch = static_dim(c, 0, r - 3), h = static_dim(c, 0, r - 2), w = static_dim(c, 0, r - 1);
-  Val x = reshape(b, c.tensor(0), {-1, ch, h / f, f, w / f, f});
+  int64_t f = c.arg<int64_t>("downscale_factor");
+  int64_t r = c.info("self").rank();
+  T2O_CHECK(r >= 3, "{}: expected at least 3 dims, got {}", c.op(), c.info("self").str());
+  int64_t ch = static_dim(c, "self", r - 3), h = static_dim(c, "self", r - 2),
+          w = static_dim(c, "self", r - 1);
+  Val x = reshape(b, c.tensor("self"), {-1, ch, h / f, f, w / f, f});
   x = b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{0, 1, 3, 5, 2, 4}}});
-  Val lead = b.op1("Slice", {shape_of(b, c.tensor(0)), b.const_i64({0}), b.const_i64({r - 3})});
+  Val lead =
+      b.op1("Slice", {shape_of(b, c.tensor("self")), b.const_i64({0}), b.const_i64({r - 3})});
   Val shape =
       b.op1("Concat", {lead, b.const_i64({ch * f * f, h / f, w / f})}, {{"axis", int64_t{0}}});
   c.set_out(0, b.op1("Reshape", {x, shape}));
@@ -356,11 +375,11 @@ void aten_pixel_unshuffle(ConvertCtx &c) {
 // channel_shuffle(self, groups): [N, g, C/g, *] -> [N, C/g, g, *].
 void aten_channel_shuffle(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  int64_t g = c.in(1).to_int();
-  int64_t ch = static_dim(c, 0, 1);
-  Val x = reshape(b, c.tensor(0), {0, g, ch / g, -1});
+  int64_t g = c.arg<int64_t>("groups");
+  int64_t ch = static_dim(c, "self", 1);
+  Val x = reshape(b, c.tensor("self"), {0, g, ch / g, -1});
   x = b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
-  c.set_out(0, b.op1("Reshape", {x, shape_of(b, c.tensor(0))}));
+  c.set_out(0, b.op1("Reshape", {x, shape_of(b, c.tensor("self"))}));
 }
 
 namespace {
@@ -369,12 +388,13 @@ struct Patches {
   int64_t hp = 0, wp = 0, oh = 0, ow = 0; // padded input and number of patches per dim
 };
 
-Patches patches(const ConvertCtx &c, size_t first, int64_t h, int64_t w) {
+// The kernel_size, dilation, padding and stride arguments of im2col / col2im.
+Patches patches(const ConvertCtx &c, int64_t h, int64_t w) {
   Patches p;
-  p.k = per_spatial_dim(c.in(first), 2, 1, "kernel_size");
-  p.dil = per_spatial_dim(c.in(first + 1), 2, 1, "dilation");
-  p.pad = per_spatial_dim(c.in(first + 2), 2, 0, "padding");
-  p.stride = per_spatial_dim(c.in(first + 3), 2, 1, "stride");
+  p.k = per_spatial_dim(c.arg("kernel_size"), 2, 1, "kernel_size");
+  p.dil = per_spatial_dim(c.arg("dilation"), 2, 1, "dilation");
+  p.pad = per_spatial_dim(c.arg("padding"), 2, 0, "padding");
+  p.stride = per_spatial_dim(c.arg("stride"), 2, 1, "stride");
   p.hp = h + 2 * p.pad[0];
   p.wp = w + 2 * p.pad[1];
   p.oh = (p.hp - p.dil[0] * (p.k[0] - 1) - 1) / p.stride[0] + 1;
@@ -398,10 +418,11 @@ template <typename F> void each_tap(const Patches &p, F f) {
 // Gather of the padded image.
 void aten_im2col(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  int64_t r = c.info(0).rank();
-  T2O_CHECK(r == 3 || r == 4, "{}: expected a 3-D or 4-D input, got {}", c.op(), c.info(0).str());
-  Val x = r == 3 ? unsqueeze(b, c.tensor(0), {0}) : c.tensor(0);
-  Patches p = patches(c, 1, static_dim(c, 0, r - 2), static_dim(c, 0, r - 1));
+  int64_t r = c.info("self").rank();
+  T2O_CHECK(r == 3 || r == 4, "{}: expected a 3-D or 4-D input, got {}", c.op(),
+            c.info("self").str());
+  Val x = r == 3 ? unsqueeze(b, c.tensor("self"), {0}) : c.tensor("self");
+  Patches p = patches(c, static_dim(c, "self", r - 2), static_dim(c, "self", r - 1));
   if (p.pad[0] || p.pad[1])
     x = b.op1("Pad", {x, b.const_i64({0, 0, p.pad[0], p.pad[1], 0, 0, p.pad[0], p.pad[1]})});
   x = reshape(b, x, {0, 0, p.hp * p.wp});
@@ -419,13 +440,14 @@ void aten_im2col(ConvertCtx &c) {
 // patches, as a MatMul with a constant 0/1 matrix (the Col2Im op arrives only in opset 18).
 void aten_col2im(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  int64_t r = c.info(0).rank();
-  T2O_CHECK(r == 2 || r == 3, "{}: expected a 2-D or 3-D input, got {}", c.op(), c.info(0).str());
-  std::vector<int64_t> out = c.in(1).to_ints();
+  int64_t r = c.info("self").rank();
+  T2O_CHECK(r == 2 || r == 3, "{}: expected a 2-D or 3-D input, got {}", c.op(),
+            c.info("self").str());
+  std::vector<int64_t> out = c.ints("output_size");
   T2O_CHECK(out.size() == 2, "{}: output_size needs 2 values", c.op());
-  Patches p = patches(c, 2, out[0], out[1]);
+  Patches p = patches(c, out[0], out[1]);
   int64_t kk = p.k[0] * p.k[1], l = p.oh * p.ow, hw = out[0] * out[1];
-  DType dt = c.b.dtype(c.tensor(0));
+  DType dt = c.b.dtype(c.tensor("self"));
   DType k = dt == DType::Double ? dt : DType::Float;
   std::vector<double> m(kk * l * hw, 0.0);
   each_tap(p, [&](int64_t t, int64_t patch, int64_t row, int64_t col) {
@@ -436,7 +458,7 @@ void aten_col2im(ConvertCtx &c) {
   TensorData md = k == DType::Double
                       ? TensorData::f64(m, {kk * l, hw})
                       : TensorData::f32(std::vector<float>(m.begin(), m.end()), {kk * l, hw});
-  Val x = r == 2 ? unsqueeze(b, c.tensor(0), {0}) : c.tensor(0);
+  Val x = r == 2 ? unsqueeze(b, c.tensor("self"), {0}) : c.tensor("self");
   x = reshape(b, cast_to(b, x, k), {0, -1, kk * l}); // [N, C, K L]
   Val y = b.op1("MatMul", {x, b.constant(md, "col2im")});
   y = reshape(b, y, {0, -1, out[0], out[1]});
@@ -447,48 +469,54 @@ void aten_col2im(ConvertCtx &c) {
 
 // Col2Im (opset 18) on a batched [N, C kh kw, L] input.
 void aten_col2im_18(ConvertCtx &c) {
-  constexpr size_t kInput = 0, kOutputSize = 1, kKernel = 2, kDilation = 3, kPadding = 4,
-                   kStride = 5;
   GraphBuilder &b = c.b;
-  int64_t r = c.info(kInput).rank();
+  int64_t r = c.info("self").rank();
   T2O_CHECK(r == 2 || r == 3, "{}: expected a 2-D or 3-D input, got {}", c.op(),
-            c.info(kInput).str());
-  std::vector<int64_t> out = per_spatial_dim(c.in(kOutputSize), 2, 0, "output_size");
-  std::vector<int64_t> pad = per_spatial_dim(c.in(kPadding), 2, 0, "padding");
-  Val x = r == 2 ? unsqueeze(b, c.tensor(kInput), {0}) : c.tensor(kInput);
-  Val y = b.op1("Col2Im",
-                {x, b.const_i64(out), b.const_i64(per_spatial_dim(c.in(kKernel), 2, 1, "kernel"))},
-                {{"dilations", per_spatial_dim(c.in(kDilation), 2, 1, "dilation")},
-                 {"pads", std::vector<int64_t>{pad[0], pad[1], pad[0], pad[1]}},
-                 {"strides", per_spatial_dim(c.in(kStride), 2, 1, "stride")}});
+            c.info("self").str());
+  std::vector<int64_t> out = per_spatial_dim(c.arg("output_size"), 2, 0, "output_size");
+  std::vector<int64_t> pad = per_spatial_dim(c.arg("padding"), 2, 0, "padding");
+  Val x = r == 2 ? unsqueeze(b, c.tensor("self"), {0}) : c.tensor("self");
+  Val y = b.op1(
+      "Col2Im",
+      {x, b.const_i64(out), b.const_i64(per_spatial_dim(c.arg("kernel_size"), 2, 1, "kernel"))},
+      {{"dilations", per_spatial_dim(c.arg("dilation"), 2, 1, "dilation")},
+       {"pads", std::vector<int64_t>{pad[0], pad[1], pad[0], pad[1]}},
+       {"strides", per_spatial_dim(c.arg("stride"), 2, 1, "stride")}});
   c.set_out(0, r == 2 ? squeeze(b, y, {0}) : y);
 }
 
-void aten_grid_sampler_decomposed(ConvertCtx &c); // grid_sample_decomposed.cpp
-
 void register_image_ops(Registry &r) {
-  r.add("aten::upsample_nearest1d", 11, aten_upsample_nearest1d, {"Resize"});
-  r.add("aten::upsample_nearest3d", 11, aten_upsample_nearest3d, {"Resize"});
-  r.add("aten::upsample_linear1d", 11, aten_upsample_linear1d, {"Resize"});
-  r.add("aten::upsample_trilinear3d", 11, aten_upsample_trilinear3d, {"Resize"});
-  r.add("aten::upsample_bicubic2d", 11, aten_upsample_bicubic2d, {"Resize"});
-  r.add("aten::__interpolate", 11, aten___interpolate, {"Resize"});
+  r.add("aten::upsample_nearest1d", 11, aten_upsample_nearest1d,
+        {"Resize", "Concat", "Shape", "Slice"});
+  r.add("aten::upsample_nearest2d", 11, aten_upsample_nearest2d,
+        {"Resize", "Concat", "Shape", "Slice"});
+  r.add("aten::upsample_nearest3d", 11, aten_upsample_nearest3d,
+        {"Resize", "Concat", "Shape", "Slice"});
+  r.add("aten::upsample_linear1d", 11, aten_upsample_linear1d,
+        {"Resize", "Concat", "Shape", "Slice"});
+  r.add("aten::upsample_bilinear2d", 11, aten_upsample_bilinear2d,
+        {"Resize", "Concat", "Shape", "Slice"});
+  r.add("aten::upsample_trilinear3d", 11, aten_upsample_trilinear3d,
+        {"Resize", "Concat", "Shape", "Slice"});
+  r.add("aten::upsample_bicubic2d", 11, aten_upsample_bicubic2d,
+        {"Resize", "Concat", "Shape", "Slice"});
+  r.add("aten::__interpolate", 11, aten___interpolate, {"Resize", "Concat", "Shape", "Slice"});
   r.add("aten::_upsample_bilinear2d_aa", 11, aten__upsample_bilinear2d_aa, {"MatMul"});
   r.add("aten::_upsample_bicubic2d_aa", 11, aten__upsample_bicubic2d_aa, {"MatMul"});
-  r.add("aten::grid_sampler", 11, aten_grid_sampler_decomposed,
-        {"GatherElements", "Floor", "Round", "Clip", "Mul", "Add"});
-  r.add("aten::grid_sampler_2d", 11, aten_grid_sampler_decomposed,
-        {"GatherElements", "Floor", "Round", "Clip", "Mul", "Add"});
+  register_grid_sampler_decomposed(r); // below opset 16 (grid_sample_decomposed.cpp)
   r.add("aten::grid_sampler", 16, aten_grid_sampler, {"GridSample"});
   r.add("aten::grid_sampler_2d", 16, aten_grid_sampler, {"GridSample"});
   r.add("aten::grid_sampler", 20, aten_grid_sampler_20, {"GridSample"});
-  r.add("aten::pixel_shuffle", 11, aten_pixel_shuffle, {"DepthToSpace", "Reshape", "Transpose"});
-  r.add("aten::pixel_unshuffle", 11, aten_pixel_unshuffle, {"Reshape", "Transpose"});
-  r.add("aten::channel_shuffle", 11, aten_channel_shuffle, {"Reshape", "Transpose"});
-  r.add("aten::native_channel_shuffle", 11, aten_channel_shuffle, {"Reshape", "Transpose"});
-  r.add("aten::im2col", 11, aten_im2col, {"Pad", "Gather", "Reshape"});
-  r.add("aten::col2im", 11, aten_col2im, {"MatMul", "Reshape"});
-  r.add("aten::col2im", 18, aten_col2im_18, {"Col2Im"});
+  r.add("aten::pixel_shuffle", 11, aten_pixel_shuffle,
+        {"DepthToSpace", "Reshape", "Transpose", "Concat", "Shape", "Slice"});
+  r.add("aten::pixel_unshuffle", 11, aten_pixel_unshuffle,
+        {"Reshape", "Transpose", "Concat", "Shape", "Slice"});
+  r.add("aten::channel_shuffle", 11, aten_channel_shuffle, {"Reshape", "Transpose", "Shape"});
+  r.add("aten::native_channel_shuffle", 11, aten_channel_shuffle,
+        {"Reshape", "Transpose", "Shape"});
+  r.add("aten::im2col", 11, aten_im2col, {"Pad", "Gather", "Reshape", "Squeeze", "Unsqueeze"});
+  r.add("aten::col2im", 11, aten_col2im, {"MatMul", "Reshape", "Cast"});
+  r.add("aten::col2im", 18, aten_col2im_18, {"Col2Im", "Squeeze", "Unsqueeze"});
   r.add("aten::affine_grid_generator", 11, aten_affine_grid_generator,
         {"MatMul", "Transpose", "Reshape"});
   r.add("aten::affine_grid_generator", 20, aten_affine_grid_generator_20, {"AffineGrid"});

@@ -120,11 +120,11 @@ void emit_scatter(ConvertCtx &c, const Arg &src_arg, std::string reduce, bool in
                   bool native_reduction) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  int64_t r = rank_of(c, 0);
+  int64_t r = rank_of(c, "self");
   T2O_CHECK(r > 0, "{} on a 0-d tensor is not supported", c.op());
-  int64_t d = norm_axis(c.in(1).to_int(), r);
-  Val self = cast_to(b, c.tensor(0), dt);
-  Val index = c.tensor(2);
+  int64_t d = norm_axis(c.arg<int64_t>("dim"), r);
+  Val self = cast_to(b, c.tensor("self"), dt);
+  Val index = c.tensor("index");
   Val src = src_arg.is_tensor() ? src_like_index(c, cast_to(b, src_arg.t(), dt), index)
                                 : b.op1("Expand", {as_tensor(b, src_arg, dt), shape_of(b, index)});
   if (reduce == "add")
@@ -160,54 +160,52 @@ Val stacked_coords(GraphBuilder &b, const Val &self, const std::vector<Val> &idx
   return b.op1("Concat", parts, {{"axis", int64_t{-1}}});
 }
 
-} // namespace
-
 // scatter.src(Tensor self, int dim, Tensor index, Tensor src) / scatter.value(..., Scalar value)
 // scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce)
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce)
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src)
 // scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce,
 //                    *, bool include_self=True)
-namespace scatter_arg {
-constexpr size_t kSelf = 0, kDim = 1, kIndex = 2, kSrc = 3, kReduce = 4, kIncludeSelf = 5;
-} // namespace scatter_arg
+// scatter's source (src, or value) and reduction ("" for none).
+void emit_scatter_overload(ConvertCtx &c, bool native_reduction) {
+  const Arg &src = c.arg(c.takes("src") ? "src" : "value");
+  std::string reduce = c.takes("reduce") ? c.arg<std::string>("reduce", "") : "";
+  emit_scatter(c, src, reduce, true, native_reduction);
+}
 
-// Opset 13-15 (no ScatterElements reduction): a sum/prod reduction is computed densely.
+} // namespace
+
+// Opset 11-15 (no ScatterElements reduction): a sum/prod reduction is computed densely.
 void aten_scatter(ConvertCtx &c) {
-  using namespace scatter_arg;
-  emit_scatter(c, c.in(kSrc), c.str_or(kReduce, ""), true, false);
+  emit_scatter_overload(c, false);
 }
 void aten_scatter_16(ConvertCtx &c) {
-  using namespace scatter_arg;
-  emit_scatter(c, c.in(kSrc), c.str_or(kReduce, ""), true, true);
+  emit_scatter_overload(c, true);
 }
 
 void aten_scatter_add(ConvertCtx &c) {
-  emit_scatter(c, c.in(scatter_arg::kSrc), "sum", true, false);
+  emit_scatter(c, c.arg("src"), "sum", true, false);
 }
 void aten_scatter_add_16(ConvertCtx &c) {
-  emit_scatter(c, c.in(scatter_arg::kSrc), "sum", true, true);
+  emit_scatter(c, c.arg("src"), "sum", true, true);
 }
 
 void aten_scatter_reduce(ConvertCtx &c) {
-  using namespace scatter_arg;
-  emit_scatter(c, c.in(kSrc), c.in(kReduce).str(), c.bool_or(kIncludeSelf, true), false);
+  emit_scatter(c, c.arg("src"), c.arg<std::string>("reduce"), c.arg<bool>("include_self", true),
+               false);
 }
 void aten_scatter_reduce_16(ConvertCtx &c) {
-  using namespace scatter_arg;
-  emit_scatter(c, c.in(kSrc), c.in(kReduce).str(), c.bool_or(kIncludeSelf, true), true);
+  emit_scatter(c, c.arg("src"), c.arg<std::string>("reduce"), c.arg<bool>("include_self", true),
+               true);
 }
 
 // index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False): one boolean
 // mask or integer indices, on the leading dims.
-namespace index_put_arg {
-constexpr size_t kSelf = 0, kIndices = 1, kValues = 2, kAccumulate = 3;
-} // namespace index_put_arg
-
 namespace {
 
 // The index tensors of index_put's list, which must sit on the leading dims.
 std::vector<Val> leading_indices(const ConvertCtx &c) {
-  const auto &list = c.in(index_put_arg::kIndices).list();
+  const auto &list = c.list("indices");
   std::vector<Val> idx;
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].is_none()) {
@@ -222,7 +220,7 @@ std::vector<Val> leading_indices(const ConvertCtx &c) {
   return idx;
 }
 
-// ScatterND with reduction=add for opset 13-15: flatten the k indexed dims into one linear index,
+// ScatterND with reduction=add for opsets 11-15: flatten the k indexed dims into one linear index,
 // then scatter-add along it. `rest` holds the sizes of self's dims [k, r).
 Val scatter_nd_add_decomposed(GraphBuilder &b, const Val &self, const Val &coords, const Val &upd,
                               const Val &rest, int64_t k, int64_t r, DType dt) {
@@ -244,14 +242,13 @@ Val scatter_nd_add_decomposed(GraphBuilder &b, const Val &self, const Val &coord
 
 // `native_reduction`: ScatterND has a reduction attribute (opset 16+).
 void emit_index_put(ConvertCtx &c, bool native_reduction) {
-  using namespace index_put_arg;
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  Val self = cast_to(b, c.tensor(kSelf), dt);
-  int64_t r = rank_of(c, kSelf);
+  Val self = cast_to(b, c.tensor("self"), dt);
+  int64_t r = rank_of(c, "self");
   std::vector<Val> idx = leading_indices(c);
-  Val values = cast_to(b, c.tensor(kValues), dt);
-  bool accumulate = c.bool_or(kAccumulate, false);
+  Val values = cast_to(b, c.tensor("values"), dt);
+  bool accumulate = c.arg<bool>("accumulate", false);
   Val coords;
   int64_t k;
   DType it = b.dtype(idx[0]);
@@ -294,28 +291,20 @@ Val spread_index(GraphBuilder &b, const Val &self, const Val &index, const Val &
     return idx;
   return b.op1("Expand", {on_axis(b, idx, d, r), shape_of(b, source)});
 }
-} // namespace
 
 // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1)
-namespace index_add_arg {
-constexpr size_t kSelf = 0, kDim = 1, kIndex = 2, kSource = 3, kAlpha = 4;
-} // namespace index_add_arg
-
-namespace {
-
 // `native_reduction`: ScatterElements has a reduction attribute (opset 16+).
 void emit_index_add(ConvertCtx &c, bool native_reduction) {
-  using namespace index_add_arg;
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  int64_t r = rank_of(c, kSelf);
-  int64_t d = norm_axis(c.in(kDim).to_int(), r);
-  Val self = cast_to(b, c.tensor(kSelf), dt);
-  Val src = cast_to(b, c.tensor(kSource), dt);
-  const Arg &alpha = c.in(kAlpha);
-  if (c.has(kAlpha) && !(alpha.is_number() && alpha.to_double() == 1.0))
+  int64_t r = rank_of(c, "self");
+  int64_t d = norm_axis(c.arg<int64_t>("dim"), r);
+  Val self = cast_to(b, c.tensor("self"), dt);
+  Val src = cast_to(b, c.tensor("source"), dt);
+  const Arg &alpha = c.arg("alpha");
+  if (c.has("alpha") && !(alpha.is_number() && alpha.to_double() == 1.0))
     src = b.op1("Mul", {src, as_tensor(b, alpha, dt)});
-  Val index = spread_index(b, self, c.tensor(kIndex), src, d, r);
+  Val index = spread_index(b, self, c.tensor("index"), src, d, r);
   if (native_reduction)
     c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}, {"reduction", "add"}}));
   else
@@ -335,11 +324,11 @@ void aten_index_add_16(ConvertCtx &c) {
 void aten_index_copy(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.in(1).to_int(), r);
-  Val self = cast_to(b, c.tensor(0), dt);
-  Val src = cast_to(b, c.tensor(3), dt);
-  Val index = spread_index(b, self, c.tensor(2), src, d, r);
+  int64_t r = rank_of(c, "self");
+  int64_t d = norm_axis(c.arg<int64_t>("dim"), r);
+  Val self = cast_to(b, c.tensor("self"), dt);
+  Val src = cast_to(b, c.tensor("source"), dt);
+  Val index = spread_index(b, self, c.tensor("index"), src, d, r);
   c.set_out(0, b.op1("ScatterElements", {self, index, src}, {{"axis", d}}));
 }
 
@@ -347,19 +336,19 @@ void aten_index_copy(ConvertCtx &c) {
 void aten_index_fill(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.in(1).to_int(), r);
-  Val self = cast_to(b, c.tensor(0), dt);
+  int64_t r = rank_of(c, "self");
+  int64_t d = norm_axis(c.arg<int64_t>("dim"), r);
+  Val self = cast_to(b, c.tensor("self"), dt);
   Val n = dim_scalar(b, self, d);
-  Val idx = reshape(b, wrap_negative(b, cast_to(b, c.tensor(2), DType::Int64), n), {1, -1});
+  Val idx = reshape(b, wrap_negative(b, cast_to(b, c.tensor("index"), DType::Int64), n), {1, -1});
   Val eq = cast_to(b, b.op1("Equal", {unsqueeze(b, iota(b, n), {1}), idx}), DType::Int64);
   Val hit = cast_to(
       b, b.op1("ReduceMax", {eq}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}}),
       DType::Bool);
   if (r > 0)
     hit = on_axis(b, hit, d, r);
-  Val value = as_tensor(b, c.in(3), dt);
-  if (c.in(3).is_tensor())
+  Val value = as_tensor(b, c.arg("value"), dt);
+  if (c.arg("value").is_tensor())
     value = reshape(b, value, {});
   c.set_out(0, b.op1("Where", {hit, value, self}));
 }
@@ -368,14 +357,14 @@ void aten_index_fill(ConvertCtx &c) {
 void aten_masked_scatter(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  Val self = cast_to(b, c.tensor(0), dt);
-  Val mask = b.op1("Expand", {cast_to(b, c.tensor(1), DType::Bool), shape_of(b, self)});
+  Val self = cast_to(b, c.tensor("self"), dt);
+  Val mask = b.op1("Expand", {cast_to(b, c.tensor("mask"), DType::Bool), shape_of(b, self)});
   self = b.op1("Expand", {self, shape_of(b, mask)});
   Val flat_mask = reshape(b, mask, {-1});
   Val pos =
       op_t(b, DType::Int64, "CumSum", {cast_to(b, flat_mask, DType::Int64), b.const_i64_scalar(0)},
            {{"exclusive", int64_t{1}}});
-  Val src = reshape(b, cast_to(b, c.tensor(2), dt), {-1});
+  Val src = reshape(b, cast_to(b, c.tensor("source"), dt), {-1});
   pos = op_t(b, DType::Int64, "Min",
              {pos, b.op1("Sub", {b.op1("Size", {src}), b.const_i64_scalar(1)})});
   Val picked = b.op1("Gather", {src, pos}, {{"axis", int64_t{0}}});
@@ -386,27 +375,27 @@ void aten_masked_scatter(ConvertCtx &c) {
 // masked_select(self, mask): 1-D, data-dependent length.
 void aten_masked_select(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  Val mask = cast_to(b, c.tensor(1), DType::Bool);
-  Val x = b.op1("Expand", {c.tensor(0), shape_of(b, mask)}); // Expand broadcasts both ways
+  Val mask = cast_to(b, c.tensor("mask"), DType::Bool);
+  Val x = b.op1("Expand", {c.tensor("self"), shape_of(b, mask)}); // Expand broadcasts both ways
   mask = b.op1("Expand", {mask, shape_of(b, x)});
   c.set_out(
       0, b.op1("Compress", {reshape(b, x, {-1}), reshape(b, mask, {-1})}, {{"axis", int64_t{0}}}));
 }
 
 void aten_take(ConvertCtx &c) {
-  Val flat = reshape(c.b, c.tensor(0), {-1});
-  c.set_out(0, c.b.op1("Gather", {flat, c.tensor(1)}, {{"axis", int64_t{0}}}));
+  Val flat = reshape(c.b, c.tensor("self"), {-1});
+  c.set_out(0, c.b.op1("Gather", {flat, c.tensor("index")}, {{"axis", int64_t{0}}}));
 }
 
 void aten_nonzero(ConvertCtx &c) {
-  Val nz = c.b.op1("NonZero", {c.tensor(0)});
+  Val nz = c.b.op1("NonZero", {c.tensor("self")});
   c.set_out(0, c.b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}}));
 }
 
 // nonzero_numpy: one 1-D index tensor per dim.
 void aten_nonzero_numpy(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
-  Val nz = c.b.op1("NonZero", {c.tensor(0)});
+  int64_t r = rank_of(c, "self");
+  Val nz = c.b.op1("NonZero", {c.tensor("self")});
   std::vector<Arg> items;
   for (int64_t k = 0; k < r; ++k) {
     Val v = c.b.op1("Gather", {nz, c.b.const_i64_scalar(k)}, {{"axis", int64_t{0}}});
@@ -435,39 +424,38 @@ std::vector<Val> topk(ConvertCtx &c, const Val &x, int64_t d, const Val *k, bool
 
 // sort(self, dim, descending) or sort.stable(self, stable, dim, descending).
 std::pair<int64_t, bool> sort_args(const ConvertCtx &c, int64_t r) {
-  size_t at = c.overload() == "stable" ? 2 : 1;
-  int64_t d = c.int_or(at, -1);
-  bool desc = c.has(at + 1) && c.in(at + 1).to_bool();
+  int64_t d = c.arg<int64_t>("dim", -1);
+  bool desc = c.arg<bool>("descending", false);
   return {norm_axis(d, r), desc};
 }
 } // namespace
 
 void aten_sort(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
+  int64_t r = rank_of(c, "self");
   if (r == 0) {
-    c.set_out(0, c.tensor(0));
+    c.set_out(0, c.tensor("self"));
     c.set_out(1, c.b.const_scalar(DType::Int64, 0));
     return;
   }
   auto [d, desc] = sort_args(c, r);
-  auto outs = topk(c, c.tensor(0), d, nullptr, desc);
+  auto outs = topk(c, c.tensor("self"), d, nullptr, desc);
   c.set_out(0, outs[0]);
   c.set_out(1, outs[1]);
 }
 
 void aten_argsort(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
+  int64_t r = rank_of(c, "self");
   auto [d, desc] = sort_args(c, r);
-  c.set_out(0, topk(c, c.tensor(0), d, nullptr, desc)[1]);
+  c.set_out(0, topk(c, c.tensor("self"), d, nullptr, desc)[1]);
 }
 
 // topk(self, k, dim, largest, sorted): always sorted (an unsorted order is unspecified anyway).
 void aten_topk(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.int_or(2, -1), r);
-  bool largest = !c.has(3) || c.in(3).to_bool();
-  Val k = as_tensor(c.b, c.in(1), DType::Int64);
-  auto outs = topk(c, c.tensor(0), d, &k, largest);
+  int64_t r = rank_of(c, "self");
+  int64_t d = norm_axis(c.arg<int64_t>("dim", -1), r);
+  bool largest = !c.has("largest") || c.arg<bool>("largest");
+  Val k = as_tensor(c.b, c.arg("k"), DType::Int64);
+  auto outs = topk(c, c.tensor("self"), d, &k, largest);
   c.set_out(0, outs[0]);
   c.set_out(1, outs[1]);
 }
@@ -475,8 +463,8 @@ void aten_topk(ConvertCtx &c) {
 // one_hot(self, num_classes): -1 takes max(self) + 1.
 void aten_one_hot(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  Val x = cast_to(b, c.tensor(0), DType::Int64);
-  int64_t n = c.int_or(1, -1);
+  Val x = cast_to(b, c.tensor("self"), DType::Int64);
+  int64_t n = c.arg<int64_t>("num_classes", -1);
   Val depth = n >= 0 ? b.const_i64_scalar(n)
                      : b.op1("Add", {b.op1("ReduceMax", {x}, {{"keepdims", int64_t{0}}}),
                                      b.const_i64_scalar(1)});
@@ -485,7 +473,8 @@ void aten_one_hot(ConvertCtx &c) {
 }
 
 void aten_embedding(ConvertCtx &c) {
-  c.set_out(0, c.b.op1("Gather", {c.tensor(0), c.tensor(1)}, {{"axis", int64_t{0}}}));
+  c.set_out(0,
+            c.b.op1("Gather", {c.tensor("weight"), c.tensor("indices")}, {{"axis", int64_t{0}}}));
 }
 
 // embedding_renorm(Tensor self, Tensor indices, float max_norm, float norm_type): what
@@ -494,11 +483,10 @@ void aten_embedding(ConvertCtx &c) {
 // stay. The ONNX graph computes the renormed weight on every run from the stored weight, which
 // matches PyTorch's in-place update because renorming twice changes nothing more.
 void aten_embedding_renorm(ConvertCtx &c) {
-  constexpr size_t kSelf = 0, kIndices = 1, kMaxNorm = 2, kNormType = 3;
   GraphBuilder &b = c.b;
-  Val w = c.tensor(kSelf);
+  Val w = c.tensor("self");
   DType t = b.dtype(w);
-  double max_norm = c.in(kMaxNorm).to_double(), p = c.in(kNormType).to_double();
+  double max_norm = c.arg<double>("max_norm"), p = c.arg<double>("norm_type");
   Val axis = b.const_i64({1});
   Val mag = b.op1("Abs", {w});
   Val norm;
@@ -511,7 +499,7 @@ void aten_embedding_renorm(ConvertCtx &c) {
     norm = b.op1("Pow", {sum, scalar(b, t, 1.0 / p)});
   }
   // used[i] = 1 for the rows some index names (a scatter of ones; repeats write the same 1).
-  Val idx = reshape(b, cast_to(b, c.tensor(kIndices), DType::Int64), {-1, 1});
+  Val idx = reshape(b, cast_to(b, c.tensor("indices"), DType::Int64), {-1, 1});
   Val zeros = b.op1("Mul", {norm, scalar(b, t, 0)});
   Val ones = b.op1("Expand", {scalar(b, t, 1), b.op1("Shape", {idx})});
   Val used = b.op1("ScatterND", {zeros, idx, ones});
@@ -527,16 +515,17 @@ void aten_embedding_renorm(ConvertCtx &c) {
 void aten_embedding_bag(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  Val w = c.tensor(0);
-  Val indices = cast_to(b, c.tensor(1), DType::Int64);
-  int64_t mode = c.int_or(4, 0);
+  Val w = c.tensor("weight");
+  Val indices = cast_to(b, c.tensor("indices"), DType::Int64);
+  int64_t mode = c.arg<int64_t>("mode", 0);
   T2O_CHECK(mode >= 0 && mode <= 2, "{}: unknown mode {}", c.op(), mode);
-  bool last = c.bool_or(7, false);
-  int64_t padding_idx = c.int_or(8, -1);
+  bool last = c.arg<bool>("include_last_offset", false);
+  int64_t padding_idx = c.takes("padding_idx") ? c.arg<int64_t>("padding_idx", -1) : -1;
   // aten gets 1-D indices (F.embedding_bag flattens 2-D ones and makes the offsets).
-  T2O_CHECK(b.rank(indices) == 1, "{}: expected 1-D indices, got {}", c.op(), c.info(1).str());
+  T2O_CHECK(b.rank(indices) == 1, "{}: expected 1-D indices, got {}", c.op(),
+            c.info("indices").str());
   Val idx_flat = indices;
-  Val offsets = cast_to(b, c.tensor(2), DType::Int64);
+  Val offsets = cast_to(b, c.tensor("offsets"), DType::Int64);
   if (last)
     offsets = b.op1("Slice", {offsets, b.const_i64({0}), b.const_i64({-1}), b.const_i64({0})});
   Val nbags = b.op1("Size", {offsets});
@@ -553,9 +542,11 @@ void aten_embedding_bag(ConvertCtx &c) {
         b.op1("And", {member, b.op1("Not", {b.op1("Equal", {unsqueeze(b, idx_flat, {0}),
                                                             b.const_i64_scalar(padding_idx)})})});
   Val emb = cast_to(b, b.op1("Gather", {w, idx_flat}, {{"axis", int64_t{0}}}), dt); // [n, D]
-  if (c.has(6)) {
+  if (c.has("per_sample_weights")) {
     T2O_CHECK(mode == 0, "{}: per_sample_weights need mode='sum'", c.op());
-    emb = b.op1("Mul", {emb, unsqueeze(b, reshape(b, cast_to(b, c.tensor(6), dt), {-1}), {1})});
+    emb = b.op1(
+        "Mul",
+        {emb, unsqueeze(b, reshape(b, cast_to(b, c.tensor("per_sample_weights"), dt), {-1}), {1})});
   }
   Val count = b.op1("ReduceSum", {cast_to(b, member, DType::Int64), b.const_i64({1})},
                     {{"keepdims", int64_t{0}}});
@@ -584,13 +575,13 @@ void aten_embedding_bag(ConvertCtx &c) {
 // bucketize(self, boundaries, out_int32, right): the number of boundaries below x (or <= x).
 void aten_bucketize(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  Val bounds = c.tensor(1);
+  Val bounds = c.tensor("boundaries");
   DType bt = b.dtype(bounds);
-  DType k = is_floating(bt) || (c.in(0).is_tensor() && is_floating(b.dtype(c.tensor(0))))
+  DType k = is_floating(bt) || (c.arg("self").is_tensor() && is_floating(b.dtype(c.tensor("self"))))
                 ? DType::Double
                 : DType::Int64;
-  Val x = as_tensor(b, c.in(0), k);
-  bool right = c.bool_or(3, false);
+  Val x = as_tensor(b, c.arg("self"), k);
+  bool right = c.arg<bool>("right", false);
   Val xu = unsqueeze(b, x, {-1});
   Val bb = cast_to(b, bounds, k);
   Val below = right ? b.op1("LessOrEqual", {bb, xu}) : b.op1("Less", {bb, xu});
@@ -603,13 +594,13 @@ void aten_bucketize(ConvertCtx &c) {
 void aten_select_scatter(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.in(2).to_int(), r);
-  Val self = cast_to(b, c.tensor(0), dt);
+  int64_t r = rank_of(c, "self");
+  int64_t d = norm_axis(c.arg<int64_t>("dim"), r);
+  Val self = cast_to(b, c.tensor("self"), dt);
   Val n = dim_scalar(b, self, d);
-  Val at = wrap_negative(b, as_tensor(b, c.in(3), DType::Int64), n);
+  Val at = wrap_negative(b, as_tensor(b, c.arg("index"), DType::Int64), n);
   Val hit = on_axis(b, b.op1("Equal", {iota(b, n), at}), d, r);
-  Val src = unsqueeze(b, cast_to(b, c.tensor(1), dt), {d});
+  Val src = unsqueeze(b, cast_to(b, c.tensor("src"), dt), {d});
   c.set_out(0, b.op1("Where", {hit, src, self}));
 }
 
@@ -618,17 +609,17 @@ void aten_select_scatter(ConvertCtx &c) {
 void aten_slice_scatter(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.int_or(2, 0), r);
-  int64_t step = c.int_or(5, 1);
-  Val self = cast_to(b, c.tensor(0), dt);
+  int64_t r = rank_of(c, "self");
+  int64_t d = norm_axis(c.arg<int64_t>("dim", 0), r);
+  int64_t step = c.arg<int64_t>("step", 1);
+  Val self = cast_to(b, c.tensor("self"), dt);
   Val n = dim_scalar(b, self, d);
-  auto bound = [&](size_t i, bool is_end) {
-    if (!c.has(i))
+  auto bound = [&](const char *name, bool is_end) {
+    if (!c.has(name))
       return is_end ? n : b.const_i64_scalar(0);
     // A constant int stays exact: as_tensor goes through double, which turns the INT64_MAX a
     // traced `x[a:]` passes as end into INT64_MIN. Clamped so that wrap_negative cannot overflow.
-    const Arg &a = c.in(i);
+    const Arg &a = c.arg(name);
     Val v =
         a.kind == Arg::Kind::Int
             ? b.const_i64_scalar(std::clamp<int64_t>(a.i, -(int64_t{1} << 62), int64_t{1} << 62))
@@ -636,14 +627,14 @@ void aten_slice_scatter(ConvertCtx &c) {
     v = wrap_negative(b, v, n);
     return b.op1("Min", {b.op1("Max", {v, b.const_i64_scalar(0)}), n});
   };
-  Val start = bound(3, false), end = bound(4, true);
+  Val start = bound("start", false), end = bound("end", true);
   Val pos = iota(b, n);
   Val off = b.op1("Sub", {pos, start});
   Val in_range = b.op1("And", {b.op1("GreaterOrEqual", {pos, start}), b.op1("Less", {pos, end})});
   Val on_step =
       b.op1("Equal", {b.op1("Mod", {off, b.const_i64_scalar(step)}), b.const_i64_scalar(0)});
   Val hit = b.op1("And", {in_range, on_step});
-  Val src = cast_to(b, c.tensor(1), dt);
+  Val src = cast_to(b, c.tensor("src"), dt);
   Val last = b.op1("Sub", {dim_scalar(b, src, d), b.const_i64_scalar(1)});
   Val which = b.op1(
       "Min", {b.op1("Max", {b.op1("Div", {off, b.const_i64_scalar(step)}), b.const_i64_scalar(0)}),
@@ -655,23 +646,24 @@ void aten_slice_scatter(ConvertCtx &c) {
 // ---- reading by index ------------------------------------------------------------------
 
 void aten_select(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  Val idx = c.in(2).is_tensor() ? reshape(c.b, cast_to(c.b, c.tensor(2), DType::Int64), {})
-                                : c.b.const_i64_scalar(c.in(2).to_int());
-  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
+  int64_t axis = norm_axis(c.arg<int64_t>("dim"), rank_of(c, "self"));
+  Val idx = c.arg("index").is_tensor()
+                ? reshape(c.b, cast_to(c.b, c.tensor("index"), DType::Int64), {})
+                : c.b.const_i64_scalar(c.arg<int64_t>("index"));
+  c.set_out(0, c.b.op1("Gather", {c.tensor("self"), idx}, {{"axis", axis}}));
 }
 
 void aten_index_select(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  Val idx = c.tensor(2);
-  if (c.info(2).rank() == 0)
+  int64_t axis = norm_axis(c.arg<int64_t>("dim"), rank_of(c, "self"));
+  Val idx = c.tensor("index");
+  if (c.info("index").rank() == 0)
     idx = reshape(c.b, idx, {1});
-  c.set_out(0, c.b.op1("Gather", {c.tensor(0), idx}, {{"axis", axis}}));
+  c.set_out(0, c.b.op1("Gather", {c.tensor("self"), idx}, {{"axis", axis}}));
 }
 
 void aten_gather(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  c.set_out(0, c.b.op1("GatherElements", {c.tensor(0), c.tensor(2)}, {{"axis", axis}}));
+  int64_t axis = norm_axis(c.arg<int64_t>("dim"), rank_of(c, "self"));
+  c.set_out(0, c.b.op1("GatherElements", {c.tensor("self"), c.tensor("index")}, {{"axis", axis}}));
 }
 
 // index.Tensor (x[idx] with tensors). Supported: one integer index after leading Nones (Gather);
@@ -679,7 +671,7 @@ void aten_gather(ConvertCtx &c) {
 // the leading dims (broadcast, then GatherND).
 void aten_index(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  const auto &idx = c.in(1).list();
+  const auto &idx = c.list("indices");
   std::vector<size_t> used;
   for (size_t i = 0; i < idx.size(); ++i)
     if (!idx[i].is_none())
@@ -691,7 +683,7 @@ void aten_index(ConvertCtx &c) {
   };
   if (used.size() == 1 && !is_mask(used[0])) {
     int64_t axis = static_cast<int64_t>(used[0]);
-    c.set_out(0, b.op1("Gather", {c.tensor(0), idx[axis].t()}, {{"axis", axis}}));
+    c.set_out(0, b.op1("Gather", {c.tensor("self"), idx[axis].t()}, {{"axis", axis}}));
     return;
   }
   if (used.size() == 1) {
@@ -699,7 +691,7 @@ void aten_index(ConvertCtx &c) {
               c.op(), used[0]);
     Val nz = b.op1("NonZero", {cast_to(b, idx[0].t(), DType::Bool)});
     Val coords = b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}});
-    c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
+    c.set_out(0, b.op1("GatherND", {c.tensor("self"), coords}));
     return;
   }
   for (size_t k = 0; k < used.size(); ++k)
@@ -719,54 +711,87 @@ void aten_index(ConvertCtx &c) {
     parts.push_back(b.op1("Unsqueeze", {e, b.const_i64({-1})}));
   }
   Val coords = b.op1("Concat", parts, {{"axis", int64_t{-1}}});
-  c.set_out(0, b.op1("GatherND", {c.tensor(0), coords}));
+  c.set_out(0, b.op1("GatherND", {c.tensor("self"), coords}));
 }
 
 void register_indexing_ops(Registry &r) {
-  r.add("aten::select", 11, aten_select, {"Gather"});
-  r.add("aten::index_select", 11, aten_index_select, {"Gather"});
+  r.add("aten::select", 11, aten_select, {"Gather", "Reshape"});
+  r.add("aten::index_select", 11, aten_index_select, {"Gather", "Reshape"});
   r.add("aten::gather", 11, aten_gather, {"GatherElements"});
-  r.add("aten::index", 11, aten_index, {"Gather", "GatherND", "NonZero"});
+  r.add("aten::index", 11, aten_index,
+        {"Gather", "GatherND", "NonZero", "Add", "Concat", "Expand", "Shape", "Transpose",
+         "Unsqueeze"});
   // Opset 16 gives ScatterElements and ScatterND a reduction attribute.
   r.add_with_inplace("aten::scatter", 11, aten_scatter,
-                     {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad"});
-  r.add_with_inplace("aten::scatter", 16, aten_scatter_16, {"ScatterElements", "Expand"});
+                     {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad", "Add",
+                      "Cast", "Concat", "Expand", "Gather", "Greater", "Mul", "Range", "Shape",
+                      "Slice", "Sub", "Transpose", "Unsqueeze"});
+  r.add_with_inplace("aten::scatter", 16, aten_scatter_16,
+                     {"ScatterElements", "Expand", "Shape", "Slice"});
   r.add_with_inplace("aten::scatter_add", 11, aten_scatter_add,
-                     {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad"});
+                     {"ScatterElements", "Equal", "Where", "ReduceSum", "Pad", "Add", "Cast",
+                      "Concat", "Gather", "Greater", "Range", "Shape", "Sub", "Transpose",
+                      "Unsqueeze"});
   r.add_with_inplace("aten::scatter_add", 16, aten_scatter_add_16, {"ScatterElements", "Expand"});
-  const std::vector<std::string> scatter_reduce_ops = {"ScatterElements", "Equal",      "Where",
-                                                       "ReduceSum",       "ReduceProd", "ReduceMax",
-                                                       "ReduceMin",       "Pad"};
+  const std::vector<std::string> scatter_reduce_ops = {
+      "ScatterElements", "Equal",   "Where",     "ReduceSum", "ReduceProd", "ReduceMax",
+      "ReduceMin",       "Pad",     "Add",       "Cast",      "Concat",     "Div",
+      "Gather",          "Greater", "Max",       "Min",       "Mul",        "Range",
+      "Shape",           "Sub",     "Transpose", "Unsqueeze"};
   r.add_with_inplace("aten::scatter_reduce", 11, aten_scatter_reduce, scatter_reduce_ops);
   r.add_with_inplace("aten::scatter_reduce", 16, aten_scatter_reduce_16, scatter_reduce_ops);
   for (const char *op : {"aten::index_put", "aten::_index_put_impl"}) {
-    r.add_with_inplace(op, 11, aten_index_put, {"ScatterND", "NonZero", "Expand", "ReduceSum"});
-    r.add_with_inplace(op, 16, aten_index_put_16, {"ScatterND", "NonZero", "Expand"});
+    r.add_with_inplace(op, 11, aten_index_put,
+                       {"ScatterND", "NonZero", "Expand", "ReduceSum", "Add",  "Cast",
+                        "Concat",    "Equal",   "Gather", "Greater",   "Less", "Pad",
+                        "Range",     "Reshape", "Shape",  "Slice",     "Sub",  "Transpose",
+                        "Unsqueeze", "Where",   "Mul"});
+    r.add_with_inplace(op, 16, aten_index_put_16,
+                       {"ScatterND", "NonZero", "Expand", "Add", "Concat", "Gather", "Less",
+                        "Shape", "Slice", "Transpose", "Unsqueeze", "Where"});
   }
   r.add_with_inplace("aten::index_add", 11, aten_index_add,
-                     {"ScatterElements", "Equal", "Where", "ReduceSum"});
-  r.add_with_inplace("aten::index_add", 16, aten_index_add_16, {"ScatterElements"});
-  r.add_with_inplace("aten::index_copy", 11, aten_index_copy, {"ScatterElements"});
-  r.add_with_inplace("aten::index_fill", 11, aten_index_fill, {"Equal", "ReduceMax", "Where"});
+                     {"ScatterElements", "Equal", "Where", "ReduceSum", "Add", "Cast", "Concat",
+                      "Expand", "Gather", "Greater", "Less", "Mul", "Pad", "Range", "Reshape",
+                      "Shape", "Sub", "Transpose", "Unsqueeze"});
+  r.add_with_inplace(
+      "aten::index_add", 16, aten_index_add_16,
+      {"ScatterElements", "Add", "Expand", "Gather", "Less", "Mul", "Reshape", "Shape", "Where"});
+  r.add_with_inplace(
+      "aten::index_copy", 11, aten_index_copy,
+      {"ScatterElements", "Add", "Expand", "Gather", "Less", "Reshape", "Shape", "Where"});
+  r.add_with_inplace("aten::index_fill", 11, aten_index_fill,
+                     {"Equal", "ReduceMax", "Where", "Add", "Cast", "Gather", "Less", "Range",
+                      "Reshape", "Shape", "Unsqueeze"});
   r.add_with_inplace("aten::masked_scatter", 11, aten_masked_scatter,
-                     {"CumSum", "Gather", "Where"});
-  r.add("aten::masked_select", 11, aten_masked_select, {"Expand", "Compress"});
-  r.add("aten::take", 11, aten_take, {"Gather"});
+                     {"CumSum", "Gather", "Where", "Cast", "Expand", "Less", "Min", "Reshape",
+                      "Shape", "Size", "Sub"});
+  r.add("aten::masked_select", 11, aten_masked_select, {"Expand", "Compress", "Reshape", "Shape"});
+  r.add("aten::take", 11, aten_take, {"Gather", "Reshape"});
   r.add("aten::nonzero", 11, aten_nonzero, {"NonZero", "Transpose"});
   r.add("aten::nonzero_numpy", 11, aten_nonzero_numpy, {"NonZero", "Gather"});
-  r.add("aten::sort", 11, aten_sort, {"TopK"});
-  r.add("aten::argsort", 11, aten_argsort, {"TopK"});
-  r.add("aten::topk", 11, aten_topk, {"TopK"});
-  r.add("aten::one_hot", 11, aten_one_hot, {"Equal", "Range", "Cast"});
+  r.add("aten::sort", 11, aten_sort, {"TopK", "Cast", "Gather", "Shape"});
+  r.add("aten::argsort", 11, aten_argsort, {"TopK", "Cast", "Gather", "Shape"});
+  r.add("aten::topk", 11, aten_topk, {"TopK", "Cast", "Reshape"});
+  r.add("aten::one_hot", 11, aten_one_hot,
+        {"Equal", "Range", "Cast", "Add", "ReduceMax", "Unsqueeze"});
   r.add("aten::embedding", 11, aten_embedding, {"Gather"});
   r.add_with_inplace("aten::embedding_renorm", 11, aten_embedding_renorm,
-                     {"ReduceSum", "ScatterND", "Where", "Mul"});
+                     {"ReduceSum", "ScatterND", "Where", "Mul", "Abs", "Add", "And", "Div",
+                      "Expand", "Greater", "Pow", "Reshape", "Shape", "Sqrt"});
   for (const char *op :
        {"aten::embedding_bag", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"})
-    r.add(op, 11, aten_embedding_bag, {"Gather", "MatMul", "ReduceMax", "Where"});
-  r.add("aten::bucketize", 11, aten_bucketize, {"Less", "LessOrEqual", "ReduceSum"});
-  r.add("aten::select_scatter", 11, aten_select_scatter, {"Equal", "Where"});
-  r.add("aten::slice_scatter", 11, aten_slice_scatter, {"Gather", "Where"});
+    r.add(op, 11, aten_embedding_bag,
+          {"Gather",  "MatMul",         "ReduceMax", "Where", "And",       "Cast",  "Equal",
+           "Greater", "GreaterOrEqual", "Mul",       "Not",   "Or",        "Range", "ReduceSum",
+           "Reshape", "Size",           "Slice",     "Sub",   "Unsqueeze", "Div",   "Max"});
+  r.add("aten::bucketize", 11, aten_bucketize,
+        {"Less", "LessOrEqual", "ReduceSum", "Cast", "Equal", "Or", "Unsqueeze"});
+  r.add("aten::select_scatter", 11, aten_select_scatter,
+        {"Equal", "Where", "Add", "Gather", "Less", "Range", "Reshape", "Shape", "Unsqueeze"});
+  r.add("aten::slice_scatter", 11, aten_slice_scatter,
+        {"Gather", "Where", "Add", "And", "Div", "Equal", "Greater", "GreaterOrEqual", "Less",
+         "Max", "Min", "Mod", "Or", "Range", "Reshape", "Shape", "Sub"});
 }
 
 } // namespace torch2onnx

@@ -23,80 +23,87 @@ Val scaled(GraphBuilder &b, const Val &v, DType t, double k) {
 // linear(input, weight, bias?): y = input @ weight^T + bias.
 void aten_linear(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  const Val &x = c.tensor(0);
-  const Val &w = c.tensor(1);
-  if (c.info(0).rank() == 2 && c.info(1).rank() == 2 && gemm_ok(b, x)) {
+  const Val &x = c.tensor("input");
+  const Val &w = c.tensor("weight");
+  if (c.info("input").rank() == 2 && c.info("weight").rank() == 2 && gemm_ok(b, x)) {
     std::vector<Val> ins = {x, w};
-    if (c.has(2))
-      ins.push_back(c.tensor(2));
+    if (c.has("bias"))
+      ins.push_back(c.tensor("bias"));
     c.set_out(0, b.op1("Gemm", ins, {{"transB", int64_t{1}}}));
     return;
   }
-  Val wt =
-      c.info(1).rank() == 2 ? b.op1("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}}) : w;
+  Val wt = c.info("weight").rank() == 2
+               ? b.op1("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}})
+               : w;
   Val y = b.op1("MatMul", {x, wt});
-  if (c.has(2))
-    y = b.op1("Add", {y, c.tensor(2)});
+  if (c.has("bias"))
+    y = b.op1("Add", {y, c.tensor("bias")});
   c.set_out(0, y);
 }
 
 // addmm(self, mat1, mat2, *, beta, alpha): beta * self + alpha * (mat1 @ mat2).
 void aten_addmm(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  double beta = c.double_or(3, 1.0);
-  double alpha = c.double_or(4, 1.0);
-  if (gemm_ok(b, c.tensor(1))) {
-    std::vector<Val> ins = {c.tensor(1), c.tensor(2)};
+  double beta = c.arg<double>("beta", 1.0);
+  double alpha = c.arg<double>("alpha", 1.0);
+  if (gemm_ok(b, c.tensor("mat1"))) {
+    std::vector<Val> ins = {c.tensor("mat1"), c.tensor("mat2")};
     // beta == 0 ignores self entirely in LibTorch (NaN/inf included).
     if (beta != 0.0)
-      ins.push_back(c.tensor(0));
+      ins.push_back(c.tensor("self"));
     c.set_out(0, b.op1("Gemm", ins, {{"alpha", alpha}, {"beta", beta}}));
     return;
   }
   DType t = out_dtype(c);
-  Val y = scaled(b, b.op1("MatMul", {c.tensor(1), c.tensor(2)}), t, alpha);
+  Val y = scaled(b, b.op1("MatMul", {c.tensor("mat1"), c.tensor("mat2")}), t, alpha);
   if (beta != 0.0)
-    y = b.op1("Add", {y, scaled(b, c.tensor(0), t, beta)});
+    y = b.op1("Add", {y, scaled(b, c.tensor("self"), t, beta)});
   c.set_out(0, y);
 }
 
 // baddbmm(self, batch1, batch2, *, beta, alpha): beta * self + alpha * (batch1 @ batch2).
 void aten_baddbmm(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  double beta = c.double_or(3, 1.0);
-  double alpha = c.double_or(4, 1.0);
+  double beta = c.arg<double>("beta", 1.0);
+  double alpha = c.arg<double>("alpha", 1.0);
   DType t = out_dtype(c);
-  Val y = scaled(b, b.op1("MatMul", {c.tensor(1), c.tensor(2)}), t, alpha);
+  Val y = scaled(b, b.op1("MatMul", {c.tensor("batch1"), c.tensor("batch2")}), t, alpha);
   if (beta != 0.0)
-    y = b.op1("Add", {y, scaled(b, c.tensor(0), t, beta)});
+    y = b.op1("Add", {y, scaled(b, c.tensor("self"), t, beta)});
   c.set_out(0, y);
 }
 
-// matmul, mm, bmm, dot, mv: ONNX MatMul follows numpy matmul, including the 1-D cases.
+// matmul(self, other), mm / bmm(self, mat2), dot(self, tensor), mv(self, vec): ONNX MatMul
+// follows numpy matmul, including the 1-D cases.
 void aten_matmul(ConvertCtx &c) {
-  c.set_out(0, c.b.op1("MatMul", {c.tensor(0), c.tensor(1)}));
+  const char *rhs = c.takes("other")    ? "other"
+                    : c.takes("mat2")   ? "mat2"
+                    : c.takes("tensor") ? "tensor"
+                                        : "vec";
+  c.set_out(0, c.b.op1("MatMul", {c.tensor("self"), c.tensor(rhs)}));
 }
 
 void aten_outer(ConvertCtx &c) {
   DType dt = out_dtype(c);
-  Val a = unsqueeze(c.b, cast_to(c.b, c.tensor(0), dt), {1});
-  c.set_out(0, c.b.op1("Mul", {a, cast_to(c.b, c.tensor(1), dt)}));
+  Val a = unsqueeze(c.b, cast_to(c.b, c.tensor("self"), dt), {1});
+  c.set_out(0, c.b.op1("Mul", {a, cast_to(c.b, c.tensor("vec2"), dt)}));
 }
 
+// einsum(str equation, Tensor[] tensors, *, int[]? path=None)
 void aten_einsum(ConvertCtx &c) {
   std::string eq;
-  for (char ch : c.in(0).str())
+  for (char ch : c.arg<std::string>("equation"))
     if (ch != ' ')
       eq += ch;
   std::vector<Val> ins;
-  for (const auto &it : c.in(1).list())
+  for (const auto &it : c.list("tensors"))
     ins.push_back(it.t());
   c.set_out(0, c.b.op1("Einsum", ins, {{"equation", eq}}));
 }
 
 void register_linalg_ops(Registry &r) {
-  r.add("aten::linear", 11, aten_linear, {"Gemm", "MatMul", "Add"});
-  r.add_with_inplace("aten::addmm", 11, aten_addmm, {"Gemm"});
+  r.add("aten::linear", 11, aten_linear, {"Gemm", "MatMul", "Add", "Transpose"});
+  r.add_with_inplace("aten::addmm", 11, aten_addmm, {"Gemm", "Add", "MatMul"});
   r.add_with_inplace("aten::baddbmm", 11, aten_baddbmm, {"MatMul", "Mul", "Add"});
   r.add("aten::matmul", 11, aten_matmul, {"MatMul"});
   r.add("aten::mm", 11, aten_matmul, {"MatMul"});

@@ -14,8 +14,9 @@ DType loss_type(const ConvertCtx &c) {
   return out_dtype(c) == DType::Double ? DType::Double : DType::Float;
 }
 
-int64_t reduction_arg(const ConvertCtx &c, size_t i) {
-  int64_t r = c.int_or(i, 1);
+// The "reduction" argument every loss has.
+int64_t reduction_arg(const ConvertCtx &c) {
+  int64_t r = c.arg<int64_t>("reduction", 1);
   T2O_CHECK(r >= 0 && r <= 2, "{}: unknown reduction {} (0 none, 1 mean, 2 sum)", c.op(), r);
   return r;
 }
@@ -48,9 +49,9 @@ struct Batched {
 
 Batched batched(ConvertCtx &c, DType k) {
   Batched r;
-  r.input = cast_to(c.b, c.tensor(0), k);
-  r.target = c.tensor(1);
-  r.unbatched = c.info(0).rank() == 1;
+  r.input = cast_to(c.b, c.tensor("self"), k);
+  r.target = c.tensor("target");
+  r.unbatched = c.info("self").rank() == 1;
   if (r.unbatched) {
     r.input = unsqueeze(c.b, r.input, {0});
     r.target = unsqueeze(c.b, r.target, {0});
@@ -58,39 +59,33 @@ Batched batched(ConvertCtx &c, DType k) {
   return r;
 }
 
-Val class_weight(ConvertCtx &c, size_t i, DType k) {
-  return c.has(i) ? cast_to(c.b, c.tensor(i), k) : Val{};
+// The optional per-class "weight", in dtype k.
+Val class_weight(ConvertCtx &c, DType k) {
+  return c.has("weight") ? cast_to(c.b, c.tensor("weight"), k) : Val{};
 }
 
 } // namespace
 
 // mse_loss(Tensor self, Tensor target, int reduction=Mean)
 void aten_mse_loss(ConvertCtx &c) {
-  constexpr size_t kSelf = 0, kTarget = 1, kReduction = 2;
   DType k = loss_type(c);
   Val d =
-      op_t(c.b, k, "Sub", {cast_to(c.b, c.tensor(kSelf), k), cast_to(c.b, c.tensor(kTarget), k)});
-  set_result(c, reduce_all(c.b, k, op_t(c.b, k, "Mul", {d, d}), reduction_arg(c, kReduction)));
+      op_t(c.b, k, "Sub", {cast_to(c.b, c.tensor("self"), k), cast_to(c.b, c.tensor("target"), k)});
+  set_result(c, reduce_all(c.b, k, op_t(c.b, k, "Mul", {d, d}), reduction_arg(c)));
 }
 
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean,
 //          int ignore_index=-100)
 // cross_entropy_loss(... the same five ..., float label_smoothing=0.0)
-namespace nll_loss_arg {
-constexpr size_t kSelf = 0, kTarget = 1, kWeight = 2, kReduction = 3, kIgnoreIndex = 4,
-                 kLabelSmoothing = 5;
-} // namespace nll_loss_arg
-
 // nll_loss_forward also returns the total weight of the counted targets (0 for reduction none,
 // as ATen).
 void aten_nll_loss(ConvertCtx &c) {
-  using namespace nll_loss_arg;
   DType k = loss_type(c);
-  int64_t reduction = reduction_arg(c, kReduction);
-  int64_t ignore = c.int_or(kIgnoreIndex, -100);
+  int64_t reduction = reduction_arg(c);
+  int64_t ignore = c.arg<int64_t>("ignore_index", -100);
   Batched in = batched(c, k);
   Val target = cast_to(c.b, in.target, DType::Int64);
-  Val w = class_weight(c, kWeight, k);
+  Val w = class_weight(c, k);
   std::vector<Val> inputs = {in.input, target};
   if (w.valid())
     inputs.push_back(w);
@@ -121,15 +116,14 @@ void aten_nll_loss(ConvertCtx &c) {
 
 // cross_entropy_loss with class indices or class probabilities as the target.
 void aten_cross_entropy_loss(ConvertCtx &c) {
-  using namespace nll_loss_arg;
   DType k = loss_type(c);
-  int64_t reduction = reduction_arg(c, kReduction);
-  int64_t ignore = c.int_or(kIgnoreIndex, -100);
-  double eps = c.double_or(kLabelSmoothing, 0.0);
+  int64_t reduction = reduction_arg(c);
+  int64_t ignore = c.arg<int64_t>("ignore_index", -100);
+  double eps = c.arg<double>("label_smoothing", 0.0);
   Batched in = batched(c, k);
-  Val w = class_weight(c, kWeight, k);
-  int64_t rank = c.info(kSelf).rank() + (in.unbatched ? 1 : 0);
-  const TensorInfo &xi = c.info(kSelf);
+  Val w = class_weight(c, k);
+  int64_t rank = c.info("self").rank() + (in.unbatched ? 1 : 0);
+  const TensorInfo &xi = c.info("self");
   const Dim &classes = (*xi.shape)[in.unbatched ? 0 : 1];
   // Weights broadcast along the class dim (1) of the (N, C, ...) input.
   std::vector<int64_t> wshape = {-1};
@@ -138,7 +132,7 @@ void aten_cross_entropy_loss(ConvertCtx &c) {
   Val wb = w.valid() ? reshape(c.b, w, wshape) : Val{};
   Val logp = op_t(c.b, k, "LogSoftmax", {in.input}, {{"axis", int64_t{1}}});
   Val loss;
-  if (is_floating(c.info(kTarget).dtype)) { // class probabilities
+  if (is_floating(c.info("target").dtype)) { // class probabilities
     Val t = cast_to(c.b, in.target, k);
     if (eps > 0) {
       T2O_CHECK(classes.is_static(), "label smoothing needs a static class count, got {}",
@@ -200,12 +194,11 @@ void aten_cross_entropy_loss(ConvertCtx &c) {
 //                                  Tensor? pos_weight=None, int reduction=Mean)
 // = (1 - t) x - log_sigmoid(x) * (1 + (pos_weight - 1) t), times weight, reduced.
 void aten_binary_cross_entropy_with_logits(ConvertCtx &c) {
-  constexpr size_t kSelf = 0, kTarget = 1, kWeight = 2, kPosWeight = 3, kReduction = 4;
   DType k = loss_type(c);
-  Val x = cast_to(c.b, c.tensor(kSelf), k), t = cast_to(c.b, c.tensor(kTarget), k);
+  Val x = cast_to(c.b, c.tensor("self"), k), t = cast_to(c.b, c.tensor("target"), k);
   Val ls = log_sigmoid(c.b, k, x);
-  if (c.has(kPosWeight)) {
-    Val pw = cast_to(c.b, c.tensor(kPosWeight), k);
+  if (c.has("pos_weight")) {
+    Val pw = cast_to(c.b, c.tensor("pos_weight"), k);
     Val lw = op_t(c.b, k, "Add",
                   {op_t(c.b, k, "Mul", {op_t(c.b, k, "Sub", {pw, scalar(c.b, k, 1)}), t}),
                    scalar(c.b, k, 1)});
@@ -213,19 +206,18 @@ void aten_binary_cross_entropy_with_logits(ConvertCtx &c) {
   }
   Val one_minus_t = op_t(c.b, k, "Sub", {scalar(c.b, k, 1), t});
   Val loss = op_t(c.b, k, "Sub", {op_t(c.b, k, "Mul", {one_minus_t, x}), ls});
-  if (c.has(kWeight))
-    loss = op_t(c.b, k, "Mul", {loss, cast_to(c.b, c.tensor(kWeight), k)});
-  set_result(c, reduce_all(c.b, k, loss, reduction_arg(c, kReduction)));
+  if (c.has("weight"))
+    loss = op_t(c.b, k, "Mul", {loss, cast_to(c.b, c.tensor("weight"), k)});
+  set_result(c, reduce_all(c.b, k, loss, reduction_arg(c)));
 }
 
 // kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False):
 // target * (log target - input), with 0 where target == 0; or exp(target) * (target - input)
 // when the target is given as log-probabilities.
 void aten_kl_div(ConvertCtx &c) {
-  constexpr size_t kSelf = 0, kTarget = 1, kReduction = 2, kLogTarget = 3;
   DType k = loss_type(c);
-  Val x = cast_to(c.b, c.tensor(kSelf), k), t = cast_to(c.b, c.tensor(kTarget), k);
-  bool log_target = c.bool_or(kLogTarget, false);
+  Val x = cast_to(c.b, c.tensor("self"), k), t = cast_to(c.b, c.tensor("target"), k);
+  bool log_target = c.arg<bool>("log_target", false);
   Val loss;
   if (log_target) {
     loss = op_t(c.b, k, "Mul", {op_t(c.b, k, "Exp", {t}), op_t(c.b, k, "Sub", {t, x})});
@@ -236,19 +228,24 @@ void aten_kl_div(ConvertCtx &c) {
     tlogt = op_t(c.b, k, "Where", {op_t(c.b, DType::Bool, "Equal", {t, zero}), zero, tlogt});
     loss = op_t(c.b, k, "Sub", {tlogt, op_t(c.b, k, "Mul", {t, x})});
   }
-  set_result(c, reduce_all(c.b, k, loss, reduction_arg(c, kReduction)));
+  set_result(c, reduce_all(c.b, k, loss, reduction_arg(c)));
 }
 
 void register_loss_ops(Registry &r) {
-  r.add("aten::mse_loss", 11, aten_mse_loss, {"Sub", "Mul", "ReduceMean"});
+  r.add("aten::mse_loss", 11, aten_mse_loss, {"Sub", "Mul", "ReduceMean", "ReduceSum"});
   for (const char *op :
        {"aten::nll_loss", "aten::nll_loss2d", "aten::nll_loss_nd", "aten::nll_loss_forward"})
-    r.add(op, 11, aten_nll_loss, {"NegativeLogLikelihoodLoss"});
+    r.add(op, 11, aten_nll_loss,
+          {"NegativeLogLikelihoodLoss", "Cast", "Div", "Equal", "Gather", "GatherElements",
+           "Identity", "Mul", "Neg", "Not", "ReduceSum", "Squeeze", "Unsqueeze", "Where"});
   r.add("aten::cross_entropy_loss", 11, aten_cross_entropy_loss,
-        {"LogSoftmax", "NegativeLogLikelihoodLoss"});
+        {"LogSoftmax", "NegativeLogLikelihoodLoss", "Add", "Cast", "Div", "Equal", "Gather",
+         "GatherElements", "Identity", "Mul", "Neg", "Not", "ReduceMean", "ReduceSum", "Reshape",
+         "Squeeze", "Transpose", "Unsqueeze", "Where"});
   r.add("aten::binary_cross_entropy_with_logits", 11, aten_binary_cross_entropy_with_logits,
-        {"Exp", "Log", "Mul", "ReduceMean"});
-  r.add("aten::kl_div", 11, aten_kl_div, {"Log", "Mul", "Sub", "ReduceMean"});
+        {"Exp", "Log", "Mul", "ReduceMean", "Abs", "Add", "Min", "Neg", "ReduceSum", "Sub"});
+  r.add("aten::kl_div", 11, aten_kl_div,
+        {"Log", "Mul", "Sub", "ReduceMean", "Equal", "Exp", "ReduceSum", "Where"});
 }
 
 } // namespace torch2onnx

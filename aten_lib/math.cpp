@@ -37,7 +37,7 @@ Val all_false(GraphBuilder &b, const Val &x) {
 // atan2(y, x) = atan(y / x) moved to the right quadrant; x == 0 gives +-pi/2 (0 when y == 0).
 void aten_atan2(ConvertCtx &c) {
   DType k = float_compute(out_dtype(c));
-  Val y = operand(c, 0, k), x = operand(c, 1, k);
+  Val y = operand(c, "self", k), x = operand(c, "other", k);
   Val zero = scalar(c.b, k, 0);
   Val base = op_t(c.b, k, "Atan", {op_t(c.b, k, "Div", {y, x})});
   Val y_neg = less(c.b, y, zero);
@@ -51,7 +51,7 @@ void aten_atan2(ConvertCtx &c) {
 // xlogy(x, y) = x * log(y), 0 where x == 0 unless y is nan.
 void aten_xlogy(ConvertCtx &c) {
   DType k = float_compute(out_dtype(c));
-  Val x = operand(c, 0, k), y = operand(c, 1, k);
+  Val x = operand(c, "self", k), y = operand(c, "other", k);
   Val prod = op_t(c.b, k, "Mul", {x, op_t(c.b, k, "Log", {y})});
   Val zero_x =
       op_t(c.b, DType::Bool, "And",
@@ -64,7 +64,7 @@ namespace {
 // max(a, b) + log(1 + base^-|a - b|) / log(base); equal inputs (also +-inf) give a + log_base 2.
 void log_add_exp(ConvertCtx &c, double ln_base) {
   DType k = float_compute(out_dtype(c));
-  Val a = operand(c, 0, k), b = operand(c, 1, k);
+  Val a = operand(c, "self", k), b = operand(c, "other", k);
   Val m = op_t(c.b, k, "Max", {a, b});
   Val d = op_t(c.b, k, "Abs", {op_t(c.b, k, "Sub", {a, b})});
   Val e = op_t(c.b, k, "Exp", {op_t(c.b, k, "Mul", {d, scalar(c.b, k, -ln_base)})});
@@ -88,15 +88,15 @@ void aten_logaddexp2(ConvertCtx &c) {
 // prefix gets its own max, so no term underflows the way a single global shift would.
 void aten_logcumsumexp(ConvertCtx &c) {
   DType k = float_compute(out_dtype(c));
-  Val x = cast_to(c.b, c.tensor(0), k);
-  const TensorInfo &info = c.info(0);
+  Val x = cast_to(c.b, c.tensor("self"), k);
+  const TensorInfo &info = c.info("self");
   int64_t rank = info.rank();
   T2O_CHECK(rank >= 0, "logcumsumexp needs the input rank");
   if (rank == 0) {
     set_result(c, x);
     return;
   }
-  int64_t dim = norm_axis(c.in(1).to_int(), rank);
+  int64_t dim = norm_axis(c.arg<int64_t>("dim"), rank);
   const Dim &d = (*info.shape)[dim];
   T2O_CHECK(d.is_static(), "logcumsumexp needs a static size along dim {}, got {}", dim,
             info.str());
@@ -131,8 +131,8 @@ void aten_heaviside(ConvertCtx &c) {
   DType k = t == DType::Bool ? DType::Bool : float_compute(t);
   if (is_int(t))
     k = t == DType::Int64 ? t : DType::Int32;
-  Val x = operand(c, 0, k == DType::Bool ? DType::Int32 : k);
-  Val v = operand(c, 1, k);
+  Val x = operand(c, "self", k == DType::Bool ? DType::Int32 : k);
+  Val v = operand(c, "values", k);
   Val zero = scalar(c.b, c.b.dtype(x), 0);
   Val pos = cast_to(c.b, op_t(c.b, DType::Bool, "Greater", {x, zero}), k);
   set_result(c, where(c.b, k, equal(c.b, x, zero), v, pos));
@@ -141,7 +141,7 @@ void aten_heaviside(ConvertCtx &c) {
 // sinc(x) = sin(pi x) / (pi x), 1 at 0.
 void aten_sinc(ConvertCtx &c) {
   DType k = float_compute(out_dtype(c));
-  Val x = operand(c, 0, k);
+  Val x = operand(c, "self", k);
   Val px = op_t(c.b, k, "Mul", {x, scalar(c.b, k, M_PI)});
   Val r = op_t(c.b, k, "Div", {op_t(c.b, k, "Sin", {px}), px});
   set_result(c, where(c.b, k, equal(c.b, x, scalar(c.b, k, 0)), scalar(c.b, k, 1), r));
@@ -149,8 +149,8 @@ void aten_sinc(ConvertCtx &c) {
 
 // True for negative numbers and -0.0 (seen through 1 / -0.0 == -inf).
 void aten_signbit(ConvertCtx &c) {
-  DType t = c.info(0).dtype;
-  Val x = c.tensor(0);
+  DType t = c.info("self").dtype;
+  Val x = c.tensor("self");
   if (t == DType::Bool || is_unsigned(t)) {
     c.set_out(0, all_false(c.b, x));
     return;
@@ -171,12 +171,12 @@ void aten_signbit(ConvertCtx &c) {
 namespace {
 
 void is_inf_signed(ConvertCtx &c, bool positive) {
-  DType t = c.info(0).dtype;
+  DType t = c.info("self").dtype;
   if (!is_floating(t)) {
-    c.set_out(0, all_false(c.b, c.tensor(0)));
+    c.set_out(0, all_false(c.b, c.tensor("self")));
     return;
   }
-  Val x = cast_to(c.b, c.tensor(0), float_compute(t));
+  Val x = cast_to(c.b, c.tensor("self"), float_compute(t));
   c.set_out(0,
             op_t(c.b, DType::Bool, "IsInf", {x},
                  {{"detect_positive", positive ? 1 : 0}, {"detect_negative", positive ? 0 : 1}}));
@@ -208,28 +208,30 @@ void aten_isneginf(ConvertCtx &c) {
 void aten_nan_to_num(ConvertCtx &c) {
   DType t = out_dtype(c);
   if (!is_floating(t)) {
-    c.set_out(0, c.tensor(0));
+    c.set_out(0, c.tensor("self"));
     return;
   }
   DType k = float_compute(t);
-  Val x = cast_to(c.b, c.tensor(0), k);
+  Val x = cast_to(c.b, c.tensor("self"), k);
   double big = finfo_max(t);
-  auto value = [&](size_t i, double dflt) { return scalar(c.b, k, c.double_or(i, dflt)); };
-  Val y = where(c.b, k, is_nan(c.b, x), value(1, 0.0), x);
-  y = where(c.b, k, op_t(c.b, DType::Bool, "IsInf", {x}, {{"detect_negative", 0}}), value(2, big),
-            y);
-  y = where(c.b, k, op_t(c.b, DType::Bool, "IsInf", {x}, {{"detect_positive", 0}}), value(3, -big),
-            y);
+  auto value = [&](const char *name, double dflt) {
+    return scalar(c.b, k, c.arg<double>(name, dflt));
+  };
+  Val y = where(c.b, k, is_nan(c.b, x), value("nan", 0.0), x);
+  y = where(c.b, k, op_t(c.b, DType::Bool, "IsInf", {x}, {{"detect_negative", 0}}),
+            value("posinf", big), y);
+  y = where(c.b, k, op_t(c.b, DType::Bool, "IsInf", {x}, {{"detect_positive", 0}}),
+            value("neginf", -big), y);
   set_result(c, y);
 }
 
 // angle of a real number: pi for negatives, 0 otherwise, nan stays nan.
 void aten_angle(ConvertCtx &c) {
-  DType t = c.info(0).dtype;
+  DType t = c.info("self").dtype;
   T2O_CHECK(t != DType::Complex64 && t != DType::Complex128,
             "angle of complex tensors is not supported (ONNX has no complex dtype)");
   DType k = float_compute(out_dtype(c));
-  Val x = cast_to(c.b, c.tensor(0), k);
+  Val x = cast_to(c.b, c.tensor("self"), k);
   Val zero = scalar(c.b, k, 0);
   Val r = where(c.b, k, less(c.b, x, zero), scalar(c.b, k, M_PI), zero);
   set_result(c, where(c.b, k, is_nan(c.b, x), x, r));
@@ -238,24 +240,25 @@ void aten_angle(ConvertCtx &c) {
 // grad where min < x < max, else 0.
 void aten_hardtanh_backward(ConvertCtx &c) {
   DType k = float_compute(out_dtype(c));
-  Val g = cast_to(c.b, c.tensor(0), k), x = cast_to(c.b, c.tensor(1), k);
-  Val inside = op_t(c.b, DType::Bool, "And",
-                    {op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, c.double_or(2, -1))}),
-                     less(c.b, x, scalar(c.b, k, c.double_or(3, 1)))});
+  Val g = cast_to(c.b, c.tensor("grad_output"), k), x = cast_to(c.b, c.tensor("self"), k);
+  Val inside =
+      op_t(c.b, DType::Bool, "And",
+           {op_t(c.b, DType::Bool, "Greater", {x, scalar(c.b, k, c.arg<double>("min_val", -1))}),
+            less(c.b, x, scalar(c.b, k, c.arg<double>("max_val", 1)))});
   set_result(c, where(c.b, k, inside, g, scalar(c.b, k, 0)));
 }
 
 // Python's // on runtime numbers: floor(a / b) for floats, floor division for ints.
 void aten_floordiv(ConvertCtx &c) {
-  auto kind_of = [&](size_t i) {
-    const Arg &a = c.in(i);
+  auto kind_of = [&](const char *name) {
+    const Arg &a = c.arg(name);
     if (a.is_tensor())
       return is_floating(c.b.dtype(a.t())) ? DType::Double : DType::Int64;
     return a.kind == Arg::Kind::Float ? DType::Double : DType::Int64;
   };
   DType k =
-      kind_of(0) == DType::Double || kind_of(1) == DType::Double ? DType::Double : DType::Int64;
-  Val a = operand(c, 0, k), b = operand(c, 1, k);
+      kind_of("a") == DType::Double || kind_of("b") == DType::Double ? DType::Double : DType::Int64;
+  Val a = operand(c, "a", k), b = operand(c, "b", k);
   Val q;
   if (k == DType::Double) {
     q = op_t(c.b, k, "Floor", {op_t(c.b, k, "Div", {a, b})});
@@ -279,9 +282,9 @@ namespace {
 void bitwise(ConvertCtx &c, const char *onnx_op) {
   DType t = out_dtype(c);
   T2O_CHECK(t == DType::Bool,
-            "{} on {} tensors needs ONNX Bitwise{} (opset 18+); opsets 13-17 support bool only",
+            "{} on {} tensors needs ONNX Bitwise{} (opset 18+); opsets 11-17 support bool only",
             c.op(), dtype_name(t), onnx_op);
-  c.set_out(0, op_t(c.b, t, onnx_op, {operand(c, 0, t), operand(c, 1, t)}));
+  c.set_out(0, op_t(c.b, t, onnx_op, {operand(c, "self", t), operand(c, "other", t)}));
 }
 
 DType unsigned_of(DType t) {
@@ -316,8 +319,8 @@ void shift(ConvertCtx &c, bool left) {
   int bits = bits_of(t);
   // int8/int16 have few ONNX Runtime kernels (Sub, Where): everything but the shift runs in int32.
   DType w = t == DType::Int8 || t == DType::Int16 ? DType::Int32 : t;
-  Val x = operand(c, 0, w);
-  Val s = operand(c, 1, DType::Int64);
+  Val x = operand(c, "self", w);
+  Val s = operand(c, "other", DType::Int64);
   Val too_far = op_t(c.b, DType::Bool, "Not", {less(c.b, s, c.b.const_scalar(DType::Int64, bits))});
   auto ushift = [&](const Val &v, const Val &amount) {
     Val r = op_t(c.b, u, "BitShift", {cast_to(c.b, v, u), cast_to(c.b, amount, u)},
@@ -357,19 +360,19 @@ void aten_bitwise_right_shift(ConvertCtx &c) {
 
 // Conjugation and negation views are the identity on real tensors.
 void aten_conj(ConvertCtx &c) {
-  DType t = c.info(0).dtype;
+  DType t = c.info("self").dtype;
   T2O_CHECK(t != DType::Complex64 && t != DType::Complex128,
             "{} on complex tensors is not supported (ONNX has no complex dtype)", c.op());
-  c.set_out(0, c.tensor(0));
+  c.set_out(0, c.tensor("self"));
 }
 
 // Evaluation mode: leaky relu with the mean slope. Training mode: one slope per element drawn
 // uniformly from [lower, upper] (RandomUniformLike), applied to the negative inputs.
 void aten_rrelu(ConvertCtx &c) {
-  double lower = c.double_or(1, 0.125), upper = c.double_or(2, 1.0 / 3.0);
-  bool training = c.bool_or(3, false);
+  double lower = c.arg<double>("lower", 0.125), upper = c.arg<double>("upper", 1.0 / 3.0);
+  bool training = c.arg<bool>("training", false);
   DType k = float_compute(out_dtype(c));
-  Val x = cast_to(c.b, c.tensor(0), k);
+  Val x = cast_to(c.b, c.tensor("self"), k);
   if (!training) {
     set_result(c, op_t(c.b, k, "LeakyRelu", {x}, {{"alpha", (lower + upper) / 2}}));
     return;
@@ -380,23 +383,32 @@ void aten_rrelu(ConvertCtx &c) {
 }
 
 void register_math_ops(Registry &r) {
-  r.add_with_inplace("aten::atan2", 11, aten_atan2, {"Atan", "Div", "Where"});
-  r.add("aten::arctan2", 11, aten_atan2, {"Atan", "Div", "Where"});
-  r.add_with_inplace("aten::xlogy", 11, aten_xlogy, {"Log", "Mul", "Where"});
-  r.add("aten::special_xlogy", 11, aten_xlogy, {"Log", "Mul", "Where"});
-  r.add("aten::logaddexp", 11, aten_logaddexp, {"Max", "Exp", "Log"});
-  r.add("aten::logaddexp2", 11, aten_logaddexp2, {"Max", "Exp", "Log"});
-  r.add("aten::logcumsumexp", 11, aten_logcumsumexp, {"Where", "ReduceMax", "ReduceSum", "Log"});
-  r.add_with_inplace("aten::heaviside", 11, aten_heaviside, {"Greater", "Where"});
-  r.add_with_inplace("aten::sinc", 11, aten_sinc, {"Sin", "Div", "Where"});
-  r.add("aten::special_sinc", 11, aten_sinc, {"Sin", "Div", "Where"});
-  r.add("aten::signbit", 11, aten_signbit, {"Less", "Or"});
-  r.add("aten::isposinf", 11, aten_isposinf, {"IsInf"});
+  r.add_with_inplace("aten::atan2", 11, aten_atan2,
+                     {"Atan", "Div", "Where", "Add", "Cast", "Equal", "Less", "Mul", "Sign"});
+  r.add("aten::arctan2", 11, aten_atan2,
+        {"Atan", "Div", "Where", "Add", "Equal", "Less", "Mul", "Sign"});
+  r.add_with_inplace("aten::xlogy", 11, aten_xlogy,
+                     {"Log", "Mul", "Where", "And", "Equal", "IsNaN", "Not"});
+  r.add("aten::special_xlogy", 11, aten_xlogy,
+        {"Log", "Mul", "Where", "And", "Equal", "IsNaN", "Not"});
+  r.add("aten::logaddexp", 11, aten_logaddexp,
+        {"Max", "Exp", "Log", "Abs", "Add", "Equal", "Mul", "Sub", "Where"});
+  r.add("aten::logaddexp2", 11, aten_logaddexp2,
+        {"Max", "Exp", "Log", "Abs", "Add", "Div", "Equal", "Mul", "Sub", "Where"});
+  r.add("aten::logcumsumexp", 11, aten_logcumsumexp,
+        {"Where", "ReduceMax", "ReduceSum", "Log", "Add", "Cast", "Exp", "IsInf", "Squeeze", "Sub",
+         "Unsqueeze"});
+  r.add_with_inplace("aten::heaviside", 11, aten_heaviside, {"Greater", "Where", "Cast", "Equal"});
+  r.add_with_inplace("aten::sinc", 11, aten_sinc, {"Sin", "Div", "Where", "Cast", "Equal", "Mul"});
+  r.add("aten::special_sinc", 11, aten_sinc, {"Sin", "Div", "Where", "Equal", "Mul"});
+  r.add("aten::signbit", 11, aten_signbit, {"Less", "Or", "And", "Cast", "Div", "Equal", "Xor"});
+  r.add("aten::isposinf", 11, aten_isposinf, {"IsInf", "Cast", "Xor"});
   r.add("aten::isneginf", 11, aten_isneginf, {"IsInf"});
   r.add_with_inplace("aten::nan_to_num", 11, aten_nan_to_num, {"IsNaN", "IsInf", "Where"});
-  r.add("aten::angle", 11, aten_angle, {"Less", "Where"});
-  r.add("aten::hardtanh_backward", 11, aten_hardtanh_backward, {"Greater", "Less", "Where"});
-  r.add("aten::floordiv", 11, aten_floordiv, {"Div", "Floor"});
+  r.add("aten::angle", 11, aten_angle,
+        {"Less", "Where", "Add", "Cast", "Div", "Equal", "IsNaN", "Mul", "Sign"});
+  r.add("aten::hardtanh_backward", 11, aten_hardtanh_backward, {"Greater", "Less", "Where", "And"});
+  r.add("aten::floordiv", 11, aten_floordiv, {"Div", "Floor", "Cast"});
   r.add_with_inplace("aten::bitwise_and", 11, aten_bitwise_and, {"And"});
   r.add("aten::__and__", 11, aten_bitwise_and, {"And"});
   r.add_with_inplace("aten::bitwise_or", 11, aten_bitwise_or, {"Or"});
@@ -404,15 +416,18 @@ void register_math_ops(Registry &r) {
   r.add_with_inplace("aten::bitwise_xor", 11, aten_bitwise_xor, {"Xor"});
   r.add("aten::__xor__", 11, aten_bitwise_xor, {"Xor"});
   r.add_with_inplace("aten::bitwise_left_shift", 11, aten_bitwise_left_shift,
-                     {"BitShift", "Where"});
-  r.add("aten::__lshift__", 11, aten_bitwise_left_shift, {"BitShift", "Where"});
+                     {"BitShift", "Where", "Cast", "Less", "Not"});
+  r.add("aten::__lshift__", 11, aten_bitwise_left_shift,
+        {"BitShift", "Where", "Cast", "Less", "Not"});
   r.add_with_inplace("aten::bitwise_right_shift", 11, aten_bitwise_right_shift,
-                     {"BitShift", "Where"});
-  r.add("aten::__rshift__", 11, aten_bitwise_right_shift, {"BitShift", "Where"});
+                     {"BitShift", "Where", "Cast", "Less", "Min", "Not", "Sub"});
+  r.add("aten::__rshift__", 11, aten_bitwise_right_shift,
+        {"BitShift", "Where", "Cast", "Less", "Min", "Not", "Sub"});
   for (const char *op :
        {"aten::conj", "aten::conj_physical", "aten::resolve_conj", "aten::resolve_neg"})
     r.add(op, 11, aten_conj, {});
-  r.add_with_inplace("aten::rrelu", 11, aten_rrelu, {"LeakyRelu", "RandomUniformLike"});
+  r.add_with_inplace("aten::rrelu", 11, aten_rrelu,
+                     {"LeakyRelu", "RandomUniformLike", "Less", "Mul", "Where"});
 }
 
 } // namespace torch2onnx

@@ -86,8 +86,8 @@ void aten_cross(ConvertCtx &c) {
   int64_t rank = out.rank();
   T2O_CHECK(rank > 0, "{} needs the output rank", c.op());
   int64_t dim;
-  if (c.has(2)) {
-    dim = norm_axis(c.in(2).to_int(), rank);
+  if (c.has("dim")) {
+    dim = norm_axis(c.arg<int64_t>("dim"), rank);
   } else if (c.op() == "aten::linalg_cross") {
     dim = rank - 1;
   } else { // deprecated default: the first dim of size 3
@@ -98,20 +98,20 @@ void aten_cross(ConvertCtx &c) {
     T2O_CHECK(dim >= 0, "cross without dim needs a dim of size 3, got {}", out.str());
   }
   DType k = compute_type(out_dtype(c));
-  auto pick = [&](size_t i, std::vector<int64_t> idx) {
-    Val v = cast_to(c.b, c.tensor(i), k);
-    int64_t axis = dim - (rank - rank_of(c, i));
+  auto pick = [&](const char *name, std::vector<int64_t> idx) {
+    Val v = cast_to(c.b, c.tensor(name), k);
+    int64_t axis = dim - (rank - rank_of(c, name));
     return op_t(c.b, k, "Gather", {v, c.b.const_i64(idx)}, {{"axis", axis}});
   };
-  Val l = op_t(c.b, k, "Mul", {pick(0, {1, 2, 0}), pick(1, {2, 0, 1})});
-  Val r = op_t(c.b, k, "Mul", {pick(0, {2, 0, 1}), pick(1, {1, 2, 0})});
+  Val l = op_t(c.b, k, "Mul", {pick("self", {1, 2, 0}), pick("other", {2, 0, 1})});
+  Val r = op_t(c.b, k, "Mul", {pick("self", {2, 0, 1}), pick("other", {1, 2, 0})});
   set_result(c, op_t(c.b, k, "Sub", {l, r}));
 }
 
 // tensordot as one Einsum: contracted dims share letters, free dims keep their order.
 void aten_tensordot(ConvertCtx &c) {
-  int64_t ra = rank_of(c, 0), rb = rank_of(c, 1);
-  auto da = norm_axes(c.in(2).to_ints(), ra), db = norm_axes(c.in(3).to_ints(), rb);
+  int64_t ra = rank_of(c, "self"), rb = rank_of(c, "other");
+  auto da = norm_axes(c.ints("dims_self"), ra), db = norm_axes(c.ints("dims_other"), rb);
   T2O_CHECK(da.size() == db.size(), "tensordot got {} and {} dims to contract", da.size(),
             db.size());
   T2O_CHECK(ra + rb <= 52, "tensordot supports at most 52 dims in total");
@@ -130,29 +130,29 @@ void aten_tensordot(ConvertCtx &c) {
     if (std::find(db.begin(), db.end(), i) == db.end())
       so += sb[i];
   DType k = compute_type(out_dtype(c));
-  Val a = cast_to(c.b, c.tensor(0), k), b = cast_to(c.b, c.tensor(1), k);
+  Val a = cast_to(c.b, c.tensor("self"), k), b = cast_to(c.b, c.tensor("other"), k);
   set_result(c, op_t(c.b, k, "Einsum", {a, b}, {{"equation", sa + "," + sb + "->" + so}}));
 }
 
 // cdist: the p-norm of every row difference, [.., P, M] x [.., R, M] -> [.., P, R].
 void aten_cdist(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  double p = c.double_or(2, 2.0);
-  Val a = unsqueeze(c.b, cast_to(c.b, c.tensor(0), k), {-2});
-  Val b = unsqueeze(c.b, cast_to(c.b, c.tensor(1), k), {-3});
+  double p = c.arg<double>("p", 2.0);
+  Val a = unsqueeze(c.b, cast_to(c.b, c.tensor("x1"), k), {-2});
+  Val b = unsqueeze(c.b, cast_to(c.b, c.tensor("x2"), k), {-3});
   Val d = op_t(c.b, k, "Sub", {a, b});
-  int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1)) + 1;
+  int64_t rank = std::max(rank_of(c, "x1"), rank_of(c, "x2")) + 1;
   set_result(c, vector_norm(c.b, k, d, p, {rank - 1}, false));
 }
 
 // pairwise_distance = norm(x1 - x2 + eps, p) over the last dim.
 void aten_pairwise_distance(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  double p = c.double_or(2, 2.0), eps = c.double_or(3, 1e-6);
-  bool keep = c.bool_or(4, false);
-  Val d = op_t(c.b, k, "Sub", {cast_to(c.b, c.tensor(0), k), cast_to(c.b, c.tensor(1), k)});
+  double p = c.arg<double>("p", 2.0), eps = c.arg<double>("eps", 1e-6);
+  bool keep = c.arg<bool>("keepdim", false);
+  Val d = op_t(c.b, k, "Sub", {cast_to(c.b, c.tensor("x1"), k), cast_to(c.b, c.tensor("x2"), k)});
   d = op_t(c.b, k, "Add", {d, scalar(c.b, k, eps)});
-  int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1));
+  int64_t rank = std::max(rank_of(c, "x1"), rank_of(c, "x2"));
   T2O_CHECK(rank > 0, "pairwise_distance of 0-d tensors is not supported");
   set_result(c, vector_norm(c.b, k, d, p, {rank - 1}, keep));
 }
@@ -160,13 +160,13 @@ void aten_pairwise_distance(ConvertCtx &c) {
 // sum((x1 / max(|x1|, eps)) * (x2 / max(|x2|, eps)), dim) on the broadcast inputs, as ATen does.
 void aten_cosine_similarity(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  Val a = cast_to(c.b, c.tensor(0), k), b = cast_to(c.b, c.tensor(1), k);
+  Val a = cast_to(c.b, c.tensor("x1"), k), b = cast_to(c.b, c.tensor("x2"), k);
   // Expand broadcasts both ways, so expanding to each other's shape gives the common shape.
   a = op_t(c.b, k, "Expand", {a, c.b.op1("Shape", {b})});
   b = op_t(c.b, k, "Expand", {b, c.b.op1("Shape", {a})});
-  int64_t rank = std::max(rank_of(c, 0), rank_of(c, 1));
-  int64_t dim = norm_axis(c.int_or(2, 1), rank);
-  Val eps = scalar(c.b, k, c.double_or(3, 1e-8));
+  int64_t rank = std::max(rank_of(c, "x1"), rank_of(c, "x2"));
+  int64_t dim = norm_axis(c.arg<int64_t>("dim", 1), rank);
+  Val eps = scalar(c.b, k, c.arg<double>("eps", 1e-8));
   auto unit = [&](const Val &v) {
     Val n = op_t(c.b, k, "Max", {vector_norm(c.b, k, v, 2, {dim}, true), eps});
     return op_t(c.b, k, "Div", {v, n});
@@ -174,9 +174,11 @@ void aten_cosine_similarity(ConvertCtx &c) {
   set_result(c, reduce(c.b, k, "ReduceSum", op_t(c.b, k, "Mul", {unit(a), unit(b)}), {dim}, false));
 }
 
+// det(Tensor self) / linalg_det(Tensor A)
 void aten_det(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  set_result(c, op_t(c.b, k, "Det", {cast_to(c.b, c.tensor(0), k)}));
+  Val x = c.tensor(c.takes("A") ? "A" : "self");
+  set_result(c, op_t(c.b, k, "Det", {cast_to(c.b, x, k)}));
 }
 
 // _linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots): the determinant with the
@@ -188,11 +190,11 @@ void aten_det(ConvertCtx &c) {
 void aten__linalg_det(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType k = compute_type(out_dtype(c));
-  Val a = cast_to(b, c.tensor(0), k);
-  int64_t rank = rank_of(c, 0);
+  Val a = cast_to(b, c.tensor("A"), k);
+  int64_t rank = rank_of(c, "A");
   T2O_CHECK(rank >= 2, "{}: expected a matrix or a batch of matrices, got {}", c.op(),
-            c.info(0).str());
-  int64_t n = static_dim(c, 0, rank - 1);
+            c.info("A").str());
+  int64_t n = static_dim(c, "A", rank - 1);
   // LibTorch factors A^T (det(A^T) = det(A), and its column-major LAPACK call needs no copy), so
   // its LU and pivots are those of the transpose.
   std::vector<int64_t> perm_t = int_range(0, rank);
@@ -250,20 +252,20 @@ void aten__linalg_det(ConvertCtx &c) {
 // log(det): -inf for singular, nan for a negative determinant, as torch.logdet.
 void aten_logdet(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  Val d = op_t(c.b, k, "Det", {cast_to(c.b, c.tensor(0), k)});
+  Val d = op_t(c.b, k, "Det", {cast_to(c.b, c.tensor("self"), k)});
   set_result(c, op_t(c.b, k, "Log", {d}));
 }
 
 // linalg_norm(x, ord=None, dim=None, keepdim, dtype) and the ord_str overload.
 void aten_linalg_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  Val x = cast_to(c.b, c.tensor(0), k);
-  int64_t rank = rank_of(c, 0);
-  bool keep = c.bool_or(3, false);
+  Val x = cast_to(c.b, c.tensor("self"), k);
+  int64_t rank = rank_of(c, "self");
+  bool keep = c.arg<bool>("keepdim", false);
   std::vector<int64_t> dims =
-      c.has(2) ? norm_axes(c.in(2).to_ints(), rank) : std::vector<int64_t>{};
-  bool str_ord = c.in(1).kind == Arg::Kind::String;
-  if (!c.has(1)) { // 2-norm of the flattened input (or of the given dims)
+      c.has("dim") ? norm_axes(c.ints("dim"), rank) : std::vector<int64_t>{};
+  bool str_ord = c.arg("ord").kind == Arg::Kind::String;
+  if (!c.has("ord")) { // 2-norm of the flattened input (or of the given dims)
     set_result(c, vector_norm(c.b, k, x, 2, dims.empty() ? all_axes(rank) : dims, keep));
     return;
   }
@@ -272,48 +274,50 @@ void aten_linalg_norm(ConvertCtx &c) {
     dims = all_axes(rank);
   }
   if (dims.size() == 1 && !str_ord) {
-    set_result(c, vector_norm(c.b, k, x, c.in(1).to_double(), dims, keep));
+    set_result(c, vector_norm(c.b, k, x, c.arg<double>("ord"), dims, keep));
     return;
   }
   T2O_CHECK(dims.size() == 2, "linalg_norm needs 1 or 2 dims, got {}", dims.size());
-  std::string ord = str_ord ? c.in(1).str() : "";
+  std::string ord = str_ord ? c.arg<std::string>("ord") : "";
   set_result(
-      c, matrix_norm(c.b, k, x, ord, str_ord ? 0 : c.in(1).to_double(), dims[0], dims[1], keep));
+      c, matrix_norm(c.b, k, x, ord, str_ord ? 0 : c.arg<double>("ord"), dims[0], dims[1], keep));
 }
 
 // linalg_matrix_norm(A, ord, dim=[-2,-1], keepdim, dtype), numeric or string ord.
 void aten_linalg_matrix_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  Val x = cast_to(c.b, c.tensor(0), k);
-  int64_t rank = rank_of(c, 0);
-  auto dims = norm_axes(c.ints_or(2, {-2, -1}), rank);
+  Val x = cast_to(c.b, c.tensor("self"), k);
+  int64_t rank = rank_of(c, "self");
+  auto dims = norm_axes(c.ints("dim", {-2, -1}), rank);
   T2O_CHECK(dims.size() == 2, "linalg_matrix_norm needs 2 dims, got {}", dims.size());
-  bool keep = c.bool_or(3, false);
-  bool str_ord = !c.has(1) || c.in(1).kind == Arg::Kind::String;
-  std::string ord = !c.has(1) ? "fro" : str_ord ? c.in(1).str() : "";
+  bool keep = c.arg<bool>("keepdim", false);
+  bool str_ord = !c.has("ord") || c.arg("ord").kind == Arg::Kind::String;
+  std::string ord = !c.has("ord") ? "fro" : str_ord ? c.arg<std::string>("ord") : "";
   set_result(
-      c, matrix_norm(c.b, k, x, ord, str_ord ? 0 : c.in(1).to_double(), dims[0], dims[1], keep));
+      c, matrix_norm(c.b, k, x, ord, str_ord ? 0 : c.arg<double>("ord"), dims[0], dims[1], keep));
 }
 
+// frobenius_norm(Tensor self) / frobenius_norm.dim(Tensor self, int[1] dim, bool keepdim=False)
 void aten_frobenius_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  int64_t rank = rank_of(c, 0);
-  auto dims = c.has(1) ? norm_axes(c.in(1).to_ints(), rank) : std::vector<int64_t>{};
+  int64_t rank = rank_of(c, "self");
+  bool dim = c.takes("dim");
+  auto dims = dim && c.has("dim") ? norm_axes(c.ints("dim"), rank) : std::vector<int64_t>{};
   if (dims.empty())
     dims = all_axes(rank);
-  bool keep = c.bool_or(2, false);
-  set_result(c, vector_norm(c.b, k, cast_to(c.b, c.tensor(0), k), 2, dims, keep));
+  bool keep = dim && c.arg<bool>("keepdim", false);
+  set_result(c, vector_norm(c.b, k, cast_to(c.b, c.tensor("self"), k), 2, dims, keep));
 }
 
 namespace {
 
 // beta * self + alpha * prod; beta == 0 ignores self (nan and inf there do not propagate).
 Val beta_alpha(ConvertCtx &c, DType k, const Val &prod) {
-  double beta = c.double_or(3, 1.0), alpha = c.double_or(4, 1.0);
+  double beta = c.arg<double>("beta", 1.0), alpha = c.arg<double>("alpha", 1.0);
   Val r = alpha == 1.0 ? prod : op_t(c.b, k, "Mul", {prod, scalar(c.b, k, alpha)});
   if (beta == 0.0)
     return r; // self only broadcasts to the product's shape
-  Val s = cast_to(c.b, c.tensor(0), k);
+  Val s = cast_to(c.b, c.tensor("self"), k);
   if (beta != 1.0)
     s = op_t(c.b, k, "Mul", {s, scalar(c.b, k, beta)});
   return op_t(c.b, k, "Add", {s, r});
@@ -323,48 +327,50 @@ Val beta_alpha(ConvertCtx &c, DType k, const Val &prod) {
 
 void aten_addmv(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  Val mv = op_t(c.b, k, "MatMul", {cast_to(c.b, c.tensor(1), k), cast_to(c.b, c.tensor(2), k)});
+  Val mv =
+      op_t(c.b, k, "MatMul", {cast_to(c.b, c.tensor("mat"), k), cast_to(c.b, c.tensor("vec"), k)});
   set_result(c, beta_alpha(c, k, mv));
 }
 
 void aten_addr(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  Val u = unsqueeze(c.b, cast_to(c.b, c.tensor(1), k), {1});
-  Val v = unsqueeze(c.b, cast_to(c.b, c.tensor(2), k), {0});
+  Val u = unsqueeze(c.b, cast_to(c.b, c.tensor("vec1"), k), {1});
+  Val v = unsqueeze(c.b, cast_to(c.b, c.tensor("vec2"), k), {0});
   set_result(c, beta_alpha(c, k, op_t(c.b, k, "Mul", {u, v})));
 }
 
 void aten_addbmm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  Val bmm = op_t(c.b, k, "MatMul", {cast_to(c.b, c.tensor(1), k), cast_to(c.b, c.tensor(2), k)});
+  Val bmm = op_t(c.b, k, "MatMul",
+                 {cast_to(c.b, c.tensor("batch1"), k), cast_to(c.b, c.tensor("batch2"), k)});
   set_result(c, beta_alpha(c, k, reduce(c.b, k, "ReduceSum", bmm, {0}, false)));
 }
 
 // y[.., o] = x1[.., i] W[o, i, j] x2[.., j] + b[o]
 void aten_bilinear(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  int64_t r1 = rank_of(c, 0), r2 = rank_of(c, 1);
+  int64_t r1 = rank_of(c, "input1"), r2 = rank_of(c, "input2");
   T2O_CHECK(r1 == r2 && r1 >= 1 && r1 <= 20, "bilinear needs inputs of equal rank, got {} and {}",
             r1, r2);
   std::string batch;
   for (int64_t i = 0; i + 1 < r1; ++i)
     batch += static_cast<char>('a' + i);
   std::string eq = batch + "x," + "zxy," + batch + "y->" + batch + "z";
-  Val y = op_t(
-      c.b, k, "Einsum",
-      {cast_to(c.b, c.tensor(0), k), cast_to(c.b, c.tensor(2), k), cast_to(c.b, c.tensor(1), k)},
-      {{"equation", eq}});
-  if (c.has(3))
-    y = op_t(c.b, k, "Add", {y, cast_to(c.b, c.tensor(3), k)});
+  Val y = op_t(c.b, k, "Einsum",
+               {cast_to(c.b, c.tensor("input1"), k), cast_to(c.b, c.tensor("weight"), k),
+                cast_to(c.b, c.tensor("input2"), k)},
+               {{"equation", eq}});
+  if (c.has("bias"))
+    y = op_t(c.b, k, "Add", {y, cast_to(c.b, c.tensor("bias"), k)});
   set_result(c, y);
 }
 
 // v * g / ||v||, the norm over every dim but `dim` (over all dims for dim == -1).
 void aten__weight_norm(ConvertCtx &c) {
   DType k = compute_type(out_dtype(c));
-  Val v = cast_to(c.b, c.tensor(0), k), g = cast_to(c.b, c.tensor(1), k);
-  int64_t rank = rank_of(c, 0);
-  int64_t dim = c.int_or(2, 0);
+  Val v = cast_to(c.b, c.tensor("v"), k), g = cast_to(c.b, c.tensor("g"), k);
+  int64_t rank = rank_of(c, "v");
+  int64_t dim = c.arg<int64_t>("dim", 0);
   std::vector<int64_t> axes;
   for (int64_t i = 0; i < rank; ++i)
     if (dim == -1 || i != norm_axis(dim, rank))
@@ -377,17 +383,17 @@ namespace {
 
 // Always a Transpose node (also for an identity perm), unlike the helpers' transpose().
 void set_transposed(ConvertCtx &c, const std::vector<int64_t> &perm) {
-  c.set_out(0, c.b.op1("Transpose", {c.tensor(0)}, {{"perm", perm}}));
+  c.set_out(0, c.b.op1("Transpose", {c.tensor("self")}, {{"perm", perm}}));
 }
 
 } // namespace
 
 // The last two dims swapped (mH: conjugate too, the identity for real tensors).
 void aten_mT(ConvertCtx &c) {
-  DType t = c.info(0).dtype;
+  DType t = c.info("self").dtype;
   T2O_CHECK(t != DType::Complex64 && t != DType::Complex128,
             "{} on complex tensors is not supported (ONNX has no complex dtype)", c.op());
-  int64_t rank = rank_of(c, 0);
+  int64_t rank = rank_of(c, "self");
   T2O_CHECK(rank >= 2, "{} needs at least 2 dims, got {}", c.op(), rank);
   auto perm = all_axes(rank);
   std::swap(perm[rank - 1], perm[rank - 2]);
@@ -395,7 +401,7 @@ void aten_mT(ConvertCtx &c) {
 }
 
 void aten_numpy_T(ConvertCtx &c) {
-  auto perm = all_axes(rank_of(c, 0));
+  auto perm = all_axes(rank_of(c, "self"));
   std::reverse(perm.begin(), perm.end());
   set_transposed(c, perm);
 }
@@ -404,23 +410,53 @@ void register_math_linalg_ops(Registry &r) {
   r.add("aten::cross", 11, aten_cross, {"Gather", "Mul", "Sub"});
   r.add("aten::linalg_cross", 11, aten_cross, {"Gather", "Mul", "Sub"});
   r.add("aten::tensordot", 12, aten_tensordot, {"Einsum"});
-  r.add("aten::cdist", 11, aten_cdist, {"Sub", "ReduceSum", "Sqrt"});
-  r.add("aten::pairwise_distance", 11, aten_pairwise_distance, {"Sub", "ReduceSum", "Sqrt"});
-  r.add("aten::cosine_similarity", 11, aten_cosine_similarity, {"ReduceSum", "Sqrt", "Div"});
+  r.add("aten::cdist", 11, aten_cdist,
+        {"Sub", "ReduceSum", "Sqrt", "Abs", "Cast", "Equal", "Mul", "Not", "Pow", "ReduceMax",
+         "Unsqueeze"});
+  r.add("aten::pairwise_distance", 11, aten_pairwise_distance,
+        {"Sub", "ReduceSum", "Sqrt", "Abs", "Add", "Mul"});
+  r.add("aten::cosine_similarity", 11, aten_cosine_similarity,
+        {"ReduceSum", "Sqrt", "Div", "Abs", "Expand", "Max", "Mul", "Shape"});
   r.add("aten::det", 11, aten_det, {"Det"});
   r.add("aten::linalg_det", 11, aten_det, {"Det"});
   r.add("aten::_linalg_det", 11, aten__linalg_det,
-        {"ArgMax", "GatherElements", "Div", "Sub", "Where", "ReduceProd"});
+        {"ArgMax",
+         "GatherElements",
+         "Div",
+         "Sub",
+         "Where",
+         "ReduceProd",
+         "Abs",
+         "Add",
+         "And",
+         "Cast",
+         "Concat",
+         "Equal",
+         "Expand",
+         "Greater",
+         "GreaterOrEqual",
+         "Mod",
+         "Mul",
+         "Not",
+         "Or",
+         "ReduceSum",
+         "Shape",
+         "Slice",
+         "Squeeze",
+         "Transpose",
+         "Unsqueeze"});
   r.add("aten::logdet", 11, aten_logdet, {"Det", "Log"});
-  r.add("aten::linalg_norm", 11, aten_linalg_norm, {"ReduceSum", "ReduceMax", "Sqrt"});
+  r.add("aten::linalg_norm", 11, aten_linalg_norm,
+        {"ReduceSum", "ReduceMax", "Sqrt", "Abs", "Cast", "Equal", "Mul", "Not", "Pow", "ReduceMin",
+         "Squeeze"});
   r.add("aten::linalg_matrix_norm", 11, aten_linalg_matrix_norm,
-        {"ReduceSum", "ReduceMax", "Sqrt"});
-  r.add("aten::frobenius_norm", 11, aten_frobenius_norm, {"ReduceSum", "Sqrt"});
-  r.add_with_inplace("aten::addmv", 11, aten_addmv, {"MatMul", "Add"});
-  r.add_with_inplace("aten::addr", 11, aten_addr, {"Mul", "Add"});
-  r.add_with_inplace("aten::addbmm", 11, aten_addbmm, {"MatMul", "ReduceSum", "Add"});
+        {"ReduceSum", "ReduceMax", "Sqrt", "Abs", "Cast", "Mul", "Squeeze"});
+  r.add("aten::frobenius_norm", 11, aten_frobenius_norm, {"ReduceSum", "Sqrt", "Abs", "Mul"});
+  r.add_with_inplace("aten::addmv", 11, aten_addmv, {"MatMul", "Add", "Mul"});
+  r.add_with_inplace("aten::addr", 11, aten_addr, {"Mul", "Add", "Unsqueeze"});
+  r.add_with_inplace("aten::addbmm", 11, aten_addbmm, {"MatMul", "ReduceSum", "Add", "Mul"});
   r.add("aten::bilinear", 12, aten_bilinear, {"Einsum", "Add"});
-  r.add("aten::_weight_norm", 11, aten__weight_norm, {"ReduceSum", "Sqrt", "Div", "Mul"});
+  r.add("aten::_weight_norm", 11, aten__weight_norm, {"ReduceSum", "Sqrt", "Div", "Mul", "Abs"});
   r.add("aten::mT", 11, aten_mT, {"Transpose"});
   r.add("aten::mH", 11, aten_mT, {"Transpose"});
   r.add("aten::numpy_T", 11, aten_numpy_T, {"Transpose"});

@@ -44,39 +44,40 @@ Val channel_view(GraphBuilder &b, const Val &v, int64_t rank, DType t) {
   return reshape(b, cast_to(b, v, t), shape);
 }
 
-// y * weight + bias with per-channel (dim 1) parameters, either of which may be None.
-Val channel_affine(ConvertCtx &c, Val y, size_t w_idx, size_t b_idx, int64_t rank, DType t) {
-  if (c.has(w_idx))
-    y = c.b.op1("Mul", {y, channel_view(c.b, c.tensor(w_idx), rank, t)});
-  if (c.has(b_idx))
-    y = c.b.op1("Add", {y, channel_view(c.b, c.tensor(b_idx), rank, t)});
+// y * weight + bias with the per-channel (dim 1) parameters "weight" and "bias" (every
+// normalization's schema names them so), either of which may be None.
+Val channel_affine(ConvertCtx &c, Val y, int64_t rank, DType t) {
+  if (c.has("weight"))
+    y = c.b.op1("Mul", {y, channel_view(c.b, c.tensor("weight"), rank, t)});
+  if (c.has("bias"))
+    y = c.b.op1("Add", {y, channel_view(c.b, c.tensor("bias"), rank, t)});
   return y;
 }
 
-// Inference-mode normalization with given per-channel mean and var (input indices m_idx,
-// v_idx), weight w_idx and bias b_idx.
-Val running_stats_norm(ConvertCtx &c, size_t w_idx, size_t b_idx, size_t m_idx, size_t v_idx,
-                       double eps) {
-  Val x = c.tensor(0);
+// Inference-mode normalization of "input" with the given per-channel "running_mean" and
+// "running_var" (batch_norm's and instance_norm's names), "weight" and "bias".
+Val running_stats_norm(ConvertCtx &c, double eps) {
+  Val x = c.tensor("input");
   DType t = c.b.dtype(x);
-  int64_t rank = rank_of(c, 0);
-  if (c.has(w_idx) && c.has(b_idx) && rank >= 2) {
+  int64_t rank = rank_of(c, "input");
+  if (c.has("weight") && c.has("bias") && rank >= 2) {
     return c.b.op1("BatchNormalization",
-                   {x, cast_to(c.b, c.tensor(w_idx), t), cast_to(c.b, c.tensor(b_idx), t),
-                    cast_to(c.b, c.tensor(m_idx), t), cast_to(c.b, c.tensor(v_idx), t)},
+                   {x, cast_to(c.b, c.tensor("weight"), t), cast_to(c.b, c.tensor("bias"), t),
+                    cast_to(c.b, c.tensor("running_mean"), t),
+                    cast_to(c.b, c.tensor("running_var"), t)},
                    {{"epsilon", eps}});
   }
   // Without weight or bias BatchNormalization would need constants of size C, which may be
   // unknown; the same arithmetic as Mul/Add works for any C.
-  Val mean = cast_to(c.b, c.tensor(m_idx), t);
-  Val var = cast_to(c.b, c.tensor(v_idx), t);
+  Val mean = cast_to(c.b, c.tensor("running_mean"), t);
+  Val var = cast_to(c.b, c.tensor("running_var"), t);
   Val scale =
       c.b.op1("Reciprocal", {c.b.op1("Sqrt", {c.b.op1("Add", {var, c.b.const_scalar(t, eps)})})});
-  if (c.has(w_idx))
-    scale = c.b.op1("Mul", {scale, cast_to(c.b, c.tensor(w_idx), t)});
+  if (c.has("weight"))
+    scale = c.b.op1("Mul", {scale, cast_to(c.b, c.tensor("weight"), t)});
   Val shift = c.b.op1("Neg", {c.b.op1("Mul", {mean, scale})});
-  if (c.has(b_idx))
-    shift = c.b.op1("Add", {shift, cast_to(c.b, c.tensor(b_idx), t)});
+  if (c.has("bias"))
+    shift = c.b.op1("Add", {shift, cast_to(c.b, c.tensor("bias"), t)});
   Val y = c.b.op1("Mul", {x, channel_view(c.b, scale, rank, t)});
   return c.b.op1("Add", {y, channel_view(c.b, shift, rank, t)});
 }
@@ -85,60 +86,53 @@ Val running_stats_norm(ConvertCtx &c, size_t w_idx, size_t b_idx, size_t m_idx, 
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
 //            Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)
-// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
-//               Tensor? running_var, bool use_input_stats, float momentum, float eps,
-//               bool cudnn_enabled)
-namespace batch_norm_arg {
-constexpr size_t kInput = 0, kWeight = 1, kBias = 2, kRunningMean = 3, kRunningVar = 4,
-                 kTraining = 5, kMomentum = 6, kEps = 7;
-constexpr size_t kUseInputStats = kTraining; // instance_norm's name for the same slot
-} // namespace batch_norm_arg
-
 // Training mode normalizes with batch statistics; updating the running stats has no meaning in
 // an inference graph.
 void aten_batch_norm(ConvertCtx &c) {
-  using namespace batch_norm_arg;
-  double eps = c.in(kEps).to_double();
-  bool training = c.in(kTraining).to_bool();
-  if (!training && c.has(kRunningMean) && c.has(kRunningVar)) {
-    c.set_out(0, running_stats_norm(c, kWeight, kBias, kRunningMean, kRunningVar, eps));
+  double eps = c.arg<double>("eps");
+  bool training = c.arg<bool>("training");
+  if (!training && c.has("running_mean") && c.has("running_var")) {
+    c.set_out(0, running_stats_norm(c, eps));
     return;
   }
-  Val x = c.tensor(kInput);
+  Val x = c.tensor("input");
   DType t = c.b.dtype(x);
-  int64_t rank = rank_of(c, kInput);
+  int64_t rank = rank_of(c, "input");
   std::vector<int64_t> axes{0};
   for (int64_t i = 2; i < rank; ++i)
     axes.push_back(i);
   Moments m = moments(c.b, x, axes, eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
-  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
+  c.set_out(0, channel_affine(c, y, rank, t));
 }
 
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+//               Tensor? running_var, bool use_input_stats, float momentum, float eps,
+//               bool cudnn_enabled)
 void aten_instance_norm(ConvertCtx &c) {
-  using namespace batch_norm_arg;
-  double eps = c.in(kEps).to_double();
-  bool use_input_stats = c.in(kUseInputStats).to_bool();
+  double eps = c.arg<double>("eps");
+  bool use_input_stats = c.arg<bool>("use_input_stats");
   if (!use_input_stats) {
-    T2O_CHECK(c.has(kRunningMean) && c.has(kRunningVar),
+    T2O_CHECK(c.has("running_mean") && c.has("running_var"),
               "{}: use_input_stats=False needs running_mean and running_var", c.op());
-    c.set_out(0, running_stats_norm(c, kWeight, kBias, kRunningMean, kRunningVar, eps));
+    c.set_out(0, running_stats_norm(c, eps));
     return;
   }
-  Val x = c.tensor(kInput);
+  Val x = c.tensor("input");
   DType t = c.b.dtype(x);
-  int64_t rank = rank_of(c, kInput);
+  int64_t rank = rank_of(c, "input");
   T2O_CHECK(rank >= 3, "{}: expected an input of rank 3 or more (N, C, *), got rank {}", c.op(),
             rank);
-  if (c.has(kWeight) && c.has(kBias)) {
-    c.set_out(0, c.b.op1("InstanceNormalization",
-                         {x, cast_to(c.b, c.tensor(kWeight), t), cast_to(c.b, c.tensor(kBias), t)},
-                         {{"epsilon", eps}}));
+  if (c.has("weight") && c.has("bias")) {
+    c.set_out(0,
+              c.b.op1("InstanceNormalization",
+                      {x, cast_to(c.b, c.tensor("weight"), t), cast_to(c.b, c.tensor("bias"), t)},
+                      {{"epsilon", eps}}));
     return;
   }
   Moments m = moments(c.b, x, int_range(2, rank), eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
-  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
+  c.set_out(0, channel_affine(c, y, rank, t));
 }
 
 // group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None,
@@ -146,53 +140,50 @@ void aten_instance_norm(ConvertCtx &c) {
 // GroupNormalization only arrives in opset 18, so: reshape to (N, G, -1), normalize the last
 // axis, reshape back.
 void aten_group_norm(ConvertCtx &c) {
-  constexpr size_t kInput = 0, kNumGroups = 1, kWeight = 2, kBias = 3, kEps = 4;
-  Val x = c.tensor(kInput);
+  Val x = c.tensor("input");
   DType t = c.b.dtype(x);
-  int64_t rank = rank_of(c, kInput);
-  int64_t groups = c.in(kNumGroups).to_int();
-  double eps = c.double_or(kEps, 1e-5);
+  int64_t rank = rank_of(c, "input");
+  int64_t groups = c.arg<int64_t>("num_groups");
+  double eps = c.arg<double>("eps", 1e-5);
   Val grouped = reshape(c.b, x, {0, groups, -1});
   Moments m = moments(c.b, grouped, {2}, eps, t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
   y = c.b.op1("Reshape", {y, c.b.op1("Shape", {x})});
-  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
+  c.set_out(0, channel_affine(c, y, rank, t));
 }
 
 // GroupNormalization (opset 21: scale and bias per channel). A missing weight or bias is ones or
 // zeros of the channel count, which must be static; rank 2 inputs (N, C) have no spatial dims,
 // which GroupNormalization needs, so they take the decomposition.
 void aten_group_norm_21(ConvertCtx &c) {
-  constexpr size_t kInput = 0, kNumGroups = 1, kWeight = 2, kBias = 3, kEps = 4;
-  if (rank_of(c, kInput) < 3 ||
-      (!(c.has(kWeight) && c.has(kBias)) && c.info(kInput).shape->at(1).value < 0)) {
+  if (rank_of(c, "input") < 3 ||
+      (!(c.has("weight") && c.has("bias")) && c.info("input").shape->at(1).value < 0)) {
     aten_group_norm(c);
     return;
   }
-  Val x = c.tensor(kInput);
+  Val x = c.tensor("input");
   DType t = c.b.dtype(x);
-  auto param = [&](size_t i, float fill) {
-    if (c.has(i))
-      return cast_to(c.b, c.tensor(i), t);
-    return filled(c.b, t, {static_dim(c, kInput, 1)}, fill);
+  auto param = [&](std::string_view name, float fill) {
+    if (c.has(name))
+      return cast_to(c.b, c.tensor(name), t);
+    return filled(c.b, t, {static_dim(c, "input", 1)}, fill);
   };
-  c.set_out(0, c.b.op1("GroupNormalization", {x, param(kWeight, 1.0F), param(kBias, 0.0F)},
-                       {{"num_groups", c.in(kNumGroups).to_int()},
-                        {"epsilon", c.double_or(kEps, 1e-5)}}));
+  c.set_out(0, c.b.op1("GroupNormalization", {x, param("weight", 1.0F), param("bias", 0.0F)},
+                       {{"num_groups", c.arg<int64_t>("num_groups")},
+                        {"epsilon", c.arg<double>("eps", 1e-5)}}));
 }
 
 // native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW,
 //                   int group, float eps) -> (Tensor out, Tensor mean, Tensor rstd)
 // group_norm's decomposition; mean and rstd are per (sample, group): [N, group].
 void aten_native_group_norm(ConvertCtx &c) {
-  constexpr size_t kInput = 0, kWeight = 1, kBias = 2, kGroup = 6, kEps = 7;
-  Val x = c.tensor(kInput);
+  Val x = c.tensor("input");
   DType t = c.b.dtype(x);
-  int64_t rank = rank_of(c, kInput);
-  int64_t groups = c.in(kGroup).to_int();
-  Moments m = moments(c.b, reshape(c.b, x, {0, groups, -1}), {2}, c.in(kEps).to_double(), t);
+  int64_t rank = rank_of(c, "input");
+  int64_t groups = c.arg<int64_t>("group");
+  Moments m = moments(c.b, reshape(c.b, x, {0, groups, -1}), {2}, c.arg<double>("eps"), t);
   Val y = c.b.op1("Reshape", {c.b.op1("Mul", {m.centered, m.rstd}), c.b.op1("Shape", {x})});
-  c.set_out(0, channel_affine(c, y, kWeight, kBias, rank, t));
+  c.set_out(0, channel_affine(c, y, rank, t));
   c.set_out(1, reshape(c.b, m.mean, {0, groups}));
   c.set_out(2, reshape(c.b, m.rstd, {0, groups}));
 }
@@ -201,9 +192,6 @@ void aten_native_group_norm(ConvertCtx &c) {
 //            float eps=1e-05, bool cudnn_enable=True)
 // native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
 //   -> (Tensor out, Tensor mean, Tensor rstd)
-namespace layer_norm_arg {
-constexpr size_t kInput = 0, kNormalizedShape = 1, kWeight = 2, kBias = 3, kEps = 4;
-} // namespace layer_norm_arg
 
 namespace {
 
@@ -217,43 +205,40 @@ struct LayerNormArgs {
 };
 
 LayerNormArgs layer_norm_args(const ConvertCtx &c) {
-  using namespace layer_norm_arg;
   LayerNormArgs a;
-  a.x = c.tensor(kInput);
+  a.x = c.tensor("input");
   a.t = c.b.dtype(a.x);
-  a.rank = rank_of(c, kInput);
-  a.shape = c.in(kNormalizedShape).to_ints();
+  a.rank = rank_of(c, "input");
+  a.shape = c.ints("normalized_shape");
   int64_t k = static_cast<int64_t>(a.shape.size());
   T2O_CHECK(k >= 1 && k <= a.rank, "{}: normalized_shape {} does not fit an input of rank {}",
             c.op(), k, a.rank);
-  a.eps = c.double_or(kEps, 1e-5);
+  a.eps = c.arg<double>("eps", 1e-5);
   return a;
 }
 
-// Opset 13-16: the moments by hand; returns (y, mean, rstd).
+// Opset 11-16: the moments by hand; returns (y, mean, rstd).
 std::vector<Val> layer_norm_decomposed(ConvertCtx &c) {
-  using namespace layer_norm_arg;
   LayerNormArgs a = layer_norm_args(c);
   int64_t k = static_cast<int64_t>(a.shape.size());
   Moments m = moments(c.b, a.x, int_range(a.rank - k, a.rank), a.eps, a.t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
-  if (c.has(kWeight))
-    y = c.b.op1("Mul", {y, cast_to(c.b, c.tensor(kWeight), a.t)});
-  if (c.has(kBias))
-    y = c.b.op1("Add", {y, cast_to(c.b, c.tensor(kBias), a.t)});
+  if (c.has("weight"))
+    y = c.b.op1("Mul", {y, cast_to(c.b, c.tensor("weight"), a.t)});
+  if (c.has("bias"))
+    y = c.b.op1("Add", {y, cast_to(c.b, c.tensor("bias"), a.t)});
   return {y, m.mean, m.rstd};
 }
 
 // Opset 17: LayerNormalization; returns (y) or (y, mean, rstd).
 std::vector<Val> layer_norm_op(ConvertCtx &c, bool want_stats) {
-  using namespace layer_norm_arg;
   LayerNormArgs a = layer_norm_args(c);
   int64_t k = static_cast<int64_t>(a.shape.size());
   Val scale =
-      c.has(kWeight) ? cast_to(c.b, c.tensor(kWeight), a.t) : filled(c.b, a.t, a.shape, 1.0f);
+      c.has("weight") ? cast_to(c.b, c.tensor("weight"), a.t) : filled(c.b, a.t, a.shape, 1.0f);
   std::vector<Val> inputs{a.x, scale};
-  if (c.has(kBias))
-    inputs.push_back(cast_to(c.b, c.tensor(kBias), a.t));
+  if (c.has("bias"))
+    inputs.push_back(cast_to(c.b, c.tensor("bias"), a.t));
   auto outs =
       c.b.op("LayerNormalization", inputs, {{"axis", -k}, {"epsilon", a.eps}}, want_stats ? 3 : 1);
   // The statistics come out in stash_type (float); torch returns them in the input dtype.
@@ -288,17 +273,21 @@ void aten_native_layer_norm_17(ConvertCtx &c) {
 
 void register_norm_ops(Registry &r) {
   r.add("aten::batch_norm", 11, aten_batch_norm,
-        {"BatchNormalization", "Mul", "Add", "ReduceMean", "Sqrt", "Reciprocal"});
+        {"BatchNormalization", "Mul", "Add", "ReduceMean", "Sqrt", "Reciprocal", "Cast", "Neg",
+         "Reshape", "Sub"});
   r.add("aten::instance_norm", 11, aten_instance_norm,
-        {"InstanceNormalization", "BatchNormalization", "ReduceMean", "Mul", "Add"});
-  r.add("aten::group_norm", 11, aten_group_norm, {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
+        {"InstanceNormalization", "BatchNormalization", "ReduceMean", "Mul", "Add", "Reciprocal",
+         "Sqrt", "Sub"});
+  r.add("aten::group_norm", 11, aten_group_norm,
+        {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt", "Reciprocal", "Shape", "Sub"});
   r.add("aten::group_norm", 21, aten_group_norm_21, {"GroupNormalization"});
   r.add("aten::native_group_norm", 11, aten_native_group_norm,
-        {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt"});
-  r.add("aten::layer_norm", 11, aten_layer_norm, {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
+        {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt", "Reciprocal", "Shape", "Sub"});
+  r.add("aten::layer_norm", 11, aten_layer_norm,
+        {"ReduceMean", "Sub", "Mul", "Sqrt", "Add", "Reciprocal"});
   r.add("aten::layer_norm", 17, aten_layer_norm_17, {"LayerNormalization"});
   r.add("aten::native_layer_norm", 11, aten_native_layer_norm,
-        {"ReduceMean", "Sub", "Mul", "Sqrt", "Add"});
+        {"ReduceMean", "Sub", "Mul", "Sqrt", "Add", "Reciprocal"});
   r.add("aten::native_layer_norm", 17, aten_native_layer_norm_17, {"LayerNormalization"});
 }
 

@@ -14,8 +14,10 @@ namespace torch2onnx {
 
 namespace {
 
-DType arg_dtype(const ConvertCtx &c, size_t i) {
-  const Arg &a = c.in(i);
+// The overloads on numbers name their operands a and b (aten::add.int(int a, int b), aten::neg.int,
+// aten::Bool.float, ...); __not__ names it self, __range_length lo, hi, step.
+DType arg_dtype(const ConvertCtx &c, std::string_view name) {
+  const Arg &a = c.arg(name);
   switch (a.kind) {
   case Arg::Kind::Int:
     return DType::Int64;
@@ -30,9 +32,9 @@ DType arg_dtype(const ConvertCtx &c, size_t i) {
   }
 }
 
-// Input i as a 0-d tensor of dtype t.
-Val num(ConvertCtx &c, size_t i, DType t) {
-  const Arg &a = c.in(i);
+// Argument `name` as a 0-d tensor of dtype t.
+Val num(ConvertCtx &c, std::string_view name, DType t) {
+  const Arg &a = c.arg(name);
   if (!a.is_tensor()) {
     if (t == DType::Int64)
       return c.b.const_i64_scalar(a.to_int());
@@ -46,8 +48,8 @@ Val num(ConvertCtx &c, size_t i, DType t) {
 
 // Python's promotion for two numbers: float if either is, else int (bool arithmetic is int).
 DType common(const ConvertCtx &c) {
-  for (size_t i = 0; i < c.num_inputs(); ++i)
-    if (is_floating(arg_dtype(c, i)))
+  for (const std::string &name : c.arg_names())
+    if (is_floating(arg_dtype(c, name)))
       return DType::Double;
   return DType::Int64;
 }
@@ -65,25 +67,25 @@ void set_num(ConvertCtx &c, Val v, DType t) {
 
 void binary(ConvertCtx &c, const char *op) {
   DType t = common(c);
-  Val v = op_t(c.b, t, op, {num(c, 0, t), num(c, 1, t)});
+  Val v = op_t(c.b, t, op, {num(c, "a", t), num(c, "b", t)});
   set_num(c, v, result(c, t));
 }
 
 void compare(ConvertCtx &c, const char *op, bool negate = false) {
   DType t = common(c);
-  if (arg_dtype(c, 0) == DType::Bool && arg_dtype(c, 1) == DType::Bool &&
+  if (arg_dtype(c, "a") == DType::Bool && arg_dtype(c, "b") == DType::Bool &&
       std::string(op) == "Equal")
     t = DType::Bool;
-  Val v = op_t(c.b, DType::Bool, op, {num(c, 0, t), num(c, 1, t)});
+  Val v = op_t(c.b, DType::Bool, op, {num(c, "a", t), num(c, "b", t)});
   if (negate)
     v = op_t(c.b, DType::Bool, "Not", {v});
   set_num(c, v, DType::Bool);
 }
 
 void logical(ConvertCtx &c, const char *op) {
-  T2O_CHECK(arg_dtype(c, 0) == DType::Bool && arg_dtype(c, 1) == DType::Bool,
+  T2O_CHECK(arg_dtype(c, "a") == DType::Bool && arg_dtype(c, "b") == DType::Bool,
             "{} on run-time ints (bitwise) is not supported; only on bools", c.op());
-  set_num(c, op_t(c.b, DType::Bool, op, {num(c, 0, DType::Bool), num(c, 1, DType::Bool)}),
+  set_num(c, op_t(c.b, DType::Bool, op, {num(c, "a", DType::Bool), num(c, "b", DType::Bool)}),
           DType::Bool);
 }
 
@@ -107,14 +109,15 @@ void num_max(ConvertCtx &c) {
 
 // a / b is always a float in Python.
 void num_div(ConvertCtx &c) {
-  set_num(c, op_t(c.b, DType::Double, "Div", {num(c, 0, DType::Double), num(c, 1, DType::Double)}),
+  set_num(c,
+          op_t(c.b, DType::Double, "Div", {num(c, "a", DType::Double), num(c, "b", DType::Double)}),
           DType::Double);
 }
 
 // Python's // rounds toward minus infinity (ONNX Div on ints truncates toward zero).
 void num_floordiv(ConvertCtx &c) {
   DType t = common(c);
-  Val q = op_t(c.b, DType::Double, "Div", {num(c, 0, DType::Double), num(c, 1, DType::Double)});
+  Val q = op_t(c.b, DType::Double, "Div", {num(c, "a", DType::Double), num(c, "b", DType::Double)});
   set_num(c, op_t(c.b, DType::Double, "Floor", {q}), result(c, t));
 }
 
@@ -122,28 +125,28 @@ void num_floordiv(ConvertCtx &c) {
 void num_remainder(ConvertCtx &c) {
   DType t = common(c);
   if (t == DType::Int64) {
-    set_num(c, op_t(c.b, t, "Mod", {num(c, 0, t), num(c, 1, t)}), result(c, t));
+    set_num(c, op_t(c.b, t, "Mod", {num(c, "a", t), num(c, "b", t)}), result(c, t));
     return;
   }
-  Val a = num(c, 0, t), b = num(c, 1, t);
+  Val a = num(c, "a", t), b = num(c, "b", t);
   Val fl = op_t(c.b, t, "Floor", {op_t(c.b, t, "Div", {a, b})});
   set_num(c, op_t(c.b, t, "Sub", {a, op_t(c.b, t, "Mul", {fl, b})}), result(c, t));
 }
 
 void num_pow(ConvertCtx &c) {
   DType t = common(c);
-  Val v = op_t(c.b, DType::Double, "Pow", {num(c, 0, DType::Double), num(c, 1, DType::Double)});
+  Val v = op_t(c.b, DType::Double, "Pow", {num(c, "a", DType::Double), num(c, "b", DType::Double)});
   set_num(c, v, result(c, t));
 }
 
 void num_neg(ConvertCtx &c) {
   DType t = common(c);
-  set_num(c, op_t(c.b, t, "Neg", {num(c, 0, t)}), result(c, t));
+  set_num(c, op_t(c.b, t, "Neg", {num(c, "a", t)}), result(c, t));
 }
 
 void num_abs(ConvertCtx &c) {
   DType t = common(c);
-  set_num(c, op_t(c.b, t, "Abs", {num(c, 0, t)}), result(c, t));
+  set_num(c, op_t(c.b, t, "Abs", {num(c, "a", t)}), result(c, t));
 }
 
 void num_lt(ConvertCtx &c) {
@@ -174,7 +177,7 @@ void num_xor(ConvertCtx &c) {
   logical(c, "Xor");
 }
 void num_not(ConvertCtx &c) {
-  set_num(c, op_t(c.b, DType::Bool, "Not", {num(c, 0, DType::Bool)}), DType::Bool);
+  set_num(c, op_t(c.b, DType::Bool, "Not", {num(c, "self", DType::Bool)}), DType::Bool);
 }
 
 // __range_length(int lo, int hi, int step): len(range(lo, hi, step)), what a scripted
@@ -182,7 +185,8 @@ void num_not(ConvertCtx &c) {
 // step, computed as floor((hi - lo + step - sign(step)) / step) clamped at 0.
 void num_range_length(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  Val lo = num(c, 0, DType::Int64), hi = num(c, 1, DType::Int64), step = num(c, 2, DType::Int64);
+  Val lo = num(c, "lo", DType::Int64), hi = num(c, "hi", DType::Int64);
+  Val step = num(c, "step", DType::Int64);
   Val span = b.op1("Sub", {b.op1("Add", {b.op1("Sub", {hi, lo}), step}), b.op1("Sign", {step})});
   Val q = b.op1("Floor",
                 {b.op1("Div", {cast_to(b, span, DType::Double), cast_to(b, step, DType::Double)})});
@@ -193,20 +197,20 @@ void num_range_length(ConvertCtx &c) {
 // __derive_index(int index, int start, int step): the loop variable of range(start, _, step) at
 // iteration `index`: start + index * step.
 void num_derive_index(ConvertCtx &c) {
-  Val i = num(c, 0, DType::Int64), start = num(c, 1, DType::Int64);
-  Val step = num(c, 2, DType::Int64);
+  Val i = num(c, "index", DType::Int64), start = num(c, "start", DType::Int64);
+  Val step = num(c, "step", DType::Int64);
   set_num(c, c.b.op1("Add", {start, c.b.op1("Mul", {i, step})}), DType::Int64);
 }
 
 // bool(x), int(x), float(x) of a number: Cast (float -> int truncates toward zero, like Python).
 void num_to_bool(ConvertCtx &c) {
-  set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Bool);
+  set_num(c, num(c, "a", arg_dtype(c, "a")), DType::Bool);
 }
 void num_to_int(ConvertCtx &c) {
-  set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Int64);
+  set_num(c, num(c, "a", arg_dtype(c, "a")), DType::Int64);
 }
 void num_to_float(ConvertCtx &c) {
-  set_num(c, num(c, 0, arg_dtype(c, 0)), DType::Double);
+  set_num(c, num(c, "a", arg_dtype(c, "a")), DType::Double);
 }
 
 void register_number_ops(Registry &r) {
@@ -215,12 +219,12 @@ void register_number_ops(Registry &r) {
   r.add("aten::mul.num", 11, num_mul, {"Mul"});
   r.add("aten::div.num", 11, num_div, {"Div"});
   r.add("aten::floordiv.num", 11, num_floordiv, {"Div", "Floor"});
-  r.add("aten::remainder.num", 11, num_remainder, {"Mod"});
+  r.add("aten::remainder.num", 11, num_remainder, {"Mod", "Div", "Floor", "Mul", "Sub"});
   r.add("aten::pow.num", 11, num_pow, {"Pow"});
   r.add("aten::neg.num", 11, num_neg, {"Neg"});
   r.add("prim::abs.num", 11, num_abs, {"Abs"});
-  r.add("prim::min.num", 11, num_min, {"Min"});
-  r.add("prim::max.num", 11, num_max, {"Max"});
+  r.add("prim::min.num", 11, num_min, {"Min", "Less", "Where"});
+  r.add("prim::max.num", 11, num_max, {"Max", "Greater", "Where"});
   r.add("aten::lt.num", 11, num_lt, {"Less"});
   r.add("aten::le.num", 11, num_le, {"LessOrEqual"});
   r.add("aten::gt.num", 11, num_gt, {"Greater"});
@@ -234,9 +238,10 @@ void register_number_ops(Registry &r) {
   // Ops that only ever take numbers: the walker looks them up as "<op>.num"; the plain name is
   // registered too so `torch2onnx ops` and docs/operators.md list them under their own names.
   r.add("aten::__not__", 11, num_not, {"Not"});
-  r.add("aten::__range_length", 11, num_range_length, {"Sub", "Div", "Floor", "Max"});
+  r.add("aten::__range_length", 11, num_range_length,
+        {"Sub", "Div", "Floor", "Max", "Add", "Cast", "Sign"});
   r.add("aten::__range_length.num", 11, num_range_length, {"Sub", "Div", "Floor", "Max"});
-  r.add("aten::__derive_index", 11, num_derive_index, {"Mul", "Add"});
+  r.add("aten::__derive_index", 11, num_derive_index, {"Mul", "Add", "Cast"});
   r.add("aten::__derive_index.num", 11, num_derive_index, {"Mul", "Add"});
   r.add("aten::Bool.num", 11, num_to_bool, {"Cast"});
   r.add("aten::Int.num", 11, num_to_int, {"Cast"});

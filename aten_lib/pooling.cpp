@@ -1,5 +1,5 @@
 // Pooling: aten::max_pool{1,2,3}d[_with_indices], avg_pool{1,2,3}d,
-// adaptive_{avg,max}_pool{1,2,3}d, upsample_nearest2d, upsample_bilinear2d.
+// adaptive_{avg,max}_pool{1,2,3}d.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
@@ -10,23 +10,10 @@ namespace torch2onnx {
 
 // max_pool{1,2,3}d[_with_indices](Tensor self, int[] kernel_size, int[] stride=[],
 //     int[] padding=0, int[] dilation=1, bool ceil_mode=False)
-namespace max_pool_arg {
-constexpr size_t kSelf = 0, kKernelSize = 1, kStride = 2, kPadding = 3, kDilation = 4,
-                 kCeilMode = 5;
-} // namespace max_pool_arg
-
 // avg_pool{1,2,3}d(Tensor self, int[] kernel_size, int[] stride=[], int[] padding=0,
 //     bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
 // (avg_pool1d has no divisor_override)
-namespace avg_pool_arg {
-constexpr size_t kSelf = 0, kKernelSize = 1, kStride = 2, kPadding = 3, kCeilMode = 4,
-                 kCountIncludePad = 5, kDivisorOverride = 6;
-} // namespace avg_pool_arg
-
 // adaptive_{avg,max}_pool{1,2,3}d(Tensor self, int[] output_size)
-namespace adaptive_pool_arg {
-constexpr size_t kSelf = 0, kOutputSize = 1;
-} // namespace adaptive_pool_arg
 
 namespace {
 
@@ -47,13 +34,13 @@ struct Batched {
 };
 
 Batched batched(const ConvertCtx &c, size_t n) {
-  const TensorInfo &info = c.info(0);
+  const TensorInfo &info = c.info("self");
   int64_t r = info.rank();
   T2O_CHECK(r == static_cast<int64_t>(n) + 1 || r == static_cast<int64_t>(n) + 2,
             "{}: expected an input of rank {} or {}, got {}", c.op(), n + 1, n + 2, info.str());
   Batched out;
   out.unbatched = r == static_cast<int64_t>(n) + 1;
-  out.x = out.unbatched ? unsqueeze(c.b, c.tensor(0), {0}) : c.tensor(0);
+  out.x = out.unbatched ? unsqueeze(c.b, c.tensor("self"), {0}) : c.tensor("self");
   std::vector<int64_t> sizes;
   for (int64_t i = r - static_cast<int64_t>(n); i < r; ++i) {
     const Dim &d = (*info.shape)[i];
@@ -70,21 +57,22 @@ struct Window {
   bool ceil = false;
 };
 
-// kernel, stride (empty means = kernel), padding (same on both sides), dilation (optional).
-Window read_window(const ConvertCtx &c, size_t n, size_t k, size_t s, size_t p,
-                   std::optional<size_t> d, size_t ceil) {
+// kernel_size, stride (empty means = kernel), padding (same on both sides), dilation (max pools
+// only), ceil_mode.
+Window read_window(const ConvertCtx &c, size_t n) {
   Window w;
-  w.kernel = per_spatial_dim(c.in(k), n, 0, "kernel_size");
+  w.kernel = per_spatial_dim(c.arg("kernel_size"), n, 0, "kernel_size");
   for (auto v : w.kernel)
     T2O_CHECK(v > 0, "{}: kernel_size must be positive, got {}", c.op(), v);
-  w.stride = per_spatial_dim(c.in(s), n, 0, "stride");
+  w.stride = per_spatial_dim(c.arg("stride"), n, 0, "stride");
   if (w.stride[0] == 0)
     w.stride = w.kernel;
-  std::vector<int64_t> pad = per_spatial_dim(c.in(p), n, 0, "padding");
+  std::vector<int64_t> pad = per_spatial_dim(c.arg("padding"), n, 0, "padding");
   w.pads = pad;
   w.pads.insert(w.pads.end(), pad.begin(), pad.end());
-  w.dilation = d ? per_spatial_dim(c.in(*d), n, 1, "dilation") : std::vector<int64_t>(n, 1);
-  w.ceil = c.bool_or(ceil, false);
+  w.dilation = c.takes("dilation") ? per_spatial_dim(c.arg("dilation"), n, 1, "dilation")
+                                   : std::vector<int64_t>(n, 1);
+  w.ceil = c.arg<bool>("ceil_mode", false);
   return w;
 }
 
@@ -130,8 +118,7 @@ Val plane_indices(GraphBuilder &b, const Val &idx, const Batched &in, size_t n) 
 
 void emit_max_pool(ConvertCtx &c, size_t n, bool with_indices) {
   Batched in = batched(c, n);
-  using namespace max_pool_arg;
-  Window w = read_window(c, n, kKernelSize, kStride, kPadding, kDilation, kCeilMode);
+  Window w = read_window(c, n);
   std::vector<Attr> attrs{{"kernel_shape", w.kernel},
                           {"strides", w.stride},
                           {"pads", w.pads},
@@ -146,13 +133,12 @@ void emit_max_pool(ConvertCtx &c, size_t n, bool with_indices) {
 }
 
 void emit_avg_pool(ConvertCtx &c, size_t n) {
-  using namespace avg_pool_arg;
   Batched in = batched(c, n);
-  Window w = read_window(c, n, kKernelSize, kStride, kPadding, std::nullopt, kCeilMode);
-  bool include_pad = c.bool_or(kCountIncludePad, true);
+  Window w = read_window(c, n);
+  bool include_pad = c.arg<bool>("count_include_pad", true);
   std::optional<int64_t> divisor;
-  if (n > 1 && c.has(kDivisorOverride)) {
-    divisor = c.in(kDivisorOverride).to_int();
+  if (n > 1 && c.has("divisor_override")) {
+    divisor = c.arg<int64_t>("divisor_override");
     T2O_CHECK(*divisor != 0, "{}: divisor_override must be non-zero", c.op());
     // Without ceil_mode every window covers kernel_size elements of the padded input, so the
     // sum is the count_include_pad average times the kernel area.
@@ -199,13 +185,13 @@ void emit_avg_pool(ConvertCtx &c, size_t n) {
   Val y = c.b.op1("AveragePool", {in.x}, attrs);
   y = trim_ceil(c.b, in, w, {y})[0];
   if (rescale) {
-    DType t = c.b.dtype(c.tensor(0));
+    DType t = c.b.dtype(c.tensor("self"));
     Val f = c.b.constant(TensorData::f32(*rescale, out_sizes), "avg_pool_rescale");
     y = c.b.op1("Mul", {y, t == DType::Float ? f : cast_to(c.b, f, t)});
   }
   if (divisor) {
     double f = static_cast<double>(product(w.kernel)) / static_cast<double>(*divisor);
-    y = c.b.op1("Mul", {y, c.b.const_scalar(c.b.dtype(c.tensor(0)), f)});
+    y = c.b.op1("Mul", {y, c.b.const_scalar(c.b.dtype(c.tensor("self")), f)});
   }
   c.set_out(0, in.restore(c.b, y));
 }
@@ -219,8 +205,7 @@ int64_t win_end(int64_t i, int64_t in, int64_t out) {
 }
 
 std::vector<int64_t> adaptive_out(const ConvertCtx &c, size_t n) {
-  std::vector<int64_t> out =
-      per_spatial_dim(c.in(adaptive_pool_arg::kOutputSize), n, 1, "output_size");
+  std::vector<int64_t> out = per_spatial_dim(c.arg("output_size"), n, 1, "output_size");
   for (auto o : out)
     T2O_CHECK(o > 0, "{}: output_size must be positive, got {}", c.op(), o);
   return out;
@@ -228,7 +213,7 @@ std::vector<int64_t> adaptive_out(const ConvertCtx &c, size_t n) {
 
 void require_static(const ConvertCtx &c, const Batched &in) {
   T2O_CHECK(in.spatial.has_value(), "{}: this output_size needs static spatial input sizes, got {}",
-            c.op(), c.info(0).str());
+            c.op(), c.info("self").str());
 }
 
 bool all_ones(const std::vector<int64_t> &v) {
@@ -389,81 +374,29 @@ void aten_adaptive_max_pool3d(ConvertCtx &c) {
   emit_adaptive_max(c, 3);
 }
 
-namespace {
-
-// upsample_*2d.vec(input, output_size?, [align_corners,] scale_factors?) or
-// upsample_*2d(self, output_size, [align_corners,] scales_h?, scales_w?). Torch maps output to
-// input coordinates with the given scales when there are any, else with in/out, so Resize gets
-// scales in the first case and sizes in the second.
-void emit_upsample2d(ConvertCtx &c, const std::vector<Attr> &attrs, size_t first_scale) {
-  Val x = c.tensor(0);
-  T2O_CHECK(c.info(0).rank() == 4, "{}: expected a 4-D input, got {}", c.op(), c.info(0).str());
-  std::vector<double> scales;
-  const Arg &s = c.in(first_scale);
-  if (s.is_list()) {
-    scales = s.to_doubles();
-    if (scales.size() == 1)
-      scales.push_back(scales[0]);
-  } else if (c.has(first_scale) && c.has(first_scale + 1)) {
-    scales = {s.to_double(), c.in(first_scale + 1).to_double()};
-  }
-  Val y;
-  if (!scales.empty()) {
-    T2O_CHECK(scales.size() == 2, "{}: expected 2 scale factors, got {}", c.op(), scales.size());
-    std::vector<float> all{1.0f, 1.0f, static_cast<float>(scales[0]),
-                           static_cast<float>(scales[1])};
-    Val sc = c.b.constant(TensorData::f32(all, {4}), "scales");
-    y = c.b.op1("Resize", {x, Val{}, sc}, attrs);
-  } else {
-    T2O_CHECK(c.has(1), "{}: needs output_size or scale factors", c.op());
-    Val nc = c.b.op1("Slice", {c.b.op1("Shape", {x}), c.b.const_i64({0}), c.b.const_i64({2})});
-    Val hw = int_list_tensor(c.b, c.in(1));
-    Val sizes = c.b.op1("Concat", {nc, hw}, {{"axis", int64_t{0}}});
-    y = c.b.op1("Resize", {x, Val{}, Val{}, sizes}, attrs);
-  }
-  c.set_out(0, y);
-}
-
-} // namespace
-
-void aten_upsample_nearest2d(ConvertCtx &c) {
-  emit_upsample2d(c,
-                  {{"mode", "nearest"},
-                   {"coordinate_transformation_mode", "asymmetric"},
-                   {"nearest_mode", "floor"}},
-                  2);
-}
-
-void aten_upsample_bilinear2d(ConvertCtx &c) {
-  bool align = c.in(2).to_bool();
-  emit_upsample2d(
-      c,
-      {{"mode", "linear"},
-       {"coordinate_transformation_mode", align ? "align_corners" : "pytorch_half_pixel"}},
-      3);
-}
-
 void register_pooling_ops(Registry &r) {
   r.add("aten::max_pool1d", 11, aten_max_pool1d, {"MaxPool"});
-  r.add("aten::max_pool2d", 11, aten_max_pool2d, {"MaxPool"});
-  r.add("aten::max_pool3d", 11, aten_max_pool3d, {"MaxPool"});
+  r.add("aten::max_pool2d", 11, aten_max_pool2d, {"MaxPool", "Squeeze", "Unsqueeze"});
+  r.add("aten::max_pool3d", 11, aten_max_pool3d, {"MaxPool", "Slice"});
   r.add("aten::max_pool1d_with_indices", 11, aten_max_pool1d_with_indices, {"MaxPool", "Mod"});
-  r.add("aten::max_pool2d_with_indices", 11, aten_max_pool2d_with_indices, {"MaxPool", "Mod"});
-  r.add("aten::max_pool3d_with_indices", 11, aten_max_pool3d_with_indices, {"MaxPool", "Mod"});
+  r.add("aten::max_pool2d_with_indices", 11, aten_max_pool2d_with_indices,
+        {"MaxPool", "Mod", "Squeeze", "Unsqueeze"});
+  r.add("aten::max_pool3d_with_indices", 11, aten_max_pool3d_with_indices,
+        {"MaxPool", "Mod", "Squeeze", "Unsqueeze"});
   r.add("aten::avg_pool1d", 11, aten_avg_pool1d, {"AveragePool", "Mul"});
-  r.add("aten::avg_pool2d", 11, aten_avg_pool2d, {"AveragePool", "Mul"});
+  r.add("aten::avg_pool2d", 11, aten_avg_pool2d, {"AveragePool", "Mul", "Squeeze", "Unsqueeze"});
   r.add("aten::avg_pool3d", 11, aten_avg_pool3d, {"AveragePool", "Mul"});
   r.add("aten::adaptive_avg_pool1d", 11, aten_adaptive_avg_pool1d,
         {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
   r.add("aten::adaptive_avg_pool2d", 11, aten_adaptive_avg_pool2d,
-        {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
+        {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat", "Squeeze",
+         "Unsqueeze"});
   r.add("aten::adaptive_avg_pool3d", 11, aten_adaptive_avg_pool3d,
         {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
   r.add("aten::adaptive_max_pool1d", 11, aten_adaptive_max_pool1d, {"MaxPool", "Gather", "Mod"});
-  r.add("aten::adaptive_max_pool2d", 11, aten_adaptive_max_pool2d, {"MaxPool", "Gather", "Mod"});
+  r.add("aten::adaptive_max_pool2d", 11, aten_adaptive_max_pool2d,
+        {"MaxPool", "Gather", "Mod", "Squeeze", "Unsqueeze"});
   r.add("aten::adaptive_max_pool3d", 11, aten_adaptive_max_pool3d, {"MaxPool", "Gather", "Mod"});
-  r.add("aten::upsample_nearest2d", 11, aten_upsample_nearest2d, {"Resize"});
-  r.add("aten::upsample_bilinear2d", 11, aten_upsample_bilinear2d, {"Resize"});
 }
 
 } // namespace torch2onnx

@@ -67,10 +67,10 @@ DType promote(DType a, DType b) {
   return r == 1 ? DType::Int8 : r == 2 ? DType::Int16 : r == 3 ? DType::Int32 : DType::Int64;
 }
 
-DType result_type(const ConvertCtx &c, std::initializer_list<size_t> idx) {
+DType result_type(const ConvertCtx &c, std::initializer_list<std::string_view> names) {
   DType dim = DType::Undefined, zero = DType::Undefined, wrapped = DType::Undefined;
-  for (size_t i : idx) {
-    const Arg &a = c.in(i);
+  for (std::string_view name : names) {
+    const Arg &a = c.arg(name);
     if (a.is_tensor()) {
       if (!c.b.has_info(a.t()))
         continue;
@@ -91,9 +91,9 @@ DType result_type(const ConvertCtx &c, std::initializer_list<size_t> idx) {
   return t == DType::Undefined ? DType::Float : t;
 }
 
-DType out_type(const ConvertCtx &c, std::initializer_list<size_t> idx) {
+DType out_type(const ConvertCtx &c, std::initializer_list<std::string_view> names) {
   DType t = c.out_info(0).dtype;
-  return t != DType::Undefined ? t : result_type(c, idx);
+  return t != DType::Undefined ? t : result_type(c, names);
 }
 
 DType kernel_type(DType t) {

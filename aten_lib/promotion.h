@@ -6,6 +6,7 @@
 #include "aten_lib/converter.h"
 
 #include <initializer_list>
+#include <string_view>
 
 namespace torch2onnx {
 
@@ -17,13 +18,14 @@ bool is_unsigned(DType t);
 // torch.promote_types for the dtypes ONNX can carry. Example: promote(Int32, Float) == Float.
 DType promote(DType a, DType b);
 
-// torch.result_type over the given inputs (tensors, Python numbers); a Python scalar does not
+// torch.result_type over the given arguments (tensors, Python numbers); a Python scalar does not
 // promote a tensor of the same category. Tensors without recorded info (runtime scalars made by
-// other converters) do not take part. Example: result_type(c, {0, 1}) for aten::eq.
-DType result_type(const ConvertCtx &c, std::initializer_list<size_t> idx);
+// other converters) do not take part. Example: result_type(c, {"self", "other"}) for aten::eq.
+DType result_type(const ConvertCtx &c, std::initializer_list<std::string_view> names);
 
-// The output dtype: recorded by LibTorch, else (non-tensor results) result_type of the inputs.
-DType out_type(const ConvertCtx &c, std::initializer_list<size_t> idx);
+// The output dtype: recorded by LibTorch, else (non-tensor results) result_type of the arguments.
+// Example: out_type(c, {"self", "other"}).
+DType out_type(const ConvertCtx &c, std::initializer_list<std::string_view> names);
 
 // The dtype to compute `t` in so that ONNX Runtime has kernels: narrow ints widen to int32 (the
 // result wraps the same way after the cast back), bfloat16 computes in float.

@@ -95,6 +95,88 @@ const std::vector<Arg> &Arg::list() const {
 
 // ---- ConvertCtx -----------------------------------------------------------------------------
 
+ConvertCtx::ConvertCtx(GraphBuilder &b, std::string op, std::vector<Arg> inputs,
+                       std::vector<TensorInfo> output_infos, std::vector<std::string> arg_names)
+    : b(b), op_(std::move(op)), in_(std::move(inputs)), names_(std::move(arg_names)),
+      out_info_(std::move(output_infos)), out_(out_info_.size()) {}
+
+int ConvertCtx::find(std::string_view name) const {
+  for (size_t i = 0; i < names_.size(); ++i)
+    if (names_[i] == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+const Arg &ConvertCtx::arg(std::string_view name) const {
+  static const Arg kNone;
+  int i = find(name);
+  if (i >= 0)
+    return in(static_cast<size_t>(i));
+  if (partial_names_)
+    return kNone;
+  std::string which = overload_.empty() ? op_ : op_ + "." + overload_;
+  if (names_.empty())
+    throw Error(fmt::format("internal error: the converter of {} reads the argument '{}', but "
+                            "the graph front end gave no argument names for the node",
+                            which, name));
+  throw Error(fmt::format("internal error: the converter of {} reads the argument '{}', which "
+                          "its schema does not have (arguments: {})",
+                          which, name, fmt::join(names_, ", ")));
+}
+
+namespace {
+
+// Runs `get` on argument `name`, naming the argument in the Error it may throw.
+template <typename F> decltype(auto) named(const ConvertCtx &c, std::string_view name, F get) {
+  const Arg &a = c.arg(name);
+  try {
+    return get(a);
+  } catch (const Error &e) {
+    throw Error(fmt::format("argument '{}': {}", name, e.what()), e.hint());
+  }
+}
+
+} // namespace
+
+int64_t ConvertCtx::int_arg(std::string_view name) const {
+  return named(*this, name, [](const Arg &a) { return a.to_int(); });
+}
+double ConvertCtx::double_arg(std::string_view name) const {
+  return named(*this, name, [](const Arg &a) { return a.to_double(); });
+}
+bool ConvertCtx::bool_arg(std::string_view name) const {
+  return named(*this, name, [](const Arg &a) { return a.to_bool(); });
+}
+std::string ConvertCtx::string_arg(std::string_view name) const {
+  return named(*this, name, [](const Arg &a) { return a.str(); });
+}
+std::vector<double> ConvertCtx::doubles_arg(std::string_view name) const {
+  return named(*this, name, [](const Arg &a) { return a.to_doubles(); });
+}
+
+std::vector<int64_t> ConvertCtx::ints(std::string_view name) const {
+  return named(*this, name, [](const Arg &a) { return a.to_ints(); });
+}
+
+std::vector<int64_t> ConvertCtx::ints(std::string_view name, std::vector<int64_t> dflt) const {
+  return has(name) ? ints(name) : dflt;
+}
+
+const Val &ConvertCtx::tensor(std::string_view name) const {
+  return named(*this, name, [](const Arg &a) -> const Val & { return a.t(); });
+}
+
+const std::vector<Arg> &ConvertCtx::list(std::string_view name) const {
+  return named(*this, name, [](const Arg &a) -> const std::vector<Arg> & { return a.list(); });
+}
+
+std::vector<NamedArg> ConvertCtx::named_args() const {
+  std::vector<NamedArg> out;
+  for (size_t i = 0; i < names_.size(); ++i)
+    out.emplace_back(names_[i], in(i));
+  return out;
+}
+
 const Arg &ConvertCtx::in(size_t i) const {
   static const Arg kNone;
   return i < in_.size() ? in_[i] : kNone;
@@ -117,6 +199,8 @@ void Registry::add(const std::string &op, int since_opset, ConverterFn fn,
   auto &versions = by_op_[op];
   T2O_CHECK(versions.count(since_opset) == 0, "converter for {} at opset {} is registered twice",
             op, since_opset);
+  T2O_CHECK(versions.empty() || !versions.begin()->second.frontend,
+            "{} is handled by the graph front end; it cannot also have a converter", op);
   versions.emplace(since_opset,
                    RegistryEntry{op, since_opset, std::move(fn), std::move(onnx_ops), family_});
 }
@@ -144,9 +228,14 @@ void Registry::add_complex(const std::string &op, int since_opset, const Convert
   }
 }
 
-void Registry::add_frontend(const std::string &op, std::vector<std::string> onnx_ops) {
+void Registry::add_frontend(const std::string &op, FrontendHandler handler,
+                            std::vector<std::string> onnx_ops) {
+  T2O_CHECK(handler != FrontendHandler::None && by_op_.count(op) == 0,
+            "{} is registered twice (or also as a converter)", op);
   add(op, kMinOpset, ConverterFn(), std::move(onnx_ops));
-  by_op_[op].at(kMinOpset).frontend = true;
+  RegistryEntry &e = by_op_[op].at(kMinOpset);
+  e.frontend = true;
+  e.handler = handler;
 }
 
 const RegistryEntry *Registry::find(const std::string &op, int opset) const {
@@ -163,6 +252,11 @@ void Registry::add_plugin_entries(const Registry &from, const std::string &plugi
   for (const auto &[op, versions] : from.by_op_)
     for (const auto &[since, e] : versions) {
       auto &mine = by_op_[op];
+      if (!mine.empty() && mine.begin()->second.frontend)
+        throw Error(fmt::format("the converter plugin {} registers {}, which the graph front end "
+                                "handles itself",
+                                plugin, op),
+                    "register converters for ops torch2onnx lacks");
       auto it = mine.find(since);
       if (it != mine.end())
         throw Error(fmt::format("the converter plugin {} registers {} at opset {}, which {} "

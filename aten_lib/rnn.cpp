@@ -172,19 +172,10 @@ Unpacked unpack_sequence(GraphBuilder &b, const Val &data, const Val &batch_size
 // lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers,
 //            float dropout, bool train, bool bidirectional, bool batch_first)
 // gru.input / rnn_tanh.input / rnn_relu.input: the same with `Tensor hx`.
-namespace rnn_arg {
-constexpr size_t kInput = 0, kHx = 1, kParams = 2, kHasBiases = 3, kNumLayers = 4, kDropout = 5,
-                 kTrain = 6, kBidirectional = 7, kBatchFirst = 8, kCount = 9;
-} // namespace rnn_arg
 // lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases,
 //           int num_layers, float dropout, bool train, bool bidirectional): what an RNN module
 // calls on a PackedSequence (no batch_first: packed data is always time-major).
-namespace rnn_data_arg {
-constexpr size_t kData = 0, kBatchSizes = 1, kHx = 2, kParams = 3, kHasBiases = 4, kNumLayers = 5,
-                 kDropout = 6, kTrain = 7, kBidirectional = 8;
-} // namespace rnn_data_arg
-
-// The arguments both overloads share, read from their own positions.
+// The arguments both overloads share (by the same names).
 struct RnnArgs {
   const std::vector<Arg> *params = nullptr;
   bool has_biases = true, bidir = false;
@@ -192,24 +183,23 @@ struct RnnArgs {
   Val h0, c0;
 };
 
-RnnArgs read_rnn_args(const ConvertCtx &c, Cell k, size_t hx, size_t params, size_t has_biases,
-                      size_t num_layers, size_t dropout, size_t train, size_t bidirectional) {
+RnnArgs read_rnn_args(const ConvertCtx &c, Cell k) {
   RnnArgs a;
-  a.params = &c.in(params).list();
-  a.has_biases = c.in(has_biases).to_bool();
-  a.layers = c.in(num_layers).to_int();
-  a.bidir = c.in(bidirectional).to_bool();
-  double p = c.in(dropout).to_double();
-  T2O_CHECK(!c.in(train).to_bool() || p == 0.0 || a.layers == 1,
+  a.params = &c.list("params");
+  a.has_biases = c.arg<bool>("has_biases");
+  a.layers = c.arg<int64_t>("num_layers");
+  a.bidir = c.arg<bool>("bidirectional");
+  double p = c.arg<double>("dropout");
+  T2O_CHECK(!c.arg<bool>("train") || p == 0.0 || a.layers == 1,
             "{} with dropout={} in training mode is random; export the model in eval mode", c.op(),
             p);
   if (k == Cell::Lstm) {
-    const auto &h = c.in(hx).list();
+    const auto &h = c.list("hx");
     T2O_CHECK(h.size() == 2, "lstm expects (h0, c0), got {} tensors", h.size());
     a.h0 = h[0].t();
     a.c0 = h[1].t();
   } else {
-    a.h0 = c.tensor(hx);
+    a.h0 = c.tensor("hx");
   }
   return a;
 }
@@ -261,13 +251,9 @@ void set_rnn_outputs(ConvertCtx &c, Cell k, const Val &y, const StackOut &s) {
 }
 
 void padded_rnn(ConvertCtx &c, Cell k) {
-  using namespace rnn_arg;
-  T2O_CHECK(c.num_inputs() == kCount, "{}: expected {} arguments, got {}", c.op(), kCount,
-            c.num_inputs());
-  RnnArgs a =
-      read_rnn_args(c, k, kHx, kParams, kHasBiases, kNumLayers, kDropout, kTrain, kBidirectional);
-  bool batch_first = c.in(kBatchFirst).to_bool();
-  Val x = c.tensor(kInput);
+  RnnArgs a = read_rnn_args(c, k);
+  bool batch_first = c.arg<bool>("batch_first");
+  Val x = c.tensor("input");
   if (batch_first)
     x = c.b.op1("Transpose", {x}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
   StackOut s = run_stack(c, k, a, x, Val{});
@@ -281,10 +267,8 @@ void padded_rnn(ConvertCtx &c, Cell k) {
 // stops each direction at each sequence's last valid step, so the final states are PyTorch's),
 // and pack the output again.
 void packed_rnn(ConvertCtx &c, Cell k) {
-  using namespace rnn_data_arg;
-  RnnArgs a =
-      read_rnn_args(c, k, kHx, kParams, kHasBiases, kNumLayers, kDropout, kTrain, kBidirectional);
-  Val data = c.tensor(kData), batch_sizes = c.tensor(kBatchSizes);
+  RnnArgs a = read_rnn_args(c, k);
+  Val data = c.tensor("data"), batch_sizes = c.tensor("batch_sizes");
   Unpacked u = unpack_sequence(c.b, data, batch_sizes, dim_scalar(c.b, batch_sizes, 0), 0.0);
   Val seq_lens = c.b.op1("Cast", {u.lengths}, {{"to", static_cast<int64_t>(DType::Int32)}});
   StackOut s = run_stack(c, k, a, u.padded, seq_lens);
@@ -300,27 +284,23 @@ void full_rnn(ConvertCtx &c, Cell k) {
 
 // lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None,
 //           Tensor? b_hh=None); gru_cell / rnn_*_cell take `Tensor? hx=None`.
-namespace rnn_cell_arg {
-constexpr size_t kInput = 0, kHx = 1, kWIh = 2, kWHh = 3, kBIh = 4, kBHh = 5;
-} // namespace rnn_cell_arg
-
 // One time step: input [B, I] and hidden [B, H] run as a sequence of length 1.
 void cell_step(ConvertCtx &c, Cell k) {
-  using namespace rnn_cell_arg;
   Val h, cc;
   if (k == Cell::Lstm) {
-    const auto &hx = c.in(kHx).list();
+    const auto &hx = c.list("hx");
     T2O_CHECK(hx.size() == 2, "lstm_cell expects (h, c), got {} tensors", hx.size());
     h = hx[0].t();
     cc = hx[1].t();
   } else {
-    h = c.tensor_or_none(kHx);
+    h = c.tensor_or_none("hx");
   }
   // LibTorch's cells take batched inputs only (nn.*Cell adds the batch dim itself).
   std::vector<int64_t> lead = {0};
-  DirWeights w{c.tensor(kWIh), c.tensor(kWHh), c.tensor_or_none(kBIh), c.tensor_or_none(kBHh)};
+  DirWeights w{c.tensor("w_ih"), c.tensor("w_hh"), c.tensor_or_none("b_ih"),
+               c.tensor_or_none("b_hh")};
   T2O_CHECK(w.b_ih.valid() == w.b_hh.valid(), "{} needs both biases or neither", c.op());
-  Val x = unsqueeze(c.b, c.tensor(kInput), lead);
+  Val x = unsqueeze(c.b, c.tensor("input"), lead);
   Val h0 = h.valid() ? unsqueeze(c.b, h, lead) : Val{};
   Val c0 = cc.valid() ? unsqueeze(c.b, cc, lead) : Val{};
   LayerOut o = run_layer(c.b, k, x, {w}, hidden_size(c, w.w_hh), h0, c0);
@@ -362,22 +342,17 @@ void aten_rnn_relu_cell(ConvertCtx &c) {
 // _pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (data, batch_sizes).
 // lengths must be sorted by decreasing length (pack_padded_sequence sorts first unless
 // enforce_sorted=True) and lie in [1, T].
-namespace pack_arg {
-constexpr size_t kInput = 0, kLengths = 1, kBatchFirst = 2;
-} // namespace pack_arg
-
 void aten__pack_padded_sequence(ConvertCtx &c) {
-  using namespace pack_arg;
-  Val x = c.tensor(kInput);
-  int64_t rank = rank_of(c, kInput);
+  Val x = c.tensor("input");
+  int64_t rank = rank_of(c, "input");
   T2O_CHECK(rank >= 2, "{}: input must have a time and a batch dim, got {}", c.op(),
-            c.info(kInput).str());
-  if (c.in(kBatchFirst).to_bool()) {
+            c.info("input").str());
+  if (c.arg<bool>("batch_first")) {
     std::vector<int64_t> perm = int_range(0, rank);
     std::swap(perm[0], perm[1]);
     x = transpose(c.b, x, perm);
   }
-  Val lengths = cast_to(c.b, c.tensor(kLengths), DType::Int64);
+  Val lengths = cast_to(c.b, c.tensor("lengths"), DType::Int64);
   Val mask = step_mask(c.b, dim_scalar(c.b, x, 0), lengths);
   Val per_step = c.b.op1(
       "ReduceSum",
@@ -393,20 +368,15 @@ void aten__pack_padded_sequence(ConvertCtx &c) {
 // _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value,
 //                      int total_length) -> (padded, lengths). pad_packed_sequence passes
 // total_length = len(batch_sizes) unless the caller asked for more.
-namespace pad_arg {
-constexpr size_t kData = 0, kBatchSizes = 1, kBatchFirst = 2, kPaddingValue = 3, kTotalLength = 4;
-} // namespace pad_arg
-
 void aten__pad_packed_sequence(ConvertCtx &c) {
-  using namespace pad_arg;
-  Val data = c.tensor(kData), batch_sizes = c.tensor(kBatchSizes);
-  const Arg &total = c.in(kTotalLength);
+  Val data = c.tensor("data"), batch_sizes = c.tensor("batch_sizes");
+  const Arg &total = c.arg("total_length");
   Val steps = total.is_tensor() ? reshape(c.b, cast_to(c.b, total.t(), DType::Int64), {})
                                 : c.b.const_i64_scalar(total.to_int());
-  Unpacked u = unpack_sequence(c.b, data, batch_sizes, steps, c.double_or(kPaddingValue, 0.0));
+  Unpacked u = unpack_sequence(c.b, data, batch_sizes, steps, c.arg<double>("padding_value", 0.0));
   Val y = u.padded;
-  if (c.in(kBatchFirst).to_bool()) {
-    std::vector<int64_t> perm = int_range(0, rank_of(c, kData) + 1);
+  if (c.arg<bool>("batch_first")) {
+    std::vector<int64_t> perm = int_range(0, rank_of(c, "data") + 1);
     std::swap(perm[0], perm[1]);
     y = transpose(c.b, y, perm);
   }
@@ -415,18 +385,32 @@ void aten__pad_packed_sequence(ConvertCtx &c) {
 }
 
 void register_rnn_ops(Registry &r) {
-  r.add("aten::lstm", 11, aten_lstm, {"LSTM"});
-  r.add("aten::gru", 11, aten_gru, {"GRU"});
-  r.add("aten::rnn_tanh", 11, aten_rnn_tanh, {"RNN"});
-  r.add("aten::rnn_relu", 11, aten_rnn_relu, {"RNN"});
-  r.add("aten::lstm_cell", 11, aten_lstm_cell, {"LSTM"});
-  r.add("aten::gru_cell", 11, aten_gru_cell, {"GRU"});
-  r.add("aten::rnn_tanh_cell", 11, aten_rnn_tanh_cell, {"RNN"});
-  r.add("aten::rnn_relu_cell", 11, aten_rnn_relu_cell, {"RNN"});
+  r.add("aten::lstm", 11, aten_lstm,
+        {"LSTM", "Cast", "Compress", "Concat", "CumSum", "Expand", "Gather", "Greater", "Less",
+         "Range", "ReduceSum", "Reshape", "Shape", "Slice", "Split", "Sub", "Transpose",
+         "Unsqueeze", "Where"});
+  r.add("aten::gru", 11, aten_gru,
+        {"GRU", "Cast", "Compress", "Concat", "CumSum", "Expand", "Gather", "Greater", "Less",
+         "Range", "ReduceSum", "Reshape", "Shape", "Slice", "Split", "Sub", "Transpose",
+         "Unsqueeze", "Where"});
+  r.add("aten::rnn_tanh", 11, aten_rnn_tanh,
+        {"RNN", "Cast", "Concat", "Reshape", "Slice", "Transpose", "Unsqueeze"});
+  r.add("aten::rnn_relu", 11, aten_rnn_relu,
+        {"RNN", "Cast", "Concat", "Reshape", "Slice", "Transpose", "Unsqueeze"});
+  r.add("aten::lstm_cell", 11, aten_lstm_cell,
+        {"LSTM", "Cast", "Concat", "Reshape", "Split", "Squeeze", "Transpose", "Unsqueeze"});
+  r.add("aten::gru_cell", 11, aten_gru_cell,
+        {"GRU", "Cast", "Concat", "Reshape", "Split", "Squeeze", "Transpose", "Unsqueeze"});
+  r.add("aten::rnn_tanh_cell", 11, aten_rnn_tanh_cell,
+        {"RNN", "Cast", "Concat", "Reshape", "Squeeze", "Transpose", "Unsqueeze"});
+  r.add("aten::rnn_relu_cell", 11, aten_rnn_relu_cell,
+        {"RNN", "Cast", "Concat", "Reshape", "Squeeze", "Transpose", "Unsqueeze"});
   r.add("aten::_pack_padded_sequence", 11, aten__pack_padded_sequence,
-        {"Less", "Compress", "ReduceSum", "Slice"});
+        {"Less", "Compress", "ReduceSum", "Slice", "Cast", "Concat", "Gather", "Range", "ReduceMax",
+         "Reshape", "Shape", "Transpose", "Unsqueeze"});
   r.add("aten::_pad_packed_sequence", 11, aten__pad_packed_sequence,
-        {"CumSum", "Where", "Gather", "Reshape"});
+        {"CumSum", "Where", "Gather", "Reshape", "Cast", "Concat", "Expand", "Greater", "Less",
+         "Range", "ReduceSum", "Shape", "Slice", "Sub", "Transpose", "Unsqueeze"});
 }
 
 } // namespace torch2onnx

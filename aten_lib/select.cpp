@@ -33,19 +33,19 @@ Val bool_scalar(GraphBuilder &b, const Val &v) {
 // positions of the diagonal (their sizes must be static).
 void aten_diagonal(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  int64_t r = rank_of(c, 0);
-  int64_t off = c.int_or(1, 0);
-  int64_t d1 = norm_axis(c.int_or(2, 0), r);
-  int64_t d2 = norm_axis(c.int_or(3, 1), r);
+  int64_t r = rank_of(c, "self");
+  int64_t off = c.arg<int64_t>("offset", 0);
+  int64_t d1 = norm_axis(c.arg<int64_t>("dim1", 0), r);
+  int64_t d2 = norm_axis(c.arg<int64_t>("dim2", 1), r);
   T2O_CHECK(d1 != d2, "{}: dim1 and dim2 are both {}", c.op(), d1);
-  int64_t rows = static_dim(c, 0, d1), cols = static_dim(c, 0, d2);
+  int64_t rows = static_dim(c, "self", d1), cols = static_dim(c, "self", d2);
   std::vector<int64_t> perm;
   for (int64_t k = 0; k < r; ++k)
     if (k != d1 && k != d2)
       perm.push_back(k);
   perm.push_back(d1);
   perm.push_back(d2);
-  Val x = transpose(b, c.tensor(0), perm);
+  Val x = transpose(b, c.tensor("self"), perm);
   std::vector<int64_t> flat_shape(r - 2, 0);
   flat_shape.push_back(rows * cols);
   x = reshape(b, x, flat_shape);
@@ -60,10 +60,10 @@ namespace {
 // tril/triu by a mask from row/column positions: works on every opset and dtype.
 void emit_tri(ConvertCtx &c, bool upper) {
   GraphBuilder &b = c.b;
-  int64_t r = rank_of(c, 0);
-  T2O_CHECK(r >= 2, "{} needs at least 2 dims, got {}", c.op(), c.info(0).str());
-  int64_t k = c.int_or(1, 0);
-  Val x = c.tensor(0);
+  int64_t r = rank_of(c, "self");
+  T2O_CHECK(r >= 2, "{} needs at least 2 dims, got {}", c.op(), c.info("self").str());
+  int64_t k = c.arg<int64_t>("diagonal", 0);
+  Val x = c.tensor("self");
   Val rows = unsqueeze(b, iota(b, dim_scalar(b, x, r - 2)), {1});
   Val cols = unsqueeze(b, iota(b, dim_scalar(b, x, r - 1)), {0});
   Val diff = b.op1("Sub", {cols, rows}); // j - i
@@ -75,12 +75,12 @@ void emit_tri(ConvertCtx &c, bool upper) {
 
 // Trilu (opset 14) where ONNX Runtime has a kernel for the dtype.
 void emit_trilu(ConvertCtx &c, bool upper) {
-  DType t = c.b.dtype(c.tensor(0));
+  DType t = c.b.dtype(c.tensor("self"));
   if (t != DType::Float && t != DType::Double && t != DType::Int64 && t != DType::Bool)
     return emit_tri(c, upper);
-  std::vector<Val> in{c.tensor(0)};
-  if (c.has(1))
-    in.push_back(c.b.const_i64_scalar(c.in(1).to_int()));
+  std::vector<Val> in{c.tensor("self")};
+  if (c.has("diagonal"))
+    in.push_back(c.b.const_i64_scalar(c.arg<int64_t>("diagonal")));
   c.set_out(0, c.b.op1("Trilu", in, {{"upper", upper}}));
 }
 } // namespace
@@ -117,17 +117,17 @@ std::vector<Val> unique(GraphBuilder &b, const Val &x, std::optional<int64_t> ax
 // _unique(self, sorted, return_inverse) / _unique2(self, sorted, return_inverse, return_counts):
 // flattened; the inverse takes self's shape.
 void aten_unique(ConvertCtx &c) {
-  auto outs = unique(c.b, c.tensor(0), std::nullopt);
+  auto outs = unique(c.b, c.tensor("self"), std::nullopt);
   c.set_out(0, outs[0]);
-  c.set_out(1, c.b.op1("Reshape", {outs[1], shape_of(c.b, c.tensor(0))}));
+  c.set_out(1, c.b.op1("Reshape", {outs[1], shape_of(c.b, c.tensor("self"))}));
   if (c.num_outputs() > 2)
     c.set_out(2, outs[2]);
 }
 
 // unique_dim(self, dim, sorted, return_inverse, return_counts)
 void aten_unique_dim(ConvertCtx &c) {
-  int64_t d = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  auto outs = unique(c.b, c.tensor(0), d);
+  int64_t d = norm_axis(c.arg<int64_t>("dim"), rank_of(c, "self"));
+  auto outs = unique(c.b, c.tensor("self"), d);
   for (size_t i = 0; i < 3; ++i)
     c.set_out(i, outs[i]);
 }
@@ -136,10 +136,10 @@ void aten_unique_dim(ConvertCtx &c) {
 // differs from the one before it.
 void aten_unique_consecutive(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  Val x = c.tensor(0);
-  int64_t r = rank_of(c, 0);
-  bool flat = !c.has(3);
-  int64_t d = flat ? 0 : norm_axis(c.in(3).to_int(), r);
+  Val x = c.tensor("self");
+  int64_t r = rank_of(c, "self");
+  bool flat = !c.has("dim");
+  int64_t d = flat ? 0 : norm_axis(c.arg<int64_t>("dim"), r);
   Val rows; // [n, rest]
   if (flat) {
     rows = reshape(b, x, {-1, 1});
@@ -178,9 +178,9 @@ void aten_unique_consecutive(ConvertCtx &c) {
 void aten_histc(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  int64_t bins = c.int_or(1, 100);
-  double lo_v = c.double_or(2, 0), hi_v = c.double_or(3, 0);
-  Val x = reshape(b, cast_to(b, c.tensor(0), dt), {-1});
+  int64_t bins = c.arg<int64_t>("bins", 100);
+  double lo_v = c.arg<double>("min", 0), hi_v = c.arg<double>("max", 0);
+  Val x = reshape(b, cast_to(b, c.tensor("self"), dt), {-1});
   Val lo, hi;
   if (lo_v == hi_v) {
     lo = b.op1("ReduceMin", {x}, {{"keepdims", int64_t{0}}});
@@ -213,16 +213,16 @@ void aten_histc(ConvertCtx &c) {
 void aten_bincount(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
-  Val x = cast_to(b, c.tensor(0), DType::Int64);
-  int64_t minlength = c.int_or(2, 0);
+  Val x = cast_to(b, c.tensor("self"), DType::Int64);
+  int64_t minlength = c.arg<int64_t>("minlength", 0);
   Val len = b.op1("Max", {b.op1("Add", {b.op1("ReduceMax", {x}, {{"keepdims", int64_t{0}}}),
                                         b.const_i64_scalar(1)}),
                           b.const_i64_scalar(minlength)});
   Val hot = b.op1("Equal", {unsqueeze(b, x, {1}), iota(b, len)});
   DType k = is_floating(dt) ? DType::Double : DType::Int64;
   Val vals = cast_to(b, hot, k);
-  if (c.has(1))
-    vals = b.op1("Mul", {vals, unsqueeze(b, cast_to(b, c.tensor(1), k), {1})});
+  if (c.has("weights"))
+    vals = b.op1("Mul", {vals, unsqueeze(b, cast_to(b, c.tensor("weights"), k), {1})});
   c.set_out(
       0, cast_to(b, b.op1("ReduceSum", {vals, b.const_i64({0})}, {{"keepdims", int64_t{0}}}), dt));
 }
@@ -244,24 +244,24 @@ Val repeat_index(GraphBuilder &b, const Val &repeats) {
 void aten_repeat_interleave(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   if (c.overload() == "Tensor") {
-    c.set_out(0, repeat_index(b, c.tensor(0)));
+    c.set_out(0, repeat_index(b, c.tensor("repeats")));
     return;
   }
-  Val x = c.tensor(0);
+  Val x = c.tensor("self");
   int64_t d = 0;
-  if (c.has(2)) {
-    d = norm_axis(c.in(2).to_int(), rank_of(c, 0));
+  if (c.has("dim")) {
+    d = norm_axis(c.arg<int64_t>("dim"), rank_of(c, "self"));
   } else {
     x = reshape(b, x, {-1});
   }
   Val n = dim_scalar(b, x, d);
   Val index;
-  if (c.in(1).is_tensor()) {
-    Val rep = b.op1("Expand",
-                    {reshape(b, cast_to(b, c.tensor(1), DType::Int64), {-1}), reshape(b, n, {1})});
+  if (c.arg("repeats").is_tensor()) {
+    Val rep = b.op1("Expand", {reshape(b, cast_to(b, c.tensor("repeats"), DType::Int64), {-1}),
+                               reshape(b, n, {1})});
     index = repeat_index(b, rep);
   } else {
-    Val k = b.const_i64_scalar(c.in(1).to_int());
+    Val k = b.const_i64_scalar(c.arg<int64_t>("repeats"));
     index = b.op1("Div", {iota(b, b.op1("Mul", {n, k})), k});
   }
   c.set_out(0, b.op1("Gather", {x, index}, {{"axis", d}}));
@@ -270,25 +270,26 @@ void aten_repeat_interleave(ConvertCtx &c) {
 // unflatten(self, dim, sizes)
 void aten_unflatten(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  int64_t r = rank_of(c, 0);
-  int64_t d = norm_axis(c.in(1).to_int(), r);
-  Val shape = c.out_info(0).is_static()
-                  ? b.const_i64(c.out_info(0).sizes())
-                  : concat0(b, {dims_of(b, c.tensor(0), 0, d), int_list_tensor(b, c.in(2)),
-                                dims_of(b, c.tensor(0), d + 1, r)});
-  c.set_out(0, b.op1("Reshape", {c.tensor(0), shape}));
+  int64_t r = rank_of(c, "self");
+  int64_t d = norm_axis(c.arg<int64_t>("dim"), r);
+  Val shape =
+      c.out_info(0).is_static()
+          ? b.const_i64(c.out_info(0).sizes())
+          : concat0(b, {dims_of(b, c.tensor("self"), 0, d), int_list_tensor(b, c.arg("sizes")),
+                        dims_of(b, c.tensor("self"), d + 1, r)});
+  c.set_out(0, b.op1("Reshape", {c.tensor("self"), shape}));
 }
 
 // unfold(self, dimension, size, step): windows along dim d, window elements on a new last dim.
 void aten_unfold(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  int64_t r = rank_of(c, 0);
-  Val x = c.tensor(0);
+  int64_t r = rank_of(c, "self");
+  Val x = c.tensor("self");
   if (r == 0)
     x = reshape(b, x, {1});
   int64_t rr = std::max<int64_t>(r, 1);
-  int64_t d = norm_axis(c.in(1).to_int(), rr);
-  int64_t size = c.in(2).to_int(), step = c.in(3).to_int();
+  int64_t d = norm_axis(c.arg<int64_t>("dimension"), rr);
+  int64_t size = c.arg<int64_t>("size"), step = c.arg<int64_t>("step");
   Val n = dim_scalar(b, x, d);
   Val count = b.op1(
       "Add", {b.op1("Div", {b.op1("Sub", {n, b.const_i64_scalar(size)}), b.const_i64_scalar(step)}),
@@ -307,17 +308,18 @@ void aten_unfold(ConvertCtx &c) {
   c.set_out(0, transpose(b, g, perm));
 }
 
+// view_copy(self, size) / view_copy.dtype(self, dtype)
 void aten_view_copy(ConvertCtx &c) {
-  T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
-            c.op());
-  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), out_shape(c, c.in(1))}));
+  T2O_CHECK(c.takes("size") && c.arg("size").is_list(),
+            "{} with a dtype argument (bit reinterpretation) is not supported", c.op());
+  c.set_out(0, c.b.op1("Reshape", {c.tensor("self"), out_shape(c, c.arg("size"))}));
 }
 
 // as_strided(self, size, stride, storage_offset) on a contiguous self: a Gather of the flat
 // positions. A view of a non-contiguous tensor would read other storage; that is not expressible.
 void aten_as_strided(ConvertCtx &c) {
-  std::vector<int64_t> size = c.in(1).to_ints(), stride = c.in(2).to_ints();
-  int64_t offset = c.int_or(3, 0);
+  std::vector<int64_t> size = c.ints("size"), stride = c.ints("stride");
+  int64_t offset = c.arg<int64_t>("storage_offset", 0);
   T2O_CHECK(size.size() == stride.size(), "{}: {} sizes but {} strides", c.op(), size.size(),
             stride.size());
   std::vector<int64_t> pos{offset};
@@ -329,20 +331,21 @@ void aten_as_strided(ConvertCtx &c) {
     pos = std::move(next);
   }
   Val idx = c.b.constant(TensorData::i64(pos, size));
-  c.set_out(0, c.b.op1("Gather", {reshape(c.b, c.tensor(0), {-1}), idx}, {{"axis", int64_t{0}}}));
+  c.set_out(0,
+            c.b.op1("Gather", {reshape(c.b, c.tensor("self"), {-1}), idx}, {{"axis", int64_t{0}}}));
 }
 
 // equal(self, other) -> bool: same shape and all elements equal.
 void aten_equal(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  const TensorInfo &a = c.info(0), &o = c.info(1);
+  const TensorInfo &a = c.info("self"), &o = c.info("other");
   if (a.is_static() && o.is_static() && a.sizes() != o.sizes()) {
     c.set_out(0, b.constant(TensorData::boolean({false}, {}))); // the builder knows its shape
     return;
   }
-  DType t = b.dtype(c.tensor(0));
-  Val y = cast_to(b, c.tensor(1), t);
-  Val x = c.tensor(0);
+  DType t = b.dtype(c.tensor("self"));
+  Val y = cast_to(b, c.tensor("other"), t);
+  Val x = c.tensor("self");
   if (t == DType::Bool || !is_floating(t)) {
     x = cast_to(b, x, DType::Int64);
     y = cast_to(b, y, DType::Int64);
@@ -362,13 +365,13 @@ void aten_equal(ConvertCtx &c) {
 namespace {
 Val isclose(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  DType t = b.dtype(c.tensor(0));
+  DType t = b.dtype(c.tensor("self"));
   DType k = is_floating(t) ? t : DType::Double;
   if (k == DType::BFloat16 || k == DType::Float16)
     k = DType::Float;
-  Val x = cast_to(b, c.tensor(0), k), y = cast_to(b, c.tensor(1), k);
-  double rtol = c.double_or(2, 1e-5), atol = c.double_or(3, 1e-8);
-  bool equal_nan = c.bool_or(4, false);
+  Val x = cast_to(b, c.tensor("self"), k), y = cast_to(b, c.tensor("other"), k);
+  double rtol = c.arg<double>("rtol", 1e-5), atol = c.arg<double>("atol", 1e-8);
+  bool equal_nan = c.arg<bool>("equal_nan", false);
   // As LibTorch: equal, or a finite error within atol + |rtol * other|.
   Val tol = b.op1(
       "Add", {b.const_scalar(k, atol), b.op1("Abs", {b.op1("Mul", {b.const_scalar(k, rtol), y})})});
@@ -394,12 +397,12 @@ void aten_allclose(ConvertCtx &c) {
 
 // aminmax(self, dim, keepdim)
 void aten_aminmax(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
+  int64_t r = rank_of(c, "self");
   std::vector<int64_t> axes;
-  if (c.has(1))
-    axes = {norm_axis(c.in(1).to_int(), r)};
-  bool keep = c.bool_or(2, false);
-  Val x = c.tensor(0);
+  if (c.has("dim"))
+    axes = {norm_axis(c.arg<int64_t>("dim"), r)};
+  bool keep = c.arg<bool>("keepdim", false);
+  Val x = c.tensor("self");
   if (r == 0) {
     c.set_out(0, x);
     c.set_out(1, x);
@@ -414,23 +417,21 @@ namespace {
 // .correction(self, dim, correction, keepdim).
 void emit_var_mean(ConvertCtx &c, bool take_sqrt) {
   GraphBuilder &b = c.b;
-  int64_t r = rank_of(c, 0);
+  int64_t r = rank_of(c, "self");
   DType dt = out_dtype(c, 1);
-  Val x = cast_to(b, c.tensor(0), dt);
+  Val x = cast_to(b, c.tensor("self"), dt);
   std::vector<int64_t> axes;
   double correction = 1;
   bool keep = false;
-  if (c.overload().empty()) {
-    correction = c.bool_or(1, true) ? 1 : 0;
-  } else {
-    if (c.has(1))
-      axes = c.in(1).to_ints();
-    if (c.overload() == "correction")
-      correction = c.double_or(2, 1);
-    else
-      correction = c.bool_or(2, true) ? 1 : 0;
-    keep = c.bool_or(3, false);
+  if (c.takes("dim")) {
+    if (c.has("dim"))
+      axes = c.ints("dim");
+    keep = c.arg<bool>("keepdim", false);
   }
+  if (c.takes("correction"))
+    correction = c.arg<double>("correction", 1);
+  else
+    correction = c.arg<bool>("unbiased", true) ? 1 : 0;
   if (axes.empty())
     for (int64_t k = 0; k < r; ++k)
       axes.push_back(k);
@@ -457,28 +458,46 @@ void aten_var_mean(ConvertCtx &c) {
 void register_select_ops(Registry &r) {
   r.add("aten::diagonal", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
   r.add("aten::diagonal_copy", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
-  r.add("aten::tril", 11, aten_tril, {"Range", "Where"});
-  r.add("aten::triu", 11, aten_triu, {"Range", "Where"});
+  r.add("aten::tril", 11, aten_tril,
+        {"Range", "Where", "Equal", "Gather", "Less", "LessOrEqual", "Or", "Shape", "Sub",
+         "Unsqueeze"});
+  r.add("aten::triu", 11, aten_triu,
+        {"Range", "Where", "Equal", "Gather", "Greater", "Or", "Shape", "Sub", "Unsqueeze"});
   r.add("aten::tril", 14, aten_tril_14, {"Trilu", "Range", "Where"});
-  r.add("aten::triu", 14, aten_triu_14, {"Trilu", "Range", "Where"});
-  r.add("aten::_unique", 11, aten_unique, {"Unique"});
-  r.add("aten::_unique2", 11, aten_unique, {"Unique"});
+  r.add("aten::triu", 14, aten_triu_14,
+        {"Trilu", "Range", "Where", "Gather", "GreaterOrEqual", "Shape", "Sub", "Unsqueeze"});
+  r.add("aten::_unique", 11, aten_unique, {"Unique", "Reshape", "Shape"});
+  r.add("aten::_unique2", 11, aten_unique, {"Unique", "Reshape", "Shape"});
   r.add("aten::unique_dim", 11, aten_unique_dim, {"Unique"});
   r.add("aten::unique_consecutive", 11, aten_unique_consecutive,
-        {"Equal", "ReduceMax", "Compress", "CumSum", "NonZero"});
-  r.add("aten::histc", 11, aten_histc, {"Equal", "ReduceSum"});
-  r.add("aten::bincount", 11, aten_bincount, {"Equal", "ReduceSum"});
-  r.add("aten::repeat_interleave", 11, aten_repeat_interleave, {"CumSum", "Gather"});
+        {"Equal", "ReduceMax", "Compress", "CumSum", "NonZero", "Cast", "Concat", "Gather", "Not",
+         "Reshape", "Shape", "Slice", "Sub", "Transpose"});
+  r.add("aten::histc", 11, aten_histc,
+        {"Equal", "ReduceSum", "Add", "And", "Cast", "Div", "Greater", "GreaterOrEqual", "Less",
+         "LessOrEqual", "Min", "Mul", "Or", "ReduceMax", "ReduceMin", "Reshape", "Sub", "Unsqueeze",
+         "Where"});
+  r.add("aten::bincount", 11, aten_bincount,
+        {"Equal", "ReduceSum", "Add", "Cast", "Greater", "Max", "Mul", "Range", "ReduceMax",
+         "Unsqueeze", "Where"});
+  r.add("aten::repeat_interleave", 11, aten_repeat_interleave,
+        {"CumSum", "Gather", "Cast", "Div", "Equal", "Expand", "Less", "LessOrEqual", "Mul", "Or",
+         "Range", "ReduceSum", "Reshape", "Shape", "Unsqueeze"});
   r.add("aten::unflatten", 11, aten_unflatten, {"Reshape"});
-  r.add("aten::unfold", 11, aten_unfold, {"Gather", "Transpose"});
+  r.add("aten::unfold", 11, aten_unfold,
+        {"Gather", "Transpose", "Add", "Div", "Mul", "Range", "Shape", "Sub", "Unsqueeze"});
   r.add("aten::view_copy", 11, aten_view_copy, {"Reshape"});
-  r.add("aten::as_strided", 11, aten_as_strided, {"Gather"});
-  r.add("aten::equal", 11, aten_equal, {"Equal", "ReduceMin"});
-  r.add("aten::isclose", 11, aten_isclose, {"Abs", "LessOrEqual", "Or"});
-  r.add("aten::allclose", 11, aten_allclose, {"Abs", "LessOrEqual", "ReduceMin"});
+  r.add("aten::as_strided", 11, aten_as_strided, {"Gather", "Reshape"});
+  r.add("aten::equal", 11, aten_equal, {"Equal", "ReduceMin", "Cast", "Concat", "Reshape"});
+  r.add("aten::isclose", 11, aten_isclose,
+        {"Abs", "LessOrEqual", "Or", "Add", "And", "Equal", "IsNaN", "Less", "Mul", "Sub"});
+  r.add("aten::allclose", 11, aten_allclose,
+        {"Abs", "LessOrEqual", "ReduceMin", "Add", "And", "Cast", "Equal", "Less", "Mul", "Or",
+         "Sub"});
   r.add("aten::aminmax", 11, aten_aminmax, {"ReduceMin", "ReduceMax"});
-  r.add("aten::std_mean", 11, aten_std_mean, {"ReduceMean", "ReduceSum", "Sqrt"});
-  r.add("aten::var_mean", 11, aten_var_mean, {"ReduceMean", "ReduceSum"});
+  r.add("aten::std_mean", 11, aten_std_mean,
+        {"ReduceMean", "ReduceSum", "Sqrt", "Cast", "Div", "Max", "Mul", "Size", "Sub"});
+  r.add("aten::var_mean", 11, aten_var_mean,
+        {"ReduceMean", "ReduceSum", "Cast", "Div", "Max", "Mul", "Size", "Sub"});
 }
 
 } // namespace torch2onnx

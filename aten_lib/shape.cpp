@@ -19,8 +19,8 @@ Val int_1d(GraphBuilder &b, const Arg &a) {
   return int_list_tensor(b, Arg::of_list({a}));
 }
 
-// Emits Split (sizes as an input from opset 13) and records each piece's info: LibTorch records
-// no shapes for the items of a Tensor[] result.
+// Emits Split (sizes as an input; the builder writes the target opset's form) and records each
+// piece's info: LibTorch records no shapes for the items of a Tensor[] result.
 std::vector<Val> split_pieces(GraphBuilder &b, const Val &x, int64_t axis,
                               const std::vector<int64_t> &sizes) {
   std::vector<Val> outs = sizes.size() == 1
@@ -52,25 +52,25 @@ Val slice(GraphBuilder &b, const Val &x, const Val &start, const Val &end, int64
 } // namespace
 
 void aten_identity(ConvertCtx &c) {
-  c.set_out(0, c.tensor(0));
+  c.set_out(0, c.tensor("self"));
 }
 
 void aten_flatten(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
+  int64_t r = rank_of(c, "self");
   if (r == 0) {
-    c.set_out(0, reshape(c.b, c.tensor(0), {1}));
+    c.set_out(0, reshape(c.b, c.tensor("self"), {1}));
     return;
   }
-  int64_t s = norm_axis(c.int_or(1, 0), r);
-  int64_t e = norm_axis(c.int_or(2, -1), r);
+  int64_t s = norm_axis(c.arg<int64_t>("start_dim", 0), r);
+  int64_t e = norm_axis(c.arg<int64_t>("end_dim", -1), r);
   if (s == e)
-    return c.set_out(0, c.tensor(0));
+    return c.set_out(0, c.tensor("self"));
   if (c.out_info(0).is_static())
-    return c.set_out(0, reshape(c.b, c.tensor(0), c.out_info(0).sizes()));
+    return c.set_out(0, reshape(c.b, c.tensor("self"), c.out_info(0).sizes()));
   // Dynamic sizes: the leading and trailing dims from the runtime shape, the merged one as the
   // product of dims s..e. (Not 0 and -1: with no elements, e.g. no detection, Reshape cannot
   // infer a -1 beside a 0, while torch's flatten gives [0, 4] for [0, 1, 4].)
-  Val shape = c.b.op1("Shape", {c.tensor(0)});
+  Val shape = c.b.op1("Shape", {c.tensor("self")});
   std::vector<Val> parts;
   if (s > 0)
     parts.push_back(slice(c.b, shape, c.b.const_i64({0}), c.b.const_i64({s}), 0));
@@ -80,50 +80,54 @@ void aten_flatten(ConvertCtx &c) {
   if (e + 1 < r)
     parts.push_back(slice(c.b, shape, c.b.const_i64({e + 1}), c.b.const_i64({r}), 0));
   Val target = parts.size() == 1 ? parts[0] : c.b.op1("Concat", parts, {{"axis", int64_t{0}}});
-  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), target}));
+  c.set_out(0, c.b.op1("Reshape", {c.tensor("self"), target}));
 }
 
 // view / reshape / _unsafe_view: the size list may hold -1 and, with dynamic shapes, tensors.
+// view(self, size) / reshape(self, shape) / _unsafe_view(self, size).
 void aten_view(ConvertCtx &c) {
   // view.dtype(self, ScalarType) reinterprets bits; ONNX has no equivalent.
-  T2O_CHECK(c.in(1).is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
+  T2O_CHECK(!c.takes("dtype"), "{} with a dtype argument (bit reinterpretation) is not supported",
             c.op());
-  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), out_shape(c, c.in(1))}));
+  const Arg &size = c.arg(c.takes("shape") ? "shape" : "size");
+  T2O_CHECK(size.is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
+            c.op());
+  c.set_out(0, c.b.op1("Reshape", {c.tensor("self"), out_shape(c, size)}));
 }
 
 void aten_view_as(ConvertCtx &c) {
-  Val shape =
-      c.info(1).is_static() ? c.b.const_i64(c.info(1).sizes()) : c.b.op1("Shape", {c.tensor(1)});
-  c.set_out(0, c.b.op1("Reshape", {c.tensor(0), shape}));
+  Val shape = c.info("other").is_static() ? c.b.const_i64(c.info("other").sizes())
+                                          : c.b.op1("Shape", {c.tensor("other")});
+  c.set_out(0, c.b.op1("Reshape", {c.tensor("self"), shape}));
 }
 
 void aten_permute(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
-  std::vector<int64_t> perm = c.in(1).to_ints();
+  int64_t r = rank_of(c, "self");
+  std::vector<int64_t> perm = c.ints("dims");
   for (auto &p : perm)
     p = norm_axis(p, r);
-  c.set_out(0, transpose(c.b, c.tensor(0), perm));
+  c.set_out(0, transpose(c.b, c.tensor("self"), perm));
 }
 
 void aten_transpose(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
+  int64_t r = rank_of(c, "self");
   if (r < 2)
-    return c.set_out(0, c.tensor(0));
+    return c.set_out(0, c.tensor("self"));
   std::vector<int64_t> perm(r);
   std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[norm_axis(c.in(1).to_int(), r)], perm[norm_axis(c.in(2).to_int(), r)]);
-  c.set_out(0, transpose(c.b, c.tensor(0), perm));
+  std::swap(perm[norm_axis(c.arg<int64_t>("dim0"), r)], perm[norm_axis(c.arg<int64_t>("dim1"), r)]);
+  c.set_out(0, transpose(c.b, c.tensor("self"), perm));
 }
 
 void aten_t(ConvertCtx &c) {
-  if (rank_of(c, 0) < 2)
-    return c.set_out(0, c.tensor(0));
-  c.set_out(0, transpose(c.b, c.tensor(0), {1, 0}));
+  if (rank_of(c, "self") < 2)
+    return c.set_out(0, c.tensor("self"));
+  c.set_out(0, transpose(c.b, c.tensor("self"), {1, 0}));
 }
 
 void aten_movedim(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
-  std::vector<int64_t> src = c.in(1).to_ints(), dst = c.in(2).to_ints();
+  int64_t r = rank_of(c, "self");
+  std::vector<int64_t> src = c.ints("source"), dst = c.ints("destination");
   T2O_CHECK(src.size() == dst.size(), "movedim got {} source and {} destination dims", src.size(),
             dst.size());
   std::vector<int64_t> perm(r, -1);
@@ -140,7 +144,7 @@ void aten_movedim(ConvertCtx &c) {
       ++next;
     p = next++;
   }
-  c.set_out(0, transpose(c.b, c.tensor(0), perm));
+  c.set_out(0, transpose(c.b, c.tensor("self"), perm));
 }
 
 // cat / concat: LibTorch skips legacy empty 1-D inputs and promotes dtypes.
@@ -148,7 +152,7 @@ void aten_cat(ConvertCtx &c) {
   DType dt = out_dtype(c);
   int64_t r = c.out_info(0).rank();
   std::vector<Val> parts;
-  for (const auto &it : c.in(0).list()) {
+  for (const auto &it : c.list("tensors")) {
     const TensorInfo &info = c.b.info(it.t());
     if (info.rank() == 1 && r != 1 && info.shape->at(0).is_static() && info.shape->at(0).value == 0)
       continue;
@@ -159,15 +163,15 @@ void aten_cat(ConvertCtx &c) {
   T2O_CHECK(!parts.empty(), "{} of only empty tensors is not supported", c.op());
   if (parts.size() == 1)
     return c.set_out(0, parts[0]);
-  int64_t axis = norm_axis(c.int_or(1, 0), r);
+  int64_t axis = norm_axis(c.arg<int64_t>("dim", 0), r);
   c.set_out(0, c.b.op1("Concat", parts, {{"axis", axis}}));
 }
 
 void aten_stack(ConvertCtx &c) {
   DType dt = out_dtype(c);
-  int64_t axis = norm_axis(c.int_or(1, 0), c.out_info(0).rank());
+  int64_t axis = norm_axis(c.arg<int64_t>("dim", 0), c.out_info(0).rank());
   std::vector<Val> parts;
-  for (const auto &it : c.in(0).list())
+  for (const auto &it : c.list("tensors"))
     parts.push_back(unsqueeze(c.b, cast_to(c.b, it.t(), dt), {axis}));
   if (parts.size() == 1)
     return c.set_out(0, parts[0]);
@@ -178,58 +182,59 @@ void aten_stack(ConvertCtx &c) {
 // rows, then cat on dim 0 (LLaMA builds its cached-prefix causal mask with hstack).
 void aten_hstack(ConvertCtx &c) {
   int64_t r = c.out_info(0).rank();
-  ConvertCtx cat(c.b, "aten::cat", {c.in(0), Arg::of_int(r == 1 ? 0 : 1)}, {c.out_info(0)});
-  aten_cat(cat);
-  c.set_out(0, cat.outputs()[0]);
+  c.set_out(0, c.call("aten::cat",
+                      {{"tensors", c.arg("tensors")}, {"dim", Arg::of_int(r == 1 ? 0 : 1)}},
+                      {c.out_info(0)})[0]);
 }
 
 void aten_vstack(ConvertCtx &c) {
   std::vector<Arg> rows;
-  for (const auto &it : c.in(0).list())
+  for (const auto &it : c.list("tensors"))
     rows.push_back(c.b.rank(it.t()) == 1 ? Arg::of_tensor(unsqueeze(c.b, it.t(), {0})) : it);
-  ConvertCtx cat(c.b, "aten::cat", {Arg::of_list(rows), Arg::of_int(0)}, {c.out_info(0)});
-  aten_cat(cat);
-  c.set_out(0, cat.outputs()[0]);
+  c.set_out(0, c.call("aten::cat", {{"tensors", Arg::of_list(rows)}, {"dim", Arg::of_int(0)}},
+                      {c.out_info(0)})[0]);
 }
 
-// split.Tensor (int size), split.sizes (int[]), split_with_sizes.
+// split.Tensor(self, int split_size, dim), split.sizes(self, int[] split_size, dim),
+// split(self, int[] split_sizes, dim), split_with_sizes(self, int[] split_sizes, dim).
 void aten_split(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
-  int64_t axis = norm_axis(c.int_or(2, 0), r);
+  int64_t r = rank_of(c, "self");
+  int64_t axis = norm_axis(c.arg<int64_t>("dim", 0), r);
+  const Arg &split = c.arg(c.takes("split_size") ? "split_size" : "split_sizes");
   std::vector<int64_t> sizes;
-  if (c.in(1).is_list()) {
+  if (split.is_list()) {
     bool dynamic = false;
-    for (const Arg &a : c.in(1).list())
+    for (const Arg &a : split.list())
       dynamic = dynamic || a.is_tensor();
     if (dynamic) {
       // Sizes computed at run time (e.g. torchvision's boxes_per_image, which follow the number
       // of detections): ONNX Split takes them as a tensor; one piece is the whole input.
-      const auto &items = c.in(1).list();
+      const auto &items = split.list();
       if (items.size() == 1)
-        return c.set_out(0, tensor_list({c.tensor(0)}));
-      std::vector<Val> outs = c.b.op("Split", {c.tensor(0), int_list_tensor(c.b, c.in(1))},
+        return c.set_out(0, tensor_list({c.tensor("self")}));
+      std::vector<Val> outs = c.b.op("Split", {c.tensor("self"), int_list_tensor(c.b, split)},
                                      {{"axis", axis}}, static_cast<int>(items.size()));
       for (auto &o : outs) {
-        TensorInfo info = c.info(0);
+        TensorInfo info = c.info("self");
         if (info.shape)
           (*info.shape)[axis] = Dim{};
         c.b.set_info(o, info);
       }
       return c.set_out(0, tensor_list(outs));
     }
-    sizes = c.in(1).to_ints();
+    sizes = split.to_ints();
   } else {
-    int64_t n = static_dim(c, 0, axis), step = c.in(1).to_int();
+    int64_t n = static_dim(c, "self", axis), step = split.to_int();
     T2O_CHECK(step > 0, "split size must be positive, got {}", step);
     for (int64_t done = 0; done < n || (n == 0 && sizes.empty()); done += step)
       sizes.push_back(std::min(step, n - done));
   }
-  c.set_out(0, tensor_list(split_pieces(c.b, c.tensor(0), axis, sizes)));
+  c.set_out(0, tensor_list(split_pieces(c.b, c.tensor("self"), axis, sizes)));
 }
 
 void aten_chunk(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.int_or(2, 0), rank_of(c, 0));
-  int64_t n = static_dim(c, 0, axis), chunks = c.in(1).to_int();
+  int64_t axis = norm_axis(c.arg<int64_t>("dim", 0), rank_of(c, "self"));
+  int64_t n = static_dim(c, "self", axis), chunks = c.arg<int64_t>("chunks");
   T2O_CHECK(chunks > 0, "chunk count must be positive, got {}", chunks);
   int64_t step = (n + chunks - 1) / chunks;
   std::vector<int64_t> sizes;
@@ -237,49 +242,55 @@ void aten_chunk(ConvertCtx &c) {
     sizes.push_back(std::min(step, n - done));
   if (sizes.empty())
     sizes.push_back(0);
-  c.set_out(0, tensor_list(split_pieces(c.b, c.tensor(0), axis, sizes)));
+  c.set_out(0, tensor_list(split_pieces(c.b, c.tensor("self"), axis, sizes)));
 }
 
+// tensor_split.sections(self, int sections, dim), .indices(self, int[] indices, dim),
+// .tensor_indices_or_sections(self, Tensor tensor_indices_or_sections, dim).
 void aten_tensor_split(ConvertCtx &c) {
-  T2O_CHECK(!c.in(1).is_tensor(), "tensor_split with a tensor of indices is not supported");
-  int64_t axis = norm_axis(c.int_or(2, 0), rank_of(c, 0));
-  int64_t n = static_dim(c, 0, axis);
+  const Arg &spec = c.arg(c.takes("sections")  ? "sections"
+                          : c.takes("indices") ? "indices"
+                                               : "tensor_indices_or_sections");
+  T2O_CHECK(!spec.is_tensor(), "tensor_split with a tensor of indices is not supported");
+  int64_t axis = norm_axis(c.arg<int64_t>("dim", 0), rank_of(c, "self"));
+  int64_t n = static_dim(c, "self", axis);
   std::vector<int64_t> sizes;
-  if (c.in(1).is_list()) {
+  if (spec.is_list()) {
     int64_t prev = 0;
-    for (int64_t idx : c.in(1).to_ints()) {
+    for (int64_t idx : spec.to_ints()) {
       int64_t at = std::clamp(idx < 0 ? idx + n : idx, prev, n);
       sizes.push_back(at - prev);
       prev = at;
     }
     sizes.push_back(n - prev);
   } else {
-    int64_t sections = c.in(1).to_int();
+    int64_t sections = spec.to_int();
     T2O_CHECK(sections > 0, "tensor_split needs a positive section count, got {}", sections);
     for (int64_t k = 0; k < sections; ++k)
       sizes.push_back(n / sections + (k < n % sections ? 1 : 0));
   }
-  c.set_out(0, tensor_list(split_pieces(c.b, c.tensor(0), axis, sizes)));
+  c.set_out(0, tensor_list(split_pieces(c.b, c.tensor("self"), axis, sizes)));
 }
 
 void aten_unbind(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.int_or(1, 0), rank_of(c, 0));
-  int64_t n = static_dim(c, 0, axis);
+  int64_t axis = norm_axis(c.arg<int64_t>("dim", 0), rank_of(c, "self"));
+  int64_t n = static_dim(c, "self", axis);
   std::vector<Val> outs;
-  for (const Val &piece : split_pieces(c.b, c.tensor(0), axis, std::vector<int64_t>(n, 1)))
+  for (const Val &piece : split_pieces(c.b, c.tensor("self"), axis, std::vector<int64_t>(n, 1)))
     outs.push_back(squeeze(c.b, piece, {axis}));
   c.set_out(0, tensor_list(outs));
 }
 
 // squeeze(): all size-1 dims; squeeze.dim / squeeze.dims: only those listed that have size 1.
 void aten_squeeze(ConvertCtx &c) {
-  const TensorInfo &info = c.info(0);
-  int64_t r = rank_of(c, 0);
+  const TensorInfo &info = c.info("self");
+  int64_t r = rank_of(c, "self");
   if (r == 0)
-    return c.set_out(0, c.tensor(0));
+    return c.set_out(0, c.tensor("self"));
+  bool dims = c.takes("dim") && c.has("dim");
   std::vector<int64_t> candidates;
-  if (c.has(1)) {
-    for (auto d : c.in(1).to_ints())
+  if (dims) {
+    for (auto d : c.ints("dim"))
       candidates.push_back(norm_axis(d, r));
   } else {
     candidates.resize(r);
@@ -290,39 +301,40 @@ void aten_squeeze(ConvertCtx &c) {
     const Dim &d = (*info.shape)[a];
     if (d.is_static() && d.value == 1)
       axes.push_back(a);
-    T2O_CHECK(d.is_static() || c.has(1), "squeeze() without dims needs static sizes, got {}",
+    T2O_CHECK(d.is_static() || dims, "squeeze() without dims needs static sizes, got {}",
               info.str());
   }
   if (axes.empty())
-    return c.set_out(0, c.tensor(0));
-  c.set_out(0, squeeze(c.b, c.tensor(0), axes));
+    return c.set_out(0, c.tensor("self"));
+  c.set_out(0, squeeze(c.b, c.tensor("self"), axes));
 }
 
 void aten_unsqueeze(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
-  c.set_out(0, unsqueeze(c.b, c.tensor(0), {norm_axis(c.in(1).to_int(), r + 1)}));
+  int64_t r = rank_of(c, "self");
+  c.set_out(0, unsqueeze(c.b, c.tensor("self"), {norm_axis(c.arg<int64_t>("dim"), r + 1)}));
 }
 
 // expand: -1 keeps a dim; Expand broadcasts, so 1 does the same there.
 void aten_expand(ConvertCtx &c) {
-  std::vector<Arg> items = c.in(1).list();
+  std::vector<Arg> items = c.list("size");
   for (auto &it : items)
     if (!it.is_tensor() && it.to_int() == -1)
       it = Arg::of_int(1);
-  c.set_out(0, c.b.op1("Expand", {c.tensor(0), int_list_tensor(c.b, Arg::of_list(items))}));
+  c.set_out(0, c.b.op1("Expand", {c.tensor("self"), int_list_tensor(c.b, Arg::of_list(items))}));
 }
 
 void aten_expand_as(ConvertCtx &c) {
-  Val shape =
-      c.info(1).is_static() ? c.b.const_i64(c.info(1).sizes()) : c.b.op1("Shape", {c.tensor(1)});
-  c.set_out(0, c.b.op1("Expand", {c.tensor(0), shape}));
+  Val shape = c.info("other").is_static() ? c.b.const_i64(c.info("other").sizes())
+                                          : c.b.op1("Shape", {c.tensor("other")});
+  c.set_out(0, c.b.op1("Expand", {c.tensor("self"), shape}));
 }
 
-// repeat / tile: Tile needs one repeat per dim; extra repeats add leading dims.
+// repeat(self, repeats) / tile(self, dims): Tile needs one repeat per dim; extra repeats add
+// leading dims.
 void aten_repeat(ConvertCtx &c) {
-  std::vector<int64_t> reps = c.in(1).to_ints();
-  int64_t r = rank_of(c, 0);
-  Val x = c.tensor(0);
+  std::vector<int64_t> reps = c.ints(c.takes("repeats") ? "repeats" : "dims");
+  int64_t r = rank_of(c, "self");
+  Val x = c.tensor("self");
   int64_t n = static_cast<int64_t>(reps.size());
   T2O_CHECK(n >= r || c.op() == "aten::tile", "repeat got {} repeats for a rank-{} tensor", n, r);
   if (n < r)
@@ -336,59 +348,59 @@ void aten_repeat(ConvertCtx &c) {
 }
 
 void aten_slice(ConvertCtx &c) {
-  const TensorInfo &info = c.info(0);
-  int64_t r = rank_of(c, 0);
-  int64_t axis = norm_axis(c.int_or(1, 0), r);
-  int64_t step = c.int_or(4, 1);
+  const TensorInfo &info = c.info("self");
+  int64_t r = rank_of(c, "self");
+  int64_t axis = norm_axis(c.arg<int64_t>("dim", 0), r);
+  int64_t step = c.arg<int64_t>("step", 1);
   T2O_CHECK(step > 0, "slice step must be positive, got {}", step);
-  bool const_bounds = !c.in(2).is_tensor() && !c.in(3).is_tensor();
-  int64_t start = c.has(2) && !c.in(2).is_tensor() ? c.in(2).to_int() : 0;
-  int64_t end = c.has(3) && !c.in(3).is_tensor() ? c.in(3).to_int() : kInt64Max;
+  bool const_bounds = !c.arg("start").is_tensor() && !c.arg("end").is_tensor();
+  int64_t start = c.has("start") && !c.arg("start").is_tensor() ? c.arg<int64_t>("start") : 0;
+  int64_t end = c.has("end") && !c.arg("end").is_tensor() ? c.arg<int64_t>("end") : kInt64Max;
   // x[:, :] in scripted code slices every dim fully; skip the no-op.
   if (const_bounds && step == 1 && start == 0 && (*info.shape)[axis].is_static() &&
       end >= (*info.shape)[axis].value)
-    return c.set_out(0, c.tensor(0));
-  Val s = c.in(2).is_tensor() ? int_1d(c.b, c.in(2)) : c.b.const_i64({start});
-  Val e = c.in(3).is_tensor() ? int_1d(c.b, c.in(3)) : c.b.const_i64({end});
-  c.set_out(0, slice(c.b, c.tensor(0), s, e, axis, step));
+    return c.set_out(0, c.tensor("self"));
+  Val s = c.arg("start").is_tensor() ? int_1d(c.b, c.arg("start")) : c.b.const_i64({start});
+  Val e = c.arg("end").is_tensor() ? int_1d(c.b, c.arg("end")) : c.b.const_i64({end});
+  c.set_out(0, slice(c.b, c.tensor("self"), s, e, axis, step));
 }
 
 void aten_narrow(ConvertCtx &c) {
-  int64_t axis = norm_axis(c.in(1).to_int(), rank_of(c, 0));
-  int64_t length = c.in(3).to_int();
+  int64_t axis = norm_axis(c.arg<int64_t>("dim"), rank_of(c, "self"));
+  int64_t length = c.arg<int64_t>("length");
   Val s, e;
-  if (c.in(2).is_tensor()) {
-    s = int_1d(c.b, c.in(2));
+  if (c.arg("start").is_tensor()) {
+    s = int_1d(c.b, c.arg("start"));
     e = c.b.op1("Add", {s, c.b.const_i64({length})});
   } else {
-    int64_t start = c.in(2).to_int();
+    int64_t start = c.arg<int64_t>("start");
     if (start < 0)
-      start += static_dim(c, 0, axis);
+      start += static_dim(c, "self", axis);
     s = c.b.const_i64({start});
     e = c.b.const_i64({start + length});
   }
-  c.set_out(0, slice(c.b, c.tensor(0), s, e, axis));
+  c.set_out(0, slice(c.b, c.tensor("self"), s, e, axis));
 }
 
 void aten_flip(ConvertCtx &c) {
-  int64_t r = rank_of(c, 0);
-  std::vector<int64_t> axes = c.in(1).to_ints();
+  int64_t r = rank_of(c, "self");
+  std::vector<int64_t> axes = c.ints("dims");
   if (axes.empty())
-    return c.set_out(0, c.tensor(0));
+    return c.set_out(0, c.tensor("self"));
   for (auto &a : axes)
     a = norm_axis(a, r);
   size_t n = axes.size();
-  c.set_out(0, c.b.op1("Slice", {c.tensor(0), c.b.const_i64(std::vector<int64_t>(n, -1)),
+  c.set_out(0, c.b.op1("Slice", {c.tensor("self"), c.b.const_i64(std::vector<int64_t>(n, -1)),
                                  c.b.const_i64(std::vector<int64_t>(n, kInt64Min)),
                                  c.b.const_i64(axes), c.b.const_i64(std::vector<int64_t>(n, -1))}));
 }
 
 // roll: the last `shift` elements move to the front; no dims rolls the flattened tensor.
 void aten_roll(ConvertCtx &c) {
-  std::vector<int64_t> shifts = c.in(1).to_ints();
-  std::vector<int64_t> dims = c.ints_or(2, {});
-  Val x = c.tensor(0);
-  TensorInfo info = c.info(0);
+  std::vector<int64_t> shifts = c.ints("shifts");
+  std::vector<int64_t> dims = c.ints("dims", {});
+  Val x = c.tensor("self");
+  TensorInfo info = c.info("self");
   bool flat = dims.empty();
   if (flat) {
     T2O_CHECK(shifts.size() == 1, "roll without dims takes one shift, got {}", shifts.size());
@@ -410,25 +422,25 @@ void aten_roll(ConvertCtx &c) {
     c.b.set_info(x, info);
   }
   if (flat)
-    x = c.b.op1("Reshape", {x, c.b.op1("Shape", {c.tensor(0)})});
+    x = c.b.op1("Reshape", {x, c.b.op1("Shape", {c.tensor("self")})});
   c.set_out(0, x);
 }
 
 // dropout and friends are the identity in inference (train=False).
 void aten_dropout(ConvertCtx &c) {
-  bool train = c.bool_or(2, false);
-  double p = c.double_or(1, 0.0);
+  bool train = c.arg<bool>("train", false);
+  double p = c.arg<double>("p", 0.0);
   T2O_CHECK(!train || p == 0.0,
             "{} in training mode (train=True, p={}) is not supported; export "
             "the model in eval mode",
             c.op(), p);
-  c.set_out(0, c.tensor(0));
+  c.set_out(0, c.tensor(c.takes("input") ? "input" : "self")); // dropout_ names it self
 }
 
 // All overloads of aten::to and type_as: only the dtype matters for ONNX.
 void aten_to(ConvertCtx &c) {
   DType dt = c.out_info(0).dtype;
-  c.set_out(0, dt == DType::Undefined ? c.tensor(0) : cast_to(c.b, c.tensor(0), dt));
+  c.set_out(0, dt == DType::Undefined ? c.tensor("self") : cast_to(c.b, c.tensor("self"), dt));
 }
 
 namespace {
@@ -445,11 +457,13 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t> &pad, int64_t rank) {
   return out;
 }
 
+// pad / constant_pad_nd name the list pad, reflection_pad* / replication_pad* padding.
 Val pad_node(ConvertCtx &c, const std::string &mode, const Arg *value) {
-  std::vector<int64_t> pads = onnx_pads(c.in(1).to_ints(), rank_of(c, 0));
-  std::vector<Val> ins = {c.tensor(0), c.b.const_i64(pads)};
+  std::vector<int64_t> pads =
+      onnx_pads(c.ints(c.takes("pad") ? "pad" : "padding"), rank_of(c, "self"));
+  std::vector<Val> ins = {c.tensor("self"), c.b.const_i64(pads)};
   if (value && !value->is_none())
-    ins.push_back(as_tensor(c.b, *value, c.b.dtype(c.tensor(0))));
+    ins.push_back(as_tensor(c.b, *value, c.b.dtype(c.tensor("self"))));
   return c.b.op1("Pad", ins, {{"mode", mode}});
 }
 
@@ -457,7 +471,7 @@ Val pad_node(ConvertCtx &c, const std::string &mode, const Arg *value) {
 // a negative pad first crops that side, then the core gets its last `l` entries prepended and its
 // first `r` appended.
 Val circular_pad(ConvertCtx &c, const Val &input, const std::vector<int64_t> &pad) {
-  int64_t rank = rank_of(c, 0);
+  int64_t rank = rank_of(c, "self");
   std::vector<int64_t> pads = onnx_pads(pad, rank);
   Val x = input;
   auto slice = [&](const Val &v, int64_t d, int64_t from, int64_t to) {
@@ -484,11 +498,11 @@ Val circular_pad(ConvertCtx &c, const Val &input, const std::vector<int64_t> &pa
 
 // _pad_circular(Tensor self, SymInt[] pad): F.pad(mode='circular').
 void aten__pad_circular(ConvertCtx &c) {
-  c.set_out(0, circular_pad(c, c.tensor(0), c.in(1).to_ints()));
+  c.set_out(0, circular_pad(c, c.tensor("self"), c.ints("pad")));
 }
 
 void aten_constant_pad_nd(ConvertCtx &c) {
-  c.set_out(0, pad_node(c, "constant", &c.in(2)));
+  c.set_out(0, pad_node(c, "constant", &c.arg("value")));
 }
 void aten_reflection_pad(ConvertCtx &c) {
   c.set_out(0, pad_node(c, "reflect", nullptr));
@@ -498,15 +512,15 @@ void aten_replication_pad(ConvertCtx &c) {
 }
 
 void aten_pad(ConvertCtx &c) {
-  std::string mode = c.str_or(2, "constant");
+  std::string mode = c.arg<std::string>("mode", "constant");
   if (mode == "constant")
-    return c.set_out(0, pad_node(c, "constant", &c.in(3)));
+    return c.set_out(0, pad_node(c, "constant", &c.arg("value")));
   if (mode == "reflect")
     return c.set_out(0, pad_node(c, "reflect", nullptr));
   if (mode == "replicate")
     return c.set_out(0, pad_node(c, "edge", nullptr));
   if (mode == "circular")
-    return c.set_out(0, circular_pad(c, c.tensor(0), c.in(1).to_ints()));
+    return c.set_out(0, circular_pad(c, c.tensor("self"), c.ints("pad")));
   throw Error(
       fmt::format("pad mode '{}' is not supported (ONNX has 'wrap' only from opset 19)", mode));
 }
@@ -514,8 +528,8 @@ void aten_pad(ConvertCtx &c) {
 // meshgrid: output k holds input k along one axis, broadcast over the others. 'xy' indexing
 // swaps the roles of the first two inputs.
 void aten_meshgrid(ConvertCtx &c) {
-  const auto &ins = c.in(0).list();
-  std::string indexing = c.str_or(1, "ij");
+  const auto &ins = c.list("tensors");
+  std::string indexing = c.takes("indexing") ? c.arg<std::string>("indexing", "ij") : "ij";
   T2O_CHECK(indexing == "ij" || indexing == "xy", "meshgrid indexing '{}' is not supported",
             indexing);
   int64_t n = static_cast<int64_t>(ins.size());
@@ -551,7 +565,7 @@ void aten_meshgrid(ConvertCtx &c) {
 void register_shape_ops(Registry &r) {
   r.add("aten::flatten", 11, aten_flatten, {"Reshape", "Shape", "Slice", "ReduceProd", "Concat"});
   r.add("aten::view", 11, aten_view, {"Reshape"});
-  r.add("aten::reshape", 11, aten_view, {"Reshape"});
+  r.add("aten::reshape", 11, aten_view, {"Reshape", "Concat"});
   r.add("aten::_unsafe_view", 11, aten_view, {"Reshape"});
   r.add("aten::view_as", 11, aten_view_as, {"Reshape"});
   r.add("aten::reshape_as", 11, aten_view_as, {"Reshape"});
@@ -565,13 +579,14 @@ void register_shape_ops(Registry &r) {
   // Device moves: the ONNX model has no device (aten::to(device) is aten::to's Cast, a no-op).
   r.add("aten::cpu", 11, aten_identity, {});
   r.add("aten::cuda", 11, aten_identity, {});
-  r.add("aten::cat", 11, aten_cat, {"Concat"});
+  r.add("aten::cat", 11, aten_cat, {"Concat", "Cast", "ConcatFromSequence"});
   r.add("aten::concat", 11, aten_cat, {"Concat"});
   r.add("aten::concatenate", 11, aten_cat, {"Concat"});
-  r.add("aten::stack", 11, aten_stack, {"Unsqueeze", "Concat"});
+  r.add("aten::stack", 11, aten_stack, {"Unsqueeze", "Concat", "ConcatFromSequence"});
   r.add("aten::hstack", 11, aten_hstack, {"Concat"});
   r.add("aten::vstack", 11, aten_vstack, {"Unsqueeze", "Concat"});
-  r.add("aten::split", 11, aten_split, {"Split"});
+  r.add("aten::split", 11, aten_split,
+        {"Split", "Cast", "Concat", "ConcatFromSequence", "Reshape", "SplitToSequence"});
   r.add("aten::split_with_sizes", 11, aten_split, {"Split"});
   r.add("aten::chunk", 11, aten_chunk, {"Split"});
   r.add("aten::tensor_split", 11, aten_tensor_split, {"Split"});
@@ -580,12 +595,12 @@ void register_shape_ops(Registry &r) {
   r.add_with_inplace("aten::unsqueeze", 11, aten_unsqueeze, {"Unsqueeze"});
   r.add("aten::expand", 11, aten_expand, {"Expand"});
   r.add("aten::expand_as", 11, aten_expand_as, {"Expand"});
-  r.add("aten::repeat", 11, aten_repeat, {"Tile"});
+  r.add("aten::repeat", 11, aten_repeat, {"Tile", "Unsqueeze"});
   r.add("aten::tile", 11, aten_repeat, {"Tile"});
-  r.add("aten::slice", 11, aten_slice, {"Slice"});
-  r.add("aten::narrow", 11, aten_narrow, {"Slice"});
+  r.add("aten::slice", 11, aten_slice, {"Slice", "Concat", "Reshape"});
+  r.add("aten::narrow", 11, aten_narrow, {"Slice", "Add", "Concat", "Reshape"});
   r.add("aten::flip", 11, aten_flip, {"Slice"});
-  r.add("aten::roll", 11, aten_roll, {"Slice", "Concat"});
+  r.add("aten::roll", 11, aten_roll, {"Slice", "Concat", "Reshape", "Shape"});
   for (const char *op : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",
                          "aten::feature_dropout_", "aten::alpha_dropout", "aten::alpha_dropout_",
                          "aten::feature_alpha_dropout", "aten::feature_alpha_dropout_"})
@@ -601,7 +616,7 @@ void register_shape_ops(Registry &r) {
   for (const char *op :
        {"aten::replication_pad1d", "aten::replication_pad2d", "aten::replication_pad3d"})
     r.add(op, 11, aten_replication_pad, {"Pad"});
-  r.add("aten::meshgrid", 11, aten_meshgrid, {"Reshape", "Expand"});
+  r.add("aten::meshgrid", 11, aten_meshgrid, {"Reshape", "Expand", "Concat", "Shape"});
 }
 
 } // namespace torch2onnx

@@ -33,6 +33,25 @@ std::pair<double, double> dft_twiddle(int64_t f, int64_t j, int64_t n, bool inve
   return {std::cos(a), std::sin(a)};
 }
 
+// The frames [B?, frames, n_fft] times stft's window: `window` centered in n_fft when shorter,
+// or win_length ones when there is none (nothing to multiply when win_length is n_fft).
+Val stft_windowed(ConvertCtx &c, DType k, Val framed, int64_t n_fft, int64_t win) {
+  int64_t left = (n_fft - win) / 2;
+  if (c.has("window")) {
+    Val w = cast_to(c.b, c.tensor("window"), k);
+    if (win < n_fft)
+      w = op_t(c.b, k, "Pad", {w, c.b.const_i64({left, n_fft - win - left})});
+    return op_t(c.b, k, "Mul", {framed, w});
+  }
+  if (win == n_fft)
+    return framed;
+  std::vector<double> ones(static_cast<size_t>(n_fft), 0.0);
+  for (int64_t j = left; j < left + win; ++j)
+    ones[j] = 1.0;
+  Val w = cast_to(c.b, c.b.constant(TensorData::f64(ones, {n_fft}), "window"), k);
+  return op_t(c.b, k, "Mul", {framed, w});
+}
+
 } // namespace
 
 // stft(x, n_fft, hop_length, win_length, window, normalized, onesided, return_complex) and the
@@ -40,25 +59,24 @@ std::pair<double, double> dft_twiddle(int64_t f, int64_t j, int64_t n, bool inve
 // return_complex). Output: [B?, n_freq, n_frames, 2] (real, imaginary).
 void aten_stft(ConvertCtx &c) {
   bool center_overload = c.overload() == "center";
-  size_t off = center_overload ? 2 : 0; // center and pad_mode shift the trailing arguments
-  int64_t n_fft = c.in(1).to_int();
-  int64_t hop = c.int_or(2, n_fft / 4);
-  int64_t win = c.int_or(3, n_fft);
-  bool normalized = c.has(5 + off) && c.in(5 + off).to_bool();
-  bool onesided = !c.has(6 + off) || c.in(6 + off).to_bool();
-  bool return_complex = c.has(7 + off) && c.in(7 + off).to_bool();
-  const TensorInfo &info = c.info(0);
+  int64_t n_fft = c.arg<int64_t>("n_fft");
+  int64_t hop = c.arg<int64_t>("hop_length", n_fft / 4);
+  int64_t win = c.arg<int64_t>("win_length", n_fft);
+  bool normalized = c.arg<bool>("normalized", false);
+  bool onesided = c.arg<bool>("onesided", true);
+  bool return_complex = c.arg<bool>("return_complex", false);
+  const TensorInfo &info = c.info("self");
   DType t = info.dtype;
   T2O_CHECK(!info.complex, "stft of a complex signal is not supported (only real signals)");
   T2O_CHECK(info.rank() == 1 || info.rank() == 2, "stft needs a 1-D or 2-D input, got {}",
             info.str());
   DType k = t == DType::Double ? DType::Double : DType::Float;
-  Val x = cast_to(c.b, c.tensor(0), k);
+  Val x = cast_to(c.b, c.tensor("self"), k);
   const Dim &len_dim = info.shape->back();
   T2O_CHECK(len_dim.is_static(), "stft needs a static signal length, got {}", info.str());
   int64_t len = len_dim.value;
-  if (center_overload && c.in(5).to_bool()) {
-    std::string mode = c.str_or(6, "reflect");
+  if (center_overload && c.arg<bool>("center")) {
+    std::string mode = c.arg<std::string>("pad_mode", "reflect");
     T2O_CHECK(mode == "reflect" || mode == "constant" || mode == "replicate",
               "stft pad_mode '{}' is not supported (reflect, constant, replicate)", mode);
     int64_t p = n_fft / 2;
@@ -79,21 +97,7 @@ void aten_stft(ConvertCtx &c) {
       idx.push_back(m * hop + j);
   Val framed = op_t(c.b, k, "Gather", {x, c.b.constant(TensorData::i64(idx, {frames, n_fft}))},
                     {{"axis", int64_t{-1}}}); // [B?, frames, n_fft]
-  if (c.has(4)) {                             // the window, centered in n_fft when shorter
-    Val w = cast_to(c.b, c.tensor(4), k);
-    if (win < n_fft) {
-      int64_t left = (n_fft - win) / 2;
-      w = op_t(c.b, k, "Pad", {w, c.b.const_i64({left, n_fft - win - left})});
-    }
-    framed = op_t(c.b, k, "Mul", {framed, w});
-  } else if (win < n_fft) { // a rectangular window of win_length ones
-    int64_t left = (n_fft - win) / 2;
-    std::vector<double> ones(static_cast<size_t>(n_fft), 0.0);
-    for (int64_t j = left; j < left + win; ++j)
-      ones[j] = 1.0;
-    Val w = cast_to(c.b, c.b.constant(TensorData::f64(ones, {n_fft}), "window"), k);
-    framed = op_t(c.b, k, "Mul", {framed, w});
-  }
+  framed = stft_windowed(c, k, framed, n_fft, win);
   int64_t n_freq = onesided ? n_fft / 2 + 1 : n_fft;
   double scale = normalized ? 1.0 / std::sqrt(static_cast<double>(n_fft)) : 1.0;
   std::vector<double> re(static_cast<size_t>(n_fft * n_freq)), im(re.size());
@@ -216,11 +220,9 @@ Val dft_along(GraphBuilder &b, DType k, const Val &x, int64_t rank, int64_t axis
   return transpose(b, reshape(b, y, pairs), with_pair(inv));
 }
 
-// Arguments of fft_fft / fft_ifft / fft_rfft / fft_irfft (self, n, dim, norm).
-enum FftArg : size_t { kFftN = 1, kFftDim = 2, kFftNorm = 3 };
-// Arguments of _fft_r2c / _fft_c2c / _fft_c2r (self, dim, normalization, onesided | forward |
-// last_dim_size).
-enum RawFftArg : size_t { kRawDims = 1, kRawNorm = 2, kRawLast = 3 };
+// Arguments of fft_fft / fft_ifft / fft_rfft / fft_irfft: (self, n, dim, norm); of the n-d
+// transforms: (self, s, dim, norm); of _fft_r2c / _fft_c2c / _fft_c2r: (self, dim,
+// normalization, onesided | forward | last_dim_size).
 
 // The per-transform scale of aten's fft_norm_mode: 0 none, 1 1/sqrt(n), 2 1/n.
 double norm_scale(int64_t mode, int64_t n) {
@@ -230,8 +232,8 @@ double norm_scale(int64_t mode, int64_t n) {
 
 // The mode for torch.fft's norm string: "backward" (the default) scales the inverse by 1/n,
 // "forward" the forward transform, "ortho" both by 1/sqrt(n).
-int64_t norm_mode(const ConvertCtx &c, size_t i, bool inverse) {
-  std::string norm = c.str_or(i, "backward");
+int64_t norm_mode(const ConvertCtx &c, bool inverse) {
+  std::string norm = c.arg<std::string>("norm", "backward");
   T2O_CHECK(norm == "backward" || norm == "forward" || norm == "ortho",
             "{}: unknown norm '{}' (backward, forward, ortho)", c.op(), norm);
   if (norm == "ortho")
@@ -241,22 +243,22 @@ int64_t norm_mode(const ConvertCtx &c, size_t i, bool inverse) {
 
 // The logical rank and the static size of logical dim d of input 0.
 int64_t logical_rank(const ConvertCtx &c) {
-  return rank_of(c, 0) - (is_complex(c, 0) ? 1 : 0);
+  return rank_of(c, "self") - (is_complex(c, "self") ? 1 : 0);
 }
 
 int64_t logical_size(const ConvertCtx &c, int64_t d) {
-  return static_dim(c, 0, d);
+  return static_dim(c, "self", d);
 }
 
 DType dft_dtype(const ConvertCtx &c) {
-  return c.info(0).dtype == DType::Double ? DType::Double : DType::Float;
+  return c.info("self").dtype == DType::Double ? DType::Double : DType::Float;
 }
 
 // _fft_r2c(self, dim, normalization, onesided): r2c on the last dim, c2c on the others.
 void aten_fft_r2c(ConvertCtx &c) {
-  T2O_CHECK(!is_complex(c, 0), "{} needs a real input", c.op());
-  int64_t rank = logical_rank(c), mode = c.in(kRawNorm).to_int();
-  std::vector<int64_t> dims = c.in(kRawDims).to_ints();
+  T2O_CHECK(!is_complex(c, "self"), "{} needs a real input", c.op());
+  int64_t rank = logical_rank(c), mode = c.arg<int64_t>("normalization");
+  std::vector<int64_t> dims = c.ints("dim");
   for (auto &d : dims)
     d = norm_axis(d, rank);
   T2O_CHECK(!dims.empty(), "{} needs at least one dim", c.op());
@@ -264,9 +266,9 @@ void aten_fft_r2c(ConvertCtx &c) {
   DftSpec s;
   s.kind = DftKind::R2C;
   s.n = s.in_len = logical_size(c, dims.back());
-  s.out_len = c.in(kRawLast).to_bool() ? s.n / 2 + 1 : s.n; // onesided
+  s.out_len = c.arg<bool>("onesided") ? s.n / 2 + 1 : s.n;
   s.scale = norm_scale(mode, s.n);
-  Val z = dft_along(c.b, k, c.tensor(0), rank, dims.back(), s);
+  Val z = dft_along(c.b, k, c.tensor("self"), rank, dims.back(), s);
   for (size_t i = 0; i + 1 < dims.size(); ++i) {
     DftSpec t;
     t.n = t.in_len = t.out_len = logical_size(c, dims[i]);
@@ -278,15 +280,15 @@ void aten_fft_r2c(ConvertCtx &c) {
 
 // _fft_c2c(self, dim, normalization, forward).
 void aten_fft_c2c(ConvertCtx &c) {
-  T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
-  int64_t rank = logical_rank(c), mode = c.in(kRawNorm).to_int();
+  T2O_CHECK(is_complex(c, "self"), "{} needs a complex input", c.op());
+  int64_t rank = logical_rank(c), mode = c.arg<int64_t>("normalization");
   DType k = dft_dtype(c);
-  Val z = c.tensor(0);
-  for (int64_t d : c.in(kRawDims).to_ints()) {
+  Val z = c.tensor("self");
+  for (int64_t d : c.ints("dim")) {
     d = norm_axis(d, rank);
     DftSpec s;
     s.n = s.in_len = s.out_len = logical_size(c, d);
-    s.inverse = !c.in(kRawLast).to_bool(); // forward
+    s.inverse = !c.arg<bool>("forward");
     s.scale = norm_scale(mode, s.n);
     z = dft_along(c.b, k, z, rank, d, s);
   }
@@ -295,14 +297,14 @@ void aten_fft_c2c(ConvertCtx &c) {
 
 // _fft_c2r(self, dim, normalization, last_dim_size): c2c inverse on all dims but the last.
 void aten_fft_c2r(ConvertCtx &c) {
-  T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
-  int64_t rank = logical_rank(c), mode = c.in(kRawNorm).to_int();
-  std::vector<int64_t> dims = c.in(kRawDims).to_ints();
+  T2O_CHECK(is_complex(c, "self"), "{} needs a complex input", c.op());
+  int64_t rank = logical_rank(c), mode = c.arg<int64_t>("normalization");
+  std::vector<int64_t> dims = c.ints("dim");
   for (auto &d : dims)
     d = norm_axis(d, rank);
   T2O_CHECK(!dims.empty(), "{} needs at least one dim", c.op());
   DType k = dft_dtype(c);
-  Val z = c.tensor(0);
+  Val z = c.tensor("self");
   for (size_t i = 0; i + 1 < dims.size(); ++i) {
     DftSpec t;
     t.n = t.in_len = t.out_len = logical_size(c, dims[i]);
@@ -313,7 +315,7 @@ void aten_fft_c2r(ConvertCtx &c) {
   DftSpec s;
   s.kind = DftKind::C2R;
   s.in_len = logical_size(c, dims.back());
-  s.n = s.out_len = c.in(kRawLast).to_int(); // last_dim_size
+  s.n = s.out_len = c.arg<int64_t>("last_dim_size");
   s.inverse = true;
   s.scale = norm_scale(mode, s.n);
   set_result(c, dft_along(c.b, k, z, rank, dims.back(), s));
@@ -322,14 +324,14 @@ void aten_fft_c2r(ConvertCtx &c) {
 // fft_fft / fft_ifft (self, n, dim, norm): a real input is an r2c with every bin kept.
 void fft_c2c(ConvertCtx &c, bool inverse) {
   int64_t rank = logical_rank(c);
-  int64_t d = norm_axis(c.int_or(kFftDim, -1), rank);
+  int64_t d = norm_axis(c.arg<int64_t>("dim", -1), rank);
   DftSpec s;
-  s.kind = is_complex(c, 0) ? DftKind::C2C : DftKind::R2C;
+  s.kind = is_complex(c, "self") ? DftKind::C2C : DftKind::R2C;
   s.in_len = logical_size(c, d);
-  s.n = s.out_len = c.int_or(kFftN, s.in_len);
+  s.n = s.out_len = c.arg<int64_t>("n", s.in_len);
   s.inverse = inverse;
-  s.scale = norm_scale(norm_mode(c, kFftNorm, inverse), s.n);
-  set_complex_out(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
+  s.scale = norm_scale(norm_mode(c, inverse), s.n);
+  set_complex_out(c, dft_along(c.b, dft_dtype(c), c.tensor("self"), rank, d, s));
 }
 
 void aten_fft_fft(ConvertCtx &c) {
@@ -341,35 +343,34 @@ void aten_fft_ifft(ConvertCtx &c) {
 
 // fft_rfft(self, n, dim, norm): the n/2 + 1 bins of a real signal.
 void aten_fft_rfft(ConvertCtx &c) {
-  T2O_CHECK(!is_complex(c, 0), "{} needs a real input", c.op());
+  T2O_CHECK(!is_complex(c, "self"), "{} needs a real input", c.op());
   int64_t rank = logical_rank(c);
-  int64_t d = norm_axis(c.int_or(kFftDim, -1), rank);
+  int64_t d = norm_axis(c.arg<int64_t>("dim", -1), rank);
   DftSpec s;
   s.kind = DftKind::R2C;
   s.in_len = logical_size(c, d);
-  s.n = c.int_or(kFftN, s.in_len);
+  s.n = c.arg<int64_t>("n", s.in_len);
   s.out_len = s.n / 2 + 1;
-  s.scale = norm_scale(norm_mode(c, kFftNorm, false), s.n);
-  set_complex_out(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
+  s.scale = norm_scale(norm_mode(c, false), s.n);
+  set_complex_out(c, dft_along(c.b, dft_dtype(c), c.tensor("self"), rank, d, s));
 }
 
 // fft_irfft(self, n, dim, norm): n real samples (default 2 * (bins - 1)) from Hermitian bins.
 void aten_fft_irfft(ConvertCtx &c) {
-  T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
+  T2O_CHECK(is_complex(c, "self"), "{} needs a complex input", c.op());
   int64_t rank = logical_rank(c);
-  int64_t d = norm_axis(c.int_or(kFftDim, -1), rank);
+  int64_t d = norm_axis(c.arg<int64_t>("dim", -1), rank);
   DftSpec s;
   s.kind = DftKind::C2R;
   s.in_len = logical_size(c, d);
-  s.n = s.out_len = c.int_or(kFftN, 2 * (s.in_len - 1));
+  s.n = s.out_len = c.arg<int64_t>("n", 2 * (s.in_len - 1));
   T2O_CHECK(s.n > 0, "{}: invalid output length {}", c.op(), s.n);
   s.inverse = true;
-  s.scale = norm_scale(norm_mode(c, kFftNorm, true), s.n);
-  set_result(c, dft_along(c.b, dft_dtype(c), c.tensor(0), rank, d, s));
+  s.scale = norm_scale(norm_mode(c, true), s.n);
+  set_result(c, dft_along(c.b, dft_dtype(c), c.tensor("self"), rank, d, s));
 }
 
 // Arguments of the n-dimensional FFTs fft_fft2 / fft_fftn / ... (self, s, dim, norm).
-enum FftnArg : size_t { kFftnS = 1, kFftnDim = 2, kFftnNorm = 3 };
 
 // Which dims an n-dimensional FFT transforms, and at what lengths. dim defaults to the last
 // len(s) dims, or every dim (the 2-D ops always pass theirs); s to the input's sizes, -1 keeping
@@ -379,10 +380,10 @@ struct FftnPlan {
 };
 
 FftnPlan fftn_plan(const ConvertCtx &c, int64_t rank, bool c2r_last) {
-  std::vector<int64_t> s = c.ints_or(kFftnS, {});
+  std::vector<int64_t> s = c.ints("s", {});
   FftnPlan p;
-  if (c.has(kFftnDim)) {
-    p.dims = c.in(kFftnDim).to_ints();
+  if (c.has("dim")) {
+    p.dims = c.ints("dim");
   } else {
     int64_t n = s.empty() ? rank : static_cast<int64_t>(s.size());
     p.dims = int_range(rank - n, rank);
@@ -408,7 +409,7 @@ Val fftn_c2c(const ConvertCtx &c, const Val &z, int64_t rank, const FftnPlan &p,
   s.in_len = logical_size(c, p.dims[i]);
   s.n = s.out_len = p.lens[i];
   s.inverse = inverse;
-  s.scale = norm_scale(norm_mode(c, kFftnNorm, inverse), s.n);
+  s.scale = norm_scale(norm_mode(c, inverse), s.n);
   return dft_along(c.b, dft_dtype(c), z, rank, p.dims[i], s);
 }
 
@@ -418,8 +419,8 @@ void fftn(ConvertCtx &c, bool inverse) {
   int64_t rank = logical_rank(c);
   FftnPlan p = fftn_plan(c, rank, false);
   size_t last = p.dims.size() - 1;
-  Val z = c.tensor(0);
-  if (is_complex(c, 0)) {
+  Val z = c.tensor("self");
+  if (is_complex(c, "self")) {
     z = fftn_c2c(c, z, rank, p, last, inverse);
   } else {
     DftSpec s;
@@ -427,7 +428,7 @@ void fftn(ConvertCtx &c, bool inverse) {
     s.in_len = logical_size(c, p.dims[last]);
     s.n = s.out_len = p.lens[last];
     s.inverse = inverse;
-    s.scale = norm_scale(norm_mode(c, kFftnNorm, inverse), s.n);
+    s.scale = norm_scale(norm_mode(c, inverse), s.n);
     z = dft_along(c.b, dft_dtype(c), z, rank, p.dims[last], s);
   }
   for (size_t i = 0; i < last; ++i)
@@ -444,7 +445,7 @@ void aten_fft_ifftn(ConvertCtx &c) {
 
 // fft_rfft2 / fft_rfftn: r2c (n/2 + 1 bins) on the last dim, c2c on the others.
 void aten_fft_rfftn(ConvertCtx &c) {
-  T2O_CHECK(!is_complex(c, 0), "{} needs a real input", c.op());
+  T2O_CHECK(!is_complex(c, "self"), "{} needs a real input", c.op());
   int64_t rank = logical_rank(c);
   FftnPlan p = fftn_plan(c, rank, false);
   size_t last = p.dims.size() - 1;
@@ -453,8 +454,8 @@ void aten_fft_rfftn(ConvertCtx &c) {
   s.in_len = logical_size(c, p.dims[last]);
   s.n = p.lens[last];
   s.out_len = s.n / 2 + 1;
-  s.scale = norm_scale(norm_mode(c, kFftnNorm, false), s.n);
-  Val z = dft_along(c.b, dft_dtype(c), c.tensor(0), rank, p.dims[last], s);
+  s.scale = norm_scale(norm_mode(c, false), s.n);
+  Val z = dft_along(c.b, dft_dtype(c), c.tensor("self"), rank, p.dims[last], s);
   for (size_t i = 0; i < last; ++i)
     z = fftn_c2c(c, z, rank, p, i, false);
   set_complex_out(c, z);
@@ -462,11 +463,11 @@ void aten_fft_rfftn(ConvertCtx &c) {
 
 // fft_irfft2 / fft_irfftn: c2c inverse on all dims but the last, then c2r on it.
 void aten_fft_irfftn(ConvertCtx &c) {
-  T2O_CHECK(is_complex(c, 0), "{} needs a complex input", c.op());
+  T2O_CHECK(is_complex(c, "self"), "{} needs a complex input", c.op());
   int64_t rank = logical_rank(c);
   FftnPlan p = fftn_plan(c, rank, true);
   size_t last = p.dims.size() - 1;
-  Val z = c.tensor(0);
+  Val z = c.tensor("self");
   for (size_t i = 0; i < last; ++i)
     z = fftn_c2c(c, z, rank, p, i, true);
   DftSpec s;
@@ -474,22 +475,22 @@ void aten_fft_irfftn(ConvertCtx &c) {
   s.in_len = logical_size(c, p.dims[last]);
   s.n = s.out_len = p.lens[last];
   s.inverse = true;
-  s.scale = norm_scale(norm_mode(c, kFftnNorm, true), s.n);
+  s.scale = norm_scale(norm_mode(c, true), s.n);
   set_result(c, dft_along(c.b, dft_dtype(c), z, rank, p.dims[last], s));
 }
 
 // ---- istft ----------------------------------------------------------------------------------
 
 // The window of istft/stft as n_fft samples: `window` (or win_length ones) centered in n_fft.
-Val padded_window(ConvertCtx &c, size_t i, DType k, int64_t n_fft, int64_t win) {
+Val padded_window(ConvertCtx &c, DType k, int64_t n_fft, int64_t win) {
   int64_t left = (n_fft - win) / 2;
-  if (!c.has(i)) {
+  if (!c.has("window")) {
     std::vector<double> ones(static_cast<size_t>(n_fft), 0.0);
     for (int64_t j = left; j < left + win; ++j)
       ones[static_cast<size_t>(j)] = 1.0;
     return dense(c.b, k, ones, {n_fft});
   }
-  Val w = cast_to(c.b, c.tensor(i), k);
+  Val w = cast_to(c.b, c.tensor("window"), k);
   if (win < n_fft)
     w = op_t(c.b, k, "Pad", {w, c.b.const_i64({left, n_fft - win - left})});
   return w;
@@ -507,36 +508,26 @@ Val overlap_add(GraphBuilder &b, DType k, const Val &frames, int64_t n_fft, int6
 
 // istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
 // return_complex): irfft of each frame, windowed, overlap-added and divided by the overlap-added
-// squared window, then trimmed as torch does.
-enum IstftArg : size_t {
-  kIstftNfft = 1,
-  kIstftHop,
-  kIstftWin,
-  kIstftWindow,
-  kIstftCenter,
-  kIstftNormalized,
-  kIstftOnesided, // implied by the number of bins
-  kIstftLength,
-  kIstftReturnComplex,
-};
+// squared window, then trimmed as torch does. onesided is implied by the number of bins.
 
 void aten_istft(ConvertCtx &c) {
-  T2O_CHECK(is_complex(c, 0),
+  T2O_CHECK(is_complex(c, "self"),
             "istft needs a complex input (stft(..., return_complex=True)), got {}",
-            c.info(0).str());
+            c.info("self").str());
   T2O_CHECK(
-      !c.bool_or(kIstftReturnComplex, false),
+      !c.arg<bool>("return_complex", false),
       "istft with return_complex=True is not supported; torch2onnx inverts real signals only");
-  int64_t n_fft = c.in(kIstftNfft).to_int();
-  int64_t hop = c.int_or(kIstftHop, n_fft / 4), win = c.int_or(kIstftWin, n_fft);
-  bool center = c.bool_or(kIstftCenter, true), normalized = c.bool_or(kIstftNormalized, false);
+  int64_t n_fft = c.arg<int64_t>("n_fft");
+  int64_t hop = c.arg<int64_t>("hop_length", n_fft / 4);
+  int64_t win = c.arg<int64_t>("win_length", n_fft);
+  bool center = c.arg<bool>("center", true), normalized = c.arg<bool>("normalized", false);
   int64_t rank = logical_rank(c); // [B?, n_freq, frames]
-  T2O_CHECK(rank == 2 || rank == 3, "istft needs a 2-D or 3-D input, got {}", c.info(0).str());
+  T2O_CHECK(rank == 2 || rank == 3, "istft needs a 2-D or 3-D input, got {}", c.info("self").str());
   int64_t n_freq = logical_size(c, rank - 2), frames = logical_size(c, rank - 1);
   T2O_CHECK(n_fft > 0 && hop > 0 && win > 0 && win <= n_fft,
             "istft: invalid n_fft={}, hop_length={}, win_length={}", n_fft, hop, win);
   DType k = dft_dtype(c);
-  Val z = c.tensor(0);
+  Val z = c.tensor("self");
   if (rank == 2)
     z = unsqueeze(c.b, z, {0});
   // Each frame's bins -> its n_fft samples (a two-sided input uses its first n_fft/2 + 1 bins,
@@ -548,7 +539,7 @@ void aten_istft(ConvertCtx &c) {
   s.inverse = true;
   s.scale = normalized ? 1.0 / std::sqrt(static_cast<double>(n_fft)) : 1.0 / n_fft;
   Val y = dft_along(c.b, k, transpose(c.b, z, {0, 2, 1, 3}), 3, 2, s);
-  Val w = padded_window(c, kIstftWindow, k, n_fft, win);
+  Val w = padded_window(c, k, n_fft, win);
   y = op_t(c.b, k, "Mul", {y, w});
   y = overlap_add(c.b, k, transpose(c.b, y, {0, 2, 1}), n_fft, hop); // [B, 1, len]
   y = squeeze(c.b, y, {1});
@@ -559,9 +550,7 @@ void aten_istft(ConvertCtx &c) {
   Val env = squeeze(c.b, overlap_add(c.b, k, w2_frames, n_fft, hop), {1}); // [1, len]
   int64_t len = n_fft + hop * (frames - 1);
   int64_t start = center ? n_fft / 2 : 0;
-  int64_t end = c.has(kIstftLength) ? start + c.in(kIstftLength).to_int()
-                : center            ? len - n_fft / 2
-                                    : len;
+  int64_t end = c.has("length") ? start + c.arg<int64_t>("length") : center ? len - n_fft / 2 : len;
   auto trim = [&](const Val &v) {
     return op_t(
         c.b, k, "Slice",
@@ -578,24 +567,27 @@ void aten_istft(ConvertCtx &c) {
 } // namespace
 
 void register_signal_ops(Registry &r) {
-  r.add("aten::stft", 11, aten_stft, {"Gather", "MatMul"});
+  r.add("aten::stft", 11, aten_stft,
+        {"Gather", "MatMul", "Cast", "Concat", "Mul", "Pad", "Transpose", "Unsqueeze"});
   r.add_complex("aten::stft", 11, aten_stft, {}); // return_complex=True
-  r.add_complex("aten::istft", 11, aten_istft, {"MatMul", "ConvTranspose", "Div"});
-  r.add_complex("aten::_fft_r2c", 11, aten_fft_r2c, {"MatMul"});
-  r.add_complex("aten::_fft_c2c", 11, aten_fft_c2c, {"MatMul"});
-  r.add_complex("aten::_fft_c2r", 11, aten_fft_c2r, {"MatMul"});
-  r.add_complex("aten::fft_fft", 11, aten_fft_fft, {"MatMul"});
-  r.add_complex("aten::fft_ifft", 11, aten_fft_ifft, {"MatMul"});
-  r.add_complex("aten::fft_rfft", 11, aten_fft_rfft, {"MatMul"});
-  r.add_complex("aten::fft_irfft", 11, aten_fft_irfft, {"MatMul"});
+  r.add_complex("aten::istft", 11, aten_istft,
+                {"MatMul", "ConvTranspose", "Div", "Cast", "Expand", "Mul", "Pad", "Reshape",
+                 "Slice", "Squeeze", "Transpose", "Unsqueeze"});
+  r.add_complex("aten::_fft_r2c", 11, aten_fft_r2c, {"MatMul", "Cast", "Reshape", "Transpose"});
+  r.add_complex("aten::_fft_c2c", 11, aten_fft_c2c, {"MatMul", "Cast", "Reshape", "Transpose"});
+  r.add_complex("aten::_fft_c2r", 11, aten_fft_c2r, {"MatMul", "Cast", "Reshape", "Transpose"});
+  r.add_complex("aten::fft_fft", 11, aten_fft_fft, {"MatMul", "Cast", "Reshape", "Transpose"});
+  r.add_complex("aten::fft_ifft", 11, aten_fft_ifft, {"MatMul", "Cast", "Reshape", "Transpose"});
+  r.add_complex("aten::fft_rfft", 11, aten_fft_rfft, {"MatMul", "Cast", "Reshape", "Transpose"});
+  r.add_complex("aten::fft_irfft", 11, aten_fft_irfft, {"MatMul", "Cast", "Reshape", "Transpose"});
   for (const char *op : {"aten::fft_fft2", "aten::fft_fftn"})
-    r.add_complex(op, 11, aten_fft_fftn, {"MatMul"});
+    r.add_complex(op, 11, aten_fft_fftn, {"MatMul", "Cast", "Reshape", "Transpose"});
   for (const char *op : {"aten::fft_ifft2", "aten::fft_ifftn"})
-    r.add_complex(op, 11, aten_fft_ifftn, {"MatMul"});
+    r.add_complex(op, 11, aten_fft_ifftn, {"MatMul", "Cast", "Reshape", "Transpose"});
   for (const char *op : {"aten::fft_rfft2", "aten::fft_rfftn"})
-    r.add_complex(op, 11, aten_fft_rfftn, {"MatMul"});
+    r.add_complex(op, 11, aten_fft_rfftn, {"MatMul", "Cast", "Reshape", "Transpose"});
   for (const char *op : {"aten::fft_irfft2", "aten::fft_irfftn"})
-    r.add_complex(op, 11, aten_fft_irfftn, {"MatMul"});
+    r.add_complex(op, 11, aten_fft_irfftn, {"MatMul", "Cast", "Reshape", "Transpose"});
 }
 
 } // namespace torch2onnx

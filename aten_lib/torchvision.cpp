@@ -26,15 +26,15 @@ Val float_arg(GraphBuilder &b, const Arg &a) {
 // [y1, x1, y2, x2], and ONNX accepts either diagonal (center_point_box = 0).
 void torchvision_nms(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  T2O_CHECK(c.info(0).rank() == 2, "torchvision::nms expects boxes of shape [N, 4], got {}",
-            c.info(0).str());
-  T2O_CHECK(c.info(1).rank() == 1, "torchvision::nms expects scores of shape [N], got {}",
-            c.info(1).str());
-  Val boxes = unsqueeze(b, cast_to(b, c.tensor(0), DType::Float), {0});     // [1, N, 4]
-  Val scores = unsqueeze(b, cast_to(b, c.tensor(1), DType::Float), {0, 1}); // [1, 1, N]
+  T2O_CHECK(c.info("dets").rank() == 2, "torchvision::nms expects boxes of shape [N, 4], got {}",
+            c.info("dets").str());
+  T2O_CHECK(c.info("scores").rank() == 1, "torchvision::nms expects scores of shape [N], got {}",
+            c.info("scores").str());
+  Val boxes = unsqueeze(b, cast_to(b, c.tensor("dets"), DType::Float), {0});       // [1, N, 4]
+  Val scores = unsqueeze(b, cast_to(b, c.tensor("scores"), DType::Float), {0, 1}); // [1, 1, N]
   // Every box may be kept: the most NonMaxSuppression may select per class is N itself.
-  Val max_out = op_t(b, DType::Int64, "Shape", {c.tensor(1)});
-  Val iou = float_arg(b, c.in(2));
+  Val max_out = op_t(b, DType::Int64, "Shape", {c.tensor("scores")});
+  Val iou = float_arg(b, c.arg("iou_threshold"));
   Val selected = op_t(b, DType::Int64, "NonMaxSuppression", {boxes, scores, max_out, iou},
                       {{"center_point_box", int64_t{0}}});
   Val keep =
@@ -51,20 +51,14 @@ void torchvision_nms(ConvertCtx &c) {
 // which ONNX has from opset 16; aligned=False (clamp the box size to at least one pixel, no shift)
 // is "output_half_pixel", the only behavior of RoiAlign-10. sampling_ratio <= 0 means "adaptive"
 // (ceil(box size / output size) samples per bin) in both; ONNX spells it 0.
-namespace roi_align_arg {
-constexpr size_t kInput = 0, kRois = 1, kSpatialScale = 2, kPooledHeight = 3, kPooledWidth = 4,
-                 kSamplingRatio = 5, kAligned = 6;
-} // namespace roi_align_arg
-
 namespace {
 
 // RoiAlign's attributes without coordinate_transformation_mode (the RoiAlign-10 form).
 std::vector<Attr> roi_align_attrs(const ConvertCtx &c) {
-  using namespace roi_align_arg;
-  double spatial_scale = c.in(kSpatialScale).to_double();
-  int64_t out_h = c.in(kPooledHeight).to_int();
-  int64_t out_w = c.in(kPooledWidth).to_int();
-  int64_t sampling_ratio = c.in(kSamplingRatio).to_int();
+  double spatial_scale = c.arg<double>("spatial_scale");
+  int64_t out_h = c.arg<int64_t>("pooled_height");
+  int64_t out_w = c.arg<int64_t>("pooled_width");
+  int64_t sampling_ratio = c.arg<int64_t>("sampling_ratio");
   T2O_CHECK(out_h > 0 && out_w > 0,
             "torchvision::roi_align: output size must be positive, got {}x{}", out_h, out_w);
   return {{"mode", "avg"},
@@ -76,31 +70,29 @@ std::vector<Attr> roi_align_attrs(const ConvertCtx &c) {
 
 // Checks the inputs, splits rois into boxes and batch indices, and emits RoiAlign.
 void emit_roi_align(ConvertCtx &c, std::vector<Attr> attrs) {
-  using namespace roi_align_arg;
   GraphBuilder &b = c.b;
-  const TensorInfo &xi = c.info(kInput);
+  const TensorInfo &xi = c.info("input");
   T2O_CHECK(xi.rank() == 4, "torchvision::roi_align expects a 4-D input [N, C, H, W], got {}",
             xi.str());
-  T2O_CHECK(c.info(kRois).rank() == 2,
-            "torchvision::roi_align expects rois of shape [K, 5], got {}", c.info(kRois).str());
+  T2O_CHECK(c.info("rois").rank() == 2,
+            "torchvision::roi_align expects rois of shape [K, 5], got {}", c.info("rois").str());
   T2O_CHECK(xi.dtype == DType::Float || xi.dtype == DType::Double,
             "torchvision::roi_align: ONNX Runtime's RoiAlign takes float32 or float64 inputs, "
             "got {}",
             xi.str());
-  Val rois = cast_to(b, c.tensor(kRois), xi.dtype);
+  Val rois = cast_to(b, c.tensor("rois"), xi.dtype);
   Val batch =
       op_t(b, xi.dtype, "Slice", {rois, b.const_i64({0}), b.const_i64({1}), b.const_i64({1})});
   Val batch_idx = cast_to(b, squeeze(b, batch, {1}), DType::Int64);
   Val boxes = b.op1("Slice", {rois, b.const_i64({1}), b.const_i64({5}), b.const_i64({1})});
-  c.set_out(0, op_t(b, xi.dtype, "RoiAlign", {c.tensor(kInput), boxes, batch_idx}, attrs));
+  c.set_out(0, op_t(b, xi.dtype, "RoiAlign", {c.tensor("input"), boxes, batch_idx}, attrs));
 }
 
 } // namespace
 
-// Opset 13-15: RoiAlign-10 only samples the aligned=False way.
+// Opsets 11-15: RoiAlign-10 only samples the aligned=False way.
 void torchvision_roi_align(ConvertCtx &c) {
-  using namespace roi_align_arg;
-  T2O_CHECK(!c.in(kAligned).to_bool(),
+  T2O_CHECK(!c.arg<bool>("aligned"),
             "torchvision::roi_align with aligned=True needs ONNX RoiAlign's half_pixel mode, "
             "which exists from opset 16 (target opset {})",
             c.b.opset());
@@ -108,17 +100,19 @@ void torchvision_roi_align(ConvertCtx &c) {
 }
 
 void torchvision_roi_align_16(ConvertCtx &c) {
-  using namespace roi_align_arg;
   std::vector<Attr> attrs = roi_align_attrs(c);
-  bool aligned = c.in(kAligned).to_bool();
+  bool aligned = c.arg<bool>("aligned");
   attrs.push_back({"coordinate_transformation_mode", aligned ? "half_pixel" : "output_half_pixel"});
   emit_roi_align(c, attrs);
 }
 
 void register_torchvision_ops(Registry &r) {
-  r.add("torchvision::nms", 11, torchvision_nms, {"NonMaxSuppression", "Gather"});
-  r.add("torchvision::roi_align", 11, torchvision_roi_align, {"RoiAlign", "Slice", "Cast"});
-  r.add("torchvision::roi_align", 16, torchvision_roi_align_16, {"RoiAlign", "Slice", "Cast"});
+  r.add("torchvision::nms", 11, torchvision_nms,
+        {"NonMaxSuppression", "Gather", "Shape", "Unsqueeze"});
+  r.add("torchvision::roi_align", 11, torchvision_roi_align,
+        {"RoiAlign", "Slice", "Cast", "Squeeze"});
+  r.add("torchvision::roi_align", 16, torchvision_roi_align_16,
+        {"RoiAlign", "Slice", "Cast", "Squeeze"});
 }
 
 } // namespace torch2onnx

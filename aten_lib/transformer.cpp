@@ -12,31 +12,28 @@
 
 namespace torch2onnx {
 
-// Defined in their family files; reused so numerics match the standalone ops.
-void aten_layer_norm(ConvertCtx &c);
-void aten_layer_norm_17(ConvertCtx &c);
-void aten_gelu(ConvertCtx &c);
-
 namespace {
 
-// Runs a converter on `args` for one output of `info` and returns that output.
-Val run_converter(GraphBuilder &b, void (*fn)(ConvertCtx &), const char *op, std::vector<Arg> args,
+// The converter of `op` (the standalone op's, so numerics match) on `args`, for one output of
+// `info`; returns that output.
+Val run_converter(const ConvertCtx &c, const char *op, std::vector<NamedArg> args,
                   const TensorInfo &info) {
-  ConvertCtx inner(b, op, std::move(args), {info});
-  fn(inner);
-  Val y = inner.outputs()[0].t();
-  b.set_info(y, info);
+  Val y = c.call(op, std::move(args), {info})[0].t();
+  c.b.set_info(y, info);
   return y;
 }
 
 // LayerNorm over the last dim (of size `embed`) of x, whose shape and dtype are `info`.
-Val layer_norm(GraphBuilder &b, const Val &x, const TensorInfo &info, int64_t embed,
+Val layer_norm(const ConvertCtx &c, const Val &x, const TensorInfo &info, int64_t embed,
                const Val &weight, const Val &bias, double eps) {
-  b.set_info(x, info);
-  std::vector<Arg> args = {Arg::of_tensor(x), Arg::of_list({Arg::of_int(embed)}),
-                           Arg::of_tensor(weight), Arg::of_tensor(bias), Arg::of_float(eps)};
-  return run_converter(b, b.opset() >= 17 ? aten_layer_norm_17 : aten_layer_norm,
-                       "aten::layer_norm", std::move(args), info);
+  c.b.set_info(x, info);
+  return run_converter(c, "aten::layer_norm",
+                       {{"input", x},
+                        {"normalized_shape", Arg::of_list({Arg::of_int(embed)})},
+                        {"weight", weight},
+                        {"bias", bias},
+                        {"eps", Arg::of_float(eps)}},
+                       info);
 }
 
 // The bool [B, T] mask of the valid positions of the nested tensor `v` (its companion), or an
@@ -66,29 +63,20 @@ Prefix prefix_of(GraphBuilder &b, const Val &mask) {
 //   qkv_bias, proj_weight, proj_bias, bool use_gelu, bool norm_first, float eps, norm_weight_1,
 //   norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2,
 //   Tensor? mask=None, int? mask_type=None) -> Tensor. src is batch-first [B, T, E].
-namespace encoder_arg {
-constexpr size_t kSrc = 0, kEmbedDim = 1, kNumHeads = 2, kQkvWeight = 3, kQkvBias = 4,
-                 kProjWeight = 5, kProjBias = 6, kUseGelu = 7, kNormFirst = 8, kEps = 9,
-                 kNorm1Weight = 10, kNorm1Bias = 11, kNorm2Weight = 12, kNorm2Bias = 13,
-                 kFfn1Weight = 14, kFfn1Bias = 15, kFfn2Weight = 16, kFfn2Bias = 17, kMask = 18,
-                 kMaskType = 19;
-} // namespace encoder_arg
-
 namespace {
 
 // linear2(activation(linear1(x))), activation relu or exact gelu.
 Val feed_forward(ConvertCtx &c, const Val &x, DType t) {
-  using namespace encoder_arg;
   GraphBuilder &b = c.b;
-  Val h = linear(b, x, c.tensor(kFfn1Weight), c.tensor(kFfn1Bias));
-  if (c.in(kUseGelu).to_bool()) {
+  Val h = linear(b, x, c.tensor("ffn_weight_1"), c.tensor("ffn_bias_1"));
+  if (c.arg<bool>("use_gelu")) {
     TensorInfo info{t, std::nullopt};
     b.set_info(h, info);
-    h = run_converter(b, aten_gelu, "aten::gelu", {Arg::of_tensor(h)}, info);
+    h = run_converter(c, "aten::gelu", {{"self", h}}, info);
   } else {
     h = b.op1("Relu", {h});
   }
-  return linear(b, h, c.tensor(kFfn2Weight), c.tensor(kFfn2Bias));
+  return linear(b, h, c.tensor("ffn_weight_2"), c.tensor("ffn_bias_2"));
 }
 
 } // namespace
@@ -96,41 +84,40 @@ Val feed_forward(ConvertCtx &c, const Val &x, DType t) {
 // As LibTorch's transformer_encoder_layer_forward: post-norm x = norm1(x + attn(x)),
 // x = norm2(x + ffn(x)); pre-norm x = x + attn(norm1(x)), x = x + ffn(norm2(x)).
 void aten__transformer_encoder_layer_fwd(ConvertCtx &c) {
-  using namespace encoder_arg;
   GraphBuilder &b = c.b;
-  const TensorInfo &info = c.info(kSrc);
+  const TensorInfo &info = c.info("src");
   T2O_CHECK(info.rank() == 3, "expected a batch-first [B, T, E] src, got {}", info.str());
   const DType t = info.dtype;
-  const int64_t embed = c.in(kEmbedDim).to_int();
+  const int64_t embed = c.arg<int64_t>("embed_dim");
   MhaWeights w{embed,
-               c.in(kNumHeads).to_int(),
-               c.tensor(kQkvWeight),
-               c.tensor(kQkvBias),
-               c.tensor(kProjWeight),
-               c.tensor(kProjBias)};
-  const bool norm_first = c.in(kNormFirst).to_bool();
-  const double eps = c.in(kEps).to_double();
-  auto norm = [&](const Val &x, size_t weight, size_t bias) {
-    return layer_norm(b, x, info, embed, c.tensor(weight), c.tensor(bias), eps);
+               c.arg<int64_t>("num_heads"),
+               c.tensor("qkv_weight"),
+               c.tensor("qkv_bias"),
+               c.tensor("proj_weight"),
+               c.tensor("proj_bias")};
+  const bool norm_first = c.arg<bool>("norm_first");
+  const double eps = c.arg<double>("eps");
+  auto norm = [&](const Val &x, const char *weight, const char *bias) {
+    return layer_norm(c, x, info, embed, c.tensor(weight), c.tensor(bias), eps);
   };
 
-  const Val &src = c.tensor(kSrc);
-  Val mask = fast_path_mask(c, kMask, kMaskType, kSrc);
+  const Val &src = c.tensor("src");
+  Val mask = fast_path_mask(c, "src");
   Val valid = nested_valid(b, src);
   if (valid.valid()) {
     T2O_CHECK(!mask.valid(), "a mask with a nested tensor src is not supported (nor by PyTorch)");
     mask = unsqueeze(b, op_t(b, DType::Bool, "Not", {valid}), {1, 2});
   }
-  Val x = norm_first ? norm(src, kNorm1Weight, kNorm1Bias) : src;
+  Val x = norm_first ? norm(src, "norm_weight_1", "norm_bias_1") : src;
   x = b.op1("Add", {multi_head_attention(b, t, x, x, x, w, mask, nullptr), src});
   if (!norm_first)
-    x = norm(x, kNorm1Weight, kNorm1Bias);
+    x = norm(x, "norm_weight_1", "norm_bias_1");
   Val residual = x;
   if (norm_first)
-    x = norm(x, kNorm2Weight, kNorm2Bias);
+    x = norm(x, "norm_weight_2", "norm_bias_2");
   x = b.op1("Add", {feed_forward(c, x, t), residual});
   if (!norm_first)
-    x = norm(x, kNorm2Weight, kNorm2Bias);
+    x = norm(x, "norm_weight_2", "norm_bias_2");
   if (valid.valid())
     b.set_companion(x, kNestedValid, valid);
   c.set_out(0, x);
@@ -142,12 +129,12 @@ void aten__transformer_encoder_layer_fwd(ConvertCtx &c) {
 // count(mask[b]) positions, as LibTorch does without the check.
 void aten__nested_tensor_from_mask(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  T2O_CHECK(rank_of(c, 1) == 2, "expected a [B, T] mask, got {}", c.info(1).str());
-  Prefix p = prefix_of(b, cast_to(b, c.tensor(1), DType::Bool));
-  const int64_t rank = rank_of(c, 0);
+  T2O_CHECK(rank_of(c, "mask") == 2, "expected a [B, T] mask, got {}", c.info("mask").str());
+  Prefix p = prefix_of(b, cast_to(b, c.tensor("mask"), DType::Bool));
+  const int64_t rank = rank_of(c, "t");
   Val keep = unsqueeze(b, p.mask, int_range(2, rank));
-  Val zero = scalar(b, c.info(0).dtype, 0.0);
-  Val out = b.op1("Where", {keep, c.tensor(0), zero});
+  Val zero = scalar(b, c.info("t").dtype, 0.0);
+  Val out = b.op1("Where", {keep, c.tensor("t"), zero});
   b.set_companion(out, kNestedValid, p.mask);
   c.set_out(0, out);
 }
@@ -156,7 +143,7 @@ void aten__nested_tensor_from_mask(ConvertCtx &c) {
 // of the mask is all True then all False (a nested tensor can be made from it).
 void aten__nested_tensor_from_mask_left_aligned(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  Val mask = cast_to(b, c.tensor(1), DType::Bool);
+  Val mask = cast_to(b, c.tensor("mask"), DType::Bool);
   Prefix p = prefix_of(b, mask);
   Val wrong = cast_to(b, op_t(b, DType::Bool, "Xor", {p.mask, mask}), DType::Int64);
   Val count = b.op1("ReduceSum", {wrong}, {{"keepdims", int64_t{0}}});
@@ -167,18 +154,18 @@ void aten__nested_tensor_from_mask_left_aligned(ConvertCtx &c) {
 // padding value at the padded positions; dim 1 is as long as the longest row (or output_size).
 void aten_to_padded_tensor(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  const Val &self = c.tensor(0);
+  const Val &self = c.tensor("self");
   Val valid = nested_valid(b, self);
   T2O_CHECK(valid.valid(),
             "its input is not a nested tensor made in this model by "
             "aten::_nested_tensor_from_mask (torch2onnx holds nested tensors as padded tensors "
             "with a mask of their valid positions, and only follows them through the transformer "
             "fast-path ops)");
-  const int64_t rank = rank_of(c, 0);
-  const DType t = c.info(0).dtype;
-  Val fill = scalar(b, t, c.in(1).to_double());
+  const int64_t rank = rank_of(c, "self");
+  const DType t = c.info("self").dtype;
+  Val fill = scalar(b, t, c.arg<double>("padding"));
   Val out = b.op1("Where", {unsqueeze(b, valid, int_range(2, rank)), self, fill});
-  if (!c.has(2)) {
+  if (!c.has("output_size")) {
     // The padded form may be longer than the longest row: cut it to that length.
     Val counts = b.op1("ReduceSum", {cast_to(b, valid, DType::Int64), b.const_i64({1})},
                        {{"keepdims", int64_t{0}}});
@@ -188,7 +175,7 @@ void aten_to_padded_tensor(ConvertCtx &c) {
   }
   // output_size: pad every dim after the first by its target size, then cut to it (no need to
   // know the current sizes).
-  std::vector<int64_t> size = c.in(2).to_ints();
+  std::vector<int64_t> size = c.ints("output_size");
   T2O_CHECK(static_cast<int64_t>(size.size()) == rank,
             "output_size has {} sizes for a rank-{} nested tensor", size.size(), rank);
   std::vector<int64_t> pads(2 * rank, 0), axes;
@@ -219,7 +206,7 @@ void prim_requires_grad(ConvertCtx &c) {
   c.set_out(0, Arg::of_bool(false));
 }
 void prim_is_nested(ConvertCtx &c) {
-  c.set_out(0, Arg::of_bool(nested_valid(c.b, c.tensor(0)).valid()));
+  c.set_out(0, Arg::of_bool(nested_valid(c.b, c.tensor("a")).valid()));
 }
 // The device of a tensor the example run did not reach (a branch not taken): ONNX has none, and
 // torch2onnx runs the model on the CPU.
@@ -233,13 +220,15 @@ void prim_device(ConvertCtx &c) {
 void register_transformer_ops(Registry &r) {
   r.add("aten::_transformer_encoder_layer_fwd", 11, aten__transformer_encoder_layer_fwd,
         {"MatMul", "Softmax", "Split", "Reshape", "Transpose", "Where", "Not", "Relu", "Erf",
-         "ReduceMean", "LayerNormalization"});
+         "ReduceMean", "LayerNormalization", "Add", "Cast", "Gelu", "Mul", "Reciprocal", "Sqrt",
+         "Sub", "Unsqueeze"});
   r.add("aten::_nested_tensor_from_mask", 11, aten__nested_tensor_from_mask,
-        {"ReduceSum", "Range", "Less", "Where"});
+        {"ReduceSum", "Range", "Less", "Where", "Cast", "Gather", "Shape", "Unsqueeze"});
   r.add("aten::_nested_tensor_from_mask_left_aligned", 11,
-        aten__nested_tensor_from_mask_left_aligned, {"ReduceSum", "Range", "Less", "Xor", "Equal"});
+        aten__nested_tensor_from_mask_left_aligned,
+        {"ReduceSum", "Range", "Less", "Xor", "Equal", "Cast", "Gather", "Shape"});
   r.add("aten::to_padded_tensor", 11, aten_to_padded_tensor,
-        {"Where", "ReduceSum", "ReduceMax", "Slice", "Pad"});
+        {"Where", "ReduceSum", "ReduceMax", "Slice", "Pad", "Cast", "Unsqueeze"});
   r.add("aten::is_grad_enabled", 11, aten_is_grad_enabled, {});
   r.add("aten::is_autocast_enabled", 11, aten_is_autocast_enabled, {});
   r.add("prim::requires_grad", 11, prim_requires_grad, {});

@@ -3,8 +3,13 @@
 
     python3 scripts/gen_operators_doc.py --cli build/torch2onnx --tests tests \
         --targets ../shared/aten_ops_target.txt --out docs/operators.md
+
+With --check it writes nothing: it exits 1 (printing the difference) when --out differs from what
+it would write, and 77 (ctest's "skipped") when the targets file is missing. ctest docs:operators
+runs it so, so a registry change without `make docs` fails the tests.
 """
 import argparse
+import difflib
 import glob
 import json
 import os
@@ -79,7 +84,12 @@ def main():
     ap.add_argument("--reasons", default=os.path.join(os.path.dirname(__file__), "..", "docs", "not_converted.txt"),
                     help="op<TAB>reason lines for target ops left out")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--check", action="store_true",
+                    help="compare with --out instead of writing it (exit 1 when it differs)")
     args = ap.parse_args()
+    if args.check and not os.path.exists(args.targets):
+        print(f"skipped: no targets file {args.targets}")
+        return 77
 
     ops = registry(args.cli)
     tested = tested_ops(args.tests)
@@ -138,9 +148,20 @@ def main():
               "| op | converted | ONNX ops | opsets | tested | family |",
               "| --- | --- | --- | --- | --- | --- |"]
     lines += [row(op) for op in extra if op not in refused]
+    text = "\n".join(lines) + "\n"
+    if args.check:
+        with open(args.out, encoding="utf-8") as f:
+            old = f.read()
+        if old == text:
+            print(f"{args.out} is up to date")
+            return 0
+        sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True),
+                                                   args.out, "generated"))
+        print(f"{args.out} is stale: run `make docs` and commit it")
+        return 1
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write(text)
     print(f"{args.out}: {len(converted)}/{len(targets)} target ops converted, "
           f"{len(converted_tested)} tested, {len(ops)} converters")
     return 0

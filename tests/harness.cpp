@@ -2,6 +2,7 @@
 
 #include "aten_lib/converter.h"
 #include "builder/error.h"
+#include "builder/provenance.h"
 #include "exporter/frontend/loader.h"
 #include "exporter/frontend/torch_util.h"
 #include "exporter/pipeline.h"
@@ -11,7 +12,9 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 #include <torch/csrc/jit/ir/irparser.h>
+#include <torch/csrc/jit/runtime/operator.h>
 
 namespace t2o_test {
 
@@ -23,6 +26,27 @@ size_t IrResult::count(const std::string &op_type) const {
 }
 
 namespace {
+
+// The facts the registry states are checked on every conversion: each ONNX node is named after
+// the aten op it was written for (builder/provenance.h), and its op type must be one the
+// registry entry of that op at `opset` lists (RegistryEntry::onnx_ops: what `torch2onnx ops` and
+// docs/operators.md show). An op the walker converts as "<op>.num" (number arithmetic) may have
+// used either entry.
+void check_emitted_ops(const onnx::ModelProto &model, int opset) {
+  const Registry &registry = Registry::global();
+  for (const auto &[op, types] : onnx_ops_by_origin(model)) {
+    std::set<std::string> listed;
+    for (const std::string &key : {op, op + ".num"})
+      if (const RegistryEntry *e = registry.find(key, opset))
+        listed.insert(e->onnx_ops.begin(), e->onnx_ops.end());
+    for (const auto &[type, count] : types) {
+      INFO(op << " wrote " << count << " " << type << " node(s) at opset " << opset
+              << "; its registry entry lists only [" << fmt::format("{}", fmt::join(listed, ", "))
+              << "]: add the op type to its registration (aten_lib/*.cpp)");
+      CHECK(listed.count(type) == 1);
+    }
+  }
+}
 
 Converted convert_ir(const std::string &ir, const std::vector<at::Tensor> &inputs, int opset) {
   auto graph = std::make_shared<torch::jit::Graph>();
@@ -48,6 +72,29 @@ at::Tensor ints(std::vector<int64_t> shape, int64_t lo, int64_t hi, at::ScalarTy
 
 at::Tensor scalar_long(int64_t v) {
   return at::scalar_tensor(v, at::kLong);
+}
+
+std::vector<std::string> schema_arg_names(const std::string &op, size_t num_args,
+                                          const std::string &overload) {
+  // An exact count first; else a schema with more arguments (the rest read as None).
+  for (bool exact : {true, false})
+    for (const auto &o : torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(op))) {
+      const c10::FunctionSchema &s = o->schema();
+      size_t n = s.arguments().size();
+      if (overload == "*" ? (exact ? n != num_args : n < num_args) : s.overload_name() != overload)
+        continue;
+      bool skip = false; // size.Dimname, flatten.DimnameList, ...: named tensors; out= variants
+      for (const auto &a : s.arguments())
+        skip = skip || a.type()->str().find("Dimname") != std::string::npos || a.is_out();
+      if (skip)
+        continue;
+      std::vector<std::string> names;
+      for (const auto &a : s.arguments())
+        names.push_back(a.name());
+      return names;
+    }
+  FAIL("LibTorch has no schema of " << op << " with " << num_args << " arguments");
+  return {};
 }
 
 namespace {
@@ -76,6 +123,7 @@ IrResult check_ir_impl(const std::string &ir, const std::vector<at::Tensor> &inp
   } catch (const torch2onnx::Error &e) {
     FAIL("export failed: " << e.what() << (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
   }
+  check_emitted_ops(c.builder->model(), opset);
   fs::path dir = fs::temp_directory_path() / "torch2onnx_tests";
   fs::create_directories(dir);
   std::string path =
@@ -145,6 +193,7 @@ std::vector<at::Tensor> run_ir_in_ort(const std::string &ir, const std::vector<a
   } catch (const torch2onnx::Error &e) {
     FAIL("export failed: " << e.what());
   }
+  check_emitted_ops(c.builder->model(), opset);
   fs::path dir = fs::temp_directory_path() / "torch2onnx_tests";
   fs::create_directories(dir);
   std::string path = (dir / ("ir_ort_" + std::to_string(::getpid()) + ".onnx")).string();
@@ -277,6 +326,7 @@ IrResult check_ir_two_inputs(const std::string &ir, const std::vector<at::Tensor
   } catch (const torch2onnx::Error &e) {
     FAIL("export failed: " << e.what() << (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
   }
+  check_emitted_ops(c.builder->model(), opset);
   fs::path dir = fs::temp_directory_path() / "torch2onnx_tests";
   fs::create_directories(dir);
   std::string path =

@@ -69,6 +69,14 @@ at::Tensor ints(std::vector<int64_t> shape, int64_t lo = -10, int64_t hi = 10,
 // A 0-d int64 tensor: an input that aten::Int turns into a size the walker cannot fold.
 at::Tensor scalar_long(int64_t v);
 
+// The argument names of a schema LibTorch has for `op`: the overload named `overload`, or (when
+// `overload` is "*") the first with `num_args` arguments (else more: the rest read as None), no
+// Dimname and no out=. For tests that call converters directly, which read their arguments by
+// these names. FAILs when there is none.
+// Example: schema_arg_names("aten::size", 2) == {"self", "dim"}.
+std::vector<std::string> schema_arg_names(const std::string &op, size_t num_args,
+                                          const std::string &overload = "*");
+
 } // namespace t2o_test
 
 namespace t2o_test {

@@ -436,14 +436,17 @@ TEST_CASE("the dispatcher refuses complex operands without a complex lowering", 
   NodeContext node;
   node.op = "aten::sin";
   node.outputs = {"y"};
+  node.arg_names = {"self", "other"};
+  const Registry &registry = Registry::global();
   const RegistryEntry *sin = find_converter(Registry::global(), "aten::sin", 17);
   REQUIRE(sin);
-  CHECK_THROWS_WITH(call_converter(b, *sin, node, {Arg::of_tensor(x)}, {OutputSlot{}}),
+  CHECK_THROWS_WITH(call_converter(b, registry, *sin, node, {Arg::of_tensor(x)}, {OutputSlot{}}),
                     Catch::Contains("aten::sin does not support complex tensors"));
   const RegistryEntry *mul = find_converter(Registry::global(), "aten::mul", 17);
   REQUIRE(mul);
   CHECK(mul->complex_fn);
-  auto out = call_converter(b, *mul, node, {Arg::of_tensor(x), Arg::of_float(2.0)}, {OutputSlot{}});
+  auto out = call_converter(b, registry, *mul, node, {Arg::of_tensor(x), Arg::of_float(2.0)},
+                            {OutputSlot{}});
   CHECK(b.info(out[0].t()).complex);
 }
 

@@ -24,6 +24,10 @@ at::Tensor twice(const at::Tensor &x) {
   return x * 2;
 }
 
+at::Tensor scale(const at::Tensor &x, double alpha) {
+  return x * alpha;
+}
+
 using torch2onnx::testing::CustomOpResolver;
 
 // The message load_plugin throws for `path` ("" when it loads).
@@ -42,6 +46,7 @@ std::string load_error(const std::string &path) {
 // The custom op the good plugin converts, as a custom-op library would register it.
 TORCH_LIBRARY(t2otest, m) {
   m.def("twice(Tensor x) -> Tensor", twice);
+  m.def("scale(Tensor x, float alpha=2.) -> Tensor", scale);
 }
 
 TEST_CASE("a plugin's converters join a copy of the registry with the plugin's path", "[plugins]") {
@@ -115,7 +120,7 @@ TEST_CASE("torch2onnx ops lists a plugin's ops with the plugin they came from", 
       CHECK(contains(line, std::string("[plugin ") + T2O_PLUGIN_GOOD + "]"));
     }
   CHECK(found);
-  CHECK(contains(r.out, "(1 from plugins)"));
+  CHECK(contains(r.out, "(2 from plugins)"));
 
   auto j = run_cli({"ops", "--json", "--converters", T2O_PLUGIN_GOOD});
   REQUIRE(j.exit_code == 0);
@@ -126,7 +131,7 @@ TEST_CASE("torch2onnx ops lists a plugin's ops with the plugin they came from", 
       CHECK(e["plugin"] == T2O_PLUGIN_GOOD);
     plugin_ops += !e["plugin"].is_null();
   }
-  CHECK(plugin_ops == 1);
+  CHECK(plugin_ops == 2);
 
   auto bad = run_cli({"ops", "--converters", T2O_PLUGIN_OLD});
   CHECK(bad.exit_code == 1);
@@ -163,4 +168,26 @@ def forward(self, x):
     REQUIRE(r.ops.count("t2otest::twice"));
     CHECK(r.ops.at("t2otest::twice").onnx.count("Add") == 1);
   }
+}
+
+// Plugins written for interface 1 read arguments by position (c.tensor(0), c.double_or(1, ...));
+// that still works, as does calling torch2onnx's converters from a plugin (ConvertCtx::call).
+TEST_CASE("a plugin reading arguments by position, calling aten::mul's converter", "[plugins]") {
+  torch::jit::Module m("M");
+  m.define(R"(
+def forward(self, x):
+    return t2otest.scale(x) + t2otest.scale(x, 0.5)
+)",
+           std::make_shared<CustomOpResolver>("t2otest"));
+  std::string dir = fresh_dir("plugins_positional");
+  ExportOptions o;
+  o.output_path = dir + "/scale.onnx";
+  o.verify = true;
+  o.converters = {T2O_PLUGIN_GOOD};
+  std::vector<c10::IValue> args = {randn({2, 3})};
+  ExportReport r = export_module(m, args, o);
+  REQUIRE(r.verify);
+  CHECK(r.verify->ok());
+  REQUIRE(r.ops.count("t2otest::scale"));
+  CHECK(r.ops.at("t2otest::scale").onnx.count("Mul") == 1);
 }

@@ -28,7 +28,7 @@ Registry registry_with_relu(const ConverterFn &relu) {
   for (const auto *e : Registry::global().entries()) {
     r.set_family(e->family);
     if (e->frontend)
-      r.add_frontend(e->op, e->onnx_ops);
+      r.add_frontend(e->op, e->handler, e->onnx_ops);
     else if (e->op != "aten::relu")
       r.add(e->op, e->since_opset, e->fn ? e->fn : e->complex_fn, e->onnx_ops);
   }
@@ -51,7 +51,7 @@ ExportOptions tiny_options(const std::string &dir) {
 TEST_CASE("report: --locate names exactly the node whose converter is wrong", "[report][locate]") {
   // |x| instead of max(x, 0): wrong wherever the batch-normalized values are negative.
   Registry wrong =
-      registry_with_relu([](ConvertCtx &c) { c.set_out(0, c.b.op1("Abs", {c.tensor(0)})); });
+      registry_with_relu([](ConvertCtx &c) { c.set_out(0, c.b.op1("Abs", {c.tensor("self")})); });
   ExportOptions o = tiny_options(fresh_dir("locate_wrong"));
   o.verify = true;
   o.registry = &wrong;

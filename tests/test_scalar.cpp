@@ -89,7 +89,7 @@ TEST_CASE("aten::is_pinned", "[scalar]") {
   GraphBuilder b(17);
   Val x = b.add_input("x", TensorInfo{DType::Int64, std::nullopt});
   auto call = [&](const std::string &op) {
-    ConvertCtx c(b, op, {Arg::of_tensor(x)}, {TensorInfo{}});
+    ConvertCtx c(b, op, {Arg::of_tensor(x)}, {TensorInfo{}}, t2o_test::schema_arg_names(op, 1));
     Registry::global().find(op, 17)->fn(c);
     return c.outputs().at(0);
   };
@@ -114,11 +114,13 @@ struct DynGraph {
   explicit DynGraph(int opset, std::vector<Dim> dims) : b(opset) {
     x = b.add_input("x", TensorInfo{DType::Float, dims});
   }
-  // Runs the converter for `op`; `out` is the output info LibTorch would record (may be symbolic).
+  // Runs the converter for `op` (its schema with as many arguments as `args`); `out` is the output
+  // info LibTorch would record (may be symbolic).
   Arg call(const std::string &op, std::vector<Arg> args, std::vector<TensorInfo> out = {}) {
     if (out.empty())
       out.push_back(TensorInfo{});
-    ConvertCtx c(b, op, std::move(args), out);
+    std::vector<std::string> names = t2o_test::schema_arg_names(op, args.size());
+    ConvertCtx c(b, op, std::move(args), out, std::move(names));
     const RegistryEntry *e = Registry::global().find(op, b.opset());
     REQUIRE(e != nullptr);
     e->fn(c);

@@ -1,6 +1,6 @@
 // The registry is the one list of what torch2onnx takes: the ops the TorchScript walker handles
-// itself (its handler table) are its frontend entries, and the front-end-neutral driver
-// (aten_lib/dispatch.h) checks what converters produce.
+// itself are its frontend entries (each naming the walker's handler), and the front-end-neutral
+// driver (aten_lib/dispatch.h) checks what converters produce.
 #include "aten_lib/dispatch.h"
 #include "exporter/frontend/walker.h"
 #include "harness.h"
@@ -21,27 +21,30 @@ std::string joined(const std::set<std::string> &ops) {
 
 } // namespace
 
-TEST_CASE("walker handler table and registry frontend entries are the same ops", "[walker]") {
-  std::vector<std::string> kinds = Walker::handled_kinds();
-  std::set<std::string> walker(kinds.begin(), kinds.end());
-  CHECK(walker.size() == kinds.size()); // no kind twice in the table
-  std::set<std::string> registry;
-  for (const auto *e : Registry::global().entries())
-    if (e->frontend)
-      registry.insert(e->op);
-  std::set<std::string> only_walker, only_registry;
-  for (const auto &op : walker)
-    if (!registry.count(op))
-      only_walker.insert(op);
-  for (const auto &op : registry)
-    if (!walker.count(op))
-      only_registry.insert(op);
-  INFO("handled by the walker, not in aten_lib/frontend_ops.cpp: " << joined(only_walker));
-  INFO("in aten_lib/frontend_ops.cpp, not handled by the walker: " << joined(only_registry));
-  CHECK(only_walker.empty());
-  CHECK(only_registry.empty());
-  CHECK(walker.count("aten::append") == 1);
-  CHECK(walker.count("prim::If") == 1);
+TEST_CASE("the walker takes the registry's frontend entries, each with a handler it has",
+          "[walker]") {
+  std::set<FrontendHandler> used;
+  std::set<std::string> ops;
+  for (const auto *e : Registry::global().entries()) {
+    if (!e->frontend)
+      continue;
+    INFO(e->op);
+    CHECK(e->handler != FrontendHandler::None);
+    CHECK(Walker::handles(e->handler));
+    used.insert(e->handler);
+    ops.insert(e->op);
+  }
+  // No handler without an op: every value of the enum is some entry's.
+  for (int h = static_cast<int>(FrontendHandler::Constant);
+       h <= static_cast<int>(FrontendHandler::Loop); ++h) {
+    INFO("FrontendHandler " << h);
+    CHECK(used.count(static_cast<FrontendHandler>(h)) == 1);
+  }
+  CHECK(!Walker::handles(FrontendHandler::None));
+  CHECK(ops.count("aten::append") == 1);
+  CHECK(ops.count("prim::If") == 1);
+  INFO("frontend ops: " << joined(ops));
+  CHECK(ops.size() == 28);
 }
 
 TEST_CASE("frontend entries are listed at every opset but have no converter", "[walker]") {
@@ -62,26 +65,36 @@ TEST_CASE("frontend entries are listed at every opset but have no converter", "[
 
 TEST_CASE("a frontend op cannot also be registered as a converter", "[walker]") {
   Registry r;
-  r.add_frontend("prim::If", {"If"});
-  CHECK_THROWS_AS(r.add_frontend("prim::If", {"If"}), Error);
+  r.add_frontend("prim::If", FrontendHandler::If, {"If"});
+  CHECK_THROWS_AS(r.add_frontend("prim::If", FrontendHandler::If, {"If"}), Error);
   CHECK_THROWS_AS(r.add("prim::If", kMinOpset, [](ConvertCtx &) {}, {}), Error);
+  CHECK_THROWS_AS(r.add("prim::If", 16, [](ConvertCtx &) {}, {}), Error);
+  r.add("aten::relu", 13, [](ConvertCtx &) {}, {});
+  CHECK_THROWS_AS(r.add_frontend("aten::relu", FrontendHandler::SameValue, {}), Error);
+  CHECK_THROWS_AS(r.add_frontend("prim::Loop", FrontendHandler::None, {}), Error);
+  Registry plugin;
+  plugin.add("prim::If", 16, [](ConvertCtx &) {}, {});
+  CHECK_THROWS_AS(r.add_plugin_entries(plugin, "libp.so"), Error);
 }
 
 TEST_CASE("call_converter checks every output is bound", "[dispatch]") {
   GraphBuilder b(kDefaultOpset);
   Val x = b.add_input("x", TensorInfo{DType::Float, std::vector<Dim>{Dim::known(2)}});
-  RegistryEntry relu_only_first{"test::two_outputs",
-                                kMinOpset,
-                                [](ConvertCtx &c) { c.set_out(0, c.b.op1("Relu", {c.tensor(0)})); },
-                                {"Relu"},
-                                "test"};
+  RegistryEntry relu_only_first{
+      "test::two_outputs",
+      kMinOpset,
+      [](ConvertCtx &c) { c.set_out(0, c.b.op1("Relu", {c.tensor("x")})); },
+      {"Relu"},
+      "test"};
   NodeContext node;
   node.op = "test::two_outputs";
   node.outputs = {"y", "z"};
+  node.arg_names = {"x"};
+  Registry registry;
   std::vector<OutputSlot> slots(2);
   SECTION("a missing output is an error naming it") {
     try {
-      call_converter(b, relu_only_first, node, {Arg::of_tensor(x)}, slots);
+      call_converter(b, registry, relu_only_first, node, {Arg::of_tensor(x)}, slots);
       FAIL("expected an Error");
     } catch (const Error &e) {
       CHECK(std::string(e.what()) ==
@@ -90,14 +103,14 @@ TEST_CASE("call_converter checks every output is bound", "[dispatch]") {
   }
   SECTION("an output that may be None may stay unset") {
     slots[1].may_be_none = true;
-    auto outs = call_converter(b, relu_only_first, node, {Arg::of_tensor(x)}, slots);
+    auto outs = call_converter(b, registry, relu_only_first, node, {Arg::of_tensor(x)}, slots);
     REQUIRE(outs.size() == 2);
     CHECK(outs[0].is_tensor());
     CHECK(outs[1].is_none());
   }
   SECTION("a frontend entry has nothing to call") {
     RegistryEntry frontend{"prim::If", kMinOpset, {}, {"If"}, "frontend", true};
-    CHECK_THROWS_AS(call_converter(b, frontend, node, {}, slots), Error);
+    CHECK_THROWS_AS(call_converter(b, registry, frontend, node, {}, slots), Error);
   }
 }
 

@@ -9,11 +9,11 @@ using torch2onnx::ConvertCtx;
 using torch2onnx::Val;
 
 // mylib::scaled_swish(Tensor x, float beta) -> Tensor   as   x * Sigmoid(beta * x)
+// Arguments are read by the names of the op's schema (TORCH_LIBRARY's def in mylib_ops.cpp).
 void mylib_scaled_swish(ConvertCtx &c) {
-  constexpr size_t kX = 0, kBeta = 1;
-  Val x = c.tensor(kX);
-  // beta must be known at export time: to_double() throws a clear error when it is not.
-  Val beta = c.b.const_scalar(c.info(kX).dtype, c.in(kBeta).to_double());
+  Val x = c.tensor("x");
+  // beta must be known at export time: arg<double> throws a clear error naming it when it is not.
+  Val beta = c.b.const_scalar(c.info("x").dtype, c.arg<double>("beta"));
   c.set_out(0, c.b.op1("Mul", {x, c.b.op1("Sigmoid", {c.b.op1("Mul", {x, beta})})}));
 }
 

@@ -568,8 +568,11 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
   infer_missing(n);
   NodeContext node;
   node.op = entry.op;
-  if (const auto *schema = n->maybeSchema())
+  if (const auto *schema = n->maybeSchema()) {
     node.overload = schema->overload_name();
+    for (const auto &a : schema->arguments())
+      node.arg_names.push_back(a.name());
+  }
   std::vector<OutputSlot> slots;
   for (const Value *o : n->outputs()) {
     const TensorInfo *info = info_of_value(o);
@@ -586,7 +589,7 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
     slots.push_back(std::move(slot));
     node.outputs.push_back(o->debugName());
   }
-  std::vector<Arg> results = call_converter(b_, entry, node, std::move(args), slots);
+  std::vector<Arg> results = call_converter(b_, registry_, entry, node, std::move(args), slots);
   for (size_t i = 0; i < n->outputs().size(); ++i) {
     const Arg &a = results[i];
     const Value *o = n->outputs()[i];
@@ -675,8 +678,13 @@ void Walker::write_back(const Value *view) {
       NodeContext node;
       node.op = scatter;
       node.outputs = {base->debugName()};
+      // self and src, then the view's own arguments after self (slice: dim, start, end, step;
+      // select: dim, index), which the scatter names alike.
+      node.arg_names = scatter == "aten::select_scatter"
+                           ? std::vector<std::string>{"self", "src", "dim", "index"}
+                           : std::vector<std::string>{"self", "src", "dim", "start", "end", "step"};
       out.tensor =
-          call_converter(b_, *entry, node, std::move(args),
+          call_converter(b_, registry_, *entry, node, std::move(args),
                          {OutputSlot{info ? complex_as_real(*info) : TensorInfo{}, false}})[0]
               .t();
     }

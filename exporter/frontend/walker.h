@@ -71,9 +71,10 @@ public:
   // The tensors of the main graph's nodes, in walk order, with the ONNX values they became.
   const std::vector<WalkedValue> &walked() const { return walked_; }
 
-  // The node kinds the walker handles itself (its handler table), e.g. "prim::If". The registry
-  // lists the same ops as frontend entries (aten_lib/frontend_ops.cpp).
-  static std::vector<std::string> handled_kinds();
+  // Whether the walker has a handler for `which` (its handler table). Which node kinds it handles
+  // itself is the registry's list of frontend entries (aten_lib/frontend_ops.cpp), each naming its
+  // handler; a node kind whose entry names a handler the walker lacks is an internal error.
+  static bool handles(FrontendHandler which);
 
   struct Bound {
     // List: a list/tuple/dict whose length is known at export time (items may be runtime
@@ -102,12 +103,14 @@ private:
     OnLists,      // handled when input 0 is a list; otherwise like any other op
   };
   struct Handler {
-    const char *kind;
+    FrontendHandler which;
     bool (Walker::*handle)(const torch::jit::Node *);
     Scan scan;
   };
   static const std::vector<Handler> &handler_table();
-  static const Handler *find_handler(const torch::jit::Node *n);
+  static const Handler *handler_of(FrontendHandler which);
+  // The handler of n's kind (its registry entry is a frontend entry), or nullptr.
+  const Handler *find_handler(const torch::jit::Node *n) const;
 
   // ---- the walk (walker.cpp) ----
   void run_block(const torch::jit::Block *block);
@@ -216,6 +219,8 @@ private:
   std::vector<WalkedValue> walked_;
   std::pair<const torch::jit::Node *, const RegistryEntry *> last_converted_{nullptr, nullptr};
   std::map<std::string, RegistryEntry> fallback_entries_; // by schema
+  // find_handler's answers by node kind (nullptr: no handler).
+  mutable std::unordered_map<c10::Symbol, const Handler *> handlers_;
 };
 
 // Helpers the walker's files share (walker.cpp).

@@ -1,6 +1,6 @@
-// The walker's handler table (the node kinds it handles itself, listed in the registry as
-// frontend ops by aten_lib/frontend_ops.cpp) and the handlers for prim:: values: constants,
-// containers of known length, type casts, dropped checks.
+// The walker's handler table (one method per FrontendHandler; which node kinds each takes is the
+// registry's list of frontend ops, aten_lib/frontend_ops.cpp) and the handlers for prim:: values:
+// constants, containers of known length, type casts, dropped checks.
 #include "exporter/frontend/torch_util.h"
 #include "exporter/frontend/walker.h"
 
@@ -13,58 +13,55 @@ using torch::jit::Node;
 using torch::jit::Value;
 
 const std::vector<Walker::Handler> &Walker::handler_table() {
+  using H = FrontendHandler;
   static const std::vector<Handler> table = {
       // prim:: values (this file)
-      {"prim::Constant", &Walker::handle_constant, Scan::Handled},
-      {"prim::ListConstruct", &Walker::handle_construct, Scan::ConstIfConst},
-      {"prim::TupleConstruct", &Walker::handle_construct, Scan::ConstIfConst},
-      {"prim::DictConstruct", &Walker::handle_dict, Scan::Handled},
-      {"prim::ListUnpack", &Walker::handle_unpack, Scan::ConstIfConst},
-      {"prim::TupleUnpack", &Walker::handle_unpack, Scan::ConstIfConst},
-      {"prim::TupleIndex", &Walker::handle_getitem, Scan::Handled},
-      {"prim::NumToTensor", &Walker::handle_num_to_tensor, Scan::Handled},
-      {"prim::unchecked_cast", &Walker::handle_same_value, Scan::Handled},
-      {"aten::detach", &Walker::handle_same_value, Scan::Handled},
-      {"prim::Uninitialized", &Walker::handle_uninitialized, Scan::Handled},
-      {"prim::RaiseException", &Walker::handle_dropped, Scan::Handled},
-      {"aten::warn", &Walker::handle_dropped, Scan::Handled},
-      {"prim::GetAttr", &Walker::handle_get_attr, Scan::Handled},
+      {H::Constant, &Walker::handle_constant, Scan::Handled},
+      {H::Construct, &Walker::handle_construct, Scan::ConstIfConst},
+      {H::Dict, &Walker::handle_dict, Scan::Handled},
+      {H::Unpack, &Walker::handle_unpack, Scan::ConstIfConst},
+      {H::NumToTensor, &Walker::handle_num_to_tensor, Scan::Handled},
+      {H::SameValue, &Walker::handle_same_value, Scan::Handled},
+      {H::Uninitialized, &Walker::handle_uninitialized, Scan::Handled},
+      {H::Dropped, &Walker::handle_dropped, Scan::Handled},
+      {H::GetAttr, &Walker::handle_get_attr, Scan::Handled},
       // lists (walker_lists.cpp)
-      {"aten::__getitem__", &Walker::handle_getitem, Scan::Handled},
-      {"aten::len", &Walker::handle_len, Scan::OnLists},
-      {"aten::append", &Walker::handle_append, Scan::Handled},
-      {"aten::list", &Walker::handle_list_copy, Scan::Handled},
-      {"aten::__is__", &Walker::handle_is_none, Scan::Handled},
-      {"aten::__isnot__", &Walker::handle_is_none, Scan::Handled},
-      {"prim::tolist", &Walker::handle_tolist, Scan::Handled},
-      {"aten::insert", &Walker::handle_list_mutation, Scan::Handled},
-      {"aten::_set_item", &Walker::handle_list_mutation, Scan::Handled},
-      {"aten::pop", &Walker::handle_list_mutation, Scan::Handled},
-      {"aten::Delete", &Walker::handle_list_mutation, Scan::Handled},
-      {"aten::extend", &Walker::handle_list_concat, Scan::Handled},
+      {H::GetItem, &Walker::handle_getitem, Scan::Handled},
+      {H::Len, &Walker::handle_len, Scan::OnLists},
+      {H::Append, &Walker::handle_append, Scan::Handled},
+      {H::ListCopy, &Walker::handle_list_copy, Scan::Handled},
+      {H::IsNone, &Walker::handle_is_none, Scan::Handled},
+      {H::ToList, &Walker::handle_tolist, Scan::Handled},
+      {H::ListMutation, &Walker::handle_list_mutation, Scan::Handled},
+      {H::ListConcat, &Walker::handle_list_concat, Scan::Handled},
       // control flow (walker_control_flow.cpp)
-      {"prim::If", &Walker::handle_if, Scan::Blocks},
-      {"prim::Loop", &Walker::handle_loop, Scan::Blocks},
+      {H::If, &Walker::handle_if, Scan::Blocks},
+      {H::Loop, &Walker::handle_loop, Scan::Blocks},
   };
   return table;
 }
 
-const Walker::Handler *Walker::find_handler(const Node *n) {
-  static const std::unordered_map<c10::Symbol, const Handler *> by_kind = [] {
-    std::unordered_map<c10::Symbol, const Handler *> m;
-    for (const Handler &h : handler_table())
-      m.emplace(c10::Symbol::fromQualString(h.kind), &h);
-    return m;
-  }();
-  auto it = by_kind.find(n->kind());
-  return it == by_kind.end() ? nullptr : it->second;
+const Walker::Handler *Walker::handler_of(FrontendHandler which) {
+  for (const Handler &h : handler_table())
+    if (h.which == which)
+      return &h;
+  return nullptr;
 }
 
-std::vector<std::string> Walker::handled_kinds() {
-  std::vector<std::string> out;
-  for (const Handler &h : handler_table())
-    out.push_back(h.kind);
-  return out;
+const Walker::Handler *Walker::find_handler(const Node *n) const {
+  auto it = handlers_.find(n->kind());
+  if (it != handlers_.end())
+    return it->second;
+  // The registry's frontend entry for the kind, if any, names the handler.
+  const RegistryEntry *e = registry_.find(n->kind().toQualString(), kMinOpset);
+  const Handler *h = e && e->frontend ? handler_of(e->handler) : nullptr;
+  T2O_CHECK(!e || !e->frontend || h, "internal error: the walker has no handler for {}", e->op);
+  handlers_.emplace(n->kind(), h);
+  return h;
+}
+
+bool Walker::handles(FrontendHandler which) {
+  return handler_of(which) != nullptr;
 }
 
 bool Walker::handle_constant(const Node *n) {

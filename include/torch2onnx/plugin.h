@@ -1,15 +1,16 @@
 // Converter plugins: a shared library that adds converters for custom ops (torch.ops.mylib.op)
 // to torch2onnx, loaded with `torch2onnx --converters LIB.so` (docs/plugins.md). A plugin sees
 // the same interface torch2onnx's own converters use (aten_lib/converter.h, installed with this
-// header): typed arguments (Arg), the converter context (ConvertCtx), the shape-aware graph
-// builder (GraphBuilder) and the Registry.
+// header): typed arguments read by the names of the op's schema (ConvertCtx::arg, tensor, ...;
+// by position, c.tensor(0), c.int_or(1, -1), as plugins of interface 1 did, still works), the
+// converter context (ConvertCtx), the shape-aware graph builder (GraphBuilder) and the Registry.
 //
 //   #include <torch2onnx/plugin.h>
 //
 //   // mylib::scaled_tanh(Tensor x, float alpha) -> Tensor   as   alpha * Tanh(x)
 //   void mylib_scaled_tanh(torch2onnx::ConvertCtx &c) {
-//     torch2onnx::Val x = c.tensor(0);
-//     torch2onnx::Val alpha = c.b.const_scalar(c.info(0).dtype, c.in(1).to_double());
+//     torch2onnx::Val x = c.tensor("x");
+//     torch2onnx::Val alpha = c.b.const_scalar(c.info("x").dtype, c.arg<double>("alpha"));
 //     c.set_out(0, c.b.op1("Mul", {c.b.op1("Tanh", {x}), alpha}));
 //   }
 //
@@ -27,8 +28,9 @@
 #include "torch2onnx/version.h"
 
 // The revision of the plugin interface; part of what a loading torch2onnx checks, with
-// TORCH2ONNX_VERSION. Raised when Arg, ConvertCtx, Registry or GraphBuilder change.
-#define TORCH2ONNX_PLUGIN_ABI_VERSION 1
+// TORCH2ONNX_VERSION. Raised when Arg, ConvertCtx, Registry or GraphBuilder change (2: arguments
+// by schema name, ConvertCtx::call).
+#define TORCH2ONNX_PLUGIN_ABI_VERSION 2
 
 #define TORCH2ONNX_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
 

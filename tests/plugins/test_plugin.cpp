@@ -1,6 +1,9 @@
 // Converter plugins for tests/test_plugins.cpp, one source built several ways
 // (tests/CMakeLists.txt):
-//   T2O_PLUGIN_GOOD       converts t2otest::twice(Tensor x) -> Tensor as Add(x, x)
+//   T2O_PLUGIN_GOOD       converts t2otest::twice(Tensor x) -> Tensor as Add(x, x), and
+//                         t2otest::scale(Tensor x, float alpha=2.) -> Tensor reading its arguments
+//                         by position (as plugins of interface 1 did) and calling aten::mul's
+//                         converter
 //   T2O_PLUGIN_OLD        the entry points of a plugin built against another torch2onnx version
 //   T2O_PLUGIN_NO_ENTRY   a shared library that is no plugin
 //   T2O_PLUGIN_UNDEFINED  uses a function torch2onnx does not have (fails to load)
@@ -17,14 +20,22 @@
 #if defined(T2O_PLUGIN_GOOD)
 namespace {
 void t2otest_twice(torch2onnx::ConvertCtx &c) {
-  torch2onnx::Val x = c.tensor(0);
+  torch2onnx::Val x = c.tensor("x");
   c.set_out(0, c.b.op1("Add", {x, x}));
+}
+
+void t2otest_scale(torch2onnx::ConvertCtx &c) {
+  torch2onnx::Val x = c.tensor(0);
+  double alpha = c.double_or(1, 2.0);
+  c.set_out(0, c.call("aten::mul", {{"self", x}, {"other", torch2onnx::Arg::of_float(alpha)}},
+                      {c.out_info(0)}, "Scalar")[0]);
 }
 } // namespace
 
 TORCH2ONNX_PLUGIN(r) {
   r.set_family("test_plugin");
   r.add("t2otest::twice", 11, t2otest_twice, {"Add"});
+  r.add("t2otest::scale", 11, t2otest_scale, {"Mul"});
 }
 
 #elif defined(T2O_PLUGIN_OLD)
@@ -50,7 +61,7 @@ TORCH2ONNX_PLUGIN(r) {
 
 #elif defined(T2O_PLUGIN_DUPLICATE)
 TORCH2ONNX_PLUGIN(r) {
-  r.add("aten::relu", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); }, {});
+  r.add("aten::relu", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor("self")); }, {});
 }
 
 #elif defined(T2O_PLUGIN_ABORT)
@@ -74,12 +85,12 @@ TORCH2ONNX_PLUGIN(r) {
 
 #elif defined(T2O_PLUGIN_BAD_NAME)
 TORCH2ONNX_PLUGIN(r) {
-  r.add("", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); }, {"Identity"});
+  r.add("", 11, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor("x")); }, {"Identity"});
 }
 
 #elif defined(T2O_PLUGIN_BAD_OPSET)
 TORCH2ONNX_PLUGIN(r) {
-  r.add("t2otest::odd", -5, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor(0)); },
+  r.add("t2otest::odd", -5, [](torch2onnx::ConvertCtx &c) { c.set_out(0, c.tensor("x")); },
         {"MadeUpOnnxOp"});
 }
 #endif
