@@ -1,6 +1,7 @@
 // `torch2onnx ops`: the converters chosen at an opset (plugins included), as a table or JSON.
 #include "apps/ops_cmd.h"
 
+#include "apps/cli_parse.h"
 #include "aten_lib/converter.h"
 #include "aten_lib/plugins.h"
 #include "builder/error.h"
@@ -57,15 +58,8 @@ int run_ops(int argc, char **argv) {
   app.add_option("--converters", plugins,
                  "also list the converters of these plugins (shared libraries; docs/plugins.md)")
       ->take_all();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
-    if (e.get_exit_code() == 0)
-      return app.exit(e); // --help
-    // CLI11's own exit codes (105, 109, ...) are outside the documented 0/1/2.
-    fmt::print(stderr, "torch2onnx: error: {}\n  hint: see torch2onnx ops --help\n", e.what());
-    return 2;
-  }
+  if (auto rc = parse_flags(app, argc, argv, "ops"))
+    return *rc;
   std::unique_ptr<Registry> with_plugins;
   try {
     // A plugin that crashes while it loads or registers is one error line (process.h), naming it.

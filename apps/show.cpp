@@ -2,6 +2,7 @@
 // describe() builds the JSON document (docs/show.md); text() prints the same for people.
 #include "apps/show.h"
 
+#include "apps/cli_parse.h"
 #include "apps/report.h"
 #include "builder/error.h"
 #include "builder/file_io.h"
@@ -677,14 +678,8 @@ Examples:
   bool as_json = false;
   app.add_option("model", path, "the ONNX file, e.g. model.onnx")->required();
   app.add_flag("--json", as_json, "print JSON for tools (docs/show.md)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
-    if (e.get_exit_code() == 0)
-      return app.exit(e); // --help
-    fmt::print(stderr, "torch2onnx: error: {}\n  hint: see torch2onnx show --help\n", e.what());
-    return 2;
-  }
+  if (auto rc = parse_flags(app, argc, argv, "show"))
+    return *rc;
   try {
     json m = describe(path);
     if (as_json)

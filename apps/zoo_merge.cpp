@@ -1,6 +1,7 @@
 // `torch2onnx zoo merge RESULT.json...`: joins the --json results of zoo shards (run on several
 // machines with --shard I/N) into one JSON, JUnit and markdown report, and says which models are
 // missing (a shard lost, a run interrupted) and which were run twice (overlapping shards).
+#include "apps/cli_parse.h"
 #include "apps/zoo_results.h"
 #include "builder/error.h"
 #include "builder/file_io.h"
@@ -51,15 +52,8 @@ std::optional<int> parse_merge(int argc, char **argv, MergeOptions &o) {
   app.add_option("--json", o.json, "write the merged results as JSON here");
   app.add_option("--junit", o.junit, "write the merged results as JUnit XML here");
   app.add_option("--report", o.report, "write a markdown table of the merged results here");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
-    if (e.get_exit_code() == 0)
-      return app.exit(e);
-    fmt::print(stderr, "torch2onnx: error: {}\n  hint: see torch2onnx zoo merge --help\n",
-               e.what());
-    return 2;
-  }
+  if (auto rc = parse_flags(app, argc, argv, "zoo merge"))
+    return *rc;
   return std::nullopt;
 }
 

@@ -12,13 +12,6 @@ using namespace t2o_test;
 namespace fs = std::filesystem;
 
 namespace {
-std::string slurp(const std::string &p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::string write_manifest(const std::string &dir, const std::string &text) {
   std::string p = dir + "/zoo.yaml";
   std::ofstream(p) << text;
@@ -88,12 +81,12 @@ TEST_CASE("zoo: two shards with --jobs 2 cover the manifest, a crash and a hang 
     // Each shard holds one of the crash and the hang, so each fails.
     CHECK(r.exit_code == 1);
     CHECK(contains(r.out, "4/4]"));
-    auto part = models_in(slurp(dir + "/" + tag + ".json"));
+    auto part = models_in(file_bytes(dir + "/" + tag + ".json"));
     CHECK(part.size() == 4);
     for (const auto &[name, line] : part)
       CHECK(all.insert({name, line}).second); // disjoint
-    CHECK(contains(slurp(dir + "/" + tag + ".xml"), "<testsuite name=\"zoo\" tests=\"4\""));
-    CHECK(contains(slurp(dir + "/" + tag + ".md"), "| model | opset | status |"));
+    CHECK(contains(file_bytes(dir + "/" + tag + ".xml"), "<testsuite name=\"zoo\" tests=\"4\""));
+    CHECK(contains(file_bytes(dir + "/" + tag + ".md"), "| model | opset | status |"));
   }
   std::set<std::string> names;
   for (const auto &kv : all)
@@ -135,7 +128,7 @@ TEST_CASE("zoo: expected failures and --opset keep the exit status 0", "[zoo]") 
                     dir + "/r.json"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  auto all = models_in(slurp(dir + "/r.json"));
+  auto all = models_in(file_bytes(dir + "/r.json"));
   CHECK(all.size() == 6); // --opset replaces tiny_b's two opsets by one
   CHECK(all.count("tiny_b"));
   CHECK(contains(all["tiny_b"], "\"opset\": 15"));
@@ -153,7 +146,7 @@ TEST_CASE("zoo: verify_dims passes --verify-dims to the model's export", "[zoo]"
   auto r = run_cli({"zoo", manifest, "--out", dir + "/o"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  std::string log = slurp(dir + "/o/logs/sym.log");
+  std::string log = file_bytes(dir + "/o/logs/sym.log");
   INFO(log);
   CHECK(contains(log, "[batch=1]"));
   CHECK(contains(log, "[batch=5]"));
@@ -256,9 +249,9 @@ TEST_CASE("zoo: names that would reach outside a model's own files are refused",
     CHECK(r.exit_code == 2);
     CHECK(contains(r.err, "zoo.yaml:3:"));
     CHECK(contains(r.err, "name '"));
-    CHECK(slurp(run + "/sentinel.txt") == "mine");
-    CHECK(slurp(run + "/o/inside.txt") == "mine");
-    CHECK(slurp(run + "/o/logs/other.log") == "an earlier log");
+    CHECK(file_bytes(run + "/sentinel.txt") == "mine");
+    CHECK(file_bytes(run + "/o/inside.txt") == "mine");
+    CHECK(file_bytes(run + "/o/logs/other.log") == "an earlier log");
     CHECK(fs::exists(manifest));
   }
 }
@@ -279,7 +272,7 @@ TEST_CASE("zoo: a passing model deletes only the files its run wrote", "[zoo]") 
   auto r = run_cli({"zoo", manifest, "--out", out, "--json", dir + "/r.json"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(slurp(out + "/sym/user_file.txt") == "mine");
+  CHECK(file_bytes(out + "/sym/user_file.txt") == "mine");
   // A test_data_set_N left by an earlier export is stale verification data: the export replaces
   // every set (issue 17), while the user's other files stay.
   CHECK_FALSE(fs::exists(out + "/sym/test_data_set_7"));
@@ -290,18 +283,18 @@ TEST_CASE("zoo: a passing model deletes only the files its run wrote", "[zoo]") 
   CHECK_FALSE(fs::exists(out + "/fresh"));
   CHECK_FALSE(fs::exists(out + "/fresh.onnx"));
   // The results come from the children's reports.
-  auto all = models_in(slurp(dir + "/r.json"));
+  auto all = models_in(file_bytes(dir + "/r.json"));
   CHECK(status_of(all["sym"]) == "pass");
   CHECK(contains(all["sym"], "\"outputs_checked\": 3"));
   CHECK_FALSE(contains(all["sym"], "\"nodes\": null"));
   CHECK_FALSE(contains(all["sym"], "\"export_seconds\": null"));
-  CHECK(contains(slurp(out + "/logs/sym.json"), "\"format\": \"torch2onnx-report\""));
+  CHECK(contains(file_bytes(out + "/logs/sym.json"), "\"format\": \"torch2onnx-report\""));
   SECTION("--keep keeps them") {
     auto k = run_cli({"zoo", manifest, "--out", out, "--keep"});
     REQUIRE(k.exit_code == 0);
     CHECK(fs::exists(out + "/sym.onnx"));
     CHECK(fs::exists(out + "/sym/test_data_set_2/input_0.pb"));
-    CHECK(slurp(out + "/sym/user_file.txt") == "mine");
+    CHECK(file_bytes(out + "/sym/user_file.txt") == "mine");
   }
 }
 
@@ -316,7 +309,7 @@ TEST_CASE("zoo: a failing model's first error comes from its report", "[zoo]") {
   auto r = run_cli({"zoo", manifest, "--out", dir + "/o", "--json", dir + "/r.json"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
-  auto all = models_in(slurp(dir + "/r.json"));
+  auto all = models_in(file_bytes(dir + "/r.json"));
   CHECK(status_of(all["unsupported"]) == "fail");
   // The message's lines joined into one.
   CHECK(contains(all["unsupported"],

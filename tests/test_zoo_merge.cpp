@@ -15,13 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string &p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 void spill(const std::string &p, const std::string &text) {
   std::ofstream(p) << text;
 }
@@ -43,7 +36,7 @@ const char *kSixJobs =
     "expect_fail: \"no converter\"}\n";
 
 nlohmann::json read_json(const std::string &p) {
-  return nlohmann::json::parse(slurp(p));
+  return nlohmann::json::parse(file_bytes(p));
 }
 
 std::vector<std::string> names_of(const nlohmann::json &results) {
@@ -136,9 +129,9 @@ TEST_CASE("zoo merge: four shards join into one report, a lost shard and an over
     CHECK(all["overlapping"].empty());
     CHECK(all["merged_from"].size() == 4);
     CHECK(model(all, "tuple")->at("outputs_checked") == 2);
-    CHECK(
-        contains(slurp(dir + "/all.xml"), "tests=\"6\" failures=\"0\" errors=\"0\" skipped=\"1\""));
-    std::string md = slurp(dir + "/all.md");
+    CHECK(contains(file_bytes(dir + "/all.xml"),
+                   "tests=\"6\" failures=\"0\" errors=\"0\" skipped=\"1\""));
+    std::string md = file_bytes(dir + "/all.md");
     CHECK(contains(md, "`torch2onnx zoo merge` of 4 file(s) of zoo.yaml: 6 models"));
     CHECK(contains(md, "| two | 17 | pass |"));
     SECTION("a merged file merges again, and --resume takes it") {
@@ -159,7 +152,7 @@ TEST_CASE("zoo merge: four shards join into one report, a lost shard and an over
     INFO(r.out << r.err);
     CHECK(r.exit_code == 1);
     CHECK(contains(r.err, "every model of shard 3/4 (no file of it given)"));
-    CHECK(contains(slurp(dir + "/c.md"), "**Missing** (1)"));
+    CHECK(contains(file_bytes(dir + "/c.md"), "**Missing** (1)"));
     auto m = run_cli({"zoo", "merge", shards[0], shards[1], shards[3], "--manifest", manifest});
     INFO(m.out << m.err);
     CHECK(m.exit_code == 1);
@@ -219,7 +212,7 @@ TEST_CASE("zoo merge: the CI manifest's four shards, checked against the manifes
   CHECK(names[0] == shards[0][0]);
   CHECK(names[1] == shards[1][0]);
   CHECK(names[4] == shards[0][1]);
-  CHECK(contains(slurp(dir + "/ci.xml"), "<testsuite name=\"ci\" tests=\"51\""));
+  CHECK(contains(file_bytes(dir + "/ci.xml"), "<testsuite name=\"ci\" tests=\"51\""));
 
   SECTION("a model dropped from one shard's file is named with its manifest line") {
     std::string dropped = shards[1][2];
