@@ -486,21 +486,16 @@ void aten_col2im_18(ConvertCtx &c) {
 }
 
 void register_image_ops(Registry &r) {
-  r.add("aten::upsample_nearest1d", 11, aten_upsample_nearest1d,
-        {"Resize", "Concat", "Shape", "Slice"});
-  r.add("aten::upsample_nearest2d", 11, aten_upsample_nearest2d,
-        {"Resize", "Concat", "Shape", "Slice"});
-  r.add("aten::upsample_nearest3d", 11, aten_upsample_nearest3d,
-        {"Resize", "Concat", "Shape", "Slice"});
-  r.add("aten::upsample_linear1d", 11, aten_upsample_linear1d,
-        {"Resize", "Concat", "Shape", "Slice"});
-  r.add("aten::upsample_bilinear2d", 11, aten_upsample_bilinear2d,
-        {"Resize", "Concat", "Shape", "Slice"});
-  r.add("aten::upsample_trilinear3d", 11, aten_upsample_trilinear3d,
-        {"Resize", "Concat", "Shape", "Slice"});
-  r.add("aten::upsample_bicubic2d", 11, aten_upsample_bicubic2d,
-        {"Resize", "Concat", "Shape", "Slice"});
-  r.add("aten::__interpolate", 11, aten___interpolate, {"Resize", "Concat", "Shape", "Slice"});
+  // These all lower through resize() above, so they list the same ONNX ops.
+  const std::vector<std::string> resize_ops{"Resize", "Concat", "Shape", "Slice"};
+  r.add("aten::upsample_nearest1d", 11, aten_upsample_nearest1d, resize_ops);
+  r.add("aten::upsample_nearest2d", 11, aten_upsample_nearest2d, resize_ops);
+  r.add("aten::upsample_nearest3d", 11, aten_upsample_nearest3d, resize_ops);
+  r.add("aten::upsample_linear1d", 11, aten_upsample_linear1d, resize_ops);
+  r.add("aten::upsample_bilinear2d", 11, aten_upsample_bilinear2d, resize_ops);
+  r.add("aten::upsample_trilinear3d", 11, aten_upsample_trilinear3d, resize_ops);
+  r.add("aten::upsample_bicubic2d", 11, aten_upsample_bicubic2d, resize_ops);
+  r.add("aten::__interpolate", 11, aten___interpolate, resize_ops);
   r.add("aten::_upsample_bilinear2d_aa", 11, aten__upsample_bilinear2d_aa, {"MatMul"});
   r.add("aten::_upsample_bicubic2d_aa", 11, aten__upsample_bicubic2d_aa, {"MatMul"});
   register_grid_sampler_decomposed(r); // below opset 16 (grid_sample_decomposed.cpp)

@@ -383,14 +383,14 @@ void aten_rrelu(ConvertCtx &c) {
 }
 
 void register_math_ops(Registry &r) {
-  r.add_with_inplace("aten::atan2", 11, aten_atan2,
-                     {"Atan", "Div", "Where", "Add", "Cast", "Equal", "Less", "Mul", "Sign"});
-  r.add("aten::arctan2", 11, aten_atan2,
-        {"Atan", "Div", "Where", "Add", "Equal", "Less", "Mul", "Sign"});
-  r.add_with_inplace("aten::xlogy", 11, aten_xlogy,
-                     {"Log", "Mul", "Where", "And", "Equal", "IsNaN", "Not"});
-  r.add("aten::special_xlogy", 11, aten_xlogy,
-        {"Log", "Mul", "Where", "And", "Equal", "IsNaN", "Not"});
+  // An alias registers the same converter, so it lists the same ONNX ops.
+  const std::vector<std::string> atan2_ops{"Atan",  "Div",  "Where", "Add", "Cast",
+                                           "Equal", "Less", "Mul",   "Sign"};
+  r.add_with_inplace("aten::atan2", 11, aten_atan2, atan2_ops);
+  r.add("aten::arctan2", 11, aten_atan2, atan2_ops);
+  const std::vector<std::string> xlogy_ops{"Log", "Mul", "Where", "And", "Equal", "IsNaN", "Not"};
+  r.add_with_inplace("aten::xlogy", 11, aten_xlogy, xlogy_ops);
+  r.add("aten::special_xlogy", 11, aten_xlogy, xlogy_ops);
   r.add("aten::logaddexp", 11, aten_logaddexp,
         {"Max", "Exp", "Log", "Abs", "Add", "Equal", "Mul", "Sub", "Where"});
   r.add("aten::logaddexp2", 11, aten_logaddexp2,
