@@ -4,7 +4,6 @@
 #include "builder/error.h"
 #include "exporter/export.h"
 #include "exporter/export_module.h"
-#include "exporter/frontend/torch_util.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -37,24 +36,6 @@ ExportOptions options_of(const ExportSettings &s, const std::string &output_path
   return o;
 }
 
-[[noreturn]] void refuse_dtype(const at::Tensor &t) {
-  throw Error(fmt::format("an example tensor has dtype {}, which ONNX inputs cannot take",
-                          c10::toString(t.scalar_type())),
-              "give float, integer or bool tensors");
-}
-
-// The ONNX dtype of an example tensor (exporter/frontend/torch_util's mapping); complex tensors
-// cannot be ONNX inputs.
-DType dtype_of(const at::Tensor &t) {
-  if (t.is_complex())
-    refuse_dtype(t);
-  try {
-    return to_dtype(t.scalar_type());
-  } catch (const Error &) {
-    refuse_dtype(t);
-  }
-}
-
 // One --input spec per example tensor: the name (input_names), the dtype and sizes, and the
 // symbolic dims of dynamic_dims. The tensors themselves are the example values.
 std::vector<InputSpec> specs_of(const std::vector<at::Tensor> &args, const ExportSettings &s,
@@ -67,7 +48,7 @@ std::vector<InputSpec> specs_of(const std::vector<at::Tensor> &args, const Expor
     InputSpec spec;
     T2O_CHECK(args[i].defined(), "example argument {} is an undefined tensor", i);
     spec.name = s.input_names.empty() ? "" : s.input_names[i];
-    spec.dtype = dtype_of(args[i]);
+    spec.dtype = example_dtype(args[i]);
     for (int64_t d : args[i].sizes())
       spec.dims.push_back(Dim{d, ""});
     const std::string &key = !spec.name.empty()     ? spec.name

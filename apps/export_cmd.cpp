@@ -334,38 +334,6 @@ std::optional<Error> report_path_problem(const Args &a, const std::string &out) 
   return std::nullopt;
 }
 
-// An --output-names name equal to a forward argument's name (the CLI cannot see those names
-// before loading the model) ends in the ONNX checker's SSA error naming the value twice; say
-// what the user did instead of "this is a torch2onnx bug".
-// TODO(exporter): check it where the input names are resolved, as check_option_conflicts does.
-std::optional<report::Failure> output_name_clash(const ExportOptions &o,
-                                                 const std::string &message) {
-  if (message.find("has been used as output names multiple times") == std::string::npos)
-    return std::nullopt;
-  for (const auto &n : o.output_names)
-    if (message.find("'" + n + "'") != std::string::npos)
-      return report::Failure{"usage",
-                             fmt::format("--output-names '{}' is also the name of an input (a "
-                                         "forward argument)",
-                                         n),
-                             "ONNX value names must be unique; rename the output, or name the "
-                             "input with --input NAME:dtype[dims]",
-                             ""};
-  return std::nullopt;
-}
-
-// The step export_model was in, from its progress messages (for the report of a failure).
-std::string phase_of(const std::string &message) {
-  static const std::pair<const char *, const char *> kPhases[] = {{"loading", "load"},
-                                                                  {"recording", "convert"},
-                                                                  {"writing", "serialize"},
-                                                                  {"verifying", "verify"}};
-  for (const auto &[prefix, phase] : kPhases)
-    if (message.rfind(prefix, 0) == 0)
-      return phase;
-  return "";
-}
-
 // Messages quote names from files (tensor names, dict keys, LibTorch's text of the model's code):
 // what reaches the terminal is escaped (builder/printable.h); the message's own line breaks stay.
 void print_error(const std::string &message, const std::string &hint) {
@@ -389,11 +357,10 @@ void print_details(const ExportReport &r, const Args &a) {
       fmt::print(stderr, "torch2onnx: warning: {}\n", printable(w, true));
   if (!a.timings && a.o.verbosity < 2)
     return;
-  const auto &p = r.phases;
-  fmt::print(stderr,
-             "torch2onnx: phases: load {:.3f} s, prepare {:.3f} s, record {:.3f} s, convert "
-             "{:.3f} s, optimize {:.3f} s, serialize {:.3f} s\n",
-             p.load, p.prepare, p.record, p.convert, p.optimize, p.serialize);
+  std::vector<std::string> times;
+  for (Phase p : kTimedPhases)
+    times.push_back(fmt::format("{} {:.3f} s", phase_name(p), r.phases.of(p)));
+  fmt::print(stderr, "torch2onnx: phases: {}\n", fmt::join(times, ", "));
   std::vector<std::string> applied;
   for (const auto &[rule, n] : r.optimized.applied)
     applied.push_back(fmt::format("{} {}", rule, n));
@@ -490,7 +457,6 @@ int print_result(const ExportReport &r, const Args &a) {
 int export_and_print(const Args &a, const std::string &out, std::optional<ExportReport> &result,
                      report::Failure &failure, ExportReport &partial) {
   const ExportOptions &o = a.o;
-  std::string phase;
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -498,7 +464,8 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
   // On a terminal, one updating stderr line says what the export is doing (not with -q).
   ProgressLine line(o.verbosity >= 1);
   ExportOptions with_progress = o;
-  std::string last_phase, last_step;
+  Phase last_phase = Phase::None;
+  std::string last_step;
   if (line.active())
     with_progress.progress = [&](const Progress &p) {
       // A new phase or verification step shows at once; counts at most 10 times a second.
@@ -507,8 +474,6 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
       last_step = p.step;
     };
   LogFn log = [&](const std::string &m) {
-    if (auto p = phase_of(m); !p.empty())
-      phase = p;
     if (o.verbosity < 2)
       return;
     line.clear();
@@ -516,28 +481,33 @@ int export_and_print(const Args &a, const std::string &out, std::optional<Export
   };
   // A failed export leaves nothing behind and the earlier output as it was: the library moves its
   // files into place only when it succeeds (exporter/output_files.h).
+  // The phase a failure happened in: the export's own record of it (builder/phase.h), not its
+  // messages; empty when it failed before the first phase (the options).
+  auto phase_now = [] { return std::string(phase_name(current_export_phase())); };
   try {
     result = export_model(with_progress, log, &partial);
     line.clear();
     return print_result(*result, a);
   } catch (const UsageError &e) {
-    failure = {"usage", e.what(), e.hint(), phase, e.node()};
+    failure = {"usage", e.what(), e.hint(), phase_now(), e.node()};
   } catch (const Error &e) {
-    failure = {"export", e.what(), e.hint(), phase, e.node()};
-    if (auto clash = output_name_clash(o, e.what()))
-      failure = *clash;
+    failure = {"export", e.what(), e.hint(), phase_now(), e.node()};
   } catch (const std::exception &e) {
     // LibTorch's errors (c10::Error) carry a backtrace after their first line: not for users.
-    failure = {"internal", first_line(e.what()), "", phase, std::nullopt};
+    failure = {"internal", first_line(e.what()), "", phase_now(), std::nullopt};
   } catch (...) {
     // `throw 42` in a converter plugin or a custom-op library: still one error, not terminate.
     failure = {"internal",
                "an exception that is not a std::exception was thrown (by a converter plugin or a "
                "custom-op library?)",
-               "", phase, std::nullopt};
+               "", phase_now(), std::nullopt};
   }
   line.clear();
+  // LibTorch 1.13 reports a failed allocation as a c10::Error whose only mark is its text
+  // ("DefaultCPUAllocator: can't allocate memory"; no exception type of its own): that text is
+  // the one message read here, to say "out of memory" with a hint instead of an internal error.
   if (is_out_of_memory(failure.message) && failure.message.rfind("out of memory", 0) != 0) {
+    const std::string &phase = failure.phase;
     Error oom = out_of_memory(phase.empty() ? "exporting" : "in phase '" + phase + "'");
     failure = {"export", fmt::format("{} ({})", oom.what(), first_line(failure.message)),
                oom.hint(), phase, std::nullopt};

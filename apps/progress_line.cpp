@@ -82,9 +82,11 @@ std::string progress_text(const Progress &p, double seconds) {
       how += ": " + p.step;
     break;
   case ProgressUnit::None:
+    how = p.step;
     break;
   }
-  return fmt::format("{}{}{}, {}", p.phase, how.empty() ? "" : ": ", how, duration_text(seconds));
+  return fmt::format("{}{}{}, {}", phase_activity(p.phase), how.empty() ? "" : ": ", how,
+                     duration_text(seconds));
 }
 
 std::string zoo_progress_text(size_t done, size_t total, double elapsed,

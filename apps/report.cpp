@@ -156,18 +156,12 @@ json expected_json(const ExpectedReport &e) {
 
 // After a failure only the phases that ran (the last one until the failure).
 json phases_json(const ExportReport &r, bool all) {
-  const auto &p = r.phases;
   json j = json::object();
-  for (const auto &[k, v] :
-       std::initializer_list<std::pair<const char *, double>>{{"load", p.load},
-                                                              {"prepare", p.prepare},
-                                                              {"record", p.record},
-                                                              {"convert", p.convert},
-                                                              {"optimize", p.optimize},
-                                                              {"serialize", p.serialize},
-                                                              {"export", r.seconds}})
-    if (all || v > 0)
-      j[k] = v;
+  for (Phase p : kTimedPhases)
+    if (all || r.phases.of(p) > 0)
+      j[phase_name(p)] = r.phases.of(p);
+  if (all || r.seconds > 0)
+    j["export"] = r.seconds;
   return j;
 }
 

@@ -542,7 +542,7 @@ GraphStats GraphBuilder::stats() const {
   return s;
 }
 
-void GraphBuilder::finish(const SerializeOptions &opts) {
+void GraphBuilder::finish_graph(const SerializeOptions &opts) {
   if (finished_)
     return;
   T2O_CHECK(open_graphs_.empty(), "internal error: {} subgraph(s) were never finished",
@@ -550,12 +550,21 @@ void GraphBuilder::finish(const SerializeOptions &opts) {
   add_header_and_io(opts);
   finished_ = true;
   remove_dead_nodes();
-  if (opts.optimize) {
-    ScopedInitializerBytes lookup(
-        [this](const onnx::TensorProto &t) { return initializer_bytes(t); },
-        [this](const onnx::TensorProto &t) { borrowed_.erase(t.name()); });
-    opts.optimize(*model_);
-  }
+}
+
+void GraphBuilder::rewrite(const std::function<void(onnx::ModelProto &)> &step) {
+  T2O_CHECK(finished_ && !checked_, "internal error: rewrite() runs between finish_graph() and "
+                                    "save()");
+  ScopedInitializerBytes lookup([this](const onnx::TensorProto &t) { return initializer_bytes(t); },
+                                [this](const onnx::TensorProto &t) { borrowed_.erase(t.name()); });
+  step(*model_);
+}
+
+void GraphBuilder::finish(const SerializeOptions &opts) {
+  finish_graph(opts);
+  if (checked_)
+    return;
+  checked_ = true;
   release_dropped_borrowed();
   import_custom_domains(*model_);
   // The checker and shape inference see the borrowed weights as external data: they read their
@@ -681,7 +690,7 @@ std::string GraphBuilder::serialize_to_string(const SerializeOptions &opts) {
 }
 
 bool GraphBuilder::save(const std::string &path, const SerializeOptions &opts) {
-  progress_phase("optimizing and checking");
+  progress_phase(Phase::Optimize);
   finish(opts);
   // A protobuf message cannot exceed 2 GB: larger models keep their weights in a side file
   // ("<file>.data", ONNX external data), which ONNX Runtime loads from beside the model.
@@ -689,7 +698,7 @@ bool GraphBuilder::save(const std::string &path, const SerializeOptions &opts) {
   size_t size = model_->ByteSizeLong();
   for (const auto &[name, b] : borrowed_)
     size += b.size + 16;
-  progress_phase("writing", ProgressUnit::Bytes, size);
+  progress_phase(Phase::Serialize, ProgressUnit::Bytes, size);
   bool external = opts.external_data || size > kProtoLimit;
   if (external)
     external = externalize(path, opts.external_threshold);

@@ -31,8 +31,6 @@ struct SerializeOptions {
   size_t external_threshold = 256;
   bool run_checker = true;
   bool run_shape_inference = true;
-  // Graph rewrites, run on the finished graph before the checker (builder/optimize.h).
-  std::function<void(onnx::ModelProto &)> optimize;
 };
 
 // The type of a subgraph input or output (an If branch's or a Loop body's): a tensor of `dtype`, or
@@ -91,8 +89,6 @@ public:
                         std::string_view hint = "const");
   // The bytes of an initializer: its raw data, or the memory it borrows.
   std::string_view initializer_bytes(const onnx::TensorProto &init) const;
-  // Borrowed initializers (constant_borrowed) still in the model, and their bytes.
-  size_t borrowed_count() const { return borrowed_.size(); }
   // The constant contents of a value when it is an initializer, else nullptr.
   const TensorData *constant_data(const Val &v) const;
 
@@ -148,6 +144,17 @@ public:
 
   GraphStats stats() const;
   size_t node_count() const;
+
+  // After the walk, the export's steps run in this order (exporter/export.cpp: write_model):
+  //   finish_graph(opts)   the header, the graph's inputs and outputs; nodes nothing reads go
+  //   rewrite(step) ...    steps on the finished graph: the rewrites (builder/optimize.h) and
+  //                        --functions (builder/functions.h); they read borrowed weights in place
+  //   save(path, opts)     the ONNX checker, shape inference, the file
+  // save() and serialize_to_string() run finish_graph() first when it has not run.
+  void finish_graph(const SerializeOptions &opts);
+  // Runs `step` on the finished model (after finish_graph(), before save()). While it runs, a
+  // rewrite reads a borrowed initializer's bytes through ScopedInitializerBytes and may let one go.
+  void rewrite(const std::function<void(onnx::ModelProto &)> &step);
 
   // Finishes the model: value infos for inputs/outputs, opset import, checker, shape inference,
   // then writes `path` atomically (temporary file in the same folder, fsync, rename). Returns
@@ -235,7 +242,8 @@ private:
   std::unordered_map<std::string, BorrowedBytes> borrowed_;            // initializer -> its bytes
   std::vector<std::pair<std::string, TensorInfo>> inputs_;
   std::vector<std::pair<std::string, std::string>> outputs_; // (value, graph output name)
-  bool finished_ = false;
+  bool finished_ = false;                                    // finish_graph ran
+  bool checked_ = false; // finish ran: the checker and shape inference
   std::vector<std::unique_ptr<onnx::GraphProto>> open_graphs_; // innermost last
 };
 

@@ -1,5 +1,8 @@
 #include "builder/optimize.h"
 
+#include "builder/error.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <onnx/onnx_pb.h>
@@ -27,18 +30,13 @@ void for_each_read(const onnx::NodeProto &n, const std::function<void(const std:
   }
 }
 
-bool has_subgraph(const onnx::NodeProto &n) {
-  for (const auto &a : n.attribute())
-    if (a.has_g() || a.graphs_size() > 0)
-      return true;
-  return false;
-}
-
-const onnx::AttributeProto *attr(const onnx::NodeProto &n, const std::string &name) {
-  for (const auto &a : n.attribute())
-    if (a.name() == name)
-      return &a;
-  return nullptr;
+// A rule with elem_types is not tried on a node whose first input has another known type.
+bool handles_type(const RewriteRule &r, const OptGraph &g, int i) {
+  if (r.elem_types.empty())
+    return true;
+  const auto &n = g.node(i);
+  int t = n.input_size() > 0 && !n.input(0).empty() ? g.elem_type(n.input(0)) : 0;
+  return t == 0 || std::find(r.elem_types.begin(), r.elem_types.end(), t) != r.elem_types.end();
 }
 
 } // namespace
@@ -49,7 +47,7 @@ struct OptGraph::State {
   std::vector<bool> removed;
   std::unordered_map<std::string, int> producer;
   std::unordered_map<std::string, size_t> uses;
-  std::unordered_set<std::string> outputs, inputs;
+  std::unordered_set<std::string> outputs;
   std::unordered_map<std::string, int> init_index;
   std::unordered_map<std::string, onnx::TypeProto> types;
   mutable std::unordered_map<std::string, std::string> alias;
@@ -77,7 +75,6 @@ OptGraph::OptGraph(onnx::ModelProto &model) : s_(std::make_unique<State>(model))
     ++s.uses[o.name()];
   }
   for (const auto &in : g.input()) {
-    s.inputs.insert(in.name());
     s.names.insert(in.name());
     s.types[in.name()] = in.type();
   }
@@ -110,6 +107,15 @@ OptGraph::~OptGraph() = default;
 onnx::NodeProto &OptGraph::node(int i) {
   return *s_->g->mutable_node(i);
 }
+const onnx::NodeProto &OptGraph::node(int i) const {
+  return s_->g->node(i);
+}
+int OptGraph::opset() const {
+  for (const auto &imp : s_->model.opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx")
+      return static_cast<int>(imp.version());
+  return 0;
+}
 int OptGraph::size() const {
   return s_->g->node_size();
 }
@@ -129,9 +135,6 @@ size_t OptGraph::uses(const std::string &value) const {
 
 bool OptGraph::is_graph_output(const std::string &value) const {
   return s_->outputs.count(value) > 0;
-}
-bool OptGraph::is_graph_input(const std::string &value) const {
-  return s_->inputs.count(value) > 0;
 }
 
 namespace {
@@ -355,239 +358,7 @@ void OptGraph::commit(OptimizeReport &report) {
   report.nodes_after = static_cast<size_t>(g.node_size());
 }
 
-// ---- rules ------------------------------------------------------------------------------------
-
-namespace {
-
-// Drops node i whose output 0 equals its input 0.
-bool forward_input(OptGraph &g, int i) {
-  const auto &n = g.node(i);
-  if (n.input_size() < 1 || n.output_size() < 1 || g.is_graph_output(n.output(0)))
-    return false;
-  for (int k = 1; k < n.output_size(); ++k)
-    if (!n.output(k).empty() && g.uses(n.output(k)) > 0)
-      return false;
-  std::string in = n.input(0), out = n.output(0);
-  g.remove(i);
-  g.alias(out, in);
-  return true;
-}
-
-bool rule_identity(OptGraph &g, int i) {
-  const auto &n = g.node(i);
-  if (n.input_size() != 1 || n.output_size() != 1)
-    return false;
-  const std::string &in = n.input(0);
-  const std::string &out = n.output(0);
-  if (!g.is_graph_output(out))
-    return forward_input(g, i);
-  // An output Identity: let the producer write the output directly when nothing else needs its
-  // value under the old name.
-  int p = g.producer(in);
-  if (p < 0 || g.uses(in) != 1 || g.is_graph_output(in) || has_subgraph(g.node(p)))
-    return false;
-  auto &prod = g.node(p);
-  for (int k = 0; k < prod.output_size(); ++k)
-    if (prod.output(k) == in) {
-      std::string name = out;
-      g.remove(i);
-      g.rename_output(p, k, name);
-      return true;
-    }
-  return false;
-}
-
-bool rule_noop_cast(OptGraph &g, int i) {
-  const auto &n = g.node(i);
-  const auto *to = attr(n, "to");
-  int have = g.elem_type(n.input(0));
-  if (!to || have == 0 || have != to->i())
-    return false;
-  return forward_input(g, i);
-}
-
-bool rule_noop_reshape(OptGraph &g, int i) {
-  const auto &n = g.node(i);
-  std::vector<int64_t> dims, target;
-  if (n.input_size() != 2 || !g.static_shape(n.input(0), dims) || !g.int_values(n.input(1), target))
-    return false;
-  const auto *az = attr(n, "allowzero");
-  bool allowzero = az && az->i() != 0;
-  if (target.size() != dims.size())
-    return false;
-  int minus = -1;
-  for (size_t k = 0; k < target.size(); ++k) {
-    if (target[k] == 0 && !allowzero)
-      target[k] = dims[k];
-    if (target[k] == -1) {
-      if (minus >= 0)
-        return false;
-      minus = static_cast<int>(k);
-    }
-  }
-  if (minus >= 0) {
-    int64_t total = 1, rest = 1;
-    for (size_t k = 0; k < dims.size(); ++k) {
-      total *= dims[k];
-      if (static_cast<int>(k) != minus)
-        rest *= target[k];
-    }
-    if (rest == 0)
-      return false;
-    target[static_cast<size_t>(minus)] = total / rest;
-  }
-  if (target != dims)
-    return false;
-  return forward_input(g, i);
-}
-
-bool rule_noop_expand(OptGraph &g, int i) {
-  const auto &n = g.node(i);
-  std::vector<int64_t> dims, shape;
-  if (n.input_size() != 2 || !g.static_shape(n.input(0), dims) || !g.int_values(n.input(1), shape))
-    return false;
-  if (shape.size() > dims.size())
-    return false; // adds dims
-  for (size_t k = 0; k < shape.size(); ++k) {
-    int64_t d = dims[dims.size() - shape.size() + k];
-    if (shape[k] != 1 && shape[k] != d)
-      return false; // broadcasts a dim
-  }
-  return forward_input(g, i);
-}
-
-bool rule_noop_transpose(OptGraph &g, int i) {
-  const auto *perm = attr(g.node(i), "perm");
-  if (!perm)
-    return false;
-  for (int k = 0; k < perm->ints_size(); ++k)
-    if (perm->ints(k) != k)
-      return false;
-  return forward_input(g, i);
-}
-
-bool rule_noop_dropout(OptGraph &g, int i) {
-  // Without a training_mode input (or with it absent) Dropout is the identity at inference.
-  if (g.node(i).input_size() >= 3 && !g.node(i).input(2).empty())
-    return false;
-  return forward_input(g, i);
-}
-
-std::string cse_key(const onnx::NodeProto &n) {
-  std::string key = n.domain() + "|" + n.op_type();
-  for (const auto &in : n.input())
-    key += "|" + in;
-  for (const auto &a : n.attribute())
-    key += "|" + a.SerializeAsString();
-  return key;
-}
-
-bool rule_cse(OptGraph &g, int i) {
-  static const std::unordered_set<std::string> random = {"RandomNormal",  "RandomNormalLike",
-                                                         "RandomUniform", "RandomUniformLike",
-                                                         "Multinomial",   "Bernoulli"};
-  const auto &n = g.node(i);
-  if (random.count(n.op_type()) || has_subgraph(n) || n.output_size() == 0)
-    return false;
-  for (const auto &o : n.output())
-    if (g.is_graph_output(o))
-      return false;
-  std::string key = cse_key(n);
-  auto &table = g.scratch("cse");
-  auto [it, fresh] = table.emplace(key, i);
-  if (fresh)
-    return false;
-  int j = it->second;
-  // Another rule may have changed node j since (a Conv with a folded BatchNormalization).
-  if (g.removed(j) || g.node(j).output_size() != n.output_size() || cse_key(g.node(j)) != key) {
-    it->second = i;
-    return false;
-  }
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (int k = 0; k < n.output_size(); ++k)
-    pairs.emplace_back(n.output(k), g.node(j).output(k));
-  g.remove(i);
-  for (const auto &[from, to] : pairs)
-    if (!from.empty())
-      g.alias(from, to);
-  return true;
-}
-
-bool rule_fold_conv_batchnorm(OptGraph &g, int i) {
-  const auto &bn = g.node(i);
-  if (bn.output_size() != 1 || bn.input_size() != 5)
-    return false;
-  const auto *tm = attr(bn, "training_mode");
-  if (tm && tm->i() != 0)
-    return false;
-  const std::string &x = bn.input(0);
-  int p = g.producer(x);
-  if (p < 0 || g.uses(x) != 1 || g.is_graph_output(x))
-    return false;
-  auto &conv = g.node(p);
-  if (conv.op_type() != "Conv" || !conv.domain().empty() || conv.input_size() < 2)
-    return false;
-  std::vector<float> b, scale, shift, mean, var;
-  size_t wn = 0;
-  const float *w = g.float_data(conv.input(1), wn); // read in place: weights can be large
-  if (!w)
-    return false;
-  const auto *wt = g.initializer(conv.input(1));
-  if (wt->dims_size() < 1)
-    return false;
-  int64_t m = wt->dims(0);
-  bool has_bias = conv.input_size() >= 3 && !conv.input(2).empty();
-  if (has_bias && !g.float_values(conv.input(2), b))
-    return false;
-  if (!has_bias)
-    b.assign(static_cast<size_t>(m), 0.0f);
-  if (!g.float_values(bn.input(1), scale) || !g.float_values(bn.input(2), shift) ||
-      !g.float_values(bn.input(3), mean) || !g.float_values(bn.input(4), var))
-    return false;
-  auto sm = static_cast<size_t>(m);
-  if (m <= 0 || b.size() != sm || scale.size() != sm || shift.size() != sm || mean.size() != sm ||
-      var.size() != sm || wn % sm != 0)
-    return false;
-  const auto *eps_attr = attr(bn, "epsilon");
-  double eps = eps_attr ? eps_attr->f() : 1e-5;
-  size_t per = wn / sm;
-  std::string w2(wn * sizeof(float), '\0');
-  auto *out_w = reinterpret_cast<float *>(w2.data());
-  std::vector<float> b2(sm);
-  for (size_t c = 0; c < sm; ++c) {
-    double s = static_cast<double>(scale[c]) / std::sqrt(static_cast<double>(var[c]) + eps);
-    for (size_t k = 0; k < per; ++k)
-      out_w[c * per + k] = static_cast<float>(w[c * per + k] * s);
-    b2[c] = static_cast<float>((static_cast<double>(b[c]) - mean[c]) * s + shift[c]);
-  }
-  std::vector<int64_t> wdims(wt->dims().begin(), wt->dims().end());
-  std::string stem = conv.input(1);
-  std::string old_w = stem, old_b = has_bias ? conv.input(2) : std::string();
-  std::string wname = g.add_float_initializer_raw(stem + "_bnfold", wdims, std::move(w2));
-  std::string bname = g.add_float_initializer(stem + "_bnfold_bias", {m}, b2);
-  std::string out = bn.output(0);
-  std::vector<std::string> bn_inputs(bn.input().begin(), bn.input().end());
-  g.remove(i);
-  auto &c = g.node(p); // re-fetch: adding initializers does not move nodes, but be explicit
-  g.replace_input(p, 1, wname);
-  if (c.input_size() >= 3)
-    g.replace_input(p, 2, bname);
-  else
-    g.append_input(p, bname);
-  g.rename_output(p, 0, out);
-  // The old weights are usually read by this Conv only: free them now, not at the end, so the
-  // peak memory holds one copy of the model's weights plus one layer.
-  g.release_if_unused(old_w);
-  if (!old_b.empty())
-    g.release_if_unused(old_b);
-  for (int k = 1; k < 5; ++k)
-    g.release_if_unused(bn_inputs[static_cast<size_t>(k)]);
-  return true;
-}
-
-} // namespace
-
-std::unordered_map<std::string, int> &OptGraph::scratch(const std::string &name) {
+std::unordered_map<std::string, int> &OptGraph::scratch(const std::string &name) const {
   return s_->scratch[name];
 }
 
@@ -605,28 +376,23 @@ void OptGraph::append_input(int i, const std::string &name) {
   ++s_->uses[name];
 }
 
-const std::vector<RewriteRule> &default_rules() {
-  static const std::vector<RewriteRule> rules = {
-      {"identity", "Identity", rule_identity},
-      {"noop-cast", "Cast", rule_noop_cast},
-      {"noop-reshape", "Reshape", rule_noop_reshape},
-      {"noop-reshape", "Expand", rule_noop_expand},
-      {"noop-transpose", "Transpose", rule_noop_transpose},
-      {"noop-dropout", "Dropout", rule_noop_dropout},
-      {"fold-conv-batchnorm", "BatchNormalization", rule_fold_conv_batchnorm},
-      {"cse", "*", rule_cse},
-  };
-  return rules;
+void check_rule_names(const std::vector<RewriteRule> &rules) {
+  std::unordered_set<std::string> names;
+  for (const auto &r : rules)
+    T2O_CHECK(names.insert(r.name).second, "two rewrite rules are named '{}'", r.name);
 }
 
 OptimizeReport optimize_model(onnx::ModelProto &model, const std::vector<RewriteRule> &rules) {
+  check_rule_names(rules);
   OptimizeReport report;
   OptGraph g(model);
   report.nodes_before = static_cast<size_t>(g.size());
   std::unordered_map<std::string, std::vector<const RewriteRule *>> by_op;
   std::vector<const RewriteRule *> any;
+  const int opset = g.opset();
   for (const auto &r : rules)
-    (r.target_op == "*" ? any : by_op[r.target_op]).push_back(&r);
+    if (opset >= r.min_opset && opset <= r.max_opset)
+      (r.target_op == "*" ? any : by_op[r.target_op]).push_back(&r);
   for (int i = 0; i < g.size(); ++i) {
     if (g.removed(i))
       continue;
@@ -640,8 +406,10 @@ OptimizeReport optimize_model(onnx::ModelProto &model, const std::vector<Rewrite
       for (const auto *r : list) {
         if (g.removed(i))
           return;
-        if (r->apply(g, i))
-          ++report.applied[r->name];
+        if (!handles_type(*r, g, i) || !r->matches(g, i))
+          continue;
+        r->apply(g, i);
+        ++report.applied[r->name];
       }
     };
     auto it = by_op.find(n.op_type());

@@ -1,14 +1,25 @@
-// Graph rewrites on a finished ONNX model: small rule objects (target op -> cheap condition ->
-// apply) run in one forward pass over the nodes, so the cost is linear in the node count.
+// Graph rewrites on a finished ONNX model: small rules (target op -> condition -> apply) run in
+// one forward pass over the nodes, so the cost is linear in the node count. Each rule is a file
+// of builder/rewrites/ (docs/performance.md lists what each buys); default_rules() lists them in
+// the order they are tried. The export runs them as a step of its own (exporter/export.cpp:
+// GraphBuilder::rewrite), between the walk and the checker.
 //
-// Rules (see docs/performance.md for what each buys):
-//   identity             Identity nodes disappear (an output Identity renames its producer's
-//   output) noop-cast            Cast to the type the value already has noop-reshape Reshape/Expand
-//   to the shape the value already has noop-transpose       Transpose with the identity permutation
-//   noop-dropout         Dropout at inference (one output, no training_mode input)
-//   cse                  two nodes with the same op, inputs and attributes compute the same value
-//   once fold-conv-batchnorm  BatchNormalization after a Conv with constant weights folds into the
-//   Conv
+// clang-format off
+//   rule                 target               what it removes or folds
+//   identity             Identity             the node (an output Identity renames its producer's output)
+//   noop-cast            Cast                 a Cast to the type the value already has
+//   noop-reshape         Reshape              a Reshape to the shape the value already has
+//   noop-expand          Expand               an Expand that broadcasts nothing
+//   noop-transpose       Transpose            a Transpose with the identity permutation
+//   noop-dropout         Dropout              inference Dropout (no training_mode input)
+//   fold-conv-batchnorm  BatchNormalization   a BatchNormalization after a Conv with constant
+//                                             float32 weights, folded into the Conv's
+//   cse                  every node           a second node with the same op, inputs and
+//                                             attributes (never random ops or subgraphs)
+// clang-format on
+//
+// A new rule: a file under builder/rewrites/ defining `RewriteRule <name>_rule()` (declared in
+// builder/rewrites/rules.h), one line in default_rules(), a test in tests/test_optimize.cpp.
 #pragma once
 
 #include <functional>
@@ -30,14 +41,25 @@ namespace torch2onnx {
 class OptGraph;
 
 struct RewriteRule {
-  std::string name;
-  std::string target_op; // the op type the rule is tried on
-  // Checks the cheap condition and applies the rewrite; true when the graph changed.
-  std::function<bool(OptGraph &g, int node)> apply;
+  std::string name;      // unique among the rules run together (optimize_model checks)
+  std::string target_op; // the op type the rule is tried on; "*": every node
+  // The default-domain opsets the rule is right for (the model's opset_import).
+  int min_opset = 1;
+  int max_opset = 1 << 30;
+  // Element types (onnx::TensorProto::DataType) of the node's first input the rule handles;
+  // empty: any. A node whose first input has a known type that is not listed is not tried.
+  std::vector<int> elem_types;
+  // The condition: true when the rewrite applies to the node. It reads the graph and never
+  // changes it (it may remember nodes in OptGraph::scratch).
+  std::function<bool(const OptGraph &g, int node)> matches;
+  // The rewrite, run only right after `matches` said yes for the same node.
+  std::function<void(OptGraph &g, int node)> apply;
 };
 
 // The default rules, in the order they are tried on each node.
 const std::vector<RewriteRule> &default_rules();
+// Throws Error when two rules share a name (their counts would mix in the report).
+void check_rule_names(const std::vector<RewriteRule> &rules);
 
 struct OptimizeReport {
   size_t nodes_before = 0, nodes_after = 0;
@@ -80,7 +102,10 @@ public:
   ~OptGraph();
 
   onnx::NodeProto &node(int i);
+  const onnx::NodeProto &node(int i) const;
   int size() const;
+  // The model's default-domain opset.
+  int opset() const;
   bool removed(int i) const;
 
   // The node producing `value`, or -1 (graph input, initializer, unknown).
@@ -88,7 +113,6 @@ public:
   // How many node inputs (including reads inside subgraphs) and graph outputs use `value`.
   size_t uses(const std::string &value) const;
   bool is_graph_output(const std::string &value) const;
-  bool is_graph_input(const std::string &value) const;
   // The initializer named `value`, or nullptr.
   const onnx::TensorProto *initializer(const std::string &value) const;
   // A float32 initializer's values (raw or float_data); false when it is not one.
@@ -122,7 +146,8 @@ public:
   void replace_input(int i, int k, const std::string &name);
   void append_input(int i, const std::string &name);
   // Per-run scratch tables for rules that remember nodes (e.g. cse).
-  std::unordered_map<std::string, int> &scratch(const std::string &name);
+  // A rule's memo, not part of the graph: conditions may fill it.
+  std::unordered_map<std::string, int> &scratch(const std::string &name) const;
   // The name `value` resolves to after aliasing.
   std::string resolve(const std::string &value) const;
 

@@ -9,7 +9,8 @@ struct State {
   std::mutex mutex;
   ProgressFn sink;
   Progress current;
-  uint64_t next_report = 0; // done count at which the sink hears next
+  uint64_t next_report = 0;  // done count at which the sink hears next
+  Phase phase = Phase::None; // kept without a sink too
 };
 
 State &state() {
@@ -57,14 +58,21 @@ ProgressScope::~ProgressScope() {
   s.sink = std::move(previous_);
 }
 
-void progress_phase(const std::string &phase, ProgressUnit unit, uint64_t total) {
+void progress_phase(Phase phase, ProgressUnit unit, uint64_t total, const std::string &step) {
   State &s = state();
   std::unique_lock<std::mutex> lock(s.mutex);
+  s.phase = phase;
   if (!s.sink)
     return;
-  s.current = Progress{phase, unit, 0, total, ""};
+  s.current = Progress{phase, unit, 0, total, step};
   s.next_report = step_of(unit);
   tell(lock, s);
+}
+
+Phase current_export_phase() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.phase;
 }
 
 void progress_advance(uint64_t n) {

@@ -6,9 +6,11 @@
 //
 // Example:
 //   ProgressScope scope([](const Progress &p) { show(p); });   // around export_model
-//   progress_phase("converting", ProgressUnit::Nodes, graph_nodes);
+//   progress_phase(Phase::Convert, ProgressUnit::Nodes, graph_nodes);
 //   progress_advance(1);                                         // per node converted
 #pragma once
+
+#include "builder/phase.h"
 
 #include <cstdint>
 #include <functional>
@@ -19,7 +21,7 @@ namespace torch2onnx {
 enum class ProgressUnit { None, Nodes, Bytes, Steps };
 
 struct Progress {
-  std::string phase; // "loading", "converting", "writing", "verifying", ...
+  Phase phase = Phase::None;
   ProgressUnit unit = ProgressUnit::None;
   uint64_t done = 0;
   uint64_t total = 0; // 0: unknown
@@ -45,9 +47,13 @@ private:
   bool installed_ = false;
 };
 
-// Starts a phase (done = 0) and tells the sink.
-void progress_phase(const std::string &phase, ProgressUnit unit = ProgressUnit::None,
-                    uint64_t total = 0);
+// Starts a phase (done = 0; `step` says what it does first, may be empty) and tells the sink.
+// The phase is kept with or without a sink: current_export_phase() reads it.
+void progress_phase(Phase phase, ProgressUnit unit = ProgressUnit::None, uint64_t total = 0,
+                    const std::string &step = "");
+// The phase the export is in (the last progress_phase; None before the first). A failure's
+// report names it.
+Phase current_export_phase();
 // Adds `n` to the phase's count; tells the sink when a step boundary is crossed or the total is
 // reached.
 void progress_advance(uint64_t n);

@@ -205,9 +205,6 @@ TensorData make(DType dt, const std::vector<T> &values, std::vector<int64_t> dim
 int64_t TensorData::int_at(int64_t i) const {
   return element_at<int64_t>(*this, i);
 }
-double TensorData::double_at(int64_t i) const {
-  return element_at<double>(*this, i);
-}
 
 std::vector<int64_t> TensorData::as_ints() const {
   std::vector<int64_t> out(static_cast<size_t>(numel()));

@@ -84,7 +84,6 @@ struct TensorData {
   int64_t numel() const;
   // Typed reads of one element, converting to the requested type.
   int64_t int_at(int64_t i) const;
-  double double_at(int64_t i) const;
   std::vector<int64_t> as_ints() const;
 
   static TensorData i64(std::vector<int64_t> values, std::vector<int64_t> dims);

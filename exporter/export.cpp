@@ -180,18 +180,20 @@ void write_model(const Converted &c, const ExportOptions &o,
   SerializeOptions so;
   so.producer_version = T2O_VERSION;
   so.external_data = o.external_data;
+  GraphBuilder &b = *c.builder;
+  progress_phase(Phase::Optimize);
+  b.finish_graph(so);
+  // The steps on the finished graph (GraphBuilder::rewrite). The rewrites run on the flat graph;
+  // the calls are cut out of the rewritten graph, so function bodies are rewritten too.
+  auto t_opt = std::chrono::steady_clock::now();
+  if (o.optimize)
+    b.rewrite([&](onnx::ModelProto &model) { r.optimized = optimize_model(model); });
+  if (!function_calls.empty())
+    b.rewrite(
+        [&](onnx::ModelProto &model) { r.functions = extract_functions(model, function_calls); });
   if (o.optimize || !function_calls.empty())
-    so.optimize = [&](onnx::ModelProto &model) {
-      auto t_opt = std::chrono::steady_clock::now();
-      // The rewrites run on the flat graph; the calls are cut out of the rewritten graph, so
-      // function bodies are rewritten too.
-      if (o.optimize)
-        r.optimized = optimize_model(model);
-      if (!function_calls.empty())
-        r.functions = extract_functions(model, function_calls);
-      r.phases.optimize = since(t_opt);
-    };
-  if (c.builder->save(path, so))
+    r.phases.optimize = since(t_opt);
+  if (b.save(path, so))
     r.notices.push_back(
         fmt::format("weights written to {}.data (ONNX external data){}; keep it beside the model",
                     r.output_path,
@@ -292,7 +294,7 @@ std::vector<std::vector<at::Tensor>> libtorch_outputs(const LoadedModel &m, cons
     log(m.source_path.empty()
             ? "verifying: running the model in LibTorch"
             : "verifying: running the model in LibTorch (its own process, LibTorch's own load)");
-  progress_phase("verifying", ProgressUnit::Steps, 1 + runs.size());
+  progress_phase(Phase::Verify, ProgressUnit::Steps, 1 + runs.size());
   progress_step("LibTorch runs the model");
   return reference_outputs(reference, args, labels);
 }
@@ -306,7 +308,7 @@ void locate_after_verify(const LoadedModel &m, const ExportOptions &o, const Con
     return;
   if (log)
     log("locating the first node whose ONNX value differs from LibTorch's");
-  progress_phase("locating the first diverging node");
+  progress_phase(Phase::Verify, ProgressUnit::None, 0, "locating the first diverging node");
   try {
     r.divergence = locate_divergence(m.graph, c.walked, sets.front());
   } catch (const Error &e) {
@@ -562,11 +564,12 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport
   ExportReport &r = progress ? *progress : local;
   r = ExportReport();
   ProgressScope shown(o.progress);
-  progress_phase("loading");
+  progress_phase(Phase::None); // a failure in begin_export (the options) is in no phase
   PhaseClock clock(r);
   clock.start(&r.phases.load);
   auto registry =
       begin_export(o, o.output_path.empty() ? default_output_path(o.model_path) : o.output_path, r);
+  progress_phase(Phase::Load);
   if (log)
     log(fmt::format("loading {}", o.model_path));
   set_phase("loading the model (LibTorch)");
@@ -584,13 +587,30 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport
   return r;
 }
 
+DType example_dtype(const at::Tensor &t) {
+  auto refuse = [&] {
+    return Error(fmt::format("an example tensor has dtype {}, which ONNX inputs cannot take",
+                             c10::toString(t.scalar_type())),
+                 "give float, integer or bool tensors");
+  };
+  if (t.is_complex())
+    throw refuse();
+  try {
+    return to_dtype(t.scalar_type());
+  } catch (const Error &) {
+    throw refuse();
+  }
+}
+
 ExportReport export_module(const torch::jit::Module &module, const std::vector<c10::IValue> &args,
                            const ExportOptions &o, const LogFn &log) {
   ExportReport r;
   PhaseClock clock(r);
   ProgressScope shown(o.progress);
+  progress_phase(Phase::None);
   T2O_CHECK(!o.output_path.empty(), "no output path given for the ONNX file");
   auto registry = begin_export(o, o.output_path, r);
+  progress_phase(Phase::Prepare);
   set_phase("preparing the model (LibTorch)");
   // The export runs the module in eval mode (as torch.onnx.export does) and gives it back in the
   // mode it came in. Freezing works on a copy: the caller's weights are not touched.

@@ -5,6 +5,7 @@
 #include "builder/functions.h"
 #include "builder/graph_builder.h"
 #include "builder/optimize.h"
+#include "builder/phase.h"
 #include "exporter/options.h"
 #include "exporter/verify/expected_report.h"
 #include "exporter/verify/report.h"
@@ -22,6 +23,26 @@ namespace torch2onnx {
 // shape inference and writing the file.
 struct PhaseTimes {
   double load = 0, prepare = 0, record = 0, convert = 0, optimize = 0, serialize = 0;
+
+  // The time of one of kTimedPhases (builder/phase.h); 0 for the others.
+  double of(Phase p) const {
+    switch (p) {
+    case Phase::Load:
+      return load;
+    case Phase::Prepare:
+      return prepare;
+    case Phase::Record:
+      return record;
+    case Phase::Convert:
+      return convert;
+    case Phase::Optimize:
+      return optimize;
+    case Phase::Serialize:
+      return serialize;
+    default:
+      return 0;
+    }
+  }
 };
 
 struct ExportReport {

@@ -17,4 +17,8 @@ namespace torch2onnx {
 ExportReport export_module(const torch::jit::Module &module, const std::vector<c10::IValue> &args,
                            const ExportOptions &options, const LogFn &log = {});
 
+// The ONNX input dtype of an example tensor; throws Error for dtypes an ONNX input cannot take
+// (complex, quantized, ...).
+DType example_dtype(const at::Tensor &example);
+
 } // namespace torch2onnx

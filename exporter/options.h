@@ -11,12 +11,14 @@
 namespace torch2onnx {
 
 // One forward argument from --input (or a zoo manifest's `inputs:`):
+// clang-format off
 //   [name:]dtype[dims][:LO..HI]   a tensor, e.g. "x:f32[1,3,224,224]", "ids:i64[batch=2,128]",
 //                                 with random values in [LO, HI] ("ids:i64[1,128]:0..50256")
-//   [name:][SPEC,SPEC...]         a List[Tensor] or a tuple of tensors, e.g.
-//   "xs:[f32[2,3],f32[2,3]]" [name:]none                   None (an Optional argument) [name:]3 /
-//   0.5 / true         an int, float or bool argument, fixed as a constant [name:]default the
-//   argument's default value (to give a later argument)
+//   [name:][SPEC,SPEC...]         a List[Tensor] or a tuple of tensors, e.g. "xs:[f32[2,3],f32[2,3]]"
+//   [name:]none                   None (an Optional argument)
+//   [name:]3 / 0.5 / true         an int, float or bool argument, fixed as a constant
+//   [name:]default                the argument's default value (to give a later argument)
+// clang-format on
 struct InputSpec {
   enum class Kind { Tensor, Sequence, None, Int, Float, Bool, Default };
   Kind kind = Kind::Tensor;

@@ -32,7 +32,7 @@ std::vector<UnsupportedOp> check_supported(const Walker &walker, const torch::ji
   auto unsupported = walker.find_unsupported(graph);
   bool complex = false;
   for (const auto &u : unsupported)
-    complex = complex || u.op.find(" on complex tensors") != std::string::npos;
+    complex = complex || u.complex;
   if (!unsupported.empty() && (registry.fallback_domain().empty() || complex))
     throw Error(format_unsupported(unsupported, opset),
                 "see `torch2onnx ops` for what is supported; add converters with --converters "
@@ -57,6 +57,12 @@ void add_outputs(const std::vector<std::pair<Val, std::string>> &outs,
   // A default name must not repeat an input's name (forward(x) returning {'x': ...}): ONNX names
   // are unique, so such an output becomes x_out.
   std::set<std::string> taken(c.input_names.begin(), c.input_names.end());
+  for (const auto &n : output_names)
+    if (taken.count(n))
+      throw UsageError(
+          fmt::format("--output-names '{}' is also the name of an input (a forward argument)", n),
+          "ONNX value names must be unique; rename the output, or name the input with --input "
+          "NAME:dtype[dims]");
   auto unused = [&](std::string name) {
     std::string base = name;
     for (int k = 1; taken.count(name); ++k)
@@ -107,13 +113,14 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   at::NoGradGuard no_grad;
   Converted c;
   auto t0 = std::chrono::steady_clock::now();
-  progress_phase("recording shapes");
+  progress_phase(Phase::Record);
   c.record = record_graph(graph, inputs, c.warnings);
   auto t1 = std::chrono::steady_clock::now();
   c.record_seconds = std::chrono::duration<double>(t1 - t0).count();
   c.builder = std::make_unique<GraphBuilder>(opset);
   const Registry &registry = custom_registry ? *custom_registry : Registry::global();
   Walker walker(*c.builder, c.record, registry);
+  progress_phase(Phase::Convert, ProgressUnit::Nodes, count_nodes(graph->block()));
   c.fallback_ops = check_supported(walker, *graph, registry, opset); // --fallback-domain
   for (size_t i = 0; i < graph->inputs().size(); ++i) {
     const auto *v = graph->inputs()[i];
@@ -125,7 +132,6 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
     walker.bind_input(v, in);
     c.input_names.push_back(in.name);
   }
-  progress_phase("converting", ProgressUnit::Nodes, count_nodes(graph->block()));
   walker.run(*graph);
   add_outputs(walker.outputs(*graph), output_names, c);
   c.warnings.insert(c.warnings.end(), walker.warnings().begin(), walker.warnings().end());

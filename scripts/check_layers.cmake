@@ -2,6 +2,11 @@
 # CMakeLists.txt):
 #   builder <- aten_lib <- exporter/frontend <- exporter/analysis <- exporter (pipeline) <- apps
 #   builder <- exporter/options <- exporter/verify (also uses frontend/torch_util.h) <- exporter
+#   exporter (export.h, export_module.h) <- api <- include/torch2onnx (public) <- python, examples
+# apps/ (the command line) sees the exporter through export.h, options.h, output_files.h and
+# verify/ (the reference and the runner), never the front end, the analyses or LibTorch's
+# graph headers. The public headers include only each other, except plugin.h, which includes the
+# converter interface (aten_lib/converter.h, installed beside it for plugins).
 # A static library does not stop a wrong-way #include by itself, so the build runs this script
 # (cmake -DSOURCE_DIR=... -P scripts/check_layers.cmake) and fails on the first violation.
 
@@ -13,7 +18,14 @@ set(rules
   "exporter/analysis|*|\"exporter/(verify|options|export|pipeline)|\"apps/"
   "exporter/verify|*|\"exporter/(analysis|export|pipeline)|\"exporter/frontend/(walker|recorder|loader)|\"apps/"
   "exporter|options.*|\"(aten_lib|apps)/|\"exporter/(frontend|analysis|verify|export|pipeline)|<(torch|ATen|c10)/"
-  "exporter|*.*|\"apps/")
+  "exporter|*.*|\"apps/"
+  "apps|*|\"exporter/(frontend|analysis)/|\"exporter/(pipeline|locate|forward_args|export_module)|<(ATen|c10)/|<torch/(csrc|script|torch)"
+  "api|*|\"(apps|aten_lib)/|\"exporter/(frontend|analysis|verify)/|\"exporter/(pipeline|locate|forward_args)"
+  "include/torch2onnx|torch2onnx.h|\"(apps|api|aten_lib|builder|exporter)/"
+  "include/torch2onnx|error.h|\"(apps|api|aten_lib|builder|exporter)/"
+  "include/torch2onnx|plugin.h|\"(apps|api|builder|exporter)/|\"aten_lib/([^c]|c[^o]|co[^n])"
+  "python|*|\"(apps|api|aten_lib|builder|exporter)/"
+  "examples|*|\"(apps|api|aten_lib|builder|exporter)/")
 
 set(failed "")
 foreach(rule ${rules})

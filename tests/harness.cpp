@@ -129,9 +129,10 @@ IrResult check_ir_impl(const std::string &ir, const std::vector<at::Tensor> &inp
   std::string path =
       (dir / ("ir_" + std::to_string(::getpid()) + "_" + std::to_string(opset) + ".onnx")).string();
   SerializeOptions so;
-  if (optimize)
-    so.optimize = [&](onnx::ModelProto &m) { r.rewrites = optimize_model(m); };
   try {
+    c.builder->finish_graph(so);
+    if (optimize)
+      c.builder->rewrite([&](onnx::ModelProto &m) { r.rewrites = optimize_model(m); });
     c.builder->save(path, so);
   } catch (const torch2onnx::Error &e) {
     FAIL("serialization failed: " << e.what());

@@ -5,6 +5,7 @@
 #include "harness.h"
 
 #include <algorithm>
+#include <set>
 
 using namespace t2o_test;
 using namespace torch2onnx;
@@ -38,7 +39,8 @@ Built build(const std::vector<int64_t> &dims,
   body(b, x);
   Built out;
   SerializeOptions so;
-  so.optimize = [&](onnx::ModelProto &m) { out.report = optimize_model(m); };
+  b.finish_graph(so);
+  b.rewrite([&](onnx::ModelProto &m) { out.report = optimize_model(m); });
   b.serialize_to_string(so);
   out.ops = b.model_op_types();
   return out;
@@ -174,6 +176,8 @@ graph(%x : Tensor):
       g.add_output(e2, "y");
     });
     CHECK(b.count("Expand") == 1);
+    CHECK(applied(b.report, "noop-expand") == 1);
+    CHECK(applied(b.report, "noop-reshape") == 0);
   }
 }
 
@@ -202,6 +206,56 @@ TEST_CASE("optimize: long chains stay linear (aliases resolve through the whole 
   CHECK(b.ops.size() == 1);
   CHECK(b.ops[0] == "Neg");
   CHECK(b.report.nodes_before == 20002);
+}
+
+TEST_CASE("optimize: rules have unique names, opset ranges and element types", "[optimize]") {
+  std::set<std::string> names;
+  for (const auto &r : default_rules()) {
+    CHECK(names.insert(r.name).second);
+    CHECK(r.matches);
+    CHECK(r.apply);
+  }
+  CHECK(names.size() == 8);
+  // Two rules of one name would mix their counts: refused.
+  std::vector<RewriteRule> twice = {default_rules()[1], default_rules()[1]};
+  CHECK_THROWS_WITH(check_rule_names(twice), Catch::Contains("two rewrite rules are named"));
+  auto transposes = [](const std::vector<RewriteRule> &rules, int opset, DType dtype) {
+    GraphBuilder g(opset);
+    TensorInfo info;
+    info.dtype = dtype;
+    info.shape = std::vector<Dim>{Dim{2, ""}, Dim{3, ""}};
+    Val x = g.add_input("x", info);
+    auto t = g.op1("Transpose", {x}, {Attr("perm", std::vector<int64_t>{0, 1})});
+    g.add_output(g.op1("Neg", {t}), "y");
+    SerializeOptions so;
+    g.finish_graph(so);
+    g.rewrite([&](onnx::ModelProto &m) { optimize_model(m, rules); });
+    g.serialize_to_string(so);
+    auto ops = g.model_op_types();
+    return std::count(ops.begin(), ops.end(), "Transpose");
+  };
+  RewriteRule rule;
+  for (const auto &r : default_rules())
+    if (r.name == "noop-transpose")
+      rule = r;
+  CHECK(transposes({rule}, 17, DType::Float) == 0);
+  SECTION("a rule is tried only within its opsets") {
+    rule.min_opset = 18;
+    CHECK(transposes({rule}, 17, DType::Float) == 1);
+    rule.min_opset = 1;
+    rule.max_opset = 16;
+    CHECK(transposes({rule}, 17, DType::Float) == 1);
+    CHECK(transposes({rule}, 13, DType::Float) == 0);
+  }
+  SECTION("a rule with element types is not tried on another type") {
+    rule.elem_types = {11}; // onnx::TensorProto::DOUBLE
+    CHECK(transposes({rule}, 17, DType::Float) == 1);
+    CHECK(transposes({rule}, 17, DType::Double) == 0);
+  }
+  SECTION("apply runs only where the condition holds") {
+    rule.matches = [](const OptGraph &, int) { return false; };
+    CHECK(transposes({rule}, 17, DType::Float) == 1);
+  }
 }
 
 TEST_CASE("builder: identical constants are stored once, large ones too", "[optimize]") {

@@ -198,7 +198,8 @@ TEST_CASE("weights: a rewrite reads borrowed weights and lets the replaced one g
   owner.reset();
   OptimizeReport report;
   SerializeOptions so;
-  so.optimize = [&](onnx::ModelProto &model) { report = optimize_model(model); };
+  b.finish_graph(so);
+  b.rewrite([&](onnx::ModelProto &model) { report = optimize_model(model); });
   onnx::ModelProto out;
   REQUIRE(out.ParseFromString(b.serialize_to_string(so)));
   CHECK(report.applied["fold-conv-batchnorm"] == 1);

@@ -224,7 +224,7 @@ std::string format_unsupported(const std::vector<UnsupportedOp> &ops, int opset)
                          u.available_from);
   }
   for (const auto &u : ops)
-    if (u.op.find(" on complex tensors") != std::string::npos)
+    if (u.complex)
       return msg + "\n  (ONNX has no complex type: torch2onnx carries complex tensors as real ones "
                    "with a trailing dimension of 2, and only the ops in docs/complex.md take "
                    "them; compute such steps on torch.view_as_real(x) or x.real / x.imag)";
@@ -304,6 +304,7 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &gra
       op = e ? e->op + " on complex tensors" : converter_key(n);
       auto &u = found[op];
       u.op = op;
+      u.complex = e != nullptr;
       ++u.uses;
       if (u.places.size() < 3)
         u.places.push_back(place_of(n));

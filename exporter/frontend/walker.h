@@ -26,6 +26,9 @@ struct UnsupportedOp {
   std::vector<std::string> places; // "layer1.0.act (model.py:12)", one per use, first few
   size_t uses = 0;
   int available_from = 0; // >0 when a converter exists at a newer opset
+  // The op has a converter, but not one for the complex values it gets here ("aten::sin on
+  // complex tensors"): no custom domain (--fallback-domain) takes such operands either.
+  bool complex = false;
 };
 
 // int, float and bool values computed at run time are 0-d tensors of these dtypes (Undefined for

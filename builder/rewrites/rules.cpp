@@ -1,0 +1,53 @@
+#include "builder/rewrites/rules.h"
+
+namespace torch2onnx {
+
+namespace rewrites {
+
+const onnx::AttributeProto *attr(const onnx::NodeProto &n, const std::string &name) {
+  for (const auto &a : n.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+bool has_subgraph(const onnx::NodeProto &n) {
+  for (const auto &a : n.attribute())
+    if (a.has_g() || a.graphs_size() > 0)
+      return true;
+  return false;
+}
+
+bool can_forward_input(const OptGraph &g, int i) {
+  const auto &n = g.node(i);
+  if (n.input_size() < 1 || n.output_size() < 1 || g.is_graph_output(n.output(0)))
+    return false;
+  for (int k = 1; k < n.output_size(); ++k)
+    if (!n.output(k).empty() && g.uses(n.output(k)) > 0)
+      return false;
+  return true;
+}
+
+void forward_input(OptGraph &g, int i) {
+  const auto &n = g.node(i);
+  std::string in = n.input(0), out = n.output(0);
+  g.remove(i);
+  g.alias(out, in);
+}
+
+} // namespace rewrites
+
+const std::vector<RewriteRule> &default_rules() {
+  using namespace rewrites;
+  static const std::vector<RewriteRule> rules = [] {
+    std::vector<RewriteRule> r = {identity_rule(),       noop_cast_rule(),
+                                  noop_reshape_rule(),   noop_expand_rule(),
+                                  noop_transpose_rule(), noop_dropout_rule(),
+                                  fold_conv_batchnorm_rule(), cse_rule()};
+    check_rule_names(r);
+    return r;
+  }();
+  return rules;
+}
+
+} // namespace torch2onnx

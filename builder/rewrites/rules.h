@@ -1,0 +1,33 @@
+// The rewrite rules (builder/optimize.h), one file each, and what they share. default_rules()
+// (rules.cpp) lists them in the order they are tried.
+#pragma once
+
+#include "builder/optimize.h"
+
+#include <onnx/onnx_pb.h>
+#include <string>
+
+namespace torch2onnx::rewrites {
+
+RewriteRule identity_rule();            // identity.cpp
+RewriteRule noop_cast_rule();           // noop_cast.cpp
+RewriteRule noop_reshape_rule();        // noop_reshape.cpp
+RewriteRule noop_expand_rule();         // noop_expand.cpp
+RewriteRule noop_transpose_rule();      // noop_transpose.cpp
+RewriteRule noop_dropout_rule();        // noop_dropout.cpp
+RewriteRule fold_conv_batchnorm_rule(); // fold_conv_batchnorm.cpp
+RewriteRule cse_rule();                 // cse.cpp
+
+// ---- shared by the rules (rules.cpp) ----
+
+// The attribute `name` of `n`, or nullptr.
+const onnx::AttributeProto *attr(const onnx::NodeProto &n, const std::string &name);
+// True when one of n's attributes is a graph (If, Loop, Scan).
+bool has_subgraph(const onnx::NodeProto &n);
+// True when node i's output 0 can be replaced by its input 0: the output is no graph output and
+// no other output of the node is read.
+bool can_forward_input(const OptGraph &g, int i);
+// Removes node i; its output 0's readers read its input 0 (after can_forward_input).
+void forward_input(OptGraph &g, int i);
+
+} // namespace torch2onnx::rewrites
