@@ -1,7 +1,8 @@
 // Ops that are another op under a different name or with extra outputs: the "unsafe_" and
-// "sym_" spellings, the NumPy-style names (subtract, multiply, divide, less, greater, ...),
-// aten::alias, and the native_* forms that also return saved statistics. Each reuses the
-// converter of the op it equals.
+// "sym_" spellings, the NumPy-style names (subtract, multiply, divide, less, greater, arccos,
+// swapaxes, fliplr, ...), the torch.special names (special_expit, ...), aten::alias, and the
+// native_* forms that also return saved statistics. Each reuses the converter of the op it equals
+// (with the arguments renamed or fixed where the schemas differ: swapaxes, fliplr, msort, ...).
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 

@@ -33,13 +33,13 @@ void split_on(ConvertCtx &c, int64_t dim, int64_t min_rank) {
     int64_t n = static_dim(c, "self", dim), k = c.arg<int64_t>("sections");
     T2O_CHECK(k > 0 && n % k == 0, "{}: dim {} of size {} does not split into {} equal parts",
               c.op(), dim, n, k);
-    std::vector<NamedArg> args{{"self", c.arg("self")}, {"sections", c.arg("sections")},
-                               {"dim", Arg::of_int(dim)}};
+    std::vector<NamedArg> args{
+        {"self", c.arg("self")}, {"sections", c.arg("sections")}, {"dim", Arg::of_int(dim)}};
     c.set_out(0, c.call("aten::tensor_split", std::move(args), {c.out_info(0)}, "sections")[0]);
     return;
   }
-  std::vector<NamedArg> args{{"self", c.arg("self")}, {"indices", c.arg("indices")},
-                             {"dim", Arg::of_int(dim)}};
+  std::vector<NamedArg> args{
+      {"self", c.arg("self")}, {"indices", c.arg("indices")}, {"dim", Arg::of_int(dim)}};
   c.set_out(0, c.call("aten::tensor_split", std::move(args), {c.out_info(0)}, "indices")[0]);
 }
 
@@ -99,7 +99,7 @@ void aten_rot90(ConvertCtx &c) {
   Val x = c.tensor("self");
   if (k == 0)
     return c.set_out(0, x);
-  std::vector<int64_t> flip = k == 1 ? std::vector<int64_t>{d1}
+  std::vector<int64_t> flip = k == 1   ? std::vector<int64_t>{d1}
                               : k == 2 ? std::vector<int64_t>{d0, d1}
                                        : std::vector<int64_t>{d0};
   Val f = call1(c, "aten::flip", {{"self", x}, {"dims", int_list(flip)}}, c.info("self"));
@@ -266,8 +266,8 @@ void aten_combinations(ConvertCtx &c) {
       pick[j] = repl ? pick[i] : pick[j - 1] + 1;
   }
   int64_t rows = r > 0 ? static_cast<int64_t>(flat.size()) / r : 0;
-  T2O_CHECK(rows > 0, "combinations of {} items taken {} at a time is empty, which is not supported",
-            n, r);
+  T2O_CHECK(rows > 0,
+            "combinations of {} items taken {} at a time is empty, which is not supported", n, r);
   Val idx = c.b.constant(TensorData::i64(flat, {rows, r}));
   c.set_out(0, c.b.op1("Gather", {c.tensor("self"), idx}, {{"axis", 0}}));
 }
@@ -367,8 +367,8 @@ void register_layout_ops(Registry &r) {
   r.add("aten::dstack", 11, aten_dstack, {"Reshape", "Unsqueeze", "Concat", "Cast"});
   r.add("aten::column_stack", 11, aten_column_stack, {"Reshape", "Unsqueeze", "Concat", "Cast"});
   r.add("aten::rot90", 11, aten_rot90, {"Slice", "Transpose"});
-  const std::vector<std::string> embed_ops{"Pad", "Unsqueeze", "Range", "Sub",
-                                           "Equal", "Where", "Transpose"};
+  const std::vector<std::string> embed_ops{"Pad",   "Unsqueeze", "Range",    "Sub",
+                                           "Equal", "Where",     "Transpose"};
   r.add("aten::diag_embed", 11, aten_diag_embed, embed_ops);
   std::vector<std::string> diag_ops = embed_ops;
   diag_ops.insert(diag_ops.end(), {"Reshape", "Gather"});
@@ -379,8 +379,7 @@ void register_layout_ops(Registry &r) {
         {"Cast", "Reshape", "Expand", "GatherElements"});
   r.add("aten::cartesian_prod", 11, aten_cartesian_prod, {"Reshape", "Expand", "Concat"});
   r.add("aten::combinations", 11, aten_combinations, {"Gather"});
-  r.add("aten::isin", 11, aten_isin,
-        {"Cast", "Equal", "Unsqueeze", "Reshape", "ReduceMax", "Not"});
+  r.add("aten::isin", 11, aten_isin, {"Cast", "Equal", "Unsqueeze", "Reshape", "ReduceMax", "Not"});
   r.add("aten::sum_to_size", 11, aten_sum_to_size, {"ReduceSum", "Reshape"});
   r.add("aten::fft_fftshift", 11, aten_fft_fftshift, {"Slice", "Concat", "Reshape", "Shape"});
   r.add("aten::fft_ifftshift", 11, aten_fft_ifftshift, {"Slice", "Concat", "Reshape", "Shape"});

@@ -61,9 +61,9 @@ Val gcd_of(ConvertCtx &c, DType k) {
 // Whether x's sign bit is set: x < 0, or x is -0 (1 / -0 is -inf).
 Val sign_bit(GraphBuilder &b, DType k, const Val &x) {
   Val zero = scalar(b, k, 0);
-  Val neg_zero = bool_op(b, "And", {bool_op(b, "Equal", {x, zero}),
-                                    bool_op(b, "Less", {op_t(b, k, "Div", {scalar(b, k, 1), x}),
-                                                        zero})});
+  Val neg_zero = bool_op(b, "And",
+                         {bool_op(b, "Equal", {x, zero}),
+                          bool_op(b, "Less", {op_t(b, k, "Div", {scalar(b, k, 1), x}), zero})});
   return bool_op(b, "Or", {bool_op(b, "Less", {x, zero}), neg_zero});
 }
 
@@ -206,8 +206,10 @@ void aten_nextafter(ConvertCtx &c) {
   Val x = operand(c, "self", k), y = operand(c, "other", k);
   Frexp f = frexp_of(b, x);
   Val dir = op_t(b, k, "Sign", {op_t(b, k, "Sub", {y, x})});
-  Val away = bool_op(b, "Greater", {op_t(b, k, "Mul", {dir, op_t(b, k, "Sign", {x})}), scalar(b, k, 0)});
-  Val ulp = op_t(b, k, "Pow", {scalar(b, k, 2), op_t(b, k, "Sub", {f.exponent, scalar(b, k, bits)})});
+  Val away =
+      bool_op(b, "Greater", {op_t(b, k, "Mul", {dir, op_t(b, k, "Sign", {x})}), scalar(b, k, 0)});
+  Val ulp =
+      op_t(b, k, "Pow", {scalar(b, k, 2), op_t(b, k, "Sub", {f.exponent, scalar(b, k, bits)})});
   Val at_power = bool_op(b, "Equal", {op_t(b, k, "Abs", {f.mantissa}), scalar(b, k, 0.5)});
   Val half = op_t(b, k, "Mul", {ulp, scalar(b, k, 0.5)});
   Val down = op_t(b, k, "Where", {at_power, half, ulp});
@@ -245,9 +247,8 @@ void register_numeric_ops(Registry &r) {
   r.add_with_inplace("aten::hypot", 11, aten_hypot, {"Mul", "Add", "Sqrt", "Cast"});
   r.add("aten::fmax", 11, aten_fmax, {"Greater", "IsNaN", "Or", "Where", "Cast"});
   r.add("aten::fmin", 11, aten_fmin, {"Less", "IsNaN", "Or", "Where", "Cast"});
-  const std::vector<std::string> gcd_ops{"Abs",   "Sub",    "Add",       "Loop", "Equal",
-                                         "Where", "Mod",    "Not",       "Cast", "ReduceMax",
-                                         "Greater"};
+  const std::vector<std::string> gcd_ops{"Abs", "Sub", "Add",  "Loop",      "Equal",  "Where",
+                                         "Mod", "Not", "Cast", "ReduceMax", "Greater"};
   r.add_with_inplace("aten::gcd", 11, aten_gcd, gcd_ops);
   std::vector<std::string> lcm_ops = gcd_ops;
   lcm_ops.insert(lcm_ops.end(), {"Div", "Mul"});

@@ -38,9 +38,12 @@ void aten_index_reduce(ConvertCtx &c) {
   TensorInfo idx_info = c.info("source");
   idx_info.dtype = DType::Int64;
   b.set_info(idx, idx_info);
-  std::vector<NamedArg> args{{"self", c.arg("self")},     {"dim", Arg::of_int(dim)},
-                             {"index", idx},              {"src", c.arg("source")},
-                             {"reduce", c.arg("reduce")}, {"include_self", c.arg("include_self")}};
+  std::vector<NamedArg> args{{"self", c.arg("self")},
+                             {"dim", Arg::of_int(dim)},
+                             {"index", idx},
+                             {"src", c.arg("source")},
+                             {"reduce", c.arg("reduce")},
+                             {"include_self", c.arg("include_self")}};
   c.set_out(0, c.call("aten::scatter_reduce", std::move(args), {c.out_info(0)}, "two")[0]);
 }
 
@@ -72,14 +75,15 @@ void aten_fill_diagonal_(ConvertCtx &c) {
 
 void register_placement_ops(Registry &r) {
   r.add_with_inplace("aten::put", 11, aten_put,
-                     {"Reshape", "Cast", "Shape", "ScatterND", "NonZero", "Expand", "ReduceSum",
-                      "Add", "Concat", "Equal", "Gather", "Greater", "Less", "Pad", "Range",
-                      "Slice", "Sub", "Transpose", "Unsqueeze", "Where", "Mul"});
+                     {"Reshape", "Cast",   "Shape", "ScatterND", "NonZero",   "Expand", "ReduceSum",
+                      "Add",     "Concat", "Equal", "Gather",    "Greater",   "Less",   "Pad",
+                      "Range",   "Slice",  "Sub",   "Transpose", "Unsqueeze", "Where",  "Mul"});
   r.add_with_inplace("aten::index_reduce", 11, aten_index_reduce,
-                     {"Reshape",   "Cast",  "Expand",  "Shape",   "ScatterElements", "Equal",
-                      "Where",     "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "Pad",
-                      "Add",       "Concat", "Div",    "Gather",  "Greater",    "Max",
-                      "Min",       "Mul",   "Range",   "Sub",     "Transpose",  "Unsqueeze"});
+                     {"Reshape",   "Cast",    "Expand",    "Shape",      "ScatterElements",
+                      "Equal",     "Where",   "ReduceSum", "ReduceProd", "ReduceMax",
+                      "ReduceMin", "Pad",     "Add",       "Concat",     "Div",
+                      "Gather",    "Greater", "Max",       "Min",        "Mul",
+                      "Range",     "Sub",     "Transpose", "Unsqueeze"});
   r.add("aten::fill_diagonal_", 11, aten_fill_diagonal_, {"Where", "Cast"});
 }
 

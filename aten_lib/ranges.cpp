@@ -62,9 +62,8 @@ void aten_range(ConvertCtx &c) {
   Val span = op_t(b, k, "Floor", {op_t(b, k, "Div", {op_t(b, k, "Sub", {end, start}), step})});
   Val n = op_t(b, DType::Int64, "Add", {cast_to(b, span, DType::Int64), b.const_i64_scalar(1)});
   n = reshape(b, n, {});
-  Val i = cast_to(b, op_t(b, DType::Int64, "Range", {b.const_i64_scalar(0), n,
-                                                      b.const_i64_scalar(1)}),
-                  k);
+  Val i = cast_to(
+      b, op_t(b, DType::Int64, "Range", {b.const_i64_scalar(0), n, b.const_i64_scalar(1)}), k);
   Val y = op_t(b, k, "Add", {start, op_t(b, k, "Mul", {i, step})});
   c.set_out(0, cast_to(b, y, out_dtype(c)));
 }
@@ -73,8 +72,8 @@ void aten_range(ConvertCtx &c) {
 void aten_logspace(ConvertCtx &c) {
   TensorInfo lin = c.out_info(0);
   lin.dtype = DType::Double;
-  std::vector<NamedArg> args{{"start", c.arg("start")}, {"end", c.arg("end")},
-                             {"steps", c.arg("steps")}};
+  std::vector<NamedArg> args{
+      {"start", c.arg("start")}, {"end", c.arg("end")}, {"steps", c.arg("steps")}};
   Val e = c.call("aten::linspace", std::move(args), {lin})[0].t();
   Val base = scalar(c.b, DType::Double, c.arg<double>("base", 10.0));
   c.set_out(0, cast_to(c.b, op_t(c.b, DType::Double, "Pow", {base, e}), out_dtype(c)));

@@ -27,18 +27,16 @@ std::string split_ir(const std::string &call, int n, const std::string &consts =
 TEST_CASE("aten::hsplit", "[layout]") {
   auto x = randn({4, 6, 6}, 1);
   check_ir_opsets(split_ir("aten::hsplit(%x, %3)", 3), {x});
-  check_ir_opsets(split_ir("aten::hsplit(%x, %ix)", 3,
-                           "  %ix : int[] = prim::ListConstruct(%1, %5)\n"),
-                  {x});
+  check_ir_opsets(
+      split_ir("aten::hsplit(%x, %ix)", 3, "  %ix : int[] = prim::ListConstruct(%1, %5)\n"), {x});
   check_ir_opsets(split_ir("aten::hsplit(%x, %2)", 2), {randn({6}, 2)});
 }
 
 TEST_CASE("aten::vsplit", "[layout]") {
   auto x = randn({4, 6, 6}, 3);
   check_ir_opsets(split_ir("aten::vsplit(%x, %2)", 2), {x});
-  check_ir_opsets(split_ir("aten::vsplit(%x, %ix)", 3,
-                           "  %ix : int[] = prim::ListConstruct(%1, %m1)\n"),
-                  {x});
+  check_ir_opsets(
+      split_ir("aten::vsplit(%x, %ix)", 3, "  %ix : int[] = prim::ListConstruct(%1, %m1)\n"), {x});
 }
 
 TEST_CASE("aten::dsplit", "[layout]") {
@@ -67,13 +65,11 @@ graph(%a : Tensor, %b : Tensor):
   %z : Tensor = aten::column_stack(%l)
   return (%y, %z))IR";
   check_ir_opsets(g, {randn({4}, 1), randn({4}, 2)});
-  check_ir_opsets(ir("%a : Tensor, %b : Tensor",
-                     "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
-                     "  %y : Tensor = aten::column_stack(%l)"),
+  check_ir_opsets(ir("%a : Tensor, %b : Tensor", "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
+                                                 "  %y : Tensor = aten::column_stack(%l)"),
                   {randn({4, 2}, 1), randn({4}, 2)});
-  check_ir_opsets(ir("%a : Tensor, %b : Tensor",
-                     "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
-                     "  %y : Tensor = aten::row_stack(%l)"),
+  check_ir_opsets(ir("%a : Tensor, %b : Tensor", "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
+                                                 "  %y : Tensor = aten::row_stack(%l)"),
                   {randn({2, 4}, 1), randn({4}, 2)});
 }
 
@@ -131,8 +127,8 @@ graph(%a : Tensor, %b : Tensor, %c : Tensor):
 TEST_CASE("aten::take_along_dim", "[layout]") {
   auto x = randn({3, 4}, 13);
   auto idx = std::get<1>(at::sort(x, 1));
-  check_ir_opsets(ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::take_along_dim(%x, %i, %1)"),
-                  {x, idx});
+  check_ir_opsets(
+      ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::take_along_dim(%x, %i, %1)"), {x, idx});
   check_ir_opsets(
       ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::take_along_dim(%x, %i, %none)"),
       {x, ints({5}, 0, 12)});
@@ -173,19 +169,18 @@ TEST_CASE("aten::argwhere", "[layout]") {
 
 TEST_CASE("aten::isin", "[layout]") {
   auto e = ints({3, 4}, -5, 5), t = at::tensor({-3, 0, 2, 2, 9}, at::kLong);
-  check_ir_opsets(ir("%x : Tensor, %t : Tensor",
-                     "  %y : Tensor = aten::isin(%x, %t, %false, %false)"),
-                  {e, t});
-  check_ir_opsets(ir("%x : Tensor, %t : Tensor",
-                     "  %y : Tensor = aten::isin(%x, %t, %false, %true)"),
-                  {e.to(at::kFloat), t.to(at::kFloat)});
+  check_ir_opsets(
+      ir("%x : Tensor, %t : Tensor", "  %y : Tensor = aten::isin(%x, %t, %false, %false)"), {e, t});
+  check_ir_opsets(
+      ir("%x : Tensor, %t : Tensor", "  %y : Tensor = aten::isin(%x, %t, %false, %true)"),
+      {e.to(at::kFloat), t.to(at::kFloat)});
   SECTION("a Scalar test element, a Scalar element") {
-    check_ir_opsets(ir("%x : Tensor, %t : Tensor",
-                       "  %y : Tensor = aten::isin(%x, %2, %false, %false)"),
-                    {e, t});
-    check_ir_opsets(ir("%x : Tensor, %t : Tensor",
-                       "  %y : Tensor = aten::isin(%2, %t, %false, %false)"),
-                    {e, t});
+    check_ir_opsets(
+        ir("%x : Tensor, %t : Tensor", "  %y : Tensor = aten::isin(%x, %2, %false, %false)"),
+        {e, t});
+    check_ir_opsets(
+        ir("%x : Tensor, %t : Tensor", "  %y : Tensor = aten::isin(%2, %t, %false, %false)"),
+        {e, t});
   }
 }
 
@@ -206,11 +201,9 @@ TEST_CASE("aten::sum_to_size", "[layout]") {
 
 TEST_CASE("aten::fft_fftshift", "[layout]") {
   auto x = randn({4, 5}, 18);
-  check_ir_opsets(ir1("aten::fft_fftshift(%x, %none)",
-                      "  %none : NoneType = prim::Constant()\n"),
+  check_ir_opsets(ir1("aten::fft_fftshift(%x, %none)", "  %none : NoneType = prim::Constant()\n"),
                   {x});
-  check_ir_opsets(ir1("aten::fft_ifftshift(%x, %none)",
-                      "  %none : NoneType = prim::Constant()\n"),
+  check_ir_opsets(ir1("aten::fft_ifftshift(%x, %none)", "  %none : NoneType = prim::Constant()\n"),
                   {x});
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::fft_fftshift(%x, %d1)"), {x});
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::fft_ifftshift(%x, %d1)"), {x});

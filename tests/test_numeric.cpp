@@ -126,18 +126,17 @@ graph(%x : Tensor, %z : Tensor):
   return (%n, %d))IR";
   auto x = at::tensor({1.f, 1.f, 2.f, 0.5f, -1.f, -4.f, 3.f, 0.f, 0.f, 1e-40f, 1e-30f, -7.5f,
                        3.4028235e38f, 5.f, kNan});
-  auto z = at::tensor({2.f, 0.f, -1.f, 10.f, 0.f, -5.f, 3.f, 1.f, -1.f, 1.f, 0.f, 8.f, kInf,
-                       kNan, 1.f});
+  auto z =
+      at::tensor({2.f, 0.f, -1.f, 10.f, 0.f, -5.f, 3.f, 1.f, -1.f, 1.f, 0.f, 8.f, kInf, kNan, 1.f});
   check_ir_opsets(g, {x, z}, 1e-4, 0.0);
   check_ir_opsets(g, {randn({4, 5}, 12) * 100, randn({4, 5}, 13) * 100}, 1e-4, 0.0);
   SECTION("double") {
     check_ir_opsets(g, {x.to(at::kDouble), z.to(at::kDouble)}, 1e-4, 0.0);
   }
   SECTION("in place") {
-    check_ir_opsets(ir("%x : Tensor, %z : Tensor",
-                       "  %c : Tensor = aten::clone(%x, %none)\n"
-                       "  %n : Tensor = aten::nextafter_(%c, %z)\n"
-                       "  %y : Tensor = aten::sub(%n, %x, %1)"),
+    check_ir_opsets(ir("%x : Tensor, %z : Tensor", "  %c : Tensor = aten::clone(%x, %none)\n"
+                                                   "  %n : Tensor = aten::nextafter_(%c, %z)\n"
+                                                   "  %y : Tensor = aten::sub(%n, %x, %1)"),
                     {x, z}, 1e-4, 0.0);
   }
 }

@@ -10,14 +10,14 @@ using namespace t2o_test;
 TEST_CASE("aten::put", "[placement]") {
   auto x = randn({3, 4}, 1), src = randn({2, 2}, 2);
   auto idx = at::tensor({0, 5, -1, 7}, at::kLong).reshape({2, 2});
-  check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
-                     "  %y : Tensor = aten::put(%x, %i, %s, %false)"),
-                  {x, idx, src});
+  check_ir_opsets(
+      ir("%x : Tensor, %i : Tensor, %s : Tensor", "  %y : Tensor = aten::put(%x, %i, %s, %false)"),
+      {x, idx, src});
   SECTION("accumulate, with a repeated position") {
     auto rep = at::tensor({0, 5, 5, -12}, at::kLong);
-    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
-                       "  %y : Tensor = aten::put(%x, %i, %s, %true)"),
-                    {x, rep, randn({4}, 3)});
+    check_ir_opsets(
+        ir("%x : Tensor, %i : Tensor, %s : Tensor", "  %y : Tensor = aten::put(%x, %i, %s, %true)"),
+        {x, rep, randn({4}, 3)});
   }
   SECTION("in place") {
     check_ir_opsets(ir("%x : Tensor, %i : Tensor, %s : Tensor",
