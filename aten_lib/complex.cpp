@@ -424,7 +424,8 @@ void register_complex_ops(Registry &r) {
   r.add_complex("aten::polar", 11, aten_polar, {"Cos", "Sin", "Mul", "Concat", "Unsqueeze"});
   r.add_complex("aten::real", 11, aten_real, {"Gather"});
   r.add_complex("aten::imag", 11, aten_imag, {"Gather"});
-  for (const char *op : {"aten::conj", "aten::_conj", "aten::conj_physical", "aten::_conj_copy"})
+  for (const char *op : {"aten::conj", "aten::_conj", "aten::conj_physical", "aten::conj_physical_",
+                         "aten::_conj_copy"})
     r.add_complex(op, 11, aten_conj, {"Mul"});
   for (const char *op : {"aten::resolve_conj", "aten::resolve_neg"})
     r.add_complex(op, 11, aten_resolve, {});

@@ -397,6 +397,10 @@ void register_select_ops(Registry &r);
 void register_attention_ops(Registry &r);
 void register_transformer_ops(Registry &r); // transformer fast paths, nested tensors
 void register_aliases_ops(Registry &r);
+void register_numeric_ops(Registry &r);     // copysign, hypot, gcd, frexp, ...: <math.h> functions
+void register_layout_ops(Registry &r);      // hsplit, dstack, rot90, diag_embed, ...: NumPy layouts
+void register_ranges_ops(Registry &r);      // range, logspace, tril_indices, windows, fftfreq
+void register_placement_ops(Registry &r);   // put, index_reduce, fill_diagonal_
 void register_number_ops(Registry &r);      // aten::add.num, ...: arithmetic on runtime numbers
 void register_torchvision_ops(Registry &r); // torchvision::nms, torchvision::roi_align
 void register_complex_ops(Registry &r);     // complex lowerings of other families' ops too

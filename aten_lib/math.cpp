@@ -387,7 +387,7 @@ void register_math_ops(Registry &r) {
   const std::vector<std::string> atan2_ops{"Atan",  "Div",  "Where", "Add", "Cast",
                                            "Equal", "Less", "Mul",   "Sign"};
   r.add_with_inplace("aten::atan2", 11, aten_atan2, atan2_ops);
-  r.add("aten::arctan2", 11, aten_atan2, atan2_ops);
+  r.add_with_inplace("aten::arctan2", 11, aten_atan2, atan2_ops);
   const std::vector<std::string> xlogy_ops{"Log", "Mul", "Where", "And", "Equal", "IsNaN", "Not"};
   r.add_with_inplace("aten::xlogy", 11, aten_xlogy, xlogy_ops);
   r.add("aten::special_xlogy", 11, aten_xlogy, xlogy_ops);
@@ -423,9 +423,9 @@ void register_math_ops(Registry &r) {
                      {"BitShift", "Where", "Cast", "Less", "Min", "Not", "Sub"});
   r.add("aten::__rshift__", 11, aten_bitwise_right_shift,
         {"BitShift", "Where", "Cast", "Less", "Min", "Not", "Sub"});
-  for (const char *op :
-       {"aten::conj", "aten::conj_physical", "aten::resolve_conj", "aten::resolve_neg"})
+  for (const char *op : {"aten::conj", "aten::resolve_conj", "aten::resolve_neg"})
     r.add(op, 11, aten_conj, {});
+  r.add_with_inplace("aten::conj_physical", 11, aten_conj, {});
   r.add_with_inplace("aten::rrelu", 11, aten_rrelu,
                      {"LeakyRelu", "RandomUniformLike", "Less", "Mul", "Where"});
 }

@@ -213,6 +213,37 @@ void num_to_float(ConvertCtx &c) {
   set_num(c, num(c, "a", arg_dtype(c, "a")), DType::Double);
 }
 
+// math.fabs(a), math.degrees(a), math.radians(a): always floats, also for an int a.
+void aten_fabs(ConvertCtx &c) {
+  set_num(c, op_t(c.b, DType::Double, "Abs", {num(c, "a", DType::Double)}), DType::Double);
+}
+void aten_degrees(ConvertCtx &c) {
+  Val v = op_t(c.b, DType::Double, "Mul",
+               {num(c, "a", DType::Double), c.b.const_scalar(DType::Double, 180.0 / M_PI)});
+  set_num(c, v, DType::Double);
+}
+void aten_radians(ConvertCtx &c) {
+  Val v = op_t(c.b, DType::Double, "Mul",
+               {num(c, "a", DType::Double), c.b.const_scalar(DType::Double, M_PI / 180.0)});
+  set_num(c, v, DType::Double);
+}
+
+// math.modf(a) -> (fractional part, integer part), both with a's sign: the integer part is a
+// rounded toward zero.
+void aten_modf(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  Val a = num(c, "a", DType::Double);
+  Val neg = op_t(b, DType::Bool, "Less", {a, b.const_scalar(DType::Double, 0)});
+  Val whole =
+      op_t(b, DType::Double, "Where",
+           {neg, op_t(b, DType::Double, "Ceil", {a}), op_t(b, DType::Double, "Floor", {a})});
+  Val frac = op_t(b, DType::Double, "Sub", {a, whole});
+  for (Val *v : {&frac, &whole})
+    b.set_info(*v, TensorInfo{DType::Double, std::vector<Dim>{}});
+  c.set_out(0, frac);
+  c.set_out(1, whole);
+}
+
 void register_number_ops(Registry &r) {
   r.add("aten::add.num", 11, num_add, {"Add"});
   r.add("aten::sub.num", 11, num_sub, {"Sub"});
@@ -247,6 +278,11 @@ void register_number_ops(Registry &r) {
   r.add("aten::Int.num", 11, num_to_int, {"Cast"});
   r.add("aten::Float.num", 11, num_to_float, {"Cast"});
   r.add("aten::ScalarImplicit.num", 11, num_to_float, {"Cast"});
+  // Only number overloads exist: registered under the op's own name.
+  r.add("aten::fabs", 11, aten_fabs, {"Abs", "Cast"});
+  r.add("aten::degrees", 11, aten_degrees, {"Mul", "Cast"});
+  r.add("aten::radians", 11, aten_radians, {"Mul", "Cast"});
+  r.add("aten::modf", 11, aten_modf, {"Less", "Ceil", "Floor", "Where", "Sub", "Cast"});
 }
 
 } // namespace torch2onnx

@@ -307,6 +307,10 @@ const Registry &Registry::global() {
         {"attention", register_attention_ops},
         {"transformer", register_transformer_ops},
         {"aliases", register_aliases_ops},
+        {"numeric", register_numeric_ops},
+        {"layout", register_layout_ops},
+        {"ranges", register_ranges_ops},
+        {"placement", register_placement_ops},
         {"number", register_number_ops},
         {"torchvision", register_torchvision_ops},
         {"complex", register_complex_ops}, // after the families whose ops it extends

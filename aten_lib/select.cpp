@@ -458,14 +458,16 @@ void aten_var_mean(ConvertCtx &c) {
 void register_select_ops(Registry &r) {
   r.add("aten::diagonal", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
   r.add("aten::diagonal_copy", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
-  r.add("aten::tril", 11, aten_tril,
-        {"Range", "Where", "Equal", "Gather", "Less", "LessOrEqual", "Or", "Shape", "Sub",
-         "Unsqueeze"});
-  r.add("aten::triu", 11, aten_triu,
-        {"Range", "Where", "Equal", "Gather", "Greater", "Or", "Shape", "Sub", "Unsqueeze"});
-  r.add("aten::tril", 14, aten_tril_14, {"Trilu", "Range", "Where"});
-  r.add("aten::triu", 14, aten_triu_14,
-        {"Trilu", "Range", "Where", "Gather", "GreaterOrEqual", "Shape", "Sub", "Unsqueeze"});
+  r.add_with_inplace("aten::tril", 11, aten_tril,
+                     {"Range", "Where", "Equal", "Gather", "Less", "LessOrEqual", "Or", "Shape",
+                      "Sub", "Unsqueeze"});
+  r.add_with_inplace(
+      "aten::triu", 11, aten_triu,
+      {"Range", "Where", "Equal", "Gather", "Greater", "Or", "Shape", "Sub", "Unsqueeze"});
+  r.add_with_inplace("aten::tril", 14, aten_tril_14, {"Trilu", "Range", "Where"});
+  r.add_with_inplace(
+      "aten::triu", 14, aten_triu_14,
+      {"Trilu", "Range", "Where", "Gather", "GreaterOrEqual", "Shape", "Sub", "Unsqueeze"});
   r.add("aten::_unique", 11, aten_unique, {"Unique", "Reshape", "Shape"});
   r.add("aten::_unique2", 11, aten_unique, {"Unique", "Reshape", "Shape"});
   r.add("aten::unique_dim", 11, aten_unique_dim, {"Unique"});
@@ -486,7 +488,7 @@ void register_select_ops(Registry &r) {
   r.add("aten::unfold", 11, aten_unfold,
         {"Gather", "Transpose", "Add", "Div", "Mul", "Range", "Shape", "Sub", "Unsqueeze"});
   r.add("aten::view_copy", 11, aten_view_copy, {"Reshape"});
-  r.add("aten::as_strided", 11, aten_as_strided, {"Gather", "Reshape"});
+  r.add_with_inplace("aten::as_strided", 11, aten_as_strided, {"Gather", "Reshape"});
   r.add("aten::equal", 11, aten_equal, {"Equal", "ReduceMin", "Cast", "Concat", "Reshape"});
   r.add("aten::isclose", 11, aten_isclose,
         {"Abs", "LessOrEqual", "Or", "Add", "And", "Equal", "IsNaN", "Less", "Mul", "Sub"});

@@ -84,6 +84,17 @@ TEST_CASE("aten::conj and its variants", "[complex]") {
   }
 }
 
+TEST_CASE("aten::conj_physical_", "[complex]") {
+  check_ir_opsets(cir("  %c : Tensor = aten::clone(%a, %none)\n"
+                      "  %z : Tensor = aten::conj_physical_(%c)"),
+                  abt());
+  SECTION("on a real tensor: the identity") {
+    check_ir_opsets(ir("%x : Tensor", "  %c : Tensor = aten::clone(%x, %none)\n"
+                                      "  %y : Tensor = aten::conj_physical_(%c)"),
+                    {randn({3, 4}, 9)});
+  }
+}
+
 TEST_CASE("aten::mul on complex tensors", "[complex]") {
   SECTION("complex * complex, broadcast") {
     check_ir_opsets(cir("  %z : Tensor = aten::mul(%a, %b)"), abt());

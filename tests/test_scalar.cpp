@@ -211,3 +211,31 @@ TEST_CASE("aten::size", "[scalar]") {
     CHECK(at::equal(g.run(y, out, in), at::zeros_like(in)));
   }
 }
+
+// math.fabs / degrees / radians / modf on run-time numbers (from a tensor, so nothing folds).
+TEST_CASE("aten::fabs", "[scalar]") {
+  auto ir = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %s : Tensor = aten::sum(%x, %none)
+  %f : float = aten::Float(%s)
+  %i : int = aten::Int(%s)
+  %a : float = aten::fabs(%f)
+  %ai : float = aten::fabs(%i)
+  %d : float = aten::degrees(%f)
+  %di : float = aten::degrees(%i)
+  %r : float = aten::radians(%f)
+  %fr : float, %wh : float = aten::modf(%f)
+  %ta : Tensor = prim::NumToTensor(%a)
+  %tai : Tensor = prim::NumToTensor(%ai)
+  %td : Tensor = prim::NumToTensor(%d)
+  %tdi : Tensor = prim::NumToTensor(%di)
+  %tr : Tensor = prim::NumToTensor(%r)
+  %tfr : Tensor = prim::NumToTensor(%fr)
+  %twh : Tensor = prim::NumToTensor(%wh)
+  return (%ta, %tai, %td, %tdi, %tr, %tfr, %twh))IR";
+  for (float v : {-7.25f, -0.5f, 0.f, 0.75f, 3.f, 123.5f}) {
+    CAPTURE(v);
+    check_ir_opsets(ir, {at::tensor({v})});
+  }
+}
