@@ -312,8 +312,7 @@ TEST_CASE("zoo: a failing model's first error comes from its report", "[zoo]") {
   auto all = models_in(file_bytes(dir + "/r.json"));
   CHECK(status_of(all["unsupported"]) == "fail");
   // The message's lines joined into one.
-  CHECK(contains(all["unsupported"],
-                 "2 ops have no converter at opset 17:   aten::linalg_eig"));
+  CHECK(contains(all["unsupported"], "2 ops have no converter at opset 17:   aten::linalg_eig"));
   if (status_of(all["strict"]) == "fail") {
     CHECK(contains(all["strict"], "verify output: max abs error"));
     CHECK(contains(all["strict"], "\"outputs_checked\": 1"));
