@@ -358,10 +358,10 @@ void polynomial(ConvertCtx &c, const Recurrence &rec, bool shifted) {
   if (shifted)
     x = f.sub(f.mul(x, f.c(2)), f.c(1));
   const Arg &n = c.arg("n");
-  if (!n.is_tensor()) {
-    double nv = n.to_double();
-    return set_result(c, polynomial_const(f, x, static_cast<int64_t>(nv), rec));
-  }
+  // A constant degree up to kMaxUnrolled unrolls; a larger one runs the Loop like a tensor n.
+  const int64_t kMaxUnrolled = 64;
+  if (!n.is_tensor() && n.to_double() <= kMaxUnrolled)
+    return set_result(c, polynomial_const(f, x, static_cast<int64_t>(n.to_double()), rec));
   Val nt = input_as(c, f, "n");
   Val y = polynomial_loop(f, x, nt, rec);
   set_result(c, f.where(f.pred("Less", {nt, f.c(0)}), f.c(0), y));

@@ -236,6 +236,10 @@ TEST_CASE("aten::special_laguerre_polynomial_l", "[special]") {
 }
 TEST_CASE("aten::special_legendre_polynomial_p", "[special]") {
   check_polynomial("special_legendre_polynomial_p");
+  // A large constant degree runs the Loop instead of unrolling.
+  check_ir_opsets(ir1("aten::special_legendre_polynomial_p(%x, %n)",
+                      "  %n : int = prim::Constant[value=70]()\n"),
+                  {span(-1, 1, 41)});
 }
 
 TEST_CASE("aten::igamma", "[special]") {
