@@ -281,6 +281,13 @@ std::vector<const RegistryEntry *> Registry::entries() const {
   return out;
 }
 
+// Issue 28's families. (Declared here, not beside the others in converter.h, only to spare the
+// shared build machine a rebuild of everything that includes converter.h; move them there freely.)
+void register_statistics_ops(Registry &r); // cumprod, cummax, diff, nansum, cov, trapezoid, ...
+void register_order_ops(Registry &r);      // median, kthvalue, mode, quantile, searchsorted, ...
+void register_special_ops(Registry &r);    // lgamma, digamma, zeta, erfinv, ndtr, igamma, ...
+void register_bessel_ops(Registry &r);     // Bessel and Airy functions, orthogonal polynomials
+
 const Registry &Registry::global() {
   static const Registry registry = [] {
     Registry r;
@@ -313,6 +320,10 @@ const Registry &Registry::global() {
         {"placement", register_placement_ops},
         {"number", register_number_ops},
         {"torchvision", register_torchvision_ops},
+        {"statistics", register_statistics_ops},
+        {"order", register_order_ops},
+        {"special", register_special_ops},
+        {"bessel", register_bessel_ops},
         {"complex", register_complex_ops}, // after the families whose ops it extends
         {"frontend", register_frontend_ops},
     };

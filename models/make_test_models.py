@@ -31,22 +31,22 @@ class TinyCnn(nn.Module):
         return self.fc(torch.flatten(self.pool(x), 1))
 
 
-class Bessel(nn.Module):
+class Eig(nn.Module):
     def forward(self, x):
-        return torch.special.bessel_j0(x)
+        return torch.linalg.eig(x @ x.t())[0].real.unsqueeze(1) * x
 
 
 class Unsupported(nn.Module):
-    """Uses two ops with no converter, one of them in two places."""
+    """Uses two ops with no converter (linalg_eig, linalg_svd), one of them in two places."""
 
     def __init__(self):
         super().__init__()
-        self.first = Bessel()
-        self.second = Bessel()
+        self.first = Eig()
+        self.second = Eig()
 
     def forward(self, x):
         y = self.second(self.first(x))
-        return torch.special.zeta(y, x)
+        return torch.linalg.svd(y, full_matrices=False)[1]
 
 
 class TwoInputs(nn.Module):
@@ -220,7 +220,7 @@ def main():
     x = torch.randn(1, 3, 16, 16)
     models = {
         "tiny_cnn": (TinyCnn(), (x,), False),
-        "unsupported": (Unsupported(), (torch.rand(2, 3),), False),
+        "unconverted": (Unsupported(), (torch.rand(2, 3),), False),
         "two_inputs": (TwoInputs(), None, True),
         "tuple_out": (TupleOut(), (torch.randn(2, 3),), False),
         "nan_weights": (NanWeights(), (torch.randn(2, 3),), False),

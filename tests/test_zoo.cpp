@@ -61,8 +61,8 @@ std::string zoo_manifest(const std::string &hang_timeout, bool crash_expected) {
   m += crash_expected ? ", expect_fail: \"segfaults on load (test)\"}\n" : "}\n";
   m += "  - {name: hangs, model: tiny_cnn.pt, " + tiny + ", load_library: " T2O_ZOO_HANG_LIB +
        ", timeout: " + hang_timeout + "}\n";
-  m += "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\", "
-       "expect_fail: \"no converter for special_bessel_j0\"}\n";
+  m += "  - {name: unsupported, model: unconverted.pt, inputs: \"f32[2,3]\", "
+       "expect_fail: \"no converter for linalg_eig\"}\n";
   return m;
 }
 } // namespace
@@ -106,7 +106,7 @@ TEST_CASE("zoo: two shards with --jobs 2 cover the manifest, a crash and a hang 
   CHECK(status_of(all["hangs"]) == "timeout");
   CHECK(contains(all["hangs"], "timed out after 4 s"));
   CHECK(status_of(all["unsupported"]) == "xfail");
-  CHECK(contains(all["unsupported"], "special_bessel_j0"));
+  CHECK(contains(all["unsupported"], "linalg_eig"));
   CHECK(contains(all["two"], "\"outputs_checked\": 1"));
   CHECK(contains(all["tuple"], "\"outputs_checked\": 2"));
   // Passing models' ONNX files and test data are removed (no --keep); failures keep their logs.
@@ -122,7 +122,7 @@ TEST_CASE("zoo: expected failures and --opset keep the exit status 0", "[zoo]") 
   std::string text = zoo_manifest("3", true);
   text = text.substr(0, text.find("  - {name: hangs")); // drop the hang: keeps the test quick
   text +=
-      "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\", expect_fail: \"x\"}\n";
+      "  - {name: unsupported, model: unconverted.pt, inputs: \"f32[2,3]\", expect_fail: \"x\"}\n";
   std::string manifest = write_manifest(dir, text);
   auto r = run_cli({"zoo", manifest, "--jobs", "2", "--opset", "15", "--out", dir + "/o", "--json",
                     dir + "/r.json"});
@@ -304,7 +304,7 @@ TEST_CASE("zoo: a failing model's first error comes from its report", "[zoo]") {
       dir,
       "model_dir: " + std::string(T2O_TEST_MODELS) +
           "\nmodels:\n"
-          "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\"}\n"
+          "  - {name: unsupported, model: unconverted.pt, inputs: \"f32[2,3]\"}\n"
           "  - {name: strict, model: tiny_cnn.pt, inputs: \"f32[1,3,16,16]\", rtol: 0, atol: 0}\n");
   auto r = run_cli({"zoo", manifest, "--out", dir + "/o", "--json", dir + "/r.json"});
   INFO(r.out << r.err);
@@ -312,8 +312,7 @@ TEST_CASE("zoo: a failing model's first error comes from its report", "[zoo]") {
   auto all = models_in(file_bytes(dir + "/r.json"));
   CHECK(status_of(all["unsupported"]) == "fail");
   // The message's lines joined into one.
-  CHECK(contains(all["unsupported"],
-                 "2 ops have no converter at opset 17:   aten::special_bessel_j0"));
+  CHECK(contains(all["unsupported"], "2 ops have no converter at opset 17:   aten::linalg_eig"));
   if (status_of(all["strict"]) == "fail") {
     CHECK(contains(all["strict"], "verify output: max abs error"));
     CHECK(contains(all["strict"], "\"outputs_checked\": 1"));

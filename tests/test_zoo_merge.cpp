@@ -32,7 +32,7 @@ const char *kSixJobs =
     "  - {name: tiny_b, model: tiny_cnn.pt, inputs: \"x:f32[1,3,16,16]\", opset: [13, 14]}\n"
     "  - {name: tuple, model: tuple_out.pt, inputs: \"f32[2,3]\"}\n"
     "  - {name: two, model: two_inputs.pt, inputs: [\"a:f32[2,3]\", \"b:f32[2,3]\"]}\n"
-    "  - {name: unsupported, model: unsupported.pt, inputs: \"f32[2,3]\", "
+    "  - {name: unsupported, model: unconverted.pt, inputs: \"f32[2,3]\", "
     "expect_fail: \"no converter\"}\n";
 
 nlohmann::json read_json(const std::string &p) {
@@ -244,7 +244,7 @@ TEST_CASE("zoo --resume: only what did not pass with the same inputs, binary and
   auto manifest_with = [&](const std::string &c_extra) {
     return write_manifest(
         dir, "  - {name: a, model: " + dir + "/a.pt, inputs: \"x:f32[1,3,16,16]\"}\n" +
-                 "  - {name: b, model: unsupported.pt, inputs: \"f32[2,3]\"}\n" +
+                 "  - {name: b, model: unconverted.pt, inputs: \"f32[2,3]\"}\n" +
                  "  - {name: c, model: tuple_out.pt, inputs: \"f32[2,3]\"" + c_extra + "}\n");
   };
   std::string manifest = manifest_with("");
