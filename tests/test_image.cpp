@@ -262,3 +262,18 @@ TEST_CASE("aten::_upsample_bilinear2d_aa", "[image]") {
 TEST_CASE("aten::_upsample_bicubic2d_aa", "[image]") {
   check_aa("bicubic");
 }
+
+// Volumetric grid sampling: GridSample-20 on 5-D inputs.
+TEST_CASE("aten::grid_sampler_3d", "[image]") {
+  auto x = randn({2, 3, 4, 5, 6}, 51), g = at::rand({2, 3, 4, 2, 3}) * 2.2 - 1.1;
+  for (int mode : {0, 1})
+    for (int pad : {0, 1, 2})
+      for (bool align : {false, true})
+        DYNAMIC_SECTION("mode " << mode << " padding " << pad << " align " << align) {
+          std::string body = "  %y : Tensor = aten::grid_sampler_3d(%x, %g, %" +
+                             std::to_string(mode) + ", %" + std::to_string(pad) + ", %" +
+                             (align ? "true" : "false") + ")";
+          auto r = check_ir_opsets(ir("%x : Tensor, %g : Tensor", body), {x, g});
+          CHECK(r.count("GridSample") == 1);
+        }
+}
