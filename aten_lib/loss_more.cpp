@@ -293,10 +293,15 @@ Val log_sum_exp(GraphBuilder &b, DType k, const std::vector<Val> &v) {
   return op_t(b, k, "Add", {m, op_t(b, k, "Log", {sum})});
 }
 
+// Elements [from, to) of x along dim 1.
+Val slice1(GraphBuilder &b, DType k, const Val &x, int64_t from, int64_t to) {
+  return op_t(b, k, "Slice", {x, b.const_i64({from}), b.const_i64({to}), b.const_i64({1})});
+}
+
 // x [N, L] moved `by` places along dim 1, -inf shifted in.
 Val shift_right(GraphBuilder &b, DType k, const Val &x, int64_t by, int64_t len) {
   Val padded = op_t(b, k, "Pad", {x, b.const_i64({0, by, 0, 0}), scalar(b, k, -INFINITY)});
-  return op_t(b, k, "Slice", {padded, b.const_i64({0}), b.const_i64({len}), b.const_i64({1})});
+  return slice1(b, k, padded, 0, len);
 }
 
 // The targets of ctc_loss as [N, S] int64 (a 1-D concatenation is split by the constant target
@@ -340,44 +345,66 @@ CtcTargets ctc_targets(const ConvertCtx &c, int64_t batch) {
 
 } // namespace
 
+namespace {
+
+// The extended labels [N, 2S + 1] of CTC (blank, t0, blank, t1, ..., blank), and in `skip`
+// where the recursion may come from two places back: a label other than blank and than the
+// label two places before it.
+Val ctc_labels(GraphBuilder &b, const CtcTargets &tg, int64_t batch, int64_t blank, Val *skip) {
+  constexpr DType i64 = DType::Int64;
+  Val blank_v = b.const_i64_scalar(blank);
+  Val tt = unsqueeze(b, tg.targets, {2}); // [N, S, 1]
+  Val blanks = op_t(b, i64, "Add", {op_t(b, i64, "Mul", {tt, b.const_i64_scalar(0)}), blank_v});
+  Val ext =
+      reshape(b, op_t(b, i64, "Concat", {blanks, tt}, {{"axis", int64_t{2}}}), {batch, 2 * tg.s});
+  ext = op_t(b, i64, "Pad", {ext, b.const_i64({0, 0, 0, 1}), blank_v});
+  Val before2 = op_t(b, i64, "Pad", {ext, b.const_i64({0, 2, 0, 0}), blank_v});
+  before2 = slice1(b, i64, before2, 0, 2 * tg.s + 1);
+  auto differs = [&](const Val &x, const Val &y) {
+    return op_t(b, DType::Bool, "Not", {op_t(b, DType::Bool, "Equal", {x, y})});
+  };
+  *skip = op_t(b, DType::Bool, "And", {differs(ext, blank_v), differs(ext, before2)});
+  return ext;
+}
+
+// log p of each target from the last alphas [N, L]: the paths ending in its last label or the
+// blank after it.
+Val ctc_end(GraphBuilder &b, DType k, const Val &alpha, const Val &target_lengths) {
+  Val tl = unsqueeze(b, target_lengths, {1});
+  Val last = op_t(b, DType::Int64, "Mul", {tl, b.const_i64_scalar(2)});
+  Val prev =
+      op_t(b, DType::Int64, "Max",
+           {op_t(b, DType::Int64, "Sub", {last, b.const_i64_scalar(1)}), b.const_i64_scalar(0)});
+  auto at = [&](const Val &i) {
+    return op_t(b, k, "GatherElements", {alpha, i}, {{"axis", int64_t{1}}});
+  };
+  Val has_label = op_t(b, DType::Bool, "Greater", {tl, b.const_i64_scalar(0)});
+  Val a_prev = op_t(b, k, "Where", {has_label, at(prev), scalar(b, k, -INFINITY)});
+  return squeeze(b, log_sum_exp(b, k, {at(last), a_prev}), {1});
+}
+
+} // namespace
+
 // ctc_loss(log_probs [T, N, C], targets [N, S] or concatenated, input_lengths, target_lengths,
 // int blank=0, int reduction=Mean, bool zero_infinity=False) (.IntList and .Tensor): the CTC
-// forward recursion over the extended labels (blank, t0, blank, t1, ..., blank), unrolled over
-// the static T. Per sample -log p, divided by its target length for the mean.
+// forward recursion (alpha, in log space) over the extended labels, unrolled over the static T;
+// a sample's alphas stop at its input length. Per sample -log p, divided by its target length
+// for the mean.
 void aten_ctc_loss(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType k = loss_type(c);
   T2O_CHECK(rank_of(c, "log_probs") == 3, "{}: expected log_probs [T, N, C], got {}", c.op(),
             c.info("log_probs").str());
   int64_t steps = static_dim(c, "log_probs", 0), batch = static_dim(c, "log_probs", 1);
-  int64_t blank = c.arg<int64_t>("blank", 0);
   CtcTargets tg = ctc_targets(c, batch);
   int64_t len = 2 * tg.s + 1;
+  Val skip;
+  Val ext = ctc_labels(b, tg, batch, c.arg<int64_t>("blank", 0), &skip);
   Val lp = transpose(b, cast_to(b, c.tensor("log_probs"), k), {1, 0, 2}); // [N, T, C]
-  Val tt = unsqueeze(b, tg.targets, {2});                                 // [N, S, 1]
-  Val blanks =
-      op_t(b, DType::Int64, "Add",
-           {op_t(b, DType::Int64, "Mul", {tt, b.const_i64_scalar(0)}), b.const_i64_scalar(blank)});
-  Val ext = reshape(b, op_t(b, DType::Int64, "Concat", {blanks, tt}, {{"axis", int64_t{2}}}),
-                    {batch, 2 * tg.s});
-  ext = op_t(b, DType::Int64, "Pad",
-             {ext, b.const_i64({0, 0, 0, 1}), b.const_i64_scalar(blank)}); // [N, L]
-  Val before2 =
-      op_t(b, DType::Int64, "Pad", {ext, b.const_i64({0, 2, 0, 0}), b.const_i64_scalar(blank)});
-  before2 = op_t(b, DType::Int64, "Slice",
-                 {before2, b.const_i64({0}), b.const_i64({len}), b.const_i64({1})});
-  Val skip = op_t(b, DType::Bool, "And",
-                  {op_t(b, DType::Bool, "Not",
-                        {op_t(b, DType::Bool, "Equal", {ext, b.const_i64_scalar(blank)})}),
-                   op_t(b, DType::Bool, "Not", {op_t(b, DType::Bool, "Equal", {ext, before2})})});
   Val index =
       op_t(b, DType::Int64, "Expand", {unsqueeze(b, ext, {1}), b.const_i64({batch, steps, len})});
   Val emit = op_t(b, k, "GatherElements", {lp, index}, {{"axis", int64_t{2}}}); // [N, T, L]
-  auto at_step = [&](int64_t t) {
-    return squeeze(
-        b, op_t(b, k, "Slice", {emit, b.const_i64({t}), b.const_i64({t + 1}), b.const_i64({1})}),
-        {1});
-  };
+  auto at_step = [&](int64_t t) { return squeeze(b, slice1(b, k, emit, t, t + 1), {1}); };
   Val ninf = scalar(b, k, -INFINITY);
   Val pos = b.constant(TensorData::i64(int_range(0, len), {1, len}));
   Val alpha = op_t(b, k, "Where",
@@ -390,26 +417,15 @@ void aten_ctc_loss(ConvertCtx &c) {
     alpha = op_t(b, k, "Where",
                  {op_t(b, DType::Bool, "Less", {b.const_i64_scalar(t), in_len}), next, alpha});
   }
-  Val tl = unsqueeze(b, tg.target_lengths, {1});
-  Val last = op_t(b, DType::Int64, "Mul", {tl, b.const_i64_scalar(2)});
-  Val prev =
-      op_t(b, DType::Int64, "Max",
-           {op_t(b, DType::Int64, "Sub", {last, b.const_i64_scalar(1)}), b.const_i64_scalar(0)});
-  Val a_prev = op_t(b, k, "Where",
-                    {op_t(b, DType::Bool, "Greater", {tl, b.const_i64_scalar(0)}),
-                     op_t(b, k, "GatherElements", {alpha, prev}, {{"axis", int64_t{1}}}), ninf});
-  Val ll = log_sum_exp(
-      b, k, {op_t(b, k, "GatherElements", {alpha, last}, {{"axis", int64_t{1}}}), a_prev});
-  Val loss = squeeze(b, op_t(b, k, "Neg", {ll}), {1}); // [N]
+  Val loss = op_t(b, k, "Neg", {ctc_end(b, k, alpha, tg.target_lengths)}); // [N]
   if (c.arg<bool>("zero_infinity", false))
     loss = op_t(
         b, k, "Where",
         {op_t(b, DType::Bool, "Equal", {loss, scalar(b, k, INFINITY)}), scalar(b, k, 0), loss});
   int64_t reduction = reduction_arg(c);
   if (reduction == 1) {
-    Val denom =
-        cast_to(b, op_t(b, DType::Int64, "Max", {tg.target_lengths, b.const_i64_scalar(1)}), k);
-    loss = op_t(b, k, "Div", {loss, denom});
+    Val denom = op_t(b, DType::Int64, "Max", {tg.target_lengths, b.const_i64_scalar(1)});
+    loss = op_t(b, k, "Div", {loss, cast_to(b, denom, k)});
   }
   set_result(c, reduce_all(b, k, loss, reduction));
 }

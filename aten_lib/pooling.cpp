@@ -378,7 +378,7 @@ void aten_adaptive_max_pool3d(ConvertCtx &c) {
 // output_size, int[3] stride, int[3] padding): each value written at its index into the
 // flattened output plane of its (batch, channel), zeros elsewhere (ScatterElements; ONNX's
 // MaxUnpool wants indices over the whole tensor, as ONNX's MaxPool gives them).
-void aten_max_unpool(ConvertCtx &c) {
+void aten_max_unpool2d(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   std::vector<int64_t> size = c.ints("output_size");
   auto nd = static_cast<int64_t>(size.size());
@@ -425,7 +425,7 @@ void register_pooling_ops(Registry &r) {
         {"MaxPool", "Gather", "Mod", "Squeeze", "Unsqueeze"});
   r.add("aten::adaptive_max_pool3d", 11, aten_adaptive_max_pool3d, {"MaxPool", "Gather", "Mod"});
   for (const char *op : {"aten::max_unpool2d", "aten::max_unpool3d"})
-    r.add(op, 11, aten_max_unpool,
+    r.add(op, 11, aten_max_unpool2d,
           {"Reshape", "Cast", "Shape", "Slice", "Concat", "ConstantOfShape", "ScatterElements"});
 }
 
