@@ -311,19 +311,21 @@ struct CtcTargets {
   int64_t s = 0;
 };
 
-CtcTargets ctc_targets(const ConvertCtx &c, int64_t batch) {
+// An unbatched call (log_probs [T, C], targets [S], one length each) is a batch of one.
+CtcTargets ctc_targets(const ConvertCtx &c, int64_t batch, bool unbatched) {
   GraphBuilder &b = c.b;
   CtcTargets r;
   bool constant = !c.arg("target_lengths").is_tensor();
   auto lengths = [&](const char *name) {
-    return constant ? b.const_i64(c.ints(name)) : cast_to(b, c.tensor(name), DType::Int64);
+    Val v = constant ? b.const_i64(c.ints(name)) : cast_to(b, c.tensor(name), DType::Int64);
+    return unbatched ? reshape(b, v, {1}) : v;
   };
   r.input_lengths = lengths("input_lengths");
   r.target_lengths = lengths("target_lengths");
   Val t = cast_to(b, c.tensor("targets"), DType::Int64);
-  if (rank_of(c, "targets") == 2) {
-    r.targets = t;
-    r.s = static_dim(c, "targets", 1);
+  if (rank_of(c, "targets") == 2 || unbatched) {
+    r.targets = unbatched ? unsqueeze(b, t, {0}) : t;
+    r.s = static_dim(c, "targets", unbatched ? 0 : 1);
     return r;
   }
   T2O_CHECK(constant, "{} with 1-D (concatenated) targets needs constant target lengths", c.op());
@@ -385,7 +387,8 @@ Val ctc_end(GraphBuilder &b, DType k, const Val &alpha, const Val &target_length
 
 } // namespace
 
-// ctc_loss(log_probs [T, N, C], targets [N, S] or concatenated, input_lengths, target_lengths,
+// ctc_loss(log_probs [T, N, C] (or [T, C]), targets [N, S] or concatenated (or [S]),
+// input_lengths, target_lengths,
 // int blank=0, int reduction=Mean, bool zero_infinity=False) (.IntList and .Tensor): the CTC
 // forward recursion (alpha, in log space) over the extended labels, unrolled over the static T;
 // a sample's alphas stop at its input length. Per sample -log p, divided by its target length
@@ -393,14 +396,18 @@ Val ctc_end(GraphBuilder &b, DType k, const Val &alpha, const Val &target_length
 void aten_ctc_loss(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType k = loss_type(c);
-  T2O_CHECK(rank_of(c, "log_probs") == 3, "{}: expected log_probs [T, N, C], got {}", c.op(),
+  int64_t rank = rank_of(c, "log_probs");
+  T2O_CHECK(rank == 2 || rank == 3, "{}: expected log_probs [T, N, C] or [T, C], got {}", c.op(),
             c.info("log_probs").str());
-  int64_t steps = static_dim(c, "log_probs", 0), batch = static_dim(c, "log_probs", 1);
-  CtcTargets tg = ctc_targets(c, batch);
+  bool unbatched = rank == 2;
+  int64_t steps = static_dim(c, "log_probs", 0);
+  int64_t batch = unbatched ? 1 : static_dim(c, "log_probs", 1);
+  CtcTargets tg = ctc_targets(c, batch, unbatched);
   int64_t len = 2 * tg.s + 1;
   Val skip;
   Val ext = ctc_labels(b, tg, batch, c.arg<int64_t>("blank", 0), &skip);
-  Val lp = transpose(b, cast_to(b, c.tensor("log_probs"), k), {1, 0, 2}); // [N, T, C]
+  Val lp = cast_to(b, c.tensor("log_probs"), k);
+  lp = unbatched ? unsqueeze(b, lp, {0}) : transpose(b, lp, {1, 0, 2}); // [N, T, C]
   Val index =
       op_t(b, DType::Int64, "Expand", {unsqueeze(b, ext, {1}), b.const_i64({batch, steps, len})});
   Val emit = op_t(b, k, "GatherElements", {lp, index}, {{"axis", int64_t{2}}}); // [N, T, L]
@@ -427,6 +434,8 @@ void aten_ctc_loss(ConvertCtx &c) {
     Val denom = op_t(b, DType::Int64, "Max", {tg.target_lengths, b.const_i64_scalar(1)});
     loss = op_t(b, k, "Div", {loss, cast_to(b, denom, k)});
   }
+  if (unbatched && reduction == 0)
+    loss = squeeze(b, loss, {0});
   set_result(c, reduce_all(b, k, loss, reduction));
 }
 

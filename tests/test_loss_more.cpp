@@ -209,6 +209,22 @@ TEST_CASE("aten::ctc_loss", "[loss_more]") {
                            red(1) + bconst("zi", false)),
                     {lp, at::where(flat != 4, flat, at::zeros_like(flat))});
   }
+  SECTION("unbatched") {
+    for (int r : {0, 1}) {
+      check_ir_opsets(ir(kXT, "aten::ctc_loss(%x, %t, %il, %tl, %blank, %red, %zi)",
+                         "  %il : int[] = prim::Constant[value=[11]]()\n"
+                         "  %tl : int[] = prim::Constant[value=[3]]()\n"
+                         "  %blank : int = prim::Constant[value=0]()\n" +
+                             red(r) + bconst("zi", false)),
+                      {lp.select(1, 0), at::tensor({2, 2, 3}, at::kLong)});
+      check_ir_opsets(
+          ir("%x : Tensor, %t : Tensor, %il : Tensor, %tl : Tensor",
+             "aten::ctc_loss(%x, %t, %il, %tl, %blank, %red, %zi)",
+             "  %blank : int = prim::Constant[value=0]()\n" + red(r) + bconst("zi", false)),
+          {lp.select(1, 1), at::tensor({4, 1}, at::kLong), at::scalar_tensor(9, at::kLong),
+           at::scalar_tensor(2, at::kLong)});
+    }
+  }
   SECTION("impossible alignments: inf, or 0 with zero_infinity") {
     auto tl = "  %il : int[] = prim::Constant[value=[3, 12, 12]]()\n"
               "  %tl : int[] = prim::Constant[value=[4, 3, 2]]()\n"
