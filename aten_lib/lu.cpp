@@ -223,9 +223,12 @@ Val apply_reflectors(GraphBuilder &b, DType k, const Val &a, const Val &tau, Val
     Val v = b.op1("Where", {b.op1("Greater", {rows, ks}), slice_axis(b, a, i, i + 1, -1),
                             cast_to(b, b.op1("Equal", {rows, ks}), k)}); // [..., m, 1]
     Val ti = unsqueeze(b, slice_axis(b, tau, i, i + 1, -1), {-1});       // [..., 1, 1]
-    Val vt = swap_last(b, v, rank);
-    Val update = left ? b.op1("MatMul", {v, b.op1("MatMul", {vt, x})})
-                      : b.op1("MatMul", {b.op1("MatMul", {x, v}), vt});
+    // v (v^T x) or (x v) v^T, the outer products as broadcast Mul: no Transpose feeds a MatMul,
+    // which ONNX Runtime would fuse into FusedMatMul (no float64 kernel).
+    Val update =
+        left ? b.op1("Mul", {v, b.op1("ReduceSum", {b.op1("Mul", {v, x}), b.const_i64({-2})},
+                                      {{"keepdims", int64_t{1}}})})
+             : b.op1("Mul", {b.op1("MatMul", {x, v}), swap_last(b, v, rank)});
     x = b.op1("Sub", {x, b.op1("Mul", {ti, update})});
   }
   return x;
@@ -308,8 +311,9 @@ void register_lu_ops(Registry &r) {
       "Shape", "GatherElements", "Gather", "Concat", "MatMul", "Div",       "Transpose"};
   r.add("aten::lu_solve", 11, aten_lu_solve, solve);
   r.add("aten::linalg_lu_solve", 11, aten_linalg_lu_solve, solve);
-  const std::vector<std::string> reflect = {"Cast",      "Greater",   "Slice",  "Equal", "Where",
-                                            "Unsqueeze", "Transpose", "MatMul", "Mul",   "Sub"};
+  const std::vector<std::string> reflect = {"ReduceSum", "Cast",  "Greater",   "Slice",
+                                            "Equal",     "Where", "Unsqueeze", "Transpose",
+                                            "MatMul",    "Mul",   "Sub"};
   r.add("aten::linalg_householder_product", 11, aten_linalg_householder_product, reflect);
   r.add("aten::orgqr", 11, aten_linalg_householder_product, reflect);
   r.add("aten::ormqr", 11, aten_ormqr, reflect);

@@ -34,9 +34,14 @@ void aten_inner(ConvertCtx &c) {
     set_result(c, op_t(b, k, "Mul", {x, y}));
     return;
   }
+  // other's last dim moved first, then [k, B]: a Transpose feeding the MatMul directly would be
+  // fused by ONNX Runtime into FusedMatMul, which has no float64 kernel.
+  std::vector<int64_t> perm = {ry - 1};
+  for (int64_t i = 0; i + 1 < ry; ++i)
+    perm.push_back(i);
   Val x2 = op_t(b, k, "Flatten", {x}, {{"axis", rx - 1}});
-  Val y2 = op_t(b, k, "Flatten", {y}, {{"axis", ry - 1}});
-  Val m = op_t(b, k, "MatMul", {x2, transpose(b, y2, {1, 0})});
+  Val y2 = op_t(b, k, "Flatten", {transpose(b, y, perm)}, {{"axis", int64_t{1}}});
+  Val m = op_t(b, k, "MatMul", {x2, y2});
   Val shape =
       b.op1("Concat", {dims_of(b, x, 0, rx - 1), dims_of(b, y, 0, ry - 1)}, {{"axis", int64_t{0}}});
   set_result(c, op_t(b, k, "Reshape", {m, shape}));

@@ -120,15 +120,18 @@ namespace {
 
 // The lower Cholesky factor of a [..., n, n], a column at a time:
 // L[:, j] = (A[:, j] - L L[j, :]^T) / sqrt(that at row j), zero above the diagonal.
-Val cholesky_lower(GraphBuilder &b, DType k, const Val &a, int64_t n, int64_t rank) {
+Val cholesky_lower(GraphBuilder &b, DType k, const Val &a, int64_t n) {
   std::vector<int64_t> ids = int_range(0, n);
   Val rows = b.constant(TensorData::i64(ids, {n, 1})), cols = b.const_i64(ids);
   Val l;
   for (int64_t j = 0; j < n; ++j) {
     Val v = slice_axis(b, a, j, j + 1, -1); // [..., n, 1]
-    if (j > 0)
+    if (j > 0) { // L L[j, :]^T as a broadcast product: ONNX Runtime fuses Transpose + MatMul
+      // into FusedMatMul, which has no float64 kernel
+      Val prod = b.op1("Mul", {l, slice_axis(b, l, j, j + 1, -2)});
       v = b.op1("Sub",
-                {v, b.op1("MatMul", {l, swap_last(b, slice_axis(b, l, j, j + 1, -2), rank)})});
+                {v, b.op1("ReduceSum", {prod, b.const_i64({-1})}, {{"keepdims", int64_t{1}}})});
+    }
     Val d = b.op1("Sqrt", {slice_axis(b, v, j, j + 1, -2)});
     Val ks = b.const_i64_scalar(j);
     Val col = b.op1("Where",
@@ -200,7 +203,7 @@ void aten_linalg_solve(ConvertCtx &c) {
 void aten_linalg_cholesky(ConvertCtx &c) {
   DType k = solve_type(c);
   int64_t n = square_size(c, "self"), rank = rank_of(c, "self");
-  Val l = cholesky_lower(c.b, k, cast_to(c.b, c.tensor("self"), k), n, rank);
+  Val l = cholesky_lower(c.b, k, cast_to(c.b, c.tensor("self"), k), n);
   set_result(c, c.arg<bool>("upper", false) ? swap_last(c.b, l, rank) : l);
   set_info(c, c.tensor("self"), rank);
 }
@@ -443,8 +446,8 @@ void register_solve_ops(Registry &r) {
     r.add(op, 11, aten_linalg_solve, with({"Transpose", "ConstantOfShape"}));
   for (const char *op : {"aten::cholesky", "aten::linalg_cholesky", "aten::linalg_cholesky_ex"})
     r.add(op, 11, aten_linalg_cholesky,
-          {"Slice", "Sub", "MatMul", "Transpose", "Sqrt", "GreaterOrEqual", "Greater", "Or", "Div",
-           "Where", "Equal", "Cast", "Mul", "Add", "ConstantOfShape", "Shape"});
+          {"Slice", "Sub", "ReduceSum", "Transpose", "Sqrt", "GreaterOrEqual", "Greater", "Or",
+           "Div", "Where", "Equal", "Cast", "Mul", "Add", "ConstantOfShape", "Shape"});
   const std::vector<std::string> subst = {"Slice", "Gather",    "Concat", "Sub",   "MatMul",
                                           "Div",   "Transpose", "Expand", "Shape", "Cast"};
   r.add("aten::triangular_solve", 11, aten_triangular_solve, subst);

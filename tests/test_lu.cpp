@@ -110,6 +110,8 @@ TEST_CASE("aten::linalg_householder_product", "[lu]") {
 TEST_CASE("aten::orgqr", "[lu]") {
   auto [qr, tau] = at::geqrf(randn({2, 5, 3}, 17));
   check_ir_opsets(ir("%a : Tensor, %t : Tensor", "%y : Tensor", "aten::orgqr(%a, %t)"), {qr, tau});
+  auto [q64, t64] = at::geqrf(randn({4, 4}, 20).to(at::kDouble));
+  check_ir_opsets(ir("%a : Tensor, %t : Tensor", "%y : Tensor", "aten::orgqr(%a, %t)"), {q64, t64});
 }
 
 TEST_CASE("aten::ormqr", "[lu]") {
@@ -118,9 +120,14 @@ TEST_CASE("aten::ormqr", "[lu]") {
     for (bool trans : {false, true})
       DYNAMIC_SECTION("left " << left << " transpose " << trans) {
         auto other = left ? randn({5, 2}, 19) : randn({4, 5}, 19);
+        auto [q64, t64] = at::geqrf(randn({5, 3}, 21).to(at::kDouble));
         check_ir_opsets(ir("%a : Tensor, %t : Tensor, %c : Tensor", "%y : Tensor",
                            "aten::ormqr(%a, %t, %c, %l, %tr)",
                            bconst("l", left) + bconst("tr", trans)),
                         {qr, tau, other});
+        check_ir_opsets(ir("%a : Tensor, %t : Tensor, %c : Tensor", "%y : Tensor",
+                           "aten::ormqr(%a, %t, %c, %l, %tr)",
+                           bconst("l", left) + bconst("tr", trans)),
+                        {q64, t64, other.to(at::kDouble)});
       }
 }

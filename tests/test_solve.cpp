@@ -183,6 +183,25 @@ TEST_CASE("aten::linalg_matrix_exp", "[solve]") {
 
 TEST_CASE("dynamic batch dims", "[solve]") {
   check_ir_dynamic(ir1("aten::inverse(%x)"), {wellcond({2, 3, 3}, 35)}, {wellcond({5, 3, 3}, 36)});
+  check_ir_dynamic(ir1("aten::linalg_cholesky(%x, %u)", bconst("u", false)), {spd({2, 3, 3}, 44)},
+                   {spd({4, 3, 3}, 45)});
+  check_ir_dynamic(ir2("aten::linalg_solve(%x, %z, %left)", bconst("left", true)),
+                   {wellcond({2, 3, 3}, 46), randn({2, 3, 2}, 47)},
+                   {wellcond({6, 3, 3}, 48), randn({6, 3, 2}, 49)});
+}
+
+TEST_CASE("float64 matrices", "[solve]") {
+  auto a = wellcond({2, 4, 4}, 50).to(at::kDouble);
+  check_ir_opsets(ir1("aten::inverse(%x)"), {a});
+  check_ir_opsets(ir1("aten::linalg_cholesky(%x, %u)", bconst("u", false)),
+                  {spd({4, 4}, 51).to(at::kDouble)});
+  check_ir_opsets(ir1("aten::matrix_exp(%x)"), {randn({3, 3}, 52).to(at::kDouble) * 3});
+  check_ir_opsets(ir_two("%b : Tensor, %a : Tensor",
+                         "aten::triangular_solve(%b, %a, %up, %tr, %un)",
+                         bconst("up", true) + bconst("tr", true) + bconst("un", false)),
+                  {randn({4, 2}, 53).to(at::kDouble), tri({4, 4}, 54, true).to(at::kDouble)});
+  check_ir_opsets(ir2("aten::linalg_solve(%x, %z, %left)", bconst("left", false)),
+                  {a, randn({2, 3, 4}, 55).to(at::kDouble)});
 }
 
 TEST_CASE("a dynamic matrix size is refused, naming the op", "[solve]") {
