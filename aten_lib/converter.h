@@ -390,6 +390,10 @@ void register_image_ops(Registry &r);
 void register_grid_sampler_decomposed(Registry &r); // image's, below opset 16
 void register_math_ops(Registry &r);
 void register_loss_ops(Registry &r);
+void register_loss_more_ops(Registry &r); // margin, regression and multi-label losses
+void register_products_ops(Registry &r);  // inner, kron, multi_dot, vander, ...
+void register_solve_ops(Registry &r);     // inverse, solve, Cholesky on static n
+void register_lu_ops(Registry &r);        // LU factorization, its solves, slogdet
 void register_rnn_ops(Registry &r);
 void register_signal_ops(Registry &r);
 void register_math_linalg_ops(Registry &r);

@@ -502,6 +502,7 @@ void register_image_ops(Registry &r) {
   r.add("aten::grid_sampler", 16, aten_grid_sampler, {"GridSample"});
   r.add("aten::grid_sampler_2d", 16, aten_grid_sampler, {"GridSample"});
   r.add("aten::grid_sampler", 20, aten_grid_sampler_20, {"GridSample"});
+  r.add("aten::grid_sampler_3d", 20, aten_grid_sampler_20, {"GridSample"});
   r.add("aten::pixel_shuffle", 11, aten_pixel_shuffle,
         {"DepthToSpace", "Reshape", "Transpose", "Concat", "Shape", "Slice"});
   r.add("aten::pixel_unshuffle", 11, aten_pixel_unshuffle,

@@ -1,5 +1,7 @@
 // Loss functions: mse_loss, nll_loss (and its 2d/nd/forward forms), cross_entropy_loss,
 // binary_cross_entropy_with_logits, kl_div. `reduction` is ATen's enum: 0 none, 1 mean, 2 sum.
+#include "aten_lib/loss.h"
+
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
@@ -7,31 +9,28 @@
 
 namespace torch2onnx {
 
-namespace {
-
-// Losses compute in float or double: the ONNX Runtime loss kernels have no half types.
 DType loss_type(const ConvertCtx &c) {
   return out_dtype(c) == DType::Double ? DType::Double : DType::Float;
 }
 
-// The "reduction" argument every loss has.
 int64_t reduction_arg(const ConvertCtx &c) {
   int64_t r = c.arg<int64_t>("reduction", 1);
   T2O_CHECK(r >= 0 && r <= 2, "{}: unknown reduction {} (0 none, 1 mean, 2 sum)", c.op(), r);
   return r;
 }
 
-const char *reduction_name(int64_t r) {
-  return r == 0 ? "none" : r == 1 ? "mean" : "sum";
-}
-
-// Mean or sum over every element (0-d result), or the elementwise loss itself.
 Val reduce_all(GraphBuilder &b, DType k, const Val &x, int64_t reduction) {
   if (reduction == 0)
     return x;
   if (reduction == 2)
     return op_t(b, k, "ReduceSum", {x}, {{"keepdims", 0}});
   return op_t(b, k, "ReduceMean", {x}, {{"keepdims", 0}});
+}
+
+namespace {
+
+const char *reduction_name(int64_t r) {
+  return r == 0 ? "none" : r == 1 ? "mean" : "sum";
 }
 
 // log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)), stable for large |x|.

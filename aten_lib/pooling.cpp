@@ -1,5 +1,5 @@
 // Pooling: aten::max_pool{1,2,3}d[_with_indices], avg_pool{1,2,3}d,
-// adaptive_{avg,max}_pool{1,2,3}d.
+// adaptive_{avg,max}_pool{1,2,3}d, max_unpool{2,3}d.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
@@ -374,6 +374,33 @@ void aten_adaptive_max_pool3d(ConvertCtx &c) {
   emit_adaptive_max(c, 3);
 }
 
+// max_unpool2d(self, indices, int[2] output_size) / max_unpool3d(self, indices, int[3]
+// output_size, int[3] stride, int[3] padding): each value written at its index into the
+// flattened output plane of its (batch, channel), zeros elsewhere (ScatterElements; ONNX's
+// MaxUnpool wants indices over the whole tensor, as ONNX's MaxPool gives them).
+void aten_max_unpool2d(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  std::vector<int64_t> size = c.ints("output_size");
+  auto nd = static_cast<int64_t>(size.size());
+  int64_t rank = rank_of(c, "self"), lead = rank - nd;
+  T2O_CHECK(lead == 1 || lead == 2, "{}: expected a {}-D or {}-D input, got {}", c.op(), nd + 1,
+            nd + 2, c.info("self").str());
+  int64_t plane = 1;
+  for (int64_t s : size)
+    plane *= s;
+  std::vector<int64_t> flat(static_cast<size_t>(lead), 0);
+  flat.push_back(-1);
+  Val x = reshape(b, c.tensor("self"), flat);
+  Val idx = reshape(b, cast_to(b, c.tensor("indices"), DType::Int64), flat);
+  Val lead_dims = dims_of(b, c.tensor("self"), 0, lead);
+  TensorData zero = TensorData::scalar(b.dtype(x), 0);
+  zero.dims = {1};
+  Val out =
+      b.op1("ConstantOfShape", {concat0(b, {lead_dims, b.const_i64({plane})})}, {{"value", zero}});
+  out = b.op1("ScatterElements", {out, idx, x}, {{"axis", lead}});
+  c.set_out(0, b.op1("Reshape", {out, concat0(b, {lead_dims, b.const_i64(size)})}));
+}
+
 void register_pooling_ops(Registry &r) {
   r.add("aten::max_pool1d", 11, aten_max_pool1d, {"MaxPool"});
   r.add("aten::max_pool2d", 11, aten_max_pool2d, {"MaxPool", "Squeeze", "Unsqueeze"});
@@ -397,6 +424,9 @@ void register_pooling_ops(Registry &r) {
   r.add("aten::adaptive_max_pool2d", 11, aten_adaptive_max_pool2d,
         {"MaxPool", "Gather", "Mod", "Squeeze", "Unsqueeze"});
   r.add("aten::adaptive_max_pool3d", 11, aten_adaptive_max_pool3d, {"MaxPool", "Gather", "Mod"});
+  for (const char *op : {"aten::max_unpool2d", "aten::max_unpool3d"})
+    r.add(op, 11, aten_max_unpool2d,
+          {"Reshape", "Cast", "Shape", "Slice", "Concat", "ConstantOfShape", "ScatterElements"});
 }
 
 } // namespace torch2onnx

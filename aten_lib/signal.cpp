@@ -1,4 +1,5 @@
-// Signal processing: aten::stft / istft and the FFTs (torch.fft.fft/ifft/rfft/irfft and the
+// Signal processing: aten::stft / istft and the FFTs (torch.fft.fft/ifft/rfft/irfft, the Hermitian
+// hfft/ihfft and the
 // _fft_r2c / _fft_c2r / _fft_c2c ops they lower to). Every transform is a MatMul with a constant
 // DFT matrix, exact and valid at every opset (the DFT op arrives only in 17). Complex values are
 // real [..., 2] tensors (aten_lib/complex.h, docs/complex.md); a complex DFT is one real MatMul on
@@ -566,6 +567,64 @@ void aten_istft(ConvertCtx &c) {
 
 } // namespace
 
+namespace {
+
+// The Hermitian FFTs are the real ones with the conjugate and the other direction's scaling:
+// hfft(x) = irfft(conj(x)) and ihfft(x) = conj(rfft(x)) (the n-d forms too), each with the
+// norm mode of the opposite direction ("backward" scales neither hfft nor irfft's forward twin).
+NamedArg flipped_norm(const ConvertCtx &c) {
+  std::string norm = c.arg<std::string>("norm", "backward");
+  T2O_CHECK(norm == "backward" || norm == "forward" || norm == "ortho",
+            "{}: unknown norm '{}' (backward, forward, ortho)", c.op(), norm);
+  return {"norm", Arg::of_string(norm == "ortho"     ? norm
+                                 : norm == "forward" ? "backward"
+                                                     : "forward")};
+}
+
+// x * [1, -1] for a carried complex x: its conjugate, flagged complex like x.
+Val conjugate(GraphBuilder &b, const Val &x) {
+  TensorInfo info = b.info(x);
+  DType k = info.dtype == DType::Double ? DType::Double : DType::Float;
+  Val sign = cast_to(b, b.constant(TensorData::f32({1.f, -1.f}, {2}), "conj_sign"), k);
+  Val z = op_t(b, k, "Mul", {x, sign});
+  b.set_info(z, info);
+  return z;
+}
+
+// This node converted by `real_op` with the flipped norm (and `self` conjugated first, for the
+// c2r direction).
+std::vector<Arg> hermitian(ConvertCtx &c, const char *real_op, bool conj_input) {
+  std::vector<NamedArg> args;
+  for (NamedArg a : c.named_args()) {
+    if (a.name == "self" && conj_input)
+      a.value = Arg::of_tensor(conjugate(c.b, c.tensor("self")));
+    args.push_back(a.name == "norm" ? flipped_norm(c) : a);
+  }
+  TensorInfo out = c.out_info(0);
+  return c.call(real_op, args, {out});
+}
+
+} // namespace
+
+// fft_hfft(self, n, dim, norm) / fft_hfft2 / fft_hfftn (self, s, dim, norm): real output.
+void aten_fft_hfft(ConvertCtx &c) {
+  T2O_CHECK(is_complex(c, "self"), "{} needs a complex input", c.op());
+  const char *real_op = c.op() == "aten::fft_hfft"    ? "aten::fft_irfft"
+                        : c.op() == "aten::fft_hfft2" ? "aten::fft_irfft2"
+                                                      : "aten::fft_irfftn";
+  set_result(c, hermitian(c, real_op, true)[0].t());
+}
+
+// fft_ihfft(self, n, dim, norm) / fft_ihfft2 / fft_ihfftn: the onesided bins of a real input.
+void aten_fft_ihfft(ConvertCtx &c) {
+  T2O_CHECK(!is_complex(c, "self"), "{} needs a real input", c.op());
+  const char *real_op = c.op() == "aten::fft_ihfft"    ? "aten::fft_rfft"
+                        : c.op() == "aten::fft_ihfft2" ? "aten::fft_rfft2"
+                                                       : "aten::fft_rfftn";
+  Val z = hermitian(c, real_op, false)[0].t();
+  set_complex_out(c, conjugate(c.b, z));
+}
+
 void register_signal_ops(Registry &r) {
   r.add("aten::stft", 11, aten_stft,
         {"Gather", "MatMul", "Cast", "Concat", "Mul", "Pad", "Transpose", "Unsqueeze"});
@@ -588,6 +647,10 @@ void register_signal_ops(Registry &r) {
     r.add_complex(op, 11, aten_fft_rfftn, {"MatMul", "Cast", "Reshape", "Transpose"});
   for (const char *op : {"aten::fft_irfft2", "aten::fft_irfftn"})
     r.add_complex(op, 11, aten_fft_irfftn, {"MatMul", "Cast", "Reshape", "Transpose"});
+  for (const char *op : {"aten::fft_hfft", "aten::fft_hfft2", "aten::fft_hfftn"})
+    r.add_complex(op, 11, aten_fft_hfft, {"Mul", "MatMul", "Cast", "Reshape", "Transpose"});
+  for (const char *op : {"aten::fft_ihfft", "aten::fft_ihfft2", "aten::fft_ihfftn"})
+    r.add_complex(op, 11, aten_fft_ihfft, {"Mul", "MatMul", "Cast", "Reshape", "Transpose"});
 }
 
 } // namespace torch2onnx

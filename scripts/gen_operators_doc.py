@@ -30,6 +30,9 @@ _GAMMA = ("refused: a Gamma draw (PyTorch's per-element rejection sampler) has n
           "stops with this reason and suggests sampling outside the model")
 REASONS = {
     "aten::quantize_per_tensor": ("deferred", _QUANT),
+    "aten::quantize_per_tensor_dynamic": ("deferred", _QUANT),
+    "aten::quantize_per_channel": ("deferred", _QUANT),
+    "aten::int_repr": ("deferred", _QUANT),
     "aten::dequantize": ("deferred", _QUANT),
     "aten::fake_quantize_per_tensor_affine": ("deferred", _QUANT),
     "aten::fake_quantize_per_channel_affine": ("deferred", _QUANT),

@@ -262,3 +262,26 @@ TEST_CASE("aten::_upsample_bilinear2d_aa", "[image]") {
 TEST_CASE("aten::_upsample_bicubic2d_aa", "[image]") {
   check_aa("bicubic");
 }
+
+// Volumetric grid sampling: GridSample-20 on 5-D inputs; below opset 20 the GatherElements
+// decomposition (trilinear / nearest, zeros / border padding).
+TEST_CASE("aten::grid_sampler_3d", "[image]") {
+  auto x = randn({2, 3, 4, 5, 6}, 51), g = at::rand({2, 3, 4, 2, 3}) * 2.2 - 1.1;
+  auto body = [](int mode, int pad, bool align) {
+    return "  %y : Tensor = aten::grid_sampler_3d(%x, %g, %" + std::to_string(mode) + ", %" +
+           std::to_string(pad) + ", %" + (align ? "true" : "false") + ")";
+  };
+  for (int mode : {0, 1})
+    for (int pad : {0, 1, 2})
+      for (bool align : {false, true})
+        DYNAMIC_SECTION("mode " << mode << " padding " << pad << " align " << align) {
+          auto text = ir("%x : Tensor, %g : Tensor", body(mode, pad, align));
+          CHECK(check_ir(text, {x, g}, 20).count("GridSample") == 1);
+          if (pad < 2) {
+            auto r = check_ir_opsets(text, {x, g}); // opsets 11 and 21
+            CHECK(check_ir(text, {x, g}, 17).count("GridSample") == 0);
+          } else {
+            CHECK(contains(export_ir_error(text, {x, g}, 19), "use --opset 20"));
+          }
+        }
+}

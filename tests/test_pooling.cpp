@@ -320,3 +320,27 @@ graph(%x : Tensor):
     }
   }
 }
+
+TEST_CASE("aten::max_unpool2d", "[pooling]") {
+  auto [y, idx] = at::max_pool2d_with_indices(randn({2, 3, 6, 8}, 41), {2, 2});
+  auto text = ir("%x : Tensor, %i : Tensor", "  %8 : int = prim::Constant[value=8]()\n"
+                                             "  %o : int[] = prim::ListConstruct(%6, %8)\n"
+                                             "  %y : Tensor = aten::max_unpool2d(%x, %i, %o)");
+  check_ir_opsets(text, {y, idx});
+  check_ir_opsets(text, {y[0], idx[0]}); // unbatched
+  SECTION("a larger output than the pooled input came from") {
+    auto [y2, i2] = at::max_pool2d_with_indices(randn({1, 2, 5, 7}, 42), {2, 2});
+    check_ir_opsets(text, {y2, i2});
+  }
+}
+
+TEST_CASE("aten::max_unpool3d", "[pooling]") {
+  auto [y, idx] = at::max_pool3d_with_indices(randn({2, 2, 4, 6, 6}, 43), {2, 3, 2}, {2, 3, 2});
+  auto text =
+      ir("%x : Tensor, %i : Tensor", "  %4 : int = prim::Constant[value=4]()\n"
+                                     "  %o : int[] = prim::ListConstruct(%4, %6, %6)\n"
+                                     "  %st : int[] = prim::ListConstruct(%2, %3, %2)\n"
+                                     "  %pd : int[] = prim::ListConstruct(%0, %0, %0)\n"
+                                     "  %y : Tensor = aten::max_unpool3d(%x, %i, %o, %st, %pd)");
+  check_ir_opsets(text, {y, idx});
+}
