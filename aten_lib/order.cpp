@@ -46,7 +46,7 @@ Sorted sort_up(GraphBuilder &b, const Val &x, int64_t d) {
   return {cast_to(b, outs[0], t), outs[1]};
 }
 
-Val reduce_attr(GraphBuilder &b, const char *op, const Val &x, int64_t axis, bool keepdim) {
+Val order_reduce(GraphBuilder &b, const char *op, const Val &x, int64_t axis, bool keepdim) {
   return b.op1(op, {x}, {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t{keepdim}}});
 }
 
@@ -122,7 +122,7 @@ void aten_median(ConvertCtx &c) {
   Val any_nan;
   if (fl) {
     Val nan = cast_to(b, is_nan(b, a.x), DType::Float);
-    any_nan = cast_to(b, reduce_attr(b, "ReduceMax", nan, a.d, true), DType::Bool);
+    any_nan = cast_to(b, order_reduce(b, "ReduceMax", nan, a.d, true), DType::Bool);
   }
   select_sorted(c, a, s, pos, false, any_nan);
 }
@@ -144,9 +144,9 @@ void aten_mode(ConvertCtx &c) {
   Val x = cast_to(b, a.x, k);
   Val eq = bool_op(b, "Equal", {unsqueeze(b, x, {a.d + 1}), unsqueeze(b, x, {a.d})});
   Val count = reduce_sum(b, cast_to(b, eq, DType::Int64), a.d + 1, false);
-  Val most = bool_op(b, "Equal", {count, reduce_attr(b, "ReduceMax", count, a.d, true)});
-  Val cand = op_t(b, k, "Where", {most, x, reduce_attr(b, "ReduceMax", x, a.d, true)});
-  Val v = reduce_attr(b, "ReduceMin", cand, a.d, true);
+  Val most = bool_op(b, "Equal", {count, order_reduce(b, "ReduceMax", count, a.d, true)});
+  Val cand = op_t(b, k, "Where", {most, x, order_reduce(b, "ReduceMax", x, a.d, true)});
+  Val v = order_reduce(b, "ReduceMin", cand, a.d, true);
   Val n = b.op1("Gather", {shape_of(b, a.x), b.const_i64_scalar(a.d)}, {{"axis", int64_t{0}}});
   int64_t r = b.rank(a.x);
   std::vector<int64_t> shape(r, 1);
@@ -154,8 +154,8 @@ void aten_mode(ConvertCtx &c) {
   Val pos = reshape(b, iota(b, n), shape); // 0, 1, ... along d
   Val hit = bool_op(b, "Equal", {x, v});
   Val i =
-      reduce_attr(b, "ReduceMax",
-                  op_t(b, DType::Int64, "Where", {hit, pos, b.const_i64_scalar(-1)}), a.d, true);
+      order_reduce(b, "ReduceMax",
+                   op_t(b, DType::Int64, "Where", {hit, pos, b.const_i64_scalar(-1)}), a.d, true);
   set_selected(c, a, cast_to(b, v, t), i);
 }
 

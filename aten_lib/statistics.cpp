@@ -66,8 +66,8 @@ Scan scan_of(ConvertCtx &c, const Val &x) {
   return {unsqueeze(c.b, x, {d}), prefix_mask(c.b, n, d, r), n, d, r};
 }
 
-Val reduce_attr(GraphBuilder &b, const char *op, const Val &x, std::vector<int64_t> axes,
-                bool keepdim) {
+Val stats_reduce(GraphBuilder &b, const char *op, const Val &x, std::vector<int64_t> axes,
+                 bool keepdim) {
   std::vector<Attr> attrs = {{"keepdims", int64_t{keepdim}}};
   if (!axes.empty())
     attrs.push_back({"axes", axes});
@@ -94,12 +94,12 @@ std::vector<int64_t> dims_arg(const ConvertCtx &c, std::string_view name) {
 Val pnorm(GraphBuilder &b, const Val &x, double p, const std::vector<int64_t> &axes, bool keepdim) {
   DType t = b.dtype(x);
   if (p == 2.0)
-    return reduce_attr(b, "ReduceL2", x, axes, keepdim);
+    return stats_reduce(b, "ReduceL2", x, axes, keepdim);
   if (p == 1.0)
-    return reduce_attr(b, "ReduceL1", x, axes, keepdim);
+    return stats_reduce(b, "ReduceL1", x, axes, keepdim);
   Val ax = b.op1("Abs", {x});
   if (std::isinf(p))
-    return reduce_attr(b, p > 0 ? "ReduceMax" : "ReduceMin", ax, axes, keepdim);
+    return stats_reduce(b, p > 0 ? "ReduceMax" : "ReduceMin", ax, axes, keepdim);
   if (p == 0.0) {
     Val nz = b.op1("Not", {b.op1("Equal", {x, b.const_scalar(t, 0)})});
     return reduce_sum(b, cast_to(b, nz, t), axes, keepdim);
@@ -119,7 +119,7 @@ void aten_cumprod(ConvertCtx &c) {
     return set_result(c, x);
   Scan s = scan_of(c, x);
   Val masked = op_t(c.b, k, "Where", {s.mask, scalar(c.b, k, 1), s.rows});
-  Val y = reduce_attr(c.b, "ReduceProd", masked, {s.d + 1}, false);
+  Val y = stats_reduce(c.b, "ReduceProd", masked, {s.d + 1}, false);
   set_result(c, y);
 }
 
@@ -140,14 +140,14 @@ void aten_cummax(ConvertCtx &c) {
                  ? scalar(c.b, k, is_max ? lowest(k) : -lowest(k))
                  : c.b.op1(is_max ? "ReduceMin" : "ReduceMax", {x}, {{"keepdims", int64_t{0}}});
   Val masked = op_t(c.b, k, "Where", {s.mask, fill, s.rows});
-  Val v = reduce_attr(c.b, is_max ? "ReduceMax" : "ReduceMin", masked, {s.d + 1}, true);
+  Val v = stats_reduce(c.b, is_max ? "ReduceMax" : "ReduceMin", masked, {s.d + 1}, true);
   Val hit =
       op_t(c.b, DType::Bool, "And",
            {op_t(c.b, DType::Bool, "Equal", {masked, v}), op_t(c.b, DType::Bool, "Not", {s.mask})});
   Val pos = prefix_positions(c.b, s.n, s.d, s.r);
   Val idx = op_t(c.b, DType::Int64, "Where", {hit, pos, c.b.const_i64_scalar(-1)});
   c.set_out(0, cast_to(c.b, squeeze(c.b, v, {s.d + 1}), t));
-  c.set_out(1, reduce_attr(c.b, "ReduceMax", idx, {s.d + 1}, false));
+  c.set_out(1, stats_reduce(c.b, "ReduceMax", idx, {s.d + 1}, false));
 }
 
 // count_nonzero(self, dim?) / count_nonzero.dim_IntList(self, dim[]) -> int64.
@@ -347,7 +347,7 @@ Val covariance(ConvertCtx &c, const Val &x2, DType t) {
     wsum = reduce_sum(b, w, {0}, false);
     avg = b.op1("Div", {reduce_sum(b, b.op1("Mul", {x2, w}), {1}, true), wsum});
   } else {
-    avg = reduce_attr(b, "ReduceMean", x2, {1}, true);
+    avg = stats_reduce(b, "ReduceMean", x2, {1}, true);
     wsum = cast_to(b, dim_scalar(b, x2, 1), t);
   }
   Val norm;
