@@ -19,19 +19,9 @@ namespace {
 
 ExportOptions options_of(const ExportSettings &s, const std::string &output_path) {
   ExportOptions o;
+  static_cast<Settings &>(o) = s;  // every shared setting, as given
+  o.verify = o.verify || o.locate; // as the CLI: --locate implies --verify
   o.output_path = output_path;
-  o.opset = s.opset;
-  o.output_names = s.output_names;
-  o.libraries = s.libraries;
-  o.functions = s.functions;
-  o.converters = s.converters;
-  o.fallback_domain = s.fallback_domain;
-  o.verify = s.verify;
-  o.rtol = s.rtol;
-  o.atol = s.atol;
-  o.seed = s.seed;
-  o.external_data = s.external_data;
-  o.optimize = s.optimize;
   o.verbosity = s.log ? 2 : 0;
   return o;
 }

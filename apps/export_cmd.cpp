@@ -4,10 +4,9 @@
 
 #include "apps/progress_line.h"
 #include "apps/report.h"
-#include "aten_lib/converter.h"
-#include "aten_lib/plugins.h"
 #include "builder/error.h"
 #include "builder/file_io.h"
+#include "builder/functions.h"
 #include "builder/printable.h"
 #include "builder/process.h"
 #include "exporter/export.h"
@@ -126,12 +125,41 @@ public:
 struct Args {
   ExportOptions o;
   std::vector<std::string> specs;
-  std::string output_names, verify_dims, report;
+  std::string report;
   bool verbose = false, quiet = false, timings = false;
-  const CLI::Option *rtol = nullptr;
-  const CLI::Option *atol = nullptr;
+  // The values of each valued setting's flag, in order (set_setting reads them once CLI11 is
+  // done, so a bad value is one error like every other command-line mistake).
+  std::map<std::string, std::vector<std::string>> settings;
   bool output_given = false; // -o, also when empty
 };
+
+// The settings' flags, from the settings table (include/torch2onnx/settings.h): a flag sets its
+// bool to the opposite of the default; a valued flag takes one value per use.
+void add_setting_flags(CLI::App &app, Args &a) {
+  static const Settings defaults;
+  for (const SettingField &f : setting_fields()) {
+    if (const auto *m = std::get_if<bool Settings::*>(&f.member)) {
+      const bool to = !(defaults.**m);
+      app.add_flag_callback(
+          f.flag, [&o = a.o, m = *m, to] { o.*m = to; }, f.help);
+      continue;
+    }
+    std::string help = f.help, d = setting_text(defaults, f); // lists and texts: ""
+    if (!d.empty())
+      help += fmt::format(" (default {})", d);
+    app.add_option(f.flag, a.settings[f.name], help)
+        ->type_name(f.value)
+        ->expected(1) // one value per use of the flag; a repeated flag gives each in turn
+        ->take_all();
+  }
+}
+
+// The valued settings' flags into the options; throws UsageError for a value of the wrong type.
+void apply_setting_flags(Args &a) {
+  for (const auto &[name, values] : a.settings)
+    for (const auto &v : values)
+      set_setting(a.o, *find_setting(name), v);
+}
 
 void add_flags(CLI::App &app, Args &a) {
   ExportOptions &o = a.o;
@@ -150,57 +178,11 @@ void add_flags(CLI::App &app, Args &a) {
                  "example values from files: .npy or .pb per argument in order, or one .npz or "
                  ".pt for all; repeatable")
       ->take_all();
-  app.add_option("--opset", o.opset,
-                 fmt::format("ONNX opset to target, {} to {} (default {})", kMinOpset, kMaxOpset,
-                             kDefaultOpset));
-  app.add_flag("--external-data", o.external_data,
-               "write the weights to OUT.onnx.data (ONNX external data); automatic for models "
-               "over 2 GB");
-  auto *verify_flag = app.add_flag(
-      "--verify", o.verify,
-      "run LibTorch and ONNX Runtime on the same random inputs and compare every output");
   app.add_option("--expected-outputs", o.expected_outputs,
                  "outputs computed elsewhere (e.g. Python) for the --input-data values: a .pt "
                  "(torch.save'd tensor, tuple, list or dict), .npz or .npy; ONNX Runtime's "
                  "outputs must match them (see below)");
-  a.rtol = app.add_option("--rtol", o.rtol,
-                          "relative tolerance for --verify and --expected-outputs: an output "
-                          "passes when max|onnx - torch| <= max(atol, rtol * max|torch|) "
-                          "(default 1e-4)");
-  a.atol = app.add_option("--atol", o.atol,
-                          "absolute tolerance for --verify and --expected-outputs (default 1e-4)");
-  app.add_option("--seed", o.seed, "seed for --verify's random inputs (default 0)")
-      ->needs(verify_flag);
-  app.add_flag("--locate", o.locate,
-               "find the first node whose ONNX value differs from LibTorch's even when every "
-               "output passes (implies --verify; runs anyway when an output fails)");
-  app.add_option("--verify-dims", a.verify_dims,
-                 "also verify at these sizes of symbolic dims, e.g. --verify-dims batch=3,seq=77 "
-                 "(--verify always checks the example sizes and a second size per symbolic dim)")
-      ->needs(verify_flag);
-  app.add_option("--output-names", a.output_names,
-                 "comma-separated names for the ONNX outputs, e.g. --output-names logits,probs");
-  app.add_option("--functions", o.functions,
-                 "module class names whose calls become ONNX local functions, e.g. --functions "
-                 "BasicBlock (opset >= 15; comma-separated or repeated)")
-      ->delimiter(',');
-  app.add_option("--load-library", o.libraries,
-                 "shared library registering custom ops, loaded before the model (like "
-                 "torch.ops.load_library); repeatable")
-      ->take_all();
-  app.add_option("--converters", o.converters,
-                 "converter plugin: a shared library built against <torch2onnx/plugin.h> that adds "
-                 "converters for custom ops; repeatable (docs/plugins.md)")
-      ->take_all();
-  app.add_option("--fallback-domain", o.fallback_domain,
-                 "write every op without a converter as a node of this custom ONNX domain, with a "
-                 "warning listing them (off by default; --verify cannot run such a file; "
-                 "docs/fallback.md)");
-  // A callback, not a "!" flag: CLI11 would show the inverted default as --no-optimize{false}.
-  app.add_flag_callback(
-      "--no-optimize", [&o] { o.optimize = false; },
-      "skip the graph rewrites (Conv+BatchNormalization folding, no-op and Identity removal, "
-      "common subexpressions); for debugging the exporter");
+  add_setting_flags(app, a);
   app.add_option("--report", a.report,
                  "write a report of the export to FILE, also when it fails or crashes: JSON, or "
                  "markdown for "
@@ -213,76 +195,25 @@ void add_flags(CLI::App &app, Args &a) {
   app.set_version_flag("--version", report::versions_text(), "print the versions and exit");
 }
 
-std::vector<std::string> split_names(const std::string &text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (true) {
-    size_t c = text.find(',', pos);
-    std::string n = text.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-    if (n.empty())
-      throw Error(fmt::format("--output-names '{}' has an empty name", text));
-    out.push_back(n);
-    if (c == std::string::npos)
-      return out;
-    pos = c + 1;
-  }
-}
-
-void check_tolerance(const char *flag, double v) {
-  if (!std::isfinite(v) || v < 0)
-    throw Error(fmt::format("{} {} must be a finite number >= 0", flag, v),
-                fmt::format("e.g. {} 1e-3", flag));
-}
-
-// --verify-dims sizes: each a symbolic dim of some --input, each named once.
-void check_verify_dims(const ExportOptions &o) {
-  std::set<std::string> symbols, seen;
-  std::function<void(const InputSpec &)> add = [&](const InputSpec &s) {
-    for (const auto &d : s.dims)
-      if (!d.symbol.empty())
-        symbols.insert(d.symbol);
-    for (const auto &e : s.elements)
-      add(e);
-  };
-  for (const auto &s : o.inputs)
-    add(s);
-  for (const auto &[name, size] : o.verify_dims) {
-    if (!seen.insert(name).second)
-      throw Error(fmt::format("--verify-dims gives '{}' twice", name),
-                  "give each symbolic dim one size, e.g. --verify-dims batch=3,seq=77");
-    if (!symbols.count(name))
-      throw Error(
-          fmt::format("--verify-dims names '{}', which is not a symbolic dim of any --input", name),
-          "declare it in a spec, e.g. --input x:f32[batch=1,3,224,224]");
-  }
-}
-
 // The checks that need no model: everything here is a command-line mistake (exit 2).
 void check_command_line(Args &a) {
   ExportOptions &o = a.o;
+  apply_setting_flags(a);
+  o.verify = o.verify || o.locate;
   for (const auto &s : a.specs)
     o.inputs.push_back(parse_input_spec(s));
-  if (!a.verify_dims.empty())
-    o.verify_dims = parse_dim_sizes(a.verify_dims);
-  if (!a.output_names.empty())
-    o.output_names = split_names(a.output_names);
+  o.validate();
   check_option_conflicts(o);
-  if (!o.fallback_domain.empty())
-    check_fallback_domain(o.fallback_domain);
-  for (const CLI::Option *tol : {a.rtol, a.atol}) {
-    if (!tol->count())
-      continue;
-    check_tolerance(tol->get_name().c_str(), tol == a.rtol ? o.rtol : o.atol);
-    if (!o.verify && !o.locate && o.expected_outputs.empty())
-      throw Error(fmt::format("{} is a tolerance for --verify or --expected-outputs, and neither "
-                              "was given",
-                              tol->get_name()),
-                  "add --verify");
-  }
+  // The settings that tune a comparison need one to tune.
+  for (const SettingField &f : setting_fields())
+    if (f.verification && !setting_is_default(o, f) && !o.verify && o.expected_outputs.empty())
+      throw UsageError(fmt::format("{} is for --verify or --expected-outputs, and neither was "
+                                   "given",
+                                   f.flag),
+                       "add --verify");
   if (!o.expected_outputs.empty() && o.input_data.empty())
     throw Error("--expected-outputs needs the inputs its outputs were computed from",
                 "give them with --input-data (e.g. torch.save((x,), 'x.pt') in Python)");
-  check_verify_dims(o);
   if (a.output_given && o.output_path.empty())
     throw Error("-o is empty", "give the ONNX file to write, e.g. -o model.onnx, or leave out -o "
                                "to write MODEL.onnx beside the model");

@@ -3,9 +3,9 @@
 // never rename one without raising kVersion.
 #include "apps/report.h"
 
-#include "aten_lib/converter.h"
 #include "builder/error.h"
 #include "builder/file_io.h"
+#include "torch2onnx/settings.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -63,25 +63,26 @@ json input_json(const InputSpec &spec, const std::string &name) {
           {"example", example}};
 }
 
+// Every setting of the settings table under its name (an empty text: null), and the options
+// only a file export has.
 json options_json(const ExportOptions &o) {
-  json vd = json::object();
-  for (const auto &[n, v] : o.verify_dims)
-    vd[n] = v;
-  json j = {
-      {"verify", o.verify},
-      {"expected_outputs", o.expected_outputs.empty() ? json(nullptr) : json(o.expected_outputs)},
-      {"external_data", o.external_data},
-      {"optimize", o.optimize},
-      {"rtol", o.rtol},
-      {"atol", o.atol},
-      {"seed", o.seed},
-      {"locate", o.locate},
-      {"verify_dims", vd},
-      {"output_names", o.output_names},
-      {"load_library", o.libraries},
-      {"functions", o.functions},
-      {"converters", o.converters},
-      {"fallback_domain", o.fallback_domain.empty() ? json(nullptr) : json(o.fallback_domain)}};
+  json j = json::object();
+  for (const SettingField &f : setting_fields())
+    std::visit(
+        [&](auto m) {
+          using T = std::decay_t<decltype(o.*m)>;
+          if constexpr (std::is_same_v<T, std::string>)
+            j[f.name] = (o.*m).empty() ? json(nullptr) : json(o.*m);
+          else if constexpr (std::is_same_v<T, std::vector<std::pair<std::string, int64_t>>>) {
+            json sizes = json::object();
+            for (const auto &[n, v] : o.*m)
+              sizes[n] = v;
+            j[f.name] = sizes;
+          } else
+            j[f.name] = o.*m;
+        },
+        f.member);
+  j["expected_outputs"] = o.expected_outputs.empty() ? json(nullptr) : json(o.expected_outputs);
   return j;
 }
 

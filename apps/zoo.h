@@ -2,6 +2,8 @@
 // own child process (a crash or hang is that model's failure, the batch goes on).
 #pragma once
 
+#include "torch2onnx/settings.h"
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -16,12 +18,9 @@ struct Job {
   std::string model;               // absolute or cwd-relative TorchScript path
   std::vector<std::string> inputs; // --input specs
   int opset = 17;
-  std::optional<double> rtol, atol;
-  std::vector<std::string> libraries;  // --load-library
-  std::vector<std::string> converters; // --converters (converter plugins)
-  std::vector<std::string> output_names;
-  std::vector<std::string> functions;  // --functions: module classes written as ONNX functions
-  std::string verify_dims;             // --verify-dims, e.g. "h=640,w=640"
+  // The manifest's settings (include/torch2onnx/settings.h: rtol, atol, load_library, converters,
+  // output_names, functions, verify_dims, ...); its own opset is `opset`.
+  Settings settings;
   std::vector<std::string> input_data; // --input-data files (relative ones: in model_dir)
   // --expected-outputs: the manifest's `expected_outputs`, or NAME.expected.pt beside the model
   // (with NAME.inputs.pt as the input data when the manifest gives none; find_oracle_files).

@@ -79,42 +79,34 @@ void remove_written(const JobPaths &p, const Snapshot &before) {
 
 namespace {
 
-// The flags that make the export itself (both exports of --check-copy-load share them).
-std::vector<std::string> export_args(const Job &j, const std::string &exe, const std::string &out) {
+// The flags that make the export (both exports of --check-copy-load share them), with the
+// manifest's settings; the settings that tune verification only when it runs.
+std::vector<std::string> export_args(const Job &j, const std::string &exe, const std::string &out,
+                                     bool verification) {
   std::vector<std::string> a = {exe, j.model, "-o", out, "--opset", std::to_string(j.opset)};
   for (const auto &s : j.inputs)
     a.insert(a.end(), {"--input", s});
   for (const auto &f : j.input_data)
     a.insert(a.end(), {"--input-data", f});
-  for (const auto &l : j.libraries)
-    a.insert(a.end(), {"--load-library", l});
-  for (const auto &l : j.converters)
-    a.insert(a.end(), {"--converters", l});
-  if (!j.output_names.empty())
-    a.insert(a.end(), {"--output-names", fmt::format("{}", fmt::join(j.output_names, ","))});
-  if (!j.functions.empty())
-    a.insert(a.end(), {"--functions", fmt::format("{}", fmt::join(j.functions, ","))});
+  Settings s = j.settings;
+  s.opset = kDefaultOpset; // given above
+  for (auto &arg : setting_args(s, verification))
+    a.push_back(std::move(arg));
   return a;
 }
 
 } // namespace
 
 std::vector<std::string> child_args(const Job &j, const std::string &exe, const JobPaths &p) {
-  std::vector<std::string> a = export_args(j, exe, p.onnx);
+  std::vector<std::string> a = export_args(j, exe, p.onnx, true);
   a.insert(a.end(), {"--verify", "--report", p.report});
   if (!j.expected_outputs.empty())
     a.insert(a.end(), {"--expected-outputs", j.expected_outputs});
-  if (j.rtol)
-    a.insert(a.end(), {"--rtol", fmt::format("{}", *j.rtol)});
-  if (j.atol)
-    a.insert(a.end(), {"--atol", fmt::format("{}", *j.atol)});
-  if (!j.verify_dims.empty())
-    a.insert(a.end(), {"--verify-dims", j.verify_dims});
   return a;
 }
 
 std::vector<std::string> copy_load_args(const Job &j, const std::string &exe, const JobPaths &p) {
-  std::vector<std::string> a = export_args(j, exe, p.copy_onnx);
+  std::vector<std::string> a = export_args(j, exe, p.copy_onnx, false);
   a.push_back("--quiet");
   return a;
 }

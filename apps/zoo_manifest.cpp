@@ -27,13 +27,18 @@ struct Ctx {
   }
 };
 
-// Keys a model entry may have. `make` and `notes` are for models/make_zoo.py and for people.
-const std::set<std::string> kModelKeys = {
-    "name",         "model",       "inputs",          "opset",       "rtol", "atol",  "timeout",
-    "load_library", "expect_fail", "output_names",    "verify_dims", "make", "notes", "input_data",
-    "functions",    "converters",  "expected_outputs"};
-const std::set<std::string> kDefaultKeys = {"opset",   "rtol",         "atol",
-                                            "timeout", "load_library", "converters"};
+// Keys a model entry may have: its own, and every setting of the settings table but `verify`
+// (the zoo always verifies). `make` and `notes` are for models/make_zoo.py and for people.
+std::set<std::string> with_settings(std::set<std::string> keys) {
+  for (const auto &f : setting_fields())
+    if (std::string(f.name) != "verify")
+      keys.insert(f.name);
+  return keys;
+}
+const std::set<std::string> kModelKeys =
+    with_settings({"name", "model", "inputs", "opset", "timeout", "expect_fail", "make", "notes",
+                   "input_data", "expected_outputs"});
+const std::set<std::string> kDefaultKeys = with_settings({"opset", "timeout"});
 const std::set<std::string> kTopKeys = {"model_dir", "defaults", "models"};
 
 void check_keys(const Ctx &c, const YAML::Node &map, const std::set<std::string> &allowed,
@@ -128,32 +133,45 @@ std::string expand_home(const std::string &p) {
 
 struct Defaults {
   std::vector<int> opsets{17};
-  std::optional<double> rtol, atol;
   double timeout = 900;
-  std::vector<std::string> libraries;
-  std::vector<std::string> converters; // --converters plugins
+  Settings settings; // opset: see `opsets`
 };
+
+// One setting from a scalar or a list of scalars, read as the command line reads its flag; an
+// entry's value replaces the defaults' (a list too).
+void read_setting(const Ctx &c, const YAML::Node &n, const SettingField &f, Settings &s) {
+  static const Settings fresh;
+  std::visit([&](auto m) { s.*m = fresh.*m; }, f.member);
+  const bool list = std::holds_alternative<std::vector<std::string> Settings::*>(f.member);
+  std::vector<YAML::Node> values;
+  if (n.IsSequence() && list)
+    for (const auto &v : n)
+      values.push_back(v);
+  else
+    values.push_back(n);
+  for (const auto &v : values) {
+    if (!v.IsScalar())
+      c.fail(v, fmt::format("'{}' must be {}", f.name,
+                            list ? "a string or a list of strings" : "a single value"));
+    try {
+      set_setting(s, f, v.as<std::string>());
+    } catch (const Error &e) {
+      c.fail(v, fmt::format("'{}': {}", f.name, e.what()));
+    }
+  }
+}
 
 void read_common(const Ctx &c, const YAML::Node &m, Defaults &d) {
   if (m["opset"])
     d.opsets = opsets(c, m["opset"]);
-  for (const char *key : {"rtol", "atol"}) {
-    if (!m[key])
-      continue;
-    double v = scalar<double>(c, m[key], key, "a number");
-    if (!(v >= 0) || !std::isfinite(v))
-      c.fail(m[key], fmt::format("'{}' must be a number >= 0", key));
-    (std::string(key) == "rtol" ? d.rtol : d.atol) = v;
-  }
   if (m["timeout"]) {
     d.timeout = scalar<double>(c, m["timeout"], "timeout", "a number of seconds");
     if (!(d.timeout > 0))
       c.fail(m["timeout"], "'timeout' must be positive"); // also NaN
   }
-  if (m["load_library"])
-    d.libraries = strings(c, m["load_library"], "load_library");
-  if (m["converters"])
-    d.converters = strings(c, m["converters"], "converters");
+  for (const auto &f : setting_fields())
+    if (std::string(f.name) != "opset" && std::string(f.name) != "verify" && m[f.name])
+      read_setting(c, m[f.name], f, d.settings);
 }
 
 } // namespace
@@ -183,7 +201,7 @@ std::string entry_name(const Ctx &c, const YAML::Node &e, std::set<std::string> 
   return name;
 }
 
-// The entry's inputs and data files, the oracle, output names, functions and verify dims.
+// The entry's inputs and data files and the oracle.
 void read_entry_data(const Ctx &c, const YAML::Node &e, const std::string &model_dir, Job &j) {
   const std::string &name = j.name;
   if (e["inputs"])
@@ -207,18 +225,6 @@ void read_entry_data(const Ctx &c, const YAML::Node &e, const std::string &model
                          "outputs were computed from)",
                          name));
   }
-  if (e["output_names"])
-    j.output_names = strings(c, e["output_names"], "output_names");
-  if (e["functions"])
-    j.functions = strings(c, e["functions"], "functions");
-  if (e["verify_dims"]) {
-    j.verify_dims = scalar<std::string>(c, e["verify_dims"], "verify_dims", "e.g. \"h=640,w=640\"");
-    try {
-      parse_dim_sizes(j.verify_dims);
-    } catch (const Error &err) {
-      c.fail(e["verify_dims"], fmt::format("model '{}': {}", name, err.what()));
-    }
-  }
 }
 
 // One model entry: its job at each opset (`opset` > 0 overrides the manifest's).
@@ -238,17 +244,22 @@ void read_model_entry(const Ctx &c, const YAML::Node &e, const Defaults &default
     if (j.expect_fail.empty())
       c.fail(e["expect_fail"], "'expect_fail' needs a reason");
   }
-  j.rtol = d.rtol;
-  j.atol = d.atol;
   j.timeout = d.timeout;
-  for (const auto &lib : d.libraries) {
+  j.settings = d.settings;
+  try { // with the highest opset: a lower one that cannot do it fails that job only
+    Settings check = j.settings;
+    check.opset = opset > 0 ? opset : *std::max_element(d.opsets.begin(), d.opsets.end());
+    check.validate();
+  } catch (const Error &err) {
+    c.fail(e, fmt::format("model '{}': {}", name, err.what()));
+  }
+  for (auto &lib : j.settings.libraries) {
     std::string l = expand_home(lib);
-    j.libraries.push_back(
-        fs::path(l).is_absolute() || l.find('/') == std::string::npos ? l : (base / l).string());
+    lib = fs::path(l).is_absolute() || l.find('/') == std::string::npos ? l : (base / l).string();
   }
   // A plugin is a file: a relative path is relative to the manifest's folder.
-  for (const auto &p : d.converters)
-    j.converters.push_back(path_in(p, base.string()));
+  for (auto &p : j.settings.converters)
+    p = path_in(p, base.string());
   std::vector<int> ops = opset > 0 ? std::vector<int>{opset} : d.opsets;
   for (int o : ops) {
     Job k = j;

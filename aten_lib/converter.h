@@ -5,6 +5,7 @@
 #include "builder/error.h"
 #include "builder/graph_builder.h"
 #include "builder/types.h"
+#include "torch2onnx/settings.h"
 
 #include <functional>
 #include <map>
@@ -286,8 +287,10 @@ enum class FrontendHandler {
   ListCopy,
   IsNone,
   ToList,
-  ListMutation, // insert, _set_item, pop, Delete
+  ListMutation, // insert, _set_item, pop, Delete, reverse, clear
   ListConcat,
+  DictMethod, // keys, values, items, get, `in` on a dict of known keys
+  IsInstance, // isinstance on the value the walk holds
   If,
   Loop,
 };
@@ -368,10 +371,8 @@ struct FallbackArg {
 ConverterFn fallback_converter(const std::string &domain, const std::string &op,
                                const std::string &overload, std::vector<FallbackArg> args);
 
-// Lowest and highest opset torch2onnx targets.
-constexpr int kMinOpset = 11;
-constexpr int kMaxOpset = 21;
-constexpr int kDefaultOpset = 17;
+// kMinOpset, kMaxOpset and kDefaultOpset (the opsets torch2onnx targets) are in
+// torch2onnx/settings.h, with the other settings' defaults.
 
 // Each family file <family>.cpp defines register_<family>_ops; registry.cpp calls them in order
 // and labels each entry with the family name.

@@ -41,8 +41,17 @@ void register_frontend_ops(Registry &r) {
                  {"SequenceErase", "SequenceInsert", "Add", "Less", "SequenceLength", "Where"});
   r.add_frontend("aten::pop", FrontendHandler::ListMutation, {"SequenceAt", "SequenceErase"});
   r.add_frontend("aten::Delete", FrontendHandler::ListMutation, {"SequenceErase"});
+  r.add_frontend("aten::reverse", FrontendHandler::ListMutation, {}); // xs.reverse(), xs.clear()
+  r.add_frontend("aten::clear", FrontendHandler::ListMutation, {});
   // list += list (also list + list, walked before the tensor converters of aten::add / add_).
   r.add_frontend("aten::extend", FrontendHandler::ListConcat, {"SequenceInsert"});
+  // Dicts of keys known at export time (their values may be runtime tensors): d.keys(),
+  // d.values(), d.items(), d.get(k[, default]), `k in d` (the key a constant).
+  for (const char *op : {"aten::keys", "aten::values", "aten::items", "aten::get"})
+    r.add_frontend(op, FrontendHandler::DictMethod, {});
+  r.add_frontend("aten::__contains__", FrontendHandler::DictMethod, {});
+  // isinstance(x, T) on a value whose type the walk knows (a tensor, a list, None, a number).
+  r.add_frontend("prim::isinstance", FrontendHandler::IsInstance, {});
   // Control flow: a constant condition picks a branch; otherwise ONNX If / Loop (or unrolled).
   r.add_frontend("prim::If", FrontendHandler::If, {"If"});
   r.add_frontend("prim::Loop", FrontendHandler::Loop,

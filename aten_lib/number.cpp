@@ -107,6 +107,77 @@ void num_max(ConvertCtx &c) {
   binary(c, "Max");
 }
 
+// The items of list argument `name` (numbers known at export time or computed at run time) as
+// one 1-D tensor of dtype t.
+Val list_items(ConvertCtx &c, std::string_view name, DType t) {
+  const Arg &list = c.arg(name);
+  T2O_CHECK(list.kind == Arg::Kind::List,
+            "a list of numbers built at run time (its length unknown until then) is not "
+            "supported here");
+  T2O_CHECK(!list.items.empty(), "the list is empty");
+  std::vector<Val> items;
+  for (const Arg &a : list.items)
+    items.push_back(reshape(c.b, as_tensor(c.b, a, t), {1}));
+  return items.size() == 1 ? items[0] : concat0(c.b, items);
+}
+
+// The dtype numbers of the list overload compute in: int for int and bool lists.
+DType list_dtype(const ConvertCtx &c) {
+  const std::string &o = c.overload();
+  return o.find("float") != std::string::npos ? DType::Double : DType::Int64;
+}
+
+// min(xs) / max(xs) of a list of numbers (prim::min.self_int, prim::max.self_float, ...): one
+// ReduceMin/ReduceMax over the items. The two-list forms (the lexicographically smaller list)
+// give a list, not a number, and do not come here.
+void list_extreme(ConvertCtx &c, const char *reduce) {
+  DType t = list_dtype(c);
+  Val v = op_t(c.b, t, reduce, {list_items(c, "self", t)}, {{"keepdims", int64_t{0}}});
+  set_num(c, v, c.overload() == "self_bool" ? DType::Bool : t);
+}
+void prim_min_list(ConvertCtx &c) {
+  list_extreme(c, "ReduceMin");
+}
+void prim_max_list(ConvertCtx &c) {
+  list_extreme(c, "ReduceMax");
+}
+
+// sum(xs) of a list of numbers (bools count as ints).
+void aten_sum_list(ConvertCtx &c) {
+  DType t = list_dtype(c);
+  Val v = op_t(c.b, t, "ReduceSum", {list_items(c, "self", t)}, {{"keepdims", int64_t{0}}});
+  set_num(c, v, t);
+}
+
+// Where the list's items equal `el` (a bool per item).
+Val matches(ConvertCtx &c, std::string_view list, std::string_view el) {
+  DType t = list_dtype(c);
+  return op_t(c.b, DType::Bool, "Equal", {list_items(c, list, t), num(c, el, t)});
+}
+
+// xs.count(v)
+void aten_count_list(ConvertCtx &c) {
+  Val hits = cast_to(c.b, matches(c, "self", "el"), DType::Int64);
+  set_num(c, op_t(c.b, DType::Int64, "ReduceSum", {hits}, {{"keepdims", int64_t{0}}}),
+          DType::Int64);
+}
+
+// xs.index(v): the first position holding v (Python raises when there is none; here it is 0).
+void aten_index_list(ConvertCtx &c) {
+  Val hits = cast_to(c.b, matches(c, "self", "el"), DType::Int64);
+  set_num(c,
+          op_t(c.b, DType::Int64, "ArgMax", {hits},
+               {{"axis", int64_t{0}}, {"keepdims", int64_t{0}}}), // the first of equal maxima
+          DType::Int64);
+}
+
+// v in xs
+void aten_contains_list(ConvertCtx &c) {
+  Val hits = cast_to(c.b, matches(c, "l", "item"), DType::Int64);
+  Val any = op_t(c.b, DType::Int64, "ReduceMax", {hits}, {{"keepdims", int64_t{0}}});
+  set_num(c, op_t(c.b, DType::Bool, "Greater", {any, c.b.const_i64_scalar(0)}), DType::Bool);
+}
+
 // a / b is always a float in Python.
 void num_div(ConvertCtx &c) {
   set_num(c,
@@ -256,6 +327,19 @@ void register_number_ops(Registry &r) {
   r.add("prim::abs.num", 11, num_abs, {"Abs"});
   r.add("prim::min.num", 11, num_min, {"Min", "Less", "Where"});
   r.add("prim::max.num", 11, num_max, {"Max", "Greater", "Where"});
+  // Python's functions and methods on a list of numbers, its items known or computed at run time
+  // (the walker's key "<op>.list"): min(xs), max(xs), sum(xs), xs.count(v), xs.index(v), v in xs.
+  const std::vector<std::string> items{"Reshape", "Concat", "Cast"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.end(), items.begin(), items.end());
+    return more;
+  };
+  r.add("prim::min.list", 11, prim_min_list, with({"ReduceMin"}));
+  r.add("prim::max.list", 11, prim_max_list, with({"ReduceMax"}));
+  r.add("aten::sum.list", 11, aten_sum_list, with({"ReduceSum"}));
+  r.add("aten::count.list", 11, aten_count_list, with({"Equal", "ReduceSum"}));
+  r.add("aten::index.list", 11, aten_index_list, with({"Equal", "ArgMax"}));
+  r.add("aten::__contains__.list", 11, aten_contains_list, with({"Equal", "ReduceMax", "Greater"}));
   r.add("aten::lt.num", 11, num_lt, {"Less"});
   r.add("aten::le.num", 11, num_le, {"LessOrEqual"});
   r.add("aten::gt.num", 11, num_gt, {"Greater"});

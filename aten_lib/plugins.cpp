@@ -129,21 +129,9 @@ std::unique_ptr<Registry> registry_with_plugins(const Registry *base,
   auto r = std::make_unique<Registry>(base ? *base : Registry::global());
   for (const auto &p : plugins)
     load_plugin(p, *r);
-  if (!fallback_domain.empty()) {
-    check_fallback_domain(fallback_domain);
+  if (!fallback_domain.empty())
     r->set_fallback_domain(fallback_domain);
-  }
   return r;
-}
-
-void check_fallback_domain(const std::string &domain) {
-  static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*");
-  if (!std::regex_match(domain, kName))
-    throw Error(fmt::format("--fallback-domain '{}' is not a domain name", domain),
-                "use dotted identifiers, e.g. --fallback-domain org.example.ops");
-  if (domain == "ai.onnx" || domain.rfind("ai.onnx.", 0) == 0)
-    throw Error(fmt::format("--fallback-domain '{}' is one of ONNX's own domains", domain),
-                "choose a domain of your own, e.g. --fallback-domain org.example.ops");
 }
 
 } // namespace torch2onnx

@@ -17,15 +17,11 @@ namespace torch2onnx {
 void load_plugin(const std::string &path, Registry &registry);
 
 // The registry an export uses: `base` (null: Registry::global()) plus the converters of each
-// plugin in `plugins`, in order, and the --fallback-domain (empty: off). Null when there is
-// nothing to add (use `base` as it is).
-// Example: auto r = registry_with_plugins(nullptr, {"libmylib_converters.so"}, "");
+// plugin in `plugins`, in order, and the --fallback-domain (empty: off; its name already checked by
+// Settings::validate). Null when there is nothing to add (use `base` as it is). Example: auto r =
+// registry_with_plugins(nullptr, {"libmylib_converters.so"}, "");
 std::unique_ptr<Registry> registry_with_plugins(const Registry *base,
                                                 const std::vector<std::string> &plugins,
                                                 const std::string &fallback_domain);
-
-// Checks a --fallback-domain name: dotted identifiers ("org.example.ops"), not one of ONNX's own
-// domains. Throws Error saying what is wrong.
-void check_fallback_domain(const std::string &domain);
 
 } // namespace torch2onnx

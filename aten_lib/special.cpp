@@ -190,6 +190,18 @@ void aten_lgamma(ConvertCtx &c) {
   set_result(c, lgamma_of(f, input_as(c, f, "self")));
 }
 
+// math.gamma(a) of a number the model computes at run time (a constant one folds): |gamma(a)|
+// is exp(lgamma(a)), and gamma is negative where a < 0 and ceil(-a) is odd.
+void aten_gamma(ConvertCtx &c) {
+  Fx f = compute_fx(c);
+  Val a = input_as(c, f, "a");
+  Val magnitude = f.op("Exp", {lgamma_of(f, a)});
+  Val k = f.op("Ceil", {f.op("Neg", {a})});
+  Val odd = f.pred("Equal", {f.sub(k, f.mul(f.op("Floor", {f.div(k, f.c(2))}), f.c(2))), f.c(1)});
+  Val negative = f.pred("And", {f.pred("Less", {a, f.c(0)}), odd});
+  set_result(c, f.where(negative, f.op("Neg", {magnitude}), magnitude));
+}
+
 void aten_digamma(ConvertCtx &c) {
   Fx f = compute_fx(c);
   set_result(c, digamma_of(f, input_as(c, f, "self")));
@@ -433,6 +445,9 @@ void register_special_ops(Registry &r) {
                                             "Less", "Where", "Round", "Sin", "Abs", "IsInf"};
   r.add_with_inplace("aten::lgamma", 11, aten_lgamma, lgamma_ops);
   r.add("aten::special_gammaln", 11, aten_lgamma, lgamma_ops);
+  std::vector<std::string> gamma_ops = lgamma_ops;
+  gamma_ops.insert(gamma_ops.end(), {"Exp", "Ceil", "Neg", "Floor", "Equal", "And", "Less"});
+  r.add("aten::gamma", 11, aten_gamma, gamma_ops);
   const std::vector<std::string> digamma_ops{"Cast", "Sub",   "Add",  "Div", "Mul", "Log",
                                              "Less", "Where", "Ceil", "Sin", "And", "Equal"};
   r.add_with_inplace("aten::digamma", 11, aten_digamma, digamma_ops);

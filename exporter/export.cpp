@@ -43,30 +43,12 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 
 void validate(const ExportOptions &o, const std::string &out) {
-  if (o.opset < kMinOpset || o.opset > kMaxOpset)
-    throw Error(fmt::format("--opset {} is not supported", o.opset),
-                fmt::format("choose an opset from {} to {}", kMinOpset, kMaxOpset));
-  if (o.rtol < 0 || o.atol < 0 || std::isnan(o.rtol) || std::isnan(o.atol))
-    throw Error(fmt::format("the tolerances must not be negative or NaN (rtol {}, atol {})", o.rtol,
-                            o.atol));
-  if (!o.functions.empty() && o.opset < kMinFunctionOpset)
-    throw Error(
-        fmt::format("--functions needs opset {} or newer (ONNX local functions came with "
-                    "IR version 8), but --opset is {}",
-                    kMinFunctionOpset, o.opset),
-        fmt::format("give --opset {} or newer, or leave out --functions", kMinFunctionOpset));
-  for (const auto &f : o.functions)
-    if (f.empty())
-      throw Error("--functions has an empty module type name",
-                  "give module class names separated by commas, e.g. --functions BasicBlock");
+  o.validate();
+  check_option_conflicts(o);
   std::error_code ec;
   if (fs::exists(o.model_path, ec) && fs::exists(out, ec) && fs::equivalent(o.model_path, out, ec))
     throw Error(fmt::format("the output path '{}' is the model file itself", out),
                 "choose another -o path; torch2onnx never overwrites its input");
-  if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
-    throw Error(
-        fmt::format("the tolerances must be finite numbers (rtol {}, atol {})", o.rtol, o.atol),
-        "e.g. rtol 1e-3: an infinite tolerance would pass any output");
   fs::path dir = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
     throw Error(fmt::format("the output folder '{}' does not exist", dir.string()),
@@ -93,8 +75,6 @@ void validate(const ExportOptions &o, const std::string &out) {
   check_path_conflicts(export_reads(o), export_writes(o, out));
   if (o.verify)
     check_test_data_sets(out);
-  if (!o.fallback_domain.empty())
-    check_fallback_domain(o.fallback_domain);
 }
 
 // --fallback-domain wrote these ops as custom-domain nodes: a notice that always shows, the

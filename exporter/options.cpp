@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <set>
 
 namespace torch2onnx {
 
@@ -275,6 +277,22 @@ void check_option_conflicts(const ExportOptions &o) {
                                 o.output_names[i], in.str()),
                     "ONNX value names must be unique; rename the input or the output");
   }
+  // --verify-dims sizes: each a symbolic dim of some --input.
+  std::set<std::string> symbols;
+  std::function<void(const InputSpec &)> add = [&](const InputSpec &s) {
+    for (const auto &d : s.dims)
+      if (!d.symbol.empty())
+        symbols.insert(d.symbol);
+    for (const auto &e : s.elements)
+      add(e);
+  };
+  for (const auto &s : o.inputs)
+    add(s);
+  for (const auto &[name, size] : o.verify_dims)
+    if (!symbols.count(name))
+      throw UsageError(
+          fmt::format("--verify-dims names '{}', which is not a symbolic dim of any --input", name),
+          "declare it in a spec, e.g. --input x:f32[batch=1,3,224,224]");
 }
 
 namespace {

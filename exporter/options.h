@@ -3,6 +3,7 @@
 
 #include "builder/progress.h"
 #include "builder/types.h"
+#include "torch2onnx/settings.h"
 
 #include <cstdint>
 #include <string>
@@ -45,42 +46,22 @@ DType parse_dtype(const std::string &text);
 
 class Registry; // aten_lib/converter.h
 
-struct ExportOptions {
+// What one export is asked to do: the shared settings (include/torch2onnx/settings.h, with their
+// defaults and validate()) and what only a file export has. The CLI fills it from the settings
+// table; tests build it directly.
+struct ExportOptions : Settings {
   std::string model_path;
   std::string output_path; // empty: model path with ".onnx"
   std::vector<InputSpec> inputs;
   // --input-data: one file per forward argument (.npy, or a TensorProto .pb), or one file for all
   // of them (.npz by name or order, or a torch.save'd tensor, tuple, list or dict .pt).
   std::vector<std::string> input_data;
-  int opset = 17;
-  std::vector<std::string> output_names;
-  std::vector<std::string> libraries; // custom-op libraries loaded before the model
-  bool verify = false;
   // --expected-outputs: outputs computed elsewhere (e.g. Python) for the --input-data values; the
   // written file's outputs in ONNX Runtime must match them (exporter/verify/expected.h).
   std::string expected_outputs;
-  bool external_data = false; // weights in "<output>.data" (automatic over 2 GB)
-  bool optimize = true;       // graph rewrites (builder/optimize.h); --no-optimize turns them off
-  // Extra sizes for symbolic dims to verify at, e.g. {{"batch", 3}, {"seq", 77}} (--verify-dims).
-  std::vector<std::pair<std::string, int64_t>> verify_dims;
-  double rtol = 1e-4; // tolerance = max(atol, rtol * max|torch|) per output
-  double atol = 1e-4;
-  uint64_t seed = 0;
   int verbosity = 1; // 0 quiet, 1 normal, 2 verbose
-  // --locate: search the first node whose ONNX value differs from LibTorch's even when every
-  // output passes (the search always runs when one fails). Needs `verify`.
-  bool locate = false;
-  // --functions: module class names (e.g. "BasicBlock") whose calls become calls of ONNX local
-  // functions (opset >= 15; docs/functions.md).
-  std::vector<std::string> functions;
   // The converters to use; null: Registry::global(). For tests that swap one converter.
   const Registry *registry = nullptr;
-  // --converters: converter plugins (shared libraries built against <torch2onnx/plugin.h>) whose
-  // converters are added to the registry's (docs/plugins.md).
-  std::vector<std::string> converters;
-  // --fallback-domain: ops without a converter become nodes of this custom domain, with a notice
-  // listing them (docs/fallback.md); empty (the default): they fail the export.
-  std::string fallback_domain;
   // Told the phase and how far it is (nodes converted, bytes written, verification steps) at
   // each phase change and every few nodes or megabytes (builder/progress.h); may be empty.
   ProgressFn progress;
@@ -89,5 +70,9 @@ struct ExportOptions {
 // Flags that contradict each other: two inputs or two outputs with the same name, an output named
 // like an input. Throws Error naming the flags and the name.
 void check_option_conflicts(const ExportOptions &options);
+
+// --fallback-domain's name: dotted identifiers, not one of ONNX's own (ai.onnx...). Throws
+// UsageError. Part of Settings::validate().
+void check_fallback_domain(const std::string &domain);
 
 } // namespace torch2onnx

@@ -10,7 +10,7 @@ and prints: name, path, --input specs.
 import argparse
 import os
 import sys
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 import torch
 import torch.nn as nn
@@ -118,6 +118,66 @@ class Gru(nn.Module):
         return y, h, z
 
 
+class ListMethods(nn.Module):
+    """Python list methods on sizes, as users write shape bookkeeping: reverse, sort, index,
+    count, sum, min/max, `in`; some depend on a symbolic dim."""
+
+    def forward(self, x, y):
+        dims: List[int] = []
+        for d in x.shape:
+            dims.append(d)
+        dims.reverse()
+        order = [x.size(0), 3, 1]
+        order.sort()
+        k = dims.index(x.size(0)) + dims.count(3) + sum(dims)
+        n = min([x.size(1), y.size(1)])
+        m = max(order)
+        scale = float(k + m) if 3 in dims else 1.0
+        return x[:, :n] * scale + y[:, :n], torch.full([1], float(n))
+
+
+class DictMethods(nn.Module):
+    """A dict of tensors by name (a feature pyramid, heads' outputs): keys(), values(),
+    items(), get with a default, `in`, str methods on the names."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = ["p3", "p4", "head"]
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        feats: Dict[str, torch.Tensor] = {}
+        for i, name in enumerate(self.names):
+            feats[name] = self.lin(x) * float(i + 1)
+        total = torch.zeros_like(x)
+        for name in feats.keys():
+            if name.startswith("p"):
+                total = total + feats[name]
+        for v in feats.values():
+            total = total + v.mean()
+        for name, v in feats.items():
+            total = total - v * float(len(name))
+        extra = feats.get("extra", x)
+        out = total + extra
+        if "head".upper().lower() in feats:
+            out = out + feats["head"]
+        return out * float(len(feats))
+
+
+class IsInstance(nn.Module):
+    """isinstance on values typed Union / Optional (a scripted model's input checks)."""
+
+    def forward(self, x, mask: Optional[torch.Tensor] = None):
+        feats: Union[torch.Tensor, List[torch.Tensor]] = [x, x.flip(0)]
+        if isinstance(feats, torch.Tensor):
+            y = feats
+        else:
+            y = feats[0] + feats[1]
+        if isinstance(mask, torch.Tensor):
+            y = y * mask
+        return y
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -132,6 +192,11 @@ def models():
         "lstm_h0": (Lstm(True), rnn_in, rnn_specs, True),
         "gru": (Gru(False), rnn_in, rnn_specs, True),
         "gru_h0": (Gru(True), rnn_in, rnn_specs, True),
+        "list_methods": (ListMethods(), (torch.randn(3, 6), torch.randn(3, 5)),
+                         ["x:f32[3,6]", "y:f32[3,5]"], False),
+        "dict_methods": (DictMethods(), (torch.randn(2, 4),), ["x:f32[2,4]"], False),
+        "isinstance": (IsInstance(), (torch.randn(2, 3), torch.rand(2, 3)),
+                       ["x:f32[2,3]", "mask:f32[2,3]"], False),
     }
 
 

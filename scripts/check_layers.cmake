@@ -23,6 +23,7 @@ set(rules
   "api|*|\"(apps|aten_lib)/|\"exporter/(frontend|analysis|verify)/|\"exporter/(pipeline|locate|forward_args)"
   "include/torch2onnx|torch2onnx.h|\"(apps|api|aten_lib|builder|exporter)/"
   "include/torch2onnx|error.h|\"(apps|api|aten_lib|builder|exporter)/"
+  "include/torch2onnx|settings.h|\"(apps|api|aten_lib|builder|exporter)/"
   "include/torch2onnx|plugin.h|\"(apps|api|builder|exporter)/|\"aten_lib/([^c]|c[^o]|co[^n])"
   "python|*|\"(apps|api|aten_lib|builder|exporter)/"
   "examples|*|\"(apps|api|aten_lib|builder|exporter)/")

@@ -30,13 +30,13 @@ namespace {
 // The facts the registry states are checked on every conversion: each ONNX node is named after
 // the aten op it was written for (builder/provenance.h), and its op type must be one the
 // registry entry of that op at `opset` lists (RegistryEntry::onnx_ops: what `torch2onnx ops` and
-// docs/operators.md show). An op the walker converts as "<op>.num" (number arithmetic) may have
-// used either entry.
+// docs/operators.md show). An op the walker converts as "<op>.num" (number arithmetic) or
+// "<op>.list" (Python's functions on lists of numbers) may have used either entry.
 void check_emitted_ops(const onnx::ModelProto &model, int opset) {
   const Registry &registry = Registry::global();
   for (const auto &[op, types] : onnx_ops_by_origin(model)) {
     std::set<std::string> listed;
-    for (const std::string &key : {op, op + ".num"})
+    for (const std::string &key : {op, op + ".num", op + ".list"})
       if (const RegistryEntry *e = registry.find(key, opset))
         listed.insert(e->onnx_ops.begin(), e->onnx_ops.end());
     for (const auto &[type, count] : types) {

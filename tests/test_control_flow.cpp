@@ -314,6 +314,38 @@ graph(%x : Tensor):
   check_ir(ir, {randn({9}, 10) - 1.5});
 }
 
+TEST_CASE("Python list functions on runtime ints: min, max, sum, count, index, in",
+          "[control_flow]") {
+  // n, m: runtime ints (counts of positive elements); the lists mix them with constants.
+  const char *ir = R"IR(
+graph(%x : Tensor, %y : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %three : int = prim::Constant[value=3]()
+  %none : NoneType = prim::Constant()
+  %half : float = prim::Constant[value=0.5]()
+  %px : Tensor = aten::gt(%x, %zero)
+  %cx : Tensor = aten::sum(%px, %none)
+  %n : int = aten::Int(%cx)
+  %py : Tensor = aten::gt(%y, %zero)
+  %cy : Tensor = aten::sum(%py, %none)
+  %m : int = aten::Int(%cy)
+  %xs : int[] = prim::ListConstruct(%n, %three, %m, %three)
+  %lo : int = prim::min(%xs)
+  %hi : int = prim::max(%xs)
+  %total : int = aten::sum(%xs)
+  %threes : int = aten::count(%xs, %three)
+  %where : int = aten::index(%xs, %m)
+  %has : bool = aten::__contains__(%xs, %n)
+  %f : float = aten::mul(%m, %half)
+  %fs : float[] = prim::ListConstruct(%f, %half)
+  %flo : float = prim::min(%fs)
+  %fsum : float = aten::sum(%fs)
+  return (%lo, %hi, %total, %threes, %where, %has, %flo, %fsum)
+)IR";
+  check_ir_opsets(ir, {randn({9}, 9), randn({7}, 3)});
+  check_ir(ir, {randn({4}, 1) - 2.0, randn({6}, 2) + 2.0});
+}
+
 TEST_CASE("a branch that raises is dropped", "[control_flow]") {
   const char *ir = R"IR(
 graph(%x : Tensor):
@@ -472,4 +504,30 @@ TEST_CASE("nn.LSTM / nn.GRU: multi-layer, bidirectional, batch_first, traced and
           CHECK(count_op(model, std::string(kind) == "lstm" ? "LSTM" : "GRU") == 3);
         }
       }
+}
+
+// Issue 28: what scripted models compute on lists, dicts, strings and types.
+TEST_CASE("scripted model: list methods on sizes (reverse, sort, index, count, sum, min, max)",
+          "[control_flow][fixture]") {
+  SECTION("static sizes: everything folds, and in place methods change the list") {
+    // dims.reverse() folded on a copy that was then dropped gave x * 14 instead of x * 17.
+    export_and_verify("list_methods", {"x:f32[3,6]", "y:f32[3,5]"}, {0, 1});
+  }
+  SECTION("symbolic widths: min() over runtime sizes is a ReduceMin") {
+    std::string model = export_and_verify("list_methods", {"x:f32[3,w=6]", "y:f32[3,v=5]"}, {0, 1},
+                                          {{"w", 9}, {"v", 4}});
+    CHECK(count_op(model, "ReduceMin") >= 1);
+  }
+}
+
+TEST_CASE("scripted model: a dict of tensors (keys, values, items, get, in)",
+          "[control_flow][fixture]") {
+  export_and_verify("dict_methods", {"x:f32[2,4]"}, {0, 1});
+  export_and_verify("dict_methods", {"x:f32[b=2,4]"}, {0}, {{"b", 5}});
+}
+
+TEST_CASE("scripted model: isinstance on Union and Optional values", "[control_flow][fixture]") {
+  std::string model = export_and_verify("isinstance", {"x:f32[2,3]", "mask:f32[2,3]"}, {0, 1});
+  CHECK(count_op(model, "If") == 0); // decided at export time
+  export_and_verify("isinstance", {"x:f32[2,3]", "mask:none"}, {0});
 }

@@ -122,7 +122,7 @@ TEST_CASE("expected: command-line mistakes", "[expected]") {
   CHECK(contains(no_data.err, "--expected-outputs needs the inputs"));
   auto tolerance = run_cli({model, "-o", out, "--input", "x:f32[1,3,16,16]", "--rtol", "1e-3"});
   CHECK(tolerance.exit_code == 2);
-  CHECK(contains(tolerance.err, "--rtol is a tolerance for --verify or --expected-outputs"));
+  CHECK(contains(tolerance.err, "--rtol is for --verify or --expected-outputs"));
   auto missing = run_cli({model, "-o", out, "--input-data", fixture("oracle_cnn.inputs.pt"),
                           "--expected-outputs", dir + "/none.pt"});
   CHECK(missing.exit_code == 1);

@@ -6,6 +6,7 @@
 #include "exporter/export_module.h"
 #include "exporter/frontend/loader.h"
 #include "exporter/frontend/torch_util.h"
+#include "exporter/options.h"
 #include "exporter/pipeline.h"
 #include "harness.h"
 

@@ -268,7 +268,7 @@ TEST_CASE("functions: zoo manifests take functions") {
                                       "    inputs: \"x:f32[1,3,32,32]\"\n";
   auto m = zoo::load_manifest(dir + "/zoo.yaml", "", 0);
   REQUIRE(m.jobs.size() == 3);
-  CHECK(m.jobs[0].functions == std::vector<std::string>{"BasicBlock", "Linear"});
-  CHECK(m.jobs[1].functions == std::vector<std::string>{"BasicBlock"});
-  CHECK(m.jobs[2].functions.empty());
+  CHECK(m.jobs[0].settings.functions == std::vector<std::string>{"BasicBlock", "Linear"});
+  CHECK(m.jobs[1].settings.functions == std::vector<std::string>{"BasicBlock"});
+  CHECK(m.jobs[2].settings.functions.empty());
 }

@@ -42,6 +42,18 @@ TEST_CASE("aten::lgamma", "[special]") {
   check_ir_opsets(ir1("aten::lgamma(%x)"), {ints({6}, 1, 30)});
 }
 
+TEST_CASE("aten::gamma", "[special]") {
+  // math.gamma of a number computed at run time (from a 0-d tensor's value).
+  for (float v : {0.5f, 1.f, 3.7f, 10.f, -0.5f, -1.3f, -2.7f, -3.5f}) {
+    INFO(v);
+    check_ir_opsets(ir("%x : Tensor", R"IR(
+  %s : float = aten::Float(%x)
+  %g : float = aten::gamma(%s)
+  %y : Tensor = prim::NumToTensor(%g))IR"),
+                    {at::tensor(v, at::kDouble)});
+  }
+}
+
 TEST_CASE("aten::digamma", "[special]") {
   auto x = at::cat({gamma_args(), at::tensor({0.f, -2.f, 1.f, 1.4616321f, 1e-3f, 1e4f})});
   check_ir_opsets(ir("%x : Tensor", R"IR(

@@ -15,38 +15,42 @@ void bind_graph_inputs(const std::shared_ptr<torch::jit::Graph> &graph,
   T2O_CHECK(graph->inputs().size() == bindings.size(),
             "the graph takes {} inputs but {} arguments were bound", graph->inputs().size(),
             bindings.size());
-  // New nodes go first in the graph, before any use of the inputs they replace.
-  torch::jit::WithInsertPoint guard(graph->block()->param_node()->next());
-  for (size_t i = bindings.size(); i-- > 0;) {
-    torch::jit::Value *in = graph->inputs()[i];
-    const ArgBinding &b = bindings[i];
-    switch (b.kind) {
-    case ArgBinding::Kind::Tensor:
-      in->setType(c10::TensorType::get());
-      break;
-    case ArgBinding::Kind::Constant: {
-      torch::jit::Value *c = graph->insertConstant(b.constant);
-      in->replaceAllUsesWith(c);
-      graph->eraseInput(i);
-      break;
-    }
-    case ArgBinding::Kind::Sequence: {
-      std::vector<torch::jit::Value *> elems;
-      for (size_t j = 0; j < b.count; ++j) {
-        auto *e = graph->insertInput(i + 1 + j)->setType(c10::TensorType::get());
-        elems.push_back(e);
+  {
+    // New nodes go first in the graph, before any use of the inputs they replace. The insert point
+    // is given back before the passes: they may delete that first node (an isinstance on an
+    // input now typed Tensor folds away), and restoring a deleted insert point aborts LibTorch.
+    torch::jit::WithInsertPoint guard(graph->block()->param_node()->next());
+    for (size_t i = bindings.size(); i-- > 0;) {
+      torch::jit::Value *in = graph->inputs()[i];
+      const ArgBinding &b = bindings[i];
+      switch (b.kind) {
+      case ArgBinding::Kind::Tensor:
+        in->setType(c10::TensorType::get());
+        break;
+      case ArgBinding::Kind::Constant: {
+        torch::jit::Value *c = graph->insertConstant(b.constant);
+        in->replaceAllUsesWith(c);
+        graph->eraseInput(i);
+        break;
       }
-      c10::TypePtr t = in->type();
-      if (auto opt = t->cast<c10::OptionalType>())
-        t = opt->getElementType();
-      torch::jit::Node *n = t->kind() == c10::TypeKind::TupleType
-                                ? graph->createTuple(elems)
-                                : graph->createList(c10::TensorType::get(), elems);
-      graph->insertNode(n);
-      in->replaceAllUsesWith(n->output());
-      graph->eraseInput(i);
-      break;
-    }
+      case ArgBinding::Kind::Sequence: {
+        std::vector<torch::jit::Value *> elems;
+        for (size_t j = 0; j < b.count; ++j) {
+          auto *e = graph->insertInput(i + 1 + j)->setType(c10::TensorType::get());
+          elems.push_back(e);
+        }
+        c10::TypePtr t = in->type();
+        if (auto opt = t->cast<c10::OptionalType>())
+          t = opt->getElementType();
+        torch::jit::Node *n = t->kind() == c10::TypeKind::TupleType
+                                  ? graph->createTuple(elems)
+                                  : graph->createList(c10::TensorType::get(), elems);
+        graph->insertNode(n);
+        in->replaceAllUsesWith(n->output());
+        graph->eraseInput(i);
+        break;
+      }
+      }
     }
   }
   std::shared_ptr<torch::jit::Graph> g = graph; // the passes take a non-const reference

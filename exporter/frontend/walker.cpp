@@ -288,7 +288,8 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &gra
         continue;
       }
       if (h &&
-          (h->scan != Scan::OnLists || n->input(0)->type()->kind() == c10::TypeKind::ListType)) {
+          (h->scan != Scan::OnLists || n->input(0)->type()->kind() == c10::TypeKind::ListType ||
+           n->input(0)->type()->kind() == c10::TypeKind::DictType)) {
         if (h->scan == Scan::ConstIfConst && all_const)
           for (const Value *o : n->outputs())
             consts.insert(o);
@@ -355,15 +356,17 @@ const TensorInfo *Walker::info_of_value(const Value *v) const {
 std::string Walker::converter_key(const Node *n) const {
   // Overloads on plain numbers (aten::add.int, aten::lt.float, aten::Bool.int, ...) have their
   // own converters, registered as "<op>.num": the tensor converter of the same op does not fit.
+  // Python's list methods on a list of numbers giving a number (sum(xs), min(xs), xs.index(v),
+  // xs.count(v), v in xs) are registered as "<op>.list".
   std::string op = n->kind().toQualString();
-  if (n->inputs().empty() || n->outputs().size() != 1)
+  if (n->inputs().empty() || n->outputs().size() != 1 || !is_number_type(n->output()->type()))
     return op;
-  for (const Value *v : n->inputs())
-    if (!is_number_type(v->type()))
+  auto list = n->input(0)->type()->cast<c10::ListType>();
+  bool number_list = list && is_number_type(list->getElementType());
+  for (size_t i = number_list ? 1 : 0; i < n->inputs().size(); ++i)
+    if (!is_number_type(n->input(i)->type()))
       return op;
-  if (!is_number_type(n->output()->type()))
-    return op;
-  return op + ".num";
+  return op + (number_list ? ".list" : ".num");
 }
 
 bool Walker::only_feeds_checks(const Node *n) const {
@@ -541,6 +544,23 @@ bool Walker::try_fold(const Node *n) {
   // holds the old contents, so later uses must make a new one (e.g. `offset += n` in a loop).
   if (is_inplace(n->kind().toQualString()) && !stack.empty() && stack[0].isTensor())
     materialized_.erase(stack[0].toTensor().unsafeGetTensorImpl());
+  // A list or dict method that changes its argument (xs.reverse(), xs.sort(), d.update(e)) runs
+  // on a copy, which then is that value from here on: the walk's value of a list made of items
+  // (or shared with a constant) would otherwise never see the change.
+  std::vector<std::pair<const Value *, c10::IValue>> written;
+  if (const auto *schema = n->maybeSchema())
+    for (size_t i = 0; i < schema->arguments().size() && i < stack.size(); ++i) {
+      const auto *alias = schema->arguments()[i].alias_info();
+      if (!alias || !alias->isWrite() || stack[i].isTensor())
+        continue;
+      if (stack[i].isList())
+        stack[i] = c10::IValue(stack[i].toList().copy());
+      else if (stack[i].isGenericDict())
+        stack[i] = c10::IValue(stack[i].toGenericDict().copy());
+      else
+        return false; // some other mutable value: leave it to a converter (or the error)
+      written.emplace_back(n->input(i), stack[i]);
+    }
   try {
     n->getOperation()(stack);
   } catch (const std::exception &e) {
@@ -556,6 +576,12 @@ bool Walker::try_fold(const Node *n) {
     bd.kind = Bound::Kind::Const;
     bd.constant = std::move(stack[i]);
     bind(n->outputs()[i], std::move(bd));
+  }
+  for (auto &[value, changed] : written) {
+    Bound bd;
+    bd.kind = Bound::Kind::Const;
+    bd.constant = std::move(changed); // the copy the op changed (it shares the list's storage)
+    env_[value] = std::move(bd);
   }
   return true;
 }

@@ -173,6 +173,8 @@ private:
   // insert, _set_item, pop, Delete: edit the list in place (a sequence op on a runtime list).
   bool handle_list_mutation(const torch::jit::Node *n);
   bool handle_list_concat(const torch::jit::Node *n);
+  bool handle_dict_method(const torch::jit::Node *n);
+  bool handle_isinstance(const torch::jit::Node *n);
   Bound current(const Bound &item) const;
   bool mutate_sequence(const torch::jit::Node *n, const Bound &seq);
   // A node whose input 0 is a list built at run time (an ONNX sequence): len, indexing,

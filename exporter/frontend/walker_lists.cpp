@@ -236,8 +236,9 @@ bool Walker::handle_list_mutation(const Node *n) {
   using K = Bound::Kind;
   const char *op = n->kind().toQualString();
   const Bound list = lookup(n->input(0));
+  const bool reorder = std::string(op) == "aten::reverse" || std::string(op) == "aten::clear";
   if (list.kind == K::Seq)
-    return mutate_sequence(n, list);
+    return !reorder && mutate_sequence(n, list);
   if (list.kind != K::List && !(list.kind == K::Const && list.constant.isList()))
     return false; // a dict given as a constant: left to the converters (none: reported)
   Bound out;
@@ -245,7 +246,8 @@ bool Walker::handle_list_mutation(const Node *n) {
   out.keys = list.keys;
   out.items = known_items(list);
   auto kind = n->kind();
-  if (kind == c10::aten::_set_item && !out.keys.empty()) { // d[key] = value
+  const bool dict = !out.keys.empty() || n->input(0)->type()->kind() == c10::TypeKind::DictType;
+  if (kind == c10::aten::_set_item && dict) { // d[key] = value
     const Bound &key = lookup(n->input(1));
     T2O_CHECK(key.kind == K::Const && key.constant.isString(),
               "dict key must be a constant string");
@@ -264,6 +266,11 @@ bool Walker::handle_list_mutation(const Node *n) {
   } else if (kind == c10::aten::_set_item) {
     size_t i = item_index(const_index(lookup(n->input(1)), op), out.items.size(), op);
     out.items[i] = lookup(n->input(2));
+  } else if (std::string(op) == "aten::reverse") {
+    std::reverse(out.items.begin(), out.items.end());
+  } else if (std::string(op) == "aten::clear") {
+    out.items.clear();
+    out.keys.clear();
   } else { // pop (index -1 by default) and Delete
     T2O_CHECK(out.keys.empty(), "{} on a dict is not supported", op);
     int64_t at = n->inputs().size() > 1 ? const_index(lookup(n->input(1)), op) : -1;
@@ -468,6 +475,105 @@ Val Walker::to_sequence(const Bound &bd, DType dtype) {
     vals.push_back(v);
   }
   return b_.op1("SequenceConstruct", vals);
+}
+
+// ---- dicts and types --------------------------------------------------------------------------
+
+bool Walker::handle_dict_method(const Node *n) {
+  using K = Bound::Kind;
+  const Bound &d = lookup(n->input(0));
+  // A dict the walk holds item by item (its keys strings); a constant dict folds instead.
+  if (d.kind != K::List || n->input(0)->type()->kind() != c10::TypeKind::DictType ||
+      d.keys.size() != d.items.size())
+    return false;
+  auto key_bound = [](const std::string &k) {
+    Bound b;
+    b.kind = K::Const;
+    b.constant = c10::IValue(k);
+    return b;
+  };
+  const std::string op = n->kind().toQualString();
+  Bound out;
+  out.kind = K::List;
+  if (op == "aten::keys") {
+    for (const auto &k : d.keys)
+      out.items.push_back(key_bound(k));
+  } else if (op == "aten::values") {
+    out.items = d.items;
+  } else if (op == "aten::items") {
+    for (size_t i = 0; i < d.keys.size(); ++i) {
+      Bound pair;
+      pair.kind = K::List;
+      pair.items = {key_bound(d.keys[i]), d.items[i]};
+      out.items.push_back(std::move(pair));
+    }
+  } else { // `k in d`, d.get(k), d.get(k, default): the key must be known
+    const Bound &key = lookup(n->input(1));
+    if (key.kind != K::Const || !key.constant.isString())
+      return false;
+    auto it = std::find(d.keys.begin(), d.keys.end(), key.constant.toStringRef());
+    bool found = it != d.keys.end();
+    if (op == "aten::__contains__") {
+      out = Bound();
+      out.kind = K::Const;
+      out.constant = c10::IValue(found);
+    } else if (found) {
+      out = current(d.items[static_cast<size_t>(it - d.keys.begin())]);
+    } else if (n->inputs().size() > 2) {
+      out = lookup(n->input(2));
+    } else {
+      out = Bound();
+      out.kind = K::Const; // d.get(k) of a missing key: None
+    }
+  }
+  bind(n->output(), out);
+  return true;
+}
+
+namespace {
+// The type of what a value holds, when the walk knows it: its static type, or for a Union,
+// Optional or Any the one the bound value has. Null when it cannot tell.
+c10::TypePtr held_type(const Walker::Bound &b, const c10::TypePtr &declared) {
+  using K = Walker::Bound::Kind;
+  switch (b.kind) {
+  case K::Tensor:
+    return c10::TensorType::get();
+  case K::Const:
+    return b.constant.isNone() ? c10::NoneType::get() : b.constant.type();
+  case K::List:
+  case K::Seq: {
+    auto kind = declared->kind();
+    if (kind == c10::TypeKind::ListType || kind == c10::TypeKind::TupleType ||
+        kind == c10::TypeKind::DictType)
+      return declared;
+    c10::TypePtr found;
+    for (const auto &t : declared->containedTypes()) // Optional[List[T]], Union[..., List[T]]
+      if (t->kind() == c10::TypeKind::ListType || t->kind() == c10::TypeKind::TupleType ||
+          t->kind() == c10::TypeKind::DictType) {
+        if (found)
+          return nullptr; // two container types in the union: cannot tell which
+        found = t;
+      }
+    return found;
+  }
+  default:
+    return nullptr;
+  }
+}
+} // namespace
+
+bool Walker::handle_isinstance(const Node *n) {
+  c10::TypePtr held = held_type(lookup(n->input(0)), n->input(0)->type());
+  if (!held || !n->hasAttribute(c10::attr::types))
+    return false;
+  bool match = false;
+  for (const auto &t : n->tys(c10::attr::types))
+    match = match || held->isSubtypeOf(*t);
+  Bound out;
+  out.kind = Bound::Kind::Const;
+  out.constant = c10::IValue(match);
+  bind(n->output(), out);
+  return true;
 }
 
 } // namespace torch2onnx

@@ -34,6 +34,8 @@ const std::vector<Walker::Handler> &Walker::handler_table() {
       {H::ToList, &Walker::handle_tolist, Scan::Handled},
       {H::ListMutation, &Walker::handle_list_mutation, Scan::Handled},
       {H::ListConcat, &Walker::handle_list_concat, Scan::Handled},
+      {H::DictMethod, &Walker::handle_dict_method, Scan::OnLists},
+      {H::IsInstance, &Walker::handle_isinstance, Scan::Handled},
       // control flow (walker_control_flow.cpp)
       {H::If, &Walker::handle_if, Scan::Blocks},
       {H::Loop, &Walker::handle_loop, Scan::Blocks},

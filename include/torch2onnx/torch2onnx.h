@@ -17,6 +17,7 @@
 #pragma once
 
 #include "torch2onnx/error.h"
+#include "torch2onnx/settings.h"
 
 #include <cstdint>
 #include <functional>
@@ -35,34 +36,17 @@ struct Module;
 
 namespace torch2onnx {
 
-// What to export and how; every field has the CLI's default.
-struct ExportSettings {
-  int opset = 17; // the ONNX opset to target (torch2onnx --opset)
+// What to export and how: the settings every way in shares (torch2onnx/settings.h: opset,
+// output_names, verify, rtol, atol, seed, locate, verify_dims, external_data, optimize,
+// libraries, functions, converters, fallback_domain; each with the CLI's default), plus what
+// only an in-memory export has.
+struct ExportSettings : Settings {
   // ONNX input names, one per forward argument in order (default: forward's argument names).
   std::vector<std::string> input_names;
-  // ONNX output names, in order (default: output, or output_0, output_1, ...).
-  std::vector<std::string> output_names;
   // Symbolic dims per input: {"x": {{0, "batch"}}} makes dim 0 of input x the symbolic dim
   // "batch" (the example tensor gives its example size). The same name in two inputs is one dim.
   // An input is named as in input_names, or by forward's argument name.
   std::map<std::string, std::map<int64_t, std::string>> dynamic_dims;
-  bool verify = false; // run LibTorch and ONNX Runtime and compare every output (--verify)
-  double rtol = 1e-4;  // an output passes when max|onnx - torch| <= max(atol, rtol * max|torch|)
-  double atol = 1e-4;
-  uint64_t seed = 0;                  // seed of the random inputs verification adds
-  bool external_data = false;         // weights in OUTPUT.data (automatic over 2 GB)
-  bool optimize = true;               // the graph rewrites (false: --no-optimize)
-  std::vector<std::string> libraries; // custom-op libraries to load first (--load-library)
-  // Module class names whose calls become calls of ONNX local functions, e.g. {"BasicBlock"}
-  // (--functions; needs opset >= 15; see docs/functions.md).
-  std::vector<std::string> functions;
-  // Converter plugins for custom ops (--converters, docs/plugins.md). They resolve torch2onnx's
-  // symbols from libtorch2onnx.so, which the program links.
-  std::vector<std::string> converters;
-  // Ops without a converter become nodes of this custom ONNX domain, listed in a notice
-  // (--fallback-domain, docs/fallback.md); empty: they fail the export. verify cannot run such a
-  // file.
-  std::string fallback_domain;
   // Progress lines ("recording shapes ...", "written", ...); empty: silent.
   std::function<void(const std::string &)> log;
 };

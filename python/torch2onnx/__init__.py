@@ -8,15 +8,15 @@
 (scripted or traced). Errors raise torch2onnx.Error (a RuntimeError) with the message the CLI
 prints; its `hint` attribute says what to do. See docs/api.md.
 """
-import math
 import os
 
 import torch
 
-from ._torch2onnx import Error, version
+from ._torch2onnx import Error, UsageError, version, settings_help
+from ._torch2onnx import check_settings as _check_settings
 from ._torch2onnx import export_module as _export_module
 
-__all__ = ["export", "Error", "version"]
+__all__ = ["export", "Error", "UsageError", "version", "settings_help"]
 __version__ = version()
 
 
@@ -28,9 +28,8 @@ def _as_tuple(args):
     raise TypeError(f"args must be a tensor or a tuple of tensors, not {type(args).__name__}")
 
 
-def export(model, args, f, opset=17, input_names=None, output_names=None, dynamic_dims=None,
-           verify=False, rtol=1e-4, atol=1e-4, external_data=False, optimize=True,
-           libraries=None, functions=None, fallback_domain=None, log=None):
+def export(model, args, f, opset=None, input_names=None, output_names=None, dynamic_dims=None,
+           log=None, **settings):
     """Exports `model` to the ONNX file `f` and returns a dict describing the result.
 
     model: an nn.Module (traced on `args` in eval mode; its training flag is restored afterwards)
@@ -41,31 +40,24 @@ def export(model, args, f, opset=17, input_names=None, output_names=None, dynami
     opset: the ONNX opset (as torch2onnx --opset).
     input_names / output_names: ONNX names (default: forward's argument names; output, ...).
     dynamic_dims: {input name: {dim index: symbol}}, e.g. {"x": {0: "batch"}}.
-    verify: also run LibTorch and ONNX Runtime on the same inputs and compare every output;
-        the result's "verify_ok" says whether all passed, "outputs" has each comparison.
-    rtol / atol: verification tolerance, max(atol, rtol * max|torch|) per output.
-    external_data: write the weights to f + ".data" (automatic over 2 GB).
-    optimize: the graph rewrites (False is the CLI's --no-optimize).
-    libraries: custom-op libraries to load first (as --load-library).
-    functions: module class names whose calls become ONNX local functions (opset >= 15), e.g.
-        ["BasicBlock"] (as the CLI's --functions; see docs/functions.md).
-    fallback_domain: write ops without a converter as nodes of this custom ONNX domain, listed in
-        the result's "notices" (as --fallback-domain; see docs/fallback.md). verify=True cannot
-        run such a file.
     log: a callable taking one progress line, e.g. print.
+    **settings: the settings the command line's flags give, by name (listed below), e.g.
+        verify=True, rtol=1e-3, functions=["BasicBlock"], fallback_domain="my.ops". With
+        verify=True the result's "verify_ok" says whether every output passed and "outputs" has
+        each comparison. A value of the wrong type raises TypeError; one out of range raises
+        torch2onnx.UsageError (a ValueError and a torch2onnx.Error).
     """
-    if isinstance(functions, str):
-        functions = [functions]
     if not isinstance(f, (str, bytes, os.PathLike)):
         raise TypeError(f"f must be the output path (a str or os.PathLike), not {type(f).__name__}")
     f = os.fsdecode(os.fspath(f))
     if not f:
         raise ValueError("f, the output path, is empty")
-    for name, value in (("rtol", rtol), ("atol", atol)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{name} must be a number, not {type(value).__name__}")
-        if not math.isfinite(value) or value < 0:
-            raise ValueError(f"{name}={value} must be a finite number >= 0 (e.g. 1e-4)")
+    if opset is not None:
+        settings["opset"] = opset
+    if output_names is not None:
+        settings["output_names"] = list(output_names) if not isinstance(output_names, str) \
+            else output_names
+    _check_settings(settings)
     args = _as_tuple(args)
     for i, a in enumerate(args):
         if not isinstance(a, torch.Tensor):
@@ -83,7 +75,14 @@ def export(model, args, f, opset=17, input_names=None, output_names=None, dynami
     else:
         raise TypeError(f"model must be an nn.Module or a ScriptModule, not {type(model).__name__}")
     dims = {str(k): {int(d): str(s) for d, s in v.items()} for k, v in (dynamic_dims or {}).items()}
-    return _export_module(script, list(args), f, opset, list(input_names or []),
-                          list(output_names or []), dims, verify, rtol, atol, external_data,
-                          optimize, list(libraries or []), list(functions or []),
-                          fallback_domain or "", log)
+    return _export_module(script, list(args), f, list(input_names or []), dims, settings, log)
+
+
+def _settings_doc():
+    lines = ["", "    Settings (the table every way into torch2onnx shares; CLI flag in docs/api.md):"]
+    for name, help_text, default in settings_help():
+        lines.append(f"    {name}: {help_text}" + (f" (default {default})" if default else ""))
+    return "\n".join(lines) + "\n"
+
+
+export.__doc__ += _settings_doc()

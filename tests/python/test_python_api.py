@@ -157,6 +157,34 @@ class Api(unittest.TestCase):
             torch2onnx.export(FakeQuant(), (x,), self.path("fq2.onnx"), fallback_domain="my.ops",
                               verify=True)
 
+    def test_settings_table(self):
+        """Issue 27: the keywords are the settings table's rows, checked before tracing."""
+        names = [name for name, _, _ in torch2onnx.settings_help()]
+        for name in ("opset", "verify", "rtol", "atol", "seed", "locate", "verify_dims",
+                     "external_data", "optimize", "functions", "load_library", "fallback_domain"):
+            self.assertIn(name, names)
+            self.assertIn(name + ":", torch2onnx.export.__doc__)
+        x = torch.randn(1, 3, 8, 8)
+        with self.assertRaises(TypeError) as ctx:
+            torch2onnx.export(Net(), (x,), self.path("k.onnx"), verfy=True)
+        self.assertIn("verfy", str(ctx.exception))
+        self.assertIn("verify", str(ctx.exception))  # the settings there are
+        for bad in ({"rtol": "small"}, {"rtol": True}, {"opset": 17.0}, {"verify": 1},
+                    {"functions": [1]}, {"verify_dims": [3]}):
+            with self.assertRaises(TypeError, msg=str(bad)):
+                torch2onnx.export(Net(), (x,), self.path("k.onnx"), **bad)
+        with self.assertRaises(torch2onnx.UsageError) as ctx:
+            torch2onnx.export(Net(), (x,), self.path("k.onnx"), verify_dims={"batch": 0})
+        self.assertIsInstance(ctx.exception, ValueError)
+        self.assertIsInstance(ctx.exception, torch2onnx.Error)
+        self.assertTrue(ctx.exception.hint)
+        self.assertFalse(os.path.exists(self.path("k.onnx")))
+        # A list setting takes one str as its flag does; the alias `libraries` still works.
+        r = torch2onnx.export(Stack(), (torch.randn(2, 12),), self.path("s.onnx"), opset=15,
+                              functions="Block", libraries=[], seed=3, verify=True, locate=True)
+        self.assertTrue(r["verify_ok"], r["outputs"])
+        self.assertEqual([f["module_type"] for f in r["functions"]], ["Block"])
+
     def test_argument_checks(self):
         """Reliability round 3 (issue 26): no file named 'None', no tolerance that passes anything."""
         x = torch.randn(1, 3, 8, 8)
