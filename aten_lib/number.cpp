@@ -315,7 +315,83 @@ void aten_modf(ConvertCtx &c) {
   c.set_out(1, whole);
 }
 
+// math.<fn>(x) of one number computed at run time (math.sqrt, math.ceil, math.isnan, ...; a
+// constant one folds), registered as "<op>.num". `compute` is the dtype the ONNX op runs in:
+// float for the trigonometric family (ONNX Runtime has no double kernels for them; a float keeps
+// 1e-7 of the value, inside the tolerance), double otherwise.
+struct MathFn {
+  const char *op;   // "aten::sqrt"
+  const char *onnx; // the ONNX op; composite ones below
+  DType compute;
+  DType result; // Double, Int64 (ceil, floor) or Bool (isnan, ...)
+};
+
+const std::vector<MathFn> &math_fns() {
+  const DType F = DType::Float, D = DType::Double, I = DType::Int64, B = DType::Bool;
+  static const std::vector<MathFn> fns = {
+      {"aten::sqrt", "Sqrt", D, D},   {"aten::exp", "Exp", D, D},
+      {"aten::log", "Log", D, D},     {"aten::log10", "Log10", D, D},
+      {"aten::log1p", "Log1p", D, D}, {"aten::expm1", "Expm1", D, D},
+      {"aten::tanh", "Tanh", D, D},   {"aten::fabs", "Abs", D, D},
+      {"aten::ceil", "Ceil", D, I},   {"aten::floor", "Floor", D, I},
+      {"aten::round", "Round", D, D}, {"aten::isnan", "IsNaN", D, B},
+      {"aten::isinf", "IsInf", D, B}, {"aten::isfinite", "IsFinite", D, B},
+      {"aten::sin", "Sin", F, D},     {"aten::cos", "Cos", F, D},
+      {"aten::tan", "Tan", F, D},     {"aten::asin", "Asin", F, D},
+      {"aten::acos", "Acos", F, D},   {"aten::atan", "Atan", F, D},
+      {"aten::sinh", "Sinh", F, D},   {"aten::cosh", "Cosh", F, D},
+      {"aten::asinh", "Asinh", F, D}, {"aten::acosh", "Acosh", F, D},
+      {"aten::atanh", "Atanh", F, D}, {"aten::erf", "Erf", F, D},
+      {"aten::erfc", "Erfc", F, D},
+  };
+  return fns;
+}
+
+// The ONNX ops a math function writes (besides the Casts around it).
+std::vector<std::string> math_onnx_ops(const MathFn &f) {
+  std::string o = f.onnx;
+  if (o == "Log10")
+    return {"Log", "Div", "Cast"};
+  if (o == "Log1p")
+    return {"Add", "Log", "Cast"};
+  if (o == "Expm1")
+    return {"Exp", "Sub", "Cast"};
+  if (o == "IsFinite")
+    return {"IsNaN", "IsInf", "Or", "Not", "Cast"};
+  if (o == "Erfc")
+    return {"Erf", "Sub", "Cast"};
+  return {o, "Cast"};
+}
+
+void math_number(ConvertCtx &c, const MathFn &f) {
+  GraphBuilder &b = c.b;
+  Val x = num(c, "a", f.compute);
+  auto k = [&](double v) { return b.const_scalar(f.compute, v); };
+  auto op = [&](const char *type, std::vector<Val> in) { return op_t(b, f.compute, type, in); };
+  std::string o = f.onnx;
+  Val y;
+  if (o == "Log10")
+    y = op("Div", {op("Log", {x}), k(std::log(10.0))});
+  else if (o == "Log1p")
+    y = op("Log", {op("Add", {x, k(1)})});
+  else if (o == "Expm1")
+    y = op("Sub", {op("Exp", {x}), k(1)});
+  else if (o == "Erfc")
+    y = op("Sub", {k(1), op("Erf", {x})});
+  else if (o == "IsFinite")
+    y = op_t(b, DType::Bool, "Not",
+             {op_t(b, DType::Bool, "Or",
+                   {op_t(b, DType::Bool, "IsNaN", {x}), op_t(b, DType::Bool, "IsInf", {x})})});
+  else
+    y = op_t(b, f.result == DType::Bool ? DType::Bool : f.compute, f.onnx, {x});
+  set_num(c, y, f.result);
+}
+
 void register_number_ops(Registry &r) {
+  for (const MathFn &f : math_fns())
+    r.add(
+        std::string(f.op) + ".num", 11, [&f](ConvertCtx &c) { math_number(c, f); },
+        math_onnx_ops(f));
   r.add("aten::add.num", 11, num_add, {"Add"});
   r.add("aten::sub.num", 11, num_sub, {"Sub"});
   r.add("aten::mul.num", 11, num_mul, {"Mul"});

@@ -2,6 +2,7 @@
 #include "ir_text.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <limits>
 
 using namespace t2o_test;
@@ -169,6 +170,37 @@ graph(%x : Tensor, %z : Tensor):
   return (%t, %t2, %tf))IR";
   for (auto [a, b] : {std::pair{7.f, 2.f}, {-7.f, 2.f}, {7.f, -2.f}, {-8.f, 2.f}, {-7.5f, -2.f}})
     check_ir_opsets(ir, {at::tensor({a}), at::tensor({b})});
+}
+
+// math.<fn>(x) of a number computed at run time (a scripted model's math.ceil(t / s) on a
+// runtime length), each against LibTorch: acosh's argument is 1 + x^2, the others take x.
+TEST_CASE("math functions of a runtime number", "[math]") {
+  std::string body = "  %none : NoneType = prim::Constant()\n"
+                     "  %s : Tensor = aten::sum(%x, %none)\n"
+                     "  %a : float = aten::Float(%s)\n"
+                     "  %a2 : float = aten::mul(%a, %a)\n"
+                     "  %one : float = prim::Constant[value=1.]()\n"
+                     "  %big : float = aten::add(%a2, %one)\n";
+  std::vector<std::string> outs;
+  int k = 0;
+  for (const char *fn :
+       {"sqrt",  "exp",   "log",   "log10", "log1p",    "expm1", "tanh",  "fabs", "ceil",
+        "floor", "round", "isnan", "isinf", "isfinite", "sin",   "cos",   "tan",  "asin",
+        "acos",  "atan",  "sinh",  "cosh",  "asinh",    "acosh", "atanh", "erf",  "erfc"}) {
+    std::string name = std::string(fn);
+    bool positive = name == "sqrt" || name == "log" || name == "log10" || name == "acosh";
+    std::string type = name == "ceil" || name == "floor" ? "int"
+                       : name.rfind("is", 0) == 0        ? "bool"
+                                                         : "float";
+    std::string v = "%r" + std::to_string(k), t = "%t" + std::to_string(k++);
+    body += fmt::format("  {} : {} = aten::{}({})\n  {} : Tensor = prim::NumToTensor({})\n", v,
+                        type, fn, positive ? "%big" : "%a", t, v);
+    outs.push_back(t);
+  }
+  std::string ir =
+      "graph(%x : Tensor):\n" + body + fmt::format("  return ({})", fmt::join(outs, ", "));
+  for (float x : {0.3f, -0.45f, 0.8f})
+    check_ir_opsets(ir, {at::tensor({x})});
 }
 
 TEST_CASE("aten::bitwise_and", "[math]") {
