@@ -9,7 +9,9 @@ namespace torch2onnx {
 
 void register_frontend_ops(Registry &r) {
   // Values: constants, containers of known length, casts that change only the TorchScript type.
-  r.add_frontend("prim::Constant", FrontendHandler::Constant, {});
+  // A constant that is a weight with its dims reordered (w.t() folded) is written as the weight
+  // and a Transpose, so the weight is stored once.
+  r.add_frontend("prim::Constant", FrontendHandler::Constant, {"Transpose"});
   r.add_frontend("prim::ListConstruct", FrontendHandler::Construct, {});
   r.add_frontend("prim::TupleConstruct", FrontendHandler::Construct, {});
   r.add_frontend("prim::DictConstruct", FrontendHandler::Dict, {});

@@ -247,6 +247,11 @@ std::string OptGraph::add_float_initializer(const std::string &hint,
 std::string OptGraph::add_float_initializer_raw(const std::string &hint,
                                                 const std::vector<int64_t> &dims,
                                                 std::string &&bytes) {
+  return add_initializer_raw(hint, dims, onnx::TensorProto::FLOAT, std::move(bytes));
+}
+
+std::string OptGraph::add_initializer_raw(const std::string &hint, const std::vector<int64_t> &dims,
+                                          int data_type, std::string &&bytes) {
   auto &s = *s_;
   std::string name;
   do
@@ -255,12 +260,12 @@ std::string OptGraph::add_float_initializer_raw(const std::string &hint,
   s.names.insert(name);
   auto *t = s.g->add_initializer();
   t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->set_data_type(data_type);
   for (auto d : dims)
     t->add_dims(d);
   t->set_raw_data(std::move(bytes));
   s.init_index[name] = s.g->initializer_size() - 1;
-  s.types[name].mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  s.types[name].mutable_tensor_type()->set_elem_type(data_type);
   return name;
 }
 

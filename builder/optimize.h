@@ -14,6 +14,8 @@
 //   noop-dropout         Dropout              inference Dropout (no training_mode input)
 //   fold-conv-batchnorm  BatchNormalization   a BatchNormalization after a Conv with constant
 //                                             float32 weights, folded into the Conv's
+//   fold-transpose-weight Transpose           a Transpose of an initializer nothing else reads,
+//                                             which becomes the transposed initializer
 //   cse                  every node           a second node with the same op, inputs and
 //                                             attributes (never random ops or subgraphs)
 // clang-format on
@@ -134,6 +136,9 @@ public:
   // Same, taking the little-endian bytes (moved in, not copied).
   std::string add_float_initializer_raw(const std::string &hint, const std::vector<int64_t> &dims,
                                         std::string &&bytes);
+  // Same for any element type (onnx::TensorProto::DataType).
+  std::string add_initializer_raw(const std::string &hint, const std::vector<int64_t> &dims,
+                                  int data_type, std::string &&bytes);
   // Frees an initializer's data now when nothing reads it any more (it is dropped at commit).
   void release_if_unused(const std::string &value);
   // Removes node i (its inputs lose one use each).

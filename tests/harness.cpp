@@ -10,8 +10,10 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
+#include <onnx/onnx_pb.h>
 #include <set>
 #include <torch/csrc/jit/ir/irparser.h>
 #include <torch/csrc/jit/runtime/operator.h>
@@ -139,6 +141,17 @@ IrResult check_ir_impl(const std::string &ir, const std::vector<at::Tensor> &inp
   }
   for (const auto &n : c.builder->model_op_types())
     r.op_types.push_back(n);
+  {
+    onnx::ModelProto saved;
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE(saved.ParseFromIstream(&in));
+    for (const auto &t : saved.graph().initializer()) {
+      int64_t n = 1;
+      for (int64_t d : t.dims())
+        n *= d;
+      r.initializer_numels.push_back(n);
+    }
+  }
   r.torch_outputs = flatten_tensors(c10::ivalue::Tuple::create(c.record.outputs));
   r.ort_outputs = run_onnxruntime(path, c.input_names, inputs);
   fs::remove(path);

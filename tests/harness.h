@@ -26,7 +26,8 @@ struct IrResult {
   std::vector<std::string> op_types; // ONNX node op types, in graph order (output Identity last)
   std::vector<torch2onnx::OutputCheck> checks;
   std::vector<at::Tensor> torch_outputs, ort_outputs;
-  torch2onnx::OptimizeReport rewrites; // check_ir_optimized only
+  torch2onnx::OptimizeReport rewrites;     // check_ir_optimized only
+  std::vector<int64_t> initializer_numels; // elements of each initializer of the file written
   size_t count(const std::string &op_type) const;
 };
 

@@ -194,6 +194,62 @@ TEST_CASE("optimize: noop-transpose and noop-dropout", "[optimize]") {
   CHECK(applied(b.report, "noop-dropout") == 1);
 }
 
+namespace {
+
+// A 4x3 weight %w made from deterministic ops (it folds to a constant), then `body`.
+std::string with_weight(const std::string &inputs, const std::string &body) {
+  return "graph(" + inputs + R"IR():
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %m1 : int = prim::Constant[value=-1]()
+  %i3 : int = prim::Constant[value=3]()
+  %i4 : int = prim::Constant[value=4]()
+  %n : int = prim::Constant[value=12]()
+  %f6 : int = prim::Constant[value=6]()
+  %r : Tensor = aten::arange(%n, %f6, %none, %none, %none)
+  %s : Tensor = aten::sin(%r)
+  %wshape : int[] = prim::ListConstruct(%i4, %i3)
+  %w : Tensor = aten::reshape(%s, %wshape)
+)IR" + body;
+}
+
+size_t initializers_of(const IrResult &r, int64_t numel) {
+  return static_cast<size_t>(
+      std::count(r.initializer_numels.begin(), r.initializer_numels.end(), numel));
+}
+
+} // namespace
+
+TEST_CASE("optimize: fold-transpose-weight stores a Linear's weight transposed", "[optimize]") {
+  // nn.Linear on 3-D input: Transpose(W) + MatMul, the Transpose folded into the initializer.
+  std::string ir = with_weight("%x : Tensor", "  %y : Tensor = aten::linear(%x, %w, %none)\n"
+                                              "  return (%y)\n");
+  auto r = check_ir_optimized(ir, {randn({2, 5, 3})});
+  CHECK(applied(r.rewrites, "fold-transpose-weight") == 1);
+  CHECK(r.count("Transpose") == 0);
+  CHECK(r.count("MatMul") == 1);
+  CHECK(initializers_of(r, 12) == 1);
+  // Without the rewrites (--no-optimize) the Transpose stays; check_ir verifies both files.
+  CHECK(check_ir(ir, {randn({2, 5, 3})}).count("Transpose") == 1);
+}
+
+TEST_CASE("optimize: a weight tied to an embedding and an LM head is stored once", "[optimize]") {
+  // logits = embedding(w, ids) @ w.t() + x: w is read twice, so neither the walk (folding
+  // w.t()) nor the rewrites may make a transposed copy of it.
+  std::string ir = with_weight("%x : Tensor, %ids : Tensor",
+                               "  %h : Tensor = aten::embedding(%w, %ids, %m1, %false, %false)\n"
+                               "  %wt : Tensor = aten::t(%w)\n"
+                               "  %y : Tensor = aten::matmul(%h, %wt)\n"
+                               "  %one : int = prim::Constant[value=1]()\n"
+                               "  %z : Tensor = aten::add(%y, %x, %one)\n"
+                               "  return (%z)\n");
+  auto ids = at::randint(0, 4, {2, 5}, at::kLong);
+  auto r = check_ir_optimized(ir, {randn({2, 5, 4}), ids});
+  CHECK(applied(r.rewrites, "fold-transpose-weight") == 0);
+  CHECK(r.count("Transpose") == 1);
+  CHECK(initializers_of(r, 12) == 1);
+}
+
 TEST_CASE("optimize: long chains stay linear (aliases resolve through the whole chain)",
           "[optimize]") {
   // 20000 Identity nodes in a row: each aliases to the previous; the result must read x directly.
@@ -215,7 +271,7 @@ TEST_CASE("optimize: rules have unique names, opset ranges and element types", "
     CHECK(r.matches);
     CHECK(r.apply);
   }
-  CHECK(names.size() == 8);
+  CHECK(names.size() == 9);
   // Two rules of one name would mix their counts: refused.
   std::vector<RewriteRule> twice = {default_rules()[1], default_rules()[1]};
   CHECK_THROWS_WITH(check_rule_names(twice), Catch::Contains("two rewrite rules are named"));

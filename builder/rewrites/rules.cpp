@@ -40,9 +40,15 @@ void forward_input(OptGraph &g, int i) {
 const std::vector<RewriteRule> &default_rules() {
   using namespace rewrites;
   static const std::vector<RewriteRule> rules = [] {
-    std::vector<RewriteRule> r = {
-        identity_rule(),       noop_cast_rule(),    noop_reshape_rule(),        noop_expand_rule(),
-        noop_transpose_rule(), noop_dropout_rule(), fold_conv_batchnorm_rule(), cse_rule()};
+    std::vector<RewriteRule> r = {identity_rule(),
+                                  noop_cast_rule(),
+                                  noop_reshape_rule(),
+                                  noop_expand_rule(),
+                                  noop_transpose_rule(),
+                                  noop_dropout_rule(),
+                                  fold_conv_batchnorm_rule(),
+                                  fold_transpose_weight_rule(),
+                                  cse_rule()};
     check_rule_names(r);
     return r;
   }();

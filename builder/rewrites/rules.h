@@ -9,14 +9,15 @@
 
 namespace torch2onnx::rewrites {
 
-RewriteRule identity_rule();            // identity.cpp
-RewriteRule noop_cast_rule();           // noop_cast.cpp
-RewriteRule noop_reshape_rule();        // noop_reshape.cpp
-RewriteRule noop_expand_rule();         // noop_expand.cpp
-RewriteRule noop_transpose_rule();      // noop_transpose.cpp
-RewriteRule noop_dropout_rule();        // noop_dropout.cpp
-RewriteRule fold_conv_batchnorm_rule(); // fold_conv_batchnorm.cpp
-RewriteRule cse_rule();                 // cse.cpp
+RewriteRule identity_rule();              // identity.cpp
+RewriteRule noop_cast_rule();             // noop_cast.cpp
+RewriteRule noop_reshape_rule();          // noop_reshape.cpp
+RewriteRule noop_expand_rule();           // noop_expand.cpp
+RewriteRule noop_transpose_rule();        // noop_transpose.cpp
+RewriteRule noop_dropout_rule();          // noop_dropout.cpp
+RewriteRule fold_conv_batchnorm_rule();   // fold_conv_batchnorm.cpp
+RewriteRule fold_transpose_weight_rule(); // fold_transpose_weight.cpp
+RewriteRule cse_rule();                   // cse.cpp
 
 // ---- shared by the rules (rules.cpp) ----
 

@@ -13,6 +13,36 @@ using torch::jit::Value;
 namespace {
 // Constants at least this large are borrowed from LibTorch instead of copied.
 constexpr size_t kBorrowBytes = 16 << 10;
+
+// When `t` is a contiguous tensor with its dims reordered (what w.t(), w.transpose(0, 1) or
+// w.permute(...) of a constant give, also when LibTorch's constant propagation folded them), the
+// sizes of that contiguous tensor and the ONNX Transpose perm that makes `t` from it.
+bool permuted_view(const at::Tensor &t, std::vector<int64_t> &base_sizes,
+                   std::vector<int64_t> &perm) {
+  const int64_t rank = t.dim();
+  if (rank < 2 || t.is_contiguous() || !t.has_storage() || t.numel() < 2)
+    return false;
+  std::vector<int64_t> order(static_cast<size_t>(rank)); // t's dims, outermost first
+  for (int64_t i = 0; i < rank; ++i) {
+    if (t.size(i) < 2 || t.stride(i) <= 0)
+      return false; // size-1 dims have any stride; broadcast views repeat values
+    order[static_cast<size_t>(i)] = i;
+  }
+  std::sort(order.begin(), order.end(),
+            [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+  base_sizes.assign(static_cast<size_t>(rank), 0);
+  perm.assign(static_cast<size_t>(rank), 0);
+  int64_t expected = 1;
+  for (int64_t k = rank; k-- > 0;) {
+    int64_t d = order[static_cast<size_t>(k)];
+    if (t.stride(d) != expected)
+      return false;
+    expected *= t.size(d);
+    base_sizes[static_cast<size_t>(k)] = t.size(d);
+    perm[static_cast<size_t>(d)] = k; // t's dim d is the base's dim k
+  }
+  return true;
+}
 } // namespace
 
 Val Walker::materialize(const at::Tensor &t, const std::string &hint) {
@@ -27,7 +57,18 @@ Val Walker::materialize(const at::Tensor &t, const std::string &hint) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
     name = "const";
   Val v;
-  if (t.is_complex()) {
+  std::vector<int64_t> base_sizes, perm;
+  if (!t.is_complex() && permuted_view(t, base_sizes, perm)) {
+    // The weight it views, once (shared with every other reader of it: constants with the same
+    // bytes are one initializer), and a Transpose: a tied LM head's `x @ emb.weight.t()` does not
+    // store the embedding twice. The rewrites fold the Transpose when nothing else reads it.
+    at::Tensor base = at::empty({0}, t.options()).set_(t.storage(), t.storage_offset(), base_sizes);
+    Val weight = materialize(base, name);
+    std::string scope = b_.scope(); // the Transpose belongs to the constant, not the converter
+    b_.set_scope("prim::Constant");
+    v = b_.op1("Transpose", {weight}, {{"perm", perm}});
+    b_.set_scope(scope);
+  } else if (t.is_complex()) {
     // Carried as real [..., 2] (docs/complex.md). The Identity keeps the complex flag off a real
     // constant with the same bytes, which b_.constant would otherwise share.
     TensorInfo info = complex_as_real(info_of(t));

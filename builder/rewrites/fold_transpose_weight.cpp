@@ -1,0 +1,119 @@
+// fold-transpose-weight: a Transpose of an initializer that nothing else reads (the weight of an
+// nn.Linear, written as Transpose + MatMul) becomes the transposed initializer, so ONNX Runtime
+// does not transpose it at every load (or run). Exact: the same values, moved. A weight read
+// elsewhere too (an embedding tied to the LM head: Gather and Transpose + MatMul) keeps its
+// Transpose, so no weight is stored twice.
+#include "builder/rewrites/rules.h"
+
+#include <cstring>
+
+namespace torch2onnx::rewrites {
+
+namespace {
+
+// Bytes per element of the fixed-size ONNX element types; 0 for the others (strings).
+size_t element_size(int type) {
+  switch (type) {
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return 8;
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return 4;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return 2;
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::BOOL:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+// The permutation of node i (its `perm`, or the reversal ONNX defaults to); empty when invalid.
+std::vector<int64_t> permutation(const onnx::NodeProto &n, size_t rank) {
+  std::vector<int64_t> perm;
+  if (const auto *p = attr(n, "perm"))
+    perm.assign(p->ints().begin(), p->ints().end());
+  else
+    for (size_t k = rank; k-- > 0;)
+      perm.push_back(static_cast<int64_t>(k));
+  std::vector<bool> seen(rank, false);
+  if (perm.size() != rank)
+    return {};
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)])
+      return {};
+    seen[static_cast<size_t>(p)] = true;
+  }
+  return perm;
+}
+
+bool matches(const OptGraph &g, int i) {
+  const auto &n = g.node(i);
+  if (n.input_size() != 1 || n.output_size() != 1 || !can_forward_input(g, i))
+    return false;
+  const auto *t = g.initializer(n.input(0));
+  if (!t || g.uses(n.input(0)) != 1 || element_size(t->data_type()) == 0)
+    return false;
+  size_t count = 1;
+  for (int64_t d : t->dims())
+    count *= static_cast<size_t>(d);
+  auto bytes = g.raw_bytes(*t);
+  return bytes.size() == count * element_size(t->data_type()) &&
+         !permutation(n, static_cast<size_t>(t->dims_size())).empty();
+}
+
+void apply(OptGraph &g, int i) {
+  const std::string weight = g.node(i).input(0);
+  const auto *t = g.initializer(weight);
+  const size_t rank = static_cast<size_t>(t->dims_size());
+  const size_t es = element_size(t->data_type());
+  std::vector<int64_t> perm = permutation(g.node(i), rank);
+  std::vector<int64_t> in_dims(t->dims().begin(), t->dims().end()), out_dims(rank);
+  std::vector<size_t> in_strides(rank, 1);
+  for (size_t k = rank; k-- > 1;)
+    in_strides[k - 1] = in_strides[k] * static_cast<size_t>(in_dims[k]);
+  for (size_t k = 0; k < rank; ++k)
+    out_dims[k] = in_dims[static_cast<size_t>(perm[k])];
+  std::string_view src = g.raw_bytes(*t);
+  std::string out(src.size(), '\0');
+  // Walk the output in order; `at` counts the output index per dim, `from` the source offset.
+  std::vector<int64_t> at(rank, 0);
+  size_t from = 0;
+  for (size_t o = 0; o * es < out.size(); ++o) {
+    std::memcpy(&out[o * es], &src[from * es], es);
+    for (size_t k = rank; k-- > 0;) {
+      size_t step = in_strides[static_cast<size_t>(perm[k])];
+      if (++at[k] < out_dims[k]) {
+        from += step;
+        break;
+      }
+      from -= step * static_cast<size_t>(at[k] - 1);
+      at[k] = 0;
+    }
+  }
+  std::string name = g.add_initializer_raw(weight + "_t", out_dims, t->data_type(), std::move(out));
+  g.replace_input(i, 0, name);
+  forward_input(g, i);
+  g.release_if_unused(weight);
+}
+
+} // namespace
+
+RewriteRule fold_transpose_weight_rule() {
+  RewriteRule r;
+  r.name = "fold-transpose-weight";
+  r.target_op = "Transpose";
+  r.matches = matches;
+  r.apply = apply;
+  return r;
+}
+
+} // namespace torch2onnx::rewrites
