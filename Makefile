@@ -86,7 +86,8 @@ bench-llm: build
 # Regenerate docs/operators.md from the registry and the tests.
 docs: build
 	$(PYTHON) scripts/gen_operators_doc.py --cli $(BUILD)/torch2onnx --tests tests \
-	    --targets ../shared/aten_ops_target.txt --out docs/operators.md
+	    --targets ../shared/aten_ops_target.txt --all-targets ../shared/aten_ops_all.txt \
+	    --out docs/operators.md
 
 
 # libFuzzer targets (clang, build-fuzz/), each run for FUZZ_SECONDS: tests/fuzz/run_fuzzers.sh.

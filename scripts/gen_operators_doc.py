@@ -2,7 +2,8 @@
 """Generate docs/operators.md from the converter registry (`torch2onnx ops --json`) and the tests.
 
     python3 scripts/gen_operators_doc.py --cli build/torch2onnx --tests tests \
-        --targets ../shared/aten_ops_target.txt --out docs/operators.md
+        --targets ../shared/aten_ops_target.txt --all-targets ../shared/aten_ops_all.txt \
+        --out docs/operators.md
 
 With --check it writes nothing: it exits 1 (printing the difference) when --out differs from what
 it would write, and 77 (ctest's "skipped") when the targets file is missing. ctest docs:operators
@@ -79,20 +80,46 @@ def opset_text(opsets, since=()):
     return text
 
 
+def all_ops_section(path, ops, refused, reasons, tested):
+    """Coverage of the list of every inference op, and each op it leaves out with its reason."""
+    with open(path, encoding="utf-8") as f:
+        every = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    converted = [op for op in every if op in ops and op not in refused]
+    left = [op for op in every if op not in converted]
+    explained = [op for op in left if op in reasons]
+    lines = ["", "## Every inference op of LibTorch's schema registry", "",
+             f"The ops of `torch._C._jit_get_all_schemas()` (LibTorch 1.13) that can appear in an "
+             f"inference graph (../shared/aten_ops_all.txt; backward, `out=`, sparse, "
+             f"device-specific, random sampling and RPC ops left out):", "",
+             f"- Ops: {len(every)}",
+             f"- Converted: {len(converted)} ({100.0 * len(converted) / max(1, len(every)):.1f}%), "
+             f"tested: {len([op for op in converted if op in tested])}",
+             f"- Not converted, with a reason: {len(explained)}",
+             f"- Not converted yet: {len(left) - len(explained)}", "",
+             "The converted ones are in the tables above. Those left out:", "",
+             "| op | reason |", "| --- | --- |"]
+    lines += [f"| `{op}` | {reasons.get(op, 'not converted yet')} |" for op in left]
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--cli", required=True)
     ap.add_argument("--tests", required=True)
     ap.add_argument("--targets", required=True)
+    ap.add_argument("--all-targets",
+                    help="the second list: every inference op of LibTorch's schema registry "
+                         "(../shared/aten_ops_all.txt); its coverage and reasons get a section")
     ap.add_argument("--reasons", default=os.path.join(os.path.dirname(__file__), "..", "docs", "not_converted.txt"),
                     help="op<TAB>reason lines for target ops left out")
     ap.add_argument("--out", required=True)
     ap.add_argument("--check", action="store_true",
                     help="compare with --out instead of writing it (exit 1 when it differs)")
     args = ap.parse_args()
-    if args.check and not os.path.exists(args.targets):
-        print(f"skipped: no targets file {args.targets}")
-        return 77
+    for path in (args.targets, args.all_targets):
+        if args.check and path and not os.path.exists(path):
+            print(f"skipped: no targets file {path}")
+            return 77
 
     ops = registry(args.cli)
     tested = tested_ops(args.tests)
@@ -151,6 +178,8 @@ def main():
               "| op | converted | ONNX ops | opsets | tested | family |",
               "| --- | --- | --- | --- | --- | --- |"]
     lines += [row(op) for op in extra if op not in refused]
+    if args.all_targets and os.path.exists(args.all_targets):
+        lines += all_ops_section(args.all_targets, ops, refused, reasons, tested)
     text = "\n".join(lines) + "\n"
     if args.check:
         with open(args.out, encoding="utf-8") as f:
