@@ -358,6 +358,9 @@ TEST_CASE("aten::fft_fftn and the other n-dimensional FFTs", "[complex]") {
                                       "  %y : Tensor = aten::view_as_real(%c)"),
                     {randn({4, 3, 6}, 1)});
   }
+  SECTION("aten::fft_ifft2 of a complex input") {
+    check_ir(cir("  %z : Tensor = aten::fft_ifft2(%a, %none, %d02, %none)"), abt());
+  }
   SECTION("aten::fft_fftn of a complex input over every dim") {
     check_ir(cir("  %z : Tensor = aten::fft_fftn(%a, %none, %none, %none)"), abt());
   }

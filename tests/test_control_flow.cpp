@@ -346,6 +346,24 @@ graph(%x : Tensor, %y : Tensor):
   check_ir(ir, {randn({4}, 1) - 2.0, randn({6}, 2) + 2.0});
 }
 
+TEST_CASE("aten::extend and aten::warn", "[control_flow]") {
+  // xs.extend(ys) on tensor lists of known length, then a warning, which is dropped.
+  const char *ir = R"IR(
+graph(%x : Tensor, %y : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %two : int = prim::Constant[value=2]()
+  %msg : str = prim::Constant[value="careful"]()
+  %xs : Tensor[] = prim::ListConstruct(%x)
+  %ys : Tensor[] = prim::ListConstruct(%y, %x)
+   = aten::extend(%xs, %ys)
+   = aten::warn(%msg, %two)
+  %s : Tensor = aten::stack(%xs, %zero)
+  return (%s)
+)IR";
+  auto r = check_ir_opsets(ir, {randn({2, 3}, 1), randn({2, 3}, 2)});
+  CHECK(r.torch_outputs.at(0).size(0) == 3);
+}
+
 TEST_CASE("a branch that raises is dropped", "[control_flow]") {
   const char *ir = R"IR(
 graph(%x : Tensor):

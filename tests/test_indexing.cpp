@@ -268,6 +268,16 @@ TEST_CASE("aten::embedding", "[indexing]") {
   CHECK(r.count("Gather") == 1);
 }
 
+// nn.Embedding(max_norm=1.0) in eval: the rows looked up are scaled to norm 1 in place first.
+TEST_CASE("aten::embedding_renorm_", "[indexing]") {
+  check_ir_opsets(ir("%w0 : Tensor, %i : Tensor", R"IR(
+  %w : Tensor = aten::mul(%w0, %s2)
+  %maxn : float = prim::Constant[value=1.]()
+  %r : Tensor = aten::embedding_renorm_(%w, %i, %maxn, %s2)
+  %y : Tensor = aten::embedding(%w, %i, %m1, %false, %false))IR"),
+                  {randn({10, 4}), ints({2, 3}, 0, 10)});
+}
+
 TEST_CASE("aten::embedding_bag", "[indexing]") {
   auto w = randn({10, 3});
   auto idx = at::tensor({1, 2, 4, 5, 4, 3, 2, 9}, at::kLong);

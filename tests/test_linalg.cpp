@@ -96,6 +96,13 @@ graph(%c : Tensor, %a : Tensor, %b : Tensor):
                     {at::randint(0, 5, {3}, at::kLong), at::randint(0, 5, {2, 4}, at::kLong),
                      at::randint(0, 5, {4, 3}, at::kLong)});
   }
+  SECTION("ger (outer's old name)") {
+    check_ir_opsets(R"IR(
+graph(%a : Tensor, %b : Tensor):
+  %y : Tensor = aten::ger(%a, %b)
+  return (%y))IR",
+                    {randn({3}), randn({4}, 2)});
+  }
   SECTION("outer") {
     check_ir_opsets(R"IR(
 graph(%a : Tensor, %b : Tensor):

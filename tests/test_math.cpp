@@ -203,6 +203,17 @@ TEST_CASE("math functions of a runtime number", "[math]") {
     check_ir_opsets(ir, {at::tensor({x})});
 }
 
+// A 0-d tensor passed where a float or an int is expected (TorchScript's implicit conversion).
+TEST_CASE("aten::FloatImplicit and aten::IntImplicit", "[math]") {
+  check_ir_opsets(ir("%x : Tensor, %k : Tensor", R"IR(
+  %f : float = aten::FloatImplicit(%x)
+  %i : int = aten::IntImplicit(%k)
+  %a : Tensor = prim::NumToTensor(%f)
+  %b : Tensor = prim::NumToTensor(%i))IR",
+                     "%a, %b"),
+                  {at::tensor(2.5, at::kDouble), at::tensor(int64_t{7})});
+}
+
 TEST_CASE("aten::bitwise_and", "[math]") {
   auto a = at::randint(0, 2, {10}, at::kBool), b = at::randint(0, 2, {10}, at::kBool);
   auto r = check_ir_opsets(ir2("aten::bitwise_and(%x, %z)"), {a, b});

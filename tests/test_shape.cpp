@@ -57,6 +57,10 @@ TEST_CASE("aten::permute", "[shape]") {
   %y : Tensor = aten::t(%b))IR"),
                     {randn({2, 3, 4})});
   }
+  SECTION("moveaxis (movedim's NumPy name)") {
+    check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::moveaxis(%x, %m1, %0)"),
+                    {randn({2, 3, 4})});
+  }
   SECTION("movedim") {
     check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::movedim(%x, %0, %m1)"),
                     {randn({2, 3, 4})});

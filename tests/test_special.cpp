@@ -225,22 +225,32 @@ void check_polynomial(const std::string &op, double lo = -1.2, double hi = 1.2) 
 
 TEST_CASE("aten::special_chebyshev_polynomial_t", "[special]") {
   check_polynomial("special_chebyshev_polynomial_t");
+}
+TEST_CASE("aten::special_shifted_chebyshev_polynomial_t", "[special]") {
   check_polynomial("special_shifted_chebyshev_polynomial_t", -0.1, 1.1);
 }
 TEST_CASE("aten::special_chebyshev_polynomial_u", "[special]") {
   check_polynomial("special_chebyshev_polynomial_u");
+}
+TEST_CASE("aten::special_shifted_chebyshev_polynomial_u", "[special]") {
   check_polynomial("special_shifted_chebyshev_polynomial_u", -0.1, 1.1);
 }
 TEST_CASE("aten::special_chebyshev_polynomial_v", "[special]") {
   check_polynomial("special_chebyshev_polynomial_v");
+}
+TEST_CASE("aten::special_shifted_chebyshev_polynomial_v", "[special]") {
   check_polynomial("special_shifted_chebyshev_polynomial_v", -0.1, 1.1);
 }
 TEST_CASE("aten::special_chebyshev_polynomial_w", "[special]") {
   check_polynomial("special_chebyshev_polynomial_w");
+}
+TEST_CASE("aten::special_shifted_chebyshev_polynomial_w", "[special]") {
   check_polynomial("special_shifted_chebyshev_polynomial_w", -0.1, 1.1);
 }
 TEST_CASE("aten::special_hermite_polynomial_h", "[special]") {
   check_polynomial("special_hermite_polynomial_h", -3, 3);
+}
+TEST_CASE("aten::special_hermite_polynomial_he", "[special]") {
   check_polynomial("special_hermite_polynomial_he", -3, 3);
 }
 TEST_CASE("aten::special_laguerre_polynomial_l", "[special]") {
