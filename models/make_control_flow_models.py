@@ -8,6 +8,7 @@ torch.jit.script; the nn.LSTM / nn.GRU ones also traced, as `<name>_traced`). Wr
 and prints: name, path, --input specs.
 """
 import argparse
+import warnings
 import os
 import sys
 from typing import Dict, List, Optional, Tuple, Union
@@ -127,6 +128,7 @@ class ListMethods(nn.Module):
         for d in x.shape:
             dims.append(d)
         dims.reverse()
+        warnings.warn("list_methods: sizes reordered")
         order = [x.size(0), 3, 1]
         order.sort()
         k = dims.index(x.size(0)) + dims.count(3) + sum(dims)

@@ -211,7 +211,7 @@ TEST_CASE("aten::FloatImplicit and aten::IntImplicit", "[math]") {
   %a : Tensor = prim::NumToTensor(%f)
   %b : Tensor = prim::NumToTensor(%i))IR",
                      "%a, %b"),
-                  {at::tensor(2.5, at::kDouble), at::tensor(int64_t{7})});
+                  {at::scalar_tensor(2.5, at::kDouble), at::scalar_tensor(7, at::kLong)});
 }
 
 TEST_CASE("aten::bitwise_and", "[math]") {
