@@ -127,26 +127,28 @@ DType list_dtype(const ConvertCtx &c) {
   return o.find("float") != std::string::npos ? DType::Double : DType::Int64;
 }
 
-// min(xs) / max(xs) of a list of numbers (prim::min.self_int, prim::max.self_float, ...): one
-// ReduceMin/ReduceMax over the items. The two-list forms (the lexicographically smaller list)
-// give a list, not a number, and do not come here.
-void list_extreme(ConvertCtx &c, const char *reduce) {
+// One reduction (ReduceMin, ReduceMax, ReduceSum) over the items of list argument "self", in
+// the list overload's dtype.
+Val reduce_items(ConvertCtx &c, const char *reduce) {
   DType t = list_dtype(c);
-  Val v = op_t(c.b, t, reduce, {list_items(c, "self", t)}, {{"keepdims", int64_t{0}}});
-  set_num(c, v, c.overload() == "self_bool" ? DType::Bool : t);
+  return op_t(c.b, t, reduce, {list_items(c, "self", t)}, {{"keepdims", int64_t{0}}});
 }
+
+// min(xs) / max(xs) of a list of numbers (prim::min.self_int, prim::max.self_float, ...). The
+// two-list forms (the lexicographically smaller list) give a list, not a number, and do not come
+// here.
 void prim_min_list(ConvertCtx &c) {
-  list_extreme(c, "ReduceMin");
+  set_num(c, reduce_items(c, "ReduceMin"),
+          c.overload() == "self_bool" ? DType::Bool : list_dtype(c));
 }
 void prim_max_list(ConvertCtx &c) {
-  list_extreme(c, "ReduceMax");
+  set_num(c, reduce_items(c, "ReduceMax"),
+          c.overload() == "self_bool" ? DType::Bool : list_dtype(c));
 }
 
 // sum(xs) of a list of numbers (bools count as ints).
 void aten_sum_list(ConvertCtx &c) {
-  DType t = list_dtype(c);
-  Val v = op_t(c.b, t, "ReduceSum", {list_items(c, "self", t)}, {{"keepdims", int64_t{0}}});
-  set_num(c, v, t);
+  set_num(c, reduce_items(c, "ReduceSum"), list_dtype(c));
 }
 
 // Where the list's items equal `el` (a bool per item).

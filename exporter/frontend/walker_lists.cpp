@@ -236,7 +236,9 @@ bool Walker::handle_list_mutation(const Node *n) {
   using K = Bound::Kind;
   const char *op = n->kind().toQualString();
   const Bound list = lookup(n->input(0));
-  const bool reorder = std::string(op) == "aten::reverse" || std::string(op) == "aten::clear";
+  static const c10::Symbol kReverse = c10::Symbol::fromQualString("aten::reverse");
+  static const c10::Symbol kClear = c10::Symbol::fromQualString("aten::clear");
+  const bool reorder = n->kind() == kReverse || n->kind() == kClear;
   if (list.kind == K::Seq)
     return !reorder && mutate_sequence(n, list);
   if (list.kind != K::List && !(list.kind == K::Const && list.constant.isList()))
@@ -266,9 +268,9 @@ bool Walker::handle_list_mutation(const Node *n) {
   } else if (kind == c10::aten::_set_item) {
     size_t i = item_index(const_index(lookup(n->input(1)), op), out.items.size(), op);
     out.items[i] = lookup(n->input(2));
-  } else if (std::string(op) == "aten::reverse") {
+  } else if (kind == kReverse) {
     std::reverse(out.items.begin(), out.items.end());
-  } else if (std::string(op) == "aten::clear") {
+  } else if (kind == kClear) {
     out.items.clear();
     out.keys.clear();
   } else { // pop (index -1 by default) and Delete
