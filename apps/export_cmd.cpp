@@ -326,6 +326,9 @@ int print_verify(const ExportReport &r, const ExportOptions &o) {
                  "tolerance {:.3g}) {}\n",
                  printable(c.name), at, c.max_abs_error, c.max_rel_error, c.max_abs_ref,
                  c.tolerance, c.ok() ? "ok" : "FAIL");
+    if (c.problem.empty() && c.step > 0)
+      fmt::print("    quantized output (step {:.3g}): {} of {} values more than one step apart\n",
+                 c.step, c.beyond_one_step, c.values);
   }
   if (!v.ok()) {
     fmt::print(stderr,
@@ -354,6 +357,9 @@ int print_expected(const ExportReport &r, const ExportOptions &o) {
           "tolerance {:.3g}) {}\n",
           c.name, c.max_abs_error, c.max_rel_error, c.max_abs_ref, c.tolerance,
           c.ok() ? "ok" : "FAIL");
+    if (c.problem.empty() && c.step > 0)
+      fmt::print("    quantized output (step {:.3g}): {} of {} values more than one step apart\n",
+                 c.step, c.beyond_one_step, c.values);
   }
   if (!e.ok()) {
     fmt::print(stderr,

@@ -114,6 +114,11 @@ json check_json(const OutputCheck &c) {
             {"shape_ok", c.shape_ok}};
   if (!c.problem.empty())
     j["problem"] = c.problem;
+  if (c.step > 0) { // a quantized output (docs/quantized.md)
+    j["quantization_step"] = c.step;
+    j["beyond_one_step"] = c.beyond_one_step;
+    j["values"] = c.values;
+  }
   return j;
 }
 

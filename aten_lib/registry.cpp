@@ -324,6 +324,8 @@ const Registry &Registry::global() {
         {"placement", register_placement_ops},
         {"number", register_number_ops},
         {"torchvision", register_torchvision_ops},
+        {"quantized", register_quantized_ops},
+        {"fake_quantize", register_fake_quantize_ops},
         {"statistics", register_statistics_ops},
         {"order", register_order_ops},
         {"special", register_special_ops},

@@ -130,6 +130,13 @@ std::string dims_str(const std::vector<Dim> &shape) {
 
 std::string TensorInfo::str() const {
   std::string s = std::string(dtype_name(dtype)) + (shape ? dims_str(*shape) : "[?]");
+  if (quant) {
+    const char *q = quant->storage == DType::UInt8  ? "qu8"
+                    : quant->storage == DType::Int8 ? "qi8"
+                                                    : "qi32";
+    return fmt::format("{}{} (scale {:g}, zero point {})", q, shape ? dims_str(*shape) : "[?]",
+                       quant->scale, quant->zero_point);
+  }
   if (!complex)
     return s;
   // What the user's model has, then how torch2onnx carries it: "c64[4] as f32[4,2]".

@@ -53,6 +53,17 @@ struct Dim {
   bool is_static() const { return symbol.empty() && value >= 0; }
 };
 
+// A quantized tensor's per-tensor affine quantization: real = (q - zero_point) * scale, with q of
+// dtype `storage` (UInt8 for quint8, Int8 for qint8, Int32 for qint32). docs/quantized.md.
+struct QuantParams {
+  DType storage = DType::UInt8;
+  double scale = 1;
+  int64_t zero_point = 0;
+  bool operator==(const QuantParams &o) const {
+    return storage == o.storage && scale == o.scale && zero_point == o.zero_point;
+  }
+};
+
 struct TensorInfo {
   DType dtype = DType::Undefined;
   std::optional<std::vector<Dim>> shape; // nullopt: rank unknown
@@ -60,6 +71,9 @@ struct TensorInfo {
   // component dtype (f32 for complex64) with a trailing dimension of 2 holding (real, imaginary).
   // See docs/complex.md.
   bool complex = false;
+  // A quantized tensor as torch2onnx carries it (docs/quantized.md): its real values, f32, each on
+  // the grid of these parameters (the node that made it ends in QuantizeLinear + DequantizeLinear).
+  std::optional<QuantParams> quant;
 
   bool has_rank() const { return shape.has_value(); }
   int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
@@ -67,7 +81,8 @@ struct TensorInfo {
   bool is_static() const;
   // Concrete sizes; throws when a dim is not static.
   std::vector<int64_t> sizes() const;
-  std::string str() const; // e.g. "f32[1,3,batch,224]", "c64[4,8] as f32[4,8,2]"
+  // e.g. "f32[1,3,batch,224]", "c64[4,8] as f32[4,8,2]", "qu8[1,64] (scale 0.05, zero point 3)"
+  std::string str() const;
 };
 
 // The info of a value as torch2onnx carries it: a complex64/complex128 tensor of shape S becomes

@@ -219,6 +219,14 @@ void check_same_file(const std::string &path, const FileId &written) {
               "give each export its own -o path when several run at once");
 }
 
+// Per output, its quantization step when it is quantized (compare_outputs), else 0.
+std::vector<double> output_steps(const Converted &c) {
+  std::vector<double> steps;
+  for (const auto &info : c.output_infos)
+    steps.push_back(info.quant ? info.quant->scale : 0.0);
+  return steps;
+}
+
 // One run per data set: the example sizes, the second recording sizes and --verify-dims.
 std::vector<VerifyRun> verify_runs(const ExportOptions &o, const ForwardCall &call,
                                    const GraphInputs &gi, const Converted &c, StagedOutput &staged,
@@ -245,6 +253,7 @@ std::vector<VerifyRun> verify_runs(const ExportOptions &o, const ForwardCall &ca
     run.test_data_dir = staged.test_data_dir(k); // moved to stem/test_data_set_k on success
     run.rtol = o.rtol;
     run.atol = o.atol;
+    run.output_steps = output_steps(c);
     if (k == 0)
       run.onnxruntime_outputs = example_outputs;
     runs.push_back(std::move(run));
@@ -518,9 +527,9 @@ void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o
     set_phase("checking --expected-outputs (ONNX Runtime runs the model)");
     if (log)
       log(fmt::format("checking ONNX Runtime's outputs against {}", o.expected_outputs));
-    r.expected =
-        check_expected_outputs(*expected, staged.model_path(), c.input_names, call.flat_data,
-                               c.output_names, o.rtol, o.atol, o.verify ? &*ort_example : nullptr);
+    r.expected = check_expected_outputs(*expected, staged.model_path(), c.input_names,
+                                        call.flat_data, c.output_names, o.rtol, o.atol,
+                                        o.verify ? &*ort_example : nullptr, output_steps(c));
   }
 }
 

@@ -32,7 +32,7 @@ onnx::ModelProto read_model(const std::string &path) {
 
 // The range of a tensor's finite values (0, 0 when it has none).
 std::pair<double, double> finite_range(const at::Tensor &t) {
-  at::Tensor d = t.detach().to(at::kDouble).flatten();
+  at::Tensor d = (t.is_quantized() ? t.dequantize() : t.detach()).to(at::kDouble).flatten();
   d = d.masked_select(at::isfinite(d));
   if (d.numel() == 0)
     return {0, 0};
@@ -45,6 +45,8 @@ std::optional<OutputCheck> compare_value(const std::string &name, at::Tensor tor
                                          const at::Tensor &onnx_value, const LocateRun &run) {
   if (torch_value.is_complex())
     return std::nullopt;
+  if (torch_value.is_quantized()) // carried as its real values (docs/quantized.md)
+    torch_value = torch_value.dequantize();
   if (torch_value.sizes() != onnx_value.sizes()) {
     if (torch_value.numel() != onnx_value.numel())
       return std::nullopt;

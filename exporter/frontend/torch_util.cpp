@@ -79,9 +79,38 @@ c10::ScalarType to_scalar_type(DType t) {
   throw Error(fmt::format("dtype {} has no LibTorch equivalent", dtype_name(t)));
 }
 
+std::optional<QuantParams> quant_params_of(const at::Tensor &t) {
+  if (!t.is_quantized() || t.qscheme() != at::kPerTensorAffine)
+    return std::nullopt;
+  QuantParams q;
+  switch (t.scalar_type()) {
+  case c10::ScalarType::QUInt8:
+    q.storage = DType::UInt8;
+    break;
+  case c10::ScalarType::QInt8:
+    q.storage = DType::Int8;
+    break;
+  case c10::ScalarType::QInt32:
+    q.storage = DType::Int32;
+    break;
+  default:
+    return std::nullopt; // quint4x2 and the like: not carried
+  }
+  q.scale = t.q_scale();
+  q.zero_point = t.q_zero_point();
+  return q;
+}
+
 TensorInfo info_of(const at::Tensor &t) {
   TensorInfo info;
-  info.dtype = to_dtype(t.scalar_type());
+  if (t.is_quantized()) {
+    // Carried as its real values (docs/quantized.md); per-channel tensors (weights) are f32
+    // without parameters: their converters read the weight itself.
+    info.dtype = DType::Float;
+    info.quant = quant_params_of(t);
+  } else {
+    info.dtype = to_dtype(t.scalar_type());
+  }
   info.shape.emplace();
   if (t.is_nested()) {
     // Nested tensors have no sizes: ONNX holds one as its padded form (aten_lib/transformer.cpp),
@@ -97,6 +126,8 @@ TensorInfo info_of(const at::Tensor &t) {
 
 TensorData to_tensor_data(const at::Tensor &t) {
   at::Tensor c = t.detach().to(at::kCPU).contiguous();
+  if (c.is_quantized())
+    c = c.dequantize(); // outputs and example values: what the ONNX model computes
   TensorData d;
   d.dtype = to_dtype(c.scalar_type());
   d.dims.assign(c.sizes().begin(), c.sizes().end());

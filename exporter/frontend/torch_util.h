@@ -14,7 +14,10 @@ namespace torch2onnx {
 
 DType to_dtype(c10::ScalarType t);       // throws for types ONNX lacks
 c10::ScalarType to_scalar_type(DType t); // throws for types LibTorch lacks
+// A quantized tensor's info is f32 with its quantization (TensorInfo::quant).
 TensorInfo info_of(const at::Tensor &t);
+// The per-tensor parameters of a quantized tensor; nullopt for other tensors and per-channel ones.
+std::optional<QuantParams> quant_params_of(const at::Tensor &t);
 // The tensor's bytes, contiguous and little-endian. Example: to_tensor_data(weight).
 TensorData to_tensor_data(const at::Tensor &t);
 at::Tensor from_tensor_data(const TensorData &d);

@@ -3,6 +3,7 @@
 #include "exporter/frontend/walker.h"
 
 #include "aten_lib/dispatch.h"
+#include "aten_lib/quantized.h"
 #include "builder/progress.h"
 #include "exporter/frontend/torch_util.h"
 
@@ -100,6 +101,13 @@ at::Tensor meta_tensor(const TensorInfo &info) {
   std::vector<int64_t> sizes;
   for (const Dim &d : *info.shape)
     sizes.push_back(d.is_static() ? d.value : 1);
+  if (info.quant) { // prim::dtype and prim::is_quantized see the quantized tensor
+    static const std::map<DType, c10::ScalarType> qtypes = {
+        {DType::UInt8, c10::kQUInt8}, {DType::Int8, c10::kQInt8}, {DType::Int32, c10::kQInt32}};
+    return at::_empty_affine_quantized(sizes,
+                                       at::TensorOptions().dtype(qtypes.at(info.quant->storage)),
+                                       info.quant->scale, info.quant->zero_point);
+  }
   return at::empty(sizes, at::TensorOptions().dtype(to_scalar_type(info.dtype)).device(at::kMeta));
 }
 
@@ -333,8 +341,14 @@ const Walker::Bound &Walker::lookup(const Value *v) const {
 
 void Walker::bind(const Value *v, Bound bound) {
   if (bound.kind == Bound::Kind::Tensor) {
-    if (const TensorInfo *info = info_of_value(v))
-      b_.set_info(bound.tensor, complex_as_real(*info)); // complex: real [..., 2]
+    if (const TensorInfo *info = info_of_value(v)) {
+      TensorInfo next = complex_as_real(*info); // complex: real [..., 2]
+      // The same ONNX value bound again as a float tensor (aten::dequantize): its values are
+      // still on its quantization grid, which --verify's tolerance reads (docs/quantized.md).
+      if (!next.quant && next.dtype == DType::Float && b_.has_info(bound.tensor))
+        next.quant = b_.info(bound.tensor).quant;
+      b_.set_info(bound.tensor, next);
+    }
   }
   env_[v] = std::move(bound);
 }
@@ -625,6 +639,14 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
     // A number computed at run time is a 0-d tensor.
     if (a.is_tensor() && !b_.has_info(a.tensor) && number_dtype(o->type()) != DType::Undefined)
       b_.set_info(a.tensor, TensorInfo{number_dtype(o->type()), std::vector<Dim>{}});
+    // A quantized result: rounded to the parameters LibTorch gave it (docs/quantized.md).
+    const TensorInfo *info = info_of_value(o);
+    if (a.is_tensor() && info && info->quant) {
+      Val q = requantize(b_, a.tensor, *info->quant);
+      b_.set_info(q, *info);
+      bind(o, from_arg(Arg::of_tensor(q), o));
+      continue;
+    }
     bind(o, from_arg(a, o));
   }
   // An in-place op also updates its first input for the nodes that follow.

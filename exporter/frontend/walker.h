@@ -149,6 +149,13 @@ private:
   Arg to_arg(const Bound &b, const torch::jit::Value *origin);
   Bound from_arg(const Arg &a, const torch::jit::Value *v);
   Val materialize(const at::Tensor &t, const std::string &hint);
+  // A quantized constant: its integers as an initializer and a DequantizeLinear (per-channel
+  // from opset 13). docs/quantized.md.
+  Val quantized_constant(const at::Tensor &t, const std::string &name);
+  // A quantized conv's or linear's packed parameters (a LibTorch custom-class object) as the
+  // list converters read (aten_lib/quantized.h), unpacked with LibTorch's own quantized:: ops.
+  static bool is_packed_params(const c10::IValue &iv);
+  Arg packed_params_arg(const c10::IValue &iv, const torch::jit::Value *origin);
   void flatten(const Bound &b, const torch::jit::Value *v, const std::string &hint,
                std::vector<std::pair<Val, std::string>> &out);
 

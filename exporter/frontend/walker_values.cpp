@@ -4,6 +4,7 @@
 #include "exporter/frontend/walker.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <cctype>
 
 namespace torch2onnx {
@@ -68,6 +69,8 @@ Val Walker::materialize(const at::Tensor &t, const std::string &hint) {
     b_.set_scope("prim::Constant");
     v = b_.op1("Transpose", {weight}, {{"perm", perm}});
     b_.set_scope(scope);
+  } else if (t.is_quantized()) {
+    v = quantized_constant(t, name);
   } else if (t.is_complex()) {
     // Carried as real [..., 2] (docs/complex.md). The Identity keeps the complex flag off a real
     // constant with the same bytes, which b_.constant would otherwise share.
@@ -90,6 +93,85 @@ Val Walker::materialize(const at::Tensor &t, const std::string &hint) {
   }
   materialized_.emplace(key, std::make_pair(t, v));
   return v;
+}
+
+Val Walker::quantized_constant(const at::Tensor &t, const std::string &name) {
+  at::Tensor ints = t.int_repr().contiguous();
+  Val q = b_.constant(to_tensor_data(ints), name);
+  std::vector<Attr> attrs;
+  Val scale, zero;
+  DType storage = to_dtype(ints.scalar_type());
+  if (t.qscheme() == at::kPerTensorAffine) {
+    scale = b_.const_scalar(DType::Float, t.q_scale());
+    zero = b_.const_scalar(storage, static_cast<double>(t.q_zero_point()));
+  } else if (t.qscheme() == at::kPerChannelAffine) {
+    if (b_.opset() < 13)
+      throw Error(fmt::format("the quantized weight '{}' has one scale per channel, which "
+                              "DequantizeLinear takes from opset 13 (the target is {})",
+                              name, b_.opset()),
+                  "export with --opset 13 or newer, or quantize the weights per tensor");
+    scale = b_.constant(to_tensor_data(t.q_per_channel_scales().to(at::kFloat)), name + "_scale");
+    zero = b_.constant(to_tensor_data(t.q_per_channel_zero_points().to(ints.scalar_type())),
+                       name + "_zero_point");
+    attrs.push_back({"axis", t.q_per_channel_axis()});
+  } else {
+    throw Error(fmt::format("the quantized constant '{}' uses the {} scheme, which ONNX's "
+                            "DequantizeLinear does not express",
+                            name, c10::toString(t.qscheme())),
+                "quantize it per tensor or per channel (affine)");
+  }
+  Val v = b_.op1("DequantizeLinear", {q, scale, zero}, attrs);
+  b_.set_info(v, info_of(t));
+  return v;
+}
+
+bool Walker::is_packed_params(const c10::IValue &iv) {
+  std::string type = iv.type()->str();
+  return type.rfind("__torch__.torch.classes.quantized.", 0) == 0 &&
+         type.find("PackedParamsBase") != std::string::npos;
+}
+
+namespace {
+// Runs the quantized:: op `name` on a packed-parameters object and returns its outputs.
+std::vector<c10::IValue> call_packed_op(const std::string &name, const c10::IValue &packed) {
+  auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(name.c_str(), "");
+  torch::jit::Stack stack{packed};
+  handle.callBoxed(&stack);
+  return stack;
+}
+} // namespace
+
+Arg Walker::packed_params_arg(const c10::IValue &iv, const Value *origin) {
+  std::string type = iv.type()->str();
+  std::string hint = origin ? origin->debugName() : "packed";
+  auto value = [&](const c10::IValue &x, const std::string &suffix) {
+    if (x.isTensor() && x.toTensor().defined())
+      return Arg::of_tensor(materialize(x.toTensor(), hint + suffix));
+    return Arg::none(); // a bias left out
+  };
+  std::vector<Arg> items;
+  if (type.find("LinearPackedParamsBase") != std::string::npos) {
+    auto w = call_packed_op("quantized::linear_unpack", iv);
+    T2O_CHECK(w.size() == 2, "quantized::linear_unpack gave {} values", w.size());
+    items = {value(w[0], ".weight"), value(w[1], ".bias")};
+    return Arg::of_list(std::move(items));
+  }
+  std::string dims = type.find("Conv3d") != std::string::npos ? "conv3d" : "conv2d";
+  if (type.find("Conv") == std::string::npos)
+    throw Error(fmt::format("{} holds packed parameters of type {}, which the export cannot read",
+                            hint, type),
+                "quantized conv and linear layers export; file an issue with the module type");
+  auto w = call_packed_op("quantized::" + dims + "_unpack", iv);
+  items = {value(w[0], ".weight"), value(w[1], ".bias")};
+  for (const char *field :
+       {"stride", "padding", "dilation", "groups", "transpose", "output_padding"}) {
+    auto r = call_packed_op("quantized::" + dims + "_" + field, iv);
+    Bound bd;
+    bd.kind = Bound::Kind::Const;
+    bd.constant = r.at(0);
+    items.push_back(to_arg(bd, nullptr));
+  }
+  return Arg::of_list(std::move(items));
 }
 
 Arg Walker::to_arg(const Bound &bd, const Value *origin) {
@@ -149,6 +231,8 @@ Arg Walker::to_arg(const Bound &bd, const Value *origin) {
     }
     return Arg::of_list(std::move(items));
   }
+  if (iv.isObject() && is_packed_params(iv))
+    return packed_params_arg(iv, origin);
   Arg a;
   a.kind = Arg::Kind::Other;
   a.s = iv.tagKind();

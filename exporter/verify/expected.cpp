@@ -145,14 +145,15 @@ ExpectedReport check_expected_outputs(const ExpectedOutputs &expected, const std
                                       const std::vector<at::Tensor> &inputs,
                                       const std::vector<std::string> &output_names, double rtol,
                                       double atol,
-                                      const std::vector<at::Tensor> *onnxruntime_outputs) {
+                                      const std::vector<at::Tensor> *onnxruntime_outputs,
+                                      const std::vector<double> &steps) {
   auto t0 = std::chrono::steady_clock::now();
   ExpectedReport r;
   r.file = expected.file;
   std::vector<at::Tensor> want = in_output_order(expected, output_names);
   std::vector<at::Tensor> got =
       onnxruntime_outputs ? *onnxruntime_outputs : run_onnxruntime(onnx_path, input_names, inputs);
-  r.outputs = compare_outputs(output_names, want, got, rtol, atol);
+  r.outputs = compare_outputs(output_names, want, got, rtol, atol, steps);
   name_the_reference(r.outputs);
   if (want.size() != got.size()) {
     OutputCheck count;

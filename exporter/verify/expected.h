@@ -35,6 +35,7 @@ ExpectedReport check_expected_outputs(const ExpectedOutputs &expected, const std
                                       const std::vector<at::Tensor> &inputs,
                                       const std::vector<std::string> &output_names, double rtol,
                                       double atol,
-                                      const std::vector<at::Tensor> *onnxruntime_outputs = nullptr);
+                                      const std::vector<at::Tensor> *onnxruntime_outputs = nullptr,
+                                      const std::vector<double> &steps = {});
 
 } // namespace torch2onnx

@@ -2,6 +2,7 @@
 // Free of LibTorch headers (the CLI prints it).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,12 @@ struct OutputCheck {
   double max_abs_error = 0; // max |onnx - torch|
   double max_rel_error = 0; // max |onnx - torch| / max(1, max |torch|)
   double max_abs_ref = 0;   // max |torch|
-  double tolerance = 0;     // max(atol, rtol * max |torch|)
+  double tolerance = 0;     // max(atol, rtol * max |torch|, kQuantizedStepTolerance * step)
+  // A quantized output: its quantization step (scale), and how many values differ from LibTorch's
+  // by more than one step. 0 for other outputs.
+  double step = 0;
+  int64_t beyond_one_step = 0;
+  int64_t values = 0; // elements compared
   bool shape_ok = true;
   std::string problem; // non-empty when the check failed for another reason
   bool ok() const { return shape_ok && problem.empty() && max_abs_error <= tolerance; }

@@ -383,7 +383,7 @@ std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
 std::vector<OutputCheck> compare_outputs(const std::vector<std::string> &names,
                                          const std::vector<at::Tensor> &expected,
                                          const std::vector<at::Tensor> &actual, double rtol,
-                                         double atol) {
+                                         double atol, const std::vector<double> &steps) {
   std::vector<OutputCheck> checks;
   for (size_t i = 0; i < expected.size(); ++i) {
     OutputCheck c;
@@ -427,6 +427,13 @@ std::vector<OutputCheck> compare_outputs(const std::vector<std::string> &names,
     }
     c.max_rel_error = c.max_abs_error / std::max(1.0, c.max_abs_ref);
     c.tolerance = std::max(atol, rtol * c.max_abs_ref);
+    c.values = e.numel();
+    if (i < steps.size() && steps[i] > 0 && e.numel() > 0) {
+      // A quantized output: values on a grid of this step (docs/quantized.md).
+      c.step = steps[i];
+      c.tolerance = std::max(c.tolerance, kQuantizedStepTolerance * c.step);
+      c.beyond_one_step = ((e - a).abs() > 1.001 * c.step).sum().item<int64_t>();
+    }
     checks.push_back(c);
   }
   return checks;
@@ -529,7 +536,8 @@ std::vector<OutputCheck> verify_run(const VerifyRun &run, const std::vector<at::
   auto actual = run_onnxruntime(run.onnx_path, run.input_names, run.inputs);
   if (run.onnxruntime_outputs)
     *run.onnxruntime_outputs = actual;
-  auto checks = compare_outputs(run.output_names, expected, actual, run.rtol, run.atol);
+  auto checks =
+      compare_outputs(run.output_names, expected, actual, run.rtol, run.atol, run.output_steps);
   if (actual.size() != expected.size()) {
     OutputCheck extra;
     extra.name = "(outputs)";

@@ -22,7 +22,7 @@ std::vector<at::Tensor> run_onnxruntime(const std::string &model_path,
 std::vector<OutputCheck> compare_outputs(const std::vector<std::string> &names,
                                          const std::vector<at::Tensor> &expected,
                                          const std::vector<at::Tensor> &actual, double rtol,
-                                         double atol);
+                                         double atol, const std::vector<double> &steps = {});
 
 // Random inputs for the (tensor) specs, reproducible from `seed`: floats ~ N(0,1), ints in
 // [0, 10), bools; a spec's value range (x:i64[1,8]:0..999) instead when it has one.
@@ -46,6 +46,8 @@ struct VerifyRun {
   std::string test_data_dir;           // where the inputs and LibTorch's outputs are written
   std::string label; // the symbolic dim sizes, e.g. "batch=3" (empty: all dims static)
   double rtol = 1e-4, atol = 1e-4;
+  // Per output: its quantization step when it is quantized (0 otherwise): see compare_outputs.
+  std::vector<double> output_steps;
   // When set, receives ONNX Runtime's outputs (--expected-outputs compares them too, instead of
   // running ONNX Runtime again on the same inputs).
   std::vector<at::Tensor> *onnxruntime_outputs = nullptr;

@@ -21,6 +21,11 @@ constexpr int kMaxOpset = 21;
 constexpr int kDefaultOpset = 17;
 // The default tolerance: an output passes when max|onnx - torch| <= max(atol, rtol * max|torch|).
 constexpr double kDefaultTolerance = 1e-4;
+// A quantized output (or one dequantized from a quantized tensor) also passes within this many of
+// its quantization steps (its scale): LibTorch's integer kernels and ONNX Runtime's float
+// emulation round a few values to the neighbouring step, and a step in one layer moves the next
+// by about one step again. docs/quantized.md.
+constexpr double kQuantizedStepTolerance = 3;
 
 struct Settings {
   int opset = kDefaultOpset;             // --opset

@@ -1,0 +1,152 @@
+// Fake quantization (quantization-aware training, in eval): x rounded to a quantization grid and
+// back, as QuantizeLinear + DequantizeLinear pairs (docs/quantized.md). Ranges other than the
+// full uint8 / int8 ones, and per-channel parameters below opset 13, are the same arithmetic
+// spelled out: (clamp(round(x / scale) + zero_point, quant_min, quant_max) - zero_point) * scale.
+#include "aten_lib/helpers.h"
+#include "aten_lib/quantized.h"
+
+namespace torch2onnx {
+
+namespace {
+
+struct FakeQuant {
+  Val scale, zero;   // runtime or constant tensors, any dtype
+  int64_t axis = -1; // per-channel: the channel dim of x; -1 per-tensor
+  int64_t qmin = 0, qmax = 255;
+};
+
+// The parameters broadcast against x: per-tensor as scalars, per-channel shaped [1, .., C, .., 1].
+Val shaped(GraphBuilder &b, const Val &v, const FakeQuant &p, int64_t rank, DType t) {
+  Val c = cast_to(b, v, t);
+  if (p.axis < 0)
+    return reshape(b, c, std::vector<int64_t>{});
+  std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
+  shape[static_cast<size_t>(p.axis)] = -1;
+  return reshape(b, c, shape);
+}
+
+Val fake_quantize(ConvertCtx &c, const Val &input, FakeQuant p) {
+  GraphBuilder &b = c.b;
+  Val x = cast_to(b, input, DType::Float);
+  int64_t rank = b.rank(x);
+  // A float zero point (the learnable fake quantizers) is rounded and clamped first, as they do.
+  Val zero = p.zero;
+  if (is_floating(b.dtype(zero)))
+    zero = op_t(b, DType::Float, "Round", {cast_to(b, zero, DType::Float)});
+  DType storage = p.qmin == 0 && p.qmax == 255      ? DType::UInt8
+                  : p.qmin == -128 && p.qmax == 127 ? DType::Int8
+                                                    : DType::Undefined;
+  bool per_axis_ok = p.axis < 0 || b.opset() >= 13;
+  if (storage != DType::Undefined && per_axis_ok) {
+    std::vector<Attr> attrs;
+    Val scale = cast_to(b, p.scale, DType::Float), zp = cast_to(b, zero, storage);
+    if (p.axis >= 0) {
+      attrs.push_back({"axis", p.axis});
+      scale = reshape(b, scale, std::vector<int64_t>{-1});
+      zp = reshape(b, zp, std::vector<int64_t>{-1});
+    } else {
+      scale = reshape(b, scale, std::vector<int64_t>{});
+      zp = reshape(b, zp, std::vector<int64_t>{});
+    }
+    Val q = op_t(b, storage, "QuantizeLinear", {x, scale, zp}, attrs);
+    return op_t(b, DType::Float, "DequantizeLinear", {q, scale, zp}, attrs);
+  }
+  Val scale = shaped(b, p.scale, p, rank, DType::Float);
+  Val zp = shaped(b, zero, p, rank, DType::Float);
+  Val q = op_t(b, DType::Float, "Round", {op_t(b, DType::Float, "Div", {x, scale})});
+  q = op_t(b, DType::Float, "Add", {q, zp});
+  q = op_t(b, DType::Float, "Max", {q, b.const_scalar(DType::Float, static_cast<double>(p.qmin))});
+  q = op_t(b, DType::Float, "Min", {q, b.const_scalar(DType::Float, static_cast<double>(p.qmax))});
+  return op_t(b, DType::Float, "Mul", {op_t(b, DType::Float, "Sub", {q, zp}), scale});
+}
+
+Val param(ConvertCtx &c, std::string_view name, DType t) {
+  return operand(c, name, t);
+}
+
+// aten::fake_quantize_per_tensor_affine(Tensor self, float scale, int zero_point, int quant_min,
+//   int quant_max), .tensor_qparams (scale and zero_point tensors);
+// aten::_fake_quantize_learnable_per_tensor_affine(Tensor self, Tensor scale, Tensor zero_point,
+//   int quant_min, int quant_max, float grad_factor=1.)
+void aten_fake_quantize_per_tensor_affine(ConvertCtx &c) {
+  FakeQuant p;
+  p.scale = param(c, "scale", DType::Float);
+  p.zero = c.arg("zero_point").is_tensor() ? c.tensor("zero_point")
+                                           : param(c, "zero_point", DType::Int64);
+  p.qmin = c.arg<int64_t>("quant_min");
+  p.qmax = c.arg<int64_t>("quant_max");
+  c.set_out(0, fake_quantize(c, c.tensor("self"), p));
+}
+
+// aten::fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis,
+//   int quant_min, int quant_max); the learnable one with grad_factor.
+void aten_fake_quantize_per_channel_affine(ConvertCtx &c) {
+  FakeQuant p;
+  p.scale = c.tensor("scale");
+  p.zero = c.tensor("zero_point");
+  p.axis = norm_axis(c.arg<int64_t>("axis"), rank_of(c, "self"));
+  p.qmin = c.arg<int64_t>("quant_min");
+  p.qmax = c.arg<int64_t>("quant_max");
+  c.set_out(0, fake_quantize(c, c.tensor("self"), p));
+}
+
+// A flag tensor of fused_moving_avg_obs_fake_quant: its value, which must be a constant.
+bool flag_on(const ConvertCtx &c, std::string_view name) {
+  const TensorData *d = c.b.constant_data(c.tensor(name));
+  T2O_CHECK(d && d->numel() >= 1, "{}: '{}' is computed at run time; the export needs it fixed",
+            c.op(), name);
+  return d->int_at(0) != 0;
+}
+
+// aten::fused_moving_avg_obs_fake_quant(Tensor self, Tensor observer_on, Tensor fake_quant_on,
+//   Tensor running_min, Tensor running_max, Tensor scale, Tensor zero_point,
+//   float averaging_const, int quant_min, int quant_max, int ch_axis,
+//   bool per_row_fake_quant=False, bool symmetric_quant=False)
+// A QAT model's FusedMovingAvgObsFakeQuantize. With its observer on, every call moves the scale
+// with the input's range (state the ONNX model cannot keep): refused with how to turn it off.
+// With fake quantization off it passes x through.
+void aten_fused_moving_avg_obs_fake_quant(ConvertCtx &c) {
+  if (flag_on(c, "observer_on"))
+    throw Error(fmt::format("{}: the observer is on, so every call changes the quantization "
+                            "parameters",
+                            c.op()),
+                "turn the observers off before saving: "
+                "model.apply(torch.ao.quantization.disable_observer)");
+  if (!flag_on(c, "fake_quant_on")) {
+    c.set_out(0, c.tensor("self"));
+    return;
+  }
+  FakeQuant p;
+  p.scale = c.tensor("scale");
+  p.zero = c.tensor("zero_point");
+  p.qmin = c.arg<int64_t>("quant_min");
+  p.qmax = c.arg<int64_t>("quant_max");
+  if (c.arg<bool>("per_row_fake_quant", false))
+    p.axis = norm_axis(c.arg<int64_t>("ch_axis"), rank_of(c, "self"));
+  c.set_out(0, fake_quantize(c, c.tensor("self"), p));
+}
+
+} // namespace
+
+void register_fake_quantize_ops(Registry &r) {
+  const std::vector<std::string> ops = {"QuantizeLinear",
+                                        "DequantizeLinear",
+                                        "Reshape",
+                                        "Cast",
+                                        "Round",
+                                        "Div",
+                                        "Add",
+                                        "Max",
+                                        "Min",
+                                        "Sub",
+                                        "Mul"};
+  for (const char *op : {"aten::fake_quantize_per_tensor_affine",
+                         "aten::_fake_quantize_learnable_per_tensor_affine"})
+    r.add(op, 11, aten_fake_quantize_per_tensor_affine, ops);
+  for (const char *op : {"aten::fake_quantize_per_channel_affine",
+                         "aten::_fake_quantize_learnable_per_channel_affine"})
+    r.add(op, 11, aten_fake_quantize_per_channel_affine, ops);
+  r.add("aten::fused_moving_avg_obs_fake_quant", 11, aten_fused_moving_avg_obs_fake_quant, ops);
+}
+
+} // namespace torch2onnx
