@@ -45,14 +45,19 @@ std::optional<OutputCheck> compare_value(const std::string &name, at::Tensor tor
                                          const at::Tensor &onnx_value, const LocateRun &run) {
   if (torch_value.is_complex())
     return std::nullopt;
-  if (torch_value.is_quantized()) // carried as its real values (docs/quantized.md)
+  double step = 0; // a quantized value: compared within its steps, as outputs are
+  if (torch_value.is_quantized()) { // carried as its real values (docs/quantized.md)
+    if (torch_value.qscheme() == at::kPerTensorAffine)
+      step = torch_value.q_scale();
     torch_value = torch_value.dequantize();
+  }
   if (torch_value.sizes() != onnx_value.sizes()) {
     if (torch_value.numel() != onnx_value.numel())
       return std::nullopt;
     torch_value = torch_value.reshape(onnx_value.sizes()); // a number as [1], ...
   }
-  OutputCheck c = compare_outputs({name}, {torch_value}, {onnx_value}, run.rtol, run.atol).at(0);
+  OutputCheck c =
+      compare_outputs({name}, {torch_value}, {onnx_value}, run.rtol, run.atol, {step}).at(0);
   if (c.problem.rfind("dtype differs", 0) == 0)
     c.problem.clear(); // an intermediate may be carried in another dtype (i64 sizes, u8 masks)
   return c;
