@@ -28,35 +28,47 @@ constexpr float kHalfMax = 65504.0F;
 // Why each stays float32 (docs/float16.md): sums over many elements (float16 keeps 11 bits and
 // overflows at 65504: a sum of squares of 700 values of 10 already does), exponentials and
 // powers (exp overflows above 11.1), normalizations (a variance is a mean of squares).
+// BatchNormalization (one not folded into a Conv): subtracting a running mean of large magnitude
+// cancels, and float16's rounding of the mean is then a large part of the difference.
 const std::vector<std::string> kFloat32Ops = {
-    "CumSum",          "Exp",
-    "GroupNormalization", "InstanceNormalization",
-    "LayerNormalization", "Log",
-    "LogSoftmax",      "LpNormalization",
-    "MeanVarianceNormalization", "Pow",
-    "ReduceL1",        "ReduceL2",
-    "ReduceLogSum",    "ReduceLogSumExp",
-    "ReduceMean",      "ReduceProd",
-    "ReduceSum",       "ReduceSumSquare",
-    "Softmax",         "Softplus",
+    "BatchNormalization",
+    "CumSum",
+    "Exp",
+    "GroupNormalization",
+    "InstanceNormalization",
+    "LayerNormalization",
+    "Log",
+    "LogSoftmax",
+    "LpNormalization",
+    "MeanVarianceNormalization",
+    "Pow",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+    "ReduceMean",
+    "ReduceProd",
+    "ReduceSum",
+    "ReduceSumSquare",
+    "Softmax",
+    "Softplus",
 };
 
 // The element type a type string of a schema names, e.g. "tensor(float)" -> FLOAT; 0 otherwise.
 int fixed_elem(const std::string &ts) {
   static const std::unordered_map<std::string, int> types = {
-      {"tensor(float)", TensorProto::FLOAT},    {"tensor(float16)", TensorProto::FLOAT16},
+      {"tensor(float)", TensorProto::FLOAT},       {"tensor(float16)", TensorProto::FLOAT16},
       {"tensor(bfloat16)", TensorProto::BFLOAT16}, {"tensor(double)", TensorProto::DOUBLE},
-      {"tensor(int64)", TensorProto::INT64},    {"tensor(int32)", TensorProto::INT32},
-      {"tensor(int16)", TensorProto::INT16},    {"tensor(int8)", TensorProto::INT8},
-      {"tensor(uint8)", TensorProto::UINT8},    {"tensor(bool)", TensorProto::BOOL},
+      {"tensor(int64)", TensorProto::INT64},       {"tensor(int32)", TensorProto::INT32},
+      {"tensor(int16)", TensorProto::INT16},       {"tensor(int8)", TensorProto::INT8},
+      {"tensor(uint8)", TensorProto::UINT8},       {"tensor(bool)", TensorProto::BOOL},
       {"tensor(string)", TensorProto::STRING},
   };
   auto it = types.find(ts);
   return it == types.end() ? 0 : it->second;
 }
 
-const std::string *formal_type(const std::vector<onnx::OpSchema::FormalParameter> &params,
-                               int i) {
+const std::string *formal_type(const std::vector<onnx::OpSchema::FormalParameter> &params, int i) {
   if (params.empty())
     return nullptr;
   if (static_cast<size_t>(i) < params.size())
@@ -120,9 +132,10 @@ void convert_type(onnx::TypeProto &t, int to) {
 // type of input 0).
 int dtype_default(const std::string &op) {
   static const std::unordered_map<std::string, int> ops = {
-      {"RandomNormal", kFloat}, {"RandomUniform", kFloat}, {"SequenceEmpty", kFloat},
-      {"RandomNormalLike", 0},  {"RandomUniformLike", 0},  {"EyeLike", 0},
-      {"Bernoulli", 0},         {"Multinomial", TensorProto::INT32},
+      {"RandomNormal", kFloat},  {"RandomUniform", kFloat},
+      {"SequenceEmpty", kFloat}, {"RandomNormalLike", 0},
+      {"RandomUniformLike", 0},  {"EyeLike", 0},
+      {"Bernoulli", 0},          {"Multinomial", TensorProto::INT32},
   };
   auto it = ops.find(op);
   return it == ops.end() ? -1 : it->second;
@@ -199,7 +212,7 @@ private:
   onnx::ModelProto &model_;
   FloatConversion c_;
   int opset_ = 0;
-  std::string to_type_; // "tensor(float16)"
+  std::string to_type_;                       // "tensor(float16)"
   std::unordered_map<std::string, int> type_; // element type of each value before the step
   std::unordered_set<std::string> seq_;       // values that are sequences
   std::unordered_set<std::string> float_inits_, low_reads_;
@@ -328,15 +341,19 @@ int Conversion::output_type(const onnx::NodeProto &n, int k, const onnx::OpSchem
   const std::string *ts = formal_type(s->outputs(), k);
   if (!ts)
     return 0;
-  if (!allowed_types(*s, *ts))
+  const auto *types = allowed_types(*s, *ts);
+  if (!types)
     return fixed_elem(*ts);
+  if (types->size() == 1) // e.g. Shape's T1: tensor(int64)
+    return fixed_elem(types->front());
   for (int i = 0; i < n.input_size(); ++i) {
     const std::string *in = formal_type(s->inputs(), i);
     if (in && *in == *ts && !n.input(i).empty() && type_of(n.input(i)) != 0)
       return type_of(n.input(i));
   }
   // Sequence ops bind the element type through another parameter (S and T).
-  return n.input_size() > 0 && !n.input(0).empty() ? type_of(n.input(0)) : 0;
+  const bool sequence_op = op.find("Sequence") != std::string::npos;
+  return sequence_op && n.input_size() > 0 ? type_of(n.input(0)) : 0;
 }
 
 Plan Conversion::plan(const onnx::NodeProto &n) const {

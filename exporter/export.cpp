@@ -73,6 +73,10 @@ void validate(const ExportOptions &o, const std::string &out) {
   for (const auto &f : o.converters)
     if (present(f))
       check_shared_library(f, "converter plugin");
+  if (o.dtype == "bf16" && !o.expected_outputs.empty())
+    throw UsageError("--dtype bf16 cannot be checked with --expected-outputs: ONNX Runtime's CPU "
+                     "provider has no bfloat16 kernels for most ops",
+                     "leave out --expected-outputs, or use --dtype f16");
   check_path_conflicts(export_reads(o), export_writes(o, out));
   if (o.verify)
     check_test_data_sets(out);

@@ -275,6 +275,11 @@ void Settings::validate() const {
   if (dtype != "f32" && dtype != "f16" && dtype != "bf16")
     throw UsageError(fmt::format("--dtype '{}' is not a float type torch2onnx converts to", dtype),
                      "give --dtype f16 or --dtype bf16 (or f32, the default: as saved)");
+  if (dtype == "bf16" && (verify || locate))
+    throw UsageError(
+        "--dtype bf16 cannot be verified: ONNX Runtime's CPU provider, which --verify runs, has "
+        "no bfloat16 kernels for most ops (Relu, Conv, Add, ...)",
+        "export without --verify for a runtime with bfloat16 kernels, or verify --dtype f16");
 }
 
 namespace {
