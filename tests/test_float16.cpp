@@ -176,10 +176,10 @@ TEST_CASE("float16: If branches, constants and casts inside them are converted",
     b.begin_subgraph("else");
     Val e = b.op1("Cast", {b.op1("Shape", {x})}, {Attr("to", int64_t{kF32})});
     Val e2 = b.op1("Exp", {b.op1("ReduceMean", {x}, {Attr("keepdims", int64_t{1})})});
-    Subgraph else_g = b.end_subgraph({b.op1("Mul", {e2, b.op1("ReduceSum", {e})})},
-                                     {ValueType{DType::Float}});
-    Val y = b.op_with_subgraphs("If", {cond}, {{"then_branch", then_g}, {"else_branch", else_g}},
-                                1)[0];
+    Subgraph else_g =
+        b.end_subgraph({b.op1("Mul", {e2, b.op1("ReduceSum", {e})})}, {ValueType{DType::Float}});
+    Val y =
+        b.op_with_subgraphs("If", {cond}, {{"then_branch", then_g}, {"else_branch", else_g}}, 1)[0];
     b.set_info(y, f32({2, 4}));
     b.add_output(y, "y");
   };
@@ -258,8 +258,8 @@ TEST_CASE("float16: --dtype f16 --verify matches LibTorch and Python at the floa
     auto f8 = run_cli({oracle("oracle_cnn.pt"), "--input", "x:f32[1,3,16,16]", "--dtype", "f8"});
     CHECK(f8.exit_code == 2);
     CHECK(contains(f8.err, "--dtype 'f8'"));
-    auto plain = run_cli({oracle("oracle_cnn.pt"), "--input", "x:f32[1,3,16,16]", "--dtype",
-                          "bf16", "-o", dir + "/bf.onnx", "-q"});
+    auto plain = run_cli({oracle("oracle_cnn.pt"), "--input", "x:f32[1,3,16,16]", "--dtype", "bf16",
+                          "-o", dir + "/bf.onnx", "-q"});
     CHECK(plain.exit_code == 0);
   }
 }
