@@ -6,7 +6,7 @@ CACHE ?= $(HOME)/.cache/torch2onnx
 PYTHON := /usr/bin/python3
 DEMO_MODEL := $(CACHE)/models/resnet18.pt
 
-.PHONY: deps configure build demo test test-fast docs clean zoo zoo-detection fuzz test-asan bench bench-llm format format-check package
+.PHONY: deps configure build demo test test-fast docs clean zoo zoo-f16 zoo-detection fuzz test-asan bench bench-llm format format-check package
 
 deps:
 	./scripts/install_deps.sh
@@ -53,6 +53,16 @@ zoo: build
 	    --out $(BUILD)/zoo --report $(BUILD)/zoo/results.md --junit $(BUILD)/zoo/results.xml \
 	    --json $(BUILD)/zoo/results.json; rc=$$?; \
 	  $(PYTHON) models/make_zoo.py --splice $(BUILD)/zoo/results.md docs/zoo.md; exit $$rc
+
+# The CI subset (models/zoo/ci.yaml) at opset 17 with --dtype f16 (docs/float16.md): every model
+# exported in float16 and verified against float32 LibTorch at the float16 tolerance. Outside
+# `make test` (about 5 minutes on 2 cores); results in $(BUILD)/zoo-f16.
+zoo-f16: build
+	$(PYTHON) models/make_zoo.py models/zoo/ci.yaml --out $(CACHE)/zoo-ci
+	sed -e 's/^  opset: 17/  opset: 17\n  dtype: f16/' -e 's/, opset: \[[0-9, ]*\]//' \
+	    -e '/^    opset: \[/d' models/zoo/ci.yaml > $(BUILD)/ci-f16.yaml
+	$(BUILD)/torch2onnx zoo $(BUILD)/ci-f16.yaml --jobs 2 --out $(BUILD)/zoo-f16 \
+	    --report $(BUILD)/zoo-f16/results.md --json $(BUILD)/zoo-f16/results.json
 
 # The detection zoo (models/zoo/detection.yaml: 8 torchvision detectors, symbolic image size, 3
 # sizes each) at every opset its manifest lists (17 and 21); `make test` runs it at 17 only.

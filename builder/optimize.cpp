@@ -151,10 +151,19 @@ ScopedInitializerBytes::~ScopedInitializerBytes() {
   initializer_bytes_fn = previous_;
 }
 
-std::string_view OptGraph::raw_bytes(const onnx::TensorProto &t) const {
+std::string_view initializer_raw_bytes(const onnx::TensorProto &t) {
   if (t.raw_data().empty() && initializer_bytes_fn)
     return initializer_bytes_fn->fn(t);
   return t.raw_data();
+}
+
+void release_borrowed(const onnx::TensorProto &t) {
+  if (initializer_bytes_fn && initializer_bytes_fn->release)
+    initializer_bytes_fn->release(t);
+}
+
+std::string_view OptGraph::raw_bytes(const onnx::TensorProto &t) const {
+  return initializer_raw_bytes(t);
 }
 
 const onnx::TensorProto *OptGraph::initializer(const std::string &value) const {

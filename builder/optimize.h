@@ -90,6 +90,13 @@ public:
   std::function<void(const onnx::TensorProto &)> release;
 };
 
+// An initializer's bytes: its raw data, or, when it holds none, what the ScopedInitializerBytes
+// alive on this thread gives (a borrowed weight). Empty when neither has any.
+std::string_view initializer_raw_bytes(const onnx::TensorProto &t);
+// Lets a borrowed initializer's memory go (the ScopedInitializerBytes' release), e.g. once its
+// values were converted into bytes of its own (builder/float16.h). Nothing when none is alive.
+void release_borrowed(const onnx::TensorProto &t);
+
 // Runs `rules` over the main graph of `model` (subgraphs are read, not rewritten), then removes
 // nodes and initializers nothing reads. Uses ONNX shape inference for value types; the model's
 // value_info is left as it was.

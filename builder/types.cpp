@@ -1,7 +1,9 @@
 #include "builder/types.h"
 
 #include "builder/error.h"
+#include "builder/float16.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace torch2onnx {
@@ -234,37 +236,59 @@ TensorData TensorData::boolean(std::vector<bool> values, std::vector<int64_t> di
   return make(DType::Bool, bytes, std::move(dims));
 }
 
-namespace {
-// IEEE half from float, round-to-nearest-even.
-uint16_t float_to_half(float f) {
+// Declared in builder/float16.h; here because the fuzz targets build this file alone.
+uint16_t float16_bits(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
+  const uint32_t sign = (x >> 16) & 0x8000;
+  const uint32_t biased = (x >> 23) & 0xff;
   uint32_t mant = x & 0x7fffff;
-  if (((x >> 23) & 0xff) == 0xff)
+  if (biased == 0xff)
     return static_cast<uint16_t>(sign | 0x7c00 | (mant ? 0x200 : 0));
+  const int32_t exp = static_cast<int32_t>(biased) - 127 + 15;
   if (exp >= 31)
     return static_cast<uint16_t>(sign | 0x7c00);
-  if (exp <= 0) {
+  if (exp <= 0) { // a subnormal float16, or zero
     if (exp < -10)
       return static_cast<uint16_t>(sign);
     mant |= 0x800000;
-    uint32_t shift = static_cast<uint32_t>(14 - exp);
+    const uint32_t shift = static_cast<uint32_t>(14 - exp);
     uint32_t h = mant >> shift;
-    uint32_t rem = mant & ((1u << shift) - 1);
-    uint32_t half = 1u << (shift - 1);
+    const uint32_t rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
     if (rem > half || (rem == half && (h & 1)))
       ++h;
     return static_cast<uint16_t>(sign | h);
   }
   uint32_t h = (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  uint32_t rem = mant & 0x1fff;
+  const uint32_t rem = mant & 0x1fff;
   if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-    ++h;
+    ++h; // may carry into the exponent: rounds up to the next power of two, or to inf
   return static_cast<uint16_t>(sign | h);
 }
-} // namespace
+
+uint16_t bfloat16_bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) // NaN: keep it quiet, never round it into inf
+    return static_cast<uint16_t>((x >> 16) | 0x40);
+  return static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+float float16_value(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, x = 0;
+  if (exp == 0x1f) {
+    x = sign | 0x7f800000 | (mant << 13);
+  } else if (exp == 0) {
+    float v = std::ldexp(static_cast<float>(mant), -24);
+    return sign ? -v : v;
+  } else {
+    x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
 
 TensorData TensorData::scalar(DType t, double v) {
   switch (t) {
@@ -285,14 +309,9 @@ TensorData TensorData::scalar(DType t, double v) {
   case DType::Bool:
     return make(t, std::vector<uint8_t>{static_cast<uint8_t>(v != 0)}, {});
   case DType::Float16:
-    return make(t, std::vector<uint16_t>{float_to_half(static_cast<float>(v))}, {});
-  case DType::BFloat16: {
-    float f = static_cast<float>(v);
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
-    uint32_t rounded = x + 0x7fff + ((x >> 16) & 1);
-    return make(t, std::vector<uint16_t>{static_cast<uint16_t>(rounded >> 16)}, {});
-  }
+    return make(t, std::vector<uint16_t>{float16_bits(static_cast<float>(v))}, {});
+  case DType::BFloat16:
+    return make(t, std::vector<uint16_t>{bfloat16_bits(static_cast<float>(v))}, {});
   default:
     break;
   }

@@ -2,6 +2,7 @@
 
 #include "aten_lib/converter.h"
 #include "aten_lib/plugins.h"
+#include "builder/float16.h"
 #include "builder/process.h"
 #include "builder/progress.h"
 #include "builder/provenance.h"
@@ -72,6 +73,10 @@ void validate(const ExportOptions &o, const std::string &out) {
   for (const auto &f : o.converters)
     if (present(f))
       check_shared_library(f, "converter plugin");
+  if (o.dtype == "bf16" && !o.expected_outputs.empty())
+    throw UsageError("--dtype bf16 cannot be checked with --expected-outputs: ONNX Runtime's CPU "
+                     "provider has no bfloat16 kernels for most ops",
+                     "leave out --expected-outputs, or use --dtype f16");
   check_path_conflicts(export_reads(o), export_writes(o, out));
   if (o.verify)
     check_test_data_sets(out);
@@ -150,6 +155,22 @@ std::map<std::string, std::string> function_instances(const torch::jit::Graph &g
   return chosen;
 }
 
+// --dtype f16/bf16: the float32 graph made float16 (bfloat16), its float inputs declared as their
+// --input specs say (builder/float16.h).
+void convert_dtype(onnx::ModelProto &model, const ExportOptions &o, ExportReport &r) {
+  FloatConversion fc;
+  const DType low = o.dtype == "bf16" ? DType::BFloat16 : DType::Float16;
+  fc.to = static_cast<int>(low);
+  for (size_t k = 0; k < r.inputs.size() && k < r.input_names.size(); ++k)
+    if (r.inputs[k].is_tensor() && r.inputs[k].dtype == low)
+      fc.low_inputs.insert(r.input_names[k]);
+  FloatConversionReport fr = convert_float_type(model, fc);
+  if (fr.clamped > 0)
+    r.warnings.push_back(fmt::format("--dtype f16: {} weight value{} beyond float16's range "
+                                     "written as +-65504",
+                                     fr.clamped, fr.clamped == 1 ? "" : "s"));
+}
+
 // Writes the ONNX file (optimized unless --no-optimize; module calls made functions with
 // --functions), filling the report's optimize and serialize times and its notice about external
 // data.
@@ -168,10 +189,12 @@ void write_model(const Converted &c, const ExportOptions &o,
   auto t_opt = std::chrono::steady_clock::now();
   if (o.optimize)
     b.rewrite([&](onnx::ModelProto &model) { r.optimized = optimize_model(model); });
+  if (o.dtype != "f32")
+    b.rewrite([&](onnx::ModelProto &model) { convert_dtype(model, o, r); });
   if (!function_calls.empty())
     b.rewrite(
         [&](onnx::ModelProto &model) { r.functions = extract_functions(model, function_calls); });
-  if (o.optimize || !function_calls.empty())
+  if (o.optimize || !function_calls.empty() || o.dtype != "f32")
     r.phases.optimize = since(t_opt);
   if (b.save(path, so))
     r.notices.push_back(
@@ -251,8 +274,8 @@ std::vector<VerifyRun> verify_runs(const ExportOptions &o, const ForwardCall &ca
     run.torch_args = call.torch_args(run.inputs);
     run.label = sizes_text(k == 0 ? sizes_of(gi.symbols, false) : size_sets[k]);
     run.test_data_dir = staged.test_data_dir(k); // moved to stem/test_data_set_k on success
-    run.rtol = o.rtol;
-    run.atol = o.atol;
+    run.rtol = o.verify_rtol();
+    run.atol = o.verify_atol();
     run.output_steps = output_steps(c);
     if (k == 0)
       run.onnxruntime_outputs = example_outputs;
@@ -337,8 +360,8 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
       ok = ok && ch.ok();
       v.outputs.push_back(std::move(ch));
     }
-    LocateRun lr{path,       c.input_names, c.output_names, c.output_values,
-                 run.inputs, run.label,     o.rtol,         o.atol};
+    LocateRun lr{path,       c.input_names, c.output_names,  c.output_values,
+                 run.inputs, run.label,     o.verify_rtol(), o.verify_atol()};
     // The first failing set is searched (or the first set, with --locate).
     if (!ok && failing++ == 0)
       sets.insert(sets.begin(), lr);
@@ -528,8 +551,9 @@ void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o
     if (log)
       log(fmt::format("checking ONNX Runtime's outputs against {}", o.expected_outputs));
     r.expected = check_expected_outputs(*expected, staged.model_path(), c.input_names,
-                                        call.flat_data, c.output_names, o.rtol, o.atol,
-                                        o.verify ? &*ort_example : nullptr, output_steps(c));
+                                        call.flat_data, c.output_names, o.verify_rtol(),
+                                        o.verify_atol(), o.verify ? &*ort_example : nullptr,
+                                        output_steps(c));
   }
 }
 

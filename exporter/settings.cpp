@@ -67,6 +67,12 @@ std::vector<SettingField> make_fields() {
        "write every op without a converter as a node of this custom ONNX domain, with a warning "
        "listing them (off by default; --verify cannot run such a file; docs/fallback.md)",
        "NAME", &S::fallback_domain},
+      {"dtype", "--dtype",
+       "float type of the weights and compute: f32 (as the model is saved), f16 or bf16 (a "
+       "float32 model converted; inputs and outputs keep their --input/float32 types, a few ops "
+       "stay float32; --verify compares with the float32 LibTorch run at rtol=atol=1e-2 for f16, "
+       "5e-2 for bf16; docs/float16.md)",
+       "TYPE", &S::dtype},
   };
   return f;
 }
@@ -266,6 +272,29 @@ void Settings::validate() const {
                          "give the shared library's file, e.g. ./libmyops.so");
   if (!fallback_domain.empty())
     check_fallback_domain(fallback_domain);
+  if (dtype != "f32" && dtype != "f16" && dtype != "bf16")
+    throw UsageError(fmt::format("--dtype '{}' is not a float type torch2onnx converts to", dtype),
+                     "give --dtype f16 or --dtype bf16 (or f32, the default: as saved)");
+  if (dtype == "bf16" && (verify || locate))
+    throw UsageError(
+        "--dtype bf16 cannot be verified: ONNX Runtime's CPU provider, which --verify runs, has "
+        "no bfloat16 kernels for most ops (Relu, Conv, Add, ...)",
+        "export without --verify for a runtime with bfloat16 kernels, or verify --dtype f16");
+}
+
+namespace {
+double dtype_tolerance(const std::string &dtype, double given) {
+  if (given != kDefaultTolerance || dtype == "f32")
+    return given;
+  return dtype == "bf16" ? kBFloat16Tolerance : kFloat16Tolerance;
+}
+} // namespace
+
+double Settings::verify_rtol() const {
+  return dtype_tolerance(dtype, rtol);
+}
+double Settings::verify_atol() const {
+  return dtype_tolerance(dtype, atol);
 }
 
 } // namespace torch2onnx

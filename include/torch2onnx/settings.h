@@ -26,6 +26,11 @@ constexpr double kDefaultTolerance = 1e-4;
 // emulation round a few values to the neighbouring step, and a step in one layer moves the next
 // by about one step again. docs/quantized.md.
 constexpr double kQuantizedStepTolerance = 3;
+// The default tolerances (rtol and atol) under --dtype f16 / bf16, where --verify compares with
+// the float32 LibTorch run: float16 keeps 11 significant bits, bfloat16 8 (docs/float16.md has
+// the measurements behind them).
+constexpr double kFloat16Tolerance = 1e-2;
+constexpr double kBFloat16Tolerance = 5e-2;
 
 struct Settings {
   int opset = kDefaultOpset;             // --opset
@@ -43,10 +48,17 @@ struct Settings {
   std::vector<std::string> functions;  // --functions: module classes as ONNX local functions
   std::vector<std::string> converters; // --converters: converter plugins (docs/plugins.md)
   std::string fallback_domain;         // --fallback-domain (docs/fallback.md); "" fails
+  // --dtype: the float type of the weights and compute: "f32" (as the model is saved), "f16" or
+  // "bf16" (a float32 model converted, docs/float16.md).
+  std::string dtype = "f32";
 
   // Throws UsageError naming the setting by its flag when a value is out of range or two settings
   // contradict each other (the CLI exits with 2 for it, Python raises ValueError).
   void validate() const;
+  // The tolerances verification uses: rtol and atol, or under --dtype f16/bf16 the float16
+  // (bfloat16) tolerance where they are left at their default.
+  double verify_rtol() const;
+  double verify_atol() const;
 };
 
 // One row of the table.

@@ -185,6 +185,21 @@ class Api(unittest.TestCase):
         self.assertTrue(r["verify_ok"], r["outputs"])
         self.assertEqual([f["module_type"] for f in r["functions"]], ["Block"])
 
+    def test_dtype_f16(self):
+        """Issue 29: dtype="f16" halves the weights; verified against float32 LibTorch."""
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.LayerNorm(256), nn.Linear(256, 10))
+        x = torch.randn(4, 256)
+        torch2onnx.export(model, (x,), self.path("f32.onnx"))
+        r = torch2onnx.export(model, (x,), self.path("f16.onnx"), dtype="f16", verify=True)
+        self.assertTrue(r["verify_ok"], r["outputs"])
+        for o in r["outputs"]:
+            self.assertGreaterEqual(o["tolerance"], 1e-2)  # the float16 tolerance
+        self.assertLessEqual(os.path.getsize(self.path("f16.onnx")),
+                             0.55 * os.path.getsize(self.path("f32.onnx")))
+        with self.assertRaises(torch2onnx.UsageError):
+            torch2onnx.export(model, (x,), self.path("bf.onnx"), dtype="bf16", verify=True)
+
     def test_argument_checks(self):
         """Reliability round 3 (issue 26): no file named 'None', no tolerance that passes anything."""
         x = torch.randn(1, 3, 8, 8)

@@ -1,0 +1,283 @@
+// --dtype f16 / bf16 (builder/float16.h, docs/float16.md): the conversion step on small graphs
+// (weights, Casts at the inputs and outputs, the float32 ops, subgraphs, the ONNX checker and
+// shape inference on the result), and exports through the CLI and a zoo manifest, checked against
+// Python's own outputs of the oracle fixtures (models/make_oracle_models.py) at the float16
+// tolerance.
+#include "builder/float16.h"
+#include "builder/graph_builder.h"
+#include "harness.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+using namespace t2o_test;
+using namespace torch2onnx;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kF32 = onnx::TensorProto::FLOAT;
+constexpr int kF16 = onnx::TensorProto::FLOAT16;
+
+TensorInfo f32(std::vector<int64_t> dims) {
+  TensorInfo info;
+  info.dtype = DType::Float;
+  std::vector<Dim> shape;
+  for (auto d : dims)
+    shape.push_back(Dim::known(d));
+  info.shape = shape;
+  return info;
+}
+
+// A finished, converted graph: `body` adds nodes and outputs to a builder with input x f32[2,4].
+struct Converted {
+  onnx::ModelProto model;
+  FloatConversionReport report;
+  std::string bytes; // serialized after the ONNX checker and shape inference
+};
+
+Converted convert(const std::function<void(GraphBuilder &, Val)> &body,
+                  const FloatConversion &fc = {}) {
+  GraphBuilder b(17);
+  Val x = b.add_input("x", f32({2, 4}));
+  body(b, x);
+  SerializeOptions so;
+  b.finish_graph(so);
+  Converted c;
+  b.rewrite([&](onnx::ModelProto &m) { c.report = convert_float_type(m, fc); });
+  c.bytes = b.serialize_to_string(so);
+  REQUIRE(c.model.ParseFromString(c.bytes));
+  return c;
+}
+
+const onnx::NodeProto *producer(const onnx::GraphProto &g, const std::string &value) {
+  for (const auto &n : g.node())
+    for (const auto &o : n.output())
+      if (o == value)
+        return &n;
+  return nullptr;
+}
+
+int cast_to(const onnx::NodeProto &n) {
+  for (const auto &a : n.attribute())
+    if (a.name() == "to")
+      return static_cast<int>(a.i());
+  return -1;
+}
+
+int elem(const onnx::ValueInfoProto &v) {
+  return v.type().tensor_type().elem_type();
+}
+
+// The element type of `value` from the model's inputs, outputs and inferred value_info.
+int value_type(const onnx::GraphProto &g, const std::string &value) {
+  for (const auto *list : {&g.input(), &g.output(), &g.value_info()})
+    for (const auto &v : *list)
+      if (v.name() == value)
+        return elem(v);
+  for (const auto &t : g.initializer())
+    if (t.name() == value)
+      return t.data_type();
+  return 0;
+}
+
+// x -> MatMul(w) -> Add(b) -> Softmax -> output; and x -> ReduceSum -> second output.
+void mlp(GraphBuilder &b, Val x) {
+  Val w = b.constant(TensorData::f32(std::vector<float>(12, 0.5F), {4, 3}), "w");
+  Val bias = b.constant(TensorData::f32({1, 2, 70000}, {3}), "bias"); // 70000: beyond float16
+  Val h = b.op1("Add", {b.op1("MatMul", {x, w}), bias});
+  Val s = b.op1("Softmax", {b.op1("Relu", {h})}, {Attr("axis", int64_t{-1})});
+  b.set_info(s, f32({2, 3}));
+  b.add_output(s, "probs");
+  Val r = b.op1("ReduceSum", {x, b.const_i64({1})}, {Attr("keepdims", int64_t{0})});
+  b.set_info(r, f32({2}));
+  b.add_output(r, "sums");
+}
+
+} // namespace
+
+TEST_CASE("float16: weights become float16, float32 inputs and outputs keep their type",
+          "[float16]") {
+  Converted c = convert(mlp);
+  const auto &g = c.model.graph();
+  for (const auto &t : g.initializer())
+    CHECK(t.data_type() != kF32); // w and bias; the int64 axes stay int64
+  CHECK(c.report.clamped == 1);   // 70000 -> 65504
+  CHECK(elem(g.input(0)) == kF32);
+  for (const auto &o : g.output()) {
+    CHECK(elem(o) == kF32);
+    const auto *p = producer(g, o.name());
+    REQUIRE(p != nullptr);
+    // Softmax and ReduceSum compute in float32: their outputs need no Cast back.
+    CHECK((p->op_type() == "Softmax" || p->op_type() == "ReduceSum" ||
+           (p->op_type() == "Cast" && cast_to(*p) == kF32)));
+  }
+  // x is read in float16 by MatMul through one Cast, and in float32 by ReduceSum without one.
+  const onnx::NodeProto *matmul = nullptr, *reduce = nullptr, *softmax = nullptr;
+  for (const auto &n : g.node()) {
+    if (n.op_type() == "MatMul")
+      matmul = &n;
+    if (n.op_type() == "ReduceSum")
+      reduce = &n;
+    if (n.op_type() == "Softmax")
+      softmax = &n;
+  }
+  REQUIRE((matmul && reduce && softmax));
+  const auto *in_cast = producer(g, matmul->input(0));
+  REQUIRE(in_cast != nullptr);
+  CHECK(in_cast->op_type() == "Cast");
+  CHECK(cast_to(*in_cast) == kF16);
+  CHECK(in_cast->input(0) == "x");
+  CHECK(reduce->input(0) == "x");
+  CHECK(value_type(g, matmul->output(0)) == kF16);
+  CHECK(value_type(g, softmax->input(0)) == kF32);
+  CHECK(c.report.kept == 2);
+  // No Cast reads another Cast's output (no float16 -> float32 -> float16 pair).
+  for (const auto &n : g.node())
+    if (n.op_type() == "Cast") {
+      const auto *p = producer(g, n.input(0));
+      CHECK((p == nullptr || p->op_type() != "Cast"));
+    }
+  // The same graph converts to the same bytes.
+  CHECK(convert(mlp).bytes == c.bytes);
+}
+
+TEST_CASE("float16: an input declared float16 takes no Cast; bfloat16 converts the same way",
+          "[float16]") {
+  FloatConversion fc;
+  fc.low_inputs = {"x"};
+  Converted c = convert(mlp, fc);
+  CHECK(elem(c.model.graph().input(0)) == kF16);
+  for (const auto &n : c.model.graph().node()) {
+    INFO(n.name() << " reads " << n.input(0));
+    if (n.op_type() == "Cast" && n.input(0) == "x")
+      CHECK(cast_to(n) == kF32); // only ReduceSum's, which computes in float32
+  }
+  FloatConversion bf;
+  bf.to = onnx::TensorProto::BFLOAT16;
+  Converted b = convert(mlp, bf);
+  for (const auto &t : b.model.graph().initializer())
+    CHECK(t.data_type() != kF32);
+  CHECK(b.report.clamped == 0); // bfloat16 has float32's range
+  CHECK(float32_ops().size() > 10);
+  CHECK(std::is_sorted(float32_ops().begin(), float32_ops().end()));
+}
+
+TEST_CASE("float16: If branches, constants and casts inside them are converted", "[float16]") {
+  auto body = [](GraphBuilder &b, Val x) {
+    Val sum = b.op1("ReduceSum", {x, b.const_i64({0, 1})}, {Attr("keepdims", int64_t{0})});
+    Val cond = b.op1("Greater", {sum, b.const_scalar(DType::Float, 0.0)});
+    b.begin_subgraph("then");
+    Val t = b.op1("Mul", {x, b.const_scalar(DType::Float, 2.0)});
+    Subgraph then_g = b.end_subgraph({t}, {ValueType{DType::Float}});
+    b.begin_subgraph("else");
+    Val e = b.op1("Cast", {b.op1("Shape", {x})}, {Attr("to", int64_t{kF32})});
+    Val e2 = b.op1("Exp", {b.op1("ReduceMean", {x}, {Attr("keepdims", int64_t{1})})});
+    Subgraph else_g =
+        b.end_subgraph({b.op1("Mul", {e2, b.op1("ReduceSum", {e})})}, {ValueType{DType::Float}});
+    Val y =
+        b.op_with_subgraphs("If", {cond}, {{"then_branch", then_g}, {"else_branch", else_g}}, 1)[0];
+    b.set_info(y, f32({2, 4}));
+    b.add_output(y, "y");
+  };
+  Converted c = convert(body);
+  const auto &g = c.model.graph();
+  CHECK(elem(g.output(0)) == kF32);
+  const onnx::NodeProto *if_node = nullptr;
+  for (const auto &n : g.node())
+    if (n.op_type() == "If")
+      if_node = &n;
+  REQUIRE(if_node != nullptr);
+  for (const auto &a : if_node->attribute()) {
+    INFO(a.name());
+    CHECK(elem(a.g().output(0)) == kF16);
+    for (const auto &n : a.g().node())
+      if (n.op_type() == "Cast" && n.input(0).find("Shape") != std::string::npos)
+        CHECK(cast_to(n) == kF16); // the model's own Cast to float32 now makes float16
+  }
+}
+
+TEST_CASE("float16: bits round to nearest even; overflow is inf, NaN stays NaN", "[float16]") {
+  CHECK(float16_bits(1.0F) == 0x3c00);
+  CHECK(float16_bits(65504.0F) == 0x7bff);
+  CHECK(float16_bits(65520.0F) == 0x7c00);
+  CHECK(float16_bits(-2.0F) == 0xc000);
+  CHECK(float16_bits(1.0F + 1.0F / 2048) == 0x3c00); // halfway: to even
+  CHECK(float16_bits(5.96e-8F) == 0x0001);           // the smallest subnormal
+  CHECK(float16_value(float16_bits(0.1F)) == Approx(0.1F).epsilon(1e-3));
+  CHECK(std::isnan(float16_value(float16_bits(std::nanf("")))));
+  CHECK(bfloat16_bits(1.0F) == 0x3f80);
+  CHECK((bfloat16_bits(std::nanf("")) & 0x7fc0) == 0x7fc0);
+}
+
+namespace {
+
+std::string oracle(const std::string &name) {
+  return std::string(T2O_ORACLE_MODELS) + "/" + name;
+}
+
+} // namespace
+
+TEST_CASE("float16: --dtype f16 --verify matches LibTorch and Python at the float16 tolerance, "
+          "in half the size",
+          "[float16][cli]") {
+  std::string dir = fresh_dir("float16_cli");
+  const std::vector<std::string> common = {oracle("oracle_cnn.pt"), "--input", "x:f32[1,3,16,16]",
+                                           "--input-data", oracle("oracle_cnn.inputs.pt")};
+  auto args32 = common;
+  args32.insert(args32.end(), {"-o", dir + "/f32.onnx", "-q"});
+  REQUIRE(run_cli(args32).exit_code == 0);
+  auto args = common;
+  args.insert(args.end(), {"-o", dir + "/f16.onnx", "--dtype", "f16", "--verify",
+                           "--expected-outputs", oracle("oracle_cnn.expected.pt")});
+  auto r = run_cli(args);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.out, "verify output: max abs error"));
+  CHECK(contains(r.out, "matches the expected outputs"));
+  CHECK(contains(r.out, "260 parameters (520 B)")); // 1040 B in float32 (the file size: python:api)
+  onnx::ModelProto m;
+  REQUIRE(m.ParseFromString(file_bytes(dir + "/f16.onnx")));
+  CHECK(elem(m.graph().input(0)) == kF32);
+  CHECK(elem(m.graph().output(0)) == kF32);
+  SECTION("the float32 tolerance would refuse it: the float16 one is what passes") {
+    auto strict = common;
+    strict.insert(strict.end(), {"--dtype", "f16", "--verify", "--rtol", "1e-6", "--atol", "1e-6",
+                                 "-o", dir + "/s.onnx"});
+    CHECK(run_cli(strict).exit_code == 1);
+  }
+  SECTION("bf16 cannot be verified, an unknown type is refused, both before the export") {
+    auto bf = run_cli({oracle("oracle_cnn.pt"), "--input", "x:f32[1,3,16,16]", "--dtype", "bf16",
+                       "--verify", "-o", dir + "/bf.onnx"});
+    INFO(bf.err);
+    CHECK(bf.exit_code == 2);
+    CHECK(contains(bf.err, "bfloat16 kernels"));
+    auto f8 = run_cli({oracle("oracle_cnn.pt"), "--input", "x:f32[1,3,16,16]", "--dtype", "f8"});
+    CHECK(f8.exit_code == 2);
+    CHECK(contains(f8.err, "--dtype 'f8'"));
+    auto plain = run_cli({oracle("oracle_cnn.pt"), "--input", "x:f32[1,3,16,16]", "--dtype", "bf16",
+                          "-o", dir + "/bf.onnx", "-q"});
+    CHECK(plain.exit_code == 0);
+  }
+}
+
+TEST_CASE("float16: a zoo manifest's dtype key exports every model in float16", "[float16][zoo]") {
+  std::string dir = fresh_dir("float16_zoo");
+  std::string manifest = dir + "/zoo.yaml";
+  std::ofstream(manifest) << "model_dir: " << T2O_ORACLE_MODELS << "\nmodels:\n"
+                          << "  - {name: cnn, model: oracle_cnn.pt, inputs: \"x:f32[1,3,16,16]\", "
+                             "dtype: f16}\n";
+  auto r = run_cli({"zoo", manifest, "--out", dir + "/o", "--json", dir + "/r.json",
+                    "--require-expected-outputs"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  auto j = nlohmann::json::parse(file_bytes(dir + "/r.json"));
+  REQUIRE(j["models"].size() == 1);
+  CHECK(j["models"][0]["status"] == "pass");
+  CHECK(j["models"][0]["expected_checked"] == true);
+  auto log = nlohmann::json::parse(file_bytes(dir + "/o/logs/cnn.json"));
+  CHECK(log["options"]["dtype"] == "f16");
+}
