@@ -49,6 +49,24 @@ def _settle_batchnorm(model, size, passes=4):
     model.eval()
 
 
+def _scale_residual_branches(model, factor=0.3):
+    """Residual branches that add a fraction of the skip path, as in trained ResNets and
+    MobileNets (trained from zero-initialized last BatchNorms): random full-size branches make a
+    deep network chaotic, where one int8 rounding step anywhere moves the output by tens of steps
+    and LibTorch's own engines (qnnpack, onednn) disagree by a third of the output range."""
+    for mod in model.modules():
+        adds = [n for n, c in mod.named_children()
+                if isinstance(c, nn.quantized.FloatFunctional) and "add" in n]
+        if not adds:  # torchvision names its residual adds skip_add, add_relu, ...; cats myop
+            continue
+        bns = [m for n, m in mod.named_modules()
+               if isinstance(m, nn.modules.batchnorm._BatchNorm) and "downsample" not in n]
+        if bns:
+            with torch.no_grad():
+                bns[-1].weight.mul_(factor)
+                bns[-1].bias.mul_(factor)
+
+
 def _calibrate(model, inputs):
     with torch.no_grad():
         for x in inputs:
@@ -58,10 +76,10 @@ def _calibrate(model, inputs):
 def torchvision_model(name, size):
     import torchvision.models.quantization as tvq
 
-    torch.backends.quantized.engine = "qnnpack"
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("googlenet", "inception_v3") else {}
     model = getattr(tvq, name)(weights=None, quantize=False, **kwargs)
     _settle_batchnorm(model, size)
+    _scale_residual_branches(model)
     model.fuse_model(is_qat=False)
     model.qconfig = tq.get_default_qconfig("qnnpack")
     tq.prepare(model, inplace=True)
@@ -114,7 +132,6 @@ class EagerNet(nn.Module):
 
 
 def eager_model(size):
-    torch.backends.quantized.engine = "qnnpack"
     torch.manual_seed(0)
     model = EagerNet()
     _settle_batchnorm(model, size)
@@ -158,7 +175,6 @@ class ResBlockNet(nn.Module):
 def fx_model(size, qat=False):
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx, prepare_qat_fx
 
-    torch.backends.quantized.engine = "qnnpack"
     torch.manual_seed(0)
     model = ResBlockNet()
     _settle_batchnorm(model, size)
@@ -200,7 +216,6 @@ class QatNet(nn.Module):
 
 
 def qat_eager_model(size):
-    torch.backends.quantized.engine = "qnnpack"
     torch.manual_seed(0)
     model = QatNet()
     _settle_batchnorm(model, size)
