@@ -6,7 +6,7 @@ CACHE ?= $(HOME)/.cache/torch2onnx
 PYTHON := /usr/bin/python3
 DEMO_MODEL := $(CACHE)/models/resnet18.pt
 
-.PHONY: deps configure build demo test test-fast docs clean zoo zoo-f16 zoo-detection fuzz test-asan bench bench-llm format format-check package
+.PHONY: deps configure build demo test test-fast docs clean zoo zoo-f16 zoo-quantized zoo-detection fuzz test-asan bench bench-llm format format-check package
 
 deps:
 	./scripts/install_deps.sh
@@ -53,6 +53,14 @@ zoo: build
 	    --out $(BUILD)/zoo --report $(BUILD)/zoo/results.md --junit $(BUILD)/zoo/results.xml \
 	    --json $(BUILD)/zoo/results.json; rc=$$?; \
 	  $(PYTHON) models/make_zoo.py --splice $(BUILD)/zoo/results.md docs/zoo.md; exit $$rc
+
+# Every quantized model of models/zoo/quantized.yaml (docs/quantized.md; CI runs its
+# quantized_ci.yaml part): torchvision's quantized builders, eager, FX, QAT, dynamic. ~2 minutes.
+zoo-quantized: build
+	$(PYTHON) models/make_zoo.py models/zoo/quantized.yaml --out $(CACHE)/zoo-quantized
+	$(BUILD)/torch2onnx zoo models/zoo/quantized.yaml --models $(CACHE)/zoo-quantized \
+	    --jobs $(ZOO_JOBS) --require-expected-outputs --out $(BUILD)/zoo-quantized \
+	    --report $(BUILD)/zoo-quantized/results.md --json $(BUILD)/zoo-quantized/results.json
 
 # The CI subset (models/zoo/ci.yaml) at opset 17 with --dtype f16 (docs/float16.md): every model
 # exported in float16 and verified against float32 LibTorch at the float16 tolerance. Outside

@@ -5,6 +5,9 @@
 #include "aten_lib/helpers.h"
 #include "aten_lib/quantized.h"
 
+#include <cmath>
+#include <cstring>
+
 namespace torch2onnx {
 
 namespace {
@@ -90,6 +93,63 @@ void aten_fake_quantize_per_channel_affine(ConvertCtx &c) {
   c.set_out(0, fake_quantize(c, c.tensor("self"), p));
 }
 
+// LibTorch's choice of a scale and zero point for the range [lo, hi] (quant_utils.h
+// ChooseQuantizationParams, without power-of-two scales or a reduced range), in its float/double
+// arithmetic: the range widened to hold 0, a scale of at least 6.1e-5, the zero point from the
+// range end that loses less, rounded half to even and clamped.
+std::pair<float, int64_t> choose_qparams(float lo, float hi, int64_t qmin, int64_t qmax,
+                                         bool symmetric) {
+  if (lo > hi)
+    std::swap(lo, hi);
+  if (symmetric && lo < 0 && hi > 0 && qmin < 0) {
+    float m = std::max(std::fabs(lo), std::fabs(hi));
+    lo = -m;
+    hi = m;
+  }
+  lo = std::min(lo, 0.f);
+  hi = std::max(hi, 0.f);
+  double scale = (static_cast<double>(hi) - lo) / static_cast<double>(qmax - qmin);
+  if (static_cast<float>(scale) == 0.0f || std::isinf(1.0f / static_cast<float>(scale)))
+    scale = 0.1;
+  constexpr float kSmall = 6.1e-5f;
+  if (scale < kSmall) {
+    float amplifier = kSmall / static_cast<float>(scale);
+    scale = kSmall;
+    if (lo == 0.0f)
+      hi = kSmall * static_cast<float>(qmax - qmin);
+    else if (hi == 0.0f)
+      lo = -kSmall * static_cast<float>(qmax - qmin);
+    else {
+      lo *= amplifier;
+      hi *= amplifier;
+    }
+  }
+  double from_min = static_cast<double>(qmin) - lo / scale;
+  double from_max = static_cast<double>(qmax) - hi / scale;
+  double err_min = std::fabs(static_cast<double>(qmin)) - std::fabs(lo / scale);
+  double err_max = std::fabs(static_cast<double>(qmax)) - std::fabs(hi / scale);
+  double zp = err_min < err_max ? from_min : from_max;
+  if (symmetric && qmin < 0)
+    zp = static_cast<double>(qmin + qmax + 1) / 2; // 0 for int8
+  int64_t nudged = zp < static_cast<double>(qmin)   ? qmin
+                   : zp > static_cast<double>(qmax) ? qmax
+                                                    : static_cast<int64_t>(std::nearbyint(zp));
+  return {static_cast<float>(scale), nudged};
+}
+
+// Element i of a float32 or float64 constant.
+float float_at(const TensorData &d, int64_t i) {
+  if (d.dtype == DType::Double) {
+    double v;
+    std::memcpy(&v, d.raw.data() + i * 8, 8);
+    return static_cast<float>(v);
+  }
+  T2O_CHECK(d.dtype == DType::Float, "expected a float tensor, got {}", dtype_name(d.dtype));
+  float v;
+  std::memcpy(&v, d.raw.data() + i * 4, 4);
+  return v;
+}
+
 // A flag tensor of fused_moving_avg_obs_fake_quant: its value, which must be a constant.
 bool flag_on(const ConvertCtx &c, std::string_view name) {
   const TensorData *d = c.b.constant_data(c.tensor(name));
@@ -104,7 +164,8 @@ bool flag_on(const ConvertCtx &c, std::string_view name) {
 //   bool per_row_fake_quant=False, bool symmetric_quant=False)
 // A QAT model's FusedMovingAvgObsFakeQuantize. With its observer on, every call moves the scale
 // with the input's range (state the ONNX model cannot keep): refused with how to turn it off.
-// With fake quantization off it passes x through.
+// With fake quantization off it passes x through; on, it quantizes with the parameters LibTorch
+// chooses from the (constant) running minimum and maximum on every call, not the stored scale.
 void aten_fused_moving_avg_obs_fake_quant(ConvertCtx &c) {
   if (flag_on(c, "observer_on"))
     throw Error(fmt::format("{}: the observer is on, so every call changes the quantization "
@@ -117,12 +178,25 @@ void aten_fused_moving_avg_obs_fake_quant(ConvertCtx &c) {
     return;
   }
   FakeQuant p;
-  p.scale = c.tensor("scale");
-  p.zero = c.tensor("zero_point");
   p.qmin = c.arg<int64_t>("quant_min");
   p.qmax = c.arg<int64_t>("quant_max");
   if (c.arg<bool>("per_row_fake_quant", false))
     p.axis = norm_axis(c.arg<int64_t>("ch_axis"), rank_of(c, "self"));
+  const TensorData *lo = c.b.constant_data(c.tensor("running_min"));
+  const TensorData *hi = c.b.constant_data(c.tensor("running_max"));
+  T2O_CHECK(lo && hi && lo->numel() == hi->numel() && lo->numel() >= 1,
+            "{}: the running minimum and maximum must be constants of the model", c.op());
+  std::vector<float> scales;
+  std::vector<int64_t> zeros;
+  for (int64_t i = 0; i < lo->numel(); ++i) {
+    auto [s, z] = choose_qparams(float_at(*lo, i), float_at(*hi, i), p.qmin, p.qmax,
+                                 c.arg<bool>("symmetric_quant", false));
+    scales.push_back(s);
+    zeros.push_back(z);
+  }
+  std::vector<int64_t> dims = {static_cast<int64_t>(scales.size())};
+  p.scale = c.b.constant(TensorData::f32(scales, dims));
+  p.zero = c.b.constant(TensorData::i64(zeros, dims));
   c.set_out(0, fake_quantize(c, c.tensor("self"), p));
 }
 

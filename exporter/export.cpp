@@ -550,10 +550,9 @@ void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o
     set_phase("checking --expected-outputs (ONNX Runtime runs the model)");
     if (log)
       log(fmt::format("checking ONNX Runtime's outputs against {}", o.expected_outputs));
-    r.expected = check_expected_outputs(*expected, staged.model_path(), c.input_names,
-                                        call.flat_data, c.output_names, o.verify_rtol(),
-                                        o.verify_atol(), o.verify ? &*ort_example : nullptr,
-                                        output_steps(c));
+    r.expected = check_expected_outputs(
+        *expected, staged.model_path(), c.input_names, call.flat_data, c.output_names,
+        o.verify_rtol(), o.verify_atol(), o.verify ? &*ort_example : nullptr, output_steps(c));
   }
 }
 

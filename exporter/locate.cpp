@@ -45,7 +45,7 @@ std::optional<OutputCheck> compare_value(const std::string &name, at::Tensor tor
                                          const at::Tensor &onnx_value, const LocateRun &run) {
   if (torch_value.is_complex())
     return std::nullopt;
-  double step = 0; // a quantized value: compared within its steps, as outputs are
+  double step = 0;                  // a quantized value: compared within its steps, as outputs are
   if (torch_value.is_quantized()) { // carried as its real values (docs/quantized.md)
     if (torch_value.qscheme() == at::kPerTensorAffine)
       step = torch_value.q_scale();

@@ -62,7 +62,7 @@ def tested_ops(test_dir):
             text = f.read()
             # An op counts as tested when a test case is named after it or a test's TorchScript
             # IR calls it (each IR test is checked against LibTorch in ONNX Runtime).
-            for m in re.finditer(r'TEST_CASE\("((?:aten|prim|torchvision)::[A-Za-z0-9_]+)', text):
+            for m in re.finditer(r'TEST_CASE\("((?:aten|prim|torchvision|quantized)::[A-Za-z0-9_]+)', text):
                 tested.add(m.group(1))
             for m in re.finditer(r'(?:= |")((?:aten|torchvision)::[A-Za-z0-9_]+)\(', text):
                 tested.add(m.group(1))

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Make the quantized-op fixtures of tests/test_quantized.cpp (issue 29; docs/quantized.md).
+
+    /usr/bin/python3 models/make_quantized_ops.py --out ~/.cache/torch2onnx/quantized_ops
+
+Each model calls quantized ops the way TorchScript records them (torch.ops.quantized.*, the
+quantization functions of torch, packed parameters made with LibTorch's own *_prepack ops),
+scripted, with seeded random weights. Inputs are random, so every rounding path is exercised;
+outputs are dequantized (the file's outputs are the real values). Beside each OUT/NAME.pt it
+writes NAME.inputs.pt and NAME.expected.pt (Python's outputs of a fresh torch.jit.load: the test's
+oracle, models/fixture_io.py save_oracle). Prints one line per model: name, path.
+
+- functional: quantize/dequantize/int_repr/q_scale/q_zero_point, the elementwise and activation
+  ops, cat, pooling, and the quantized normalizations (x: f32[2,4,6,6], y: f32[2,4,6,6]).
+- packed: conv1d/2d/3d (+relu), conv_transpose1d/2d/3d, linear (+relu) with per-tensor weights,
+  and dynamic linear (x: f32[2,4,6,6]).
+- per_channel: conv2d and linear with per-channel weights, quantize_per_channel (opset 13+).
+- fake: fake quantization (per tensor, per channel, learnable, fused observer with its observer
+  off) in the full uint8/int8 ranges and in a 4-bit range (x: f32[2,4,6,6]).
+"""
+import argparse
+import os
+import sys
+from typing import List
+
+import torch
+import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture_io import save_module, save_oracle  # noqa: E402
+
+Q = torch.ops.quantized
+
+
+def q(x: torch.Tensor, scale: float = 0.05, zp: int = 64) -> torch.Tensor:
+    return torch.quantize_per_tensor(x, scale, zp, torch.quint8)
+
+
+class Functional(nn.Module):
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(1)
+        self.w = torch.rand(4, generator=g) + 0.5
+        self.b = torch.randn(4, generator=g) * 0.1
+        self.mean = torch.randn(4, generator=g) * 0.1
+        self.var = torch.rand(4, generator=g) + 0.5
+        self.ln_w = torch.rand(6, generator=g) + 0.5
+        self.ln_b = torch.randn(6, generator=g) * 0.1
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> List[torch.Tensor]:
+        qx, qy = q(x), q(y, 0.04, 128)
+        out: List[torch.Tensor] = []
+        out.append(Q.add(qx, qy, 0.06, 100).dequantize())
+        out.append(Q.add_relu(qx, qy, 0.03, 0).dequantize())
+        out.append(Q.add_scalar(qx, 0.5).dequantize())
+        out.append(Q.add_scalar_relu(qx, -0.25).dequantize())
+        out.append(Q.mul(qx, qy, 0.02, 128).dequantize())
+        out.append(Q.mul_relu(qx, qy, 0.01, 0).dequantize())
+        out.append(Q.mul_scalar(qx, 1.5).dequantize())
+        out.append(Q.mul_scalar_relu(qx, -0.5).dequantize())
+        out.append(Q.cat([qx, qy], 1, 0.05, 90).dequantize())
+        out.append(Q.cat_relu([qx, qy], 2, 0.025, 0).dequantize())
+        out.append(Q.hardswish(qx, 0.03, 20).dequantize())
+        out.append(Q.sigmoid(qx, 1.0 / 256, 0).dequantize())
+        out.append(Q.leaky_relu(qx, 0.1, False, 0.04, 40).dequantize())
+        out.append(Q.relu6(qy, False).dequantize())
+        out.append(Q.elu(qx, 0.03, 60, 1.0, 1.0, 1.0).dequantize())
+        out.append(Q.celu(qx, 0.03, 60, 0.5).dequantize())
+        out.append(Q.clamp(qx, -1.0, 1.5).dequantize())
+        out.append(Q.softmax(qx, 1, 1.0 / 256, 0).dequantize())
+        out.append(Q.dropout(qx, 0.05, 64, 0.5, False).dequantize())
+        out.append(Q.batch_norm2d(qx, self.w, self.b, self.mean, self.var, 1e-5, 0.07, 70).dequantize())
+        out.append(Q.batch_norm2d_relu(qx, self.w, self.b, self.mean, self.var, 1e-5, 0.04, 0).dequantize())
+        out.append(Q.batch_norm(qx, self.w, self.b, self.mean, self.var, 1e-5, 0.07, 70).dequantize())
+        out.append(Q.batch_norm_relu(qx, self.w, self.b, self.mean, self.var, 1e-5, 0.04, 0).dequantize())
+        q3 = q(x.flatten(2))
+        out.append(Q.batch_norm1d(q3, self.w, self.b, self.mean, self.var, 1e-5, 0.07, 70).dequantize())
+        out.append(Q.batch_norm1d_relu(q3, self.w, self.b, self.mean, self.var, 1e-5, 0.04, 0).dequantize())
+        q5 = q(x.unsqueeze(2))
+        out.append(Q.batch_norm3d(q5, self.w, self.b, self.mean, self.var, 1e-5, 0.07, 70).dequantize())
+        out.append(Q.batch_norm3d_relu(q5, self.w, self.b, self.mean, self.var, 1e-5, 0.04, 0).dequantize())
+        out.append(torch.quantized_batch_norm(qx, self.w, self.b, self.mean, self.var, 1e-5, 0.07, 70).dequantize())
+        out.append(Q.layer_norm(qx, [6], self.ln_w, self.ln_b, 1e-5, 0.05, 64).dequantize())
+        out.append(Q.group_norm(qx, 2, self.w, self.b, 1e-5, 0.05, 64).dequantize())
+        out.append(Q.instance_norm(qx, self.w, self.b, 1e-5, 0.05, 64).dequantize())
+        out.append(torch.quantized_max_pool2d(qx, [2, 2], [2, 2], [0, 0], [1, 1], False).dequantize())
+        out.append(torch.quantized_max_pool1d(q3, [3], [2], [1], [1], False).dequantize())
+        out.append(torch.nn.functional.adaptive_avg_pool2d(qx, [3, 3]).dequantize())
+        out.append(torch.nn.functional.interpolate(qx, scale_factor=2.0, mode="nearest").dequantize())
+        out.append(torch.relu(qx).flatten(1).dequantize())
+        out.append(torch.quantize_per_tensor_dynamic(x, torch.quint8, False).dequantize())
+        out.append(qx.int_repr().float() + qx.q_scale() + float(qx.q_zero_point()))
+        return out
+
+
+def qweight(shape, per_channel=False, seed=2):
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(*shape, generator=g) * 0.2
+    if per_channel:
+        scales = w.abs().flatten(1).amax(1).double() / 127
+        return torch.quantize_per_channel(w, scales, torch.zeros(shape[0], dtype=torch.long), 0,
+                                          torch.qint8)
+    return torch.quantize_per_tensor(w, float(w.abs().max()) / 127, 0, torch.qint8)
+
+
+def bias(n, seed=3):
+    return torch.randn(n, generator=torch.Generator().manual_seed(seed)) * 0.1
+
+
+class Packed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = Q.conv1d_prepack(qweight((6, 4, 3)), bias(6), [1], [1], [1], 1)
+        self.c2 = Q.conv2d_prepack(qweight((6, 2, 3, 3)), bias(6), [1, 1], [1, 1], [1, 1], 2)
+        self.c3 = Q.conv3d_prepack(qweight((6, 4, 1, 3, 3)), bias(6), [1, 1, 1], [0, 1, 1],
+                                   [1, 1, 1], 1)
+        self.t1 = Q.conv_transpose1d_prepack(qweight((4, 3, 3)), bias(3), [2], [1], [0], [1], 1)
+        self.t2 = Q.conv_transpose2d_prepack(qweight((4, 3, 2, 2)), bias(3), [2, 2], [0, 0],
+                                             [0, 0], [1, 1], 1)
+        self.t3 = Q.conv_transpose3d_prepack(qweight((4, 3, 1, 2, 2)), None, [1, 2, 2],
+                                             [0, 0, 0], [0, 0, 0], [1, 1, 1], 1)
+        self.l = Q.linear_prepack(qweight((5, 6)), bias(5))
+        self.ld = Q.linear_prepack(qweight((5, 6), seed=4), bias(5, seed=5))
+
+    def forward(self, x: torch.Tensor) -> List[torch.Tensor]:
+        qx = q(x)
+        q3 = q(x.flatten(2))
+        q5 = q(x.unsqueeze(2))
+        out: List[torch.Tensor] = []
+        out.append(Q.conv1d(q3, self.c1, 0.05, 60).dequantize())
+        out.append(Q.conv1d_relu(q3, self.c1, 0.03, 0).dequantize())
+        out.append(Q.conv2d(qx, self.c2, 0.05, 60).dequantize())
+        out.append(Q.conv2d_relu(qx, self.c2, 0.03, 0).dequantize())
+        out.append(Q.conv3d(q5, self.c3, 0.05, 60).dequantize())
+        out.append(Q.conv3d_relu(q5, self.c3, 0.03, 0).dequantize())
+        out.append(Q.conv_transpose1d(q3, self.t1, 0.05, 60).dequantize())
+        out.append(Q.conv_transpose2d(qx, self.t2, 0.05, 60).dequantize())
+        out.append(Q.conv_transpose3d(q5, self.t3, 0.05, 60).dequantize())
+        out.append(Q.linear(qx, self.l, 0.05, 60).dequantize())
+        out.append(Q.linear_relu(qx, self.l, 0.03, 0).dequantize())
+        # (linear_relu_dynamic: LibTorch 1.13's onednn engine returns it without the ReLU)
+        out.append(Q.linear_dynamic(x, self.ld, True))
+        out.append(Q.linear_dynamic(x, self.ld, False))
+        return out
+
+
+class PerChannel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c2 = Q.conv2d_prepack(qweight((6, 4, 3, 3), True), bias(6), [1, 1], [1, 1], [1, 1], 1)
+        self.l = Q.linear_prepack(qweight((5, 6), True), bias(5))
+        self.scales = torch.tensor([0.05, 0.03, 0.04, 0.06], dtype=torch.double)
+        self.zps = torch.tensor([64, 0, 128, 10])
+
+    def forward(self, x: torch.Tensor) -> List[torch.Tensor]:
+        qx = q(x)
+        out: List[torch.Tensor] = []
+        out.append(Q.conv2d(qx, self.c2, 0.05, 60).dequantize())
+        out.append(Q.linear(qx, self.l, 0.05, 60).dequantize())
+        out.append(torch.quantize_per_channel(x, self.scales, self.zps, 1, torch.quint8).dequantize())
+        return out
+
+
+class Fake(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.tensor([0.05])
+        self.zp = torch.tensor([10], dtype=torch.int32)
+        self.ch_scale = torch.tensor([0.05, 0.03, 0.04, 0.06])
+        self.ch_zp = torch.tensor([0, 3, -2, 1], dtype=torch.int32)
+        self.learn_scale = torch.tensor([0.04])
+        self.learn_zp = torch.tensor([2.6])
+        self.off = torch.tensor([0], dtype=torch.long)
+        self.on = torch.tensor([1], dtype=torch.long)
+        self.rmin = torch.tensor([-3.0])
+        self.rmax = torch.tensor([3.0])
+        self.fq_scale = torch.tensor([0.03])
+        self.fq_zp = torch.tensor([128], dtype=torch.int32)
+
+    def forward(self, x: torch.Tensor) -> List[torch.Tensor]:
+        out: List[torch.Tensor] = []
+        out.append(torch.fake_quantize_per_tensor_affine(x, 0.05, 64, 0, 255))
+        out.append(torch.fake_quantize_per_tensor_affine(x, 0.05, 0, -128, 127))
+        out.append(torch.fake_quantize_per_tensor_affine(x, 0.3, 3, 0, 15))  # 4-bit
+        out.append(torch.fake_quantize_per_tensor_affine(x, self.scale, self.zp, 0, 255))
+        out.append(torch.fake_quantize_per_channel_affine(x, self.ch_scale, self.ch_zp, 1, -128, 127))
+        out.append(torch.fake_quantize_per_channel_affine(x, self.ch_scale, self.ch_zp, 1, -8, 7))
+        out.append(torch._fake_quantize_learnable_per_tensor_affine(x, self.learn_scale, self.learn_zp,
+                                                                    0, 255, 1.0))
+        out.append(torch._fake_quantize_learnable_per_channel_affine(
+            x, self.ch_scale, self.ch_zp.float(), 1, -128, 127, 1.0))
+        out.append(torch.fused_moving_avg_obs_fake_quant(
+            x, self.off, self.on, self.rmin, self.rmax, self.fq_scale, self.fq_zp, 0.01, 0, 255, 0,
+            False, False))
+        return out
+
+
+MODELS = {"functional": (Functional, 2), "packed": (Packed, 1), "per_channel": (PerChannel, 1),
+          "fake": (Fake, 1)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("models", nargs="*", help="model names (default: all)")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for name in args.models or MODELS:
+        cls, n_inputs = MODELS[name]
+        torch.manual_seed(0)
+        module = torch.jit.script(cls().eval())
+        path = os.path.join(args.out, name + ".pt")
+        save_module(module, path)
+        g = torch.Generator().manual_seed(7)
+        inputs = [torch.randn(2, 4, 6, 6, generator=g) for _ in range(n_inputs)]
+        save_oracle(path, inputs=inputs)
+        print(f"{name}\t{path}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
