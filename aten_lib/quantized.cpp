@@ -27,6 +27,32 @@ Val requantize(GraphBuilder &b, const Val &x, const QuantParams &q) {
   return op_t(b, DType::Float, "DequantizeLinear", {qi, scale, zero});
 }
 
+// X quantized to uint8 at run time from its own range, and back, as LibTorch's dynamic
+// quantization does it: the range widened to hold 0, split into qmax steps (255; 127 with
+// reduce_range), the zero point round(-min / scale) clamped to [0, qmax], scale 0.1 for an
+// all-zero X. Without reduce_range that is exactly DynamicQuantizeLinear.
+Val dynamic_quantize(GraphBuilder &b, const Val &x, bool reduce_range) {
+  Val xf = cast_to(b, x, DType::Float);
+  if (!reduce_range) {
+    std::vector<Val> q = b.op("DynamicQuantizeLinear", {xf}, {}, 3);
+    return op_t(b, DType::Float, "DequantizeLinear", {q[0], q[1], q[2]});
+  }
+  const double qmax = 127;
+  auto f = [&](double v) { return b.const_scalar(DType::Float, v); };
+  std::vector<Attr> all = {{"keepdims", int64_t{0}}};
+  Val lo = op_t(b, DType::Float, "Min", {op_t(b, DType::Float, "ReduceMin", {xf}, all), f(0)});
+  Val hi = op_t(b, DType::Float, "Max", {op_t(b, DType::Float, "ReduceMax", {xf}, all), f(0)});
+  Val scale = op_t(b, DType::Float, "Div", {op_t(b, DType::Float, "Sub", {hi, lo}), f(qmax)});
+  Val zero_range = op_t(b, DType::Bool, "Equal", {scale, f(0)});
+  scale = op_t(b, DType::Float, "Where", {zero_range, f(0.1), scale});
+  Val zp = op_t(b, DType::Float, "Round",
+                {op_t(b, DType::Float, "Neg", {op_t(b, DType::Float, "Div", {lo, scale})})});
+  zp = op_t(b, DType::Float, "Min", {op_t(b, DType::Float, "Max", {zp, f(0)}), f(qmax)});
+  zp = cast_to(b, zp, DType::UInt8);
+  Val q = op_t(b, DType::UInt8, "QuantizeLinear", {xf, scale, zp});
+  return op_t(b, DType::Float, "DequantizeLinear", {q, scale, zp});
+}
+
 namespace {
 
 // ScalarType numbers of LibTorch's quantized dtypes (c10/core/ScalarType.h).
@@ -119,32 +145,6 @@ void quantized_linear(ConvertCtx &c) {
 }
 void quantized_linear_relu(ConvertCtx &c) {
   c.set_out(0, relu(c.b, packed_linear(c, c.tensor("X"))));
-}
-
-// X quantized to uint8 at run time from its own range, and back, as LibTorch's dynamic
-// quantization does it: the range widened to hold 0, split into qmax steps (255; 127 with
-// reduce_range), the zero point round(-min / scale) clamped to [0, qmax], scale 0.1 for an
-// all-zero X. Without reduce_range that is exactly DynamicQuantizeLinear.
-Val dynamic_quantize(GraphBuilder &b, const Val &x, bool reduce_range) {
-  Val xf = cast_to(b, x, DType::Float);
-  if (!reduce_range) {
-    std::vector<Val> q = b.op("DynamicQuantizeLinear", {xf}, {}, 3);
-    return op_t(b, DType::Float, "DequantizeLinear", {q[0], q[1], q[2]});
-  }
-  const double qmax = 127;
-  auto f = [&](double v) { return b.const_scalar(DType::Float, v); };
-  std::vector<Attr> all = {{"keepdims", int64_t{0}}};
-  Val lo = op_t(b, DType::Float, "Min", {op_t(b, DType::Float, "ReduceMin", {xf}, all), f(0)});
-  Val hi = op_t(b, DType::Float, "Max", {op_t(b, DType::Float, "ReduceMax", {xf}, all), f(0)});
-  Val scale = op_t(b, DType::Float, "Div", {op_t(b, DType::Float, "Sub", {hi, lo}), f(qmax)});
-  Val zero_range = op_t(b, DType::Bool, "Equal", {scale, f(0)});
-  scale = op_t(b, DType::Float, "Where", {zero_range, f(0.1), scale});
-  Val zp = op_t(b, DType::Float, "Round",
-                {op_t(b, DType::Float, "Neg", {op_t(b, DType::Float, "Div", {lo, scale})})});
-  zp = op_t(b, DType::Float, "Min", {op_t(b, DType::Float, "Max", {zp, f(0)}), f(qmax)});
-  zp = cast_to(b, zp, DType::UInt8);
-  Val q = op_t(b, DType::UInt8, "QuantizeLinear", {xf, scale, zp});
-  return op_t(b, DType::Float, "DequantizeLinear", {q, scale, zp});
 }
 
 // quantized::linear_dynamic(Tensor X, LinearPackedParamsBase W_prepack, bool reduce_range=False)

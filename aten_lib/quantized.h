@@ -19,6 +19,11 @@ Val quantize_linear(GraphBuilder &b, const Val &x, const QuantParams &q);
 // QuantizeLinear below opset 21: x is returned as it is. Example: the output of quantized::conv2d.
 Val requantize(GraphBuilder &b, const Val &x, const QuantParams &q);
 
+// x quantized to uint8 at run time from its own range and back, as LibTorch's dynamic
+// quantization does (reduce_range: 7-bit, as the x86 engines do). Example:
+// quantized::linear_dynamic.
+Val dynamic_quantize(GraphBuilder &b, const Val &x, bool reduce_range);
+
 // A packed-parameters object of a quantized conv or linear (Conv2dPackedParamsBase,
 // LinearPackedParamsBase) as the front end passes it to converters: a list Arg of
 //   conv:   [weight, bias?, stride, padding, dilation, groups, transposed, output_padding]
@@ -36,6 +41,19 @@ enum PackedField : size_t {
   kPackedOutputPadding = 7,
   kPackedConvFields = 8,
   kPackedLinearFields = 2,
+};
+
+// A dynamically quantized LSTM/GRU cell's parameters (CellParamsBase) as a list Arg of
+//   [kind ("quantized_dynamic"), w_ih (a linear's packed list), w_hh (the same), b_ih, b_hh,
+//    reduce_range]
+enum CellField : size_t {
+  kCellType = 0,
+  kCellWeightIh = 1,
+  kCellWeightHh = 2,
+  kCellBiasIh = 3,
+  kCellBiasHh = 4,
+  kCellReduceRange = 5,
+  kCellFields = 6,
 };
 
 } // namespace torch2onnx

@@ -326,6 +326,7 @@ const Registry &Registry::global() {
         {"torchvision", register_torchvision_ops},
         {"quantized", register_quantized_ops},
         {"fake_quantize", register_fake_quantize_ops},
+        {"quantized_rnn", register_quantized_rnn_ops},
         {"statistics", register_statistics_ops},
         {"order", register_order_ops},
         {"special", register_special_ops},

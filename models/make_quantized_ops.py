@@ -14,7 +14,10 @@ oracle, models/fixture_io.py save_oracle). Prints one line per model: name, path
   ops, cat, pooling, and the quantized normalizations (x: f32[2,4,6,6], y: f32[2,4,6,6]).
 - packed: conv1d/2d/3d (+relu), conv_transpose1d/2d/3d, linear (+relu) with per-tensor weights,
   and dynamic linear (x: f32[2,4,6,6]).
-- per_channel: conv2d and linear with per-channel weights, quantize_per_channel (opset 13+).
+- per_channel: conv2d and linear with per-channel weights, quantize_per_channel (opset 13+);
+  per_channel_conv: only the conv (refused below opset 13, naming the weight).
+- rnn: quantize_dynamic of a bidirectional LSTM and a 2-layer batch-first GRU
+  (aten::quantized_lstm / quantized_gru; x: f32[2,5,8]).
 - fake: fake quantization (per tensor, per channel, learnable, fused observer with its observer
   off) in the full uint8/int8 ranges and in a 4-bit range (x: f32[2,4,6,6]).
 """
@@ -161,6 +164,17 @@ class PerChannel(nn.Module):
         return out
 
 
+class PerChannelConv(nn.Module):
+    """Only a per-channel weight: what stops an export below opset 13."""
+
+    def __init__(self):
+        super().__init__()
+        self.c2 = Q.conv2d_prepack(qweight((6, 4, 3, 3), True), bias(6), [1, 1], [1, 1], [1, 1], 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return Q.conv2d(q(x), self.c2, 0.05, 60).dequantize()
+
+
 class Fake(nn.Module):
     def __init__(self):
         super().__init__()
@@ -195,8 +209,26 @@ class Fake(nn.Module):
         return out
 
 
+class Rnn(nn.Module):
+    """A bidirectional time-major LSTM and a 2-layer batch-first GRU (quantize_dynamic below)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 6, bidirectional=True)
+        self.gru = nn.GRU(12, 5, num_layers=2, batch_first=True)
+
+    def forward(self, x: torch.Tensor):
+        y, (h, c) = self.lstm(x.transpose(0, 1))
+        z, hz = self.gru(y.transpose(0, 1))
+        return y, h, c, z, hz
+
+
+def rnn_model():
+    return torch.ao.quantization.quantize_dynamic(Rnn().eval(), {nn.LSTM, nn.GRU}, dtype=torch.qint8)
+
+
 MODELS = {"functional": (Functional, 2), "packed": (Packed, 1), "per_channel": (PerChannel, 1),
-          "fake": (Fake, 1)}
+          "per_channel_conv": (PerChannelConv, 1), "fake": (Fake, 1), "rnn": (rnn_model, 1)}
 
 
 def main():
@@ -212,7 +244,8 @@ def main():
         path = os.path.join(args.out, name + ".pt")
         save_module(module, path)
         g = torch.Generator().manual_seed(7)
-        inputs = [torch.randn(2, 4, 6, 6, generator=g) for _ in range(n_inputs)]
+        shape = (2, 5, 8) if name == "rnn" else (2, 4, 6, 6)
+        inputs = [torch.randn(*shape, generator=g) for _ in range(n_inputs)]
         save_oracle(path, inputs=inputs)
         print(f"{name}\t{path}", flush=True)
     return 0

@@ -31,6 +31,7 @@ const std::map<std::string, Model> &models() {
       {"packed", {{"x:f32[2,4,6,6]"}, 11}},
       {"per_channel", {{"x:f32[2,4,6,6]"}, 13}}, // per-axis DequantizeLinear
       {"fake", {{"x:f32[2,4,6,6]"}, 11}},
+      {"rnn", {{"x:f32[2,5,8]"}, 11}},
   };
   return m;
 }
@@ -230,6 +231,13 @@ TEST_CASE("aten::fused_moving_avg_obs_fake_quant", "[quantized]") {
   check_op("aten::fused_moving_avg_obs_fake_quant", "fake");
 }
 
+TEST_CASE("aten::quantized_lstm", "[quantized]") {
+  check_op("aten::quantized_lstm", "rnn"); // bidirectional, time-major
+}
+TEST_CASE("aten::quantized_gru", "[quantized]") {
+  check_op("aten::quantized_gru", "rnn"); // 2 layers, batch-first
+}
+
 TEST_CASE("quantized: per-channel weights below opset 13 are a clear error", "[quantized]") {
   std::string dir = fresh_dir("quantized_per_channel_12");
   CliResult r = run_cli({fixture("per_channel.pt"), "-o", dir + "/m.onnx", "--input",
@@ -240,6 +248,17 @@ TEST_CASE("quantized: per-channel weights below opset 13 are a clear error", "[q
   CHECK(r.err.find("aten::quantize_per_channel") != std::string::npos);
   CHECK(r.err.find("--opset 13") != std::string::npos);
   CHECK(!std::filesystem::exists(dir + "/m.onnx"));
+  // Only a per-channel weight: the weight is named, with what to do.
+  CliResult w = run_cli({fixture("per_channel_conv.pt"), "-o", dir + "/w.onnx", "--input",
+                         "x:f32[2,4,6,6]", "--opset", "12"});
+  INFO(w.out << w.err);
+  CHECK(w.exit_code == 1);
+  CHECK(w.err.find("one scale per channel") != std::string::npos);
+  CHECK(w.err.find("export with --opset 13") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir + "/w.onnx"));
+  CHECK(run_cli({fixture("per_channel_conv.pt"), "-o", dir + "/w.onnx", "--input", "x:f32[2,4,6,6]",
+                 "--opset", "13", "--verify"})
+            .exit_code == 0);
 }
 
 TEST_CASE("quantized: the file holds int8 weights and QDQ pairs, and --verify reports steps",

@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/function.h>
 #include <cctype>
 
 namespace torch2onnx {
@@ -127,8 +128,9 @@ Val Walker::quantized_constant(const at::Tensor &t, const std::string &name) {
 
 bool Walker::is_packed_params(const c10::IValue &iv) {
   std::string type = iv.type()->str();
-  return type.rfind("__torch__.torch.classes.quantized.", 0) == 0 &&
-         type.find("PackedParamsBase") != std::string::npos;
+  return (type.rfind("__torch__.torch.classes.quantized.", 0) == 0 &&
+          type.find("PackedParamsBase") != std::string::npos) ||
+         type == "__torch__.torch.classes.rnn.CellParamsBase";
 }
 
 namespace {
@@ -150,6 +152,29 @@ Arg Walker::packed_params_arg(const c10::IValue &iv, const Value *origin) {
     return Arg::none(); // a bias left out
   };
   std::vector<Arg> items;
+  if (type.find("CellParamsBase") != std::string::npos) {
+    // A quantized RNN cell: its serialized state (kind, [b_ih, b_hh], doubles, [reduce_range],
+    // [w_ih, w_hh] packed), as aten_lib/quantized.h's cell list.
+    torch::jit::Function *getstate = iv.toObject()->type()->findMethod("__getstate__");
+    T2O_CHECK(getstate, "{}: a {} without __getstate__", hint, type);
+    torch::jit::Stack stack{iv};
+    getstate->run(stack);
+    const auto &state = stack.at(0).toTupleRef().elements();
+    T2O_CHECK(state.size() == 5, "{}: a cell state of {} fields", hint, state.size());
+    std::string kind = state[0].toStringRef();
+    auto tensors = state[1].toTensorVector();
+    auto longs = state[3].toIntVector();
+    auto packed = state[4].toListRef();
+    if (kind != "quantized_dynamic" || tensors.size() != 2 || packed.size() != 2)
+      return Arg::of_list({Arg::of_string(kind)}); // refused by the converter, naming the kind
+    items = {Arg::of_string(kind),
+             packed_params_arg(packed[0], origin),
+             packed_params_arg(packed[1], origin),
+             value(tensors[0], ".bias_ih"),
+             value(tensors[1], ".bias_hh"),
+             Arg::of_int(longs.empty() ? 0 : longs[0])};
+    return Arg::of_list(std::move(items));
+  }
   if (type.find("LinearPackedParamsBase") != std::string::npos) {
     auto w = call_packed_op("quantized::linear_unpack", iv);
     T2O_CHECK(w.size() == 2, "quantized::linear_unpack gave {} values", w.size());

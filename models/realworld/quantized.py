@@ -22,6 +22,9 @@ TorchScript module and its example inputs (random images / features of the given
   per-channel weights), observers off, traced.
 - kind "dynamic": torch.ao.quantization.quantize_dynamic of a transformer-style MLP block
   (nn.Linear layers, per-tensor int8 weights, activations quantized at run time), scripted.
+- kinds "dynamic_lstm", "dynamic_gru": quantize_dynamic of a sequence tagger (embedding, a
+  2-layer batch-first LSTM / a 2-layer bidirectional time-major GRU, a linear head), scripted;
+  the token ids are its example inputs.
 """
 import copy
 
@@ -77,6 +80,7 @@ def torchvision_model(name, size):
     import torchvision.models.quantization as tvq
 
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("googlenet", "inception_v3") else {}
+    torch.manual_seed(0)
     model = getattr(tvq, name)(weights=None, quantize=False, **kwargs)
     _settle_batchnorm(model, size)
     _scale_residual_branches(model)
@@ -255,6 +259,37 @@ class MlpBlock(nn.Module):
         return self.out(h)
 
 
+class Tagger(nn.Module):
+    """A sequence tagger as NLP users write one: embedding, a 2-layer batch-first LSTM, a head."""
+
+    def __init__(self, rnn="lstm"):
+        super().__init__()
+        self.embed = nn.Embedding(100, 32)
+        if rnn == "lstm":
+            self.rnn = nn.LSTM(32, 48, num_layers=2, batch_first=True)
+        else:  # a bidirectional, time-major GRU
+            self.rnn = nn.GRU(32, 24, num_layers=2, bidirectional=True)
+        self.head = nn.Linear(48, 7)
+        self.time_major = rnn != "lstm"
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        if self.time_major:
+            x = x.transpose(0, 1)
+        out, _ = self.rnn(x)
+        if self.time_major:
+            out = out.transpose(0, 1)
+        return self.head(out)
+
+
+def dynamic_rnn_model(rnn):
+    torch.manual_seed(0)
+    model = torch.ao.quantization.quantize_dynamic(Tagger(rnn).eval(), {nn.LSTM, nn.GRU, nn.Linear},
+                                                   dtype=torch.qint8)
+    ids = torch.randint(0, 100, (2, 12), generator=torch.Generator().manual_seed(0))
+    return torch.jit.script(model), [ids]
+
+
 def dynamic_model():
     torch.manual_seed(0)
     model = torch.ao.quantization.quantize_dynamic(MlpBlock().eval(), {nn.Linear}, dtype=torch.qint8)
@@ -275,4 +310,6 @@ def make(name, kind="torchvision", size=64):
         return qat_eager_model(size)
     if kind == "dynamic":
         return dynamic_model()
+    if kind in ("dynamic_lstm", "dynamic_gru"):
+        return dynamic_rnn_model(kind[len("dynamic_"):])
     raise ValueError(f"unknown kind {kind!r}")

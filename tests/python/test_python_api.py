@@ -134,27 +134,28 @@ class Api(unittest.TestCase):
         self.assertIn("Block", str(ctx.exception))  # the classes the model has are listed
 
     def test_fallback_domain(self):
-        # torch2onnx has no converter for fake quantization: without fallback_domain the export
-        # fails naming the op; with it the op becomes a node of that domain, with a notice.
-        class FakeQuant(torch.nn.Module):
+        # torch2onnx has no converter for LAPACK's geqrf (docs/not_converted.txt): without
+        # fallback_domain the export fails naming the op; with it the op becomes a node of that
+        # domain, with a notice.
+        class Geqrf(torch.nn.Module):
             def forward(self, x):
-                return torch.fake_quantize_per_tensor_affine(x, 0.1, 0, -128, 127) * 2
+                return torch.geqrf(x)[0] * 2
 
-        x = torch.randn(2, 3)
+        x = torch.randn(3, 3)
         with self.assertRaises(torch2onnx.Error) as ctx:
-            torch2onnx.export(FakeQuant(), (x,), self.path("fq.onnx"))
-        self.assertIn("aten::fake_quantize_per_tensor_affine", str(ctx.exception))
+            torch2onnx.export(Geqrf(), (x,), self.path("fq.onnx"))
+        self.assertIn("aten::geqrf", str(ctx.exception))
         self.assertFalse(os.path.exists(self.path("fq.onnx")))
-        r = torch2onnx.export(FakeQuant(), (x,), self.path("fq.onnx"), fallback_domain="my.ops")
+        r = torch2onnx.export(Geqrf(), (x,), self.path("fq.onnx"), fallback_domain="my.ops")
         self.assertTrue(os.path.exists(self.path("fq.onnx")))
-        self.assertTrue(any("fake_quantize_per_tensor_affine" in n and "my.ops" in n
+        self.assertTrue(any("geqrf" in n and "my.ops" in n
                             for n in r["notices"] + r["warnings"]), r)
         with open(self.path("fq.onnx"), "rb") as f:
             data = f.read()
         self.assertIn(b"my.ops", data)
-        self.assertIn(b"fake_quantize_per_tensor_affine", data)
+        self.assertIn(b"geqrf", data)
         with self.assertRaises(torch2onnx.Error):
-            torch2onnx.export(FakeQuant(), (x,), self.path("fq2.onnx"), fallback_domain="my.ops",
+            torch2onnx.export(Geqrf(), (x,), self.path("fq2.onnx"), fallback_domain="my.ops",
                               verify=True)
 
     def test_settings_table(self):

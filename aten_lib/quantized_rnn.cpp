@@ -1,0 +1,225 @@
+// Dynamically quantized LSTM and GRU (torch.ao.quantization.quantize_dynamic of nn.LSTM / nn.GRU:
+// aten::quantized_lstm / aten::quantized_gru with CellParamsBase objects; docs/quantized.md).
+// LibTorch computes each layer's input projection over the whole sequence with one dynamic
+// quantization of the layer input, and the hidden projection at every step with a dynamic
+// quantization of that step's hidden state; the cell itself is float. The export does the same,
+// one step after another (the sequence length must be fixed), so the file computes what LibTorch
+// computes: ONNX's LSTM/GRU ops cannot quantize the hidden state between steps.
+#include "aten_lib/helpers.h"
+#include "aten_lib/quantized.h"
+
+namespace torch2onnx {
+
+namespace {
+
+enum class Rnn { Lstm, Gru };
+
+// One cell's parameters as the front end passes them (aten_lib/quantized.h, kCell*).
+struct CellWeights {
+  Val w_ih, w_hh, b_ih, b_hh; // real-valued weights [G*H, in]; biases may be invalid
+  bool reduce_range = false;
+};
+
+CellWeights cell_weights(const ConvertCtx &c, const Arg &a) {
+  T2O_CHECK(a.is_list() && !a.items.empty(),
+            "{}: a cell's parameters did not reach the converter ({})", c.op(), a.describe());
+  const std::string &kind = a.items[kCellType].str();
+  if (kind != "quantized_dynamic" || a.items.size() != kCellFields)
+    throw Error(fmt::format("{}: cells quantized as '{}' are not exported (dynamically quantized "
+                            "int8 cells are)",
+                            c.op(), kind),
+                "quantize the LSTM/GRU with quantize_dynamic(..., dtype=torch.qint8)");
+  auto weight = [&](size_t field) {
+    const Arg &packed = a.items[field];
+    T2O_CHECK(packed.is_list() && packed.items.size() == kPackedLinearFields,
+              "{}: a cell's packed weight did not reach the converter", c.op());
+    return packed.items[kPackedWeight].t();
+  };
+  CellWeights w;
+  w.w_ih = weight(kCellWeightIh);
+  w.w_hh = weight(kCellWeightHh);
+  if (a.items[kCellBiasIh].is_tensor())
+    w.b_ih = a.items[kCellBiasIh].t();
+  if (a.items[kCellBiasHh].is_tensor())
+    w.b_hh = a.items[kCellBiasHh].t();
+  w.reduce_range = a.items[kCellReduceRange].to_int() != 0;
+  return w;
+}
+
+// x [N, in] dynamically quantized, times w [G*H, in] transposed, plus b.
+Val linear_dynamic_2d(GraphBuilder &b, const Val &x, const Val &w, const Val &bias,
+                      bool reduce_range) {
+  Val xq = dynamic_quantize(b, x, reduce_range);
+  std::vector<Val> in = {xq, w};
+  if (bias.valid())
+    in.push_back(cast_to(b, bias, DType::Float));
+  return op_t(b, DType::Float, "Gemm", in, {{"transB", int64_t{1}}});
+}
+
+// Step t ([B, in]) of a time-major [T, B, in] sequence.
+Val step(GraphBuilder &b, const Val &seq, int64_t t) {
+  return op_t(b, DType::Float, "Gather", {seq, b.const_i64_scalar(t)}, {{"axis", int64_t{0}}});
+}
+
+Val sigmoid(GraphBuilder &b, const Val &x) {
+  return op_t(b, DType::Float, "Sigmoid", {x});
+}
+Val tanh(GraphBuilder &b, const Val &x) {
+  return op_t(b, DType::Float, "Tanh", {x});
+}
+Val add(GraphBuilder &b, const Val &x, const Val &y) {
+  return op_t(b, DType::Float, "Add", {x, y});
+}
+Val mul(GraphBuilder &b, const Val &x, const Val &y) {
+  return op_t(b, DType::Float, "Mul", {x, y});
+}
+
+struct State {
+  Val h, c; // [B, H]; c only for the LSTM
+};
+
+// One step of the cell from the input projection `xi` [B, G*H] (biases included).
+State cell_step(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &xi, const State &s) {
+  Val hh = linear_dynamic_2d(b, s.h, w.w_hh, w.b_hh, w.reduce_range);
+  if (kind == Rnn::Lstm) {
+    std::vector<Val> g = b.op("Split", {add(b, xi, hh)}, {{"axis", int64_t{1}}}, 4);
+    Val i = sigmoid(b, g[0]), f = sigmoid(b, g[1]), n = tanh(b, g[2]), o = sigmoid(b, g[3]);
+    Val cell = add(b, mul(b, f, s.c), mul(b, i, n));
+    return {mul(b, o, tanh(b, cell)), cell};
+  }
+  std::vector<Val> gi = b.op("Split", {xi}, {{"axis", int64_t{1}}}, 3);
+  std::vector<Val> gh = b.op("Split", {hh}, {{"axis", int64_t{1}}}, 3);
+  Val r = sigmoid(b, add(b, gi[0], gh[0])), z = sigmoid(b, add(b, gi[1], gh[1]));
+  Val n = tanh(b, add(b, gi[2], mul(b, r, gh[2])));
+  // h' = (1 - z) * n + z * h = n + z * (h - n)
+  Val h = add(b, n, mul(b, z, op_t(b, DType::Float, "Sub", {s.h, n})));
+  return {h, Val{}};
+}
+
+// One direction of one layer over the time-major input `x` [T, B, in]: the outputs [T, B, H] in
+// time order and the final state.
+std::pair<Val, State> run_direction(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &x,
+                                    int64_t steps, State s, bool reverse) {
+  // The input projection of every step at once, with one quantization of the whole input.
+  int64_t in = static_size(b.info(w.w_ih), 1, "the cell's input weight");
+  Val flat = reshape(b, x, {-1, in});
+  Val xi = linear_dynamic_2d(b, flat, w.w_ih, w.b_ih, w.reduce_range);
+  Val shape = concat0(b, {dims_of(b, x, 0, 2), b.const_i64({-1})});
+  xi = op_t(b, DType::Float, "Reshape", {xi, shape});
+  std::vector<Val> outs(static_cast<size_t>(steps));
+  for (int64_t k = 0; k < steps; ++k) {
+    int64_t t = reverse ? steps - 1 - k : k;
+    s = cell_step(b, kind, w, step(b, xi, t), s);
+    outs[static_cast<size_t>(t)] = unsqueeze(b, s.h, {0});
+  }
+  return {outs.size() == 1 ? outs[0]
+                           : op_t(b, DType::Float, "Concat", outs, {{"axis", int64_t{0}}}),
+          s};
+}
+
+// Entry `index` ([B, H]) of a stacked state [L*D, B, H].
+Val state_at(GraphBuilder &b, const Val &stacked, int64_t index) {
+  return step(b, cast_to(b, stacked, DType::Float), index);
+}
+
+Val stack0(GraphBuilder &b, const std::vector<Val> &parts) {
+  std::vector<Val> u;
+  for (const auto &p : parts)
+    u.push_back(unsqueeze(b, p, {0}));
+  return u.size() == 1 ? u[0] : op_t(b, DType::Float, "Concat", u, {{"axis", int64_t{0}}});
+}
+
+void quantized_rnn(ConvertCtx &c, Rnn kind) {
+  GraphBuilder &b = c.b;
+  T2O_CHECK(c.overload() == "input" || c.overload().empty(),
+            "{}: the '{}' overload (packed sequences) is not exported", c.op(), c.overload());
+  bool batch_first = c.arg<bool>("batch_first", false);
+  bool bidirectional = c.arg<bool>("bidirectional", false);
+  int64_t layers = c.arg<int64_t>("num_layers");
+  int64_t dirs = bidirectional ? 2 : 1;
+  Val x = cast_to(b, c.tensor("input"), DType::Float);
+  if (batch_first)
+    x = transpose(b, x, {1, 0, 2});
+  int64_t steps = static_size(c.info("input"), batch_first ? 1 : 0, c.op());
+  Val h0, c0;
+  if (kind == Rnn::Lstm) {
+    const auto &hx = c.list("hx");
+    T2O_CHECK(hx.size() == 2, "{}: hx holds {} tensors, not (h0, c0)", c.op(), hx.size());
+    h0 = hx[0].t();
+    c0 = hx[1].t();
+  } else {
+    h0 = c.tensor("hx");
+  }
+  const auto &params = c.list("params");
+  T2O_CHECK(static_cast<int64_t>(params.size()) == layers * dirs,
+            "{}: {} cells for {} layers x {} directions", c.op(), params.size(), layers, dirs);
+  std::vector<Val> h_n, c_n;
+  for (int64_t l = 0; l < layers; ++l) {
+    std::vector<Val> outs;
+    for (int64_t d = 0; d < dirs; ++d) {
+      int64_t idx = l * dirs + d;
+      CellWeights w = cell_weights(c, params[static_cast<size_t>(idx)]);
+      State s{state_at(b, h0, idx), kind == Rnn::Lstm ? state_at(b, c0, idx) : Val{}};
+      auto [out, last] = run_direction(b, kind, w, x, steps, s, d == 1);
+      outs.push_back(out);
+      h_n.push_back(last.h);
+      if (kind == Rnn::Lstm)
+        c_n.push_back(last.c);
+    }
+    x = outs.size() == 1 ? outs[0] : op_t(b, DType::Float, "Concat", outs, {{"axis", int64_t{2}}});
+  }
+  c.set_out(0, batch_first ? transpose(b, x, {1, 0, 2}) : x);
+  c.set_out(1, stack0(b, h_n));
+  if (kind == Rnn::Lstm)
+    c.set_out(2, stack0(b, c_n));
+}
+
+// aten::quantized_lstm.input(Tensor input, Tensor[] hx, CellParamsBase[] params, bool has_biases,
+//   int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *,
+//   ScalarType? dtype=None, bool use_dynamic=False) -> (Tensor, Tensor, Tensor)
+void aten_quantized_lstm(ConvertCtx &c) {
+  quantized_rnn(c, Rnn::Lstm);
+}
+
+// aten::quantized_gru.input(Tensor input, Tensor hx, CellParamsBase[] params, bool has_biases,
+//   int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)
+//   -> (Tensor, Tensor)
+void aten_quantized_gru(ConvertCtx &c) {
+  quantized_rnn(c, Rnn::Gru);
+}
+
+} // namespace
+
+void register_quantized_rnn_ops(Registry &r) {
+  const std::vector<std::string> ops = {"Gemm",
+                                        "Gather",
+                                        "Split",
+                                        "Sigmoid",
+                                        "Tanh",
+                                        "Add",
+                                        "Mul",
+                                        "Sub",
+                                        "Concat",
+                                        "Reshape",
+                                        "Shape",
+                                        "Slice",
+                                        "Unsqueeze",
+                                        "Transpose",
+                                        "Cast",
+                                        "DynamicQuantizeLinear",
+                                        "DequantizeLinear",
+                                        "QuantizeLinear",
+                                        "ReduceMin",
+                                        "ReduceMax",
+                                        "Min",
+                                        "Max",
+                                        "Div",
+                                        "Equal",
+                                        "Where",
+                                        "Round",
+                                        "Neg"};
+  r.add("aten::quantized_lstm", 11, aten_quantized_lstm, ops);
+  r.add("aten::quantized_gru", 11, aten_quantized_gru, ops);
+}
+
+} // namespace torch2onnx
