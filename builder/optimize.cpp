@@ -385,6 +385,19 @@ void OptGraph::replace_input(int i, int k, const std::string &name) {
   ++s_->uses[name];
 }
 
+void OptGraph::retype(int i, const std::string &op_type, int keep) {
+  auto *n = s_->g->mutable_node(i);
+  for (int k = keep; k < n->input_size(); ++k) {
+    auto it = s_->uses.find(resolve(n->input(k)));
+    if (it != s_->uses.end() && it->second > 0)
+      --it->second;
+  }
+  if (keep < n->input_size())
+    n->mutable_input()->DeleteSubrange(keep, n->input_size() - keep);
+  n->set_op_type(op_type);
+  n->clear_attribute();
+}
+
 void OptGraph::append_input(int i, const std::string &name) {
   s_->g->mutable_node(i)->add_input(name);
   ++s_->uses[name];

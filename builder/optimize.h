@@ -16,6 +16,8 @@
 //                                             float32 weights, folded into the Conv's
 //   fold-transpose-weight Transpose           a Transpose of an initializer nothing else reads,
 //                                             which becomes the transposed initializer
+//   fold-matmul-batchnorm BatchNormalization  a BatchNormalization over a MatMul's output features
+//                                             (a Linear + BatchNorm1d), folded into its weight
 //   cse                  every node           a second node with the same op, inputs and
 //                                             attributes (never random ops or subgraphs)
 // clang-format on
@@ -157,6 +159,10 @@ public:
   // Node i's input k now reads `name`; or one more input.
   void replace_input(int i, int k, const std::string &name);
   void append_input(int i, const std::string &name);
+  // Node i becomes an `op_type` node (same domain and outputs) of its first `keep` inputs and no
+  // attributes; the inputs dropped lose a use. Example: fold-matmul-batchnorm turns a
+  // BatchNormalization into the Add of its folded bias: g.retype(i, "Add", 1); g.append_input(..).
+  void retype(int i, const std::string &op_type, int keep);
   // Per-run scratch tables for rules that remember nodes (e.g. cse).
   // A rule's memo, not part of the graph: conditions may fill it.
   std::unordered_map<std::string, int> &scratch(const std::string &name) const;

@@ -48,6 +48,7 @@ const std::vector<RewriteRule> &default_rules() {
                                   noop_dropout_rule(),
                                   fold_conv_batchnorm_rule(),
                                   fold_transpose_weight_rule(),
+                                  fold_matmul_batchnorm_rule(),
                                   cse_rule()};
     check_rule_names(r);
     return r;
