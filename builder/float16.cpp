@@ -468,9 +468,11 @@ Plan Conversion::plan(const onnx::NodeProto &n) const {
   const bool float_in = std::any_of(n.input().begin(), n.input().end(),
                                     [&](const std::string &in) { return is_float(in); });
   const auto &ops = float32_ops();
+  // (Not If/Loop/Scan: their bodies are converted, so they read and write the low type.)
   auto is_wide = [&](const std::string &v) { return wide_.count(v) > 0; };
-  const bool wide = std::any_of(n.input().begin(), n.input().end(), is_wide) ||
-                    std::any_of(n.output().begin(), n.output().end(), is_wide);
+  const bool wide =
+      subgraphs(n).empty() && (std::any_of(n.input().begin(), n.input().end(), is_wide) ||
+                               std::any_of(n.output().begin(), n.output().end(), is_wide));
   p.keep = wide || (float_in && (!is_default_domain(n.domain()) ||
                                  std::binary_search(ops.begin(), ops.end(), n.op_type())));
   if (const onnx::OpSchema *s = schema_of(n); s && !p.keep)

@@ -257,6 +257,33 @@ TEST_CASE("float16: normalize of a zero row and a product by 1e5 verify in float
   CHECK(contains(r.out, "verify output_1: max abs error"));
 }
 
+TEST_CASE("float16: a Loop carrying such a constant reads it in float16, as its body does",
+          "[float16]") {
+  auto body = [](GraphBuilder &b, Val x) {
+    Val eps = b.constant(TensorData::f32({1e-12F}, {}), "eps");
+    b.begin_subgraph("body");
+    b.add_subgraph_input("i", ValueType{DType::Int64, false, std::vector<Dim>{}});
+    Val c = b.add_subgraph_input("c", ValueType{DType::Bool, false, std::vector<Dim>{}});
+    Val v = b.add_subgraph_input("v", ValueType{DType::Float, false, std::vector<Dim>{}});
+    Val v2 = b.op1("Add", {v, b.const_scalar(DType::Float, 1.0)});
+    Subgraph g = b.end_subgraph({c, v2}, {ValueType{DType::Bool}, ValueType{DType::Float}});
+    Val n = b.const_scalar(DType::Int64, 2);
+    Val yes = b.const_scalar(DType::Bool, 1);
+    Val out = b.op_with_subgraphs("Loop", {n, yes, eps}, {{"body", g}}, 1)[0];
+    Val y = b.op1("Add", {x, out});
+    b.set_info(y, f32({2, 4}));
+    b.add_output(y, "y");
+  };
+  Converted c = convert(body); // the ONNX checker and shape inference accept the types
+  const onnx::NodeProto *loop = nullptr;
+  for (const auto &n : c.model.graph().node())
+    if (n.op_type() == "Loop")
+      loop = &n;
+  REQUIRE(loop != nullptr);
+  CHECK(value_type(c.model.graph(), loop->input(2)) == kF16);
+  CHECK(value_type(c.model.graph(), loop->output(0)) == kF16);
+}
+
 TEST_CASE("float16: If branches, constants and casts inside them are converted", "[float16]") {
   auto body = [](GraphBuilder &b, Val x) {
     Val sum = b.op1("ReduceSum", {x, b.const_i64({0, 1})}, {Attr("keepdims", int64_t{0})});
