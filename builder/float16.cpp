@@ -23,7 +23,52 @@ namespace {
 
 using onnx::TensorProto;
 constexpr int kFloat = TensorProto::FLOAT;
-constexpr float kHalfMax = 65504.0F;
+
+// A float32 constant is kept float32 when float16 cannot hold it to a unit roundoff of its
+// largest magnitude: a finite value beyond the largest finite float16 (65504), or a nonzero tensor
+// whose largest magnitude is below the smallest normal float16 (2^-14 = 6.1e-5), e.g. the eps of
+// max(norm, 1e-12), which would become 0. (A subnormal element next to a normal one is off by at
+// most 2^-25 = 2^-11 of 2^-14, i.e. within a unit roundoff of the tensor's largest magnitude, so
+// ordinary weights convert.) The same for bfloat16 with its limits.
+struct Range {
+  float max, min_normal;
+};
+Range range_of(int to) {
+  return to == TensorProto::FLOAT16 ? Range{65504.0F, 6.103515625e-05F}
+                                    : Range{3.3895313892515355e38F, 1.1754943508222875e-38F};
+}
+
+// What a float32 value computed in float32 from such a constant carries to its readers unchanged
+// (moves, selects, clips, takes the sign of): those stay float32 too, up to the first op that
+// computes with it (that one in float32, its output in the low type). max(norm, 1e-12) -> Expand
+// -> Div: Clip, Expand and Div compute in float32, the Div's output is float16.
+const std::vector<std::string> kCarryOps = {
+    "Abs",
+    "Cast",
+    "Clip",
+    "Concat",
+    "Expand",
+    "Flatten",
+    "Gather",
+    "GatherElements",
+    "GatherND",
+    "Identity",
+    "Max",
+    "Min",
+    "Neg",
+    "Pad",
+    "Relu",
+    "Reshape",
+    "ScatterElements",
+    "ScatterND",
+    "Slice",
+    "Split",
+    "Squeeze",
+    "Tile",
+    "Transpose",
+    "Unsqueeze",
+    "Where",
+};
 
 // Why each stays float32 (docs/float16.md): sums over many elements (float16 keeps 11 bits and
 // overflows at 65504: a sum of squares of 700 values of 10 already does), exponentials and
@@ -181,7 +226,10 @@ private:
   int output_type(const onnx::NodeProto &n, int k, const onnx::OpSchema *s) const;
   int type_of(const std::string &v) const;
   const onnx::OpSchema *schema_of(const onnx::NodeProto &n) const;
-  // Pass 2: what each node reads and computes in float32; the initializers read in `to_`.
+  // Pass 2: the constants kept float32 and what carries them, what each node reads and computes
+  // in float32; the initializers read in `to_`.
+  void collect_wide(const onnx::GraphProto &g);
+  bool out_of_range(const TensorProto &t, bool initializer) const;
   Plan plan(const onnx::NodeProto &n) const;
   void schema_plan(const onnx::NodeProto &n, const onnx::OpSchema &s, Plan &p) const;
   void collect_low_reads(const onnx::GraphProto &g);
@@ -216,6 +264,7 @@ private:
   std::unordered_map<std::string, int> type_; // element type of each value before the step
   std::unordered_set<std::string> seq_;       // values that are sequences
   std::unordered_set<std::string> float_inits_, low_reads_;
+  std::unordered_set<std::string> wide_;     // float32 by a constant kept float32 (kCarryOps)
   std::unordered_map<std::string, int> now_; // element type of each float value after it
   std::unordered_map<std::string, std::string> rename_;
   std::unordered_map<std::string, std::string> cast_from_; // a Cast's output -> its input
@@ -251,6 +300,7 @@ Conversion::Conversion(onnx::ModelProto &m, const FloatConversion &c) : model_(m
 
 FloatConversionReport Conversion::run() {
   infer_graph(model_.graph());
+  collect_wide(model_.graph());
   collect_low_reads(model_.graph());
   rename_main_outputs(model_.graph());
   convert_graph(*model_.mutable_graph(), true);
@@ -356,6 +406,61 @@ int Conversion::output_type(const onnx::NodeProto &n, int k, const onnx::OpSchem
   return sequence_op && n.input_size() > 0 ? type_of(n.input(0)) : 0;
 }
 
+bool Conversion::out_of_range(const TensorProto &t, bool initializer) const {
+  const std::string_view raw = initializer ? initializer_raw_bytes(t) : t.raw_data();
+  const size_t n = raw.empty() ? static_cast<size_t>(t.float_data_size()) : raw.size() / 4;
+  const Range r = range_of(c_.to);
+  float largest = 0;
+  for (size_t i = 0; i < n; ++i) {
+    float f = 0;
+    if (raw.empty())
+      f = t.float_data(static_cast<int>(i));
+    else
+      std::memcpy(&f, raw.data() + 4 * i, 4);
+    if (!std::isfinite(f))
+      continue;
+    if (std::fabs(f) > r.max)
+      return true;
+    largest = std::max(largest, std::fabs(f));
+  }
+  return largest > 0 && largest < r.min_normal;
+}
+
+void Conversion::collect_wide(const onnx::GraphProto &g) {
+  for (const auto &t : g.initializer())
+    if (t.data_type() == kFloat && out_of_range(t, true)) {
+      wide_.insert(t.name());
+      ++report_.float32_constants;
+    }
+  static const std::unordered_set<std::string> carry(kCarryOps.begin(), kCarryOps.end());
+  for (const auto &n : g.node()) {
+    for (const auto *sub : subgraphs(n))
+      collect_wide(*sub);
+    if (!is_default_domain(n.domain()) || n.output_size() == 0)
+      continue;
+    const std::string &op = n.op_type();
+    bool wide = false;
+    if (op == "Constant" || op == "ConstantOfShape") {
+      TensorProto t;
+      if (const auto *v = find_attr(n, "value"); v && v->t().data_type() == kFloat)
+        wide = out_of_range(v->t(), false);
+      else if (const auto *f = find_attr(n, "value_float"))
+        t.add_float_data(f->f());
+      else if (const auto *fs = find_attr(n, "value_floats"))
+        t.mutable_float_data()->CopyFrom(fs->floats());
+      wide = wide || out_of_range(t, false);
+      report_.float32_constants += wide ? 1 : 0;
+    } else if (carry.count(op)) {
+      wide = std::any_of(n.input().begin(), n.input().end(),
+                         [&](const std::string &in) { return wide_.count(in) > 0; });
+    }
+    if (wide)
+      for (const auto &o : n.output())
+        if (is_float(o))
+          wide_.insert(o);
+  }
+}
+
 Plan Conversion::plan(const onnx::NodeProto &n) const {
   Plan p;
   p.in32.assign(static_cast<size_t>(n.input_size()), false);
@@ -363,8 +468,13 @@ Plan Conversion::plan(const onnx::NodeProto &n) const {
   const bool float_in = std::any_of(n.input().begin(), n.input().end(),
                                     [&](const std::string &in) { return is_float(in); });
   const auto &ops = float32_ops();
-  p.keep = float_in && (!is_default_domain(n.domain()) ||
-                        std::binary_search(ops.begin(), ops.end(), n.op_type()));
+  // (Not If/Loop/Scan: their bodies are converted, so they read and write the low type.)
+  auto is_wide = [&](const std::string &v) { return wide_.count(v) > 0; };
+  const bool wide =
+      subgraphs(n).empty() && (std::any_of(n.input().begin(), n.input().end(), is_wide) ||
+                               std::any_of(n.output().begin(), n.output().end(), is_wide));
+  p.keep = wide || (float_in && (!is_default_domain(n.domain()) ||
+                                 std::binary_search(ops.begin(), ops.end(), n.op_type())));
   if (const onnx::OpSchema *s = schema_of(n); s && !p.keep)
     schema_plan(n, *s, p);
   for (int i = 0; i < n.input_size(); ++i)
@@ -407,7 +517,7 @@ void Conversion::collect_low_reads(const onnx::GraphProto &g) {
     for (const auto *sub : subgraphs(n)) {
       collect_low_reads(*sub);
       for (const auto &o : sub->output()) // subgraph outputs are converted
-        if (float_inits_.count(o.name()))
+        if (float_inits_.count(o.name()) && !wide_.count(o.name()))
           low_reads_.insert(o.name());
     }
   }
@@ -486,10 +596,6 @@ void Conversion::convert_tensor(TensorProto &t, bool initializer) {
       f = t.float_data(static_cast<int>(i));
     else
       std::memcpy(&f, raw.data() + 4 * i, 4);
-    if (c_.to == TensorProto::FLOAT16 && std::isfinite(f) && std::fabs(f) > kHalfMax) {
-      f = std::copysign(kHalfMax, f);
-      ++report_.clamped;
-    }
     uint16_t h = c_.to == TensorProto::FLOAT16 ? float16_bits(f) : bfloat16_bits(f);
     std::memcpy(&bytes[2 * i], &h, 2);
   }

@@ -5,6 +5,10 @@
 //   - the graph's float32 inputs and outputs keep their type: a Cast after each input, before
 //     each output (inputs named in `low_inputs` are declared float16 instead);
 //   - the ops of float32_ops() compute in float32 behind Casts (they lose too much in float16);
+//   - a constant float16 cannot hold (a value beyond 65504, or all nonzero values below the
+//     smallest normal 6.1e-5, like the 1e-12 of max(norm, 1e-12)) stays float32, and so does the
+//     op reading it, and the ops that only carry its values on (Expand, Max, ...) up to the first
+//     one that computes with them;
 //   - an op whose ONNX schema at the model's opset takes no float16 for an input (Range, the
 //     scales of Resize, ...) gets that input in float32.
 // Casts are made where a value is read in the other type, once per value and graph, so a chain
@@ -34,10 +38,10 @@ struct FloatConversion {
 };
 
 struct FloatConversionReport {
-  size_t initializers = 0; // float32 initializers and constants made `to`
-  size_t kept = 0;         // nodes computing in float32 (float32_ops() and schema-bound)
-  size_t casts = 0;        // Cast nodes added
-  size_t clamped = 0;      // finite weights beyond float16's range, written as +-65504
+  size_t initializers = 0;      // float32 initializers and constants made `to`
+  size_t kept = 0;              // nodes computing in float32 (float32_ops() and schema-bound)
+  size_t casts = 0;             // Cast nodes added
+  size_t float32_constants = 0; // kept float32: beyond float16's range or all below its normals
 };
 
 // Converts `model` in place (main graph and subgraphs). Initializers without bytes in the proto

@@ -164,11 +164,7 @@ void convert_dtype(onnx::ModelProto &model, const ExportOptions &o, ExportReport
   for (size_t k = 0; k < r.inputs.size() && k < r.input_names.size(); ++k)
     if (r.inputs[k].is_tensor() && r.inputs[k].dtype == low)
       fc.low_inputs.insert(r.input_names[k]);
-  FloatConversionReport fr = convert_float_type(model, fc);
-  if (fr.clamped > 0)
-    r.warnings.push_back(fmt::format("--dtype f16: {} weight value{} beyond float16's range "
-                                     "written as +-65504",
-                                     fr.clamped, fr.clamped == 1 ? "" : "s"));
+  convert_float_type(model, fc);
 }
 
 // Writes the ONNX file (optimized unless --no-optimize; module calls made functions with

@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <torch/script.h>
 
 using namespace t2o_test;
 using namespace torch2onnx;
@@ -87,7 +89,7 @@ int value_type(const onnx::GraphProto &g, const std::string &value) {
 // x -> MatMul(w) -> Add(b) -> Softmax -> output; and x -> ReduceSum -> second output.
 void mlp(GraphBuilder &b, Val x) {
   Val w = b.constant(TensorData::f32(std::vector<float>(12, 0.5F), {4, 3}), "w");
-  Val bias = b.constant(TensorData::f32({1, 2, 70000}, {3}), "bias"); // 70000: beyond float16
+  Val bias = b.constant(TensorData::f32({1, 2, 1e-6F}, {3}), "bias"); // 1e-6: a subnormal
   Val h = b.op1("Add", {b.op1("MatMul", {x, w}), bias});
   Val s = b.op1("Softmax", {b.op1("Relu", {h})}, {Attr("axis", int64_t{-1})});
   b.set_info(s, f32({2, 3}));
@@ -104,8 +106,8 @@ TEST_CASE("float16: weights become float16, float32 inputs and outputs keep thei
   Converted c = convert(mlp);
   const auto &g = c.model.graph();
   for (const auto &t : g.initializer())
-    CHECK(t.data_type() != kF32); // w and bias; the int64 axes stay int64
-  CHECK(c.report.clamped == 1);   // 70000 -> 65504
+    CHECK(t.data_type() != kF32);         // w and bias; the int64 axes stay int64
+  CHECK(c.report.float32_constants == 0); // bias's 1e-6 is within a roundoff of its 2
   CHECK(elem(g.input(0)) == kF32);
   for (const auto &o : g.output()) {
     CHECK(elem(o) == kF32);
@@ -161,9 +163,125 @@ TEST_CASE("float16: an input declared float16 takes no Cast; bfloat16 converts t
   Converted b = convert(mlp, bf);
   for (const auto &t : b.model.graph().initializer())
     CHECK(t.data_type() != kF32);
-  CHECK(b.report.clamped == 0); // bfloat16 has float32's range
   CHECK(float32_ops().size() > 10);
   CHECK(std::is_sorted(float32_ops().begin(), float32_ops().end()));
+}
+
+namespace {
+
+// max(norm, 1e-12) -> Expand -> Div, then Mul by a weight; x * 1e5 / 1e6.
+void eps_and_large(GraphBuilder &b, Val x) {
+  Val norm =
+      b.op1("ReduceL2", {x}, {Attr("axes", std::vector<int64_t>{1}), Attr("keepdims", int64_t{1})});
+  Val eps = b.constant(TensorData::f32({1e-12F}, {}), "eps");
+  Val shape = b.op1("Shape", {x});
+  Val d = b.op1("Div", {x, b.op1("Expand", {b.op1("Max", {norm, eps}), shape})});
+  Val w = b.constant(TensorData::f32({0.5F, 1e-6F, 2, 3}, {4}), "w");
+  Val y = b.op1("Mul", {d, w});
+  b.set_info(y, f32({2, 4}));
+  b.add_output(y, "y");
+  Val big = b.constant(TensorData::f32({1e5F}, {}), "big");
+  Val huge = b.constant(TensorData::f32({1e6F}, {}), "huge");
+  Val z = b.op1("Relu", {b.op1("Div", {b.op1("Mul", {x, big}), huge})});
+  b.set_info(z, f32({2, 4}));
+  b.add_output(z, "z");
+}
+
+} // namespace
+
+TEST_CASE("float16: a constant float16 cannot hold stays float32, with the ops that read and carry "
+          "it",
+          "[float16]") {
+  Converted c = convert(eps_and_large);
+  const auto &g = c.model.graph();
+  CHECK(c.report.float32_constants == 3);               // eps, big, huge; not w (1e-6 next to 3)
+  std::map<std::string, const onnx::NodeProto *> by_op; // "Mul", "Mul2": in graph order
+  for (const auto &n : g.node())
+    by_op[n.op_type() + (by_op.count(n.op_type()) ? "2" : "")] = &n;
+  for (const char *op : {"Max", "Expand", "Div", "Mul2", "Div2"}) {
+    INFO(op);
+    REQUIRE(by_op.count(op));
+    CHECK(value_type(g, by_op[op]->output(0)) == kF32); // computed in float32
+  }
+  CHECK(value_type(g, by_op["Max"]->input(1)) == kF32);  // eps
+  CHECK(value_type(g, by_op["Mul2"]->input(1)) == kF32); // big
+  CHECK(value_type(g, by_op["Div2"]->input(1)) == kF32); // huge
+  CHECK(value_type(g, by_op["Mul"]->input(1)) == kF16);  // w
+  // The Div computes with the carried eps: Mul reads its output through a Cast to float16.
+  CHECK(by_op["Div"]->input(0) == "x");
+  CHECK(value_type(g, by_op["Mul"]->output(0)) == kF16);
+  const auto *cast = producer(g, by_op["Mul"]->input(0));
+  REQUIRE(cast != nullptr);
+  CHECK(cast->op_type() == "Cast");
+  CHECK(cast_to(*cast) == kF16);
+  // Relu reads Div2's output, which carries no constant (Div2 computed with it): float16.
+  REQUIRE(by_op.count("Relu"));
+  CHECK(value_type(g, by_op["Relu"]->output(0)) == kF16);
+  // bfloat16 holds all of them (float32's exponent range).
+  FloatConversion bf;
+  bf.to = onnx::TensorProto::BFLOAT16;
+  CHECK(convert(eps_and_large, bf).report.float32_constants == 0);
+}
+
+namespace {
+
+// A scripted module saved to `name`.pt in a fresh folder: forward's source in TorchScript.
+std::string scripted_model(const std::string &name, const std::string &forward,
+                           const std::vector<std::pair<std::string, at::Tensor>> &buffers = {}) {
+  torch::jit::Module m("M");
+  for (const auto &[n, t] : buffers)
+    m.register_buffer(n, t);
+  m.define(forward);
+  std::string path = fresh_dir(name) + "/" + name + ".pt";
+  m.save(path);
+  return path;
+}
+
+} // namespace
+
+TEST_CASE("float16: normalize of a zero row and a product by 1e5 verify in float16",
+          "[float16][cli]") {
+  // Before: 1e-12 was 0 in float16, so the zero row was 0/0 = NaN; 1e5 was clamped to 65504.
+  std::string pt = scripted_model("float16_eps",
+                                  "def forward(self, x):\n"
+                                  "    x = x * self.rows\n"
+                                  "    n = x.norm(2, [-1], True)\n"
+                                  "    y = x / n.clamp_min(1e-12).expand_as(x)\n"
+                                  "    return y, x * 100000.0 / 1000000.0\n",
+                                  {{"rows", at::tensor({0.0F, 1.0F, 1.0F}).reshape({3, 1})}});
+  auto r = run_cli({pt, "--input", "x:f32[3,8]", "--dtype", "f16", "--verify", "-o",
+                    pt.substr(0, pt.size() - 3) + "_f16.onnx"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(contains(r.out, "verify output_0: max abs error"));
+  CHECK(contains(r.out, "verify output_1: max abs error"));
+}
+
+TEST_CASE("float16: a Loop carrying such a constant reads it in float16, as its body does",
+          "[float16]") {
+  auto body = [](GraphBuilder &b, Val x) {
+    Val eps = b.constant(TensorData::f32({1e-12F}, {}), "eps");
+    b.begin_subgraph("body");
+    b.add_subgraph_input("i", ValueType{DType::Int64, false, std::vector<Dim>{}});
+    Val c = b.add_subgraph_input("c", ValueType{DType::Bool, false, std::vector<Dim>{}});
+    Val v = b.add_subgraph_input("v", ValueType{DType::Float, false, std::vector<Dim>{}});
+    Val v2 = b.op1("Add", {v, b.const_scalar(DType::Float, 1.0)});
+    Subgraph g = b.end_subgraph({c, v2}, {ValueType{DType::Bool}, ValueType{DType::Float}});
+    Val n = b.const_scalar(DType::Int64, 2);
+    Val yes = b.const_scalar(DType::Bool, 1);
+    Val out = b.op_with_subgraphs("Loop", {n, yes, eps}, {{"body", g}}, 1)[0];
+    Val y = b.op1("Add", {x, out});
+    b.set_info(y, f32({2, 4}));
+    b.add_output(y, "y");
+  };
+  Converted c = convert(body); // the ONNX checker and shape inference accept the types
+  const onnx::NodeProto *loop = nullptr;
+  for (const auto &n : c.model.graph().node())
+    if (n.op_type() == "Loop")
+      loop = &n;
+  REQUIRE(loop != nullptr);
+  CHECK(value_type(c.model.graph(), loop->input(2)) == kF16);
+  CHECK(value_type(c.model.graph(), loop->output(0)) == kF16);
 }
 
 TEST_CASE("float16: If branches, constants and casts inside them are converted", "[float16]") {
