@@ -233,6 +233,48 @@ TEST_CASE("optimize: fold-transpose-weight stores a Linear's weight transposed",
   CHECK(check_ir(ir, {randn({2, 5, 3})}).count("Transpose") == 1);
 }
 
+// LeViT's Linear + BatchNorm1d: bn(linear(x).flatten(0, 1)).reshape_as(...), on 3-D input.
+std::string linear_bn(const std::string &bias, const std::string &extra = "") {
+  return with_weight("%x : Tensor", R"IR(  %true : bool = prim::Constant[value=1]()
+  %i0 : int = prim::Constant[value=0]()
+  %i1 : int = prim::Constant[value=1]()
+  %mom : float = prim::Constant[value=0.1]()
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %r4 : Tensor = aten::arange(%i4, %f6, %none, %none, %none)
+  %gamma : Tensor = aten::cos(%r4)
+  %beta : Tensor = aten::sin(%r4)
+  %mean : Tensor = aten::sin(%gamma)
+  %var0 : Tensor = aten::exp(%beta)
+  %var : Tensor = aten::mul(%var0, %var0)
+  %b : Tensor = aten::cos(%beta)
+  %h : Tensor = aten::linear(%x, %w, )IR" +
+                                        bias + R"IR()
+  %f : Tensor = aten::flatten(%h, %i0, %i1)
+  %n2 : Tensor = aten::batch_norm(%f, %gamma, %beta, %mean, %var, %false, %mom, %eps, %true)
+  %y : Tensor = aten::reshape_as(%n2, %h)
+)IR" + extra);
+}
+
+TEST_CASE("optimize: fold-matmul-batchnorm folds a BatchNorm1d after a Linear", "[optimize]") {
+  // Checked against LibTorch in ONNX Runtime with all its graph optimizations, whose own
+  // MatMulBnFusion made a Gemm that refuses the rank-3 input before this rule (issue 30).
+  for (const char *bias : {"%b", "%none"}) {
+    INFO("bias " << bias);
+    auto r = check_ir_optimized(linear_bn(bias, "  return (%y)\n"), {randn({2, 5, 3})});
+    CHECK(applied(r.rewrites, "fold-matmul-batchnorm") == 1);
+    CHECK(r.count("BatchNormalization") == 0);
+    CHECK(r.count("MatMul") == 1);
+    CHECK(initializers_of(r, 12) == 1); // the folded weight only
+  }
+  SECTION("not when the weight is also read elsewhere (tied)") {
+    std::string ir = linear_bn("%b", "  %t : Tensor = aten::linear(%x, %w, %none)\n"
+                                     "  return (%y, %t)\n");
+    auto r = check_ir_optimized(ir, {randn({2, 5, 3})});
+    CHECK(applied(r.rewrites, "fold-matmul-batchnorm") == 0);
+    CHECK(r.count("BatchNormalization") == 1);
+  }
+}
+
 TEST_CASE("optimize: a weight tied to an embedding and an LM head is stored once", "[optimize]") {
   // logits = embedding(w, ids) @ w.t() + x: w is read twice, so neither the walk (folding
   // w.t()) nor the rewrites may make a transposed copy of it.
