@@ -313,7 +313,7 @@ TEST_CASE("optimize: rules have unique names, opset ranges and element types", "
     CHECK(r.matches);
     CHECK(r.apply);
   }
-  CHECK(names.size() == 9);
+  CHECK(names.size() == 10);
   // Two rules of one name would mix their counts: refused.
   std::vector<RewriteRule> twice = {default_rules()[1], default_rules()[1]};
   CHECK_THROWS_WITH(check_rule_names(twice), Catch::Contains("two rewrite rules are named"));
