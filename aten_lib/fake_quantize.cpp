@@ -63,19 +63,15 @@ Val fake_quantize(ConvertCtx &c, const Val &input, FakeQuant p) {
   return op_t(b, DType::Float, "Mul", {op_t(b, DType::Float, "Sub", {q, zp}), scale});
 }
 
-Val param(ConvertCtx &c, std::string_view name, DType t) {
-  return operand(c, name, t);
-}
-
 // aten::fake_quantize_per_tensor_affine(Tensor self, float scale, int zero_point, int quant_min,
 //   int quant_max), .tensor_qparams (scale and zero_point tensors);
 // aten::_fake_quantize_learnable_per_tensor_affine(Tensor self, Tensor scale, Tensor zero_point,
 //   int quant_min, int quant_max, float grad_factor=1.)
 void aten_fake_quantize_per_tensor_affine(ConvertCtx &c) {
   FakeQuant p;
-  p.scale = param(c, "scale", DType::Float);
+  p.scale = operand(c, "scale", DType::Float);
   p.zero = c.arg("zero_point").is_tensor() ? c.tensor("zero_point")
-                                           : param(c, "zero_point", DType::Int64);
+                                           : operand(c, "zero_point", DType::Int64);
   p.qmin = c.arg<int64_t>("quant_min");
   p.qmax = c.arg<int64_t>("quant_max");
   c.set_out(0, fake_quantize(c, c.tensor("self"), p));

@@ -23,28 +23,13 @@ image [1, 3, size, size] (seed 0):
   branch adds 0.3 of a unit-scale activation, as the scaled BatchNorm does in a ResNet.
 """
 import torch
-import torch.nn as nn
 import torchvision
+
+# The quantized fixtures' recipe, shared (models/realworld is on the path of make_zoo.py).
+from quantized import _images, _settle_batchnorm  # noqa: E402
 
 
 FACTOR = 0.3
-
-
-def _images(size, n=1, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(n, 3, size, size, generator=g)
-
-
-def _settle_batchnorm(model, size, passes=4):
-    for m in model.modules():
-        if isinstance(m, nn.modules.batchnorm._BatchNorm):
-            m.reset_running_stats()
-            m.momentum = None
-    model.train()
-    with torch.no_grad():
-        for k in range(passes):
-            model(_images(size, 4, seed=100 + k))
-    model.eval()
 
 
 def _scale_resnet_branches(model):
