@@ -18,6 +18,8 @@
 //                                             which becomes the transposed initializer
 //   fold-matmul-batchnorm BatchNormalization  a BatchNormalization over a MatMul's output features
 //                                             (a Linear + BatchNorm1d), folded into its weight
+//   fold-matmul-scale    Mul                  a Mul by per-feature constants after a MatMul with a
+//                                             constant weight (layer scale), folded into it
 //   cse                  every node           a second node with the same op, inputs and
 //                                             attributes (never random ops or subgraphs)
 // clang-format on

@@ -275,6 +275,71 @@ TEST_CASE("optimize: fold-matmul-batchnorm folds a BatchNorm1d after a Linear", 
   }
 }
 
+// A Linear (weight w [4, 3], bias %b of 4) on x, then `body` reading its output %h.
+std::string linear_then(const std::string &body) {
+  return with_weight("%x : Tensor", R"IR(  %i0 : int = prim::Constant[value=0]()
+  %i1 : int = prim::Constant[value=1]()
+  %i2 : int = prim::Constant[value=2]()
+  %r4 : Tensor = aten::arange(%i4, %f6, %none, %none, %none)
+  %b : Tensor = aten::cos(%r4)
+  %gamma : Tensor = aten::sin(%b)
+  %h : Tensor = aten::linear(%x, %w, %b)
+)IR" + body);
+}
+
+TEST_CASE("optimize: fold-matmul-scale folds a layer scale into the Linear", "[optimize]") {
+  SECTION("gamma * linear(x), gamma along the features") {
+    auto r = check_ir_optimized(linear_then("  %y : Tensor = aten::mul(%gamma, %h)\n"
+                                            "  return (%y)\n"),
+                                {randn({2, 5, 3})});
+    CHECK(applied(r.rewrites, "fold-matmul-scale") == 1);
+    CHECK(r.count("Mul") == 0);
+    CHECK(initializers_of(r, 12) == 1); // the scaled weight only
+  }
+  SECTION("linear(x) * 0.5") {
+    auto r = check_ir_optimized(linear_then("  %half : float = prim::Constant[value=0.5]()\n"
+                                            "  %y : Tensor = aten::mul(%h, %half)\n"
+                                            "  return (%y)\n"),
+                                {randn({2, 5, 3})});
+    CHECK(applied(r.rewrites, "fold-matmul-scale") == 1);
+    CHECK(r.count("Mul") == 0);
+  }
+  SECTION("ConvNeXt: gamma [C, 1, 1] * linear(x NHWC).permute(0, 3, 1, 2)") {
+    auto r =
+        check_ir_optimized(linear_then("  %i3 : int = prim::Constant[value=3]()\n"
+                                       "  %perm : int[] = prim::ListConstruct(%i0, %i3, %i1, %i2)\n"
+                                       "  %p : Tensor = aten::permute(%h, %perm)\n"
+                                       "  %gshape : int[] = prim::ListConstruct(%i4, %i1, %i1)\n"
+                                       "  %g3 : Tensor = aten::reshape(%gamma, %gshape)\n"
+                                       "  %y : Tensor = aten::mul(%g3, %p)\n"
+                                       "  return (%y)\n"),
+                           {randn({2, 5, 6, 3})});
+    CHECK(applied(r.rewrites, "fold-matmul-scale") == 1);
+    CHECK(r.count("Mul") == 0);
+    CHECK(r.count("Transpose") == 1);
+  }
+  SECTION("not when the scales run along another axis than the features") {
+    auto r = check_ir_optimized(linear_then("  %i5 : int = prim::Constant[value=5]()\n"
+                                            "  %cols : Tensor = aten::arange(%i5, %f6, %none, "
+                                            "%none, %none)\n"
+                                            "  %sshape : int[] = prim::ListConstruct(%i5, %i1)\n"
+                                            "  %s2 : Tensor = aten::reshape(%cols, %sshape)\n"
+                                            "  %y : Tensor = aten::mul(%h, %s2)\n"
+                                            "  return (%y)\n"),
+                                {randn({2, 5, 3})});
+    CHECK(applied(r.rewrites, "fold-matmul-scale") == 0);
+    CHECK(r.count("Mul") == 1);
+  }
+  SECTION("not when the weight is also read elsewhere (tied)") {
+    auto r = check_ir_optimized(linear_then("  %y : Tensor = aten::mul(%h, %gamma)\n"
+                                            "  %t : Tensor = aten::linear(%x, %w, %none)\n"
+                                            "  return (%y, %t)\n"),
+                                {randn({2, 5, 3})});
+    CHECK(applied(r.rewrites, "fold-matmul-scale") == 0);
+    CHECK(initializers_of(r, 12) == 1);
+  }
+}
+
 TEST_CASE("optimize: a weight tied to an embedding and an LM head is stored once", "[optimize]") {
   // logits = embedding(w, ids) @ w.t() + x: w is read twice, so neither the walk (folding
   // w.t()) nor the rewrites may make a transposed copy of it.
@@ -313,7 +378,7 @@ TEST_CASE("optimize: rules have unique names, opset ranges and element types", "
     CHECK(r.matches);
     CHECK(r.apply);
   }
-  CHECK(names.size() == 10);
+  CHECK(names.size() == 11);
   // Two rules of one name would mix their counts: refused.
   std::vector<RewriteRule> twice = {default_rules()[1], default_rules()[1]};
   CHECK_THROWS_WITH(check_rule_names(twice), Catch::Contains("two rewrite rules are named"));

@@ -23,15 +23,6 @@ struct Fold {
   std::vector<float> bias, scale, shift, mean, var;
 };
 
-// `value`'s single producer when it is `op` and nothing else reads `value`, else -1.
-int only_producer(const OptGraph &g, const std::string &value, const char *op) {
-  int p = g.producer(value);
-  if (p < 0 || g.uses(value) != 1 || g.is_graph_output(value))
-    return -1;
-  const auto &n = g.node(p);
-  return n.op_type() == op && n.domain().empty() ? p : -1;
-}
-
 // Whether node `r` (a Reshape) makes [rows, n] of a tensor whose last dim is n.
 bool reshape_to_rows(const OptGraph &g, int r, int64_t n) {
   const auto &node = g.node(r);
@@ -40,19 +31,6 @@ bool reshape_to_rows(const OptGraph &g, int r, int64_t n) {
     return false;
   const auto *allowzero = attr(node, "allowzero");
   return shape[1] == n && shape[0] != 0 && !(allowzero && allowzero->i() != 0);
-}
-
-bool read_weight(const OptGraph &g, Fold &f) {
-  const auto &mm = g.node(f.matmul);
-  if (mm.input_size() != 2 || g.uses(mm.input(1)) != 1)
-    return false;
-  const auto *wt = g.initializer(mm.input(1));
-  if (!wt || wt->dims_size() != 2)
-    return false;
-  f.k = wt->dims(0);
-  f.n = wt->dims(1);
-  f.w = g.float_data(mm.input(1), f.wn);
-  return f.w && f.wn == static_cast<size_t>(f.k * f.n);
 }
 
 bool read_fold(const OptGraph &g, int i, Fold &f) {
@@ -72,13 +50,12 @@ bool read_fold(const OptGraph &g, int i, Fold &f) {
   if (f.add >= 0) {
     const auto &add = g.node(f.add);
     // (a graph output cannot be forwarded to the Add: the BatchNormalization must stay a node)
-    if (add.input_size() != 2 || g.uses(add.input(1)) != 1 || output ||
-        !g.float_values(add.input(1), f.bias))
+    if (add.input_size() != 2 || output || !g.float_values(add.input(1), f.bias))
       return false;
     x = add.input(0);
   }
   f.matmul = only_producer(g, x, "MatMul");
-  if (f.matmul < 0 || !read_weight(g, f))
+  if (f.matmul < 0 || !read_matmul_weight(g, f.matmul, f.w, f.wn, f.k, f.n))
     return false;
   if (reshape >= 0 && !reshape_to_rows(g, reshape, f.n))
     return false;

@@ -35,6 +35,28 @@ void forward_input(OptGraph &g, int i) {
   g.alias(out, in);
 }
 
+int only_producer(const OptGraph &g, const std::string &value, const char *op) {
+  int p = g.producer(value);
+  if (p < 0 || g.uses(value) != 1 || g.is_graph_output(value))
+    return -1;
+  const auto &n = g.node(p);
+  return n.op_type() == op && n.domain().empty() ? p : -1;
+}
+
+bool read_matmul_weight(const OptGraph &g, int matmul, const float *&w, size_t &wn, int64_t &k,
+                        int64_t &n) {
+  const auto &mm = g.node(matmul);
+  if (mm.input_size() != 2 || g.uses(mm.input(1)) != 1)
+    return false;
+  const auto *wt = g.initializer(mm.input(1));
+  if (!wt || wt->dims_size() != 2)
+    return false;
+  k = wt->dims(0);
+  n = wt->dims(1);
+  w = g.float_data(mm.input(1), wn);
+  return w && wn == static_cast<size_t>(k * n);
+}
+
 } // namespace rewrites
 
 const std::vector<RewriteRule> &default_rules() {
@@ -49,6 +71,7 @@ const std::vector<RewriteRule> &default_rules() {
                                   fold_conv_batchnorm_rule(),
                                   fold_transpose_weight_rule(),
                                   fold_matmul_batchnorm_rule(),
+                                  fold_matmul_scale_rule(),
                                   cse_rule()};
     check_rule_names(r);
     return r;

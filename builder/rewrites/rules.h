@@ -18,6 +18,7 @@ RewriteRule noop_dropout_rule();          // noop_dropout.cpp
 RewriteRule fold_conv_batchnorm_rule();   // fold_conv_batchnorm.cpp
 RewriteRule fold_transpose_weight_rule(); // fold_transpose_weight.cpp
 RewriteRule fold_matmul_batchnorm_rule(); // fold_matmul_batchnorm.cpp
+RewriteRule fold_matmul_scale_rule();     // fold_matmul_scale.cpp
 RewriteRule cse_rule();                   // cse.cpp
 
 // ---- shared by the rules (rules.cpp) ----
@@ -31,5 +32,12 @@ bool has_subgraph(const onnx::NodeProto &n);
 bool can_forward_input(const OptGraph &g, int i);
 // Removes node i; its output 0's readers read its input 0 (after can_forward_input).
 void forward_input(OptGraph &g, int i);
+// `value`'s single producer when it is a default-domain `op` and nothing else reads `value` (nor
+// is it a graph output), else -1.
+int only_producer(const OptGraph &g, const std::string &value, const char *op);
+// The constant float32 weight W [k, n] of MatMul node `matmul` (its input 1), in place, when
+// nothing else reads it (a tied weight is never folded into).
+bool read_matmul_weight(const OptGraph &g, int matmul, const float *&w, size_t &wn, int64_t &k,
+                        int64_t &n);
 
 } // namespace torch2onnx::rewrites
