@@ -150,6 +150,8 @@ Val stacked_coords(GraphBuilder &b, const Val &self, const std::vector<Val> &idx
   for (size_t k = 0; k < idx.size(); ++k)
     ints.push_back(wrap_negative(b, cast_to(b, idx[k], DType::Int64),
                                  dim_scalar(b, self, static_cast<int64_t>(k))));
+  if (ints.size() == 1) // one index tensor: nothing to broadcast or stack
+    return unsqueeze(b, ints[0], {-1});
   Val sum = ints[0];
   for (size_t k = 1; k < ints.size(); ++k)
     sum = b.op1("Add", {sum, ints[k]});

@@ -77,7 +77,7 @@ function makeFeeds(session, specs) {
   const feeds = {};
   specs.forEach((spec, i) => {
     const [, type, dimsText] = spec.split(':');
-    const dims = dimsText.split(',').map(Number);
+    const dims = dimsText === '' ? [] : dimsText.split(',').map(Number);
     const n = dims.reduce((a, b) => a * b, 1);
     let data;
     if (type === 'int64') {

@@ -12,6 +12,8 @@
 //   noop-expand          Expand               an Expand that broadcasts nothing
 //   noop-transpose       Transpose            a Transpose with the identity permutation
 //   noop-dropout         Dropout              inference Dropout (no training_mode input)
+//   noop-index-wrap      Where                the wrap of negative indices of an index that
+//                                             cannot be negative (from NonZero, ArgMax, TopK ...)
 //   fold-conv-batchnorm  BatchNormalization   a BatchNormalization after a Conv with constant
 //                                             float32 weights, folded into the Conv's
 //   fold-transpose-weight Transpose           a Transpose of an initializer nothing else reads,

@@ -112,9 +112,15 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor):
         check_ir_opsets(ir("%none", "%none"), {randn({2, 4, 5}, 1), randn({4}, 2), randn({4}, 3)});
     CHECK(r.count("GroupNormalization") == 1);
   }
-  SECTION("decomposed at opset 20") {
+  SECTION("decomposed at opset 20: InstanceNormalization over (N, G, -1)") {
     auto r = check_ir(ir("%w", "%b"), {randn({2, 6, 3, 4}, 1), randn({6}, 2), randn({6}, 3)}, 20);
     CHECK(r.count("GroupNormalization") == 0);
+    CHECK(r.count("InstanceNormalization") == 1);
+    CHECK(r.count("ReduceMean") == 0);
+  }
+  SECTION("rank 2 (N, C), decomposed at opset 11") {
+    auto r = check_ir(ir("%w", "%b"), {randn({3, 6}, 1), randn({6}, 2), randn({6}, 3)}, 11);
+    CHECK(r.count("InstanceNormalization") == 1);
   }
 }
 

@@ -340,6 +340,34 @@ TEST_CASE("optimize: fold-matmul-scale folds a layer scale into the Linear", "[o
   }
 }
 
+TEST_CASE("optimize: noop-index-wrap drops the negative-index wrap of nonzero's indices",
+          "[optimize]") {
+  // A switch-MoE router's dispatch: out[routed] = rows, routed = (expert == 1).nonzero().
+  const char *ir = R"IR(
+graph(%x : Tensor, %expert : Tensor, %idx : Tensor):
+  %i0 : int = prim::Constant[value=0]()
+  %i1 : int = prim::Constant[value=1]()
+  %m1 : int = prim::Constant[value=-1]()
+  %false : bool = prim::Constant[value=0]()
+  %mask : Tensor = aten::eq(%expert, %i1)
+  %nz : Tensor = aten::nonzero(%mask)
+  %routed : Tensor = aten::squeeze(%nz, %m1)
+  %rows : Tensor = aten::index_select(%x, %i0, %routed)
+  %twice : Tensor = aten::mul(%rows, %rows)
+  %ix : Tensor?[] = prim::ListConstruct(%routed)
+  %y : Tensor = aten::index_put(%x, %ix, %twice, %false)
+  %ix2 : Tensor?[] = prim::ListConstruct(%idx)
+  %z : Tensor = aten::index_put(%x, %ix2, %twice, %false)
+  return (%y, %z)
+)IR";
+  auto expert = at::tensor({1, 0, 1, 1, 2, 1}, at::kLong);
+  // %idx may be negative (counts from the end): its wrap stays.
+  auto idx = at::tensor({-1, 0, -3, 2}, at::kLong);
+  auto r = check_ir_optimized(ir, {randn({6, 3}), expert, idx});
+  CHECK(applied(r.rewrites, "noop-index-wrap") >= 1);
+  CHECK(r.count("Where") == 1); // %idx's
+}
+
 TEST_CASE("optimize: a weight tied to an embedding and an LM head is stored once", "[optimize]") {
   // logits = embedding(w, ids) @ w.t() + x: w is read twice, so neither the walk (folding
   // w.t()) nor the rewrites may make a transposed copy of it.
@@ -378,7 +406,7 @@ TEST_CASE("optimize: rules have unique names, opset ranges and element types", "
     CHECK(r.matches);
     CHECK(r.apply);
   }
-  CHECK(names.size() == 11);
+  CHECK(names.size() == 12);
   // Two rules of one name would mix their counts: refused.
   std::vector<RewriteRule> twice = {default_rules()[1], default_rules()[1]};
   CHECK_THROWS_WITH(check_rule_names(twice), Catch::Contains("two rewrite rules are named"));
