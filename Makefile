@@ -6,7 +6,7 @@ CACHE ?= $(HOME)/.cache/torch2onnx
 PYTHON := /usr/bin/python3
 DEMO_MODEL := $(CACHE)/models/resnet18.pt
 
-.PHONY: deps configure build demo test test-fast docs clean zoo zoo-f16 zoo-quantized zoo-detection fuzz test-asan bench bench-llm format format-check package
+.PHONY: deps configure build demo test test-fast docs clean zoo zoo-f16 zoo-quantized zoo-detection fuzz test-asan bench bench-deps bench-graphs bench-llm format format-check package
 
 deps:
 	./scripts/install_deps.sh
@@ -92,7 +92,11 @@ zoo-detection: build
 # of 1k/10k/100k nodes; writes the tables into docs/performance.md. ~30 min on 2 cores; run it
 # on an otherwise idle machine. BENCH_ARGS=--runs 3 --models resnet50 for a quick look.
 BENCH_ARGS ?=
-bench: build
+# The ONNX Runtime make bench times files in (bench/onnxruntime/package.json pins it).
+bench-deps: deps
+	cd bench/onnxruntime && { [ -f node_modules/onnxruntime-node/package.json ] || npm ci --ignore-scripts; }
+
+bench: build bench-deps
 	cmake --build $(BUILD) -j $(JOBS) --target t2o_floor
 	$(PYTHON) bench/benchmark.py --cli $(BUILD)/torch2onnx --floor $(BUILD)/t2o_floor \
 	    --doc docs/performance.md --json $(BUILD)/bench.json $(BENCH_ARGS)
@@ -101,6 +105,12 @@ bench: build
 # floor, once, an export with --verify, and torch.onnx.export under a 20 GB address-space limit
 # (so it fails instead of exhausting a 24 GB machine). Needs ~15 GB of RAM and ~20 GB of disk in
 # $(CACHE)/llm and /tmp; tables go between the bench-llm markers of docs/performance.md.
+# Our files against torch.onnx.export's in ONNX Runtime on the realworld fixtures (graph_compare.py).
+bench-graphs: build bench-deps
+	$(PYTHON) models/make_zoo.py models/zoo/realworld.yaml --out $(CACHE)/zoo-realworld
+	$(PYTHON) bench/graph_compare.py --cli $(BUILD)/torch2onnx --models $(CACHE)/zoo-realworld \
+	    --doc docs/performance.md --json $(BUILD)/bench-graphs.json $(BENCH_ARGS)
+
 bench-llm: build
 	cmake --build $(BUILD) -j $(JOBS) --target t2o_floor
 	$(PYTHON) bench/benchmark.py --cli $(BUILD)/torch2onnx --floor $(BUILD)/t2o_floor \

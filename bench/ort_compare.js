@@ -3,7 +3,8 @@
 // graphs ONNX Runtime actually runs after its own optimizations.
 //   node bench/ort_compare.js OURS.onnx PEER.onnx RUNS ROUNDS DUMP_DIR NAME:TYPE:D1,D2,... [...]
 // 1 intra-op thread, graphOptimizationLevel 'all'. TYPE is float32 or int64 (int64 inputs are drawn
-// from 0..9). DUMP_DIR '-' skips writing the optimized graphs (files over 2 GB cannot be written).
+// from 0..9); or an input is NAME:npy:FILE.npy, the values of a NumPy file (float32, float64,
+// int64, int32, bool). DUMP_DIR '-' skips writing the optimized graphs (files over 2 GB cannot be written).
 // PEER.onnx '-' times OURS.onnx alone. Prints JSON:
 //   {"ours_ms", "peer_ms", "ratio", "rounds": [{"ours_ms", "peer_ms"}...],
 //    "ours_ops": {"Conv": 53, ...}, "peer_ops": {...}}
@@ -73,10 +74,39 @@ function opCounts(file) {
   return counts;
 }
 
+// A .npy file (format 1.0-3.0, little-endian, C order) as an ort.Tensor.
+function readNpy(file) {
+  const buf = fs.readFileSync(file);
+  const major = buf[6];
+  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const start = (major === 1 ? 10 : 12) + headerLen;
+  const header = buf.toString('latin1', major === 1 ? 10 : 12, start);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
+  if (/'fortran_order':\s*True/.test(header)) throw new Error(`${file}: Fortran order`);
+  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)[1];
+  const dims = shapeText.split(',').map((d) => d.trim()).filter((d) => d).map(Number);
+  const types = {
+    '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array],
+    '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array], '|b1': ['bool', Uint8Array],
+  };
+  if (!types[descr]) throw new Error(`${file}: dtype ${descr} is not supported`);
+  const [type, Typed] = types[descr];
+  const bytes = buf.subarray(start);
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  const data = new Typed(copy.buffer, 0, bytes.length / Typed.BYTES_PER_ELEMENT);
+  return new ort.Tensor(type, data, dims);
+}
+
 function makeFeeds(session, specs) {
   const feeds = {};
   specs.forEach((spec, i) => {
-    const [, type, dimsText] = spec.split(':');
+    const parts = spec.split(':');
+    if (parts[1] === 'npy') {
+      feeds[session.inputNames[i]] = readNpy(parts.slice(2).join(':'));
+      return;
+    }
+    const [, type, dimsText] = parts;
     const dims = dimsText === '' ? [] : dimsText.split(',').map(Number);
     const n = dims.reduce((a, b) => a * b, 1);
     let data;

@@ -274,7 +274,10 @@ std::string OptGraph::add_initializer_raw(const std::string &hint, const std::ve
     t->add_dims(d);
   t->set_raw_data(std::move(bytes));
   s.init_index[name] = s.g->initializer_size() - 1;
-  s.types[name].mutable_tensor_type()->set_elem_type(data_type);
+  auto *tt = s.types[name].mutable_tensor_type();
+  tt->set_elem_type(data_type);
+  for (auto d : dims)
+    tt->mutable_shape()->add_dim()->set_dim_value(d);
   return name;
 }
 

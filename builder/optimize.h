@@ -14,6 +14,8 @@
 //   noop-dropout         Dropout              inference Dropout (no training_mode input)
 //   noop-index-wrap      Where                the wrap of negative indices of an index that
 //                                             cannot be negative (from NonZero, ArgMax, TopK ...)
+//   fold-constants       Cast, Reshape, ...   a node of initializers only (Cast, Reshape, Squeeze,
+//                                             Unsqueeze, Flatten, ConstantOfShape, Range): its value
 //   fold-conv-batchnorm  BatchNormalization   a BatchNormalization after a Conv with constant
 //                                             float32 weights, folded into the Conv's
 //   fold-transpose-weight Transpose           a Transpose of an initializer nothing else reads,

@@ -5,6 +5,10 @@
 #include "harness.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <onnx/onnx_pb.h>
 #include <set>
 
 using namespace t2o_test;
@@ -368,6 +372,75 @@ graph(%x : Tensor, %expert : Tensor, %idx : Tensor):
   CHECK(r.count("Where") == 1); // %idx's
 }
 
+TEST_CASE("optimize: fold-constants computes nodes of constants at export time", "[optimize]") {
+  // x * Cast(0.25 as f64) + Reshape(c6, [2, 3]) + Unsqueeze(Range(0, 3, 1), 0) as f32
+  // + ConstantOfShape([2, 3], 1.5): every constant-only node becomes an initializer.
+  GraphBuilder b(17);
+  TensorInfo info;
+  info.dtype = DType::Float;
+  info.shape = std::vector<Dim>{Dim::known(2), Dim::known(3)};
+  Val x = b.add_input("x", info);
+  Val quarter = b.op1("Cast", {b.constant(TensorData::f64({0.25}, {}))},
+                      {{"to", int64_t{onnx::TensorProto::FLOAT}}});
+  Val c6 = b.op1("Reshape",
+                 {b.constant(TensorData::f32({1, 2, 3, 4, 5, 6}, {6})), b.const_i64({2, -1})});
+  Val range = b.op1("Range", {b.const_i64_scalar(0), b.const_i64_scalar(3), b.const_i64_scalar(1)});
+  Val row = b.op1("Cast", {b.op1("Unsqueeze", {range, b.const_i64({0})})},
+                  {{"to", int64_t{onnx::TensorProto::FLOAT}}});
+  Val ones =
+      b.op1("ConstantOfShape", {b.const_i64({2, 3})}, {{"value", TensorData::f32({1.5F}, {1})}});
+  Val y = b.op1("Mul", {x, quarter});
+  y = b.op1("Add", {b.op1("Add", {b.op1("Add", {y, c6}), row}), ones});
+  b.add_output(y, "y");
+  SerializeOptions so;
+  b.finish_graph(so);
+  OptimizeReport report;
+  b.rewrite([&](onnx::ModelProto &m) { report = optimize_model(m); });
+  b.serialize_to_string(so);
+  auto ops = b.model_op_types();
+  CHECK(applied(report, "fold-constants") == 6);
+  CHECK(std::count(ops.begin(), ops.end(), "Cast") == 0);
+  CHECK(std::count(ops.begin(), ops.end(), "Reshape") == 0);
+  CHECK(std::count(ops.begin(), ops.end(), "ConstantOfShape") == 0);
+  CHECK(ops.size() == 4); // Mul, Add, Add, Add
+  // The folded values, read back from the file's initializers.
+  std::map<std::string, std::vector<float>> values;
+  const auto &g = b.model().graph();
+  for (const auto &t : g.initializer())
+    if (t.data_type() == onnx::TensorProto::FLOAT && t.raw_data().size() % 4 == 0) {
+      std::vector<float> v(t.raw_data().size() / 4);
+      std::memcpy(v.data(), t.raw_data().data(), t.raw_data().size());
+      values[t.name()] = v;
+    }
+  auto input_of = [&](const std::string &op, int k, int nth) {
+    int seen = 0;
+    for (const auto &n : g.node())
+      if (n.op_type() == op && seen++ == nth)
+        return n.input(k);
+    return std::string();
+  };
+  CHECK(values[input_of("Mul", 1, 0)] == std::vector<float>{0.25F});
+  CHECK(values[input_of("Add", 1, 0)] == std::vector<float>{1, 2, 3, 4, 5, 6});
+  CHECK(values[input_of("Add", 1, 1)] == std::vector<float>{0, 1, 2});
+  CHECK(values[input_of("Add", 1, 2)] == std::vector<float>{1.5F, 1.5F, 1.5F, 1.5F, 1.5F, 1.5F});
+}
+
+TEST_CASE("optimize: fold-constants leaves casts ONNX does not define to the runtime",
+          "[optimize]") {
+  // NaN to an integer and 300 to uint8 are undefined in ONNX's Cast: the nodes stay.
+  auto r = build({2}, [](GraphBuilder &b, Val x) {
+    Val nan_i = b.op1("Cast", {b.constant(TensorData::f32({std::nanf("")}, {}))},
+                      {{"to", int64_t{onnx::TensorProto::INT64}}});
+    Val big_u8 = b.op1("Cast", {b.constant(TensorData::f32({300.0F}, {}))},
+                       {{"to", int64_t{onnx::TensorProto::UINT8}}});
+    Val s = b.op1("Add", {b.op1("Cast", {nan_i}, {{"to", int64_t{onnx::TensorProto::FLOAT}}}),
+                          b.op1("Cast", {big_u8}, {{"to", int64_t{onnx::TensorProto::FLOAT}}})});
+    b.add_output(b.op1("Add", {x, s}), "y");
+  });
+  CHECK(r.count("Cast") == 4);
+  CHECK(applied(r.report, "fold-constants") == 0);
+}
+
 TEST_CASE("optimize: a weight tied to an embedding and an LM head is stored once", "[optimize]") {
   // logits = embedding(w, ids) @ w.t() + x: w is read twice, so neither the walk (folding
   // w.t()) nor the rewrites may make a transposed copy of it.
@@ -406,7 +479,7 @@ TEST_CASE("optimize: rules have unique names, opset ranges and element types", "
     CHECK(r.matches);
     CHECK(r.apply);
   }
-  CHECK(names.size() == 12);
+  CHECK(names.size() == 13);
   // Two rules of one name would mix their counts: refused.
   std::vector<RewriteRule> twice = {default_rules()[1], default_rules()[1]};
   CHECK_THROWS_WITH(check_rule_names(twice), Catch::Contains("two rewrite rules are named"));

@@ -15,6 +15,7 @@ RewriteRule noop_reshape_rule();          // noop_reshape.cpp
 RewriteRule noop_expand_rule();           // noop_expand.cpp
 RewriteRule noop_transpose_rule();        // noop_transpose.cpp
 RewriteRule noop_dropout_rule();          // noop_dropout.cpp
+RewriteRule fold_constants_rule();        // fold_constants.cpp
 RewriteRule noop_index_wrap_rule();       // noop_index_wrap.cpp
 RewriteRule fold_conv_batchnorm_rule();   // fold_conv_batchnorm.cpp
 RewriteRule fold_transpose_weight_rule(); // fold_transpose_weight.cpp
