@@ -219,9 +219,10 @@ void prim_device(ConvertCtx &c) {
 
 void register_transformer_ops(Registry &r) {
   r.add("aten::_transformer_encoder_layer_fwd", 11, aten__transformer_encoder_layer_fwd,
-        {"MatMul", "Softmax", "Split", "Reshape", "Transpose", "Where", "Not", "Relu", "Erf",
-         "ReduceMean", "LayerNormalization", "Add", "Cast", "Gelu", "Mul", "Reciprocal", "Sqrt",
-         "Sub", "Unsqueeze"});
+        {"MatMul", "Softmax",  "Split", "Reshape", "Transpose",  "Where",
+         "Not",    "Relu",     "Erf",   "Div",     "ReduceMean", "LayerNormalization",
+         "Add",    "Cast",     "Gelu",  "Mul",     "Reciprocal", "Sqrt",
+         "Sub",    "Unsqueeze"});
   r.add("aten::_nested_tensor_from_mask", 11, aten__nested_tensor_from_mask,
         {"ReduceSum", "Range", "Less", "Where", "Cast", "Gather", "Shape", "Unsqueeze"});
   r.add("aten::_nested_tensor_from_mask_left_aligned", 11,

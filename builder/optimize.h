@@ -16,6 +16,8 @@
 //                                             cannot be negative (from NonZero, ArgMax, TopK ...)
 //   fold-constants       Cast, Reshape, ...   a node of initializers only (Cast, Reshape, Squeeze,
 //                                             Unsqueeze, Flatten, ConstantOfShape, Range): its value
+//   fold-reshape-chain   Reshape              a Reshape of a Reshape (Flatten, Squeeze, Unsqueeze)
+//                                             nothing else reads: one Reshape of the first input
 //   fold-conv-batchnorm  BatchNormalization   a BatchNormalization after a Conv with constant
 //                                             float32 weights, folded into the Conv's
 //   fold-transpose-weight Transpose           a Transpose of an initializer nothing else reads,

@@ -441,6 +441,36 @@ TEST_CASE("optimize: fold-constants leaves casts ONNX does not define to the run
   CHECK(applied(r.report, "fold-constants") == 0);
 }
 
+TEST_CASE("optimize: fold-reshape-chain reshapes once", "[optimize]") {
+  // Swin's window partition: view -> permute -> contiguous().view -> view.
+  const char *ir = R"IR(
+graph(%x : Tensor):
+  %i1 : int = prim::Constant[value=1]()
+  %i2 : int = prim::Constant[value=2]()
+  %i3 : int = prim::Constant[value=3]()
+  %i4 : int = prim::Constant[value=4]()
+  %m1 : int = prim::Constant[value=-1]()
+  %s1 : int[] = prim::ListConstruct(%i2, %i2, %i2, %i2, %i3)
+  %a : Tensor = aten::view(%x, %s1)
+  %p : int[] = prim::ListConstruct(%i1, %i3, %i2, %i4, %m1)
+  %s2 : int[] = prim::ListConstruct(%i4, %m1, %i3)
+  %i0 : int = prim::Constant[value=0]()
+  %perm : int[] = prim::ListConstruct(%i0, %i2, %i1, %i3, %i4)
+  %t : Tensor = aten::permute(%a, %perm)
+  %b : Tensor = aten::reshape(%t, %s2)
+  %s3 : int[] = prim::ListConstruct(%m1, %i3)
+  %c : Tensor = aten::reshape(%b, %s3)
+  %u : Tensor = aten::unsqueeze(%c, %i0)
+  %s4 : int[] = prim::ListConstruct(%i4, %i4, %i3)
+  %d : Tensor = aten::reshape(%u, %s4)
+  return (%d, %a)
+)IR";
+  auto r = check_ir_optimized(ir, {randn({4, 4, 3})});
+  CHECK(applied(r.rewrites, "fold-reshape-chain") == 2); // b -> c, and unsqueeze -> d
+  CHECK(r.count("Reshape") == 2);                        // %a (also an output), then one
+  CHECK(r.count("Unsqueeze") == 0);
+}
+
 TEST_CASE("optimize: a weight tied to an embedding and an LM head is stored once", "[optimize]") {
   // logits = embedding(w, ids) @ w.t() + x: w is read twice, so neither the walk (folding
   // w.t()) nor the rewrites may make a transposed copy of it.
@@ -479,7 +509,7 @@ TEST_CASE("optimize: rules have unique names, opset ranges and element types", "
     CHECK(r.matches);
     CHECK(r.apply);
   }
-  CHECK(names.size() == 13);
+  CHECK(names.size() == 14);
   // Two rules of one name would mix their counts: refused.
   std::vector<RewriteRule> twice = {default_rules()[1], default_rules()[1]};
   CHECK_THROWS_WITH(check_rule_names(twice), Catch::Contains("two rewrite rules are named"));

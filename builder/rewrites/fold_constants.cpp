@@ -212,6 +212,41 @@ std::optional<std::vector<int64_t>> axes_of(const OptGraph &g, const onnx::NodeP
   return axes;
 }
 
+// The dims a Reshape with a constant target gives a constant of dims `in` (numel elements).
+std::optional<std::vector<int64_t>> reshape_dims(const OptGraph &g, const onnx::NodeProto &n,
+                                                 const std::vector<int64_t> &in, int64_t numel) {
+  auto rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> shape;
+  if (n.input_size() < 2 || !g.int_values(n.input(1), shape))
+    return std::nullopt;
+  bool allowzero = int_attr(n, "allowzero", 0) != 0;
+  int64_t known = 1, infer = -1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 0 && !allowzero) {
+      if (static_cast<int64_t>(k) >= rank)
+        return std::nullopt;
+      shape[k] = in[k];
+    }
+    if (shape[k] == -1) {
+      if (infer >= 0)
+        return std::nullopt;
+      infer = static_cast<int64_t>(k);
+    } else if (shape[k] < 0) {
+      return std::nullopt;
+    } else {
+      known *= shape[k];
+    }
+  }
+  if (infer >= 0) {
+    if (known == 0 || numel % known != 0)
+      return std::nullopt;
+    shape[static_cast<size_t>(infer)] = numel / known;
+  } else if (known != numel) {
+    return std::nullopt;
+  }
+  return shape;
+}
+
 // The dims a data-movement op gives its constant input, or nullopt.
 std::optional<std::vector<int64_t>> moved_dims(const OptGraph &g, const onnx::NodeProto &n,
                                                const std::vector<int64_t> &in) {
@@ -220,37 +255,8 @@ std::optional<std::vector<int64_t>> moved_dims(const OptGraph &g, const onnx::No
   int64_t numel = 1;
   for (auto d : in)
     numel *= d;
-  if (op == "Reshape") {
-    std::vector<int64_t> shape;
-    if (n.input_size() < 2 || !g.int_values(n.input(1), shape))
-      return std::nullopt;
-    bool allowzero = int_attr(n, "allowzero", 0) != 0;
-    int64_t known = 1, infer = -1;
-    for (size_t k = 0; k < shape.size(); ++k) {
-      if (shape[k] == 0 && !allowzero) {
-        if (static_cast<int64_t>(k) >= rank)
-          return std::nullopt;
-        shape[k] = in[k];
-      }
-      if (shape[k] == -1) {
-        if (infer >= 0)
-          return std::nullopt;
-        infer = static_cast<int64_t>(k);
-      } else if (shape[k] < 0) {
-        return std::nullopt;
-      } else {
-        known *= shape[k];
-      }
-    }
-    if (infer >= 0) {
-      if (known == 0 || numel % known != 0)
-        return std::nullopt;
-      shape[static_cast<size_t>(infer)] = numel / known;
-    } else if (known != numel) {
-      return std::nullopt;
-    }
-    return shape;
-  }
+  if (op == "Reshape")
+    return reshape_dims(g, n, in, numel);
   if (op == "Flatten") {
     int64_t axis = int_attr(n, "axis", 1);
     if (axis < 0)

@@ -70,6 +70,7 @@ const std::vector<RewriteRule> &default_rules() {
                                   noop_dropout_rule(),
                                   noop_index_wrap_rule(),
                                   fold_constants_rule(),
+                                  fold_reshape_chain_rule(),
                                   fold_conv_batchnorm_rule(),
                                   fold_transpose_weight_rule(),
                                   fold_matmul_batchnorm_rule(),

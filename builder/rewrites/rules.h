@@ -17,6 +17,7 @@ RewriteRule noop_transpose_rule();        // noop_transpose.cpp
 RewriteRule noop_dropout_rule();          // noop_dropout.cpp
 RewriteRule fold_constants_rule();        // fold_constants.cpp
 RewriteRule noop_index_wrap_rule();       // noop_index_wrap.cpp
+RewriteRule fold_reshape_chain_rule();    // fold_reshape_chain.cpp
 RewriteRule fold_conv_batchnorm_rule();   // fold_conv_batchnorm.cpp
 RewriteRule fold_transpose_weight_rule(); // fold_transpose_weight.cpp
 RewriteRule fold_matmul_batchnorm_rule(); // fold_matmul_batchnorm.cpp
