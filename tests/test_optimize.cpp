@@ -425,6 +425,26 @@ TEST_CASE("optimize: fold-constants computes nodes of constants at export time",
   CHECK(values[input_of("Add", 1, 2)] == std::vector<float>{1.5F, 1.5F, 1.5F, 1.5F, 1.5F, 1.5F});
 }
 
+TEST_CASE("optimize: fold-constants folds equal values into one initializer, so cse still "
+          "merges their readers",
+          "[optimize]") {
+  // Two Casts of the same f64 constant (as two converters write them), each read by a Mul of x:
+  // folded separately into two initializers, the Muls would no longer look alike (swin_t's
+  // shape arithmetic lost 1000 merges this way).
+  auto r = build({2}, [](GraphBuilder &b, Val x) {
+    auto half = [&] {
+      return b.op1("Cast", {b.constant(TensorData::f64({0.5}, {}))},
+                   {{"to", int64_t{onnx::TensorProto::FLOAT}}});
+    };
+    Val y1 = b.op1("Mul", {x, half()});
+    Val y2 = b.op1("Mul", {x, half()});
+    b.add_output(b.op1("Add", {y1, y2}), "y");
+  });
+  CHECK(applied(r.report, "fold-constants") == 2);
+  CHECK(r.count("Cast") == 0);
+  CHECK(r.count("Mul") == 1);
+}
+
 TEST_CASE("optimize: fold-constants leaves casts ONNX does not define to the runtime",
           "[optimize]") {
   // NaN to an integer and 300 to uint8 are undefined in ONNX's Cast: the nodes stay.

@@ -407,12 +407,31 @@ bool matches(const OptGraph &g, int i) {
   return v && (sole || v->numel() <= kMaxNewElements);
 }
 
+// Identical folded values share one initializer: a second node of the same value reads the
+// first's (so cse, which runs after this rule, still sees the readers of both as the same).
+std::string content_key(const Const &v) {
+  std::string key = std::to_string(v.type);
+  for (auto d : v.dims)
+    key += "," + std::to_string(d);
+  return key + "|" + v.bytes;
+}
+
 void apply(OptGraph &g, int i) {
   auto v = evaluate(g, i);
   const auto &n = g.node(i);
   std::string out = n.output(0);
   std::vector<std::string> ins(n.input().begin(), n.input().end());
-  std::string name = g.add_initializer_raw(out + "_folded", v->dims, v->type, std::move(v->bytes));
+  std::string key = v->numel() <= kMaxNewElements ? content_key(*v) : std::string();
+  auto &seen = g.scratch("fold-constants");
+  auto it = key.empty() ? seen.end() : seen.find(key);
+  std::string name;
+  if (it != seen.end()) {
+    name = g.resolve(g.node(it->second).output(0)); // the first one's initializer
+  } else {
+    name = g.add_initializer_raw(out + "_folded", v->dims, v->type, std::move(v->bytes));
+    if (!key.empty())
+      seen.emplace(std::move(key), i);
+  }
   g.remove(i);
   g.alias(out, name);
   for (const auto &in : ins)
