@@ -404,7 +404,8 @@ bool matches(const OptGraph &g, int i) {
       g.is_graph_output(n.output(0)) || !all_inputs_constant(g, n, sole))
     return false;
   auto v = evaluate(g, i);
-  return v && (sole || v->numel() <= kMaxNewElements);
+  // An empty result stays a node: an initializer without data is not a valid TensorProto.
+  return v && v->numel() > 0 && (sole || v->numel() <= kMaxNewElements);
 }
 
 // Identical folded values share one initializer: a second node of the same value reads the
@@ -425,9 +426,13 @@ void apply(OptGraph &g, int i) {
   auto &seen = g.scratch("fold-constants");
   auto it = key.empty() ? seen.end() : seen.find(key);
   std::string name;
-  if (it != seen.end()) {
-    name = g.resolve(g.node(it->second).output(0)); // the first one's initializer
+  // The first one's initializer, unless nothing reads it any more: then its data is released
+  // (folded on into another constant) and this one gets its own.
+  if (it != seen.end() && g.uses(g.resolve(g.node(it->second).output(0))) > 0) {
+    name = g.resolve(g.node(it->second).output(0));
   } else {
+    if (it != seen.end())
+      seen.erase(it);
     name = g.add_initializer_raw(out + "_folded", v->dims, v->type, std::move(v->bytes));
     if (!key.empty())
       seen.emplace(std::move(key), i);
