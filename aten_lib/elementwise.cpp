@@ -210,11 +210,14 @@ void aten_cosh(ConvertCtx &c) {
   unary(c, "Cosh");
 }
 
+// 1 / sqrt(x) as Div(1, Sqrt(x)) (the same IEEE division as Reciprocal): the form ONNX Runtime's
+// SimplifiedLayerNormFusion matches in RMSNorm (T5, LLaMA, Mistral: x * rsqrt(mean(x^2) + eps)).
+// With Reciprocal it did not fuse, and t5_encoder / mistral ran 3% slower than the peer's files.
 void aten_rsqrt(ConvertCtx &c) {
   DType t = out_type(c, {"self"});
   DType k = kernel_type(t);
   Val s = op_t(c.b, k, "Sqrt", {operand(c, "self", k)});
-  set_out_as(c, op_t(c.b, k, "Reciprocal", {s}), t);
+  set_out_as(c, op_t(c.b, k, "Div", {scalar(c.b, k, 1.0), s}), t);
 }
 
 void aten_log2(ConvertCtx &c) {
@@ -635,7 +638,7 @@ void register_unary(Registry &r) {
   r.add_with_inplace("aten::log2", 11, aten_log2, {"Log", "Div"});
   r.add_with_inplace("aten::log1p", 11, aten_log1p, {"Add", "Log"});
   r.add_with_inplace("aten::sqrt", 11, aten_sqrt, {"Sqrt", "Cast"});
-  r.add_with_inplace("aten::rsqrt", 11, aten_rsqrt, {"Sqrt", "Reciprocal"});
+  r.add_with_inplace("aten::rsqrt", 11, aten_rsqrt, {"Sqrt", "Div"});
   r.add_with_inplace("aten::reciprocal", 11, aten_reciprocal, {"Reciprocal"});
   r.add_with_inplace("aten::square", 11, aten_square, {"Mul"});
   r.add_with_inplace("aten::sign", 11, aten_sign, {"Sign"});

@@ -264,6 +264,10 @@ TEST_CASE("aten::sqrt", "[elementwise]") {
 
 TEST_CASE("aten::rsqrt", "[elementwise]") {
   check_unary("rsqrt", {randn({3, 5}).abs() + 0.1});
+  // Div(1, Sqrt(x)): the form ONNX Runtime's RMSNorm fusion (SimplifiedLayerNormFusion) matches.
+  auto r = check_ir(ir1("aten::rsqrt(%x)"), {randn({3, 5}).abs() + 0.1});
+  CHECK(r.count("Div") == 1);
+  CHECK(r.count("Reciprocal") == 0);
 }
 
 TEST_CASE("aten::reciprocal", "[elementwise]") {
