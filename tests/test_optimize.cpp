@@ -322,6 +322,19 @@ TEST_CASE("optimize: fold-matmul-scale folds a layer scale into the Linear", "[o
     CHECK(r.count("Mul") == 0);
     CHECK(r.count("Transpose") == 1);
   }
+  SECTION("permute(linear(x)) * gamma [C, 1, 1]: the scale second") {
+    auto r =
+        check_ir_optimized(linear_then("  %i3 : int = prim::Constant[value=3]()\n"
+                                       "  %perm : int[] = prim::ListConstruct(%i0, %i3, %i1, %i2)\n"
+                                       "  %p : Tensor = aten::permute(%h, %perm)\n"
+                                       "  %gshape : int[] = prim::ListConstruct(%i4, %i1, %i1)\n"
+                                       "  %g3 : Tensor = aten::reshape(%gamma, %gshape)\n"
+                                       "  %y : Tensor = aten::mul(%p, %g3)\n"
+                                       "  return (%y)\n"),
+                           {randn({2, 5, 6, 3})});
+    CHECK(applied(r.rewrites, "fold-matmul-scale") == 1);
+    CHECK(r.count("Mul") == 0);
+  }
   SECTION("not when the scales run along another axis than the features") {
     auto r = check_ir_optimized(linear_then("  %i5 : int = prim::Constant[value=5]()\n"
                                             "  %cols : Tensor = aten::arange(%i5, %f6, %none, "

@@ -13,7 +13,8 @@ namespace torch2onnx::rewrites {
 namespace {
 
 struct Fold {
-  int mul = -1, matmul = -1, add = -1; // add: the Linear's bias Add, or -1
+  int matmul = -1, add = -1; // add: the Linear's bias Add, or -1
+  int scale_at = -1;         // the Mul's input holding the scales (0 or 1)
   const float *w = nullptr;
   size_t wn = 0;
   int64_t k = 0, n = 0;
@@ -31,6 +32,7 @@ bool read_scale(const OptGraph &g, int i, Fold &f, std::string &other, int &axis
     if (!t || !g.float_values(mul.input(s), f.scale))
       continue;
     other = mul.input(1 - s);
+    f.scale_at = s;
     std::vector<int64_t> in_shape, out_shape;
     // The Mul must broadcast nothing onto the MatMul's output (same shape in and out).
     if (!g.static_shape(other, in_shape) || !g.static_shape(mul.output(0), out_shape) ||
@@ -115,11 +117,10 @@ void apply(OptGraph &g, int i) {
     g.replace_input(f.add, 1, g.add_float_initializer(old_b + "_scaled", {f.n}, b2));
     g.release_if_unused(old_b);
   }
-  // The Mul goes: its readers read the MatMul's (or the bias Add's) output.
+  // The Mul goes: its readers read its other input (the MatMul's, the bias Add's or the
+  // Transpose's output).
   const auto &mul = g.node(i);
-  std::string in =
-      g.producer(mul.input(0)) == (f.add >= 0 ? f.add : f.matmul) ? mul.input(0) : mul.input(1);
-  std::string out = mul.output(0), scale = in == mul.input(0) ? mul.input(1) : mul.input(0);
+  std::string in = mul.input(1 - f.scale_at), scale = mul.input(f.scale_at), out = mul.output(0);
   g.remove(i);
   g.alias(out, in);
   g.release_if_unused(scale);
