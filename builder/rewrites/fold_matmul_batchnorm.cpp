@@ -79,20 +79,15 @@ void apply(OptGraph &g, int i) {
   const auto *eps_attr = attr(g.node(i), "epsilon");
   double eps = eps_attr ? eps_attr->f() : 1e-5;
   auto sn = static_cast<size_t>(f.n);
-  std::string w2(f.wn * sizeof(float), '\0');
-  auto *out_w = reinterpret_cast<float *>(w2.data());
+  std::vector<double> s(sn);
   std::vector<float> b2(sn);
   for (size_t c = 0; c < sn; ++c) {
-    double s = static_cast<double>(f.scale[c]) / std::sqrt(static_cast<double>(f.var[c]) + eps);
-    for (size_t r = 0; r < static_cast<size_t>(f.k); ++r)
-      out_w[r * sn + c] = static_cast<float>(f.w[r * sn + c] * s);
-    b2[c] = static_cast<float>((static_cast<double>(f.bias[c]) - f.mean[c]) * s + f.shift[c]);
+    s[c] = static_cast<double>(f.scale[c]) / std::sqrt(static_cast<double>(f.var[c]) + eps);
+    b2[c] = static_cast<float>((static_cast<double>(f.bias[c]) - f.mean[c]) * s[c] + f.shift[c]);
   }
   std::string stem = g.node(f.matmul).input(1);
-  std::string wname = g.add_float_initializer_raw(stem + "_bnfold", {f.k, f.n}, std::move(w2));
+  scale_matmul_columns(g, f.matmul, f.w, f.k, f.n, s, "_bnfold");
   std::string bname = g.add_float_initializer(stem + "_bnfold_bias", {f.n}, b2);
-  g.replace_input(f.matmul, 1, wname);
-  g.release_if_unused(stem);
   std::vector<std::string> stats(g.node(i).input().begin() + 1, g.node(i).input().end());
   if (f.add >= 0) {
     // The Linear's bias becomes the folded one; the BatchNormalization goes.

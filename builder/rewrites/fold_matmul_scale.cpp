@@ -99,20 +99,14 @@ void apply(OptGraph &g, int i) {
   Fold f;
   read_fold(g, i, f);
   auto sn = static_cast<size_t>(f.n);
-  auto s = [&](size_t c) { return f.scale.size() == 1 ? f.scale[0] : f.scale[c]; };
-  std::string w2(f.wn * sizeof(float), '\0');
-  auto *out_w = reinterpret_cast<float *>(w2.data());
-  for (size_t r = 0; r < static_cast<size_t>(f.k); ++r)
-    for (size_t c = 0; c < sn; ++c)
-      out_w[r * sn + c] = f.w[r * sn + c] * s(c);
-  std::string stem = g.node(f.matmul).input(1);
-  g.replace_input(f.matmul, 1,
-                  g.add_float_initializer_raw(stem + "_scaled", {f.k, f.n}, std::move(w2)));
-  g.release_if_unused(stem);
+  std::vector<double> col(sn);
+  for (size_t c = 0; c < sn; ++c)
+    col[c] = f.scale.size() == 1 ? f.scale[0] : f.scale[c];
+  scale_matmul_columns(g, f.matmul, f.w, f.k, f.n, col, "_scaled");
   if (f.add >= 0) {
     std::vector<float> b2(sn);
     for (size_t c = 0; c < sn; ++c)
-      b2[c] = f.bias[c] * s(c);
+      b2[c] = static_cast<float>(f.bias[c] * col[c]); // the float product, rounded once
     std::string old_b = g.node(f.add).input(1);
     g.replace_input(f.add, 1, g.add_float_initializer(old_b + "_scaled", {f.n}, b2));
     g.release_if_unused(old_b);

@@ -57,6 +57,19 @@ bool read_matmul_weight(const OptGraph &g, int matmul, const float *&w, size_t &
   return w && wn == static_cast<size_t>(k * n);
 }
 
+void scale_matmul_columns(OptGraph &g, int matmul, const float *w, int64_t k, int64_t n,
+                          const std::vector<double> &scale, const std::string &suffix) {
+  auto rows = static_cast<size_t>(k), cols = static_cast<size_t>(n);
+  std::string bytes(rows * cols * sizeof(float), '\0');
+  auto *out = reinterpret_cast<float *>(bytes.data());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c)
+      out[r * cols + c] = static_cast<float>(w[r * cols + c] * scale[c]);
+  std::string stem = g.node(matmul).input(1);
+  g.replace_input(matmul, 1, g.add_float_initializer_raw(stem + suffix, {k, n}, std::move(bytes)));
+  g.release_if_unused(stem);
+}
+
 } // namespace rewrites
 
 const std::vector<RewriteRule> &default_rules() {

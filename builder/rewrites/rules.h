@@ -42,5 +42,10 @@ int only_producer(const OptGraph &g, const std::string &value, const char *op);
 // nothing else reads it (a tied weight is never folded into).
 bool read_matmul_weight(const OptGraph &g, int matmul, const float *&w, size_t &wn, int64_t &k,
                         int64_t &n);
+// MatMul node `matmul`'s weight W [k, n] (values `w`, from read_matmul_weight) becomes
+// W[:, c] * scale[c] (each product rounded to float once), an initializer named after the old one
+// + `suffix`; the old one is released. Folds a per-feature factor after a Linear into it.
+void scale_matmul_columns(OptGraph &g, int matmul, const float *w, int64_t k, int64_t n,
+                          const std::vector<double> &scale, const std::string &suffix);
 
 } // namespace torch2onnx::rewrites
