@@ -12,7 +12,9 @@ the same run, interleaved, median of --runs runs:
     constant folding on) under Debian's /usr/bin/python3 (bench/peer_export.py);
   - torch2onnx's phase times (--timings);
   - the floor: bench/floor.cpp (t2o_floor) starts LibTorch, loads the file, writes its weights;
-  - both ONNX files: node count, file size, ONNX Runtime latency (1 thread, median of --ort-runs);
+  - both ONNX files: node count, file size, ONNX Runtime 1.30 latency in one process (1 thread,
+    runs alternating, 3 rounds of --ort-runs; bench/ort_compare.js) and where the graphs ORT
+    optimized differ;
   - scaling: synthetic chains of N nodes (bench/make_chain.py), torch2onnx export time.
 Ratios are reported (ours / peer, ours / floor). Results go between the markers of --doc.
 """

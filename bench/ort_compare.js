@@ -12,7 +12,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const ortDir = process.env.TORCH2ONNX_ORT_DIR || path.join(__dirname, '..', 'third_party', 'onnxruntime');
+const ortDir = path.resolve(process.env.TORCH2ONNX_ORT_DIR || path.join(__dirname, '..', 'third_party', 'onnxruntime'));
 const ort = require(path.join(ortDir, 'node_modules', 'onnxruntime-node'));
 
 // --- a minimal protobuf reader: just enough to count a ModelProto's node op types ---------------
