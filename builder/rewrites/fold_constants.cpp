@@ -23,21 +23,11 @@ constexpr int64_t kMaxNewElements = 4096;
 // (condition and apply), so it leaves larger ones (weights) to the runtime's load.
 constexpr int64_t kMaxSoleElements = int64_t{1} << 20;
 
-size_t elem_size(int t) {
-  switch (t) {
-  case TensorProto::FLOAT:
-  case TensorProto::INT32:
-    return 4;
-  case TensorProto::DOUBLE:
-  case TensorProto::INT64:
-    return 8;
-  case TensorProto::BOOL:
-  case TensorProto::UINT8:
-  case TensorProto::INT8:
-    return 1;
-  default:
-    return 0; // not folded
-  }
+// The element types the rule computes with (element_size gives their bytes).
+bool foldable_type(int t) {
+  return t == TensorProto::FLOAT || t == TensorProto::INT32 || t == TensorProto::DOUBLE ||
+         t == TensorProto::INT64 || t == TensorProto::BOOL || t == TensorProto::UINT8 ||
+         t == TensorProto::INT8;
 }
 
 // A constant's dims, element type and little-endian bytes.
@@ -55,7 +45,7 @@ struct Const {
 
 std::optional<Const> read_const(const OptGraph &g, const std::string &name) {
   const auto *t = g.initializer(name);
-  if (!t || t->data_location() == TensorProto::EXTERNAL || elem_size(t->data_type()) == 0)
+  if (!t || t->data_location() == TensorProto::EXTERNAL || !foldable_type(t->data_type()))
     return std::nullopt;
   Const c;
   c.dims.assign(t->dims().begin(), t->dims().end());
@@ -94,7 +84,7 @@ std::optional<Const> read_const(const OptGraph &g, const std::string &name) {
       return std::nullopt;
     }
   }
-  if (c.bytes.size() != static_cast<size_t>(c.numel()) * elem_size(c.type))
+  if (c.bytes.size() != static_cast<size_t>(c.numel()) * element_size(c.type))
     return std::nullopt;
   return c;
 }
@@ -102,7 +92,7 @@ std::optional<Const> read_const(const OptGraph &g, const std::string &name) {
 // Element i of c as a double (exact for every type here but int64 beyond 2^53, which is only
 // read through as_i64).
 double as_f64(const Const &c, int64_t i) {
-  const char *p = c.bytes.data() + i * static_cast<int64_t>(elem_size(c.type));
+  const char *p = c.bytes.data() + i * static_cast<int64_t>(element_size(c.type));
   switch (c.type) {
   case TensorProto::FLOAT: {
     float v;
@@ -312,7 +302,7 @@ std::optional<Const> evaluate(const OptGraph &g, int i) {
     return std::nullopt;
   if (op == "Cast") {
     Const out{x->dims, static_cast<int>(int_attr(n, "to", 0)), {}};
-    if (elem_size(out.type) == 0)
+    if (!foldable_type(out.type))
       return std::nullopt;
     for (int64_t k = 0; k < x->numel(); ++k)
       if (!put_cast(out.bytes, *x, k, out.type))
@@ -336,7 +326,7 @@ std::optional<Const> evaluate(const OptGraph &g, int i) {
         int64_t l = t.int64_data(0);
         fill.bytes.assign(reinterpret_cast<const char *>(&l), 8);
       }
-      if (elem_size(fill.type) == 0 || fill.bytes.size() != elem_size(fill.type))
+      if (!foldable_type(fill.type) || fill.bytes.size() != element_size(fill.type))
         return std::nullopt;
     }
     out.type = fill.type;

@@ -11,31 +11,6 @@ namespace torch2onnx::rewrites {
 
 namespace {
 
-// Bytes per element of the fixed-size ONNX element types; 0 for the others (strings).
-size_t element_size(int type) {
-  switch (type) {
-  case onnx::TensorProto::DOUBLE:
-  case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT64:
-    return 8;
-  case onnx::TensorProto::FLOAT:
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::UINT32:
-    return 4;
-  case onnx::TensorProto::FLOAT16:
-  case onnx::TensorProto::BFLOAT16:
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16:
-    return 2;
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8:
-  case onnx::TensorProto::BOOL:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
 // The permutation of node i (its `perm`, or the reversal ONNX defaults to); empty when invalid.
 std::vector<int64_t> permutation(const onnx::NodeProto &n, size_t rank) {
   std::vector<int64_t> perm;

@@ -11,6 +11,30 @@ const onnx::AttributeProto *attr(const onnx::NodeProto &n, const std::string &na
   return nullptr;
 }
 
+size_t element_size(int type) {
+  switch (type) {
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return 8;
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return 4;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return 2;
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::BOOL:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 bool has_subgraph(const onnx::NodeProto &n) {
   for (const auto &a : n.attribute())
     if (a.has_g() || a.graphs_size() > 0)

@@ -28,6 +28,8 @@ RewriteRule cse_rule();                   // cse.cpp
 
 // The attribute `name` of `n`, or nullptr.
 const onnx::AttributeProto *attr(const onnx::NodeProto &n, const std::string &name);
+// Bytes per element of the fixed-size ONNX element types; 0 for the others (strings).
+size_t element_size(int type);
 // True when one of n's attributes is a graph (If, Loop, Scan).
 bool has_subgraph(const onnx::NodeProto &n);
 // True when node i's output 0 can be replaced by its input 0: the output is no graph output and
