@@ -268,7 +268,7 @@ using ConverterFn = std::function<void(ConvertCtx &)>;
 
 // How the graph front end handles an op it takes itself rather than through a converter
 // (RegistryEntry::frontend): one handler of the TorchScript walker each, which binds them in its
-// handler table (exporter/frontend/walker_prim.cpp). The registry's frontend entries
+// handler table (exporter/frontend/torchscript/walker_prim.cpp). The registry's frontend entries
 // (aten_lib/frontend_ops.cpp) are the one list of those ops: the walker dispatches by them.
 enum class FrontendHandler {
   None,

@@ -1,8 +1,8 @@
 // The ops the graph front end handles itself rather than through a converter: prim:: nodes,
 // list, tuple and dict ops, control flow. This is the one list of them: each names the walker
 // handler that takes it (FrontendHandler; the TorchScript walker binds each handler to a method
-// in exporter/frontend/walker_prim.cpp and dispatches by these entries) and the ONNX ops it may
-// emit, so `torch2onnx ops` and docs/operators.md list every op torch2onnx takes.
+// in exporter/frontend/torchscript/walker_prim.cpp and dispatches by these entries) and the ONNX
+// ops it may emit, so `torch2onnx ops` and docs/operators.md list every op torch2onnx takes.
 #include "aten_lib/converter.h"
 
 namespace torch2onnx {

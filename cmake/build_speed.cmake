@@ -78,29 +78,33 @@ function(t2o_speed_up_libraries)
     list(TRANSFORM T2O_UNITY_ALONE PREPEND ${PROJECT_SOURCE_DIR}/)
     set_source_files_properties(${T2O_UNITY_ALONE} TARGET_DIRECTORY t2o_aten
                                 PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
-    # zip_reader.cpp (exporter/frontend) and reference.cpp (exporter/verify) share helper names
-    # with others: on their own.
-    set(fe exporter/frontend)
-    t2o_unity_group(t2o_frontend load ${fe}/archive_check.cpp ${fe}/bind_inputs.cpp ${fe}/loader.cpp
-                    ${fe}/mapped_load.cpp ${fe}/pickle_check.cpp ${fe}/pickle_tensors.cpp
-                    ${fe}/recorder.cpp ${fe}/torch_util.cpp)
-    t2o_unity_group(t2o_frontend walk ${fe}/walker.cpp ${fe}/walker_values.cpp ${fe}/walker_prim.cpp
-                    ${fe}/walker_lists.cpp ${fe}/walker_control_flow.cpp ${fe}/input_data.cpp)
-    t2o_unity_group(t2o_exporter all exporter/pipeline.cpp exporter/forward_args.cpp
-                    exporter/export.cpp exporter/output_files.cpp exporter/locate.cpp)
-    t2o_unity_group(t2o_analysis all exporter/analysis/record_merge.cpp
-                    exporter/analysis/baked_dims.cpp)
+    # zip_reader.cpp (exporter/frontend) and reference.cpp (exporter/frontend/torchscript) share
+    # helper names with others: on their own.
+    set(ts exporter/frontend/torchscript)
+    t2o_unity_group(t2o_frontend load ${ts}/archive_check.cpp ${ts}/bind_inputs.cpp ${ts}/loader.cpp
+                    ${ts}/mapped_load.cpp ${ts}/pickle_tensors.cpp ${ts}/recorder.cpp
+                    ${ts}/jit_util.cpp)
+    t2o_unity_group(t2o_frontend walk ${ts}/walker.cpp ${ts}/walker_values.cpp ${ts}/walker_prim.cpp
+                    ${ts}/walker_lists.cpp ${ts}/walker_control_flow.cpp)
+    t2o_unity_group(t2o_frontend convert ${ts}/convert.cpp ${ts}/record_graph.cpp
+                    ${ts}/baked_dims.cpp ${ts}/source_graph.cpp)
+    t2o_unity_group(t2o_core all exporter/core/tensor_util.cpp exporter/core/records.cpp
+                    exporter/core/converted.cpp)
+    t2o_unity_group(t2o_inputs all exporter/frontend/input_data.cpp
+                    exporter/frontend/pickle_check.cpp)
+    t2o_unity_group(t2o_exporter all exporter/forward_args.cpp exporter/export.cpp
+                    exporter/output_files.cpp exporter/locate.cpp)
   endif()
   target_compile_options(t2o_cli PRIVATE ${T2O_FRONT_END_OPT})
   if(NOT T2O_PCH)
     return()
   endif()
   target_precompile_headers(t2o_builder PRIVATE ${T2O_PCH_STD} <onnx/onnx_pb.h>)
-  # The exporter's libraries: one header, made for t2o_frontend (their flags agree; the others
-  # only add -D's the header does not use).
-  target_precompile_headers(t2o_frontend PRIVATE ${T2O_PCH_STD} ${T2O_PCH_TORCH})
-  foreach(t t2o_analysis t2o_verify t2o_exporter t2o_api)
-    target_precompile_headers(${t} REUSE_FROM t2o_frontend)
+  # The exporter's libraries: one header, made for t2o_core, the lowest of them (their flags
+  # agree; the others only add -D's the header does not use).
+  target_precompile_headers(t2o_core PRIVATE ${T2O_PCH_STD} ${T2O_PCH_TORCH})
+  foreach(t t2o_analysis t2o_inputs t2o_verify t2o_frontend t2o_exporter t2o_api)
+    target_precompile_headers(${t} REUSE_FROM t2o_core)
   endforeach()
   target_precompile_headers(t2o_cli PRIVATE ${T2O_PCH_STD} <CLI/CLI.hpp> <nlohmann/json.hpp>)
 endfunction()

@@ -7,17 +7,17 @@
 #include "builder/progress.h"
 #include "builder/provenance.h"
 #include "exporter/analysis/graph_inputs.h"
+#include "exporter/core/tensor_util.h"
 #include "exporter/export_module.h"
 #include "exporter/forward_args.h"
-#include "exporter/frontend/bind_inputs.h"
 #include "exporter/frontend/input_data.h"
-#include "exporter/frontend/loader.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/frontend/torchscript/bind_inputs.h"
+#include "exporter/frontend/torchscript/loader.h"
+#include "exporter/frontend/torchscript/reference.h"
+#include "exporter/frontend/torchscript/source_graph.h"
 #include "exporter/locate.h"
 #include "exporter/output_files.h"
-#include "exporter/pipeline.h"
 #include "exporter/verify/expected.h"
-#include "exporter/verify/reference.h"
 #include "exporter/verify/verify.h"
 
 #include <ATen/core/grad_mode.h>
@@ -131,9 +131,9 @@ namespace {
 
 // The module calls --functions asks for: module scope -> class name. Throws Error when a name is
 // the class of no module the model runs, listing the classes it has.
-std::map<std::string, std::string> function_instances(const torch::jit::Graph &graph,
+std::map<std::string, std::string> function_instances(const SourceGraph &graph,
                                                       const std::vector<std::string> &types) {
-  std::map<std::string, std::string> all = module_types(graph), chosen;
+  std::map<std::string, std::string> all = graph.module_types(), chosen;
   std::set<std::string> wanted(types.begin(), types.end()), present;
   for (const auto &[scope, type] : all) {
     present.insert(type);
@@ -309,16 +309,16 @@ std::vector<std::vector<at::Tensor>> libtorch_outputs(const LoadedModel &m, cons
 
 // --locate (or a failed verdict): searches the first node whose ONNX value differs, on the first
 // of `sets`; a search that cannot run leaves a note instead of failing the export.
-void locate_after_verify(const LoadedModel &m, const ExportOptions &o, const Converted &c,
+void locate_after_verify(const SourceGraph *source, const ExportOptions &o, const Converted &c,
                          const VerifyReport &v, const std::vector<LocateRun> &sets,
                          const LogFn &log, ExportReport &r) {
-  if ((v.ok() && !o.locate) || sets.empty() || !m.graph)
+  if ((v.ok() && !o.locate) || sets.empty() || !source)
     return;
   if (log)
     log("locating the first node whose ONNX value differs from LibTorch's");
   progress_phase(Phase::Verify, ProgressUnit::None, 0, "locating the first diverging node");
   try {
-    r.divergence = locate_divergence(m.graph, c.walked, sets.front());
+    r.divergence = locate_divergence(*source, c.walked, c.walked_nodes, sets.front());
   } catch (const Error &e) {
     // The verdict stands without the search: say why it could not run instead of failing.
     r.divergence = Divergence();
@@ -330,9 +330,9 @@ void locate_after_verify(const LoadedModel &m, const ExportOptions &o, const Con
 // Verifies the written file at the example sizes, the second recording sizes and --verify-dims,
 // each a test-data set beside the output (test_data_set_N).
 // `example_outputs` (may be null) receives ONNX Runtime's outputs at the example inputs.
-VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const ForwardCall &call,
-                           const GraphInputs &gi, const Converted &c, StagedOutput &staged,
-                           const LogFn &log, ExportReport &r,
+VerifyReport verify_export(const LoadedModel &m, const SourceGraph *source, const ExportOptions &o,
+                           const ForwardCall &call, const GraphInputs &gi, const Converted &c,
+                           StagedOutput &staged, const LogFn &log, ExportReport &r,
                            std::vector<at::Tensor> *example_outputs) {
   const std::string &path = staged.model_path();
   auto tv = std::chrono::steady_clock::now();
@@ -365,7 +365,7 @@ VerifyReport verify_export(const LoadedModel &m, const ExportOptions &o, const F
       sets.push_back(lr);
   }
   v.seconds = since(tv);
-  locate_after_verify(m, o, c, v, sets, log, r);
+  locate_after_verify(source, o, c, v, sets, log, r);
   return v;
 }
 
@@ -424,8 +424,8 @@ std::map<std::string, ExportReport::OpUse> op_table(const Converted &c) {
 
 namespace {
 
-void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o,
-                      const ForwardCall &call, const GraphInputs &gi,
+void write_and_verify(LoadedModel &m, const SourceGraph *source, const Converted &c,
+                      const ExportOptions &o, const ForwardCall &call, const GraphInputs &gi,
                       const std::map<std::string, std::string> &function_calls,
                       const std::optional<ExpectedOutputs> &expected, StagedOutput &staged,
                       const LogFn &log, ExportReport &r, PhaseClock &clock);
@@ -451,12 +451,14 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
         m.resolved_attributes.size() == 1 ? "" : "s"));
   ForwardCall call = bind_forward({m.arg_names, m.arg_types, m.arg_defaults}, o.inputs, data);
   bind_graph_inputs(m.graph, call.bindings);
+  // From here on the export sees the graph through the front-end seam (source_graph.h).
+  std::unique_ptr<SourceGraph> source = std::make_unique<TorchScriptGraph>(std::move(m.graph));
   if (!call.constants.empty())
     r.warnings.push_back(fmt::format("forward's arguments fixed as constants in the ONNX model: {}",
                                      fmt::join(call.constants, ", ")));
   std::map<std::string, std::string> function_calls;
   if (!o.functions.empty())
-    function_calls = function_instances(*m.graph, o.functions);
+    function_calls = function_instances(*source, o.functions);
   GraphInputs gi = graph_inputs(call, o.seed, o.verify_dims);
   std::optional<ExpectedOutputs> expected = read_expected(o, call);
   r.inputs = call.flat_specs;
@@ -465,7 +467,7 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   say("recording shapes on the example inputs and converting");
   set_phase("recording shapes (LibTorch runs the model) and converting");
   clock.start(&r.phases.convert); // recording and converting, when it fails
-  Converted c = convert_graph(m.graph, gi, o.opset, o.output_names, registry);
+  Converted c = source->convert(gi, o.opset, o.output_names, registry);
   clock.done();
   if (!c.fallback_ops.empty())
     note_fallback(c, o, r);
@@ -486,7 +488,7 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   if (!o.verify || !m.source_path.empty())
     m.module = torch::jit::Module();
   if (!o.verify)
-    m.graph.reset();
+    source.reset();
 
   if (m.check_weights)
     m.check_weights();
@@ -499,7 +501,8 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   // verifying) leaves the earlier output as it was.
   StagedOutput staged(r.output_path);
   try {
-    write_and_verify(m, c, o, call, gi, function_calls, expected, staged, log, r, clock);
+    write_and_verify(m, source.get(), c, o, call, gi, function_calls, expected, staged, log, r,
+                     clock);
   } catch (const UsageError &) {
     throw;
   } catch (const Error &e) {
@@ -513,8 +516,8 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
 }
 
 // Writes the ONNX file into `staged` and, with --verify, verifies it there (export_loaded).
-void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o,
-                      const ForwardCall &call, const GraphInputs &gi,
+void write_and_verify(LoadedModel &m, const SourceGraph *source, const Converted &c,
+                      const ExportOptions &o, const ForwardCall &call, const GraphInputs &gi,
                       const std::map<std::string, std::string> &function_calls,
                       const std::optional<ExpectedOutputs> &expected, StagedOutput &staged,
                       const LogFn &log, ExportReport &r, PhaseClock &clock) {
@@ -540,8 +543,8 @@ void write_and_verify(LoadedModel &m, const Converted &c, const ExportOptions &o
   if (expected)
     ort_example.emplace();
   if (o.verify)
-    r.verify =
-        verify_export(m, o, call, gi, c, staged, log, r, ort_example ? &*ort_example : nullptr);
+    r.verify = verify_export(m, source, o, call, gi, c, staged, log, r,
+                             ort_example ? &*ort_example : nullptr);
   if (expected) {
     set_phase("checking --expected-outputs (ONNX Runtime runs the model)");
     if (log)

@@ -1,7 +1,7 @@
 #include "exporter/forward_args.h"
 
 #include "builder/error.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/core/tensor_util.h"
 #include "exporter/verify/verify.h"
 
 #include <ATen/core/List.h>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "exporter/analysis/graph_inputs.h"
-#include "exporter/frontend/bind_inputs.h"
+#include "exporter/frontend/torchscript/bind_inputs.h"
 #include "exporter/options.h"
 
 #include <ATen/core/Tensor.h>

@@ -2,12 +2,10 @@
 
 #include "builder/error.h"
 #include "builder/process.h"
-#include "exporter/frontend/recorder.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/core/tensor_util.h"
 #include "exporter/verify/verify.h"
 
 #include <ATen/ATen.h>
-#include <ATen/core/grad_mode.h>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -61,16 +59,6 @@ std::optional<OutputCheck> compare_value(const std::string &name, at::Tensor tor
   if (c.problem.rfind("dtype differs", 0) == 0)
     c.problem.clear(); // an intermediate may be carried in another dtype (i64 sizes, u8 masks)
   return c;
-}
-
-// Every value of the graph, as LibTorch computes it on the run's inputs.
-ValueTensors torch_values_of(const std::shared_ptr<torch::jit::Graph> &graph,
-                             const LocateRun &run) {
-  ValueTensors torch_values;
-  at::NoGradGuard no_grad;
-  std::vector<c10::IValue> ins(run.inputs.begin(), run.inputs.end());
-  record_shapes(graph, ins, nullptr, CountChange::None, &torch_values);
-  return torch_values;
 }
 
 // Adds each walked value that still exists in `g` as an extra output; returns, per walked value,
@@ -139,16 +127,14 @@ std::unordered_map<std::string, at::Tensor> run_exposed_model(const onnx::ModelP
 }
 
 // Fills `d` with the walked value `w` whose ONNX value `name` differs (`c`) from LibTorch's.
-void record_divergence(Divergence &d, const WalkedValue &w, const std::string &name,
-                       const OutputCheck &c, const at::Tensor &torch_value,
+void record_divergence(Divergence &d, const WalkedValue &w, const WalkedNode &node,
+                       const std::string &name, const OutputCheck &c, const at::Tensor &torch_value,
                        const at::Tensor &onnx_value) {
   d.found = true;
   d.index = w.index;
-  const torch::jit::Node *n = w.value->node();
-  d.op = n->kind().toQualString();
-  NodeWhere where = where_of(n);
-  d.scope = where.scope;
-  d.source = where.source;
+  d.op = node.op;
+  d.scope = node.where.scope;
+  d.source = node.where.source;
   if (const RegistryEntry *e = w.converter)
     d.converter = fmt::format("{} ({}, since opset {})", e->op, e->family, e->since_opset);
   d.onnx_value = name;
@@ -159,12 +145,12 @@ void record_divergence(Divergence &d, const WalkedValue &w, const std::string &n
 
 } // namespace
 
-Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
-                             const std::vector<WalkedValue> &walked, const LocateRun &run) {
+Divergence locate_divergence(const SourceGraph &graph, const std::vector<WalkedValue> &walked,
+                             const std::vector<WalkedNode> &nodes, const LocateRun &run) {
   auto t0 = std::chrono::steady_clock::now();
   Divergence d;
   d.sizes = run.label;
-  ValueTensors torch_values = torch_values_of(graph, run);
+  ValueTensors torch_values = graph.values_on(run.inputs);
   // ONNX: the written model with each walked value that still exists as an extra output.
   onnx::ModelProto model = read_model(run.onnx_path);
   std::vector<std::string> names = expose_walked_values(*model.mutable_graph(), walked, run);
@@ -183,7 +169,7 @@ Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
     ++d.compared;
     if (c->ok())
       continue;
-    record_divergence(d, w, names[i], *c, tv->second, ov->second);
+    record_divergence(d, w, nodes.at(w.node), names[i], *c, tv->second, ov->second);
     break;
   }
   if (!d.found)

@@ -1,16 +1,15 @@
 // --locate: the first node whose ONNX value differs from LibTorch's. A temporary copy of the
 // written model gets the value of every top-level node as an extra output; ONNX Runtime runs it
-// once, the recorder runs the graph once keeping every value, and the values are compared in
-// walk (topological) order with the tolerance of --verify.
+// once, the front end computes every value once (SourceGraph::values_on), and the values are
+// compared in walk (topological) order with the tolerance of --verify.
 #pragma once
 
-#include "exporter/frontend/walker.h"
+#include "exporter/core/records.h"
+#include "exporter/frontend/source_graph.h"
 #include "exporter/verify/report.h"
 
 #include <ATen/core/Tensor.h>
-#include <memory>
 #include <string>
-#include <torch/csrc/jit/ir/ir.h>
 #include <vector>
 
 namespace torch2onnx {
@@ -26,7 +25,9 @@ struct LocateRun {
 
 // Values inside subgraphs are not compared; values the rewrites removed are skipped (counted in
 // `skipped`). Throws Error when LibTorch or ONNX Runtime fails on the inputs.
-Divergence locate_divergence(const std::shared_ptr<torch::jit::Graph> &graph,
-                             const std::vector<WalkedValue> &walked, const LocateRun &run);
+// `graph` gives the source framework's values (SourceGraph::values_on), `walked` and `nodes` the
+// ONNX values they became (Converted::walked, walked_nodes).
+Divergence locate_divergence(const SourceGraph &graph, const std::vector<WalkedValue> &walked,
+                             const std::vector<WalkedNode> &nodes, const LocateRun &run);
 
 } // namespace torch2onnx

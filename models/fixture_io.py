@@ -76,7 +76,7 @@ def random_inputs(specs, seed=0):
 
 def flatten_outputs(value):
     """forward's result as torch2onnx's ONNX outputs: tensors of tuples, lists and dict values in
-    order, None left out, numbers as 0-d tensors (exporter/frontend/torch_util.cpp flatten_tensors)."""
+    order, None left out, numbers as 0-d tensors (exporter/core/tensor_util.cpp flatten_tensors)."""
     if isinstance(value, torch.Tensor):
         return [value]
     if isinstance(value, (tuple, list)):

@@ -1,12 +1,19 @@
 # Each library includes only the headers of the libraries below it (see the dependency graph in
 # CMakeLists.txt):
-#   builder <- aten_lib <- exporter/frontend <- exporter/analysis <- exporter (pipeline) <- apps
-#   builder <- exporter/options <- exporter/verify (also uses frontend/torch_util.h) <- exporter
+#   builder <- aten_lib <- exporter/core <- exporter/analysis <- exporter/frontend/torchscript
+#     <- exporter (export, locate) <- apps
+#   exporter/core <- exporter/frontend (input files) <- exporter/verify <- exporter/frontend/torchscript
+#   builder <- exporter/options <- exporter/verify
 #   exporter (export.h, export_module.h) <- api <- include/torch2onnx (public) <- python, examples
-# apps/ (the command line) sees the exporter through export.h, options.h, output_files.h and
-# verify/ (the reference and the runner), never the front end, the analyses or LibTorch's
-# graph headers. The public headers include only each other, except plugin.h, which includes the
-# converter interface (aten_lib/converter.h, installed beside it for plugins).
+# The front-end seam (issue 27): exporter/core, exporter/analysis, exporter/verify, the files of
+# exporter/frontend itself (source_graph.h, input files) and --locate never see a TorchScript
+# graph (no <torch/csrc/jit/...> header, nothing from exporter/frontend/torchscript/); only
+# export.cpp, which picks the front end, includes the TorchScript one.
+# apps/ (the command line) sees the exporter through export.h, options.h, output_files.h, verify/
+# (the runner) and the TorchScript reference program's header, never the front end's other
+# files, the analyses or LibTorch's graph headers. The public headers include only each other,
+# except plugin.h, which includes the converter interface (aten_lib/converter.h, installed beside
+# it for plugins).
 # A static library does not stop a wrong-way #include by itself, so the build runs this script
 # (cmake -DSOURCE_DIR=... -P scripts/check_layers.cmake) and fails on the first violation.
 
@@ -14,13 +21,16 @@
 set(rules
   "builder|*|\"(aten_lib|exporter|apps)/|<(torch|ATen|c10)/"
   "aten_lib|*|\"(exporter|apps)/|<(torch|ATen|c10)/"
-  "exporter/frontend|*|\"exporter/(analysis|verify|options|export|pipeline)|\"apps/"
-  "exporter/analysis|*|\"exporter/(verify|options|export|pipeline)|\"apps/"
-  "exporter/verify|*|\"exporter/(analysis|export|pipeline)|\"exporter/frontend/(walker|recorder|loader)|\"apps/"
-  "exporter|options.*|\"(aten_lib|apps)/|\"exporter/(frontend|analysis|verify|export|pipeline)|<(torch|ATen|c10)/"
+  "exporter/core|*|\"exporter/(frontend|analysis|verify|options|export|locate)|\"apps/|<torch/csrc/jit/"
+  "exporter/analysis|*|\"exporter/(frontend|verify|options|export|locate)|\"apps/|<torch/csrc/jit/"
+  "exporter/frontend|*.*|\"exporter/frontend/torchscript/|\"exporter/(verify|options|export|locate)|\"apps/|<torch/csrc/jit/"
+  "exporter/verify|*|\"exporter/(analysis|export|locate)|\"exporter/frontend/torchscript/|\"apps/|<torch/csrc/jit/"
+  "exporter/frontend/torchscript|*|\"exporter/(options|export|locate|forward_args|output_files)|\"apps/"
+  "exporter|locate.*|\"exporter/frontend/torchscript/|<torch/csrc/jit/|\"apps/"
+  "exporter|options.*|\"(aten_lib|apps)/|\"exporter/(frontend|analysis|verify|export|core)|<(torch|ATen|c10)/"
   "exporter|*.*|\"apps/"
-  "apps|*|\"exporter/(frontend|analysis)/|\"exporter/(pipeline|locate|forward_args|export_module)|<(ATen|c10)/|<torch/(csrc|script|torch)"
-  "api|*|\"(apps|aten_lib)/|\"exporter/(frontend|analysis|verify)/|\"exporter/(pipeline|locate|forward_args)"
+  "apps|*|\"exporter/(analysis|core)/|\"exporter/frontend/[^t]|\"exporter/frontend/torchscript/[^r]|\"exporter/(locate|forward_args|export_module)|<(ATen|c10)/|<torch/(csrc|script|torch)"
+  "api|*|\"(apps|aten_lib)/|\"exporter/(frontend|analysis|verify|core)/|\"exporter/(locate|forward_args)"
   "include/torch2onnx|torch2onnx.h|\"(apps|api|aten_lib|builder|exporter)/"
   "include/torch2onnx|error.h|\"(apps|api|aten_lib|builder|exporter)/"
   "include/torch2onnx|settings.h|\"(apps|api|aten_lib|builder|exporter)/"

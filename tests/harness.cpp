@@ -3,9 +3,9 @@
 #include "aten_lib/converter.h"
 #include "builder/error.h"
 #include "builder/provenance.h"
-#include "exporter/frontend/loader.h"
-#include "exporter/frontend/torch_util.h"
-#include "exporter/pipeline.h"
+#include "exporter/core/tensor_util.h"
+#include "exporter/frontend/torchscript/convert.h"
+#include "exporter/frontend/torchscript/loader.h"
 #include "exporter/verify/verify.h"
 
 #include <catch2/catch.hpp>

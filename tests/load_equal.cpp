@@ -11,7 +11,7 @@
 //                                               LibTorch's load of two files; exit 0 only when
 //                                               some tensor differs and its path contains TEXT
 //                                               (the comparison's own test)
-#include "exporter/frontend/loader.h"
+#include "exporter/frontend/torchscript/loader.h"
 
 #include <ATen/ATen.h>
 #include <cstdlib>

@@ -3,9 +3,9 @@
 // scripted models (models/make_control_flow_models.py) exported once and verified in ONNX
 // Runtime against LibTorch on several random inputs.
 #include "builder/error.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/core/tensor_util.h"
+#include "exporter/frontend/torchscript/convert.h"
 #include "exporter/options.h"
-#include "exporter/pipeline.h"
 #include "exporter/verify/verify.h"
 #include "harness.h"
 

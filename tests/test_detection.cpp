@@ -2,7 +2,7 @@
 // with torchvision's operator library loaded and compared in ONNX Runtime against LibTorch running
 // torchvision's own kernels. The whole detection models are checked end to end by the
 // e2e:detection:* tests (tests/CMakeLists.txt).
-#include "exporter/frontend/loader.h"
+#include "exporter/frontend/torchscript/loader.h"
 #include "harness.h"
 #include "ir_text.h"
 

@@ -3,11 +3,11 @@
 // default, where the one error listing every unsupported op stands.
 #include "aten_lib/plugins.h"
 #include "custom_op_resolver.h"
+#include "exporter/core/tensor_util.h"
 #include "exporter/export_module.h"
-#include "exporter/frontend/loader.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/frontend/torchscript/convert.h"
+#include "exporter/frontend/torchscript/loader.h"
 #include "exporter/options.h"
-#include "exporter/pipeline.h"
 #include "harness.h"
 
 #include <filesystem>

@@ -4,8 +4,8 @@
 // Runtime against LibTorch. Fixtures: models/make_argument_models.py (T2O_ARGUMENT_MODELS).
 #include "builder/error.h"
 #include "builder/graph_builder.h"
+#include "exporter/core/tensor_util.h"
 #include "exporter/frontend/input_data.h"
-#include "exporter/frontend/torch_util.h"
 #include "exporter/options.h"
 #include "harness.h"
 

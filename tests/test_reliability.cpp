@@ -4,9 +4,9 @@
 // missing model, empty file, malformed specs..., are in test_cli.cpp.)
 #include "apps/zoo.h"
 #include "builder/graph_builder.h"
-#include "exporter/frontend/loader.h"
+#include "exporter/core/tensor_util.h"
 #include "exporter/frontend/pickle_check.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/frontend/torchscript/loader.h"
 #include "fuzz/fuzz_targets.h"
 #include "harness.h"
 

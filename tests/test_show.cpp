@@ -1,8 +1,8 @@
 // `torch2onnx show`: on files torch2onnx wrote (with provenance), on a file with If, Loop and a
 // local function written by python3-onnx (another producer), and on files it cannot read.
 #include "builder/graph_builder.h"
-#include "exporter/frontend/loader.h"
-#include "exporter/pipeline.h"
+#include "exporter/frontend/torchscript/convert.h"
+#include "exporter/frontend/torchscript/loader.h"
 #include "harness.h"
 
 #include <catch2/catch.hpp>

@@ -2,7 +2,7 @@
 // itself are its frontend entries (each naming the walker's handler), and the front-end-neutral
 // driver (aten_lib/dispatch.h) checks what converters produce.
 #include "aten_lib/dispatch.h"
-#include "exporter/frontend/walker.h"
+#include "exporter/frontend/torchscript/walker.h"
 #include "harness.h"
 
 #include <set>

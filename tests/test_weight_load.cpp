@@ -2,7 +2,7 @@
 // layout (models/make_weight_models.py), and gives what Python's torch.jit.load gives; the
 // integrity check catches weights that change; --verify's reference does not share the export's
 // tensors.
-#include "exporter/frontend/loader.h"
+#include "exporter/frontend/torchscript/loader.h"
 #include "exporter/verify/verify.h"
 #include "harness.h"
 

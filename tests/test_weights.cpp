@@ -3,8 +3,8 @@
 // initializer; rewrites read borrowed bytes and let them go when a weight is replaced.
 #include "builder/graph_builder.h"
 #include "builder/optimize.h"
-#include "exporter/frontend/loader.h"
-#include "exporter/frontend/mapped_load.h"
+#include "exporter/frontend/torchscript/loader.h"
+#include "exporter/frontend/torchscript/mapped_load.h"
 #include "harness.h"
 
 #include <cstdlib>

@@ -4,8 +4,8 @@
 #include "builder/file_io.h"
 #include "builder/graph_builder.h"
 #include "builder/printable.h"
+#include "exporter/core/tensor_util.h"
 #include "exporter/frontend/pickle_check.h"
-#include "exporter/frontend/torch_util.h"
 #include "exporter/frontend/zip_reader.h"
 
 #include <ATen/ATen.h>

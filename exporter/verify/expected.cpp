@@ -1,8 +1,8 @@
 #include "exporter/verify/expected.h"
 
 #include "builder/error.h"
+#include "exporter/core/tensor_util.h"
 #include "exporter/frontend/input_data.h"
-#include "exporter/frontend/torch_util.h"
 #include "exporter/verify/verify.h"
 
 #include <ATen/ATen.h>

@@ -4,7 +4,7 @@
 #include "builder/graph_builder.h"
 #include "builder/printable.h"
 #include "builder/process.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/core/tensor_util.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>

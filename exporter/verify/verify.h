@@ -8,7 +8,6 @@
 #include <ATen/core/Tensor.h>
 #include <functional>
 #include <string>
-#include <torch/csrc/jit/api/module.h>
 #include <vector>
 
 namespace torch2onnx {
@@ -54,9 +53,9 @@ struct VerifyRun {
 };
 
 // Writes the test data (the inputs and `expected`, LibTorch's outputs for them: see
-// reference_outputs in exporter/verify/reference.h), runs the file in ONNX Runtime and compares
-// every output (each check carries `run.label`); an output count that differs is one more failed
-// check. `say` (may be empty) hears what is running.
+// reference_outputs in exporter/frontend/torchscript/reference.h), runs the file in ONNX Runtime
+// and compares every output (each check carries `run.label`); an output count that differs is one
+// more failed check. `say` (may be empty) hears what is running.
 std::vector<OutputCheck> verify_run(const VerifyRun &run, const std::vector<at::Tensor> &expected,
                                     const std::function<void(const std::string &)> &say = {});
 

@@ -1,7 +1,7 @@
 // libFuzzer target: loading a model file from arbitrary bytes (load_model: file checks,
 // torch::jit::load, freeze, graph preparation). Any Error is fine; a crash, a hang or another
 // exception type is a finding. Seeds: small TorchScript files (see tests/fuzz/run_fuzzers.sh).
-#include "exporter/frontend/loader.h"
+#include "exporter/frontend/torchscript/loader.h"
 #include "fuzz/fuzz_targets.h"
 
 #include <exception>

@@ -1,7 +1,8 @@
-#include "exporter/analysis/baked_dims.h"
+#include "exporter/frontend/torchscript/baked_dims.h"
 
 #include "builder/error.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/core/tensor_util.h"
+#include "exporter/frontend/torchscript/jit_util.h"
 
 #include <ATen/ATen.h>
 #include <algorithm>
@@ -144,7 +145,7 @@ public:
       return order_.size();
     for (size_t i = 0; i < order_.size(); ++i)
       for (const Value *o : order_[i]->outputs())
-        if (example_.find(o) && !rec.find(o))
+        if (example_.find(value_id(o)) && !rec.find(value_id(o)))
           return i;
     return order_.size();
   }
@@ -201,9 +202,12 @@ private:
     ++trials_;
     Run r;
     ShapeRecord rec = record_shapes(copy, inputs_.alternate, &r.failure);
+    std::unordered_map<ValueId, ValueId> id_of_original;
+    for (const auto &[in_copy, original] : to_original)
+      id_of_original.emplace(value_id(in_copy), value_id(original));
     for (auto &[v, info] : rec.infos) {
-      auto it = to_original.find(v);
-      if (it != to_original.end())
+      auto it = id_of_original.find(v);
+      if (it != id_of_original.end())
         r.rec.infos[it->second] = std::move(info);
     }
     r.rec.outputs = std::move(rec.outputs);
@@ -220,7 +224,7 @@ public:
     if (c.dim.tensor || c.dim.item < 0 || (op != "aten::view" && op != "aten::reshape"))
       return true;
     const Value *size = c.dim.node->input(c.dim.arg);
-    const TensorInfo *x = alt.find(c.dim.node->input(0));
+    const TensorInfo *x = alt.find(value_id(c.dim.node->input(0)));
     if (size->node()->kind() != c10::prim::Constant || !x || !x->shape)
       return true;
     int64_t numel = 1;
@@ -261,8 +265,10 @@ public:
       bool reshape = op == "aten::view" || op == "aten::reshape";
       if (!reshape && op != "aten::slice")
         continue;
-      const TensorInfo *xe = example_.find(n->input(0)), *xa = alt.find(n->input(0));
-      const TensorInfo *ye = example_.find(n->output()), *ya = alt.find(n->output());
+      const TensorInfo *xe = example_.find(value_id(n->input(0))),
+                       *xa = alt.find(value_id(n->input(0)));
+      const TensorInfo *ye = example_.find(value_id(n->output())),
+                       *ya = alt.find(value_id(n->output()));
       if (!xe || !xa || !ye || !ya || !xe->shape || !xa->shape || !ye->shape || !ya->shape)
         continue;
       if (xe->rank() != xa->rank() || ye->rank() != ya->rank())
@@ -497,10 +503,10 @@ std::string where_text(const Node *n) {
 // "?", e.g. "[batch,3,?]".
 std::string shape_text(const Value *v, const ShapeRecord &e, const ShapeRecord *a,
                        const std::vector<SymbolSizes> &symbols) {
-  const TensorInfo *ie = e.find(v);
+  const TensorInfo *ie = e.find(value_id(v));
   if (!ie || !ie->shape)
     return "";
-  const TensorInfo *ia = a ? a->find(v) : nullptr;
+  const TensorInfo *ia = a ? a->find(value_id(v)) : nullptr;
   if (ia && (!ia->shape || ia->rank() != ie->rank()))
     ia = nullptr;
   std::vector<std::string> dims;
@@ -524,7 +530,7 @@ std::string sizes_in(const Node *n, const ShapeRecord &rec) {
   for (const Value *in : n->inputs()) {
     if (!in->type()->isSubtypeOf(*c10::TensorType::get()))
       continue;
-    const TensorInfo *t = rec.find(in);
+    const TensorInfo *t = rec.find(value_id(in));
     std::vector<int64_t> dims;
     if (t && t->shape)
       for (const auto &d : *t->shape)

@@ -1,4 +1,4 @@
-#include "exporter/frontend/mapped_load.h"
+#include "exporter/frontend/torchscript/mapped_load.h"
 
 #include "exporter/frontend/crc32.h"
 

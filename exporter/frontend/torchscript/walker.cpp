@@ -1,11 +1,11 @@
 // The walk itself: the pre-scan for unsupported ops, one node at a time through the handler
 // table, metadata and constant folding, and converter calls through aten_lib/dispatch.h.
-#include "exporter/frontend/walker.h"
+#include "exporter/frontend/torchscript/walker.h"
 
 #include "aten_lib/dispatch.h"
 #include "aten_lib/quantized.h"
 #include "builder/progress.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/core/tensor_util.h"
 
 #include <ATen/ATen.h>
 #include <functional>
@@ -219,26 +219,6 @@ bool block_raises(const torch::jit::Block *block) {
   return false;
 }
 
-std::string format_unsupported(const std::vector<UnsupportedOp> &ops, int opset) {
-  std::string msg = fmt::format("{} op{} ha{} no converter at opset {}:", ops.size(),
-                                ops.size() == 1 ? "" : "s", ops.size() == 1 ? "s" : "ve", opset);
-  for (const auto &u : ops) {
-    msg += fmt::format("\n  {} ({} use{}): {}", u.op, u.uses, u.uses == 1 ? "" : "s",
-                       fmt::join(u.places, "; "));
-    if (u.places.size() < u.uses)
-      msg += fmt::format("; ... {} more", u.uses - u.places.size());
-    if (u.available_from > 0)
-      msg += fmt::format(" [supported from opset {}: use --opset {}]", u.available_from,
-                         u.available_from);
-  }
-  for (const auto &u : ops)
-    if (u.complex)
-      return msg + "\n  (ONNX has no complex type: torch2onnx carries complex tensors as real ones "
-                   "with a trailing dimension of 2, and only the ops in docs/complex.md take "
-                   "them; compute such steps on torch.view_as_real(x) or x.real / x.imag)";
-  return msg;
-}
-
 Walker::Walker(GraphBuilder &b, const ShapeRecord &record, const Registry &registry)
     : b_(b), record_(record), registry_(registry) {}
 
@@ -246,7 +226,7 @@ Walker::Walker(GraphBuilder &b, const ShapeRecord &record, const Registry &regis
 
 bool Walker::touches_complex(const Node *n) const {
   auto complex = [&](const Value *v) {
-    const TensorInfo *info = record_.find(v);
+    const TensorInfo *info = record_.find(value_id(v));
     return info && (info->dtype == DType::Complex64 || info->dtype == DType::Complex128);
   };
   for (const Value *v : n->inputs())
@@ -277,8 +257,8 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &gra
       // A tensor in a branch the example run did not take has no record: its dtype and rank
       // still come from the graph being built when the walk gets there (fold_metadata).
       if (metadata_ops().count(op) && !n->inputs().empty())
-        metadata_static = foldable_metadata(op, record_.find(n->inputs()[0])) ||
-                          (size_free_metadata(op) && !record_.find(n->inputs()[0]) &&
+        metadata_static = foldable_metadata(op, record_.find(value_id(n->inputs()[0]))) ||
+                          (size_free_metadata(op) && !record_.find(value_id(n->inputs()[0])) &&
                            is_tensor_type(n->inputs()[0]));
       if (n->kind() == c10::prim::Constant || metadata_static ||
           (all_const && is_foldable(n) && (!h || h->scan == Scan::OnLists)) ||
@@ -361,7 +341,7 @@ void Walker::bind_input(const Value *v, const Val &val) {
 }
 
 const TensorInfo *Walker::info_of_value(const Value *v) const {
-  if (const TensorInfo *info = record_.find(v))
+  if (const TensorInfo *info = record_.find(value_id(v)))
     return info;
   auto it = inferred_.find(v);
   return it == inferred_.end() ? nullptr : &it->second;
@@ -421,13 +401,14 @@ void Walker::run_block(const torch::jit::Block *block) {
     if (only_feeds_checks(n))
       continue;
     size_t index = node_index_++;
-    run_node(n, index);
-    note_walked(n, index);
+    NodeWhere where = where_of(n);
+    run_node(n, index, where);
+    note_walked(n, index, where);
   }
   b_.set_scope(owner_scope);
 }
 
-void Walker::note_walked(const Node *n, size_t index) {
+void Walker::note_walked(const Node *n, size_t index, const NodeWhere &where) {
   if (n->kind() == c10::prim::Constant)
     return;
   ++op_counts_[n->kind().toQualString()];
@@ -435,11 +416,16 @@ void Walker::note_walked(const Node *n, size_t index) {
   if (n->owningBlock() != n->owningGraph()->block() || b_.subgraph_depth() != 0)
     return;
   const RegistryEntry *entry = last_converted_.first == n ? last_converted_.second : nullptr;
+  bool noted = false;
   for (const Value *o : n->outputs()) {
     auto it = env_.find(o);
     if (it == env_.end() || it->second.kind != Bound::Kind::Tensor || !is_tensor_type(o))
       continue;
-    walked_.push_back(WalkedValue{o, index, entry, it->second.tensor.name});
+    if (!noted)
+      walked_nodes_.push_back(WalkedNode{n->kind().toQualString(), where});
+    noted = true;
+    walked_.push_back(
+        WalkedValue{value_id(o), walked_nodes_.size() - 1, index, entry, it->second.tensor.name});
   }
 }
 
@@ -459,9 +445,8 @@ std::string Walker::describe_input(const Value *in) const {
   return desc;
 }
 
-void Walker::run_node(const Node *n, size_t index) {
+void Walker::run_node(const Node *n, size_t index, const NodeWhere &where) {
   std::string op = n->kind().toQualString();
-  NodeWhere where = where_of(n);
   b_.set_scope(where.scope.empty() ? op : fmt::format("{}/{}", where.scope, op));
   try {
     if (is_view_op(n))
@@ -505,7 +490,8 @@ bool Walker::fold_metadata(const Node *n) {
   if (!metadata_ops().count(op) || n->inputs().empty())
     return false;
   const Bound &src = lookup(n->input(0));
-  const TensorInfo *info = src.kind == Bound::Kind::Tensor ? record_.find(n->input(0)) : nullptr;
+  const TensorInfo *info =
+      src.kind == Bound::Kind::Tensor ? record_.find(value_id(n->input(0))) : nullptr;
   // Not recorded (a branch the example run did not take, e.g. the slow path of a scripted
   // nn.MultiheadAttention when the run took the fast one): what the builder knows of the value.
   if (!info && src.kind == Bound::Kind::Tensor && size_free_metadata(op) &&
@@ -723,7 +709,7 @@ void Walker::write_back(const Value *view) {
     } else {
       const RegistryEntry *entry = find_converter(registry_, scatter, b_.opset());
       T2O_CHECK(entry, "{} has no converter at opset {}", scatter, b_.opset());
-      const TensorInfo *info = record_.find(base);
+      const TensorInfo *info = record_.find(value_id(base));
       NodeContext node;
       node.op = scatter;
       node.outputs = {base->debugName()};

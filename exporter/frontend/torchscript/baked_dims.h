@@ -8,7 +8,7 @@
 #pragma once
 
 #include "exporter/analysis/graph_inputs.h"
-#include "exporter/frontend/recorder.h"
+#include "exporter/frontend/torchscript/recorder.h"
 
 #include <memory>
 #include <string>

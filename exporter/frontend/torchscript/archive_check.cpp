@@ -1,10 +1,10 @@
-#include "exporter/frontend/archive_check.h"
+#include "exporter/frontend/torchscript/archive_check.h"
 
 #include "builder/error.h"
 #include "builder/file_io.h"
 #include "exporter/frontend/crc32.h"
 #include "exporter/frontend/pickle_check.h"
-#include "exporter/frontend/pickle_tensors.h"
+#include "exporter/frontend/torchscript/pickle_tensors.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,5 @@
-// Conversions between LibTorch types and torch2onnx's plain types. Only exporter/ sees LibTorch.
+// Conversions between LibTorch's tensor types and torch2onnx's plain types, and LibTorch's error
+// messages made readable: what every front end shares (none of it is TorchScript's graph).
 #pragma once
 
 #include "builder/types.h"
@@ -7,7 +8,6 @@
 #include <c10/core/ScalarType.h>
 #include <map>
 #include <string>
-#include <torch/csrc/jit/ir/ir.h>
 #include <vector>
 
 namespace torch2onnx {
@@ -24,17 +24,6 @@ at::Tensor from_tensor_data(const TensorData &d);
 
 // Flattens tuples/lists of tensors (in order) into a list of tensors; scalars become 0-d tensors.
 std::vector<at::Tensor> flatten_tensors(const c10::IValue &v);
-
-// Where a node comes from, for names and messages.
-struct NodeWhere {
-  std::string scope;  // module path, e.g. "layer1.0.conv1"; empty at top level
-  std::string source; // "file.py:12" when the model kept debug info
-};
-NodeWhere where_of(const torch::jit::Node *n);
-// The class of every module some node of `graph` ran in, by module scope (as where_of names it):
-// e.g. {"layer1": "Sequential", "layer1.0": "BasicBlock", "layer1.0.conv1": "Conv2d"}. The root
-// module (scope "") is left out.
-std::map<std::string, std::string> module_types(const torch::jit::Graph &graph);
 
 // LibTorch's messages start with a newline or "[enforce fail at file.cc:123] . " and end with a
 // backtrace: the first meaningful line, e.g. "PytorchStreamReader failed reading zip archive".

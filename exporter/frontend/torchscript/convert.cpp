@@ -1,15 +1,14 @@
-#include "exporter/pipeline.h"
+#include "exporter/frontend/torchscript/convert.h"
 
 #include "aten_lib/converter.h"
 #include "builder/progress.h"
-#include "exporter/analysis/record_merge.h"
-#include "exporter/frontend/torch_util.h"
-#include "exporter/frontend/walker.h"
+#include "exporter/core/tensor_util.h"
+#include "exporter/frontend/torchscript/record_graph.h"
+#include "exporter/frontend/torchscript/walker.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 #include <chrono>
-#include <set>
 
 namespace torch2onnx {
 namespace {
@@ -39,51 +38,6 @@ std::vector<UnsupportedOp> check_supported(const Walker &walker, const torch::ji
                 "LIB.so (docs/plugins.md), or write these ops as nodes of a custom domain with "
                 "--fallback-domain NAME (docs/fallback.md); or file an issue with the op names");
   return unsupported;
-}
-
-// Adds the graph's outputs to the builder under --output-names, or else default names: dict keys
-// where the output came from a dict, else output / output_N.
-void add_outputs(const std::vector<std::pair<Val, std::string>> &outs,
-                 const std::vector<std::string> &output_names, Converted &c) {
-  if (!output_names.empty() && output_names.size() != outs.size())
-    throw UsageError(fmt::format("--output-names gives {} name{} but the model has {} output{}",
-                                 output_names.size(), output_names.size() == 1 ? "" : "s",
-                                 outs.size(), outs.size() == 1 ? "" : "s"),
-                     "give one name per output, in order, or leave --output-names out");
-  std::set<std::string> hints;
-  bool hints_usable = true;
-  for (const auto &o : outs)
-    hints_usable = hints_usable && (o.second.empty() || hints.insert(o.second).second);
-  // A default name must not repeat an input's name (forward(x) returning {'x': ...}): ONNX names
-  // are unique, so such an output becomes x_out.
-  std::set<std::string> taken(c.input_names.begin(), c.input_names.end());
-  for (const auto &n : output_names)
-    if (taken.count(n))
-      throw UsageError(
-          fmt::format("--output-names '{}' is also the name of an input (a forward argument)", n),
-          "ONNX value names must be unique; rename the output, or name the input with --input "
-          "NAME:dtype[dims]");
-  auto unused = [&](std::string name) {
-    std::string base = name;
-    for (int k = 1; taken.count(name); ++k)
-      name = k == 1 ? base + "_out" : fmt::format("{}_out{}", base, k);
-    return name;
-  };
-  if (outs.empty())
-    throw Error("forward returns no tensor (only None), so the ONNX model would have no output",
-                "return the tensors the model computes");
-  for (size_t i = 0; i < outs.size(); ++i) {
-    std::string name = !output_names.empty()                     ? output_names[i]
-                       : hints_usable && !outs[i].second.empty() ? unused(outs[i].second)
-                       : outs.size() == 1                        ? unused("output")
-                                          : unused(fmt::format("output_{}", i));
-    taken.insert(name);
-    c.builder->add_output(outs[i].first, name);
-    c.output_names.push_back(name);
-    c.output_values.push_back(outs[i].first.name);
-    c.output_infos.push_back(c.builder->has_info(outs[i].first) ? c.builder->info(outs[i].first)
-                                                                : TensorInfo{});
-  }
 }
 
 } // namespace
@@ -128,17 +82,18 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
               "graph input {} ('{}') is not a tensor; only tensor inputs are supported", i,
               inputs.names.at(i));
     Val in = c.builder->add_input(inputs.names.at(i), inputs.infos.at(i));
-    c.record.infos[v] = inputs.infos.at(i); // the declared (symbolic) dims win
+    c.record.infos[value_id(v)] = inputs.infos.at(i); // the declared (symbolic) dims win
     walker.bind_input(v, in);
     c.input_names.push_back(in.name);
   }
   walker.run(*graph);
-  add_outputs(walker.outputs(*graph), output_names, c);
+  add_graph_outputs(walker.outputs(*graph), output_names, c);
   c.warnings.insert(c.warnings.end(), walker.warnings().begin(), walker.warnings().end());
   c.dropped_raises = walker.dropped_raises();
   c.example_branches = walker.example_branches();
   c.op_counts = walker.op_counts();
   c.walked = walker.walked();
+  c.walked_nodes = walker.walked_nodes();
   c.convert_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   return c;
 }

@@ -1,8 +1,10 @@
-// Runs a graph once on example inputs and records every tensor value's dtype and shape: the
-// shapes converters base their decisions on.
+// Runs a TorchScript graph once on example inputs and records every tensor value's dtype and
+// shape (a ShapeRecord, exporter/core/records.h, by value_id): the shapes converters base their
+// decisions on.
 #pragma once
 
 #include "builder/types.h"
+#include "exporter/core/records.h"
 
 #include <ATen/core/ivalue.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -11,18 +13,6 @@
 #include <vector>
 
 namespace torch2onnx {
-
-struct ShapeRecord {
-  std::unordered_map<const torch::jit::Value *, TensorInfo> infos;
-  std::vector<c10::IValue> outputs; // the graph's outputs on the example inputs
-  // The blocks of prim::If nodes that ran at least once (a branch that never ran is absent).
-  std::unordered_set<const torch::jit::Block *> ran;
-
-  const TensorInfo *find(const torch::jit::Value *v) const {
-    auto it = infos.find(v);
-    return it == infos.end() ? nullptr : &it->second;
-  }
-};
 
 // Values inside loop bodies are observed on every iteration: their dims that vary are unknown
 // (Dim{}); values in branches that did not run (or loops that ran zero times) have no entry.
@@ -38,7 +28,6 @@ struct ShapeRecord {
 // With `values`, every tensor value's contents are kept too (a copy, taken when the node ran; in
 // a loop body, the last iteration's): what --locate compares ONNX Runtime's values with.
 enum class CountChange { None, Fewer, More };
-using ValueTensors = std::unordered_map<const torch::jit::Value *, at::Tensor>;
 ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
                           const std::vector<c10::IValue> &inputs, std::string *failure = nullptr,
                           CountChange counts = CountChange::None, ValueTensors *values = nullptr);

@@ -1,8 +1,8 @@
 // The walker's handler table (one method per FrontendHandler; which node kinds each takes is the
 // registry's list of frontend ops, aten_lib/frontend_ops.cpp) and the handlers for prim:: values:
 // constants, containers of known length, type casts, dropped checks.
-#include "exporter/frontend/torch_util.h"
-#include "exporter/frontend/walker.h"
+#include "exporter/core/tensor_util.h"
+#include "exporter/frontend/torchscript/walker.h"
 
 #include <torch/csrc/jit/ir/constants.h>
 #include <unordered_map>

@@ -1,7 +1,7 @@
 // Values between TorchScript and the converters: a walker binding (Bound) as a converter
 // argument (Arg) and back, constant tensors as initializers, and the graph's outputs.
-#include "exporter/frontend/torch_util.h"
-#include "exporter/frontend/walker.h"
+#include "exporter/core/tensor_util.h"
+#include "exporter/frontend/torchscript/walker.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>

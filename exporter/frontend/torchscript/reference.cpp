@@ -1,8 +1,8 @@
-#include "exporter/verify/reference.h"
+#include "exporter/frontend/torchscript/reference.h"
 
 #include "builder/error.h"
 #include "builder/process.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/core/tensor_util.h"
 #include "exporter/verify/runner.h"
 
 #include <ATen/ATen.h>

@@ -1,7 +1,7 @@
-#include "exporter/frontend/bind_inputs.h"
+#include "exporter/frontend/torchscript/bind_inputs.h"
 
 #include "builder/error.h"
-#include "exporter/frontend/loader.h"
+#include "exporter/frontend/torchscript/loader.h"
 
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>

@@ -3,8 +3,8 @@
 // small constant). Values crossing a subgraph boundary are packed into ONNX values (tuples
 // flattened, numbers as 0-d tensors, tensor lists as sequences). See docs/control_flow.md.
 #include "aten_lib/helpers.h"
-#include "exporter/frontend/torch_util.h"
-#include "exporter/frontend/walker.h"
+#include "exporter/core/tensor_util.h"
+#include "exporter/frontend/torchscript/walker.h"
 
 #include <ATen/ATen.h>
 #include <algorithm>
@@ -340,8 +340,8 @@ bool Walker::take_recorded_branch(const Node *n) {
     }
   if (bad == nullptr)
     return false;
-  const bool ran[2] = {record_.ran.count(n->blocks()[0]) > 0,
-                       record_.ran.count(n->blocks()[1]) > 0};
+  const bool ran[2] = {record_.ran.count(block_key(n->blocks()[0])) > 0,
+                       record_.ran.count(block_key(n->blocks()[1])) > 0};
   std::string source = where_of(n).source.empty() ? "?" : where_of(n).source;
   if (ran[0] == ran[1])
     throw Error(fmt::format("a value of type {} cannot be an If output, and the condition depends "

@@ -2,7 +2,7 @@
 // CRC-32, record sizes, the pickles' string lengths (LibTorch 1.13 checks none of them).
 #pragma once
 
-#include "exporter/frontend/mapped_load.h"
+#include "exporter/frontend/torchscript/mapped_load.h"
 
 #include <cstdint>
 #include <memory>

@@ -2,7 +2,7 @@
 // runtime tensors) they are bookkeeping; on tensor lists built at run time (in a loop, an ONNX
 // sequence) they become sequence ops. See docs/control_flow.md.
 #include "aten_lib/helpers.h"
-#include "exporter/frontend/walker.h"
+#include "exporter/frontend/torchscript/walker.h"
 
 #include <algorithm>
 

@@ -10,7 +10,9 @@
 #pragma once
 
 #include "aten_lib/converter.h"
-#include "exporter/frontend/recorder.h"
+#include "exporter/core/records.h"
+#include "exporter/frontend/torchscript/jit_util.h"
+#include "exporter/frontend/torchscript/recorder.h"
 
 #include <ATen/core/ivalue.h>
 #include <map>
@@ -21,34 +23,11 @@
 
 namespace torch2onnx {
 
-struct UnsupportedOp {
-  std::string op;
-  std::vector<std::string> places; // "layer1.0.act (model.py:12)", one per use, first few
-  size_t uses = 0;
-  int available_from = 0; // >0 when a converter exists at a newer opset
-  // The op has a converter, but not one for the complex values it gets here ("aten::sin on
-  // complex tensors"): no custom domain (--fallback-domain) takes such operands either.
-  bool complex = false;
-};
-
 // int, float and bool values computed at run time are 0-d tensors of these dtypes (Undefined for
 // other types).
 DType number_dtype(const c10::TypePtr &t);
 // True when a block raises (prim::RaiseException at its top level): such a branch is dropped.
 bool block_raises(const torch::jit::Block *block);
-
-// The message for a list of unsupported ops: one line per op with where it is used.
-std::string format_unsupported(const std::vector<UnsupportedOp> &ops, int opset);
-
-// A tensor a top-level node produced and the ONNX value that carries it: what --locate compares
-// with LibTorch's value (exporter/locate.h).
-// Kept cheap (no strings but the name): every export records one per top-level tensor.
-struct WalkedValue {
-  const torch::jit::Value *value = nullptr; // its node: value->node()
-  size_t index = 0;                         // the node's position in the walk (topological order)
-  const RegistryEntry *converter = nullptr; // null when the walker handled the node itself
-  std::string onnx;                         // the ONNX value's name
-};
 
 class Walker {
 public:
@@ -73,6 +52,8 @@ public:
   const std::map<std::string, size_t> &op_counts() const { return op_counts_; }
   // The tensors of the main graph's nodes, in walk order, with the ONNX values they became.
   const std::vector<WalkedValue> &walked() const { return walked_; }
+  // The nodes those values came from (WalkedValue::node indexes this).
+  const std::vector<WalkedNode> &walked_nodes() const { return walked_nodes_; }
 
   // Whether the walker has a handler for `which` (its handler table). Which node kinds it handles
   // itself is the registry's list of frontend entries (aten_lib/frontend_ops.cpp), each naming its
@@ -117,9 +98,9 @@ private:
 
   // ---- the walk (walker.cpp) ----
   void run_block(const torch::jit::Block *block);
-  void run_node(const torch::jit::Node *n, size_t index);
+  void run_node(const torch::jit::Node *n, size_t index, const NodeWhere &where);
   // Provenance bookkeeping after a node was walked: op_counts_ and walked_.
-  void note_walked(const torch::jit::Node *n, size_t index);
+  void note_walked(const torch::jit::Node *n, size_t index, const NodeWhere &where);
   bool fold_metadata(const torch::jit::Node *n);
   bool try_fold(const torch::jit::Node *n);
   void convert(const torch::jit::Node *n, const RegistryEntry &entry);
@@ -229,6 +210,7 @@ private:
   size_t node_index_ = 0;
   std::map<std::string, size_t> op_counts_;
   std::vector<WalkedValue> walked_;
+  std::vector<WalkedNode> walked_nodes_;
   std::pair<const torch::jit::Node *, const RegistryEntry *> last_converted_{nullptr, nullptr};
   std::map<std::string, RegistryEntry> fallback_entries_; // by schema
   // find_handler's answers by node kind (nullptr: no handler).

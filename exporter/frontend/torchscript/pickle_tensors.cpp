@@ -1,4 +1,4 @@
-#include "exporter/frontend/pickle_tensors.h"
+#include "exporter/frontend/torchscript/pickle_tensors.h"
 
 #include <cstring>
 #include <fmt/format.h>

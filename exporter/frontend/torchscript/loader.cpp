@@ -1,10 +1,10 @@
-#include "exporter/frontend/loader.h"
+#include "exporter/frontend/torchscript/loader.h"
 
 #include "builder/error.h"
 #include "builder/process.h"
-#include "exporter/frontend/archive_check.h"
-#include "exporter/frontend/mapped_load.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/core/tensor_util.h"
+#include "exporter/frontend/torchscript/archive_check.h"
+#include "exporter/frontend/torchscript/mapped_load.h"
 
 #include <ATen/Functions.h>
 #include <algorithm>

@@ -1,7 +1,8 @@
-#include "exporter/frontend/recorder.h"
+#include "exporter/frontend/torchscript/recorder.h"
 
 #include "builder/error.h"
-#include "exporter/frontend/torch_util.h"
+#include "exporter/core/tensor_util.h"
+#include "exporter/frontend/torchscript/jit_util.h"
 
 #include <ATen/Functions.h>
 #include <torch/csrc/jit/ir/alias_analysis.h>
@@ -226,7 +227,7 @@ bool has_data_dependent_rows(const torch::jit::Block *block, const ShapeRecord &
     // x[mask]: the example run tells whether aten::index got a boolean mask.
     if (is_index_with_list(n) && n->input(1)->node()->kind() == c10::prim::ListConstruct) {
       for (const auto *i : n->input(1)->node()->inputs()) {
-        const TensorInfo *info = example.find(i);
+        const TensorInfo *info = example.find(value_id(i));
         if (info && (info->dtype == DType::Bool || info->dtype == DType::UInt8))
           return true;
       }
@@ -372,16 +373,16 @@ ShapeRecord record_shapes(const std::shared_ptr<torch::jit::Graph> &graph,
   ShapeRecord rec;
   for (size_t i = 0; i < copy_branches.size(); ++i)
     if (ran[i])
-      rec.ran.insert(map.block_original.at(copy_branches[i]));
+      rec.ran.insert(block_key(map.block_original.at(copy_branches[i])));
   for (size_t i = 0; i < copy_values.size(); ++i) {
     if (observed[i].dtype == DType::Undefined)
       continue;
     auto it = map.to_original.find(copy_values[i]);
     if (it == map.to_original.end())
       continue;
-    rec.infos[it->second] = observed[i];
+    rec.infos[value_id(it->second)] = observed[i];
     if (values && kept[i].defined())
-      (*values)[it->second] = kept[i];
+      (*values)[value_id(it->second)] = kept[i];
   }
   rec.outputs.assign(stack.begin(), stack.end());
   return rec;

@@ -1,0 +1,42 @@
+#include "exporter/frontend/torchscript/record_graph.h"
+
+#include "exporter/analysis/record_merge.h"
+#include "exporter/frontend/torchscript/baked_dims.h"
+#include "exporter/frontend/torchscript/recorder.h"
+
+#include <fmt/format.h>
+
+namespace torch2onnx {
+
+ShapeRecord record_graph(const std::shared_ptr<torch::jit::Graph> &graph, const GraphInputs &inputs,
+                         std::vector<std::string> &warnings) {
+  ShapeRecord rec = record_shapes(graph, inputs.example);
+  if (!inputs.alternate.empty()) {
+    std::string failure;
+    ShapeRecord other = record_shapes(graph, inputs.alternate, &failure);
+    // Sizes the trace recorded as constants (or a failure at the alternate sizes): one error
+    // listing each with where it is and how to fix it.
+    check_baked_dims(graph, inputs, rec, other, failure);
+    merge_dynamic(rec, other, inputs.symbols);
+  }
+  // Sizes that follow the number of rows nonzero / nms / ... return (detections) are found by
+  // running again with fewer rows (a count capped by [:10] changes), and with one more (a count
+  // that was 0 or 1 at the example changes). See docs/dynamic_shapes.md.
+  if (has_data_dependent_rows(graph->block(), rec)) {
+    for (CountChange mode : {CountChange::Fewer, CountChange::More}) {
+      std::string failure;
+      ShapeRecord shrunk = record_shapes(graph, inputs.example, &failure, mode);
+      if (failure.empty()) {
+        merge_data_dependent(rec, shrunk);
+      } else {
+        warnings.push_back(fmt::format(
+            "the model failed in LibTorch when its data-dependent counts (nonzero, nms, ...) were "
+            "{}, so sizes that follow them may be fixed at the example's: {}",
+            mode == CountChange::Fewer ? "reduced to 2" : "increased by 1", failure));
+      }
+    }
+  }
+  return rec;
+}
+
+} // namespace torch2onnx
