@@ -430,15 +430,8 @@ void write_and_verify(LoadedModel &m, const SourceGraph *source, const Converted
                       const std::optional<ExpectedOutputs> &expected, StagedOutput &staged,
                       const LogFn &log, ExportReport &r, PhaseClock &clock);
 
-// The export of a loaded (or in-memory) model into `r`, with example values per forward argument
-// (from --input-data or the API's tensors; nullopt where random values are made).
-void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>> &data,
-                   const ExportOptions &o, const Registry *registry, const LogFn &log,
-                   ExportReport &r, PhaseClock &clock) {
-  auto say = [&](const std::string &msg) {
-    if (log)
-      log(msg);
-  };
+// The load's times and notices in the report (module attributes freezing kept among them).
+void note_loaded(const LoadedModel &m, ExportReport &r) {
   r.phases.load = m.load_seconds;
   r.phases.prepare = m.prepare_seconds;
   r.notices = m.warnings;
@@ -449,6 +442,18 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
         m.resolved_attributes.size() == 1 ? "" : "s", fmt::join(m.resolved_attributes, ", "),
         m.resolved_attributes.size() == 1 ? "it" : "them",
         m.resolved_attributes.size() == 1 ? "" : "s"));
+}
+
+// The export of a loaded (or in-memory) model into `r`, with example values per forward argument
+// (from --input-data or the API's tensors; nullopt where random values are made).
+void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>> &data,
+                   const ExportOptions &o, const Registry *registry, const LogFn &log,
+                   ExportReport &r, PhaseClock &clock) {
+  auto say = [&](const std::string &msg) {
+    if (log)
+      log(msg);
+  };
+  note_loaded(m, r);
   ForwardCall call = bind_forward({m.arg_names, m.arg_types, m.arg_defaults}, o.inputs, data);
   bind_graph_inputs(m.graph, call.bindings);
   // From here on the export sees the graph through the front-end seam (source_graph.h).
