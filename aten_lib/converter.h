@@ -409,9 +409,10 @@ void register_placement_ops(Registry &r);   // put, index_reduce, fill_diagonal_
 void register_number_ops(Registry &r);      // aten::add.num, ...: arithmetic on runtime numbers
 void register_torchvision_ops(Registry &r); // torchvision::nms, torchvision::roi_align
 void register_quantized_ops(Registry &r);   // quantize/dequantize, quantized:: (docs/quantized.md)
-void register_fake_quantize_ops(Registry &r); // fake quantization as QDQ pairs
-void register_quantized_rnn_ops(Registry &r); // dynamically quantized LSTM / GRU
-void register_complex_ops(Registry &r);       // complex lowerings of other families' ops too
-void register_frontend_ops(Registry &r);      // what the graph front end handles itself
+void register_fake_quantize_ops(Registry &r);       // fake quantization as QDQ pairs
+void register_quantized_rnn_ops(Registry &r);       // dynamically quantized LSTM / GRU
+void register_quantized_embedding_ops(Registry &r); // 8-bit embedding tables
+void register_complex_ops(Registry &r);             // complex lowerings of other families' ops too
+void register_frontend_ops(Registry &r);            // what the graph front end handles itself
 
 } // namespace torch2onnx

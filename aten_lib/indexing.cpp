@@ -3,8 +3,10 @@
 // select_scatter, slice_scatter, and the reads select, index_select, gather, index.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+#include "aten_lib/quantized.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 namespace torch2onnx {
@@ -511,15 +513,9 @@ void aten_embedding_renorm(ConvertCtx &c) {
   c.set_out(0, b.op1("Mul", {w, b.op1("Where", {over, scale, scalar(b, t, 1)})}));
 }
 
-// embedding_bag / _embedding_bag(_forward_only)(weight, indices, offsets, scale_grad_by_freq,
-// mode, sparse, per_sample_weights, include_last_offset[, padding_idx]). Only the first output
-// (the bags) is exact; offset2bag and bag_size are computed, max_indices is zero.
-void aten_embedding_bag(ConvertCtx &c) {
+EmbeddingBags embedding_bags(ConvertCtx &c, DType dt, int64_t mode, const Val &indices,
+                             const Val &offsets_in, const std::function<Val(const Val &)> &rows) {
   GraphBuilder &b = c.b;
-  DType dt = out_dtype(c);
-  Val w = c.tensor("weight");
-  Val indices = cast_to(b, c.tensor("indices"), DType::Int64);
-  int64_t mode = c.arg<int64_t>("mode", 0);
   T2O_CHECK(mode >= 0 && mode <= 2, "{}: unknown mode {}", c.op(), mode);
   bool last = c.arg<bool>("include_last_offset", false);
   int64_t padding_idx = c.takes("padding_idx") ? c.arg<int64_t>("padding_idx", -1) : -1;
@@ -527,7 +523,7 @@ void aten_embedding_bag(ConvertCtx &c) {
   T2O_CHECK(b.rank(indices) == 1, "{}: expected 1-D indices, got {}", c.op(),
             c.info("indices").str());
   Val idx_flat = indices;
-  Val offsets = cast_to(b, c.tensor("offsets"), DType::Int64);
+  Val offsets = offsets_in;
   if (last)
     offsets = b.op1("Slice", {offsets, b.const_i64({0}), b.const_i64({-1}), b.const_i64({0})});
   Val nbags = b.op1("Size", {offsets});
@@ -543,7 +539,7 @@ void aten_embedding_bag(ConvertCtx &c) {
     member =
         b.op1("And", {member, b.op1("Not", {b.op1("Equal", {unsqueeze(b, idx_flat, {0}),
                                                             b.const_i64_scalar(padding_idx)})})});
-  Val emb = cast_to(b, b.op1("Gather", {w, idx_flat}, {{"axis", int64_t{0}}}), dt); // [n, D]
+  Val emb = cast_to(b, rows(idx_flat), dt); // [n, D]
   if (c.has("per_sample_weights")) {
     T2O_CHECK(mode == 0, "{}: per_sample_weights need mode='sum'", c.op());
     emb = b.op1(
@@ -568,10 +564,25 @@ void aten_embedding_bag(ConvertCtx &c) {
       out = b.op1("Div", {out, unsqueeze(b, n, {1})});
     }
   }
-  c.set_out(0, out);
-  c.set_out(1, bag_of);
-  c.set_out(2, count);
-  c.set_out(3, b.op1("Mul", {count, b.const_i64_scalar(0)}));
+  return {out, bag_of, count};
+}
+
+// embedding_bag / _embedding_bag(_forward_only)(weight, indices, offsets, scale_grad_by_freq,
+// mode, sparse, per_sample_weights, include_last_offset[, padding_idx]). Only the first output
+// (the bags) is exact; offset2bag and bag_size are computed, max_indices is zero.
+void aten_embedding_bag(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  Val w = c.tensor("weight");
+  Val indices = cast_to(b, c.tensor("indices"), DType::Int64);
+  Val offsets = cast_to(b, c.tensor("offsets"), DType::Int64);
+  int64_t mode = c.arg<int64_t>("mode", 0);
+  EmbeddingBags r = embedding_bags(c, out_dtype(c), mode, indices, offsets, [&](const Val &idx) {
+    return b.op1("Gather", {w, idx}, {{"axis", int64_t{0}}});
+  });
+  c.set_out(0, r.bags);
+  c.set_out(1, r.bag_of);
+  c.set_out(2, r.count);
+  c.set_out(3, b.op1("Mul", {r.count, b.const_i64_scalar(0)}));
 }
 
 // bucketize(self, boundaries, out_int32, right): the number of boundaries below x (or <= x).

@@ -8,6 +8,8 @@
 
 #include "aten_lib/converter.h"
 
+#include <functional>
+
 namespace torch2onnx {
 
 // QuantizeLinear: the integers x quantizes to at q (uint8 / int8), rounding half to even and
@@ -55,5 +57,27 @@ enum CellField : size_t {
   kCellReduceRange = 5,
   kCellFields = 6,
 };
+
+// An 8-bit embedding table's packed parameters (EmbeddingPackedParamsBase, nn.quantized.Embedding
+// and EmbeddingBag) as a list Arg of [rows (uint8 [N, D]), scales (f32 [N]), biases (f32 [N])]:
+// row i is rows[i] * scales[i] + biases[i], as LibTorch's kernels compute it (bias = -zero_point
+// * scale of its per-row float parameters).
+enum EmbeddingField : size_t {
+  kEmbeddingRows = 0,
+  kEmbeddingScales = 1,
+  kEmbeddingBiases = 2,
+  kEmbeddingFields = 3,
+};
+
+// The bags of embedding_bag (aten::embedding_bag and quantized::embedding_bag_byte share it):
+// `mode` 0 sum, 1 mean, 2 max; `indices` 1-D int64, `offsets` int64 (the bags' starts;
+// include_last_offset, per_sample_weights and padding_idx read from c by name), `rows(idx)` the
+// embedding rows [n, D] of indices `idx`. Returns the bags [B, D] of dtype dt, each index's bag
+// and each bag's size.
+struct EmbeddingBags {
+  Val bags, bag_of, count;
+};
+EmbeddingBags embedding_bags(ConvertCtx &c, DType dt, int64_t mode, const Val &indices,
+                             const Val &offsets, const std::function<Val(const Val &)> &rows);
 
 } // namespace torch2onnx

@@ -3,10 +3,13 @@
 // LibTorch computes each layer's input projection over the whole sequence with one dynamic
 // quantization of the layer input, and the hidden projection at every step with a dynamic
 // quantization of that step's hidden state; the cell itself is float. The export does the same,
-// one step after another (the sequence length must be fixed), so the file computes what LibTorch
-// computes: ONNX's LSTM/GRU ops cannot quantize the hidden state between steps.
+// one step after another, so the file computes what LibTorch computes: ONNX's LSTM/GRU ops cannot
+// quantize the hidden state between steps. A fixed sequence length unrolls the steps; a symbolic
+// one (--input x:f32[t=7,...]) runs the same step in an ONNX Loop.
 #include "aten_lib/helpers.h"
 #include "aten_lib/quantized.h"
+
+#include <limits>
 
 namespace torch2onnx {
 
@@ -96,8 +99,56 @@ State cell_step(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &xi, 
   return {h, Val{}};
 }
 
+// The state's type inside a Loop body: float, its shape as outside.
+ValueType state_type(GraphBuilder &b, const Val &v) {
+  return ValueType{DType::Float, false, b.has_info(v) ? b.info(v).shape : std::nullopt};
+}
+
+// The steps of one direction in an ONNX Loop, for a sequence length known only at run time: the
+// step of `xi` [T, B, G*H] at each iteration (T-1-i in reverse), the state carried, each step's h
+// a scan output [T, B, H], put back in time order in reverse.
+std::pair<Val, State> loop_direction(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &xi,
+                                     const State &s, bool reverse) {
+  const bool lstm = kind == Rnn::Lstm;
+  Val steps = squeeze(b, dims_of(b, xi, 0, 1), {0});
+  Val last = op_t(b, DType::Int64, "Sub", {steps, b.const_i64_scalar(1)});
+  b.begin_subgraph("rnn_step");
+  // ONNX Runtime needs the shapes of the iteration count and the condition: scalars.
+  Val i = b.add_subgraph_input("i", ValueType{DType::Int64, false, std::vector<Dim>{}});
+  b.add_subgraph_input("cond", ValueType{DType::Bool, false, std::vector<Dim>{}});
+  State in{b.add_subgraph_input("h", state_type(b, s.h)),
+           lstm ? b.add_subgraph_input("c", state_type(b, s.c)) : Val{}};
+  b.set_info(in.h, b.info(s.h));
+  if (lstm)
+    b.set_info(in.c, b.info(s.c));
+  Val t = reverse ? op_t(b, DType::Int64, "Sub", {last, i}) : i;
+  Val x_t = op_t(b, DType::Float, "Gather", {xi, t}, {{"axis", int64_t{0}}});
+  State next = cell_step(b, kind, w, x_t, in);
+  Val go = b.constant(TensorData::boolean({true}, {}));
+  std::vector<Val> outs = {go, next.h};
+  std::vector<ValueType> types = {ValueType{DType::Bool}, state_type(b, s.h)};
+  if (lstm) {
+    outs.push_back(next.c);
+    types.push_back(state_type(b, s.c));
+  }
+  outs.push_back(next.h);
+  types.push_back(ValueType{DType::Float});
+  Subgraph body = b.end_subgraph(outs, types);
+  std::vector<Val> inputs = {steps, go, s.h};
+  if (lstm)
+    inputs.push_back(s.c);
+  std::vector<Val> r = b.op_with_subgraphs("Loop", inputs, {{"body", body}}, lstm ? 3 : 2);
+  State final{r[0], lstm ? r[1] : Val{}};
+  Val ys = r.back();
+  if (reverse) // the scan output runs from the last step to the first
+    ys = op_t(b, DType::Float, "Slice",
+              {ys, b.const_i64({-1}), b.const_i64({std::numeric_limits<int64_t>::min()}),
+               b.const_i64({0}), b.const_i64({-1})});
+  return {ys, final};
+}
+
 // One direction of one layer over the time-major input `x` [T, B, in]: the outputs [T, B, H] in
-// time order and the final state.
+// time order and the final state. `steps` is T, or -1 when T is known only at run time.
 std::pair<Val, State> run_direction(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &x,
                                     int64_t steps, State s, bool reverse) {
   // The input projection of every step at once, with one quantization of the whole input.
@@ -106,6 +157,8 @@ std::pair<Val, State> run_direction(GraphBuilder &b, Rnn kind, const CellWeights
   Val xi = linear_dynamic_2d(b, flat, w.w_ih, w.b_ih, w.reduce_range);
   Val shape = concat0(b, {dims_of(b, x, 0, 2), b.const_i64({-1})});
   xi = op_t(b, DType::Float, "Reshape", {xi, shape});
+  if (steps < 0)
+    return loop_direction(b, kind, w, xi, s, reverse);
   std::vector<Val> outs(static_cast<size_t>(steps));
   for (int64_t k = 0; k < steps; ++k) {
     int64_t t = reverse ? steps - 1 - k : k;
@@ -140,7 +193,11 @@ void quantized_rnn(ConvertCtx &c, Rnn kind) {
   Val x = cast_to(b, c.tensor("input"), DType::Float);
   if (batch_first)
     x = transpose(b, x, {1, 0, 2});
-  int64_t steps = static_size(c.info("input"), batch_first ? 1 : 0, c.op());
+  const TensorInfo &input = c.info("input");
+  T2O_CHECK(input.rank() == 3, "{}: the input has rank {}, not 3 (unbatched input is not exported)",
+            c.op(), input.rank());
+  const Dim &time = (*input.shape)[batch_first ? 1 : 0];
+  int64_t steps = time.is_static() ? time.value : -1; // -1: an ONNX Loop over the steps
   Val h0, c0;
   if (kind == Rnn::Lstm) {
     const auto &hx = c.list("hx");
@@ -217,7 +274,9 @@ void register_quantized_rnn_ops(Registry &r) {
                                         "Equal",
                                         "Where",
                                         "Round",
-                                        "Neg"};
+                                        "Neg",
+                                        "Squeeze",
+                                        "Loop"};
   r.add("aten::quantized_lstm", 11, aten_quantized_lstm, ops);
   r.add("aten::quantized_gru", 11, aten_quantized_gru, ops);
 }

@@ -327,6 +327,7 @@ const Registry &Registry::global() {
         {"quantized", register_quantized_ops},
         {"fake_quantize", register_fake_quantize_ops},
         {"quantized_rnn", register_quantized_rnn_ops},
+        {"quantized_embedding", register_quantized_embedding_ops},
         {"statistics", register_statistics_ops},
         {"order", register_order_ops},
         {"special", register_special_ops},

@@ -20,6 +20,11 @@ oracle, models/fixture_io.py save_oracle). Prints one line per model: name, path
   (aten::quantized_lstm / quantized_gru; x: f32[2,5,8]).
 - fake: fake quantization (per tensor, per channel, learnable, fused observer with its observer
   off) in the full uint8/int8 ranges and in a 4-bit range (x: f32[2,4,6,6]).
+- embedding: 8-bit embedding tables as quantize_dynamic with float_qparams_weight_only_qconfig
+  makes them: an nn.Embedding (quantized::embedding_byte), an nn.EmbeddingBag summing bags given
+  by offsets with per-sample weights (one bag empty), one over 2-D indices without offsets, and
+  quantized::embedding_bag_byte called with include_last_offset and mode 1 (ids: i64[2,5],
+  bag_ids: i64[9], offsets: i64[4], weights: f32[9]).
 """
 import argparse
 import os
@@ -227,8 +232,42 @@ def rnn_model():
     return torch.ao.quantization.quantize_dynamic(Rnn().eval(), {nn.LSTM, nn.GRU}, dtype=torch.qint8)
 
 
+class Embeddings(nn.Module):
+    """Embedding lookups of a recommender: ids, and bags of ids with weights (quantized below)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 16)
+        self.bag = nn.EmbeddingBag(40, 8, mode="sum", include_last_offset=True)
+        self.mean_bag = nn.EmbeddingBag(30, 8, mode="mean")
+
+    def forward(self, ids: torch.Tensor, bag_ids: torch.Tensor, offsets: torch.Tensor,
+                weights: torch.Tensor):
+        # nn.quantized.EmbeddingBag always passes mode 0 and drops include_last_offset (LibTorch
+        # 1.13): the op itself is called with include_last_offset (and mode 1, which its kernel
+        # ignores: it sums).
+        mean = torch.ops.quantized.embedding_bag_byte(
+            self.bag._packed_params._packed_weight, bag_ids, offsets, False, 1, False, None, None,
+            True)
+        return (self.emb(ids), self.bag(bag_ids, offsets, per_sample_weights=weights),
+                self.mean_bag(ids % 30), mean)
+
+
+def embedding_model():
+    from torch.ao.quantization import float_qparams_weight_only_qconfig
+    qconfig = float_qparams_weight_only_qconfig
+    return torch.ao.quantization.quantize_dynamic(
+        Embeddings().eval(), {nn.Embedding: qconfig, nn.EmbeddingBag: qconfig})
+
+
+def embedding_inputs(g):
+    return [torch.randint(0, 50, (2, 5), generator=g), torch.randint(0, 40, (9,), generator=g),
+            torch.tensor([0, 4, 4, 9]), torch.rand(9, generator=g)]
+
+
 MODELS = {"functional": (Functional, 2), "packed": (Packed, 1), "per_channel": (PerChannel, 1),
-          "per_channel_conv": (PerChannelConv, 1), "fake": (Fake, 1), "rnn": (rnn_model, 1)}
+          "per_channel_conv": (PerChannelConv, 1), "fake": (Fake, 1), "rnn": (rnn_model, 1),
+          "embedding": (embedding_model, 0)}
 
 
 def main():
@@ -245,7 +284,8 @@ def main():
         save_module(module, path)
         g = torch.Generator().manual_seed(7)
         shape = (2, 5, 8) if name == "rnn" else (2, 4, 6, 6)
-        inputs = [torch.randn(*shape, generator=g) for _ in range(n_inputs)]
+        inputs = ([torch.randn(*shape, generator=g) for _ in range(n_inputs)] if n_inputs
+                  else embedding_inputs(g))
         save_oracle(path, inputs=inputs)
         print(f"{name}\t{path}", flush=True)
     return 0

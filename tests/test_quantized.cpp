@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 using namespace t2o_test;
@@ -32,6 +33,7 @@ const std::map<std::string, Model> &models() {
       {"per_channel", {{"x:f32[2,4,6,6]"}, 13}}, // per-axis DequantizeLinear
       {"fake", {{"x:f32[2,4,6,6]"}, 11}},
       {"rnn", {{"x:f32[2,5,8]"}, 11}},
+      {"embedding", {{"ids:i64[2,5]", "bag_ids:i64[9]", "offsets:i64[4]", "weights:f32[9]"}, 11}},
   };
   return m;
 }
@@ -236,6 +238,54 @@ TEST_CASE("aten::quantized_lstm", "[quantized]") {
 }
 TEST_CASE("aten::quantized_gru", "[quantized]") {
   check_op("aten::quantized_gru", "rnn"); // 2 layers, batch-first
+}
+
+TEST_CASE("quantized::embedding_byte", "[quantized]") {
+  check_op("quantized::embedding_byte", "embedding");
+}
+TEST_CASE("quantized::embedding_bag_byte", "[quantized]") {
+  // sum with per-sample weights and an empty bag, 2-D indices without offsets,
+  // include_last_offset (with mode 1, which LibTorch's kernel ignores: it sums)
+  check_op("quantized::embedding_bag_byte", "embedding");
+  // The tables stay 8-bit: about a byte per parameter (the per-row scales and biases add some),
+  // where float tables would take 4.
+  const json &r = exported("embedding", 17);
+  double bytes = r["graph"]["parameter_bytes"].get<double>();
+  double params = r["graph"]["parameters"].get<double>();
+  CHECK(bytes < 2 * params);
+}
+
+TEST_CASE("aten::quantized_lstm and quantized_gru over a symbolic sequence length: an ONNX Loop, "
+          "verified at other lengths",
+          "[quantized]") {
+  // The rnn fixture's time dim symbolic: its steps run in a Loop (the fixed length unrolls them).
+  // --verify compares with LibTorch at the example length 5, the second recording's length and
+  // length 1 (a Loop of one step); Python's outputs at length 5 too.
+  for (int opset : {11, 17}) {
+    INFO("opset " << opset);
+    std::string dir = fresh_dir("quantized_rnn_seq_" + std::to_string(opset));
+    CliResult r =
+        run_cli({fixture("rnn.pt"), "-o", dir + "/m.onnx", "--opset", std::to_string(opset),
+                 "--input", "x:f32[2,t=5,8]", "--input-data", fixture("rnn.inputs.pt"),
+                 "--expected-outputs", fixture("rnn.expected.pt"), "--verify", "--verify-dims",
+                 "t=1", "--report", dir + "/r.json"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    json j = json::parse(file_bytes(dir + "/r.json"));
+    CHECK(j["expected"]["ok"].get<bool>());
+    const auto &sets = j["verify"]["data_sets"];
+    REQUIRE(sets.size() == 3);
+    std::set<int> lengths;
+    for (const auto &set : sets) {
+      CHECK(set["ok"].get<bool>());
+      lengths.insert(set["sizes"]["t"].get<int>());
+    }
+    CHECK(lengths.size() == 3); // 5, the second recording's and 1
+    CHECK(lengths.count(1) == 1);
+    // bidirectional LSTM (2 directions) + 2-layer GRU: 4 Loops; the steps are not unrolled.
+    CHECK(j["ops"]["aten::quantized_lstm"]["onnx"]["Loop"] == 2);
+    CHECK(j["ops"]["aten::quantized_gru"]["onnx"]["Loop"] == 2);
+  }
 }
 
 TEST_CASE("quantized: per-channel weights below opset 13 are a clear error", "[quantized]") {

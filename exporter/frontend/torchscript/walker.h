@@ -137,6 +137,9 @@ private:
   // list converters read (aten_lib/quantized.h), unpacked with LibTorch's own quantized:: ops.
   static bool is_packed_params(const c10::IValue &iv);
   Arg packed_params_arg(const c10::IValue &iv, const torch::jit::Value *origin);
+  // An 8-bit embedding table (EmbeddingPackedParamsBase) as aten_lib/quantized.h's list: its
+  // uint8 rows, a float scale and bias per row.
+  Arg embedding_table_arg(const c10::IValue &iv, const std::string &hint);
   void flatten(const Bound &b, const torch::jit::Value *v, const std::string &hint,
                std::vector<std::pair<Val, std::string>> &out);
 

@@ -143,6 +143,21 @@ std::vector<c10::IValue> call_packed_op(const std::string &name, const c10::IVal
 }
 } // namespace
 
+Arg Walker::embedding_table_arg(const c10::IValue &iv, const std::string &hint) {
+  at::Tensor q = call_packed_op("quantized::embedding_bag_unpack", iv).at(0).toTensor();
+  T2O_CHECK(q.scalar_type() == at::kQUInt8 && q.qscheme() == at::kPerChannelAffineFloatQParams &&
+                q.dim() == 2 && q.q_per_channel_axis() == 0,
+            "{} is a {} embedding table with {} parameters; only 8-bit tables (quint8, a float "
+            "scale and zero point per row) export",
+            hint, c10::toString(q.scalar_type()), c10::toString(q.qscheme()));
+  // Row i is q[i] * scale[i] + bias[i], bias = -zero_point * scale: LibTorch's packed form.
+  at::Tensor scales = q.q_per_channel_scales().to(at::kFloat).contiguous();
+  at::Tensor biases = (q.q_per_channel_zero_points().to(at::kFloat) * scales * -1).contiguous();
+  return Arg::of_list({Arg::of_tensor(materialize(q.int_repr().contiguous(), hint + ".rows")),
+                       Arg::of_tensor(materialize(scales, hint + ".scales")),
+                       Arg::of_tensor(materialize(biases, hint + ".biases"))});
+}
+
 Arg Walker::packed_params_arg(const c10::IValue &iv, const Value *origin) {
   std::string type = iv.type()->str();
   std::string hint = origin ? origin->debugName() : "packed";
@@ -175,6 +190,8 @@ Arg Walker::packed_params_arg(const c10::IValue &iv, const Value *origin) {
              Arg::of_int(longs.empty() ? 0 : longs[0])};
     return Arg::of_list(std::move(items));
   }
+  if (type.find("EmbeddingPackedParamsBase") != std::string::npos)
+    return embedding_table_arg(iv, hint);
   if (type.find("LinearPackedParamsBase") != std::string::npos) {
     auto w = call_packed_op("quantized::linear_unpack", iv);
     T2O_CHECK(w.size() == 2, "quantized::linear_unpack gave {} values", w.size());
