@@ -261,13 +261,21 @@ std::vector<VerifyRun> verify_runs(const ExportOptions &o, const ForwardCall &ca
     run.onnx_path = staged.model_path();
     run.input_names = c.input_names;
     run.output_names = c.output_names;
+    std::vector<at::Tensor> recorded;
     if (k == 0) {
       for (const auto &in : gi.example)
-        run.inputs.push_back(in.toTensor());
+        recorded.push_back(in.toTensor());
     } else {
-      run.inputs = flat_inputs_at(call, o.seed + 100 + k, size_sets[k]);
+      recorded = flat_inputs_at(call, o.seed + 100 + k, size_sets[k]);
     }
-    run.torch_args = call.torch_args(run.inputs);
+    // x:f16 inputs with --dtype f16: ONNX Runtime gets them rounded to float16, LibTorch the same
+    // values in float32 (record_low_inputs_in_f32).
+    std::vector<at::Tensor> rounded;
+    run.inputs = declared_inputs(call, recorded, rounded);
+    run.torch_args = call.torch_args(rounded);
+    if (std::any_of(call.declared.begin(), call.declared.end(),
+                    [](DType d) { return d != DType::Undefined; }))
+      run.source_inputs = rounded;
     run.label = sizes_text(k == 0 ? sizes_of(gi.symbols, false) : size_sets[k]);
     run.test_data_dir = staged.test_data_dir(k); // moved to stem/test_data_set_k on success
     run.rtol = o.verify_rtol();
@@ -358,6 +366,7 @@ VerifyReport verify_export(const LoadedModel &m, const SourceGraph *source, cons
     }
     LocateRun lr{path,       c.input_names, c.output_names,  c.output_values,
                  run.inputs, run.label,     o.verify_rtol(), o.verify_atol()};
+    lr.source_inputs = run.source_inputs;
     // The first failing set is searched (or the first set, with --locate).
     if (!ok && failing++ == 0)
       sets.insert(sets.begin(), lr);
@@ -455,6 +464,10 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
   };
   note_loaded(m, r);
   ForwardCall call = bind_forward({m.arg_names, m.arg_types, m.arg_defaults}, o.inputs, data);
+  const std::vector<InputSpec> declared_specs = call.flat_specs; // x:f16 stays f16 in the report
+  record_low_inputs_in_f32(call, o.dtype == "f16"    ? DType::Float16
+                                 : o.dtype == "bf16" ? DType::BFloat16
+                                                     : DType::Undefined);
   bind_graph_inputs(m.graph, call.bindings);
   // From here on the export sees the graph through the front-end seam (source_graph.h).
   std::unique_ptr<SourceGraph> source = std::make_unique<TorchScriptGraph>(std::move(m.graph));
@@ -466,7 +479,7 @@ void export_loaded(LoadedModel &m, const std::vector<std::optional<c10::IValue>>
     function_calls = function_instances(*source, o.functions);
   GraphInputs gi = graph_inputs(call, o.seed, o.verify_dims);
   std::optional<ExpectedOutputs> expected = read_expected(o, call);
-  r.inputs = call.flat_specs;
+  r.inputs = declared_specs;
   r.constants = call.constants;
 
   say("recording shapes on the example inputs and converting");

@@ -395,4 +395,32 @@ GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
   return gi;
 }
 
+void record_low_inputs_in_f32(ForwardCall &call, DType low) {
+  call.declared.assign(call.flat_specs.size(), DType::Undefined);
+  if (low != DType::Float16 && low != DType::BFloat16)
+    return;
+  for (size_t k = 0; k < call.flat_specs.size(); ++k) {
+    if (call.flat_specs[k].dtype != low)
+      continue;
+    call.declared[k] = low;
+    call.flat_specs[k].dtype = DType::Float;
+    if (k < call.flat_data.size() && call.flat_data[k].defined())
+      call.flat_data[k] = call.flat_data[k].to(at::kFloat);
+  }
+}
+
+std::vector<at::Tensor> declared_inputs(const ForwardCall &call,
+                                        const std::vector<at::Tensor> &inputs,
+                                        std::vector<at::Tensor> &rounded) {
+  std::vector<at::Tensor> onnx = inputs;
+  rounded = inputs;
+  for (size_t k = 0; k < inputs.size() && k < call.declared.size(); ++k) {
+    if (call.declared[k] == DType::Undefined)
+      continue;
+    onnx[k] = inputs[k].to(to_scalar_type(call.declared[k]));
+    rounded[k] = onnx[k].to(inputs[k].scalar_type());
+  }
+  return onnx;
+}
+
 } // namespace torch2onnx

@@ -150,7 +150,8 @@ Divergence locate_divergence(const SourceGraph &graph, const std::vector<WalkedV
   auto t0 = std::chrono::steady_clock::now();
   Divergence d;
   d.sizes = run.label;
-  ValueTensors torch_values = graph.values_on(run.inputs);
+  ValueTensors torch_values =
+      graph.values_on(run.source_inputs.empty() ? run.inputs : run.source_inputs);
   // ONNX: the written model with each walked value that still exists as an extra output.
   onnx::ModelProto model = read_model(run.onnx_path);
   std::vector<std::string> names = expose_walked_values(*model.mutable_graph(), walked, run);

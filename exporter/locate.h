@@ -21,6 +21,9 @@ struct LocateRun {
   std::vector<at::Tensor> inputs; // the ONNX inputs, which are also the graph's inputs
   std::string label;              // the data set's sizes, e.g. "batch=3"
   double rtol = 1e-4, atol = 1e-4;
+  // The graph's inputs when they differ from the ONNX inputs' dtypes (VerifyRun::source_inputs;
+  // empty: `inputs`).
+  std::vector<at::Tensor> source_inputs;
 };
 
 // Values inside subgraphs are not compared; values the rewrites removed are skipped (counted in

@@ -382,6 +382,41 @@ TEST_CASE("float16: --dtype f16 --verify matches LibTorch and Python at the floa
   }
 }
 
+TEST_CASE("float16: an x:f16 input of a float32 model is recorded in float32 and declared "
+          "float16",
+          "[float16][cli]") {
+  // LibTorch's CPU kernels have no float16 Conv: without --dtype f16 the model cannot run on a
+  // float16 input; with it, LibTorch runs in float32 on the float16-rounded values and the file
+  // takes float16, verified at two batch sizes, and --locate runs through the same inputs.
+  std::string dir = fresh_dir("float16_f16_input");
+  const std::vector<std::string> common = {oracle("oracle_cnn.pt"), "--input",
+                                           "x:f16[batch=1,3,16,16]"};
+  auto plain = common;
+  plain.insert(plain.end(), {"-o", dir + "/f32.onnx"});
+  auto refused = run_cli(plain);
+  CHECK(refused.exit_code == 1);
+  CHECK(contains(refused.err, "Half"));
+  auto args = common;
+  args.insert(args.end(), {"-o", dir + "/m.onnx", "--dtype", "f16", "--verify", "--locate",
+                           "--verify-dims", "batch=3", "--report", dir + "/r.json"});
+  auto r = run_cli(args);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.out, "verify output [batch=3]"));
+  CHECK(contains(r.out + r.err, "first diverging node: none found"));
+  onnx::ModelProto m;
+  REQUIRE(m.ParseFromString(file_bytes(dir + "/m.onnx")));
+  CHECK(elem(m.graph().input(0)) == kF16);
+  for (const auto &n : m.graph().node()) // the first Conv reads the float16 input as it is
+    CHECK((n.op_type() != "Cast" || n.input(0) != "x"));
+  auto j = nlohmann::json::parse(file_bytes(dir + "/r.json"));
+  CHECK(j["inputs"][0]["dtype"] == "f16");
+  // The test data holds what the file takes: float16.
+  onnx::TensorProto t;
+  REQUIRE(t.ParseFromString(file_bytes(dir + "/m/test_data_set_0/input_0.pb")));
+  CHECK(t.data_type() == kF16);
+}
+
 TEST_CASE("float16: a zoo manifest's dtype key exports every model in float16", "[float16][zoo]") {
   std::string dir = fresh_dir("float16_zoo");
   std::string manifest = dir + "/zoo.yaml";

@@ -42,8 +42,12 @@ struct VerifyRun {
   std::vector<std::string> input_names, output_names; // the ONNX graph's
   std::vector<at::Tensor> inputs;                     // the ONNX inputs
   std::vector<c10::IValue> torch_args; // forward's arguments for LibTorch (empty: `inputs`)
-  std::string test_data_dir;           // where the inputs and LibTorch's outputs are written
-  std::string label; // the symbolic dim sizes, e.g. "batch=3" (empty: all dims static)
+  // The graph's inputs as the source framework gets them, when not `inputs` (--dtype f16 with
+  // x:f16 specs: `inputs` float16, these float32; empty otherwise). --locate runs the graph on
+  // them.
+  std::vector<at::Tensor> source_inputs;
+  std::string test_data_dir; // where the inputs and LibTorch's outputs are written
+  std::string label;         // the symbolic dim sizes, e.g. "batch=3" (empty: all dims static)
   double rtol = 1e-4, atol = 1e-4;
   // Per output: its quantization step when it is quantized (0 otherwise): see compare_outputs.
   std::vector<double> output_steps;
