@@ -396,6 +396,7 @@ TEST_CASE("float16: an x:f16 input of a float32 model is recorded in float32 and
   auto refused = run_cli(plain);
   CHECK(refused.exit_code == 1);
   CHECK(contains(refused.err, "Half"));
+  CHECK(contains(refused.err, "add --dtype f16")); // the hint says what to do
   auto args = common;
   args.insert(args.end(), {"-o", dir + "/m.onnx", "--dtype", "f16", "--verify", "--locate",
                            "--verify-dims", "batch=3", "--report", dir + "/r.json"});

@@ -324,6 +324,11 @@ struct ObserversOn {
 // when it is given, else it throws.
 void run_instrumented(const std::shared_ptr<torch::jit::Graph> &copy, torch::jit::Stack &stack,
                       std::string *failure) {
+  // A float16 / bfloat16 input: LibTorch's CPU kernels lack many half-precision ops.
+  bool half = false;
+  for (const auto &v : stack)
+    half = half || (v.isTensor() && (v.toTensor().scalar_type() == at::kHalf ||
+                                     v.toTensor().scalar_type() == at::kBFloat16));
   try {
     torch::jit::Code code(copy, "torch2onnx_record");
     torch::jit::InterpreterState state(code);
@@ -332,10 +337,15 @@ void run_instrumented(const std::shared_ptr<torch::jit::Graph> &copy, torch::jit
     if (!failure)
       throw Error(fmt::format("the model failed in LibTorch on the given inputs: {}",
                               summarize_torch_error(e.what())),
-                  "check the --input specs (count, dtypes and shapes) against what forward "
-                  "expects; a model that needs meaningful values (sorted lengths, ids below the "
-                  "vocabulary size, masks) takes them from --input-data FILE or a value range "
-                  "(ids:i64[1,128]:0..50256)");
+                  std::string(half ? "an input is float16 or bfloat16, which LibTorch's CPU "
+                                     "kernels lack for many ops (Conv, Linear): for a float32 "
+                                     "model give x:f32[...], or add --dtype f16 to record it in "
+                                     "float32 and have the file take float16; otherwise "
+                                   : "") +
+                      "check the --input specs (count, dtypes and shapes) against what forward "
+                      "expects; a model that needs meaningful values (sorted lengths, ids below "
+                      "the vocabulary size, masks) takes them from --input-data FILE or a value "
+                      "range (ids:i64[1,128]:0..50256)");
     *failure = summarize_torch_error(e.what());
     stack.clear();
   }
