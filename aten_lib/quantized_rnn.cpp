@@ -7,8 +7,10 @@
 // quantize the hidden state between steps. A fixed sequence length unrolls the steps; a symbolic
 // one (--input x:f32[t=7,...]) runs the same step in an ONNX Loop.
 #include "aten_lib/helpers.h"
+#include "aten_lib/packed_sequence.h"
 #include "aten_lib/quantized.h"
 
+#include <functional>
 #include <limits>
 
 namespace torch2onnx {
@@ -104,13 +106,14 @@ ValueType state_type(GraphBuilder &b, const Val &v) {
   return ValueType{DType::Float, false, b.has_info(v) ? b.info(v).shape : std::nullopt};
 }
 
-// The steps of one direction in an ONNX Loop, for a sequence length known only at run time: the
-// step of `xi` [T, B, G*H] at each iteration (T-1-i in reverse), the state carried, each step's h
-// a scan output [T, B, H], put back in time order in reverse.
-std::pair<Val, State> loop_direction(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &xi,
-                                     const State &s, bool reverse) {
-  const bool lstm = kind == Rnn::Lstm;
-  Val steps = squeeze(b, dims_of(b, xi, 0, 1), {0});
+// One step of a direction: the state after step `t` (0-d int64) from the state `s` before it.
+using StepFn = std::function<State(const Val &t, const State &s)>;
+
+// The steps of one direction in an ONNX Loop of `steps` (0-d int64) iterations, for a sequence
+// length known only at run time: `step` at t = i (T-1-i in reverse), the state carried, each
+// step's h a scan output [T, B, H], put back in time order in reverse.
+std::pair<Val, State> loop_steps(GraphBuilder &b, bool lstm, const Val &steps, const State &s,
+                                 bool reverse, const StepFn &step) {
   Val last = op_t(b, DType::Int64, "Sub", {steps, b.const_i64_scalar(1)});
   b.begin_subgraph("rnn_step");
   // ONNX Runtime needs the shapes of the iteration count and the condition: scalars.
@@ -122,8 +125,7 @@ std::pair<Val, State> loop_direction(GraphBuilder &b, Rnn kind, const CellWeight
   if (lstm)
     b.set_info(in.c, b.info(s.c));
   Val t = reverse ? op_t(b, DType::Int64, "Sub", {last, i}) : i;
-  Val x_t = op_t(b, DType::Float, "Gather", {xi, t}, {{"axis", int64_t{0}}});
-  State next = cell_step(b, kind, w, x_t, in);
+  State next = step(t, in);
   Val go = b.constant(TensorData::boolean({true}, {}));
   std::vector<Val> outs = {go, next.h};
   std::vector<ValueType> types = {ValueType{DType::Bool}, state_type(b, s.h)};
@@ -145,6 +147,36 @@ std::pair<Val, State> loop_direction(GraphBuilder &b, Rnn kind, const CellWeight
               {ys, b.const_i64({-1}), b.const_i64({std::numeric_limits<int64_t>::min()}),
                b.const_i64({0}), b.const_i64({-1})});
   return {ys, final};
+}
+
+// The steps of `xi` [T, B, G*H] (the input projection of every step, done at once) in a Loop.
+std::pair<Val, State> loop_direction(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &xi,
+                                     const State &s, bool reverse) {
+  Val steps = squeeze(b, dims_of(b, xi, 0, 1), {0});
+  return loop_steps(b, kind == Rnn::Lstm, steps, s, reverse, [&](const Val &t, const State &st) {
+    Val x_t = op_t(b, DType::Float, "Gather", {xi, t}, {{"axis", int64_t{0}}});
+    return cell_step(b, kind, w, x_t, st);
+  });
+}
+
+// One direction over a packed sequence: `xi` [T, B, G*H] the input projection of every valid
+// step (made at once over the packed rows, as LibTorch does), `mask` [T, B] (t < length). LibTorch
+// runs each step on the sequences still going only, so the hidden state is quantized over those
+// rows (the others are zeros here, which leaves the range as it is: it always holds 0) and the
+// state of a finished sequence stays as it was.
+std::pair<Val, State> packed_direction(GraphBuilder &b, Rnn kind, const CellWeights &w,
+                                       const Val &xi, const Val &mask, const Val &steps,
+                                       const State &s, bool reverse) {
+  const bool lstm = kind == Rnn::Lstm;
+  Val zero = b.const_scalar(DType::Float, 0);
+  return loop_steps(b, lstm, steps, s, reverse, [&](const Val &t, const State &st) {
+    Val m = unsqueeze(b, op_t(b, DType::Bool, "Gather", {mask, t}, {{"axis", int64_t{0}}}), {1});
+    Val xi_t = op_t(b, DType::Float, "Gather", {xi, t}, {{"axis", int64_t{0}}});
+    Val going = op_t(b, DType::Float, "Where", {m, st.h, zero});
+    State next = cell_step(b, kind, w, xi_t, State{going, st.c});
+    return State{op_t(b, DType::Float, "Where", {m, next.h, st.h}),
+                 lstm ? op_t(b, DType::Float, "Where", {m, next.c, st.c}) : Val{}};
+  });
 }
 
 // One direction of one layer over the time-major input `x` [T, B, in]: the outputs [T, B, H] in
@@ -182,14 +214,89 @@ Val stack0(GraphBuilder &b, const std::vector<Val> &parts) {
   return u.size() == 1 ? u[0] : op_t(b, DType::Float, "Concat", u, {{"axis", int64_t{0}}});
 }
 
+// The arguments both overloads share: the initial states and the cells, checked.
+struct RnnSetup {
+  int64_t layers = 1, dirs = 1;
+  Val h0, c0; // [L*D, B, H]; c0 only for the LSTM
+  std::vector<Arg> params;
+};
+
+RnnSetup rnn_setup(ConvertCtx &c, Rnn kind) {
+  RnnSetup r;
+  r.layers = c.arg<int64_t>("num_layers");
+  r.dirs = c.arg<bool>("bidirectional", false) ? 2 : 1;
+  if (kind == Rnn::Lstm) {
+    const auto &hx = c.list("hx");
+    T2O_CHECK(hx.size() == 2, "{}: hx holds {} tensors, not (h0, c0)", c.op(), hx.size());
+    r.h0 = hx[0].t();
+    r.c0 = hx[1].t();
+  } else {
+    r.h0 = c.tensor("hx");
+  }
+  r.params = c.list("params");
+  T2O_CHECK(static_cast<int64_t>(r.params.size()) == r.layers * r.dirs,
+            "{}: {} cells for {} layers x {} directions", c.op(), r.params.size(), r.layers,
+            r.dirs);
+  return r;
+}
+
+// Every layer and direction: `run(w, s, reverse)` gives one direction's outputs and final state;
+// the directions' outputs are concatenated on `axis` into the next layer's input. Sets outputs 1
+// (h_n) and 2 (c_n, LSTM) and returns the last layer's output.
+Val run_layers(ConvertCtx &c, Rnn kind, const RnnSetup &r, Val x, int64_t axis,
+               const std::function<std::pair<Val, State>(const Val &x, const CellWeights &w,
+                                                         const State &s, bool reverse)> &run) {
+  GraphBuilder &b = c.b;
+  std::vector<Val> h_n, c_n;
+  for (int64_t l = 0; l < r.layers; ++l) {
+    std::vector<Val> outs;
+    for (int64_t d = 0; d < r.dirs; ++d) {
+      int64_t idx = l * r.dirs + d;
+      CellWeights w = cell_weights(c, r.params[static_cast<size_t>(idx)]);
+      State s{state_at(b, r.h0, idx), kind == Rnn::Lstm ? state_at(b, r.c0, idx) : Val{}};
+      auto [out, last] = run(x, w, s, d == 1);
+      outs.push_back(out);
+      h_n.push_back(last.h);
+      if (kind == Rnn::Lstm)
+        c_n.push_back(last.c);
+    }
+    x = outs.size() == 1 ? outs[0] : op_t(b, DType::Float, "Concat", outs, {{"axis", axis}});
+  }
+  c.set_out(1, stack0(b, h_n));
+  if (kind == Rnn::Lstm)
+    c.set_out(2, stack0(b, c_n));
+  return x;
+}
+
+// The `data` overload: a PackedSequence (data [N, in], batch_sizes [T]). Each layer unpacks its
+// input to [T, B, in], runs its directions in Loops over the T steps (packed_direction) and packs
+// the outputs again, so the output is packed data [N, D*H] as LibTorch's.
+void quantized_rnn_packed(ConvertCtx &c, Rnn kind) {
+  GraphBuilder &b = c.b;
+  RnnSetup r = rnn_setup(c, kind);
+  Val batch_sizes = c.tensor("batch_sizes");
+  Val steps = dim_scalar(b, batch_sizes, 0);
+  Val data = cast_to(b, c.tensor("data"), DType::Float);
+  Val out = run_layers(
+      c, kind, r, data, 1, [&](const Val &x, const CellWeights &w, const State &s, bool reverse) {
+        Val xi = linear_dynamic_2d(b, x, w.w_ih, w.b_ih, w.reduce_range);
+        Unpacked u = unpack_sequence(b, xi, batch_sizes, steps, 0.0);
+        auto [y, last] = packed_direction(b, kind, w, u.padded, u.mask, steps, s, reverse);
+        return std::make_pair(pack_steps(b, y, u.mask), last);
+      });
+  c.set_out(0, out);
+}
+
 void quantized_rnn(ConvertCtx &c, Rnn kind) {
   GraphBuilder &b = c.b;
+  if (c.overload() == "data") {
+    quantized_rnn_packed(c, kind);
+    return;
+  }
   T2O_CHECK(c.overload() == "input" || c.overload().empty(),
-            "{}: the '{}' overload (packed sequences) is not exported", c.op(), c.overload());
+            "{}: the '{}' overload is not exported", c.op(), c.overload());
   bool batch_first = c.arg<bool>("batch_first", false);
-  bool bidirectional = c.arg<bool>("bidirectional", false);
-  int64_t layers = c.arg<int64_t>("num_layers");
-  int64_t dirs = bidirectional ? 2 : 1;
+  RnnSetup r = rnn_setup(c, kind);
   Val x = cast_to(b, c.tensor("input"), DType::Float);
   if (batch_first)
     x = transpose(b, x, {1, 0, 2});
@@ -198,42 +305,18 @@ void quantized_rnn(ConvertCtx &c, Rnn kind) {
             c.op(), input.rank());
   const Dim &time = (*input.shape)[batch_first ? 1 : 0];
   int64_t steps = time.is_static() ? time.value : -1; // -1: an ONNX Loop over the steps
-  Val h0, c0;
-  if (kind == Rnn::Lstm) {
-    const auto &hx = c.list("hx");
-    T2O_CHECK(hx.size() == 2, "{}: hx holds {} tensors, not (h0, c0)", c.op(), hx.size());
-    h0 = hx[0].t();
-    c0 = hx[1].t();
-  } else {
-    h0 = c.tensor("hx");
-  }
-  const auto &params = c.list("params");
-  T2O_CHECK(static_cast<int64_t>(params.size()) == layers * dirs,
-            "{}: {} cells for {} layers x {} directions", c.op(), params.size(), layers, dirs);
-  std::vector<Val> h_n, c_n;
-  for (int64_t l = 0; l < layers; ++l) {
-    std::vector<Val> outs;
-    for (int64_t d = 0; d < dirs; ++d) {
-      int64_t idx = l * dirs + d;
-      CellWeights w = cell_weights(c, params[static_cast<size_t>(idx)]);
-      State s{state_at(b, h0, idx), kind == Rnn::Lstm ? state_at(b, c0, idx) : Val{}};
-      auto [out, last] = run_direction(b, kind, w, x, steps, s, d == 1);
-      outs.push_back(out);
-      h_n.push_back(last.h);
-      if (kind == Rnn::Lstm)
-        c_n.push_back(last.c);
-    }
-    x = outs.size() == 1 ? outs[0] : op_t(b, DType::Float, "Concat", outs, {{"axis", int64_t{2}}});
-  }
+  x = run_layers(c, kind, r, x, 2,
+                 [&](const Val &in, const CellWeights &w, const State &s, bool reverse) {
+                   return run_direction(b, kind, w, in, steps, s, reverse);
+                 });
   c.set_out(0, batch_first ? transpose(b, x, {1, 0, 2}) : x);
-  c.set_out(1, stack0(b, h_n));
-  if (kind == Rnn::Lstm)
-    c.set_out(2, stack0(b, c_n));
 }
 
 // aten::quantized_lstm.input(Tensor input, Tensor[] hx, CellParamsBase[] params, bool has_biases,
 //   int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *,
 //   ScalarType? dtype=None, bool use_dynamic=False) -> (Tensor, Tensor, Tensor)
+// aten::quantized_lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, ...) the same on a
+//   PackedSequence (no batch_first).
 void aten_quantized_lstm(ConvertCtx &c) {
   quantized_rnn(c, Rnn::Lstm);
 }
@@ -241,6 +324,7 @@ void aten_quantized_lstm(ConvertCtx &c) {
 // aten::quantized_gru.input(Tensor input, Tensor hx, CellParamsBase[] params, bool has_biases,
 //   int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)
 //   -> (Tensor, Tensor)
+// aten::quantized_gru.data(Tensor data, Tensor batch_sizes, Tensor hx, ...) on a PackedSequence.
 void aten_quantized_gru(ConvertCtx &c) {
   quantized_rnn(c, Rnn::Gru);
 }
@@ -276,7 +360,15 @@ void register_quantized_rnn_ops(Registry &r) {
                                         "Round",
                                         "Neg",
                                         "Squeeze",
-                                        "Loop"};
+                                        "Loop",
+                                        "Less",
+                                        "Greater",
+                                        "ReduceSum",
+                                        "Range",
+                                        "CumSum",
+                                        "Expand",
+                                        "Compress",
+                                        "Identity"};
   r.add("aten::quantized_lstm", 11, aten_quantized_lstm, ops);
   r.add("aten::quantized_gru", 11, aten_quantized_gru, ops);
 }

@@ -8,6 +8,7 @@
 // the reset gate after the hidden matmul, which is ONNX's linear_before_reset=1.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
+#include "aten_lib/packed_sequence.h"
 
 #include <cstdint>
 #include <string>
@@ -113,6 +114,8 @@ int64_t hidden_size(const ConvertCtx &c, const Val &w_hh) {
   return (*info.shape)[1].value;
 }
 
+} // namespace
+
 // ---- packed sequences -----------------------------------------------------------------------
 // A PackedSequence is `data` [N, *] (the valid steps, time-major: step 0 of every sequence, then
 // step 1 of those longer than 1, ...) and `batch_sizes` [T] (how many sequences are longer than
@@ -140,12 +143,6 @@ Val lengths_from_batch_sizes(GraphBuilder &b, const Val &batch_sizes) {
   return b.op1("ReduceSum", {counts, b.const_i64({0})}, {{"keepdims", int64_t{0}}});
 }
 
-struct Unpacked {
-  Val padded;  // [steps, B, *rest]
-  Val lengths; // int64 [B]
-  Val mask;    // bool [steps, B]
-};
-
 // Packed data [N, *rest] back to a padded time-major tensor of `steps` (0-d int64, at least
 // len(batch_sizes)) steps, `pad` where a sequence has ended: each padded slot gathers its row of
 // data (its rank among the valid slots) or an extra row of padding.
@@ -168,6 +165,8 @@ Unpacked unpack_sequence(GraphBuilder &b, const Val &data, const Val &batch_size
   u.padded = b.op1("Reshape", {rows, concat0(b, {unsqueeze(b, steps, {0}), batch, tail})});
   return u;
 }
+
+namespace {
 
 // lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers,
 //            float dropout, bool train, bool bidirectional, bool batch_first)

@@ -18,6 +18,8 @@ oracle, models/fixture_io.py save_oracle). Prints one line per model: name, path
   per_channel_conv: only the conv (refused below opset 13, naming the weight).
 - rnn: quantize_dynamic of a bidirectional LSTM and a 2-layer batch-first GRU
   (aten::quantized_lstm / quantized_gru; x: f32[2,5,8]).
+- rnn_packed: the same kinds on a packed sequence of lengths 7, 3, 5 (unsorted): a 2-layer
+  bidirectional LSTM and a GRU (the .data overloads; x: f32[3,7,8], lengths: i64[3]).
 - fake: fake quantization (per tensor, per channel, learnable, fused observer with its observer
   off) in the full uint8/int8 ranges and in a 4-bit range (x: f32[2,4,6,6]).
 - embedding: 8-bit embedding tables as quantize_dynamic with float_qparams_weight_only_qconfig
@@ -33,6 +35,7 @@ from typing import List
 
 import torch
 import torch.nn as nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture_io import save_module, save_oracle  # noqa: E402
@@ -228,6 +231,29 @@ class Rnn(nn.Module):
         return y, h, c, z, hz
 
 
+class PackedRnn(nn.Module):
+    """Batches of different lengths as taggers feed them: pack_padded_sequence (unsorted), a
+    2-layer bidirectional batch-first LSTM and a GRU on the packed sequence, pad_packed_sequence
+    (quantize_dynamic below: aten::quantized_lstm.data / quantized_gru.data)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 6, num_layers=2, bidirectional=True, batch_first=True)
+        self.gru = nn.GRU(12, 5, batch_first=True)
+
+    def forward(self, x: torch.Tensor, lengths: torch.Tensor):
+        packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        y, (h, c) = self.lstm(packed)
+        z, hz = self.gru(y)
+        out, _ = pad_packed_sequence(z, batch_first=True)
+        return out, h, c, hz
+
+
+def packed_rnn_model():
+    return torch.ao.quantization.quantize_dynamic(PackedRnn().eval(), {nn.LSTM, nn.GRU},
+                                                  dtype=torch.qint8)
+
+
 def rnn_model():
     return torch.ao.quantization.quantize_dynamic(Rnn().eval(), {nn.LSTM, nn.GRU}, dtype=torch.qint8)
 
@@ -267,7 +293,7 @@ def embedding_inputs(g):
 
 MODELS = {"functional": (Functional, 2), "packed": (Packed, 1), "per_channel": (PerChannel, 1),
           "per_channel_conv": (PerChannelConv, 1), "fake": (Fake, 1), "rnn": (rnn_model, 1),
-          "embedding": (embedding_model, 0)}
+          "embedding": (embedding_model, 0), "rnn_packed": (packed_rnn_model, 0)}
 
 
 def main():
@@ -285,7 +311,8 @@ def main():
         g = torch.Generator().manual_seed(7)
         shape = (2, 5, 8) if name == "rnn" else (2, 4, 6, 6)
         inputs = ([torch.randn(*shape, generator=g) for _ in range(n_inputs)] if n_inputs
-                  else embedding_inputs(g))
+                  else embedding_inputs(g) if name == "embedding"
+                  else [torch.randn(3, 7, 8, generator=g), torch.tensor([7, 3, 5])])
         save_oracle(path, inputs=inputs)
         print(f"{name}\t{path}", flush=True)
     return 0

@@ -33,6 +33,7 @@ const std::map<std::string, Model> &models() {
       {"per_channel", {{"x:f32[2,4,6,6]"}, 13}}, // per-axis DequantizeLinear
       {"fake", {{"x:f32[2,4,6,6]"}, 11}},
       {"rnn", {{"x:f32[2,5,8]"}, 11}},
+      {"rnn_packed", {{"x:f32[3,7,8]", "lengths:i64[3]"}, 11}},
       {"embedding", {{"ids:i64[2,5]", "bag_ids:i64[9]", "offsets:i64[4]", "weights:f32[9]"}, 11}},
   };
   return m;
@@ -253,6 +254,12 @@ TEST_CASE("quantized::embedding_bag_byte", "[quantized]") {
   double bytes = r["graph"]["parameter_bytes"].get<double>();
   double params = r["graph"]["parameters"].get<double>();
   CHECK(bytes < 2 * params);
+}
+
+TEST_CASE("aten::quantized_lstm and quantized_gru on packed sequences", "[quantized]") {
+  // lengths 7, 3, 5 unsorted; a 2-layer bidirectional LSTM, then a GRU on its packed output
+  check_op("aten::quantized_lstm", "rnn_packed");
+  check_op("aten::quantized_gru", "rnn_packed");
 }
 
 TEST_CASE("aten::quantized_lstm and quantized_gru over a symbolic sequence length: an ONNX Loop, "
