@@ -2,6 +2,7 @@
 // holds (numerics still match LibTorch in ONNX Runtime) and stays away where it does not.
 #include "builder/graph_builder.h"
 #include "builder/optimize.h"
+#include "builder/rewrites/rules.h"
 #include "harness.h"
 
 #include <algorithm>
@@ -235,6 +236,40 @@ TEST_CASE("optimize: fold-transpose-weight stores a Linear's weight transposed",
   CHECK(initializers_of(r, 12) == 1);
   // Without the rewrites (--no-optimize) the Transpose stays; check_ir verifies both files.
   CHECK(check_ir(ir, {randn({2, 5, 3})}).count("Transpose") == 1);
+}
+
+TEST_CASE("optimize: fold-transpose-weight's blocked transpose gives the element walk's bytes",
+          "[optimize]") {
+  // The fast path (the last two dims swapped) against the slow one, for every element size it
+  // takes, shapes that are not multiples of its 16 x 16 blocks, batched matrices and empty ones;
+  // other permutations go the slow way in both.
+  using torch2onnx::rewrites::transpose_bytes;
+  using torch2onnx::rewrites::transpose_bytes_generic;
+  struct Case {
+    std::vector<int64_t> dims, perm;
+  };
+  const std::vector<Case> cases = {{{37, 53}, {1, 0}},
+                                   {{16, 16}, {1, 0}},
+                                   {{1, 70}, {1, 0}},
+                                   {{3, 17, 33}, {0, 2, 1}},
+                                   {{2, 3, 5, 19}, {0, 1, 3, 2}},
+                                   {{0, 8}, {1, 0}},
+                                   {{4, 6, 5}, {2, 0, 1}},
+                                   {{4, 6, 5}, {1, 0, 2}}};
+  for (size_t es : {1, 2, 4, 8, 3}) {
+    for (const auto &c : cases) {
+      size_t n = es;
+      for (int64_t d : c.dims)
+        n *= static_cast<size_t>(d);
+      std::string src(n, '\0');
+      for (size_t k = 0; k < n; ++k)
+        src[k] = static_cast<char>((k * 2654435761u) >> 13);
+      INFO("element size " << es << ", " << c.dims.size() << "-d, perm[0] " << c.perm[0]);
+      std::string fast = transpose_bytes(src, c.dims, c.perm, es);
+      CHECK(fast == transpose_bytes_generic(src, c.dims, c.perm, es));
+      CHECK(fast.size() == src.size());
+    }
+  }
 }
 
 // LeViT's Linear + BatchNorm1d: bn(linear(x).flatten(0, 1)).reshape_as(...), on 3-D input.

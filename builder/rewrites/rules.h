@@ -6,6 +6,7 @@
 
 #include <onnx/onnx_pb.h>
 #include <string>
+#include <string_view>
 
 namespace torch2onnx::rewrites {
 
@@ -49,5 +50,15 @@ bool read_matmul_weight(const OptGraph &g, int matmul, const float *&w, size_t &
 // + `suffix`; the old one is released. Folds a per-feature factor after a Linear into it.
 void scale_matmul_columns(OptGraph &g, int matmul, const float *w, int64_t k, int64_t n,
                           const std::vector<double> &scale, const std::string &suffix);
+
+// `src` (elements of `es` bytes, dims `dims`, row-major) with its dims reordered by `perm` (output
+// dim k is input dim perm[k]), as Transpose computes it. A permutation that swaps the last two
+// dims only (a Linear's [out, in] -> [in, out], batched or not) takes a blocked copy; every other
+// one, and transpose_bytes_generic, walks the output element by element. The two give the same
+// bytes (tests/test_optimize.cpp). Example: transpose_bytes(w, {4, 3}, {1, 0}, 4).
+std::string transpose_bytes(std::string_view src, const std::vector<int64_t> &dims,
+                            const std::vector<int64_t> &perm, size_t es);
+std::string transpose_bytes_generic(std::string_view src, const std::vector<int64_t> &dims,
+                                    const std::vector<int64_t> &perm, size_t es);
 
 } // namespace torch2onnx::rewrites
