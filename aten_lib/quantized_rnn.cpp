@@ -17,7 +17,7 @@ namespace torch2onnx {
 
 namespace {
 
-enum class Rnn { Lstm, Gru };
+enum class Rnn { Lstm, Gru, Tanh, Relu };
 
 // One cell's parameters as the front end passes them (aten_lib/quantized.h, kCell*).
 struct CellWeights {
@@ -86,6 +86,8 @@ struct State {
 // One step of the cell from the input projection `xi` [B, G*H] (biases included).
 State cell_step(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &xi, const State &s) {
   Val hh = linear_dynamic_2d(b, s.h, w.w_hh, w.b_hh, w.reduce_range);
+  if (kind == Rnn::Tanh || kind == Rnn::Relu)
+    return {op_t(b, DType::Float, kind == Rnn::Tanh ? "Tanh" : "Relu", {add(b, xi, hh)}), Val{}};
   if (kind == Rnn::Lstm) {
     std::vector<Val> g = b.op("Split", {add(b, xi, hh)}, {{"axis", int64_t{1}}}, 4);
     Val i = sigmoid(b, g[0]), f = sigmoid(b, g[1]), n = tanh(b, g[2]), o = sigmoid(b, g[3]);
@@ -329,6 +331,68 @@ void aten_quantized_gru(ConvertCtx &c) {
   quantized_rnn(c, Rnn::Gru);
 }
 
+// The cell ops of quantize_dynamic's nn.LSTMCell / GRUCell / RNNCell (one step, the same math as
+// a layer's step): the weights and biases from the packed linear parameters (aten_lib/quantized.h
+// lists). LibTorch's dynamic cells add the packed biases and ignore the bias arguments (which
+// nn.quantized.dynamic.RNNCellBase leaves at their random initial values), and quantize their
+// activations to a reduced (7-bit) range.
+CellWeights packed_cell_weights(const ConvertCtx &c) {
+  auto packed = [&](const char *name) -> const Arg & {
+    const Arg &p = c.arg(name);
+    T2O_CHECK(p.is_list() && p.items.size() == kPackedLinearFields,
+              "{}: the packed weight {} did not reach the converter", c.op(), name);
+    return p;
+  };
+  const Arg &ih = packed("w_ih"), &hh = packed("w_hh");
+  CellWeights w;
+  w.w_ih = ih.items[kPackedWeight].t();
+  w.w_hh = hh.items[kPackedWeight].t();
+  if (ih.items[kPackedBias].is_tensor())
+    w.b_ih = ih.items[kPackedBias].t();
+  if (hh.items[kPackedBias].is_tensor())
+    w.b_hh = hh.items[kPackedBias].t();
+  w.reduce_range = true; // as LibTorch's dynamic cells quantize (7-bit activations)
+  return w;
+}
+
+// One step from `x` [B, in] and the state: the input projection quantized on its own.
+State quantized_cell(ConvertCtx &c, Rnn kind, const CellWeights &w, const State &s) {
+  GraphBuilder &b = c.b;
+  Val x = cast_to(b, c.tensor("input"), DType::Float);
+  T2O_CHECK(b.rank(x) == 2, "{}: the input has rank {}, not 2 (unbatched input is not exported)",
+            c.op(), b.rank(x));
+  Val xi = linear_dynamic_2d(b, x, w.w_ih, w.b_ih, w.reduce_range);
+  return cell_step(b, kind, w, xi, s);
+}
+
+// quantized::quantized_lstm_cell_dynamic(Tensor input, Tensor[] hx, LinearPackedParamsBase w_ih,
+//   LinearPackedParamsBase w_hh, Tensor bias_ih, Tensor bias_hh) -> (Tensor, Tensor)
+void quantized_quantized_lstm_cell_dynamic(ConvertCtx &c) {
+  const auto &hx = c.list("hx");
+  T2O_CHECK(hx.size() == 2, "{}: hx holds {} tensors, not (h, c)", c.op(), hx.size());
+  State s{cast_to(c.b, hx[0].t(), DType::Float), cast_to(c.b, hx[1].t(), DType::Float)};
+  State next = quantized_cell(c, Rnn::Lstm, packed_cell_weights(c), s);
+  c.set_out(0, next.h);
+  c.set_out(1, next.c);
+}
+
+// quantized::quantized_gru_cell_dynamic / quantized_rnn_tanh_cell_dynamic /
+// quantized_rnn_relu_cell_dynamic(Tensor input, Tensor hx, LinearPackedParamsBase w_ih,
+//   LinearPackedParamsBase w_hh, Tensor b_ih, Tensor b_hh) -> Tensor
+void quantized_cell_h(ConvertCtx &c, Rnn kind) {
+  State s{cast_to(c.b, c.tensor("hx"), DType::Float), Val{}};
+  c.set_out(0, quantized_cell(c, kind, packed_cell_weights(c), s).h);
+}
+void quantized_quantized_gru_cell_dynamic(ConvertCtx &c) {
+  quantized_cell_h(c, Rnn::Gru);
+}
+void quantized_quantized_rnn_tanh_cell_dynamic(ConvertCtx &c) {
+  quantized_cell_h(c, Rnn::Tanh);
+}
+void quantized_quantized_rnn_relu_cell_dynamic(ConvertCtx &c) {
+  quantized_cell_h(c, Rnn::Relu);
+}
+
 } // namespace
 
 void register_quantized_rnn_ops(Registry &r) {
@@ -371,6 +435,34 @@ void register_quantized_rnn_ops(Registry &r) {
                                         "Identity"};
   r.add("aten::quantized_lstm", 11, aten_quantized_lstm, ops);
   r.add("aten::quantized_gru", 11, aten_quantized_gru, ops);
+  const std::vector<std::string> cell_ops = {"Gemm",
+                                             "Split",
+                                             "Sigmoid",
+                                             "Tanh",
+                                             "Relu",
+                                             "Add",
+                                             "Mul",
+                                             "Sub",
+                                             "Cast",
+                                             "ReduceMin",
+                                             "ReduceMax",
+                                             "Min",
+                                             "Max",
+                                             "Div",
+                                             "Equal",
+                                             "Where",
+                                             "Round",
+                                             "Neg",
+                                             "QuantizeLinear",
+                                             "DequantizeLinear"};
+  r.add("quantized::quantized_lstm_cell_dynamic", 11, quantized_quantized_lstm_cell_dynamic,
+        cell_ops);
+  r.add("quantized::quantized_gru_cell_dynamic", 11, quantized_quantized_gru_cell_dynamic,
+        cell_ops);
+  r.add("quantized::quantized_rnn_tanh_cell_dynamic", 11, quantized_quantized_rnn_tanh_cell_dynamic,
+        cell_ops);
+  r.add("quantized::quantized_rnn_relu_cell_dynamic", 11, quantized_quantized_rnn_relu_cell_dynamic,
+        cell_ops);
 }
 
 } // namespace torch2onnx

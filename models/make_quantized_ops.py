@@ -18,6 +18,8 @@ oracle, models/fixture_io.py save_oracle). Prints one line per model: name, path
   per_channel_conv: only the conv (refused below opset 13, naming the weight).
 - rnn: quantize_dynamic of a bidirectional LSTM and a 2-layer batch-first GRU
   (aten::quantized_lstm / quantized_gru; x: f32[2,5,8]).
+- rnn_cells: quantize_dynamic of nn.LSTMCell, GRUCell and RNNCell (tanh, relu), one step each
+  (x: f32[2,8], h: f32[2,6], c: f32[2,6]).
 - rnn_packed: the same kinds on a packed sequence of lengths 7, 3, 5 (unsorted): a 2-layer
   bidirectional LSTM and a GRU (the .data overloads; x: f32[3,7,8], lengths: i64[3]).
 - fake: fake quantization (per tensor, per channel, learnable, fused observer with its observer
@@ -254,6 +256,27 @@ def packed_rnn_model():
                                                   dtype=torch.qint8)
 
 
+class Cells(nn.Module):
+    """One step of each recurrent cell, as decoders loop them (quantize_dynamic below:
+    quantized::quantized_lstm_cell_dynamic, gru_cell, rnn_tanh_cell, rnn_relu_cell)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTMCell(8, 6)
+        self.gru = nn.GRUCell(8, 6)
+        self.tanh = nn.RNNCell(8, 6)
+        self.relu = nn.RNNCell(8, 6, nonlinearity="relu")
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor):
+        h1, c1 = self.lstm(x, (h, c))
+        return h1, c1, self.gru(x, h), self.tanh(x, h), self.relu(x, h)
+
+
+def cells_model():
+    return torch.ao.quantization.quantize_dynamic(
+        Cells().eval(), {nn.LSTMCell, nn.GRUCell, nn.RNNCell}, dtype=torch.qint8)
+
+
 def rnn_model():
     return torch.ao.quantization.quantize_dynamic(Rnn().eval(), {nn.LSTM, nn.GRU}, dtype=torch.qint8)
 
@@ -293,7 +316,17 @@ def embedding_inputs(g):
 
 MODELS = {"functional": (Functional, 2), "packed": (Packed, 1), "per_channel": (PerChannel, 1),
           "per_channel_conv": (PerChannelConv, 1), "fake": (Fake, 1), "rnn": (rnn_model, 1),
-          "embedding": (embedding_model, 0), "rnn_packed": (packed_rnn_model, 0)}
+          "embedding": (embedding_model, 0), "rnn_packed": (packed_rnn_model, 0),
+          "rnn_cells": (cells_model, 0)}
+
+# The example inputs of the models whose inputs are not n_inputs f32[2,4,6,6] tensors.
+SPECIAL_INPUTS = {
+    "rnn": lambda g: [torch.randn(2, 5, 8, generator=g)],
+    "embedding": lambda g: embedding_inputs(g),
+    "rnn_packed": lambda g: [torch.randn(3, 7, 8, generator=g), torch.tensor([7, 3, 5])],
+    "rnn_cells": lambda g: [torch.randn(2, 8, generator=g), torch.randn(2, 6, generator=g),
+                            torch.randn(2, 6, generator=g)],
+}
 
 
 def main():
@@ -309,10 +342,10 @@ def main():
         path = os.path.join(args.out, name + ".pt")
         save_module(module, path)
         g = torch.Generator().manual_seed(7)
-        shape = (2, 5, 8) if name == "rnn" else (2, 4, 6, 6)
-        inputs = ([torch.randn(*shape, generator=g) for _ in range(n_inputs)] if n_inputs
-                  else embedding_inputs(g) if name == "embedding"
-                  else [torch.randn(3, 7, 8, generator=g), torch.tensor([7, 3, 5])])
+        if name in SPECIAL_INPUTS:
+            inputs = SPECIAL_INPUTS[name](g)
+        else:
+            inputs = [torch.randn(2, 4, 6, 6, generator=g) for _ in range(n_inputs)]
         save_oracle(path, inputs=inputs)
         print(f"{name}\t{path}", flush=True)
     return 0

@@ -34,6 +34,7 @@ const std::map<std::string, Model> &models() {
       {"fake", {{"x:f32[2,4,6,6]"}, 11}},
       {"rnn", {{"x:f32[2,5,8]"}, 11}},
       {"rnn_packed", {{"x:f32[3,7,8]", "lengths:i64[3]"}, 11}},
+      {"rnn_cells", {{"x:f32[2,8]", "h:f32[2,6]", "c:f32[2,6]"}, 11}},
       {"embedding", {{"ids:i64[2,5]", "bag_ids:i64[9]", "offsets:i64[4]", "weights:f32[9]"}, 11}},
   };
   return m;
@@ -254,6 +255,19 @@ TEST_CASE("quantized::embedding_bag_byte", "[quantized]") {
   double bytes = r["graph"]["parameter_bytes"].get<double>();
   double params = r["graph"]["parameters"].get<double>();
   CHECK(bytes < 2 * params);
+}
+
+TEST_CASE("quantized::quantized_lstm_cell_dynamic", "[quantized]") {
+  check_op("quantized::quantized_lstm_cell_dynamic", "rnn_cells");
+}
+TEST_CASE("quantized::quantized_gru_cell_dynamic", "[quantized]") {
+  check_op("quantized::quantized_gru_cell_dynamic", "rnn_cells");
+}
+TEST_CASE("quantized::quantized_rnn_tanh_cell_dynamic", "[quantized]") {
+  check_op("quantized::quantized_rnn_tanh_cell_dynamic", "rnn_cells");
+}
+TEST_CASE("quantized::quantized_rnn_relu_cell_dynamic", "[quantized]") {
+  check_op("quantized::quantized_rnn_relu_cell_dynamic", "rnn_cells");
 }
 
 TEST_CASE("aten::quantized_lstm and quantized_gru on packed sequences", "[quantized]") {
