@@ -75,10 +75,44 @@ void quantized_embedding_bag_byte(ConvertCtx &c) {
   c.set_out(0, r.bags);
 }
 
+// The 4-bit ops (quint4x2 tables: two values a byte) take the same arguments; the front end
+// gives their rows one value a byte (aten_lib/quantized.h, kEmbedding*).
+void quantized_embedding_4bit(ConvertCtx &c) {
+  quantized_embedding_byte(c);
+}
+void quantized_embedding_bag_4bit(ConvertCtx &c) {
+  quantized_embedding_bag_byte(c);
+}
+
 void register_quantized_embedding_ops(Registry &r) {
   r.add("quantized::embedding_byte", 11, quantized_embedding_byte,
         {"Gather", "Cast", "Unsqueeze", "Mul", "Add"});
   r.add("quantized::embedding_bag_byte", 11, quantized_embedding_bag_byte,
+        {"Gather",
+         "Cast",
+         "Unsqueeze",
+         "Mul",
+         "Add",
+         "MatMul",
+         "ReduceMax",
+         "Where",
+         "And",
+         "Equal",
+         "Not",
+         "Range",
+         "GreaterOrEqual",
+         "ReduceSum",
+         "Reshape",
+         "Size",
+         "Slice",
+         "Sub",
+         "Div",
+         "Max",
+         "Shape",
+         "ReduceProd"});
+  r.add("quantized::embedding_4bit", 11, quantized_embedding_4bit,
+        {"Gather", "Cast", "Unsqueeze", "Mul", "Add"});
+  r.add("quantized::embedding_bag_4bit", 11, quantized_embedding_bag_4bit,
         {"Gather",
          "Cast",
          "Unsqueeze",

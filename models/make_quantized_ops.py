@@ -27,7 +27,8 @@ oracle, models/fixture_io.py save_oracle). Prints one line per model: name, path
 - embedding: 8-bit embedding tables as quantize_dynamic with float_qparams_weight_only_qconfig
   makes them: an nn.Embedding (quantized::embedding_byte), an nn.EmbeddingBag summing bags given
   by offsets with per-sample weights (one bag empty), one over 2-D indices without offsets, and
-  quantized::embedding_bag_byte called with include_last_offset and mode 1 (ids: i64[2,5],
+  quantized::embedding_bag_byte called with include_last_offset and mode 1, and a 4-bit
+  EmbeddingBag (quantized::embedding_bag_4bit) (ids: i64[2,5],
   bag_ids: i64[9], offsets: i64[4], weights: f32[9]).
 """
 import argparse
@@ -289,6 +290,7 @@ class Embeddings(nn.Module):
         self.emb = nn.Embedding(50, 16)
         self.bag = nn.EmbeddingBag(40, 8, mode="sum", include_last_offset=True)
         self.mean_bag = nn.EmbeddingBag(30, 8, mode="mean")
+        self.bag4 = nn.EmbeddingBag(40, 8, mode="sum")  # 4-bit below
 
     def forward(self, ids: torch.Tensor, bag_ids: torch.Tensor, offsets: torch.Tensor,
                 weights: torch.Tensor):
@@ -299,14 +301,15 @@ class Embeddings(nn.Module):
             self.bag._packed_params._packed_weight, bag_ids, offsets, False, 1, False, None, None,
             True)
         return (self.emb(ids), self.bag(bag_ids, offsets, per_sample_weights=weights),
-                self.mean_bag(ids % 30), mean)
+                self.mean_bag(ids % 30), mean, self.bag4(bag_ids, offsets))
 
 
 def embedding_model():
-    from torch.ao.quantization import float_qparams_weight_only_qconfig
-    qconfig = float_qparams_weight_only_qconfig
+    from torch.ao.quantization import (float_qparams_weight_only_qconfig,
+                                       float_qparams_weight_only_qconfig_4bit)
+    q8, q4 = float_qparams_weight_only_qconfig, float_qparams_weight_only_qconfig_4bit
     return torch.ao.quantization.quantize_dynamic(
-        Embeddings().eval(), {nn.Embedding: qconfig, nn.EmbeddingBag: qconfig})
+        Embeddings().eval(), {"emb": q8, "bag": q8, "mean_bag": q8, "bag4": q4})
 
 
 def embedding_inputs(g):

@@ -245,6 +245,10 @@ TEST_CASE("aten::quantized_gru", "[quantized]") {
 TEST_CASE("quantized::embedding_byte", "[quantized]") {
   check_op("quantized::embedding_byte", "embedding");
 }
+TEST_CASE("quantized::embedding_bag_4bit", "[quantized]") {
+  // a 4-bit EmbeddingBag: two values a byte in LibTorch, float16 scales and biases
+  check_op("quantized::embedding_bag_4bit", "embedding");
+}
 TEST_CASE("quantized::embedding_bag_byte", "[quantized]") {
   // sum with per-sample weights and an empty bag, 2-D indices without offsets,
   // include_last_offset (with mode 1, which LibTorch's kernel ignores: it sums)

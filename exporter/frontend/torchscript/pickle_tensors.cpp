@@ -348,7 +348,12 @@ private:
     }
     const unsigned __int128 needed =
         empty ? static_cast<uint64_t>(std::max<int64_t>(offset->i, 0)) : last + 1;
-    if (!bad && needed <= static_cast<unsigned __int128>(std::max<int64_t>(storage.i, 0)))
+    // Sub-byte quantized storages count bytes, their tensors values: 2 (4-bit) or 4 (2-bit) a byte.
+    const uint64_t per_byte = storage.storage_class == "QUInt4x2Storage"   ? 2
+                              : storage.storage_class == "QUInt2x4Storage" ? 4
+                                                                           : 1;
+    if (!bad &&
+        needed <= static_cast<unsigned __int128>(std::max<int64_t>(storage.i, 0)) * per_byte)
       return;
     problem_ =
         fmt::format("a tensor of the storage '{}' has sizes [{}], strides [{}] and offset {}"

@@ -145,15 +145,29 @@ std::vector<c10::IValue> call_packed_op(const std::string &name, const c10::IVal
 
 Arg Walker::embedding_table_arg(const c10::IValue &iv, const std::string &hint) {
   at::Tensor q = call_packed_op("quantized::embedding_bag_unpack", iv).at(0).toTensor();
-  T2O_CHECK(q.scalar_type() == at::kQUInt8 && q.qscheme() == at::kPerChannelAffineFloatQParams &&
-                q.dim() == 2 && q.q_per_channel_axis() == 0,
-            "{} is a {} embedding table with {} parameters; only 8-bit tables (quint8, a float "
-            "scale and zero point per row) export",
+  const bool four_bit = q.scalar_type() == at::kQUInt4x2;
+  T2O_CHECK((q.scalar_type() == at::kQUInt8 || four_bit) &&
+                q.qscheme() == at::kPerChannelAffineFloatQParams && q.dim() == 2 &&
+                q.q_per_channel_axis() == 0,
+            "{} is a {} embedding table with {} parameters; only 8-bit and 4-bit tables (quint8, "
+            "quint4x2, a float scale and zero point per row) export",
             hint, c10::toString(q.scalar_type()), c10::toString(q.qscheme()));
   // Row i is q[i] * scale[i] + bias[i], bias = -zero_point * scale: LibTorch's packed form.
   at::Tensor scales = q.q_per_channel_scales().to(at::kFloat).contiguous();
   at::Tensor biases = (q.q_per_channel_zero_points().to(at::kFloat) * scales * -1).contiguous();
-  return Arg::of_list({Arg::of_tensor(materialize(q.int_repr().contiguous(), hint + ".rows")),
+  at::Tensor rows = q.int_repr().contiguous();
+  if (four_bit) {
+    // Two values a byte, the low nibble first; LibTorch keeps a 4-bit table's scale and bias in
+    // float16 and computes with those (the unpacked scale is not the float16 one).
+    T2O_CHECK(rows.numel() * 2 == q.numel(), "{}: a 4-bit table of {} values in {} bytes", hint,
+              q.numel(), rows.numel());
+    rows = at::stack({at::bitwise_and(rows, 15), at::bitwise_right_shift(rows, 4)}, 1)
+               .reshape(q.sizes())
+               .contiguous();
+    biases = biases.to(at::kHalf).to(at::kFloat).contiguous();
+    scales = scales.to(at::kHalf).to(at::kFloat).contiguous();
+  }
+  return Arg::of_list({Arg::of_tensor(materialize(rows, hint + ".rows")),
                        Arg::of_tensor(materialize(scales, hint + ".scales")),
                        Arg::of_tensor(materialize(biases, hint + ".biases"))});
 }
