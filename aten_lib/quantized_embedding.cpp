@@ -85,56 +85,16 @@ void quantized_embedding_bag_4bit(ConvertCtx &c) {
 }
 
 void register_quantized_embedding_ops(Registry &r) {
-  r.add("quantized::embedding_byte", 11, quantized_embedding_byte,
-        {"Gather", "Cast", "Unsqueeze", "Mul", "Add"});
-  r.add("quantized::embedding_bag_byte", 11, quantized_embedding_bag_byte,
-        {"Gather",
-         "Cast",
-         "Unsqueeze",
-         "Mul",
-         "Add",
-         "MatMul",
-         "ReduceMax",
-         "Where",
-         "And",
-         "Equal",
-         "Not",
-         "Range",
-         "GreaterOrEqual",
-         "ReduceSum",
-         "Reshape",
-         "Size",
-         "Slice",
-         "Sub",
-         "Div",
-         "Max",
-         "Shape",
-         "ReduceProd"});
-  r.add("quantized::embedding_4bit", 11, quantized_embedding_4bit,
-        {"Gather", "Cast", "Unsqueeze", "Mul", "Add"});
-  r.add("quantized::embedding_bag_4bit", 11, quantized_embedding_bag_4bit,
-        {"Gather",
-         "Cast",
-         "Unsqueeze",
-         "Mul",
-         "Add",
-         "MatMul",
-         "ReduceMax",
-         "Where",
-         "And",
-         "Equal",
-         "Not",
-         "Range",
-         "GreaterOrEqual",
-         "ReduceSum",
-         "Reshape",
-         "Size",
-         "Slice",
-         "Sub",
-         "Div",
-         "Max",
-         "Shape",
-         "ReduceProd"});
+  // What a lookup emits, and a bag (embedding_bags, aten_lib/indexing.cpp) on top of it.
+  const std::vector<std::string> lookup = {"Gather", "Cast", "Unsqueeze", "Mul", "Add"};
+  std::vector<std::string> bag = lookup;
+  bag.insert(bag.end(),
+             {"MatMul", "ReduceMax", "Where", "And", "Equal", "Not", "Range", "GreaterOrEqual",
+              "ReduceSum", "Reshape", "Size", "Slice", "Sub", "Div", "Max", "Shape", "ReduceProd"});
+  r.add("quantized::embedding_byte", 11, quantized_embedding_byte, lookup);
+  r.add("quantized::embedding_bag_byte", 11, quantized_embedding_bag_byte, bag);
+  r.add("quantized::embedding_4bit", 11, quantized_embedding_4bit, lookup);
+  r.add("quantized::embedding_bag_4bit", 11, quantized_embedding_bag_4bit, bag);
 }
 
 } // namespace torch2onnx

@@ -25,6 +25,14 @@ struct CellWeights {
   bool reduce_range = false;
 };
 
+// A packed linear weight (aten_lib/quantized.h: [weight, bias]) as the front end passes it;
+// `what` names it if it is not one.
+const Arg &packed_linear(const ConvertCtx &c, const Arg &packed, const char *what) {
+  T2O_CHECK(packed.is_list() && packed.items.size() == kPackedLinearFields,
+            "{}: {} did not reach the converter", c.op(), what);
+  return packed;
+}
+
 CellWeights cell_weights(const ConvertCtx &c, const Arg &a) {
   T2O_CHECK(a.is_list() && !a.items.empty(),
             "{}: a cell's parameters did not reach the converter ({})", c.op(), a.describe());
@@ -35,10 +43,7 @@ CellWeights cell_weights(const ConvertCtx &c, const Arg &a) {
                             c.op(), kind),
                 "quantize the LSTM/GRU with quantize_dynamic(..., dtype=torch.qint8)");
   auto weight = [&](size_t field) {
-    const Arg &packed = a.items[field];
-    T2O_CHECK(packed.is_list() && packed.items.size() == kPackedLinearFields,
-              "{}: a cell's packed weight did not reach the converter", c.op());
-    return packed.items[kPackedWeight].t();
+    return packed_linear(c, a.items[field], "a cell's packed weight").items[kPackedWeight].t();
   };
   CellWeights w;
   w.w_ih = weight(kCellWeightIh);
@@ -337,13 +342,8 @@ void aten_quantized_gru(ConvertCtx &c) {
 // nn.quantized.dynamic.RNNCellBase leaves at their random initial values), and quantize their
 // activations to a reduced (7-bit) range.
 CellWeights packed_cell_weights(const ConvertCtx &c) {
-  auto packed = [&](const char *name) -> const Arg & {
-    const Arg &p = c.arg(name);
-    T2O_CHECK(p.is_list() && p.items.size() == kPackedLinearFields,
-              "{}: the packed weight {} did not reach the converter", c.op(), name);
-    return p;
-  };
-  const Arg &ih = packed("w_ih"), &hh = packed("w_hh");
+  const Arg &ih = packed_linear(c, c.arg("w_ih"), "the packed weight w_ih");
+  const Arg &hh = packed_linear(c, c.arg("w_hh"), "the packed weight w_hh");
   CellWeights w;
   w.w_ih = ih.items[kPackedWeight].t();
   w.w_hh = hh.items[kPackedWeight].t();

@@ -270,12 +270,8 @@ std::vector<VerifyRun> verify_runs(const ExportOptions &o, const ForwardCall &ca
     }
     // x:f16 inputs with --dtype f16: ONNX Runtime gets them rounded to float16, LibTorch the same
     // values in float32 (record_low_inputs_in_f32).
-    std::vector<at::Tensor> rounded;
-    run.inputs = declared_inputs(call, recorded, rounded);
-    run.torch_args = call.torch_args(rounded);
-    if (std::any_of(call.declared.begin(), call.declared.end(),
-                    [](DType d) { return d != DType::Undefined; }))
-      run.source_inputs = rounded;
+    run.inputs = declared_inputs(call, recorded, run.source_inputs);
+    run.torch_args = call.torch_args(run.source_inputs.empty() ? run.inputs : run.source_inputs);
     run.label = sizes_text(k == 0 ? sizes_of(gi.symbols, false) : size_sets[k]);
     run.test_data_dir = staged.test_data_dir(k); // moved to stem/test_data_set_k on success
     run.rtol = o.verify_rtol();

@@ -413,10 +413,12 @@ std::vector<at::Tensor> declared_inputs(const ForwardCall &call,
                                         const std::vector<at::Tensor> &inputs,
                                         std::vector<at::Tensor> &rounded) {
   std::vector<at::Tensor> onnx = inputs;
-  rounded = inputs;
+  rounded.clear();
   for (size_t k = 0; k < inputs.size() && k < call.declared.size(); ++k) {
     if (call.declared[k] == DType::Undefined)
       continue;
+    if (rounded.empty())
+      rounded = inputs;
     onnx[k] = inputs[k].to(to_scalar_type(call.declared[k]));
     rounded[k] = onnx[k].to(inputs[k].scalar_type());
   }

@@ -51,7 +51,8 @@ void record_low_inputs_in_f32(ForwardCall &call, DType low);
 
 // The ONNX inputs ONNX Runtime gets for `inputs` (the recording's dtypes): those call.declared
 // names rounded to their declared dtype. `rounded` receives the same values in the recording's
-// dtypes (the rounded values widened back), which LibTorch then gets, so both see one input.
+// dtypes (the rounded values widened back), which LibTorch then gets, so both see one input; it
+// is left empty when no input is declared in another dtype (then `inputs` are the ONNX inputs).
 std::vector<at::Tensor> declared_inputs(const ForwardCall &call,
                                         const std::vector<at::Tensor> &inputs,
                                         std::vector<at::Tensor> &rounded);

@@ -269,6 +269,21 @@ CliResult run_command(const std::string &cmd) {
   return r;
 }
 
+torch2onnx::Registry registry_with_relu(const torch2onnx::ConverterFn &relu) {
+  using torch2onnx::Registry;
+  Registry r;
+  for (const auto *e : Registry::global().entries()) {
+    r.set_family(e->family);
+    if (e->frontend)
+      r.add_frontend(e->op, e->handler, e->onnx_ops);
+    else if (e->op != "aten::relu")
+      r.add(e->op, e->since_opset, e->fn ? e->fn : e->complex_fn, e->onnx_ops);
+  }
+  r.set_family("test");
+  r.add("aten::relu", 13, relu, {"Abs"});
+  return r;
+}
+
 std::string fresh_dir(const std::string &name) {
   static int counter = 0;
   fs::path d = fs::path(T2O_TEST_OUT) /

@@ -10,6 +10,7 @@
 #define CHECK(...)                                                                                 \
   INTERNAL_CATCH_TEST("CHECK", Catch::ResultDisposition::ContinueOnFailure, __VA_ARGS__)
 
+#include "aten_lib/converter.h"
 #include "exporter/export.h"
 
 #include <string>
@@ -30,6 +31,11 @@ struct IrResult {
   std::vector<int64_t> initializer_numels; // elements of each initializer of the file written
   size_t count(const std::string &op_type) const;
 };
+
+// Every converter torch2onnx ships, except aten::relu's, which is `relu` instead (family "test",
+// since opset 13, listed as emitting Abs): for tests of what the export says of a wrong or failing
+// converter. Example: registry_with_relu([](ConvertCtx &c) { c.set_out(0, c.b.op1("Abs", ...)); }).
+torch2onnx::Registry registry_with_relu(const torch2onnx::ConverterFn &relu);
 
 // Parses `ir` (graph(%x : Tensor, ...): ...), prepares it like a loaded model, exports at `opset`,
 // runs the ONNX file in ONNX Runtime on `inputs` and REQUIREs every output to match LibTorch's

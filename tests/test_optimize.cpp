@@ -326,6 +326,18 @@ std::string linear_then(const std::string &body) {
 )IR" + body);
 }
 
+// ConvNeXt's layer scale: linear(x NHWC).permute(0, 3, 1, 2) times gamma reshaped to [C, 1, 1],
+// the product's operands `operands` ("%g3, %p" or "%p, %g3").
+std::string permuted_times_gamma(const std::string &operands) {
+  return linear_then("  %i3 : int = prim::Constant[value=3]()\n"
+                     "  %perm : int[] = prim::ListConstruct(%i0, %i3, %i1, %i2)\n"
+                     "  %p : Tensor = aten::permute(%h, %perm)\n"
+                     "  %gshape : int[] = prim::ListConstruct(%i4, %i1, %i1)\n"
+                     "  %g3 : Tensor = aten::reshape(%gamma, %gshape)\n"
+                     "  %y : Tensor = aten::mul(" +
+                     operands + ")\n  return (%y)\n");
+}
+
 TEST_CASE("optimize: fold-matmul-scale folds a layer scale into the Linear", "[optimize]") {
   SECTION("gamma * linear(x), gamma along the features") {
     auto r = check_ir_optimized(linear_then("  %y : Tensor = aten::mul(%gamma, %h)\n"
@@ -344,29 +356,13 @@ TEST_CASE("optimize: fold-matmul-scale folds a layer scale into the Linear", "[o
     CHECK(r.count("Mul") == 0);
   }
   SECTION("ConvNeXt: gamma [C, 1, 1] * linear(x NHWC).permute(0, 3, 1, 2)") {
-    auto r =
-        check_ir_optimized(linear_then("  %i3 : int = prim::Constant[value=3]()\n"
-                                       "  %perm : int[] = prim::ListConstruct(%i0, %i3, %i1, %i2)\n"
-                                       "  %p : Tensor = aten::permute(%h, %perm)\n"
-                                       "  %gshape : int[] = prim::ListConstruct(%i4, %i1, %i1)\n"
-                                       "  %g3 : Tensor = aten::reshape(%gamma, %gshape)\n"
-                                       "  %y : Tensor = aten::mul(%g3, %p)\n"
-                                       "  return (%y)\n"),
-                           {randn({2, 5, 6, 3})});
+    auto r = check_ir_optimized(permuted_times_gamma("%g3, %p"), {randn({2, 5, 6, 3})});
     CHECK(applied(r.rewrites, "fold-matmul-scale") == 1);
     CHECK(r.count("Mul") == 0);
     CHECK(r.count("Transpose") == 1);
   }
   SECTION("permute(linear(x)) * gamma [C, 1, 1]: the scale second") {
-    auto r =
-        check_ir_optimized(linear_then("  %i3 : int = prim::Constant[value=3]()\n"
-                                       "  %perm : int[] = prim::ListConstruct(%i0, %i3, %i1, %i2)\n"
-                                       "  %p : Tensor = aten::permute(%h, %perm)\n"
-                                       "  %gshape : int[] = prim::ListConstruct(%i4, %i1, %i1)\n"
-                                       "  %g3 : Tensor = aten::reshape(%gamma, %gshape)\n"
-                                       "  %y : Tensor = aten::mul(%p, %g3)\n"
-                                       "  return (%y)\n"),
-                           {randn({2, 5, 6, 3})});
+    auto r = check_ir_optimized(permuted_times_gamma("%p, %g3"), {randn({2, 5, 6, 3})});
     CHECK(applied(r.rewrites, "fold-matmul-scale") == 1);
     CHECK(r.count("Mul") == 0);
   }

@@ -22,21 +22,6 @@ nlohmann::json read_json(const std::string &path) {
   return nlohmann::json::parse(f);
 }
 
-// Every converter torch2onnx ships, except aten::relu's, which is `relu` instead (family "test").
-Registry registry_with_relu(const ConverterFn &relu) {
-  Registry r;
-  for (const auto *e : Registry::global().entries()) {
-    r.set_family(e->family);
-    if (e->frontend)
-      r.add_frontend(e->op, e->handler, e->onnx_ops);
-    else if (e->op != "aten::relu")
-      r.add(e->op, e->since_opset, e->fn ? e->fn : e->complex_fn, e->onnx_ops);
-  }
-  r.set_family("test");
-  r.add("aten::relu", 13, relu, {"Abs"});
-  return r;
-}
-
 // tiny_cnn: conv -> bn -> F.relu -> pool -> flatten -> fc, with a symbolic batch.
 ExportOptions tiny_options(const std::string &dir) {
   ExportOptions o;

@@ -18,6 +18,7 @@
 
 using namespace torch2onnx;
 using t2o_test::fresh_dir;
+using t2o_test::registry_with_relu;
 
 namespace {
 
@@ -146,21 +147,6 @@ OpListGraph small_graph(const at::Tensor &w, const at::Tensor &bias) {
   return g;
 }
 
-Registry registry_with_relu_as_abs() {
-  Registry r;
-  for (const auto *e : Registry::global().entries()) {
-    r.set_family(e->family);
-    if (e->frontend)
-      r.add_frontend(e->op, e->handler, e->onnx_ops);
-    else if (e->op != "aten::relu")
-      r.add(e->op, e->since_opset, e->fn ? e->fn : e->complex_fn, e->onnx_ops);
-  }
-  r.set_family("test");
-  r.add("aten::relu", 13, [](ConvertCtx &c) { c.set_out(0, c.b.op1("Abs", {c.tensor("self")})); },
-        {"Abs"});
-  return r;
-}
-
 struct Exported {
   std::string path;
   Converted c;
@@ -207,7 +193,8 @@ TEST_CASE("source graph: --locate names the node a wrong converter made, from th
   at::manual_seed(1);
   at::Tensor x = at::randn({4, 8}), w = at::randn({4, 8}), bias = at::randn({4});
   OpListGraph g = small_graph(w, bias);
-  Registry wrong = registry_with_relu_as_abs();
+  Registry wrong =
+      registry_with_relu([](ConvertCtx &c) { c.set_out(0, c.b.op1("Abs", {c.tensor("self")})); });
   Exported e = export_through_seam(g, x, fresh_dir("seam_wrong"), &wrong);
   LocateRun run{e.path, e.c.input_names, e.c.output_names, e.c.output_values, {x}, "", 1e-4, 1e-4};
   Divergence d = locate_divergence(g, e.c.walked, e.c.walked_nodes, run);
