@@ -6,6 +6,8 @@
 
 #include "aten_lib/converter.h"
 
+#include <optional>
+
 namespace torch2onnx {
 
 // valid[t, b] = t < lengths[b]: bool [steps, B] for a 0-d `steps` and lengths [B].
@@ -23,8 +25,19 @@ struct Unpacked {
   Val mask;    // bool [steps, B]
 };
 
+// The padded time-major tensor packed `data` was made from, noted beside it (its companions) by
+// pack_padded_sequence or a recurrent op: `padded` [S, B, *rest] (S >= the longest length; the
+// steps past a sequence's end hold anything), `mask` [S, B], `lengths`. note_padded_source notes
+// it (`dtype`, `rank`: the padded tensor's); padded_source finds it when `data` is that value and
+// `batch_sizes` the one it was packed with (nullopt otherwise: any op on packed data makes a value
+// without it).
+void note_padded_source(GraphBuilder &b, const Val &data, const Val &batch_sizes,
+                        const Unpacked &src, DType dtype, int64_t rank);
+std::optional<Unpacked> padded_source(const GraphBuilder &b, const Val &data,
+                                      const Val &batch_sizes);
+
 // Packed data [N, *rest] back to a padded time-major tensor of `steps` (0-d int64, at least
-// len(batch_sizes)) steps, `pad` where a sequence has ended.
+// len(batch_sizes)) steps, `pad` where a sequence has ended (from its padded source when known).
 Unpacked unpack_sequence(GraphBuilder &b, const Val &data, const Val &batch_sizes, const Val &steps,
                          double pad);
 

@@ -94,9 +94,13 @@ LayerOut run_layer(GraphBuilder &b, Cell k, const Val &x, const std::vector<DirW
   }
   auto outs = b.op(onnx_op(k), inputs, attrs, k == Cell::Lstm ? 3 : 2);
   LayerOut r;
-  // Y [T, D, B, H] -> [T, B, D*H]
-  Val y = b.op1("Transpose", {outs[0]}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
-  r.y = b.op1("Reshape", {y, b.const_i64({0, 0, -1})});
+  // Y [T, D, B, H] -> [T, B, D*H] (one direction: a Squeeze, no copy)
+  if (nd == 1) {
+    r.y = squeeze(b, outs[0], {1});
+  } else {
+    Val y = b.op1("Transpose", {outs[0]}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
+    r.y = b.op1("Reshape", {y, b.const_i64({0, 0, -1})});
+  }
   r.y_h = outs[1];
   if (k == Cell::Lstm)
     r.y_c = outs[2];
@@ -143,11 +147,72 @@ Val lengths_from_batch_sizes(GraphBuilder &b, const Val &batch_sizes) {
   return b.op1("ReduceSum", {counts, b.const_i64({0})}, {{"keepdims", int64_t{0}}});
 }
 
+// ---- the padded tensor a packed value was made from ---------------------------------------------
+// pack_padded_sequence and the recurrent ops make packed data out of a padded time-major tensor.
+// They note that tensor (unmasked: anything past a sequence's end), its mask and the lengths as
+// companions of the data (GraphBuilder::set_companion), with the batch_sizes they go with.
+// Unpacking that same value with that same batch_sizes then reads them instead of gathering the
+// rows back: the same values, since unpack(pack(x)) is x where the mask holds and padding
+// elsewhere. Any other op on packed data makes a new value, which has no companions.
+namespace {
+constexpr const char *kPaddedFrom = "packed_padded_from"; // [S, B, *rest], S >= longest
+constexpr const char *kPaddedMask = "packed_padded_mask"; // bool [S, B]
+constexpr const char *kPaddedLengths = "packed_lengths";  // int64 [B]
+constexpr const char *kPaddedBatchSizes = "packed_batch_sizes";
+
+// `v` [S, B, *rest] with exactly `steps` (0-d int64) rows: cut, or extended with `pad` rows.
+Val with_steps(GraphBuilder &b, const Val &v, DType dt, const Val &steps, double pad) {
+  Val have = dim_scalar(b, v, 0);
+  Val extra = b.op1("Max", {b.op1("Sub", {steps, have}), b.const_i64_scalar(0)});
+  Val tail = dims_of(b, v, 1, INT64_MAX);
+  Val rows = b.op1("Expand", {scalar(b, dt, pad), concat0(b, {unsqueeze(b, extra, {0}), tail})});
+  Val all = b.op1("Concat", {v, rows}, {{"axis", int64_t{0}}});
+  return b.op1("Slice", {all, b.const_i64({0}), unsqueeze(b, steps, {0}), b.const_i64({0})});
+}
+} // namespace
+
+void note_padded_source(GraphBuilder &b, const Val &data, const Val &batch_sizes,
+                        const Unpacked &src, DType dt, int64_t rank) {
+  if (!b.has_info(src.padded)) {
+    TensorInfo info;
+    info.dtype = dt;
+    info.shape = std::vector<Dim>(static_cast<size_t>(rank));
+    b.set_info(src.padded, info);
+  }
+  b.set_companion(data, kPaddedFrom, src.padded);
+  b.set_companion(data, kPaddedMask, src.mask);
+  b.set_companion(data, kPaddedLengths, src.lengths);
+  b.set_companion(data, kPaddedBatchSizes, batch_sizes);
+}
+
+std::optional<Unpacked> padded_source(const GraphBuilder &b, const Val &data,
+                                      const Val &batch_sizes) {
+  if (!(b.companion(data, kPaddedBatchSizes) == batch_sizes) || !batch_sizes.valid())
+    return std::nullopt;
+  Unpacked u{b.companion(data, kPaddedFrom), b.companion(data, kPaddedLengths),
+             b.companion(data, kPaddedMask)};
+  if (!u.padded.valid() || !b.has_info(u.padded) || b.rank(u.padded) < 2)
+    return std::nullopt;
+  return u;
+}
+
 // Packed data [N, *rest] back to a padded time-major tensor of `steps` (0-d int64, at least
-// len(batch_sizes)) steps, `pad` where a sequence has ended: each padded slot gathers its row of
-// data (its rank among the valid slots) or an extra row of padding.
+// len(batch_sizes)) steps, `pad` where a sequence has ended. From the padded tensor it was packed
+// from when that is known (above); otherwise each padded slot gathers its row of data (its rank
+// among the valid slots) or an extra row of padding.
 Unpacked unpack_sequence(GraphBuilder &b, const Val &data, const Val &batch_sizes, const Val &steps,
                          double pad) {
+  if (std::optional<Unpacked> src = padded_source(b, data, batch_sizes)) {
+    int64_t rank = b.rank(src->padded);
+    DType dt = b.dtype(src->padded);
+    Val mask = rank > 2 ? unsqueeze(b, src->mask, int_range(2, rank)) : src->mask;
+    Val masked = b.op1("Where", {mask, src->padded, scalar(b, dt, pad)});
+    Unpacked u;
+    u.lengths = src->lengths;
+    u.mask = step_mask(b, steps, u.lengths);
+    u.padded = with_steps(b, masked, dt, steps, pad);
+    return u;
+  }
   Unpacked u;
   u.lengths = lengths_from_batch_sizes(b, batch_sizes);
   u.mask = step_mask(b, steps, u.lengths);
@@ -265,13 +330,21 @@ void padded_rnn(ConvertCtx &c, Cell k) {
 // On a PackedSequence: unpack to [T, B, I], run with the lengths as sequence_lens (ONNX then
 // stops each direction at each sequence's last valid step, so the final states are PyTorch's),
 // and pack the output again.
+// When the data was packed from a known padded tensor, that tensor is the input as it is: with
+// sequence_lens the node never reads a step past a sequence's end, so what is there does not
+// matter; the output notes its own padded form for pad_packed_sequence.
 void packed_rnn(ConvertCtx &c, Cell k) {
   RnnArgs a = read_rnn_args(c, k);
   Val data = c.tensor("data"), batch_sizes = c.tensor("batch_sizes");
-  Unpacked u = unpack_sequence(c.b, data, batch_sizes, dim_scalar(c.b, batch_sizes, 0), 0.0);
+  std::optional<Unpacked> src = padded_source(c.b, data, batch_sizes);
+  Unpacked u =
+      src ? *src : unpack_sequence(c.b, data, batch_sizes, dim_scalar(c.b, batch_sizes, 0), 0.0);
   Val seq_lens = c.b.op1("Cast", {u.lengths}, {{"to", static_cast<int64_t>(DType::Int32)}});
   StackOut s = run_stack(c, k, a, u.padded, seq_lens);
-  set_rnn_outputs(c, k, pack_steps(c.b, s.y, u.mask), s);
+  Val out = cast_to(c.b, pack_steps(c.b, s.y, u.mask), out_dtype(c, 0));
+  set_rnn_outputs(c, k, out, s);
+  if (out_dtype(c, 0) == DType::Float) // the node computes in float32: not a Cast of the rows
+    note_padded_source(c.b, out, batch_sizes, {s.y, u.lengths, u.mask}, DType::Float, 3);
 }
 
 void full_rnn(ConvertCtx &c, Cell k) {
@@ -360,7 +433,9 @@ void aten__pack_padded_sequence(ConvertCtx &c) {
   // Steps after the longest sequence have no entry.
   Val longest = c.b.op1("ReduceMax", {lengths}, {{"keepdims", int64_t{1}}});
   Val batch_sizes = c.b.op1("Slice", {per_step, c.b.const_i64({0}), longest});
-  c.set_out(0, pack_steps(c.b, x, mask));
+  Val data = pack_steps(c.b, x, mask);
+  note_padded_source(c.b, data, batch_sizes, {x, lengths, mask}, c.info("input").dtype, rank);
+  c.set_out(0, data);
   c.set_out(1, batch_sizes);
 }
 
@@ -385,17 +460,17 @@ void aten__pad_packed_sequence(ConvertCtx &c) {
 
 void register_rnn_ops(Registry &r) {
   r.add("aten::lstm", 11, aten_lstm,
-        {"LSTM", "Cast", "Compress", "Concat", "CumSum", "Expand", "Gather", "Greater", "Less",
-         "Range", "ReduceSum", "Reshape", "Shape", "Slice", "Split", "Sub", "Transpose",
-         "Unsqueeze", "Where"});
+        {"LSTM",    "Cast",    "Compress", "Concat",    "CumSum",    "Expand", "Gather",
+         "Greater", "Less",    "Range",    "ReduceSum", "Reshape",   "Shape",  "Slice",
+         "Split",   "Squeeze", "Sub",      "Transpose", "Unsqueeze", "Where"});
   r.add("aten::gru", 11, aten_gru,
-        {"GRU", "Cast", "Compress", "Concat", "CumSum", "Expand", "Gather", "Greater", "Less",
-         "Range", "ReduceSum", "Reshape", "Shape", "Slice", "Split", "Sub", "Transpose",
-         "Unsqueeze", "Where"});
+        {"GRU",     "Cast",    "Compress", "Concat",    "CumSum",    "Expand", "Gather",
+         "Greater", "Less",    "Range",    "ReduceSum", "Reshape",   "Shape",  "Slice",
+         "Split",   "Squeeze", "Sub",      "Transpose", "Unsqueeze", "Where"});
   r.add("aten::rnn_tanh", 11, aten_rnn_tanh,
-        {"RNN", "Cast", "Concat", "Reshape", "Slice", "Transpose", "Unsqueeze"});
+        {"RNN", "Cast", "Concat", "Reshape", "Slice", "Squeeze", "Transpose", "Unsqueeze"});
   r.add("aten::rnn_relu", 11, aten_rnn_relu,
-        {"RNN", "Cast", "Concat", "Reshape", "Slice", "Transpose", "Unsqueeze"});
+        {"RNN", "Cast", "Concat", "Reshape", "Slice", "Squeeze", "Transpose", "Unsqueeze"});
   r.add("aten::lstm_cell", 11, aten_lstm_cell,
         {"LSTM", "Cast", "Concat", "Reshape", "Split", "Squeeze", "Transpose", "Unsqueeze"});
   r.add("aten::gru_cell", 11, aten_gru_cell,
@@ -409,7 +484,7 @@ void register_rnn_ops(Registry &r) {
          "Reshape", "Shape", "Transpose", "Unsqueeze"});
   r.add("aten::_pad_packed_sequence", 11, aten__pad_packed_sequence,
         {"CumSum", "Where", "Gather", "Reshape", "Cast", "Concat", "Expand", "Greater", "Less",
-         "Range", "ReduceSum", "Shape", "Slice", "Sub", "Transpose", "Unsqueeze"});
+         "Max", "Range", "ReduceSum", "Shape", "Slice", "Sub", "Transpose", "Unsqueeze"});
 }
 
 } // namespace torch2onnx

@@ -17,6 +17,8 @@ struct RnnCase {
   std::vector<int64_t> lengths;
   int64_t total = 0;
   double pad = 0;
+  // Return the packed data and batch_sizes too (false: only what pad_packed_sequence gives).
+  bool return_packed = true;
 };
 
 int64_t gates(const std::string &op) {
@@ -86,12 +88,19 @@ void run_case(const RnnCase &k) {
           "]()\n" +
           "  %out : Tensor, %lens : Tensor = aten::_pad_packed_sequence(%y, %bs, %bf, %pad, "
           "%total)\n";
-    ret = "%out, %lens, %y, %bs"; // the packed data and batch_sizes must be PyTorch's too
+    // the packed data and batch_sizes must be PyTorch's too
+    ret = k.return_packed ? "%out, %lens, %y, %bs" : "%out, %lens";
   }
   ir += "  return (" + ret + (k.op == "lstm" ? ", %hn, %cn)" : ", %hn)");
   std::string onnx = k.op == "lstm" ? "LSTM" : k.op == "gru" ? "GRU" : "RNN";
   auto r = check_ir_opsets(ir, inputs);
   CHECK(r.count(onnx) == static_cast<size_t>(k.layers));
+  if (packed && !k.return_packed) {
+    // Nothing reads the packed rows: the recurrent node reads the padded input, and
+    // pad_packed_sequence masks its padded output (rnn.cpp: note_padded_source).
+    CHECK(r.count("Compress") == 0);
+    CHECK(r.count("CumSum") == 0);
+  }
 }
 
 // Single-step cells: weights as graph inputs.
@@ -189,6 +198,17 @@ TEST_CASE("aten::_pack_padded_sequence", "[rnn]") {
       run_case(k);
     }
   }
+  for (const char *op : {"lstm", "gru"})
+    SECTION(std::string(op) + " without the packed values: padded in and out") {
+      RnnCase k{op};
+      k.batch = 4;
+      k.layers = 2;
+      k.bidir = true;
+      k.batch_first = true;
+      k.lengths = {4, 4, 2, 1}; // the input's steps past a length are random, not zeros
+      k.return_packed = false;
+      run_case(k);
+    }
   SECTION("all sequences shorter than the input") {
     RnnCase k{"gru"};
     k.batch = 3;
@@ -208,6 +228,17 @@ TEST_CASE("aten::_pad_packed_sequence", "[rnn]") {
     k.lengths = {5, 2, 1};
     k.total = 7;
     k.pad = -2.5;
+    run_case(k);
+    k.return_packed = false; // from the padded output: 2 steps of padding added
+    run_case(k);
+  }
+  SECTION("total_length between the longest sequence and the input's steps") {
+    RnnCase k{"gru"};
+    k.batch = 3;
+    k.lengths = {3, 2, 1};
+    k.total = 4; // the padded output has 5 steps: cut to 4
+    k.pad = 7;
+    k.return_packed = false;
     run_case(k);
   }
 }
