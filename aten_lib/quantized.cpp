@@ -240,6 +240,26 @@ void quantized_clamp(ConvertCtx &c) {
 void quantized_softmax(ConvertCtx &c) {
   forward_float(c, "aten::softmax", {"dim"}, {{"self", "qx"}});
 }
+// quantized::matmul(Tensor qa, Tensor qb, float scale, int zero_point)
+void quantized_matmul(ConvertCtx &c) {
+  forward_float(c, "aten::matmul", {}, {{"self", "qa"}, {"other", "qb"}});
+}
+// quantized::prelu(Tensor qx, Tensor weight, float output_scale, int output_zero_point): the
+// weight is a quantized tensor (nn.quantized.PReLU), its real values a constant.
+void quantized_prelu(ConvertCtx &c) {
+  forward_float(c, "aten::prelu", {"weight"}, {{"self", "qx"}});
+}
+// quantized::threshold(Tensor qx, Scalar threshold, Scalar value): the input's quantization.
+void quantized_threshold(ConvertCtx &c) {
+  forward_float(c, "aten::threshold", {"threshold", "value"}, {{"self", "qx"}});
+}
+// quantized::max_pool1d / max_pool2d(Tensor qx, int[] kernel_size, int[] stride, int[] padding,
+//                                    int[] dilation, bool ceil_mode): the input's quantization.
+void quantized_max_pool(ConvertCtx &c) {
+  bool two_d = c.op() == "quantized::max_pool2d";
+  forward_float(c, two_d ? "aten::max_pool2d" : "aten::max_pool1d",
+                {"kernel_size", "stride", "padding", "dilation", "ceil_mode"}, {{"self", "qx"}});
+}
 // quantized::dropout(Tensor self, float output_scale, int output_zero_point, Scalar p=0.5,
 //                    bool training=False): inference keeps every value.
 void quantized_dropout(ConvertCtx &c) {
@@ -415,6 +435,11 @@ void register_quantized_ops(Registry &r) {
   r.add("quantized::clamp", 11, quantized_clamp, {"Clip", "Max", "Min", "Cast"});
   r.add("quantized::softmax", 11, quantized_softmax, {"Softmax", "Cast", "Transpose"});
   r.add("quantized::dropout", 11, quantized_dropout, {});
+  r.add("quantized::matmul", 11, quantized_matmul, {"MatMul"});
+  r.add("quantized::prelu", 11, quantized_prelu, {"PRelu", "Reshape", "Unsqueeze"});
+  r.add("quantized::threshold", 11, quantized_threshold, {"Greater", "Where", "Cast"});
+  for (const char *op : {"quantized::max_pool1d", "quantized::max_pool2d"})
+    r.add(op, 11, quantized_max_pool, {"MaxPool", "Squeeze", "Unsqueeze"});
   const std::vector<std::string> bn = {"BatchNormalization", "Relu", "Unsqueeze", "Squeeze"};
   for (const char *op :
        {"quantized::batch_norm", "quantized::batch_norm1d", "quantized::batch_norm2d",

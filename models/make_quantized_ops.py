@@ -11,7 +11,7 @@ writes NAME.inputs.pt and NAME.expected.pt (Python's outputs of a fresh torch.ji
 oracle, models/fixture_io.py save_oracle). Prints one line per model: name, path.
 
 - functional: quantize/dequantize/int_repr/q_scale/q_zero_point, the elementwise and activation
-  ops, cat, pooling, and the quantized normalizations (x: f32[2,4,6,6], y: f32[2,4,6,6]).
+  ops (prelu, threshold included), matmul, cat, pooling, and the quantized normalizations (x: f32[2,4,6,6], y: f32[2,4,6,6]).
 - packed: conv1d/2d/3d (+relu), conv_transpose1d/2d/3d, linear (+relu) with per-tensor weights,
   and dynamic linear (x: f32[2,4,6,6]).
 - per_channel: conv2d and linear with per-channel weights, quantize_per_channel (opset 13+);
@@ -60,6 +60,9 @@ class Functional(nn.Module):
         self.var = torch.rand(4, generator=g) + 0.5
         self.ln_w = torch.rand(6, generator=g) + 0.5
         self.ln_b = torch.randn(6, generator=g) * 0.1
+        # nn.quantized.PReLU's weight: a quantized tensor (slopes in [0, 0.5))
+        self.prelu_w = torch.quantize_per_tensor(torch.rand(4, generator=g) * 0.5, 0.01, 0,
+                                                 torch.quint8)
 
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> List[torch.Tensor]:
         qx, qy = q(x), q(y, 0.04, 128)
@@ -83,6 +86,10 @@ class Functional(nn.Module):
         out.append(Q.clamp(qx, -1.0, 1.5).dequantize())
         out.append(Q.softmax(qx, 1, 1.0 / 256, 0).dequantize())
         out.append(Q.dropout(qx, 0.05, 64, 0.5, False).dequantize())
+        out.append(Q.matmul(qx, qy, 0.2, 64).dequantize())
+        out.append(Q.prelu(qx, self.prelu_w, 0.04, 64).dequantize())
+        out.append(Q.threshold(qx, 0.2, -1.0).dequantize())
+        out.append(Q.max_pool2d(qx, [2, 2], [2, 2], [0, 0], [1, 1], False).dequantize())
         out.append(Q.batch_norm2d(qx, self.w, self.b, self.mean, self.var, 1e-5, 0.07, 70).dequantize())
         out.append(Q.batch_norm2d_relu(qx, self.w, self.b, self.mean, self.var, 1e-5, 0.04, 0).dequantize())
         out.append(Q.batch_norm(qx, self.w, self.b, self.mean, self.var, 1e-5, 0.07, 70).dequantize())
@@ -99,6 +106,7 @@ class Functional(nn.Module):
         out.append(Q.instance_norm(qx, self.w, self.b, 1e-5, 0.05, 64).dequantize())
         out.append(torch.quantized_max_pool2d(qx, [2, 2], [2, 2], [0, 0], [1, 1], False).dequantize())
         out.append(torch.quantized_max_pool1d(q3, [3], [2], [1], [1], False).dequantize())
+        out.append(Q.max_pool1d(q3, [3], [2], [1], [1], False).dequantize())
         out.append(torch.nn.functional.adaptive_avg_pool2d(qx, [3, 3]).dequantize())
         out.append(torch.nn.functional.interpolate(qx, scale_factor=2.0, mode="nearest").dequantize())
         out.append(torch.relu(qx).flatten(1).dequantize())

@@ -180,6 +180,21 @@ TEST_CASE("quantized::softmax", "[quantized]") {
 TEST_CASE("quantized::dropout", "[quantized]") {
   check_op("quantized::dropout", "functional");
 }
+TEST_CASE("quantized::matmul", "[quantized]") {
+  check_op("quantized::matmul", "functional");
+}
+TEST_CASE("quantized::prelu", "[quantized]") {
+  check_op("quantized::prelu", "functional");
+}
+TEST_CASE("quantized::threshold", "[quantized]") {
+  check_op("quantized::threshold", "functional");
+}
+TEST_CASE("quantized::max_pool2d", "[quantized]") {
+  check_op("quantized::max_pool2d", "functional");
+}
+TEST_CASE("quantized::max_pool1d", "[quantized]") {
+  check_op("quantized::max_pool1d", "functional");
+}
 TEST_CASE("quantized::batch_norm", "[quantized]") {
   for (const char *op :
        {"quantized::batch_norm", "quantized::batch_norm_relu", "quantized::batch_norm1d",
