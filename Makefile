@@ -64,14 +64,16 @@ zoo-quantized: build
 
 # The CI subset (models/zoo/ci.yaml) at opset 17 with --dtype f16 (docs/float16.md): every model
 # exported in float16 and verified against float32 LibTorch at the float16 tolerance; then the
-# measurements of models/zoo/f16.yaml (conditioned resnet50 and convnext_base at 224x224, float32
-# and float16). Outside `make test` (about 2 + 2 minutes on 2 cores); results in $(BUILD)/zoo-f16
-# and $(BUILD)/zoo-f16-measure.
+# measurements of models/zoo/f16.yaml (conditioned resnet50 and convnext_base at 224x224 and the
+# CI subset's 10 float16 failures, float32 and float16). The CI subset's run fails (its 10
+# random-weight fixtures over the tolerance, documented) without stopping the target ('-').
+# Outside `make test` (about 2 + 2 minutes on 2 cores); results in $(BUILD)/zoo-f16 and
+# $(BUILD)/zoo-f16-measure.
 zoo-f16: build
 	$(PYTHON) models/make_zoo.py models/zoo/ci.yaml --out $(CACHE)/zoo-ci
 	sed -e 's/^  opset: 17/  opset: 17\n  dtype: f16/' -e 's/, opset: \[[0-9, ]*\]//' \
 	    -e '/^    opset: \[/d' models/zoo/ci.yaml > $(BUILD)/ci-f16.yaml
-	$(BUILD)/torch2onnx zoo $(BUILD)/ci-f16.yaml --jobs 2 --out $(BUILD)/zoo-f16 \
+	-$(BUILD)/torch2onnx zoo $(BUILD)/ci-f16.yaml --jobs 2 --out $(BUILD)/zoo-f16 \
 	    --report $(BUILD)/zoo-f16/results.md --json $(BUILD)/zoo-f16/results.json
 	$(PYTHON) models/make_zoo.py models/zoo/f16.yaml --out $(CACHE)/zoo-f16
 	$(BUILD)/torch2onnx zoo models/zoo/f16.yaml --models $(CACHE)/zoo-f16 --jobs 2 \
