@@ -405,7 +405,7 @@ void register_aliases_ops(Registry &r);
 void register_numeric_ops(Registry &r);     // copysign, hypot, gcd, frexp, ...: <math.h> functions
 void register_layout_ops(Registry &r);      // hsplit, dstack, rot90, diag_embed, ...: NumPy layouts
 void register_ranges_ops(Registry &r);      // range, logspace, tril_indices, windows, fftfreq
-void register_placement_ops(Registry &r);   // put, index_reduce, fill_diagonal_
+void register_placement_ops(Registry &r);   // put, index_reduce, fill_diagonal_, *_scatter
 void register_number_ops(Registry &r);      // aten::add.num, ...: arithmetic on runtime numbers
 void register_torchvision_ops(Registry &r); // torchvision::nms, torchvision::roi_align
 void register_quantized_ops(Registry &r);   // quantize/dequantize, quantized:: (docs/quantized.md)

@@ -507,18 +507,21 @@ void register_creation_ops(Registry &r) {
   r.add("aten::tensor", 11, aten_tensor, {"Concat", "Cast", "Reshape"});
   r.add("aten::as_tensor", 11, aten_tensor, {"Concat", "Cast"});
   r.add("aten::scalar_tensor", 11, aten_scalar_tensor, {"Cast", "Reshape"});
-  r.add_with_inplace("aten::fill", 11, aten_fill,
-                     {"Expand", "Cast", "Reshape", "Shape", "Add", "And", "Div", "Equal", "Gather",
-                      "Greater", "GreaterOrEqual", "Less", "Max", "Min", "Mod", "Or", "Range",
-                      "Sub", "Where"});
+  r.add_with_inplace(
+      "aten::fill", 11, aten_fill,
+      {"Concat", "Slice", "Expand", "Cast",    "Reshape",        "Shape", "Add", "And",
+       "Div",    "Equal", "Gather", "Greater", "GreaterOrEqual", "Less",  "Max", "Min",
+       "Mod",    "Or",    "Range",  "Sub",     "Where"});
   r.add_with_inplace("aten::copy", 11, aten_copy,
-                     {"Expand", "Cast",    "Shape",          "Add",  "And",       "Div",  "Equal",
-                      "Gather", "Greater", "GreaterOrEqual", "Less", "Max",       "Min",  "Mod",
-                      "Or",     "Range",   "Reshape",        "Sub",  "Unsqueeze", "Where"});
-  r.add_with_inplace("aten::zero", 11, aten_zero,
-                     {"ConstantOfShape", "Shape", "Add", "And", "Div", "Equal", "Gather", "Greater",
-                      "GreaterOrEqual", "Less", "Max", "Min", "Mod", "Or", "Range", "Reshape",
-                      "Sub", "Where"});
+                     {"Concat",  "Slice", "Expand",    "Cast",   "Shape",   "Add",
+                      "And",     "Div",   "Equal",     "Gather", "Greater", "GreaterOrEqual",
+                      "Less",    "Max",   "Min",       "Mod",    "Or",      "Range",
+                      "Reshape", "Sub",   "Unsqueeze", "Where"});
+  r.add_with_inplace(
+      "aten::zero", 11, aten_zero,
+      {"Concat", "Slice",  "ConstantOfShape", "Shape",          "Add",  "And",  "Div",
+       "Equal",  "Gather", "Greater",         "GreaterOrEqual", "Less", "Max",  "Min",
+       "Mod",    "Or",     "Range",           "Reshape",        "Sub",  "Where"});
   r.add("aten::lift", 11, aten_identity_copy, {});
   r.add("aten::lift_fresh", 11, aten_identity_copy, {});
   r.add("aten::lift_fresh_copy", 11, aten_identity_copy, {});

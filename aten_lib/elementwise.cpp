@@ -607,9 +607,10 @@ namespace {
 // Arithmetic with two operands and its relatives.
 void register_arithmetic(Registry &r) {
   r.add_with_inplace("aten::add", 11, aten_add,
-                     {"Add", "Mul",   "Cast",   "Or",      "SequenceInsert", "Unsqueeze", "And",
-                      "Div", "Equal", "Gather", "Greater", "GreaterOrEqual", "Less",      "Max",
-                      "Min", "Mod",   "Range",  "Reshape", "Shape",          "Sub",       "Where"});
+                     {"Concat",         "Slice",          "Add",   "Mul", "Cast",  "Or",
+                      "SequenceInsert", "Unsqueeze",      "And",   "Div", "Equal", "Gather",
+                      "Greater",        "GreaterOrEqual", "Less",  "Max", "Min",   "Mod",
+                      "Range",          "Reshape",        "Shape", "Sub", "Where"});
   r.add_with_inplace("aten::sub", 11, aten_sub, {"Sub", "Mul", "Unsqueeze"});
   r.add("aten::rsub", 11, aten_rsub, {"Sub", "Mul"});
   r.add_with_inplace("aten::mul", 11, aten_mul, {"Mul", "And", "Cast", "Unsqueeze"});

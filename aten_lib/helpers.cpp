@@ -219,4 +219,17 @@ Val transpose(GraphBuilder &b, const Val &x, const std::vector<int64_t> &perm) {
   return x;
 }
 
+// Index values below zero count from the end of a dim of size n (0-d int64).
+Val wrap_negative(GraphBuilder &b, const Val &idx, const Val &n) {
+  Val neg = b.op1("Less", {idx, b.const_i64_scalar(0)});
+  return b.op1("Where", {neg, b.op1("Add", {idx, n}), idx});
+}
+
+// Shape [1, .., n, .., 1] that puts a 1-D tensor on axis d of a rank-r tensor.
+Val on_axis(GraphBuilder &b, const Val &v, int64_t d, int64_t r) {
+  std::vector<int64_t> shape(r, 1);
+  shape[d] = -1;
+  return reshape(b, v, shape);
+}
+
 } // namespace torch2onnx

@@ -84,6 +84,10 @@ Val scalar(GraphBuilder &b, DType t, double v);
 std::vector<int64_t> int_range(int64_t from, int64_t to);
 // 0, 1, ..., n - 1 for a 0-d int64 n (Range). Example: iota(b, dim_scalar(b, x, 0)).
 Val iota(GraphBuilder &b, const Val &n);
+// Index values below zero count from the end of a dim of size n (0-d int64): idx + n where idx < 0.
+Val wrap_negative(GraphBuilder &b, const Val &idx, const Val &n);
+// A 1-D tensor reshaped to [1, .., n, .., 1]: on axis d of a rank-r tensor.
+Val on_axis(GraphBuilder &b, const Val &v, int64_t d, int64_t r);
 // Concat on axis 0, or the only part itself. Example: concat0(b, {dims_of(b, x, 0, 1), tail}).
 Val concat0(GraphBuilder &b, const std::vector<Val> &parts);
 // Transpose by perm, or x itself when perm is the identity. Example: transpose(b, x, {1, 0}).

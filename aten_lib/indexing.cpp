@@ -1,6 +1,6 @@
 // Indexing ops that write or pick elements: aten::scatter*, index_put, index_add/copy/fill,
-// masked_scatter/select, take, nonzero, sort/topk, one_hot, embedding(_bag), bucketize,
-// select_scatter, slice_scatter, and the reads select, index_select, gather, index.
+// masked_scatter/select, take, nonzero, sort/topk, one_hot, embedding(_bag), bucketize, and the
+// reads select, index_select, gather, index (select_scatter, slice_scatter: placement.cpp).
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 #include "aten_lib/quantized.h"
@@ -12,19 +12,6 @@
 namespace torch2onnx {
 
 namespace {
-
-// Index values below zero count from the end of a dim of size n (0-d int64).
-Val wrap_negative(GraphBuilder &b, const Val &idx, const Val &n) {
-  Val neg = b.op1("Less", {idx, b.const_i64_scalar(0)});
-  return b.op1("Where", {neg, b.op1("Add", {idx, n}), idx});
-}
-
-// Shape [1, .., n, .., 1] that puts a 1-D tensor on axis d of a rank-r tensor.
-Val on_axis(GraphBuilder &b, const Val &v, int64_t d, int64_t r) {
-  std::vector<int64_t> shape(r, 1);
-  shape[d] = -1;
-  return reshape(b, v, shape);
-}
 
 // The neutral element of a reduction, for dtype t.
 double neutral(const std::string &reduce, DType t) {
@@ -603,59 +590,6 @@ void aten_bucketize(ConvertCtx &c) {
   c.set_out(0, cast_to(b, n, out_dtype(c)));
 }
 
-// select_scatter(self, src, dim, index): src fills the slice self.select(dim, index).
-void aten_select_scatter(ConvertCtx &c) {
-  GraphBuilder &b = c.b;
-  DType dt = out_dtype(c);
-  int64_t r = rank_of(c, "self");
-  int64_t d = norm_axis(c.arg<int64_t>("dim"), r);
-  Val self = cast_to(b, c.tensor("self"), dt);
-  Val n = dim_scalar(b, self, d);
-  Val at = wrap_negative(b, as_tensor(b, c.arg("index"), DType::Int64), n);
-  Val hit = on_axis(b, b.op1("Equal", {iota(b, n), at}), d, r);
-  Val src = unsqueeze(b, cast_to(b, c.tensor("src"), dt), {d});
-  c.set_out(0, b.op1("Where", {hit, src, self}));
-}
-
-// slice_scatter(self, src, dim, start, end, step): positions start, start+step, ... < end take
-// src's elements in order along dim.
-void aten_slice_scatter(ConvertCtx &c) {
-  GraphBuilder &b = c.b;
-  DType dt = out_dtype(c);
-  int64_t r = rank_of(c, "self");
-  int64_t d = norm_axis(c.arg<int64_t>("dim", 0), r);
-  int64_t step = c.arg<int64_t>("step", 1);
-  Val self = cast_to(b, c.tensor("self"), dt);
-  Val n = dim_scalar(b, self, d);
-  auto bound = [&](const char *name, bool is_end) {
-    if (!c.has(name))
-      return is_end ? n : b.const_i64_scalar(0);
-    // A constant int stays exact: as_tensor goes through double, which turns the INT64_MAX a
-    // traced `x[a:]` passes as end into INT64_MIN. Clamped so that wrap_negative cannot overflow.
-    const Arg &a = c.arg(name);
-    Val v =
-        a.kind == Arg::Kind::Int
-            ? b.const_i64_scalar(std::clamp<int64_t>(a.i, -(int64_t{1} << 62), int64_t{1} << 62))
-            : as_tensor(b, a, DType::Int64);
-    v = wrap_negative(b, v, n);
-    return b.op1("Min", {b.op1("Max", {v, b.const_i64_scalar(0)}), n});
-  };
-  Val start = bound("start", false), end = bound("end", true);
-  Val pos = iota(b, n);
-  Val off = b.op1("Sub", {pos, start});
-  Val in_range = b.op1("And", {b.op1("GreaterOrEqual", {pos, start}), b.op1("Less", {pos, end})});
-  Val on_step =
-      b.op1("Equal", {b.op1("Mod", {off, b.const_i64_scalar(step)}), b.const_i64_scalar(0)});
-  Val hit = b.op1("And", {in_range, on_step});
-  Val src = cast_to(b, c.tensor("src"), dt);
-  Val last = b.op1("Sub", {dim_scalar(b, src, d), b.const_i64_scalar(1)});
-  Val which = b.op1(
-      "Min", {b.op1("Max", {b.op1("Div", {off, b.const_i64_scalar(step)}), b.const_i64_scalar(0)}),
-              b.op1("Max", {last, b.const_i64_scalar(0)})});
-  Val spread = b.op1("Gather", {src, which}, {{"axis", d}});
-  c.set_out(0, b.op1("Where", {on_axis(b, hit, d, r), spread, self}));
-}
-
 // ---- reading by index ------------------------------------------------------------------
 
 void aten_select(ConvertCtx &c) {
@@ -800,11 +734,6 @@ void register_indexing_ops(Registry &r) {
            "Reshape", "Size",           "Slice",     "Sub",   "Unsqueeze", "Div",   "Max"});
   r.add("aten::bucketize", 11, aten_bucketize,
         {"Less", "LessOrEqual", "ReduceSum", "Cast", "Equal", "Or", "Unsqueeze"});
-  r.add("aten::select_scatter", 11, aten_select_scatter,
-        {"Equal", "Where", "Add", "Gather", "Less", "Range", "Reshape", "Shape", "Unsqueeze"});
-  r.add("aten::slice_scatter", 11, aten_slice_scatter,
-        {"Gather", "Where", "Add", "And", "Div", "Equal", "Greater", "GreaterOrEqual", "Less",
-         "Max", "Min", "Mod", "Or", "Range", "Reshape", "Shape", "Sub"});
 }
 
 } // namespace torch2onnx
