@@ -493,9 +493,10 @@ void register_creation_ops(Registry &r) {
   r.add("aten::new_zeros", 11, aten_new_zeros, {"ConstantOfShape"});
   r.add("aten::new_ones", 11, aten_new_ones, {"ConstantOfShape"});
   r.add("aten::new_full", 11, aten_new_full, {"ConstantOfShape"});
-  r.add("aten::zeros", 11, aten_new_zeros, {"ConstantOfShape"});
-  r.add("aten::ones", 11, aten_new_ones, {"ConstantOfShape"});
-  r.add("aten::full", 11, aten_new_full, {"ConstantOfShape", "Cast", "Expand"});
+  r.add("aten::zeros", 11, aten_new_zeros, {"ConstantOfShape", "Concat", "Reshape", "Cast"});
+  r.add("aten::ones", 11, aten_new_ones, {"ConstantOfShape", "Concat", "Reshape", "Cast"});
+  r.add("aten::full", 11, aten_new_full,
+        {"ConstantOfShape", "Cast", "Expand", "Concat", "Reshape"});
   r.add("aten::arange", 11, aten_arange, {"Range", "Reshape"});
   r.add("aten::eye", 11, aten_eye, {"Range", "Equal", "Cast", "Reshape", "Unsqueeze"});
   r.add(

@@ -57,20 +57,40 @@ void aten_diagonal(ConvertCtx &c) {
 }
 
 namespace {
-// tril/triu by a mask from row/column positions: works on every opset and dtype.
+// The `diagonal` argument as a 0-d int64: a constant, or a value known at run time (a causal mask
+// offset by a KV cache's length: triu(ones(T, S), diagonal=S - T + 1)).
+Val diagonal_arg(ConvertCtx &c) {
+  if (!c.has("diagonal"))
+    return c.b.const_i64_scalar(0);
+  const Arg &a = c.arg("diagonal");
+  if (!a.is_tensor())
+    return c.b.const_i64_scalar(c.arg<int64_t>("diagonal"));
+  return reshape(c.b, cast_to(c.b, a.t(), DType::Int64), {});
+}
+
+// tril/triu by a mask from row/column positions: works on every opset and dtype. ONNX Runtime's
+// Where has kernels for few dtypes before opset 16: a bool tensor is kept by And, and other
+// dtypes without a kernel go through float32 or int32 (exactly) and back.
 void emit_tri(ConvertCtx &c, bool upper) {
   GraphBuilder &b = c.b;
   int64_t r = rank_of(c, "self");
   T2O_CHECK(r >= 2, "{} needs at least 2 dims, got {}", c.op(), c.info("self").str());
-  int64_t k = c.arg<int64_t>("diagonal", 0);
   Val x = c.tensor("self");
   Val rows = unsqueeze(b, iota(b, dim_scalar(b, x, r - 2)), {1});
   Val cols = unsqueeze(b, iota(b, dim_scalar(b, x, r - 1)), {0});
   Val diff = b.op1("Sub", {cols, rows}); // j - i
-  Val kk = b.const_i64_scalar(k);
+  Val kk = diagonal_arg(c);
   Val keep = upper ? b.op1("GreaterOrEqual", {diff, kk}) : b.op1("LessOrEqual", {diff, kk});
-  Val zero = b.const_scalar(b.dtype(x), 0);
-  c.set_out(0, b.op1("Where", {keep, x, zero}));
+  DType t = b.dtype(x);
+  if (t == DType::Bool) {
+    c.set_out(0, b.op1("And", {keep, x}));
+    return;
+  }
+  bool kernel = t == DType::Float || t == DType::Double || t == DType::Int32 || t == DType::Int64 ||
+                t == DType::UInt8;
+  DType via = kernel ? t : is_floating(t) ? DType::Float : DType::Int32;
+  Val y = b.op1("Where", {keep, cast_to(b, x, via), b.const_scalar(via, 0)});
+  c.set_out(0, cast_to(b, y, t));
 }
 
 // Trilu (opset 14) where ONNX Runtime has a kernel for the dtype.
@@ -80,7 +100,7 @@ void emit_trilu(ConvertCtx &c, bool upper) {
     return emit_tri(c, upper);
   std::vector<Val> in{c.tensor("self")};
   if (c.has("diagonal"))
-    in.push_back(c.b.const_i64_scalar(c.arg<int64_t>("diagonal")));
+    in.push_back(diagonal_arg(c));
   c.set_out(0, c.b.op1("Trilu", in, {{"upper", upper}}));
 }
 } // namespace
@@ -459,15 +479,17 @@ void register_select_ops(Registry &r) {
   r.add("aten::diagonal", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
   r.add("aten::diagonal_copy", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
   r.add_with_inplace("aten::tril", 11, aten_tril,
-                     {"Range", "Where", "Equal", "Gather", "Less", "LessOrEqual", "Or", "Shape",
-                      "Sub", "Unsqueeze"});
-  r.add_with_inplace(
-      "aten::triu", 11, aten_triu,
-      {"Range", "Where", "Equal", "Gather", "Greater", "Or", "Shape", "Sub", "Unsqueeze"});
-  r.add_with_inplace("aten::tril", 14, aten_tril_14, {"Trilu", "Range", "Where"});
-  r.add_with_inplace(
-      "aten::triu", 14, aten_triu_14,
-      {"Trilu", "Range", "Where", "Gather", "GreaterOrEqual", "Shape", "Sub", "Unsqueeze"});
+                     {"And", "Cast", "Reshape", "Range", "Where", "Equal", "Gather", "Less",
+                      "LessOrEqual", "Or", "Shape", "Sub", "Unsqueeze"});
+  r.add_with_inplace("aten::triu", 11, aten_triu,
+                     {"And", "Cast", "Reshape", "Range", "Where", "Equal", "Gather", "Greater",
+                      "GreaterOrEqual", "Or", "Shape", "Sub", "Unsqueeze"});
+  r.add_with_inplace("aten::tril", 14, aten_tril_14,
+                     {"Trilu", "Range", "Where", "And", "Cast", "Reshape", "Gather", "LessOrEqual",
+                      "Shape", "Sub", "Unsqueeze"});
+  r.add_with_inplace("aten::triu", 14, aten_triu_14,
+                     {"And", "Cast", "Reshape", "Trilu", "Range", "Where", "Gather",
+                      "GreaterOrEqual", "Shape", "Sub", "Unsqueeze"});
   r.add("aten::_unique", 11, aten_unique, {"Unique", "Reshape", "Shape"});
   r.add("aten::_unique2", 11, aten_unique, {"Unique", "Reshape", "Shape"});
   r.add("aten::unique_dim", 11, aten_unique_dim, {"Unique"});

@@ -330,21 +330,35 @@ void aten_expand_as(ConvertCtx &c) {
 }
 
 // repeat(self, repeats) / tile(self, dims): Tile needs one repeat per dim; extra repeats add
-// leading dims.
+// leading dims. A repeat known only at run time (x.size(0) of another tensor: PointNet's
+// eye(k).view(1, k * k).repeat(batch, 1)) makes the repeats a tensor.
 void aten_repeat(ConvertCtx &c) {
-  std::vector<int64_t> reps = c.ints(c.takes("repeats") ? "repeats" : "dims");
+  const Arg &list = c.arg(c.takes("repeats") ? "repeats" : "dims");
+  T2O_CHECK(list.is_list(), "{}: the repeats must be a list of ints, got {}", c.op(),
+            list.describe());
   int64_t r = rank_of(c, "self");
   Val x = c.tensor("self");
-  int64_t n = static_cast<int64_t>(reps.size());
+  int64_t n = static_cast<int64_t>(list.items.size());
   T2O_CHECK(n >= r || c.op() == "aten::tile", "repeat got {} repeats for a rank-{} tensor", n, r);
-  if (n < r)
-    reps.insert(reps.begin(), r - n, 1);
+  std::vector<int64_t> ones(static_cast<size_t>(std::max<int64_t>(r - n, 0)), 1);
+  bool constant = std::none_of(list.items.begin(), list.items.end(),
+                               [](const Arg &a) { return a.is_tensor(); });
+  Val reps;
+  if (constant) {
+    std::vector<int64_t> v = list.to_ints();
+    v.insert(v.begin(), ones.begin(), ones.end());
+    reps = c.b.const_i64(v);
+  } else {
+    reps = int_list_tensor(c.b, list);
+    if (!ones.empty())
+      reps = concat0(c.b, {c.b.const_i64(ones), reps});
+  }
   if (n > r) {
     std::vector<int64_t> lead(n - r);
     std::iota(lead.begin(), lead.end(), 0);
     x = unsqueeze(c.b, x, lead);
   }
-  c.set_out(0, c.b.op1("Tile", {x, c.b.const_i64(reps)}));
+  c.set_out(0, c.b.op1("Tile", {x, reps}));
 }
 
 void aten_slice(ConvertCtx &c) {
@@ -595,8 +609,8 @@ void register_shape_ops(Registry &r) {
   r.add_with_inplace("aten::unsqueeze", 11, aten_unsqueeze, {"Unsqueeze"});
   r.add("aten::expand", 11, aten_expand, {"Expand"});
   r.add("aten::expand_as", 11, aten_expand_as, {"Expand"});
-  r.add("aten::repeat", 11, aten_repeat, {"Tile", "Unsqueeze"});
-  r.add("aten::tile", 11, aten_repeat, {"Tile"});
+  r.add("aten::repeat", 11, aten_repeat, {"Tile", "Unsqueeze", "Concat", "Reshape", "Cast"});
+  r.add("aten::tile", 11, aten_repeat, {"Tile", "Concat", "Reshape", "Cast"});
   r.add("aten::slice", 11, aten_slice, {"Slice", "Concat", "Reshape"});
   r.add("aten::narrow", 11, aten_narrow, {"Slice", "Add", "Concat", "Reshape"});
   r.add("aten::flip", 11, aten_flip, {"Slice"});

@@ -30,6 +30,34 @@ TEST_CASE("aten::triu", "[select]") {
                   {ints({4, 3}, 0, 9).to(at::kInt)});
 }
 
+// A bool mask below opset 14 (ONNX Runtime's Where has no bool kernel there), and a diagonal
+// known only at run time: the causal mask of a model with a KV cache of `past` steps,
+// triu(ones(T, S), diagonal=S - T + 1), at every opset (Trilu's k input from 14).
+TEST_CASE("aten::triu with a bool mask or a runtime diagonal", "[select]") {
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::triu(%x, %1)"),
+                  {ints({5, 6}, 0, 2).to(at::kBool)});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %m1)"),
+                  {ints({2, 5, 6}, 0, 2).to(at::kBool)});
+  check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %0)"),
+                  {ints({4, 4}, -5, 5).to(at::kShort)});
+  const std::string causal = R"IR(
+graph(%x : Tensor, %past : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %t : int = aten::size(%x, %one)
+  %p : int = aten::size(%past, %one)
+  %s : int = aten::add(%t, %p)
+  %d : int = aten::sub(%s, %t)
+  %k : int = aten::add(%d, %one)
+  %none : NoneType = prim::Constant()
+  %sizes : int[] = prim::ListConstruct(%t, %s)
+  %ones : Tensor = aten::ones(%sizes, %none, %none, %none, %none)
+  %m : Tensor = aten::triu(%ones, %k)
+  %l : Tensor = aten::tril(%ones, %d)
+  return (%m, %l))IR";
+  for (int opset : {11, 13, 14, 17})
+    check_ir_dynamic(causal, {randn({1, 4}), randn({1, 3})}, {randn({1, 6}), randn({1, 1})}, opset);
+}
+
 TEST_CASE("aten::_unique", "[select]") {
   auto x = ints({3, 5}, 0, 6);
   check_ir_opsets(

@@ -198,6 +198,23 @@ TEST_CASE("aten::expand", "[shape]") {
                        "%a, %b"),
                     {randn({2, 3})});
   }
+  SECTION(
+      "repeat and tile by a size known at run time (PointNet: eye(3).view(1, 9).repeat(B, 1))") {
+    const std::string g = R"IR(
+graph(%x : Tensor, %w : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %b : int = aten::size(%x, %zero)
+  %s : int[] = prim::ListConstruct(%b, %one)
+  %y : Tensor = aten::repeat(%w, %s)
+  %z : Tensor = aten::add(%x, %y, %one)
+  %t : int[] = prim::ListConstruct(%b)
+  %u : Tensor = aten::tile(%w, %t)
+  return (%z, %u))IR";
+    for (int opset : {11, 17})
+      check_ir_dynamic(g, {randn({2, 9}), randn({1, 9}, 2)}, {randn({5, 9}), randn({1, 9}, 2)},
+                       opset);
+  }
 }
 
 TEST_CASE("aten::slice", "[shape]") {
