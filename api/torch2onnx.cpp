@@ -128,6 +128,7 @@ ExportResult export_file(const std::string &model_path, const std::string &outpu
   o.model_path = model_path;
   for (const auto &spec : input_specs)
     o.inputs.push_back(parse_input_spec(spec));
+  resolve_dim_names(o.inputs);
   return result_of(export_model(o, settings.log));
 }
 

@@ -7,13 +7,15 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace torch2onnx {
 
 namespace {
 const char *kSpecHelp =
-    "expected [name:]dtype[dims][:LO..HI], e.g. x:f32[1,3,224,224], ids:i64[batch=2,128]:0..999, "
+    "expected [name:]dtype[dims][:LO..HI], e.g. x:f32[1,3,224,224], ids:i64[batch=2,128]:0..999 "
+    "(a symbolic dim name=size; its name alone once it has a size), "
     "or a list xs:[f32[2,3],f32[2,3]], none, default, or a number (3, 0.5, true); dtypes: f32 f16 "
     "bf16 f64 i64 i32 i16 i8 u8 bool";
 
@@ -187,7 +189,10 @@ void parse_dims(const std::string &body, InputSpec &spec, const std::string &raw
     std::string item =
         trim(body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
     size_t eq = item.find('=');
-    if (eq == std::string::npos) {
+    if (eq == std::string::npos && is_identifier(item)) {
+      // A name alone: the size it is given elsewhere (resolve_dim_names).
+      spec.dims.push_back(Dim::named(item, -1));
+    } else if (eq == std::string::npos) {
       spec.dims.push_back(Dim::known(parse_size(item, raw)));
     } else {
       std::string sym = trim(item.substr(0, eq));
@@ -257,6 +262,37 @@ InputSpec parse_input_spec(const std::string &raw) {
   }
   parse_tensor(v, spec, raw);
   return spec;
+}
+
+void resolve_dim_names(std::vector<InputSpec> &specs) {
+  std::map<std::string, int64_t> sizes;
+  std::function<void(const InputSpec &)> collect = [&](const InputSpec &s) {
+    for (const auto &d : s.dims)
+      if (!d.symbol.empty() && d.value >= 0)
+        sizes.emplace(d.symbol, d.value);
+    for (const auto &e : s.elements)
+      collect(e);
+  };
+  std::function<void(InputSpec &)> fill = [&](InputSpec &s) {
+    for (auto &d : s.dims) {
+      if (d.symbol.empty() || d.value >= 0)
+        continue;
+      auto it = sizes.find(d.symbol);
+      if (it == sizes.end())
+        throw Error(fmt::format("input{}{}: dimension '{}' has no size in any --input",
+                                s.name.empty() ? "" : " ", s.name, d.symbol),
+                    fmt::format("give it an example size once, e.g. {}=2, in this or another "
+                                "--input; later uses may name it alone",
+                                d.symbol));
+      d.value = it->second;
+    }
+    for (auto &e : s.elements)
+      fill(e);
+  };
+  for (const auto &s : specs)
+    collect(s);
+  for (auto &s : specs)
+    fill(s);
 }
 
 void check_option_conflicts(const ExportOptions &o) {

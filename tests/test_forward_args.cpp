@@ -79,6 +79,19 @@ TEST_CASE("forward args: input specs for lists numbers none and value ranges", "
       CHECK(contains(e.what(), b.message));
     }
   }
+  // A name alone takes the size it has in another spec (a KV cache's batch and past length).
+  std::vector<InputSpec> specs = {
+      parse_input_spec("ids:i64[batch=2,seq=5]"),
+      parse_input_spec("kv:[f32[batch,4,past=7,16],f32[batch,4,past,16]]")};
+  torch2onnx::resolve_dim_names(specs);
+  CHECK(specs[1].str() == "kv:[f32[batch=2,4,past=7,16],f32[batch=2,4,past=7,16]]");
+  std::vector<InputSpec> unsized = {parse_input_spec("x:f32[batch,3]")};
+  try {
+    torch2onnx::resolve_dim_names(unsized);
+    FAIL("accepted");
+  } catch (const torch2onnx::Error &e) {
+    CHECK(contains(e.what(), "dimension 'batch' has no size"));
+  }
 }
 
 TEST_CASE("forward args: optional arguments take defaults or given values", "[args]") {
