@@ -159,6 +159,19 @@ TEST_CASE("files: a re-export that fails while verifying keeps the earlier outpu
                   " -o " + out + " --input x:f32[1,3,16,16] --verify");
   INFO(r.err);
   CHECK(r.exit_code == 1);
+  CHECK(contains(r.err, "ONNX Runtime failed to run"));
+  // A model ONNX Runtime refuses after logging warnings of its own is the model's problem, not
+  // the runner installation's.
+  write_bytes(fake + "/node", "#!/bin/sh\necho '[W:onnxruntime:, graph.cc:1] a warning' >&2\n"
+                              "echo 'model error: Could not find an implementation for Where(9)' "
+                              ">&2\nexit 1\n");
+  r = run_command("PATH=" + fake + ":$PATH " + shell_quote(T2O_CLI) + " " + test_model("tiny_cnn") +
+                  " -o " + out + " --input x:f32[1,3,16,16] --verify");
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(contains(r.err, "ONNX Runtime failed to run"));
+  CHECK(contains(r.err, "Where(9)"));
+  CHECK_FALSE(contains(r.err, "installation"));
   fs::remove_all(fake);
   CHECK(snapshot(dir) == before);
   CHECK(temporaries(dir).empty());

@@ -309,11 +309,15 @@ void check_runner_status(int rc, std::string err, const std::string &runner,
                       "run fewer exports at once (zoo --jobs 1) or on a larger machine"
                     : "the model is kept for a closer look; please report it");
   }
+  // The runner's own report of a model ONNX Runtime refused, after whatever ONNX Runtime logged.
   const std::string model_error = "model error: ";
-  if (rc == 1 && err.rfind(model_error, 0) == 0) {
-    err = ort_message(err.substr(model_error.size()));
+  size_t at = err.rfind(model_error);
+  if (rc == 1 && at != std::string::npos && (at == 0 || err[at - 1] == '\n')) {
+    err = ort_message(err.substr(at + model_error.size()));
     throw Error(fmt::format("ONNX Runtime failed to run '{}': {}", model_path, err),
-                "the exported model is invalid for ONNX Runtime; please report it");
+                "ONNX Runtime cannot load or run the exported file (a missing kernel may be "
+                "there at another --opset; export without --verify to keep the file for a "
+                "look); please report it");
   }
   if (rc != 0) {
     err = ort_message(err);
