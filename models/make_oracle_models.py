@@ -13,6 +13,7 @@
   expected outputs the same outputs as a dict in the other key order (.dict.pt), an .npz by
   name in the other order (.named.npz), an .npz in order (.positional.npz), one output only
   (.short.pt) and a wrong shape (.shape.pt).
+- oracle_scalars.pt: traced 0-d results of Python numbers (x.sum() * 0.5, ...), float32 in Python.
 """
 import argparse
 import os
@@ -39,6 +40,24 @@ class SmallCnn(nn.Module):
 class TwoOutputs(nn.Module):
     def forward(self, x, y):
         return {"sum": x + y, "prod": x * y}
+
+
+class Scalars(nn.Module):
+    """Python numbers with 0-d results, as losses and statistics write them: traced, each number
+    is a 0-d float64 (or int64) tensor constant, yet the outputs are float32 (eager PyTorch, and
+    LibTorch's graph executor, treat the constant as a number)."""
+
+    def forward(self, x):
+        return (x.sum() * 0.5, (x > 0).sum() * 0.5, x[0, 0] / 3.0, x.mean() - 1.5,
+                x.amax() + 2, x * 2.0)
+
+
+def make_scalars(out):
+    torch.manual_seed(0)
+    x = torch.randn(2, 3)
+    path = os.path.join(out, "oracle_scalars.pt")
+    save_module(torch.jit.trace(Scalars(), (x,)), path)
+    save_oracle(path, inputs=[x])
 
 
 def make_cnn(out):
@@ -79,6 +98,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     make_cnn(args.out)
     make_multi(args.out)
+    make_scalars(args.out)
     print(f"make_oracle_models: fixtures in {args.out}")
     return 0
 

@@ -53,6 +53,22 @@ TEST_CASE("expected: Python's outputs of the same file pass, in the summary and 
   CHECK(j["expected"]["outputs"][0]["max_abs_ref"].get<double>() > 0.1); // not a vacuous check
 }
 
+// A traced x.sum() * 0.5 holds 0.5 as a 0-d float64 tensor; the output is float32 in Python and
+// in LibTorch, so it must be float32 in the file too (it was float64, which --verify refused).
+TEST_CASE("expected: a traced 0-d result times a Python number stays float32", "[expected]") {
+  std::string dir = fresh_dir("expected_scalars");
+  auto r = run_cli({fixture("oracle_scalars.pt"), "-o", dir + "/m.onnx", "--verify", "--input-data",
+                    fixture("oracle_scalars.inputs.pt"), "--expected-outputs",
+                    fixture("oracle_scalars.expected.pt"), "--report", dir + "/r.json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = read_json(dir + "/r.json");
+  REQUIRE(j["expected"]["outputs"].size() == 6);
+  CHECK(j["expected"]["ok"] == true);
+  auto show = run_cli({"show", dir + "/m.onnx"});
+  CHECK_FALSE(contains(show.out, "f64"));
+}
+
 TEST_CASE("expected: damaged weights pass --verify but not Python's outputs", "[expected]") {
   // oracle_cnn_damaged.pt is oracle_cnn.pt with one weight changed: an export whose weights were
   // damaged as it loaded them looks the same to --verify, whose LibTorch run uses them too.

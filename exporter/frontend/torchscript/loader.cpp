@@ -19,6 +19,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <set>
 #include <system_error>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
@@ -558,6 +559,36 @@ LoadedModel load_model(const std::string &path, bool defer_weight_check) {
   return m;
 }
 
+namespace {
+// A traced `x.sum() * 0.5` records the Python number as a 0-d double tensor constant; run on that,
+// aten::mul promotes a float32 0-d result to float64. LibTorch's graph executor turns such a
+// constant back into a number before it runs the graph (CanonicalizeOps, for add/sub/mul/div),
+// so the model's outputs stay float32, as in eager PyTorch. The same here, on every method graph
+// before freezing (frozen parameters are constants too, and stay tensors). CanonicalizeOps itself
+// also rewrites chunk into a fuser-only op, so only this part of it is done.
+void numbers_for_scalar_constants(const torch::jit::Module &module) {
+  static const std::set<c10::Symbol> ops = {c10::aten::add, c10::aten::sub, c10::aten::mul,
+                                            c10::aten::div};
+  for (const torch::jit::Module &mod : module.modules())
+    for (const torch::jit::Method &method : mod.get_methods()) {
+      std::shared_ptr<torch::jit::Graph> g = method.graph();
+      std::vector<torch::jit::Node *> nodes;
+      for (torch::jit::Node *n : g->nodes()) // top-level nodes: what tracing records
+        if (ops.count(n->kind()) && n->inputs().size() >= 2 &&
+            n->input(1)->node()->kind() == c10::prim::Constant &&
+            n->input(1)->type()->kind() == c10::TypeKind::TensorType)
+          nodes.push_back(n);
+      for (torch::jit::Node *n : nodes) {
+        at::Tensor t = n->input(1)->node()->t(c10::attr::value);
+        if (t.dim() != 0 || t.requires_grad() || !t.device().is_cpu() || t.is_complex())
+          continue;
+        torch::jit::WithInsertPoint guard(n);
+        n->replaceInput(1, g->insertConstant(t.item()));
+      }
+    }
+}
+} // namespace
+
 LoadedModel prepare_module(torch::jit::Module module, const std::string &path) {
   prepare_for_memory_limit();
   LoadedModel m;
@@ -566,6 +597,7 @@ LoadedModel prepare_module(torch::jit::Module module, const std::string &path) {
     throw Error(fmt::format("model '{}' has no forward method", path),
                 "export a module whose forward computes the outputs (torch.jit.trace or script)");
   m.module.eval();
+  numbers_for_scalar_constants(m.module);
   auto t1 = std::chrono::steady_clock::now();
   torch::jit::Module frozen;
   try {
