@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <functional>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <unordered_map>
@@ -229,7 +230,7 @@ private:
   // Pass 2: the constants kept float32 and what carries them, what each node reads and computes
   // in float32; the initializers read in `to_`.
   void collect_wide(const onnx::GraphProto &g);
-  bool out_of_range(const TensorProto &t, bool initializer) const;
+  bool out_of_range(const TensorProto &t, bool initializer, bool *only_tiny = nullptr) const;
   Plan plan(const onnx::NodeProto &n) const;
   void schema_plan(const onnx::NodeProto &n, const onnx::OpSchema &s, Plan &p) const;
   void collect_low_reads(const onnx::GraphProto &g);
@@ -406,7 +407,7 @@ int Conversion::output_type(const onnx::NodeProto &n, int k, const onnx::OpSchem
   return sequence_op && n.input_size() > 0 ? type_of(n.input(0)) : 0;
 }
 
-bool Conversion::out_of_range(const TensorProto &t, bool initializer) const {
+bool Conversion::out_of_range(const TensorProto &t, bool initializer, bool *only_tiny) const {
   const std::string_view raw = initializer ? initializer_raw_bytes(t) : t.raw_data();
   const size_t n = raw.empty() ? static_cast<size_t>(t.float_data_size()) : raw.size() / 4;
   const Range r = range_of(c_.to);
@@ -419,19 +420,57 @@ bool Conversion::out_of_range(const TensorProto &t, bool initializer) const {
       std::memcpy(&f, raw.data() + 4 * i, 4);
     if (!std::isfinite(f))
       continue;
-    if (std::fabs(f) > r.max)
+    if (std::fabs(f) > r.max) {
+      if (only_tiny)
+        *only_tiny = false;
       return true;
+    }
     largest = std::max(largest, std::fabs(f));
   }
-  return largest > 0 && largest < r.min_normal;
+  bool tiny = largest > 0 && largest < r.min_normal;
+  if (only_tiny)
+    *only_tiny = tiny;
+  return tiny;
 }
 
+namespace {
+// True when every read of `value` in `g` (its subgraphs included) is the bias of a Conv,
+// ConvTranspose or Gemm (input 2). Such a bias only shifts each output by its own value: one
+// whose largest magnitude is below float16's smallest normal changes by at most half the
+// subnormal spacing (2^-25, 3e-8) when converted, far below the float16 tolerance, so it converts
+// instead of keeping the whole convolution in float32 (BatchNorm folded into a Conv often leaves
+// biases of 1e-8).
+bool only_bias_reads(const onnx::GraphProto &g, const std::string &value) {
+  bool read = false;
+  std::function<bool(const onnx::GraphProto &)> walk = [&](const onnx::GraphProto &sub) {
+    for (const auto &n : sub.node()) {
+      bool bias_op =
+          n.op_type() == "Conv" || n.op_type() == "ConvTranspose" || n.op_type() == "Gemm";
+      for (int k = 0; k < n.input_size(); ++k)
+        if (n.input(k) == value) {
+          if (!(bias_op && k == 2 && is_default_domain(n.domain())))
+            return false;
+          read = true;
+        }
+      for (const auto *body : subgraphs(n))
+        if (!walk(*body))
+          return false;
+    }
+    return true;
+  };
+  return walk(g) && read;
+}
+} // namespace
+
 void Conversion::collect_wide(const onnx::GraphProto &g) {
-  for (const auto &t : g.initializer())
-    if (t.data_type() == kFloat && out_of_range(t, true)) {
+  for (const auto &t : g.initializer()) {
+    bool only_tiny = false;
+    if (t.data_type() == kFloat && out_of_range(t, true, &only_tiny) &&
+        !(only_tiny && only_bias_reads(g, t.name()))) {
       wide_.insert(t.name());
       ++report_.float32_constants;
     }
+  }
   static const std::unordered_set<std::string> carry(kCarryOps.begin(), kCarryOps.end());
   for (const auto &n : g.node()) {
     for (const auto *sub : subgraphs(n))

@@ -187,7 +187,43 @@ void eps_and_large(GraphBuilder &b, Val x) {
   b.add_output(z, "z");
 }
 
+// x [2, 4] as [2, 4, 1, 1] -> Conv (1x1, 3 channels) with a bias of 1e-8 (what folding a BatchNorm
+// with zero shift leaves); the same tiny tensor also as the Gemm's bias and, separately, as an
+// Add operand. Returns nothing; outputs "conv", "gemm", "added".
+void tiny_biases(GraphBuilder &b, Val x) {
+  Val img = b.op1("Reshape", {x, b.const_i64({2, 4, 1, 1})});
+  Val w = b.constant(TensorData::f32(std::vector<float>(12, 0.25F), {3, 4, 1, 1}), "w");
+  Val tiny = b.constant(TensorData::f32({1e-8F, -2e-8F, 3e-9F}, {3}), "tiny");
+  Val conv = b.op1("Conv", {img, w, tiny});
+  b.set_info(conv, f32({2, 3, 1, 1}));
+  b.add_output(conv, "conv");
+  Val wg = b.constant(TensorData::f32(std::vector<float>(12, 0.5F), {4, 3}), "wg");
+  Val tiny2 = b.constant(TensorData::f32({4e-9F, 1e-8F, -1e-8F}, {3}), "tiny2");
+  Val gemm = b.op1("Gemm", {x, wg, tiny2});
+  b.set_info(gemm, f32({2, 3}));
+  b.add_output(gemm, "gemm");
+  Val eps = b.constant(TensorData::f32({1e-8F, 1e-8F, 1e-8F, 1e-8F}, {4}), "eps");
+  Val added = b.op1("Add", {x, eps});
+  b.set_info(added, f32({2, 4}));
+  b.add_output(added, "added");
+}
+
 } // namespace
+
+// A bias below float16's smallest normal converts (it moves its outputs by at most 3e-8); the
+// same values as an operand of an Add (an eps) stay float32 with the op that reads them.
+TEST_CASE("float16: a tiny Conv or Gemm bias converts, its layer with it", "[float16]") {
+  Converted c = convert(tiny_biases);
+  const auto &g = c.model.graph();
+  CHECK(c.report.float32_constants == 1); // eps only
+  for (const auto &t : g.initializer()) {
+    INFO(t.name());
+    CHECK((t.data_type() == kF32) == (t.name() == "eps"));
+  }
+  for (const auto &n : g.node())
+    if (n.op_type() == "Conv" || n.op_type() == "Gemm")
+      CHECK(value_type(g, n.output(0)) == kF16);
+}
 
 TEST_CASE("float16: a constant float16 cannot hold stays float32, with the ops that read and carry "
           "it",
