@@ -219,6 +219,14 @@ Val transpose(GraphBuilder &b, const Val &x, const std::vector<int64_t> &perm) {
   return x;
 }
 
+void note_size_of(GraphBuilder &b, const Val &size, const Val &of, int64_t axis) {
+  b.set_companion(size, fmt::format("size of axis {}", axis), of);
+}
+
+bool is_size_of(const GraphBuilder &b, const Val &size, const Val &of, int64_t axis) {
+  return of.valid() && b.companion(size, fmt::format("size of axis {}", axis)) == of;
+}
+
 // Index values below zero count from the end of a dim of size n (0-d int64).
 Val wrap_negative(GraphBuilder &b, const Val &idx, const Val &n) {
   Val neg = b.op1("Less", {idx, b.const_i64_scalar(0)});

@@ -84,6 +84,11 @@ Val scalar(GraphBuilder &b, DType t, double v);
 std::vector<int64_t> int_range(int64_t from, int64_t to);
 // 0, 1, ..., n - 1 for a 0-d int64 n (Range). Example: iota(b, dim_scalar(b, x, 0)).
 Val iota(GraphBuilder &b, const Val &n);
+// A dim size known only at run time remembers which tensor and axis it is the size of (a
+// companion), so a converter can tell the input's own size from any other runtime number:
+// nn.AdaptiveAvgPool2d((1, None)) traces its None as x.size(-1).
+void note_size_of(GraphBuilder &b, const Val &size, const Val &of, int64_t axis);
+bool is_size_of(const GraphBuilder &b, const Val &size, const Val &of, int64_t axis);
 // Index values below zero count from the end of a dim of size n (0-d int64): idx + n where idx < 0.
 Val wrap_negative(GraphBuilder &b, const Val &idx, const Val &n);
 // A 1-D tensor reshaped to [1, .., n, .., 1]: on axis d of a rank-r tensor.

@@ -3,6 +3,7 @@
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -223,20 +224,72 @@ bool all_ones(const std::vector<int64_t> &v) {
   return true;
 }
 
+// The output size of each spatial dim, -1 for a dim kept as it is: an output size known only at
+// run time that is the input's own size (nn.AdaptiveAvgPool2d((1, None)), a CRNN collapsing the
+// height of a line of text of any width, traces its None as x.size(-1)).
+std::vector<int64_t> adaptive_avg_out(const ConvertCtx &c, size_t n) {
+  const Arg &a = c.arg("output_size");
+  if (!a.is_list() || a.items.size() != n ||
+      std::none_of(a.items.begin(), a.items.end(), [](const Arg &i) { return i.is_tensor(); }))
+    return adaptive_out(c, n);
+  int64_t r = c.info("self").rank();
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < n; ++d) {
+    const Arg &item = a.items[d];
+    int64_t axis = r - static_cast<int64_t>(n) + static_cast<int64_t>(d);
+    if (item.is_tensor()) {
+      T2O_CHECK(is_size_of(c.b, item.t(), c.tensor("self"), axis),
+                "{}: output_size[{}] is known only at run time (not the input's own size)", c.op(),
+                d);
+      out.push_back(-1);
+    } else {
+      out.push_back(item.to_int());
+      T2O_CHECK(out.back() > 0, "{}: output_size must be positive, got {}", c.op(), out.back());
+    }
+  }
+  return out;
+}
+
+// The static sizes of the spatial dims that are pooled (kept dims: -1).
+std::vector<int64_t> pooled_sizes(const ConvertCtx &c, const Batched &in,
+                                  const std::vector<int64_t> &out) {
+  if (in.spatial)
+    return *in.spatial;
+  const TensorInfo &info = c.info("self");
+  size_t n = out.size();
+  std::vector<int64_t> sp(n, -1);
+  for (size_t d = 0; d < n; ++d) {
+    if (out[d] == -1)
+      continue;
+    const Dim &dim = (*info.shape)[static_cast<size_t>(info.rank()) - n + d];
+    T2O_CHECK(dim.is_static(), "{}: this output_size needs static spatial input sizes, got {}",
+              c.op(), info.str());
+    sp[d] = dim.value;
+  }
+  return sp;
+}
+
 void emit_adaptive_avg(ConvertCtx &c, size_t n) {
   Batched in = batched(c, n);
-  std::vector<int64_t> out = adaptive_out(c, n);
+  std::vector<int64_t> out = adaptive_avg_out(c, n);
   if (all_ones(out)) {
     c.set_out(0, in.restore(c.b, c.b.op1("GlobalAveragePool", {in.x})));
     return;
   }
-  require_static(c, in);
-  const auto &sp = *in.spatial;
+  const std::vector<int64_t> sp = pooled_sizes(c, in, out);
+  for (size_t d = 0; d < n; ++d) // a kept dim pools nothing: output size = input size
+    if (out[d] == -1)
+      out[d] = sp[d] > 0 ? sp[d] : 1;
+  std::vector<bool> kept(n);
+  for (size_t d = 0; d < n; ++d)
+    kept[d] = sp[d] < 0;
   // Dims whose size divides evenly pool with one AveragePool; the rest are averaged window by
   // window (the mean is separable, so each dim can be reduced on its own).
   std::vector<int64_t> kernel(n, 1);
   bool any_pool = false;
   for (size_t d = 0; d < n; ++d) {
+    if (kept[d])
+      continue;
     if (sp[d] % out[d] == 0 && sp[d] != out[d]) {
       kernel[d] = sp[d] / out[d];
       any_pool = true;
@@ -246,7 +299,7 @@ void emit_adaptive_avg(ConvertCtx &c, size_t n) {
   if (any_pool)
     y = c.b.op1("AveragePool", {y}, {{"kernel_shape", kernel}, {"strides", kernel}});
   for (size_t d = 0; d < n; ++d) {
-    if (sp[d] % out[d] == 0)
+    if (kept[d] || sp[d] % out[d] == 0)
       continue;
     int64_t axis = static_cast<int64_t>(d) + 2;
     std::vector<Val> parts;

@@ -51,6 +51,7 @@ Arg dim_size(GraphBuilder &b, const Val &x, const TensorInfo &info, int64_t axis
     return Arg::of_int(d.value);
   Val v = b.op1("Gather", {b.op1("Shape", {x}), b.const_i64_scalar(axis)}, {{"axis", int64_t{0}}});
   b.set_info(v, TensorInfo{DType::Int64, std::vector<Dim>{}});
+  note_size_of(b, v, x, axis);
   return Arg::of_tensor(v);
 }
 

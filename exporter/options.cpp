@@ -189,7 +189,8 @@ void parse_dims(const std::string &body, InputSpec &spec, const std::string &raw
     std::string item =
         trim(body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
     size_t eq = item.find('=');
-    if (eq == std::string::npos && is_identifier(item)) {
+    if (eq == std::string::npos && is_identifier(item) &&
+        (std::isalpha(static_cast<unsigned char>(item[0])) || item[0] == '_')) {
       // A name alone: the size it is given elsewhere (resolve_dim_names).
       spec.dims.push_back(Dim::named(item, -1));
     } else if (eq == std::string::npos) {

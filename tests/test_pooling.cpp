@@ -215,6 +215,25 @@ TEST_CASE("aten::adaptive_avg_pool2d", "[pooling]") {
     check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool2d", "[2, 3]", false),
                     {randn({3, 5, 7}, 1)});
   }
+  // nn.AdaptiveAvgPool2d((1, None)) (a CRNN collapsing the height of a text line) traces its
+  // None as the input's own width; with a symbolic width that is a runtime size of the same input.
+  SECTION("an output size that is the input's own runtime size keeps that dim") {
+    const std::string g = R"IR(
+graph(%x : Tensor):
+  %three : int = prim::Constant[value=3]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %w : int = aten::size(%x, %three)
+  %t : Tensor = prim::NumToTensor(%w)
+  %wi : int = aten::Int(%t)
+  %size : int[] = prim::ListConstruct(%one, %wi)
+  %p : Tensor = aten::adaptive_avg_pool2d(%x, %size)
+  %size2 : int[] = prim::ListConstruct(%two, %wi)
+  %q : Tensor = aten::adaptive_avg_pool2d(%x, %size2)
+  return (%p, %q))IR";
+    for (int opset : {11, 17})
+      check_ir_dynamic(g, {randn({2, 4, 8, 20}, 1)}, {randn({3, 4, 8, 13}, 2)}, opset);
+  }
 }
 
 TEST_CASE("aten::adaptive_avg_pool1d", "[pooling]") {
