@@ -177,9 +177,15 @@ void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin
     types.push_back(ValueType{num, false, std::nullopt});
     return;
   }
-  T2O_CHECK(type->isSubtypeOf(*c10::TensorType::get()),
-            "a value of type {} cannot be an If output or a loop-carried value",
-            type->annotation_str());
+  if (!type->isSubtypeOf(*c10::TensorType::get()))
+    throw Error(
+        fmt::format("a value of type {} cannot be an If output or a loop-carried value",
+                    type->annotation_str()),
+        type->cast<c10::DictType>()
+            ? "set the dict's entries outside the if, choosing each value with torch.where(cond, "
+              "a, b) (a key set on one path only cannot be exported), or return tensors"
+            : "ONNX If outputs and loop state are tensors, tensor lists, numbers and tuples of "
+              "them; compute this value outside the if or loop");
   Arg a = to_arg(bd, origin);
   T2O_CHECK(a.is_tensor(), "expected a tensor, got {}", a.describe());
   Val v = a.t();
