@@ -166,6 +166,35 @@ class DictMethods(nn.Module):
         return out * float(len(feats))
 
 
+class DictInIf(nn.Module):
+    """A dict of outputs filled in the branches of an if on a runtime value (a detector's
+    "has objects" path): the same keys on both paths, one of them set before the if and
+    overwritten, and a nested if."""
+
+    def forward(self, x):
+        out: Dict[str, torch.Tensor] = {"y": x * 2.0}
+        if bool(x.sum() > 0):
+            out["flag"] = torch.ones(1)
+            out["y"] = out["y"] + 1.0
+        else:
+            out["flag"] = torch.zeros(1)
+            if bool(x.max() > 1.0):
+                out["y"] = out["y"] - x.max()
+        return out
+
+
+class DictKeysDiffer(nn.Module):
+    """A key set on one path of a runtime if only: not exportable (an ONNX If has fixed outputs)."""
+
+    def forward(self, x):
+        out: Dict[str, torch.Tensor] = {"y": x}
+        if bool(x.sum() > 0):
+            out["pos"] = x
+        else:
+            out["neg"] = -x
+        return out
+
+
 class IsInstance(nn.Module):
     """isinstance on values typed Union / Optional (a scripted model's input checks)."""
 
@@ -197,6 +226,8 @@ def models():
         "list_methods": (ListMethods(), (torch.randn(3, 6), torch.randn(3, 5)),
                          ["x:f32[3,6]", "y:f32[3,5]"], False),
         "dict_methods": (DictMethods(), (torch.randn(2, 4),), ["x:f32[2,4]"], False),
+        "dict_in_if": (DictInIf(), (torch.randn(2, 3),), ["x:f32[2,3]"], False),
+        "dict_keys_differ": (DictKeysDiffer(), (torch.randn(2, 3),), ["x:f32[2,3]"], False),
         "isinstance": (IsInstance(), (torch.randn(2, 3), torch.rand(2, 3)),
                        ["x:f32[2,3]", "mask:f32[2,3]"], False),
     }

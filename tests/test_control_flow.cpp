@@ -546,6 +546,24 @@ TEST_CASE("scripted model: a dict of tensors (keys, values, items, get, in)",
   export_and_verify("dict_methods", {"x:f32[b=2,4]"}, {0}, {{"b", 5}});
 }
 
+TEST_CASE("scripted model: a dict filled in the branches of an if", "[control_flow][fixture]") {
+  // Seeds give inputs with positive and negative sums: both paths run in ONNX Runtime.
+  std::string model = export_and_verify("dict_in_if", {"x:f32[2,3]"}, {0, 1, 2, 3, 4, 5});
+  CHECK(count_op(model, "If") >= 2);
+  using namespace torch2onnx;
+  ExportOptions o;
+  o.model_path = fixture("dict_keys_differ");
+  o.output_path = fresh_dir("control_flow") + "/dict_keys_differ.onnx";
+  o.inputs.push_back(parse_input_spec("x:f32[2,3]"));
+  try {
+    export_model(o);
+    FAIL("a dict with other keys on each path was exported");
+  } catch (const Error &e) {
+    CHECK(contains(e.what(), "on one path of an if"));
+    CHECK(contains(e.what(), "pos"));
+  }
+}
+
 TEST_CASE("scripted model: isinstance on Union and Optional values", "[control_flow][fixture]") {
   std::string model = export_and_verify("isinstance", {"x:f32[2,3]", "mask:f32[2,3]"}, {0, 1});
   CHECK(count_op(model, "If") == 0); // decided at export time

@@ -192,6 +192,15 @@ private:
             const std::vector<ValueType> *want);
   Bound unpack(const c10::TypePtr &type, const std::vector<Val> &vals, size_t &pos,
                const torch::jit::Value *origin);
+  // The keys of the dicts an If carries (its outputs and the dicts its branches change), in the
+  // order pack meets them: the then-branch records them, the else-branch must give the same
+  // ones, unpack rebuilds the dicts with them. Null outside an If (a loop cannot carry a dict).
+  struct DictKeys {
+    std::vector<std::vector<std::string>> lists;
+    size_t next = 0;
+    bool checking = false;
+  };
+  DictKeys *if_dict_keys_ = nullptr;
   Val to_scalar_tensor(const Bound &bd, DType dtype);
 
   GraphBuilder &b_;

@@ -81,6 +81,8 @@ bool can_carry(const c10::TypePtr &type) {
     return std::all_of(tt->elements().begin(), tt->elements().end(), can_carry);
   if (auto ot = type->cast<c10::OptionalType>())
     return can_carry(ot->getElementType());
+  if (auto dt = type->cast<c10::DictType>())
+    return can_carry(dt->getValueType());
   return type->kind() == c10::TypeKind::NoneType || is_tensor_list(type) ||
          number_dtype(type) != DType::Undefined || type->isSubtypeOf(*c10::TensorType::get());
 }
@@ -152,6 +154,26 @@ void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin
       pack(items[i], tt->elements()[i], nullptr, vals, types, want);
     return;
   }
+  if (auto dt = type->cast<c10::DictType>(); dt && if_dict_keys_) {
+    // A dict with the same keys on both paths: its values, in key order.
+    T2O_CHECK(bd.kind == Bound::Kind::List && bd.keys.size() == bd.items.size(),
+              "a {} whose keys are not known at export time cannot be an If output",
+              type->annotation_str());
+    DictKeys &k = *if_dict_keys_;
+    if (!k.checking) {
+      k.lists.push_back(bd.keys);
+    } else {
+      T2O_CHECK(k.next < k.lists.size() && k.lists[k.next] == bd.keys,
+                "a dict has the keys [{}] on one path of an if and [{}] on the other",
+                k.next < k.lists.size() ? fmt::format("{}", fmt::join(k.lists[k.next], ", "))
+                                        : std::string(),
+                fmt::format("{}", fmt::join(bd.keys, ", ")));
+      ++k.next;
+    }
+    for (const Bound &item : bd.items)
+      pack(item, dt->getValueType(), nullptr, vals, types, want);
+    return;
+  }
   if (auto ot = type->cast<c10::OptionalType>()) {
     T2O_CHECK(!(bd.kind == Bound::Kind::Const && bd.constant.isNone()),
               "an Optional value is None on one path of the control flow and not on another",
@@ -182,8 +204,7 @@ void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin
         fmt::format("a value of type {} cannot be an If output or a loop-carried value",
                     type->annotation_str()),
         type->cast<c10::DictType>()
-            ? "set the dict's entries outside the if, choosing each value with torch.where(cond, "
-              "a, b) (a key set on one path only cannot be exported), or return tensors"
+            ? "a loop cannot carry a dict: set its entries after the loop, or carry tensors"
             : "ONNX If outputs and loop state are tensors, tensor lists, numbers and tuples of "
               "them; compute this value outside the if or loop");
   Arg a = to_arg(bd, origin);
@@ -211,6 +232,15 @@ Walker::Bound Walker::unpack(const c10::TypePtr &type, const std::vector<Val> &v
   }
   if (auto ot = type->cast<c10::OptionalType>())
     return unpack(ot->getElementType(), vals, pos, origin);
+  if (auto dt = type->cast<c10::DictType>(); dt && if_dict_keys_) {
+    DictKeys &k = *if_dict_keys_;
+    T2O_CHECK(k.next < k.lists.size(), "internal error: a dict without keys to unpack");
+    bd.kind = Bound::Kind::List;
+    bd.keys = k.lists[k.next++];
+    for (size_t i = 0; i < bd.keys.size(); ++i)
+      bd.items.push_back(unpack(dt->getValueType(), vals, pos, nullptr));
+    return bd;
+  }
   if (type->kind() == c10::TypeKind::NoneType) {
     bd.kind = Bound::Kind::Const;
     return bd;
@@ -291,9 +321,17 @@ void Walker::convert_if(const Node *n) {
   Subgraph graphs[2];
   std::vector<ValueType> then_types;
   size_t count = 0;
+  DictKeys dict_keys;
+  struct Restore {
+    DictKeys *&slot, *saved;
+    ~Restore() { slot = saved; }
+  } restore{if_dict_keys_, if_dict_keys_};
   for (int k = 0; k < 2; ++k) {
     b_.begin_subgraph(k == 0 ? "then" : "else");
     run_block(blocks[k]);
+    dict_keys.checking = k == 1;
+    dict_keys.next = 0;
+    if_dict_keys_ = &dict_keys; // after the branch: its own ifs set and restore theirs
     std::vector<Val> vals;
     std::vector<ValueType> types;
     const std::vector<ValueType> *want = k == 1 ? &then_types : nullptr;
@@ -306,6 +344,10 @@ void Walker::convert_if(const Node *n) {
     T2O_CHECK(k == 0 || vals.size() == count,
               "the branches of this if give {} and {} values; their types must match", count,
               vals.size());
+    T2O_CHECK(k == 0 || dict_keys.next == dict_keys.lists.size(),
+              "the branches of this if give {} and {} dicts", dict_keys.lists.size(),
+              dict_keys.next);
+    if_dict_keys_ = restore.saved;
     count = vals.size();
     graphs[k] = b_.end_subgraph(vals, types);
     if (k == 0)
@@ -326,6 +368,8 @@ void Walker::convert_if(const Node *n) {
     if (!b_.has_info(outs[j]) && !then_types[j].sequence)
       b_.set_info(outs[j], TensorInfo{then_types[j].dtype, std::nullopt});
   size_t pos = 0;
+  dict_keys.next = 0;
+  if_dict_keys_ = &dict_keys;
   for (size_t i = 0; i < n->outputs().size(); ++i)
     if (!shared[i])
       bind(n->outputs()[i], unpack(n->outputs()[i]->type(), outs, pos, n->outputs()[i]));
