@@ -70,6 +70,32 @@ TEST_CASE("aten::_unique", "[select]") {
                   {at::round(randn({7}) * 2)});
 }
 
+// The number of distinct values follows the data, also where a later size is taken from it
+// (torch.zeros(u.shape[0]).index_add(0, inverse, ...): a histogram of labels). A file recorded on
+// 3 distinct values must give 2 or 5 on other values (it gave a fixed [3] before).
+TEST_CASE("aten::_unique2: sizes taken from the distinct count stay dynamic", "[select]") {
+  const std::string g = R"IR(
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %none : NoneType = prim::Constant()
+  %u : Tensor, %inv : Tensor, %cnt : Tensor = aten::_unique2(%x, %true, %true, %true)
+  %n : int = aten::size(%u, %zero)
+  %sizes : int[] = prim::ListConstruct(%n)
+  %z : Tensor = aten::zeros(%sizes, %none, %none, %none, %none)
+  %m : int = aten::size(%x, %zero)
+  %msizes : int[] = prim::ListConstruct(%m)
+  %ones : Tensor = aten::ones(%msizes, %none, %none, %none, %none)
+  %one : int = prim::Constant[value=1]()
+  %h : Tensor = aten::index_add(%z, %zero, %inv, %ones, %one)
+  %c : Tensor = aten::mul(%cnt, %one)
+  return (%h, %c, %u))IR";
+  auto example = at::tensor({3, 1, 3, 7, 1, 1}, at::kLong);
+  for (auto other :
+       {at::tensor({5, 5, 2, 5, 2, 5}, at::kLong), at::tensor({9, 4, 8, 1, 0, 2}, at::kLong)})
+    check_ir_unseen(g, {example}, {other});
+}
+
 TEST_CASE("aten::_unique2", "[select]") {
   check_ir_opsets(ir("%x : Tensor",
                      "  %y : Tensor, %i : Tensor, %c : Tensor = aten::_unique2(%x, %true, %false, "

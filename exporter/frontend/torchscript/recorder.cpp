@@ -5,7 +5,9 @@
 #include "exporter/frontend/torchscript/jit_util.h"
 
 #include <ATen/Functions.h>
+#include <optional>
 #include <torch/csrc/jit/ir/alias_analysis.h>
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
 #include <unordered_set>
@@ -89,6 +91,23 @@ at::Tensor shrink_rows(const at::Tensor &t) {
   return t.narrow(0, 0, n > 2 ? 2 : n == 2 ? 1 : n); // CountChange::Fewer
 }
 
+// torch2onnx::grow(Tensor x, int dim) -> Tensor: in a More run, one more slice of zeros along
+// `dim`; otherwise x. For unique's distinct values and counts: their number follows the data, but
+// fewer of them would leave the inverse indices pointing past the end, so only More changes them.
+torch::jit::RegisterOperators reg_grow({torch::jit::Operator(
+    "torch2onnx::grow(Tensor x, int dim) -> Tensor",
+    [](torch::jit::Stack &stack) {
+      int64_t dim = stack.back().toInt();
+      stack.pop_back();
+      at::Tensor t = stack.back().toTensor();
+      if (g_counts == CountChange::More && t.dim() > dim) {
+        std::vector<int64_t> slice = t.sizes().vec();
+        slice[static_cast<size_t>(dim)] = 1;
+        stack.back() = at::cat({t, at::zeros(slice, t.options())}, dim);
+      }
+    },
+    c10::AliasAnalysisKind::FROM_SCHEMA)});
+
 // torch2onnx::shrink(Tensor x) -> Tensor and torch2onnx::shrink_list(Tensor[] xs) -> Tensor[]:
 // the rows changed as record_shapes' `counts` says.
 torch::jit::RegisterOperators reg_shrink({
@@ -154,6 +173,28 @@ void mark_branches(torch::jit::Block *block, std::vector<const torch::jit::Block
   }
 }
 
+// unique and its kin: the dim of output 0 along which the distinct values lie (0 when the input
+// is flattened), or -1 for other nodes. Their counts (output 2, when there is one) are 1-D.
+int64_t unique_values_dim(const torch::jit::Node *n) {
+  static const std::unordered_set<std::string> flat = {"aten::_unique", "aten::_unique2",
+                                                       "aten::unique_consecutive"};
+  static const std::unordered_set<std::string> by_dim = {"aten::unique_dim",
+                                                         "aten::unique_dim_consecutive"};
+  const std::string op = n->kind().toQualString();
+  if (op == "aten::unique_consecutive" && n->inputs().size() >= 4 &&
+      n->input(3)->type()->kind() != c10::TypeKind::NoneType) {
+    std::optional<c10::IValue> d = torch::jit::toIValue(n->input(3));
+    return d && d->isInt() ? d->toInt() : -1;
+  }
+  if (flat.count(op))
+    return 0;
+  if (by_dim.count(op) && n->inputs().size() >= 2) {
+    std::optional<c10::IValue> d = torch::jit::toIValue(n->input(1));
+    return d && d->isInt() && d->toInt() >= 0 ? d->toInt() : -1;
+  }
+  return -1;
+}
+
 void instrument(torch::jit::Block *block, std::vector<const torch::jit::Value *> &ids,
                 std::vector<torch::jit::Node *> &added, CountChange counts) {
   auto *graph = block->owningGraph();
@@ -203,6 +244,32 @@ void instrument(torch::jit::Block *block, std::vector<const torch::jit::Value *>
         observe(n->output(i), n);
       continue;
     }
+    int64_t udim = counts != CountChange::None ? unique_values_dim(n) : -1;
+    if (udim >= 0) {
+      // The distinct values and their counts grow by one in a More run (see grow).
+      torch::jit::Node *after = n;
+      for (size_t k = 0; k < n->outputs().size(); ++k) {
+        torch::jit::Value *out = n->output(k);
+        if (k != 0 && k != 2) {
+          observe(out, n);
+          continue;
+        }
+        auto *dim = graph->create(c10::prim::Constant);
+        dim->i_(c10::attr::value, k == 0 ? udim : 0);
+        dim->output()->setType(c10::IntType::get());
+        auto *g =
+            graph->create(c10::Symbol::fromQualString("torch2onnx::grow"), {out, dim->output()}, 1);
+        g->output()->setType(out->type());
+        dim->insertAfter(after);
+        g->insertAfter(dim);
+        out->replaceAllUsesAfterNodeWith(g, g->output());
+        added.push_back(dim);
+        added.push_back(g);
+        observe(out, g, g->output());
+        after = g;
+      }
+      continue;
+    }
     for (auto *out : n->outputs())
       observe(out, n);
   }
@@ -220,9 +287,13 @@ bool has_data_dependent_rows(const torch::jit::Node *n) {
   return ops.count(op) > 0 || (op == "aten::where" && n->inputs().size() == 1);
 }
 
+static bool has_data_dependent_count(const torch::jit::Node *n) {
+  return has_data_dependent_rows(n) || unique_values_dim(n) >= 0;
+}
+
 bool has_data_dependent_rows(const torch::jit::Block *block, const ShapeRecord &example) {
   for (const auto *n : block->nodes()) {
-    if (has_data_dependent_rows(n))
+    if (has_data_dependent_count(n))
       return true;
     // x[mask]: the example run tells whether aten::index got a boolean mask.
     if (is_index_with_list(n) && n->input(1)->node()->kind() == c10::prim::ListConstruct) {

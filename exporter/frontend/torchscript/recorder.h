@@ -23,7 +23,9 @@ namespace torch2onnx {
 // With `counts`, every op whose number of rows depends on the data (nonzero, one-argument where,
 // masked_select, torchvision::nms, aten::index with a boolean mask: see has_data_dependent_rows)
 // passes on fewer rows (Fewer: its first 2 of many, 1 of 2) or one more (More: a row of zeros,
-// i.e. index 0), so a run at the example inputs shows which sizes follow those counts.
+// i.e. index 0), so a run at the example inputs shows which sizes follow those counts. unique's
+// distinct values and counts (aten::_unique, _unique2, unique_dim, unique_consecutive) get one
+// more in a More run only (fewer would leave its inverse indices pointing past them).
 //
 // With `values`, every tensor value's contents are kept too (a copy, taken when the node ran; in
 // a loop body, the last iteration's): what --locate compares ONNX Runtime's values with.
