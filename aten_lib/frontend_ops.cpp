@@ -29,7 +29,7 @@ void register_frontend_ops(Registry &r) {
   r.add_frontend("aten::warn", FrontendHandler::Dropped, {});
   // Lists: of known length at export time, or built at run time (ONNX sequences).
   r.add_frontend("aten::__getitem__", FrontendHandler::GetItem, {"SequenceAt"});
-  r.add_frontend("aten::len", FrontendHandler::Len, {"SequenceLength"});
+  r.add_frontend("aten::len", FrontendHandler::Len, {"SequenceLength", "Shape", "Gather"});
   r.add_frontend("aten::append", FrontendHandler::Append, {"SequenceInsert"});
   r.add_frontend("aten::list", FrontendHandler::ListCopy, {});
   r.add_frontend("aten::__is__", FrontendHandler::IsNone, {});

@@ -130,6 +130,10 @@ std::vector<Val> unique(GraphBuilder &b, const Val &x, std::optional<int64_t> ax
   if (axis)
     attrs.emplace_back("axis", *axis);
   auto outs = b.op("Unique", {cast_to(b, x, k)}, attrs, 4);
+  if (!axis) // 1-D, as many as the data says (for a branch the example run did not take)
+    for (auto [i, dt] : {std::pair<size_t, DType>{0, k}, {2, DType::Int64}, {3, DType::Int64}})
+      if (!b.has_info(outs[i]))
+        b.set_info(outs[i], TensorInfo{dt, std::vector<Dim>{Dim{}}});
   return {k == t ? outs[0] : cast_to(b, outs[0], t), outs[2], outs[3]};
 }
 } // namespace

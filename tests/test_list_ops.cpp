@@ -351,3 +351,26 @@ graph(%x : Tensor):
   return (%y))IR";
   check_ir_dynamic(runtime, {randn({3, 2})}, {randn({5, 2})});
 }
+
+// x.size()[1:] with symbolic dims (scripted nn.GroupNorm: list(input.size()[2:])): a list of
+// runtime ints sliced at export time; and len(x) of a tensor whose first dim is symbolic.
+TEST_CASE("aten::slice on a list of runtime sizes, aten::len of a tensor", "[lists]") {
+  const std::string g = R"IR(
+graph(%x : Tensor):
+  %s : int[] = aten::size(%x)
+  %one : int = prim::Constant[value=1]()
+  %m1 : int = prim::Constant[value=-1]()
+  %none : NoneType = prim::Constant()
+  %t : int[] = aten::slice(%s, %one, %none, %one)
+  %u : int[] = aten::slice(%s, %m1, %none, %one)
+  %lead : int[] = prim::ListConstruct(%m1)
+  %shape : int[] = aten::add(%lead, %t)
+  %y : Tensor = aten::reshape(%x, %shape)
+  %n : int = aten::len(%x)
+  %w : int = aten::__getitem__(%u, %m1)
+  %k : int = aten::mul(%n, %w)
+  %z : Tensor = aten::mul(%y, %k)
+  return (%z))IR";
+  auto r = check_ir_dynamic(g, {randn({2, 3, 4}, 2)}, {randn({5, 3, 6}, 3)});
+  CHECK(r.count("Shape") >= 1);
+}

@@ -277,7 +277,9 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &gra
       }
       if (h &&
           (h->scan != Scan::OnLists || n->input(0)->type()->kind() == c10::TypeKind::ListType ||
-           n->input(0)->type()->kind() == c10::TypeKind::DictType)) {
+           n->input(0)->type()->kind() == c10::TypeKind::DictType ||
+           (n->kind() == c10::aten::len &&
+            n->input(0)->type()->isSubtypeOf(*c10::TensorType::get())))) {
         if (h->scan == Scan::ConstIfConst && all_const)
           for (const Value *o : n->outputs())
             consts.insert(o);
@@ -456,6 +458,8 @@ void Walker::run_node(const Node *n, size_t index, const NodeWhere &where) {
     // list + list and list += list: aten::add / add_ also name tensor converters, so they are
     // not in the handler table (whose ops are front-end only); extend is.
     if ((n->kind() == c10::aten::add || n->kind() == c10::aten::add_) && handle_list_concat(n))
+      return;
+    if (n->kind() == c10::aten::slice && handle_list_slice(n)) // x.size()[2:]
       return;
     if (const Handler *h = find_handler(n))
       if ((this->*h->handle)(n))

@@ -164,6 +164,7 @@ private:
   // insert, _set_item, pop, Delete: edit the list in place (a sequence op on a runtime list).
   bool handle_list_mutation(const torch::jit::Node *n);
   bool handle_list_concat(const torch::jit::Node *n);
+  bool handle_list_slice(const torch::jit::Node *n);
   bool handle_dict_method(const torch::jit::Node *n);
   bool handle_isinstance(const torch::jit::Node *n);
   Bound current(const Bound &item) const;

@@ -5,6 +5,7 @@
 #include "exporter/frontend/torchscript/walker.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace torch2onnx {
 
@@ -56,7 +57,19 @@ bool Walker::handle_getitem(const Node *n) {
 
 bool Walker::handle_len(const Node *n) {
   // A constant list or a tensor's len folds; a tensor list built at run time is a sequence.
-  if (lookup(n->input(0)).kind != Bound::Kind::List)
+  const Bound &in = lookup(n->input(0));
+  if (in.kind == Bound::Kind::Tensor && n->input(0)->type()->isSubtypeOf(*c10::TensorType::get())) {
+    // len(x) of a tensor whose first dim is known only at run time (a static one folds).
+    T2O_CHECK(!b_.has_info(in.tensor) || b_.rank(in.tensor) != 0, "len() of a 0-d tensor");
+    Bound bd;
+    bd.kind = Bound::Kind::Tensor;
+    bd.tensor = b_.op1("Gather", {b_.op1("Shape", {in.tensor}), b_.const_i64_scalar(0)},
+                       {{"axis", int64_t{0}}});
+    b_.set_info(bd.tensor, TensorInfo{DType::Int64, std::vector<Dim>{}});
+    bind(n->output(), bd);
+    return true;
+  }
+  if (in.kind != Bound::Kind::List)
     return false;
   Bound bd;
   bd.kind = Bound::Kind::Const;
@@ -292,6 +305,36 @@ bool Walker::handle_list_mutation(const Node *n) {
 // a + b, a += b (aten::add_) and a.extend(b) on lists: concatenation (Tacotron2's decoder
 // collects frames with `mel_outputs += [mel_output]`). Lists of known length join their items; a
 // tensor list built at run time (a sequence) gets the other list's tensors inserted.
+// aten::slice.t(t[] l, int? start=None, int? end=None, int step=1): a list whose length is known
+// at export time (its items may be runtime values: x.size()[2:] with symbolic dims, as scripted
+// nn.GroupNorm computes) sliced by constant bounds, with Python's rules for negative and
+// out-of-range bounds.
+bool Walker::handle_list_slice(const Node *n) {
+  if (n->inputs().size() != 4 || lookup(n->input(0)).kind != Bound::Kind::List)
+    return false;
+  std::optional<int64_t> b[3];
+  for (size_t i = 0; i < 3; ++i) {
+    const Bound &v = lookup(n->input(i + 1));
+    if (v.kind != Bound::Kind::Const || !(v.constant.isNone() || v.constant.isInt()))
+      return false;
+    if (v.constant.isInt())
+      b[i] = v.constant.toInt();
+  }
+  const std::vector<Bound> &items = lookup(n->input(0)).items;
+  const auto len = static_cast<int64_t>(items.size());
+  const int64_t step = b[2].value_or(1);
+  T2O_CHECK(step > 0, "a list slice with step {} is not supported", step);
+  auto at = [&](const std::optional<int64_t> &v, int64_t absent) {
+    return v ? std::clamp<int64_t>(*v < 0 ? *v + len : *v, 0, len) : absent;
+  };
+  Bound out;
+  out.kind = Bound::Kind::List;
+  for (int64_t i = at(b[0], 0); i < at(b[1], len); i += step)
+    out.items.push_back(items[static_cast<size_t>(i)]);
+  bind(n->output(), out);
+  return true;
+}
+
 bool Walker::handle_list_concat(const Node *n) {
   using K = Bound::Kind;
   if (n->input(0)->type()->kind() != c10::TypeKind::ListType)
