@@ -278,12 +278,20 @@ void aten_floordiv(ConvertCtx &c) {
 
 namespace {
 
-// bitwise and/or/xor: And/Or/Xor on bools. Integer BitwiseAnd/Or/Xor arrive only in opset 18.
-void bitwise(ConvertCtx &c, const char *onnx_op) {
+// bitwise and/or/xor: And/Or/Xor on bools; on integers BitwiseAnd/Or/Xor, which arrive in
+// opset 18 (`integers`: the target has them).
+void bitwise(ConvertCtx &c, const char *onnx_op, bool integers) {
   DType t = out_dtype(c);
-  T2O_CHECK(t == DType::Bool,
-            "{} on {} tensors needs ONNX Bitwise{} (opset 18+); opsets 11-17 support bool only",
-            c.op(), dtype_name(t), onnx_op);
+  if (t != DType::Bool) {
+    if (!integers)
+      throw Error(fmt::format("{} on {} tensors needs ONNX Bitwise{} (opset 18+); opsets 11-17 "
+                              "support bool only",
+                              c.op(), dtype_name(t), onnx_op),
+                  "export with --opset 18 or later");
+    c.set_out(0, op_t(c.b, t, fmt::format("Bitwise{}", onnx_op),
+                      {operand(c, "self", t), operand(c, "other", t)}));
+    return;
+  }
   c.set_out(0, op_t(c.b, t, onnx_op, {operand(c, "self", t), operand(c, "other", t)}));
 }
 
@@ -343,13 +351,22 @@ void shift(ConvertCtx &c, bool left) {
 } // namespace
 
 void aten_bitwise_and(ConvertCtx &c) {
-  bitwise(c, "And");
+  bitwise(c, "And", false);
 }
 void aten_bitwise_or(ConvertCtx &c) {
-  bitwise(c, "Or");
+  bitwise(c, "Or", false);
 }
 void aten_bitwise_xor(ConvertCtx &c) {
-  bitwise(c, "Xor");
+  bitwise(c, "Xor", false);
+}
+void aten_bitwise_and_18(ConvertCtx &c) {
+  bitwise(c, "And", true);
+}
+void aten_bitwise_or_18(ConvertCtx &c) {
+  bitwise(c, "Or", true);
+}
+void aten_bitwise_xor_18(ConvertCtx &c) {
+  bitwise(c, "Xor", true);
 }
 void aten_bitwise_left_shift(ConvertCtx &c) {
   shift(c, true);
@@ -415,6 +432,12 @@ void register_math_ops(Registry &r) {
   r.add("aten::__or__", 11, aten_bitwise_or, {"Or"});
   r.add_with_inplace("aten::bitwise_xor", 11, aten_bitwise_xor, {"Xor"});
   r.add("aten::__xor__", 11, aten_bitwise_xor, {"Xor"});
+  r.add_with_inplace("aten::bitwise_and", 18, aten_bitwise_and_18, {"And", "BitwiseAnd"});
+  r.add("aten::__and__", 18, aten_bitwise_and_18, {"And", "BitwiseAnd"});
+  r.add_with_inplace("aten::bitwise_or", 18, aten_bitwise_or_18, {"Or", "BitwiseOr"});
+  r.add("aten::__or__", 18, aten_bitwise_or_18, {"Or", "BitwiseOr"});
+  r.add_with_inplace("aten::bitwise_xor", 18, aten_bitwise_xor_18, {"Xor", "BitwiseXor"});
+  r.add("aten::__xor__", 18, aten_bitwise_xor_18, {"Xor", "BitwiseXor"});
   r.add_with_inplace("aten::bitwise_left_shift", 11, aten_bitwise_left_shift,
                      {"BitShift", "Where", "Cast", "Less", "Not"});
   r.add("aten::__lshift__", 11, aten_bitwise_left_shift,

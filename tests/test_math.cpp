@@ -237,6 +237,16 @@ TEST_CASE("bitwise ops on integers need opset 18", "[math]") {
   auto err = export_ir_error(ir2("aten::bitwise_and(%x, %z)"), {at::randint(0, 9, {4}, at::kLong),
                                                                 at::randint(0, 9, {4}, at::kLong)});
   CHECK(err.find("opset 18") != std::string::npos);
+  // From opset 18: BitwiseAnd/Or/Xor on signed and unsigned integers (negative values too).
+  for (auto dt : {at::kInt, at::kLong, at::kByte, at::kShort})
+    for (const char *op : {"aten::bitwise_and", "aten::__or__", "aten::__xor__"})
+      for (int opset : {18, 21}) {
+        INFO(op << " " << dt << " opset " << opset);
+        int64_t lo = dt == at::kByte ? 0 : -300;
+        auto r = check_ir(ir2(std::string(op) + "(%x, %z)"),
+                          {at::randint(lo, 255, {12}, dt), at::randint(lo, 255, {12}, dt)}, opset);
+        CHECK(r.count("BitwiseAnd") + r.count("BitwiseOr") + r.count("BitwiseXor") == 1);
+      }
 }
 
 TEST_CASE("aten::bitwise_left_shift", "[math]") {
