@@ -13,11 +13,100 @@ namespace {
 
 // Resize of the last `nd` dims to the given scales (mapping output to input with them) or,
 // without scales, to `sizes` (mapping with in/out), as LibTorch does.
+namespace {
+
+// Nearest resampling as LibTorch computes it: output index o of a dim reads input
+// min(floor(o * s), in - 1), in float32, with s = float(1 / scale_factor) when a scale factor is
+// given, else float(in) / float(out). ONNX Resize (asymmetric, floor) divides by its scale instead
+// (o / (out / in)), which differs at exact boundaries: 14 -> 8 reads 7 at o = 4 in LibTorch
+// (4 * 1.75) and 6 in ONNX Runtime (4 / 0.5714286 = 6.9999995). Per dim: nullopt when Resize
+// gives the same indices (known sizes, compared here; or a power-of-two scale factor, exact in
+// both), else the indices to Gather.
+struct NearestDim {
+  bool resize_ok = true;
+  Val index; // int64 [out] when !resize_ok
+};
+
+NearestDim nearest_dim(GraphBuilder &b, const Val &x, int64_t axis, double scale_factor,
+                       const Arg *size, bool force) {
+  const TensorInfo &info = b.info(x);
+  const Dim &in_dim = (*info.shape)[static_cast<size_t>(axis)];
+  std::optional<int64_t> out;
+  if (size && !size->is_tensor())
+    out = size->to_int();
+  else if (!size && in_dim.is_static())
+    out = static_cast<int64_t>(static_cast<double>(in_dim.value) * scale_factor);
+  if (in_dim.is_static() && out) {
+    const int64_t in = in_dim.value;
+    const float torch_scale = size ? static_cast<float>(in) / static_cast<float>(*out)
+                                   : static_cast<float>(1.0 / scale_factor);
+    const float ort_scale =
+        size ? static_cast<float>(*out) / static_cast<float>(in) : static_cast<float>(scale_factor);
+    std::vector<int64_t> idx;
+    bool same = true;
+    for (int64_t o = 0; o < *out; ++o) {
+      auto t = static_cast<int64_t>(std::floor(static_cast<float>(o) * torch_scale));
+      auto r = static_cast<int64_t>(std::floor(static_cast<float>(o) / ort_scale));
+      idx.push_back(std::min(t, in - 1));
+      same = same && std::min(r, in - 1) == idx.back();
+    }
+    return same && !force ? NearestDim{} : NearestDim{false, b.const_i64(idx)};
+  }
+  if (!force && !size && scale_factor > 0 &&
+      std::exp2(std::round(std::log2(scale_factor))) == scale_factor)
+    return NearestDim{}; // 1 / 2^k and 2^k are exact: o * 2^-k == o / 2^k
+  Val n_in = dim_scalar(b, x, axis);
+  Val n_out =
+      size ? (size->is_tensor() ? reshape(b, cast_to(b, size->t(), DType::Int64), {})
+                                : b.const_i64_scalar(size->to_int()))
+           : b.op1("Cast",
+                   {b.op1("Floor", {b.op1("Mul", {cast_to(b, n_in, DType::Double),
+                                                  b.const_scalar(DType::Double, scale_factor)})})},
+                   {{"to", static_cast<int64_t>(DType::Int64)}});
+  Val s = size ? b.op1("Div", {cast_to(b, n_in, DType::Float), cast_to(b, n_out, DType::Float)})
+               : b.const_scalar(DType::Float, static_cast<float>(1.0 / scale_factor));
+  Val pos = b.op1("Floor", {b.op1("Mul", {cast_to(b, iota(b, n_out), DType::Float), s})});
+  Val idx =
+      b.op1("Min", {cast_to(b, pos, DType::Int64), b.op1("Sub", {n_in, b.const_i64_scalar(1)})});
+  return NearestDim{false, idx};
+}
+
+// Nearest: one Resize when it reads the same inputs as LibTorch on every dim, else a Gather per
+// dim (see nearest_dim).
+std::optional<Val> nearest_gathers(ConvertCtx &c, const Val &x, int64_t nd,
+                                   const std::vector<double> &scales, const Arg &sizes) {
+  GraphBuilder &b = c.b;
+  if (scales.empty())
+    T2O_CHECK(sizes.is_list() && !sizes.items.empty(), "{}: needs output_size or scale factors",
+              c.op());
+  auto size_of = [&](int64_t d) -> const Arg * {
+    return scales.empty() ? &sizes.items[sizes.items.size() == 1 ? 0 : static_cast<size_t>(d)]
+                          : nullptr;
+  };
+  bool all_resize = true;
+  for (int64_t d = 0; d < nd && all_resize; ++d)
+    all_resize =
+        nearest_dim(b, x, 2 + d, scales.empty() ? 0.0 : scales[d], size_of(d), false).resize_ok;
+  if (all_resize)
+    return std::nullopt;
+  Val y = x; // every dim by its own indices (each Gather reads the sizes of x)
+  for (int64_t d = 0; d < nd; ++d) {
+    NearestDim g = nearest_dim(b, x, 2 + d, scales.empty() ? 0.0 : scales[d], size_of(d), true);
+    y = b.op1("Gather", {y, g.index}, {{"axis", 2 + d}});
+  }
+  return y;
+}
+
+} // namespace
+
 Val resize(ConvertCtx &c, const Val &x, int64_t nd, const std::vector<double> &scales,
            const Arg &sizes, const std::vector<Attr> &attrs) {
   GraphBuilder &b = c.b;
   int64_t r = b.info(x).rank();
   T2O_CHECK(r == nd + 2, "{}: expected a {}-D input, got {}", c.op(), nd + 2, b.info(x).str());
+  if (!attrs.empty() && std::get<std::string>(attrs[0].value) == "nearest")
+    if (std::optional<Val> y = nearest_gathers(c, x, nd, scales, sizes))
+      return *y;
   if (!scales.empty()) {
     T2O_CHECK(static_cast<int64_t>(scales.size()) == nd, "{}: expected {} scale factors, got {}",
               c.op(), nd, scales.size());
@@ -488,14 +577,18 @@ void aten_col2im_18(ConvertCtx &c) {
 void register_image_ops(Registry &r) {
   // These all lower through resize() above, so they list the same ONNX ops.
   const std::vector<std::string> resize_ops{"Resize", "Concat", "Shape", "Slice"};
-  r.add("aten::upsample_nearest1d", 11, aten_upsample_nearest1d, resize_ops);
-  r.add("aten::upsample_nearest2d", 11, aten_upsample_nearest2d, resize_ops);
-  r.add("aten::upsample_nearest3d", 11, aten_upsample_nearest3d, resize_ops);
+  // Nearest: or a Gather per dim of LibTorch's source indices (nearest_dim).
+  const std::vector<std::string> nearest_ops{"Resize", "Concat", "Shape",  "Slice", "Gather",
+                                             "Cast",   "Floor",  "Mul",    "Min",   "Range",
+                                             "Sub",    "Div",    "Reshape"};
+  r.add("aten::upsample_nearest1d", 11, aten_upsample_nearest1d, nearest_ops);
+  r.add("aten::upsample_nearest2d", 11, aten_upsample_nearest2d, nearest_ops);
+  r.add("aten::upsample_nearest3d", 11, aten_upsample_nearest3d, nearest_ops);
   r.add("aten::upsample_linear1d", 11, aten_upsample_linear1d, resize_ops);
   r.add("aten::upsample_bilinear2d", 11, aten_upsample_bilinear2d, resize_ops);
   r.add("aten::upsample_trilinear3d", 11, aten_upsample_trilinear3d, resize_ops);
   r.add("aten::upsample_bicubic2d", 11, aten_upsample_bicubic2d, resize_ops);
-  r.add("aten::__interpolate", 11, aten___interpolate, resize_ops);
+  r.add("aten::__interpolate", 11, aten___interpolate, nearest_ops);
   r.add("aten::_upsample_bilinear2d_aa", 11, aten__upsample_bilinear2d_aa, {"MatMul"});
   r.add("aten::_upsample_bicubic2d_aa", 11, aten__upsample_bicubic2d_aa, {"MatMul"});
   register_grid_sampler_decomposed(r); // below opset 16 (grid_sample_decomposed.cpp)

@@ -285,3 +285,41 @@ TEST_CASE("aten::grid_sampler_3d", "[image]") {
           }
         }
 }
+
+// Nearest reads input floor(o * s) with s = in / out (or 1 / scale_factor) in float32, as LibTorch;
+// ONNX Resize divides by out / in instead and reads another pixel at exact boundaries (14 -> 8:
+// o = 4 reads 7 in LibTorch, 6 in Resize). Inputs are arange values, so a pixel off shows.
+TEST_CASE("nearest resampling reads LibTorch's pixels at fractional scales", "[image]") {
+  auto x = at::arange(14 * 18, at::kFloat).reshape({1, 1, 14, 18});
+  const std::string by_size = R"IR(
+graph(%x : Tensor):
+  %h : int = prim::Constant[value=8]()
+  %w : int = prim::Constant[value=10]()
+  %o : int[] = prim::ListConstruct(%h, %w)
+  %none : NoneType = prim::Constant()
+  %y : Tensor = aten::upsample_nearest2d(%x, %o, %none, %none)
+  return (%y))IR";
+  auto r = check_ir_opsets(by_size, {x});
+  CHECK(r.count("Resize") == 0);
+  const std::string by_scale = R"IR(
+graph(%x : Tensor):
+  %s : float = prim::Constant[value=0.6]()
+  %t : float = prim::Constant[value=1.5]()
+  %f : float[] = prim::ListConstruct(%s, %t)
+  %none : NoneType = prim::Constant()
+  %y : Tensor = aten::upsample_nearest2d(%x, %none, %f)
+  return (%y))IR";
+  check_ir_opsets(by_scale, {x});
+  // Symbolic sizes: the indices are computed at run time (a power-of-two factor keeps Resize).
+  auto x2 = at::arange(9 * 23, at::kFloat).reshape({1, 1, 9, 23});
+  check_ir_dynamic(by_scale, {x}, {x2});
+  const std::string twice = R"IR(
+graph(%x : Tensor):
+  %s : float = prim::Constant[value=2.]()
+  %f : float[] = prim::ListConstruct(%s, %s)
+  %none : NoneType = prim::Constant()
+  %y : Tensor = aten::upsample_nearest2d(%x, %none, %f)
+  return (%y))IR";
+  auto r2 = check_ir_dynamic(twice, {x}, {x2});
+  CHECK(r2.count("Resize") == 1);
+}
