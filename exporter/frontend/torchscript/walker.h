@@ -193,6 +193,9 @@ private:
             const std::vector<ValueType> *want);
   Bound unpack(const c10::TypePtr &type, const std::vector<Val> &vals, size_t &pos,
                const torch::jit::Value *origin);
+  void pack_dict(const Bound &bd, const c10::DictType &type, std::vector<Val> &vals,
+                 std::vector<ValueType> &types, const std::vector<ValueType> *want);
+  bool take_non_raising_branch(const torch::jit::Node *n);
   // The keys of the dicts an If carries (its outputs and the dicts its branches change), in the
   // order pack meets them: the then-branch records them, the else-branch must give the same
   // ones, unpack rebuilds the dicts with them. Null outside an If (a loop cannot carry a dict).

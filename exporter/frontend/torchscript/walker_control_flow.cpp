@@ -131,6 +131,28 @@ Val Walker::to_scalar_tensor(const Bound &bd, DType dtype) {
   return t;
 }
 
+// A dict an If carries (with the same keys on both paths): its values, in key order; the keys
+// go to if_dict_keys_ (recorded by the then-branch, checked by the else-branch).
+void Walker::pack_dict(const Bound &bd, const c10::DictType &dt, std::vector<Val> &vals,
+                       std::vector<ValueType> &types, const std::vector<ValueType> *want) {
+  T2O_CHECK(bd.kind == Bound::Kind::List && bd.keys.size() == bd.items.size(),
+            "a {} whose keys are not known at export time cannot be an If output",
+            dt.annotation_str());
+  DictKeys &k = *if_dict_keys_;
+  if (!k.checking) {
+    k.lists.push_back(bd.keys);
+  } else {
+    T2O_CHECK(k.next < k.lists.size() && k.lists[k.next] == bd.keys,
+              "a dict has the keys [{}] on one path of an if and [{}] on the other",
+              k.next < k.lists.size() ? fmt::format("{}", fmt::join(k.lists[k.next], ", "))
+                                      : std::string(),
+              fmt::format("{}", fmt::join(bd.keys, ", ")));
+    ++k.next;
+  }
+  for (const Bound &item : bd.items)
+    pack(item, dt.getValueType(), nullptr, vals, types, want);
+}
+
 void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin,
                   std::vector<Val> &vals, std::vector<ValueType> &types,
                   const std::vector<ValueType> *want) {
@@ -155,23 +177,7 @@ void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin
     return;
   }
   if (auto dt = type->cast<c10::DictType>(); dt && if_dict_keys_) {
-    // A dict with the same keys on both paths: its values, in key order.
-    T2O_CHECK(bd.kind == Bound::Kind::List && bd.keys.size() == bd.items.size(),
-              "a {} whose keys are not known at export time cannot be an If output",
-              type->annotation_str());
-    DictKeys &k = *if_dict_keys_;
-    if (!k.checking) {
-      k.lists.push_back(bd.keys);
-    } else {
-      T2O_CHECK(k.next < k.lists.size() && k.lists[k.next] == bd.keys,
-                "a dict has the keys [{}] on one path of an if and [{}] on the other",
-                k.next < k.lists.size() ? fmt::format("{}", fmt::join(k.lists[k.next], ", "))
-                                        : std::string(),
-                fmt::format("{}", fmt::join(bd.keys, ", ")));
-      ++k.next;
-    }
-    for (const Bound &item : bd.items)
-      pack(item, dt->getValueType(), nullptr, vals, types, want);
+    pack_dict(bd, *dt, vals, types, want);
     return;
   }
   if (auto ot = type->cast<c10::OptionalType>()) {
@@ -290,24 +296,31 @@ bool Walker::handle_if(const Node *n) {
 // A runtime condition: an ONNX If whose branches are subgraphs, or, when one branch raises, the
 // other branch alone.
 
-void Walker::convert_if(const Node *n) {
+// An if one of whose branches raises: the exception is dropped (like the other
+// prim::RaiseException), assuming the model is used only on inputs it accepts, so the other
+// branch is the one that runs. False when neither raises.
+bool Walker::take_non_raising_branch(const Node *n) {
   const Block *blocks[2] = {n->blocks()[0], n->blocks()[1]};
   bool raises[2] = {block_raises(blocks[0]), block_raises(blocks[1])};
-  if (raises[0] || raises[1]) {
-    T2O_CHECK(!(raises[0] && raises[1]), "both branches of this if raise an exception");
-    // The exception is dropped (like the other prim::RaiseException): assume the model is used
-    // only on inputs it accepts, so the other branch is the one that runs.
-    const Block *taken = blocks[raises[0] ? 1 : 0];
-    warn_changed(dropped_raises_, fmt::format("dropped the branch that raises an exception at {}",
-                                              where_of(n).source.empty() ? n->kind().toQualString()
-                                                                         : where_of(n).source));
-    run_block(taken);
-    for (size_t i = 0; i < n->outputs().size(); ++i) {
-      Bound out = lookup(taken->outputs()[i]);
-      bind(n->outputs()[i], out);
-    }
-    return;
+  if (!raises[0] && !raises[1])
+    return false;
+  T2O_CHECK(!(raises[0] && raises[1]), "both branches of this if raise an exception");
+  const Block *taken = blocks[raises[0] ? 1 : 0];
+  warn_changed(dropped_raises_, fmt::format("dropped the branch that raises an exception at {}",
+                                            where_of(n).source.empty() ? n->kind().toQualString()
+                                                                       : where_of(n).source));
+  run_block(taken);
+  for (size_t i = 0; i < n->outputs().size(); ++i) {
+    Bound out = lookup(taken->outputs()[i]);
+    bind(n->outputs()[i], out);
   }
+  return true;
+}
+
+void Walker::convert_if(const Node *n) {
+  const Block *blocks[2] = {n->blocks()[0], n->blocks()[1]};
+  if (take_non_raising_branch(n))
+    return;
   if (take_recorded_branch(n))
     return;
   Val cond = to_scalar_tensor(lookup(n->input(0)), DType::Bool);
