@@ -584,10 +584,73 @@ std::unique_ptr<Registry> begin_export(const ExportOptions &o, const std::string
 
 } // namespace
 
+namespace {
+// LibTorch's warnings (TORCH_WARN, e.g. "scatter_reduce() is in beta ...") raised on the thread
+// of an export while it runs the model: once each into the report's notices, instead of glog
+// lines on stderr. LibTorch has one process-wide handler, so one router (never destroyed, set
+// once) sends each warning to the collector of its thread's export, or on to the handler that
+// was there before (warnings of other threads, or outside an export).
+class LibTorchWarnings;
+thread_local LibTorchWarnings *t_collector = nullptr;
+
+class WarningRouter : public c10::WarningHandler {
+public:
+  static void install() {
+    static WarningRouter *router = [] {
+      auto *w = new WarningRouter;
+      w->previous_ = c10::Warning::get_warning_handler();
+      c10::Warning::set_warning_handler(w);
+      return w;
+    }();
+    (void)router;
+  }
+  void process(const c10::SourceLocation &where, const std::string &msg,
+               const bool verbatim) override;
+
+private:
+  c10::WarningHandler *previous_ = nullptr;
+};
+
+class LibTorchWarnings {
+public:
+  explicit LibTorchWarnings(ExportReport &r) : r_(r), outer_(t_collector) {
+    WarningRouter::install();
+    t_collector = this;
+  }
+  ~LibTorchWarnings() { t_collector = outer_; }
+  LibTorchWarnings(const LibTorchWarnings &) = delete;
+  LibTorchWarnings &operator=(const LibTorchWarnings &) = delete;
+  void add(const std::string &msg) {
+    if (std::find(seen_.begin(), seen_.end(), msg) == seen_.end())
+      seen_.push_back(msg);
+  }
+  // Into the report (before it is returned).
+  void flush() {
+    for (const auto &m : seen_)
+      r_.notices.push_back(fmt::format("LibTorch warned while running the model: {}", m));
+    seen_.clear();
+  }
+
+private:
+  ExportReport &r_;
+  LibTorchWarnings *outer_;
+  std::vector<std::string> seen_;
+};
+
+void WarningRouter::process(const c10::SourceLocation &where, const std::string &msg,
+                            const bool verbatim) {
+  if (t_collector)
+    t_collector->add(msg);
+  else if (previous_)
+    previous_->process(where, msg, verbatim);
+}
+} // namespace
+
 ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport *progress) {
   ExportReport local;
   ExportReport &r = progress ? *progress : local;
   r = ExportReport();
+  LibTorchWarnings libtorch_warnings(r);
   ProgressScope shown(o.progress);
   progress_phase(Phase::None); // a failure in begin_export (the options) is in no phase
   PhaseClock clock(r);
@@ -609,6 +672,7 @@ ExportReport export_model(const ExportOptions &o, const LogFn &log, ExportReport
     m.check_weights();
     throw;
   }
+  libtorch_warnings.flush();
   return r;
 }
 
@@ -630,6 +694,7 @@ DType example_dtype(const at::Tensor &t) {
 ExportReport export_module(const torch::jit::Module &module, const std::vector<c10::IValue> &args,
                            const ExportOptions &o, const LogFn &log) {
   ExportReport r;
+  LibTorchWarnings libtorch_warnings(r);
   PhaseClock clock(r);
   ProgressScope shown(o.progress);
   progress_phase(Phase::None);
@@ -656,6 +721,7 @@ ExportReport export_module(const torch::jit::Module &module, const std::vector<c
     if (!args[i].isNone() || o.inputs.size() <= i)
       data[i] = args[i];
   export_loaded(m, data, o, registry ? registry.get() : o.registry, log, r, clock);
+  libtorch_warnings.flush();
   return r;
 }
 

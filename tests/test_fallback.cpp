@@ -197,3 +197,21 @@ TEST_CASE("cli: a bad --fallback-domain is a command-line error", "[fallback]") 
   CHECK(r.exit_code == 2);
   CHECK(contains(r.err, "--fallback-domain 'ai.onnx' is one of ONNX's own domains"));
 }
+
+// LibTorch's own warnings while the model runs (TORCH_WARN_ONCE: scatter_reduce is in beta) are
+// the report's notices, not glog lines on stderr.
+TEST_CASE("LibTorch's warnings become notices of the report", "[fallback]") {
+  torch::jit::Module mod("M");
+  mod.define(R"(
+def forward(self, x, idx):
+    return torch.zeros(3).scatter_reduce(0, idx, x, "amax")
+)");
+  ExportOptions o;
+  o.output_path = fresh_dir("libtorch_warnings") + "/m.onnx";
+  std::vector<c10::IValue> args = {randn({5}), at::tensor({0, 2, 1, 0, 2}, at::kLong)};
+  ExportReport r = export_module(mod, args, o);
+  bool noted = false;
+  for (const auto &n : r.notices)
+    noted = noted || (contains(n, "LibTorch warned") && contains(n, "scatter_reduce"));
+  CHECK(noted);
+}
