@@ -426,6 +426,20 @@ void aten_roll(ConvertCtx &c) {
             dims.size());
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t axis = norm_axis(dims[i], info.rank());
+    if (!(*info.shape)[static_cast<size_t>(axis)].is_static()) {
+      // A size known at run time: the shift modulo it (Mod with fmod 0 takes the divisor's
+      // sign, as Python's %; Max keeps an empty dim from dividing by 0), then the same cut.
+      Val n = dim_scalar(c.b, x, axis);
+      Val s = c.b.op1(
+          "Mod", {c.b.const_i64_scalar(shifts[i]), c.b.op1("Max", {n, c.b.const_i64_scalar(1)})},
+          {{"fmod", int64_t{0}}});
+      Val cut = unsqueeze(c.b, c.b.op1("Sub", {n, s}), {0});
+      Val tail = slice(c.b, x, cut, c.b.const_i64({INT64_MAX}), axis);
+      Val head = slice(c.b, x, c.b.const_i64({0}), cut, axis);
+      x = c.b.op1("Concat", {tail, head}, {{"axis", axis}});
+      c.b.set_info(x, info);
+      continue;
+    }
     int64_t n = static_size(info, axis, c.op());
     int64_t s = n == 0 ? 0 : ((shifts[i] % n) + n) % n;
     if (s == 0)
@@ -614,7 +628,9 @@ void register_shape_ops(Registry &r) {
   r.add("aten::slice", 11, aten_slice, {"Slice", "Concat", "Reshape"});
   r.add("aten::narrow", 11, aten_narrow, {"Slice", "Add", "Concat", "Reshape"});
   r.add("aten::flip", 11, aten_flip, {"Slice"});
-  r.add("aten::roll", 11, aten_roll, {"Slice", "Concat", "Reshape", "Shape"});
+  r.add("aten::roll", 11, aten_roll,
+        {"Slice", "Concat", "Reshape", "Shape", "Gather", "Mod", "Max", "Sub", "Unsqueeze",
+         "Greater", "Where"});
   for (const char *op : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",
                          "aten::feature_dropout_", "aten::alpha_dropout", "aten::alpha_dropout_",
                          "aten::feature_alpha_dropout", "aten::feature_alpha_dropout_"})

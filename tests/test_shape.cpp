@@ -312,6 +312,20 @@ TEST_CASE("aten::flip", "[shape]") {
   %y : Tensor = aten::roll(%x, %s, %d))IR"),
                     {randn({3, 5})});
   }
+  SECTION("roll along symbolic dims (torch.roll of a sequence of any length)") {
+    const std::string g = R"IR(
+graph(%x : Tensor):
+  %three : int = prim::Constant[value=3]()
+  %m7 : int = prim::Constant[value=-7]()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %s : int[] = prim::ListConstruct(%three, %m7)
+  %d : int[] = prim::ListConstruct(%one, %zero)
+  %y : Tensor = aten::roll(%x, %s, %d)
+  return (%y))IR";
+    for (int opset : {11, 17})
+      check_ir_dynamic(g, {randn({2, 8})}, {randn({5, 2}, 2)}, opset);
+  }
   SECTION("roll flattened") {
     check_ir_opsets(ir("%x : Tensor", R"IR(
   %s : int[] = prim::ListConstruct(%3)
