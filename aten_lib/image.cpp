@@ -17,44 +17,59 @@ namespace {
 
 // Nearest resampling as LibTorch computes it: output index o of a dim reads input
 // min(floor(o * s), in - 1), in float32, with s = float(1 / scale_factor) when a scale factor is
-// given, else float(in) / float(out). ONNX Resize (asymmetric, floor) divides by its scale instead
-// (o / (out / in)), which differs at exact boundaries: 14 -> 8 reads 7 at o = 4 in LibTorch
-// (4 * 1.75) and 6 in ONNX Runtime (4 / 0.5714286 = 6.9999995). Per dim: nullopt when Resize
-// gives the same indices (known sizes, compared here; or a power-of-two scale factor, exact in
-// both), else the indices to Gather.
-struct NearestDim {
-  bool resize_ok = true;
-  Val index; // int64 [out] when !resize_ok
-};
+// given (`size` null), else float(in) / float(out). ONNX Resize (asymmetric, floor) divides by its
+// scale instead (o / (out / in)), which differs at exact boundaries: 14 -> 8 reads 7 at o = 4 in
+// LibTorch (4 * 1.75) and 6 in ONNX Runtime (4 / 0.5714286 = 6.9999995).
 
-NearestDim nearest_dim(GraphBuilder &b, const Val &x, int64_t axis, double scale_factor,
-                       const Arg *size, bool force) {
-  const TensorInfo &info = b.info(x);
-  const Dim &in_dim = (*info.shape)[static_cast<size_t>(axis)];
-  std::optional<int64_t> out;
-  if (size && !size->is_tensor())
-    out = size->to_int();
-  else if (!size && in_dim.is_static())
-    out = static_cast<int64_t>(static_cast<double>(in_dim.value) * scale_factor);
-  if (in_dim.is_static() && out) {
-    const int64_t in = in_dim.value;
-    const float torch_scale = size ? static_cast<float>(in) / static_cast<float>(*out)
-                                   : static_cast<float>(1.0 / scale_factor);
-    const float ort_scale =
-        size ? static_cast<float>(*out) / static_cast<float>(in) : static_cast<float>(scale_factor);
-    std::vector<int64_t> idx;
-    bool same = true;
-    for (int64_t o = 0; o < *out; ++o) {
-      auto t = static_cast<int64_t>(std::floor(static_cast<float>(o) * torch_scale));
-      auto r = static_cast<int64_t>(std::floor(static_cast<float>(o) / ort_scale));
-      idx.push_back(std::min(t, in - 1));
-      same = same && std::min(r, in - 1) == idx.back();
-    }
-    return same && !force ? NearestDim{} : NearestDim{false, b.const_i64(idx)};
+// A dim's input and output sizes when both are known at export time.
+struct KnownSizes {
+  int64_t in = 0, out = 0;
+};
+std::optional<KnownSizes> known_sizes(const GraphBuilder &b, const Val &x, int64_t axis,
+                                      double scale_factor, const Arg *size) {
+  const Dim &in = (*b.info(x).shape)[static_cast<size_t>(axis)];
+  if (!in.is_static() || (size && size->is_tensor()))
+    return std::nullopt;
+  int64_t out =
+      size ? size->to_int() : static_cast<int64_t>(static_cast<double>(in.value) * scale_factor);
+  return KnownSizes{in.value, out};
+}
+
+// LibTorch's source index of each output position of a dim of known sizes.
+std::vector<int64_t> torch_nearest(const KnownSizes &k, double scale_factor, bool by_size) {
+  const float s = by_size ? static_cast<float>(k.in) / static_cast<float>(k.out)
+                          : static_cast<float>(1.0 / scale_factor);
+  std::vector<int64_t> idx;
+  for (int64_t o = 0; o < k.out; ++o)
+    idx.push_back(std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), k.in - 1));
+  return idx;
+}
+
+// Whether Resize reads the same inputs as LibTorch on this dim: compared for known sizes; with
+// a runtime size only for a power-of-two scale factor (1 / 2^k and 2^k are exact, so
+// o * 2^-k == o / 2^k). Adds nothing to the graph.
+bool resize_matches(const GraphBuilder &b, const Val &x, int64_t axis, double scale_factor,
+                    const Arg *size) {
+  if (std::optional<KnownSizes> k = known_sizes(b, x, axis, scale_factor, size)) {
+    const float ort = size ? static_cast<float>(k->out) / static_cast<float>(k->in)
+                           : static_cast<float>(scale_factor);
+    std::vector<int64_t> torch = torch_nearest(*k, scale_factor, size != nullptr);
+    for (int64_t o = 0; o < k->out; ++o)
+      if (std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) / ort)), k->in - 1) !=
+          torch[static_cast<size_t>(o)])
+        return false;
+    return true;
   }
-  if (!force && !size && scale_factor > 0 &&
-      std::exp2(std::round(std::log2(scale_factor))) == scale_factor)
-    return NearestDim{}; // 1 / 2^k and 2^k are exact: o * 2^-k == o / 2^k
+  return !size && scale_factor > 0 &&
+         std::exp2(std::round(std::log2(scale_factor))) == scale_factor;
+}
+
+// LibTorch's source indices of a dim, int64 [out]: a constant for known sizes, else computed in
+// float32 at run time.
+Val nearest_index(GraphBuilder &b, const Val &x, int64_t axis, double scale_factor,
+                  const Arg *size) {
+  if (std::optional<KnownSizes> k = known_sizes(b, x, axis, scale_factor, size))
+    return b.const_i64(torch_nearest(*k, scale_factor, size != nullptr));
   Val n_in = dim_scalar(b, x, axis);
   Val n_out =
       size ? (size->is_tensor() ? reshape(b, cast_to(b, size->t(), DType::Int64), {})
@@ -66,13 +81,11 @@ NearestDim nearest_dim(GraphBuilder &b, const Val &x, int64_t axis, double scale
   Val s = size ? b.op1("Div", {cast_to(b, n_in, DType::Float), cast_to(b, n_out, DType::Float)})
                : b.const_scalar(DType::Float, static_cast<float>(1.0 / scale_factor));
   Val pos = b.op1("Floor", {b.op1("Mul", {cast_to(b, iota(b, n_out), DType::Float), s})});
-  Val idx =
-      b.op1("Min", {cast_to(b, pos, DType::Int64), b.op1("Sub", {n_in, b.const_i64_scalar(1)})});
-  return NearestDim{false, idx};
+  return b.op1("Min", {cast_to(b, pos, DType::Int64), b.op1("Sub", {n_in, b.const_i64_scalar(1)})});
 }
 
 // Nearest: one Resize when it reads the same inputs as LibTorch on every dim, else a Gather per
-// dim (see nearest_dim).
+// dim of LibTorch's indices.
 std::optional<Val> nearest_gathers(ConvertCtx &c, const Val &x, int64_t nd,
                                    const std::vector<double> &scales, const Arg &sizes) {
   GraphBuilder &b = c.b;
@@ -83,17 +96,15 @@ std::optional<Val> nearest_gathers(ConvertCtx &c, const Val &x, int64_t nd,
     return scales.empty() ? &sizes.items[sizes.items.size() == 1 ? 0 : static_cast<size_t>(d)]
                           : nullptr;
   };
-  bool all_resize = true;
-  for (int64_t d = 0; d < nd && all_resize; ++d)
-    all_resize =
-        nearest_dim(b, x, 2 + d, scales.empty() ? 0.0 : scales[d], size_of(d), false).resize_ok;
-  if (all_resize)
+  auto factor = [&](int64_t d) { return scales.empty() ? 0.0 : scales[static_cast<size_t>(d)]; };
+  bool all_match = true;
+  for (int64_t d = 0; d < nd && all_match; ++d)
+    all_match = resize_matches(b, x, 2 + d, factor(d), size_of(d));
+  if (all_match)
     return std::nullopt;
-  Val y = x; // every dim by its own indices (each Gather reads the sizes of x)
-  for (int64_t d = 0; d < nd; ++d) {
-    NearestDim g = nearest_dim(b, x, 2 + d, scales.empty() ? 0.0 : scales[d], size_of(d), true);
-    y = b.op1("Gather", {y, g.index}, {{"axis", 2 + d}});
-  }
+  Val y = x; // every dim by its own indices (each reads the sizes of x)
+  for (int64_t d = 0; d < nd; ++d)
+    y = b.op1("Gather", {y, nearest_index(b, x, 2 + d, factor(d), size_of(d))}, {{"axis", 2 + d}});
   return y;
 }
 

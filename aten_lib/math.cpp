@@ -282,17 +282,13 @@ namespace {
 // opset 18 (`integers`: the target has them).
 void bitwise(ConvertCtx &c, const char *onnx_op, bool integers) {
   DType t = out_dtype(c);
-  if (t != DType::Bool) {
-    if (!integers)
-      throw Error(fmt::format("{} on {} tensors needs ONNX Bitwise{} (opset 18+); opsets 11-17 "
-                              "support bool only",
-                              c.op(), dtype_name(t), onnx_op),
-                  "export with --opset 18 or later");
-    c.set_out(0, op_t(c.b, t, fmt::format("Bitwise{}", onnx_op),
-                      {operand(c, "self", t), operand(c, "other", t)}));
-    return;
-  }
-  c.set_out(0, op_t(c.b, t, onnx_op, {operand(c, "self", t), operand(c, "other", t)}));
+  if (t != DType::Bool && !integers)
+    throw Error(fmt::format("{} on {} tensors needs ONNX Bitwise{} (opset 18+); opsets 11-17 "
+                            "support bool only",
+                            c.op(), dtype_name(t), onnx_op),
+                "export with --opset 18 or later");
+  std::string op = t == DType::Bool ? onnx_op : fmt::format("Bitwise{}", onnx_op);
+  c.set_out(0, op_t(c.b, t, op, {operand(c, "self", t), operand(c, "other", t)}));
 }
 
 DType unsigned_of(DType t) {

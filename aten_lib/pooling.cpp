@@ -271,18 +271,15 @@ std::vector<int64_t> pooled_sizes(const ConvertCtx &c, const Batched &in,
 
 void emit_adaptive_avg(ConvertCtx &c, size_t n) {
   Batched in = batched(c, n);
-  std::vector<int64_t> out = adaptive_avg_out(c, n);
+  const std::vector<int64_t> out = adaptive_avg_out(c, n);
   if (all_ones(out)) {
     c.set_out(0, in.restore(c.b, c.b.op1("GlobalAveragePool", {in.x})));
     return;
   }
   const std::vector<int64_t> sp = pooled_sizes(c, in, out);
-  for (size_t d = 0; d < n; ++d) // a kept dim pools nothing: output size = input size
-    if (out[d] == -1)
-      out[d] = sp[d] > 0 ? sp[d] : 1;
-  std::vector<bool> kept(n);
+  std::vector<bool> kept(n); // pools nothing: its output size is its input size
   for (size_t d = 0; d < n; ++d)
-    kept[d] = sp[d] < 0;
+    kept[d] = out[d] == -1;
   // Dims whose size divides evenly pool with one AveragePool; the rest are averaged window by
   // window (the mean is separable, so each dim can be reduced on its own).
   std::vector<int64_t> kernel(n, 1);
