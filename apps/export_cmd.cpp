@@ -202,7 +202,7 @@ void check_command_line(Args &a) {
   o.verify = o.verify || o.locate;
   for (const auto &s : a.specs)
     o.inputs.push_back(parse_input_spec(s));
-  resolve_dim_names(o.inputs);
+  resolve_dim_names(o.inputs, !o.input_data.empty());
   o.validate();
   check_option_conflicts(o);
   // The settings that tune a comparison need one to tune.

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 namespace torch2onnx {
 
@@ -514,14 +516,51 @@ template <typename F> void each_tap(const Patches &p, F f) {
 }
 } // namespace
 
+namespace {
+// im2col of a padded [N, C, Hp, Wp] image whose H or W is known only at run time: one strided
+// Slice per kernel offset (i, j), all bounds constant — the offset's first row is i*dil and it
+// stops dil*(k-1-i) rows before the end, which leaves exactly the patch count
+// (Hp - dil*(k-1) - 1) / stride + 1 rows on any size — stacked to [N, C, kh kw, oh, ow], then
+// [N, C kh kw, oh ow].
+Val im2col_slices(GraphBuilder &b, const Val &x, const Patches &p) {
+  auto end = [](int64_t before_end) {
+    return before_end > 0 ? -before_end : std::numeric_limits<int64_t>::max();
+  };
+  std::vector<Val> taps;
+  for (int64_t i = 0; i < p.k[0]; ++i)
+    for (int64_t j = 0; j < p.k[1]; ++j) {
+      Val t =
+          b.op1("Slice",
+                {x, b.const_i64({i * p.dil[0], j * p.dil[1]}),
+                 b.const_i64({end(p.dil[0] * (p.k[0] - 1 - i)), end(p.dil[1] * (p.k[1] - 1 - j))}),
+                 b.const_i64({2, 3}), b.const_i64({p.stride[0], p.stride[1]})});
+      taps.push_back(unsqueeze(b, t, {2}));
+    }
+  Val y = taps.size() == 1 ? taps[0] : b.op1("Concat", taps, {{"axis", int64_t{2}}});
+  Val rows = reshape(b, y, {0, 0, 0, -1}); // [N, C, kh kw, L]
+  Val shape =
+      b.op1("Concat", {b.const_i64({0, -1}), dims_of(b, rows, 3, 4)}, {{"axis", int64_t{0}}});
+  return b.op1("Reshape", {rows, shape});
+}
+} // namespace
+
 // im2col(self, kernel_size, dilation, padding, stride): [N, C, H, W] -> [N, C kh kw, L], one
-// Gather of the padded image.
+// Gather of the padded image (strided Slices when H or W is symbolic).
 void aten_im2col(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   int64_t r = c.info("self").rank();
   T2O_CHECK(r == 3 || r == 4, "{}: expected a 3-D or 4-D input, got {}", c.op(),
             c.info("self").str());
   Val x = r == 3 ? unsqueeze(b, c.tensor("self"), {0}) : c.tensor("self");
+  const std::vector<Dim> &dims = *c.info("self").shape;
+  if (!dims[r - 2].is_static() || !dims[r - 1].is_static()) {
+    Patches p = patches(c, 0, 0);
+    if (p.pad[0] || p.pad[1])
+      x = b.op1("Pad", {x, b.const_i64({0, 0, p.pad[0], p.pad[1], 0, 0, p.pad[0], p.pad[1]})});
+    Val y = im2col_slices(b, x, p);
+    c.set_out(0, r == 3 ? squeeze(b, y, {0}) : y);
+    return;
+  }
   Patches p = patches(c, static_dim(c, "self", r - 2), static_dim(c, "self", r - 1));
   if (p.pad[0] || p.pad[1])
     x = b.op1("Pad", {x, b.const_i64({0, 0, p.pad[0], p.pad[1], 0, 0, p.pad[0], p.pad[1]})});
@@ -536,13 +575,72 @@ void aten_im2col(ConvertCtx &c) {
   c.set_out(0, r == 3 ? squeeze(b, y, {0}) : y);
 }
 
+namespace {
+bool has_runtime_items(const Arg &a) {
+  if (a.is_tensor())
+    return true;
+  if (!a.is_list())
+    return false;
+  return std::any_of(a.items.begin(), a.items.end(), [](const Arg &it) { return it.is_tensor(); });
+}
+
+// [N, C, h, w] -> [N, C, h sh, w sw]: each value followed by sh - 1 zero rows and sw - 1 zero
+// columns (a tap's patches placed every stride-th pixel).
+Val spread(GraphBuilder &b, Val v, int64_t sh, int64_t sw) {
+  if (sw > 1) {
+    v = b.op1("Pad", {unsqueeze(b, v, {4}), b.const_i64({0, 0, 0, 0, 0, 0, 0, 0, 0, sw - 1})});
+    v = reshape(b, v, {0, 0, 0, -1});
+  }
+  if (sh > 1) {
+    Val w = dims_of(b, v, 3, 4);
+    v = b.op1("Pad", {unsqueeze(b, v, {3}), b.const_i64({0, 0, 0, 0, 0, 0, 0, 0, sh - 1, 0})});
+    v = b.op1("Reshape", {v, concat0(b, {b.const_i64({0, 0, -1}), w})});
+  }
+  return v;
+}
+
+// col2im of [N, C kh kw, L] to an image size known only at run time (`size`, i64[2]), below
+// opset 18: each kernel offset's [N, C, oh, ow] patch values spread to every stride-th pixel,
+// shifted by the offset and padded to one common size (all pads constant: offset (i, j) needs
+// i*dil rows before and dil*(k-1-i) after), summed, and the padding cut off.
+Val col2im_taps(GraphBuilder &b, const Val &x, const Val &size, const Patches &p) {
+  int64_t kk = p.k[0] * p.k[1];
+  Val reach = b.const_i64({p.dil[0] * (p.k[0] - 1) + 1, p.dil[1] * (p.k[1] - 1) + 1});
+  Val padded = b.op1("Add", {size, b.const_i64({2 * p.pad[0], 2 * p.pad[1]})});
+  Val ohw =
+      b.op1("Add",
+            {b.op1("Div", {b.op1("Sub", {padded, reach}), b.const_i64({p.stride[0], p.stride[1]})}),
+             b.const_i64({1, 1})});
+  Val v = b.op1("Reshape", {x, concat0(b, {b.const_i64({0, -1, kk}), ohw})}); // [N,C,kk,oh,ow]
+  std::optional<Val> sum;
+  for (int64_t i = 0; i < p.k[0]; ++i)
+    for (int64_t j = 0; j < p.k[1]; ++j) {
+      Val tap = b.op1("Gather", {v, b.const_i64_scalar(i * p.k[1] + j)}, {{"axis", int64_t{2}}});
+      tap = spread(b, tap, p.stride[0], p.stride[1]);
+      tap = b.op1("Pad",
+                  {tap, b.const_i64({0, 0, i * p.dil[0], j * p.dil[1], 0, 0,
+                                     p.dil[0] * (p.k[0] - 1 - i), p.dil[1] * (p.k[1] - 1 - j)})});
+      sum = sum ? b.op1("Add", {*sum, tap}) : tap;
+    }
+  Val from = b.const_i64({p.pad[0], p.pad[1]});
+  return b.op1("Slice", {*sum, from, b.op1("Add", {size, from}), b.const_i64({2, 3})});
+}
+} // namespace
+
 // col2im(self, output_size, kernel_size, dilation, padding, stride): the sum of overlapping
-// patches, as a MatMul with a constant 0/1 matrix (the Col2Im op arrives only in opset 18).
+// patches, as a MatMul with a constant 0/1 matrix (the Col2Im op arrives only in opset 18); an
+// output size known only at run time takes col2im_taps.
 void aten_col2im(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   int64_t r = c.info("self").rank();
   T2O_CHECK(r == 2 || r == 3, "{}: expected a 2-D or 3-D input, got {}", c.op(),
             c.info("self").str());
+  if (has_runtime_items(c.arg("output_size"))) {
+    Val x = r == 2 ? unsqueeze(b, c.tensor("self"), {0}) : c.tensor("self");
+    Val y = col2im_taps(b, x, int_list_tensor(b, c.arg("output_size")), patches(c, 0, 0));
+    c.set_out(0, r == 2 ? squeeze(b, y, {0}) : y);
+    return;
+  }
   std::vector<int64_t> out = c.ints("output_size");
   T2O_CHECK(out.size() == 2, "{}: output_size needs 2 values", c.op());
   Patches p = patches(c, out[0], out[1]);
@@ -573,15 +671,16 @@ void aten_col2im_18(ConvertCtx &c) {
   int64_t r = c.info("self").rank();
   T2O_CHECK(r == 2 || r == 3, "{}: expected a 2-D or 3-D input, got {}", c.op(),
             c.info("self").str());
-  std::vector<int64_t> out = per_spatial_dim(c.arg("output_size"), 2, 0, "output_size");
+  Val out = has_runtime_items(c.arg("output_size"))
+                ? int_list_tensor(b, c.arg("output_size"))
+                : b.const_i64(per_spatial_dim(c.arg("output_size"), 2, 0, "output_size"));
   std::vector<int64_t> pad = per_spatial_dim(c.arg("padding"), 2, 0, "padding");
   Val x = r == 2 ? unsqueeze(b, c.tensor("self"), {0}) : c.tensor("self");
-  Val y = b.op1(
-      "Col2Im",
-      {x, b.const_i64(out), b.const_i64(per_spatial_dim(c.arg("kernel_size"), 2, 1, "kernel"))},
-      {{"dilations", per_spatial_dim(c.arg("dilation"), 2, 1, "dilation")},
-       {"pads", std::vector<int64_t>{pad[0], pad[1], pad[0], pad[1]}},
-       {"strides", per_spatial_dim(c.arg("stride"), 2, 1, "stride")}});
+  Val y =
+      b.op1("Col2Im", {x, out, b.const_i64(per_spatial_dim(c.arg("kernel_size"), 2, 1, "kernel"))},
+            {{"dilations", per_spatial_dim(c.arg("dilation"), 2, 1, "dilation")},
+             {"pads", std::vector<int64_t>{pad[0], pad[1], pad[0], pad[1]}},
+             {"strides", per_spatial_dim(c.arg("stride"), 2, 1, "stride")}});
   c.set_out(0, r == 2 ? squeeze(b, y, {0}) : y);
 }
 
@@ -614,9 +713,13 @@ void register_image_ops(Registry &r) {
   r.add("aten::channel_shuffle", 11, aten_channel_shuffle, {"Reshape", "Transpose", "Shape"});
   r.add("aten::native_channel_shuffle", 11, aten_channel_shuffle,
         {"Reshape", "Transpose", "Shape"});
-  r.add("aten::im2col", 11, aten_im2col, {"Pad", "Gather", "Reshape", "Squeeze", "Unsqueeze"});
-  r.add("aten::col2im", 11, aten_col2im, {"MatMul", "Reshape", "Cast"});
-  r.add("aten::col2im", 18, aten_col2im_18, {"Col2Im", "Squeeze", "Unsqueeze"});
+  r.add("aten::im2col", 11, aten_im2col,
+        {"Pad", "Gather", "Reshape", "Squeeze", "Unsqueeze", "Slice", "Concat", "Shape"});
+  r.add("aten::col2im", 11, aten_col2im,
+        {"MatMul", "Reshape", "Cast", "Add", "Div", "Sub", "Concat", "Gather", "Pad", "Slice",
+         "Shape", "Unsqueeze", "Squeeze"});
+  r.add("aten::col2im", 18, aten_col2im_18,
+        {"Col2Im", "Squeeze", "Unsqueeze", "Concat", "Cast", "Reshape"});
   r.add("aten::affine_grid_generator", 11, aten_affine_grid_generator,
         {"MatMul", "Transpose", "Reshape"});
   r.add("aten::affine_grid_generator", 20, aten_affine_grid_generator_20, {"AffineGrid"});

@@ -72,11 +72,13 @@ InputSpec spec_for_data(const at::Tensor &t, const InputSpec *spec, const std::s
   if (spec->dims.size() != out.dims.size())
     throw disagree(fmt::format("rank {} vs {}", spec->dims.size(), out.dims.size()));
   for (size_t k = 0; k < out.dims.size(); ++k)
-    if (spec->dims[k].value != out.dims[k].value)
+    if (spec->dims[k].value >= 0 && spec->dims[k].value != out.dims[k].value)
       throw disagree(fmt::format("dim {} is {} in the spec and {} in the data", k,
                                  spec->dims[k].value, out.dims[k].value));
   out.name = spec->name;
-  out.dims = spec->dims;
+  // A dim named alone (x:f32[batch,3,h,w]) takes its size from the data.
+  for (size_t k = 0; k < out.dims.size(); ++k)
+    out.dims[k] = Dim{out.dims[k].value, spec->dims[k].symbol};
   out.has_range = spec->has_range;
   out.low = spec->low;
   out.high = spec->high;
@@ -326,6 +328,11 @@ std::vector<SymbolSizes> collect_symbols(const std::vector<InputSpec> &specs) {
     for (const auto &d : s.dims) {
       if (d.symbol.empty())
         continue;
+      if (d.value < 0)
+        throw Error(fmt::format("input {}: dimension '{}' has no size", s.name, d.symbol),
+                    fmt::format("give it an example size once, e.g. {}=2, in an --input, or give "
+                                "--input-data for this input",
+                                d.symbol));
       auto it =
           std::find_if(out.begin(), out.end(), [&](const auto &x) { return x.name == d.symbol; });
       if (it == out.end()) {
@@ -334,7 +341,7 @@ std::vector<SymbolSizes> collect_symbols(const std::vector<InputSpec> &specs) {
         int64_t alt = d.value + (d.value >= 32 ? 32 : std::max<int64_t>(d.value, 1));
         out.push_back({d.symbol, d.value, alt});
       } else if (it->example != d.value) {
-        throw Error(fmt::format("dimension '{}' is {} in one --input and {} in another", d.symbol,
+        throw Error(fmt::format("dimension '{}' is {} in one input and {} in another", d.symbol,
                                 it->example, d.value),
                     "a name stands for one size: give the same example size everywhere it is used");
       }

@@ -265,7 +265,7 @@ InputSpec parse_input_spec(const std::string &raw) {
   return spec;
 }
 
-void resolve_dim_names(std::vector<InputSpec> &specs) {
+void resolve_dim_names(std::vector<InputSpec> &specs, bool data_gives_sizes) {
   std::map<std::string, int64_t> sizes;
   std::function<void(const InputSpec &)> collect = [&](const InputSpec &s) {
     for (const auto &d : s.dims)
@@ -279,6 +279,8 @@ void resolve_dim_names(std::vector<InputSpec> &specs) {
       if (d.symbol.empty() || d.value >= 0)
         continue;
       auto it = sizes.find(d.symbol);
+      if (it == sizes.end() && data_gives_sizes)
+        continue; // the --input-data's size (spec_for_data)
       if (it == sizes.end())
         throw Error(fmt::format("input{}{}: dimension '{}' has no size in any --input",
                                 s.name.empty() ? "" : " ", s.name, d.symbol),

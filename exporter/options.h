@@ -40,8 +40,9 @@ struct InputSpec {
 // Parses one SPEC; throws Error saying what is wrong and showing the expected form.
 InputSpec parse_input_spec(const std::string &text);
 // A dim named without a size ("pk:f32[2,batch,4,past,16]") takes the size the same name has in
-// another spec or dim ("ids:i64[batch=2,seq=5]"); throws Error when no spec gives it one.
-void resolve_dim_names(std::vector<InputSpec> &specs);
+// another spec or dim ("ids:i64[batch=2,seq=5]"); throws Error when no spec gives it one, unless
+// `data_gives_sizes` (--input-data: the data's size is taken when the inputs are bound).
+void resolve_dim_names(std::vector<InputSpec> &specs, bool data_gives_sizes = false);
 // "batch=3,seq=77" -> {{"batch",3},{"seq",77}}; throws Error on malformed text.
 std::vector<std::pair<std::string, int64_t>> parse_dim_sizes(const std::string &text);
 // "f32" -> DType::Float; throws for unknown names.

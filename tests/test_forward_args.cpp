@@ -218,6 +218,19 @@ TEST_CASE("forward args: a model that needs meaningful values runs on --input-da
     CHECK(contains(bad.err, "dtype i32 vs i64 (the data is i64[4,12])"));
     CHECK_FALSE(fs::exists(dir + "/bad.onnx"));
   }
+  SECTION("a dim named alone takes the data's size") {
+    std::string out = dir + "/bare.onnx";
+    auto r = export_ok({model, "-o", out, "--input", "ids:i64[4,t]", "--input-data",
+                        arg_model("pooled_text.named.npz"), "--verify", "--verify-dims", "t=7"});
+    CHECK(contains(r.out, "[t=12]"));
+    CHECK(at::equal(test_input(out, 0), ids));
+    // One name is one size: the data must agree with itself.
+    auto bad = run_cli({model, "-o", dir + "/bad.onnx", "--input", "ids:i64[n,t]", "--input",
+                        "lengths:i64[t]", "--input-data", arg_model("pooled_text.named.npz")});
+    CHECK(bad.exit_code == 1);
+    CHECK(contains(bad.err, "dimension 't' is 12 in one input and 4 in another"));
+    CHECK_FALSE(fs::exists(dir + "/bad.onnx"));
+  }
   SECTION("random ids in a value range beside data for the other argument") {
     std::string out = dir + "/range.onnx";
     export_ok({model, "-o", out, "--input", "ids:i64[4,t=12]:100..999", "--input-data",

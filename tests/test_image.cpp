@@ -180,6 +180,43 @@ TEST_CASE("aten::im2col", "[image]") {
                                     "  %s : int[] = prim::ListConstruct(%1, %2)\n"
                                     "  %y : Tensor = aten::im2col(%x, %k, %d, %p, %s)"),
                   {randn({3, 6, 5})});
+  // H and W known only at run time (F.unfold in a model taking any image size): strided Slices.
+  for (int opset : {11, 13, 17})
+    check_ir_dynamic(ir("%x : Tensor", "  %k : int[] = prim::ListConstruct(%3, %2)\n"
+                                       "  %d : int[] = prim::ListConstruct(%2, %1)\n"
+                                       "  %p : int[] = prim::ListConstruct(%1, %0)\n"
+                                       "  %s : int[] = prim::ListConstruct(%2, %3)\n"
+                                       "  %y : Tensor = aten::im2col(%x, %k, %d, %p, %s)"),
+                     {randn({2, 3, 9, 8})}, {randn({1, 3, 12, 13}, 2)}, opset);
+  check_ir_dynamic(ir("%x : Tensor", "  %k : int[] = prim::ListConstruct(%1, %1)\n"
+                                     "  %z : int[] = prim::ListConstruct(%0, %0)\n"
+                                     "  %y : Tensor = aten::im2col(%x, %k, %k, %z, %k)"),
+                   {randn({3, 6, 5})}, {randn({3, 4, 7}, 2)});
+}
+
+TEST_CASE("aten::col2im to a runtime image size", "[image]") {
+  // F.fold(F.unfold(x), x.shape[-2:]) in a model taking any image size: im2col by strided
+  // Slices, col2im by spreading each kernel offset's values (Col2Im with a runtime size at 18).
+  auto g = ir("%x : Tensor", "  %k : int[] = prim::ListConstruct(%3, %2)\n"
+                             "  %d : int[] = prim::ListConstruct(%2, %1)\n"
+                             "  %p : int[] = prim::ListConstruct(%1, %0)\n"
+                             "  %s : int[] = prim::ListConstruct(%2, %3)\n"
+                             "  %h : int = aten::size(%x, %2)\n"
+                             "  %w : int = aten::size(%x, %3)\n"
+                             "  %o : int[] = prim::ListConstruct(%h, %w)\n"
+                             "  %c : Tensor = aten::im2col(%x, %k, %d, %p, %s)\n"
+                             "  %y : Tensor = aten::col2im(%c, %o, %k, %d, %p, %s)");
+  for (int opset : {11, 17, 18})
+    check_ir_dynamic(g, {randn({2, 3, 9, 8})}, {randn({1, 3, 12, 13}, 2)}, opset);
+  auto plain = ir("%x : Tensor", "  %k : int[] = prim::ListConstruct(%2, %2)\n"
+                                 "  %one : int[] = prim::ListConstruct(%1, %1)\n"
+                                 "  %z : int[] = prim::ListConstruct(%0, %0)\n"
+                                 "  %h : int = aten::size(%x, %2)\n"
+                                 "  %w : int = aten::size(%x, %3)\n"
+                                 "  %o : int[] = prim::ListConstruct(%h, %w)\n"
+                                 "  %c : Tensor = aten::im2col(%x, %k, %one, %z, %k)\n"
+                                 "  %y : Tensor = aten::col2im(%c, %o, %k, %one, %z, %k)");
+  check_ir_dynamic(plain, {randn({2, 4, 8, 6})}, {randn({3, 4, 4, 10}, 2)}, 13);
 }
 
 TEST_CASE("aten::col2im", "[image]") {
