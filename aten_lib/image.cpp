@@ -435,6 +435,33 @@ void aten_affine_grid_generator_20(ConvertCtx &c) {
                        {{"align_corners", c.arg<bool>("align_corners")}}));
 }
 
+namespace {
+bool last_three_static(const TensorInfo &info) {
+  const std::vector<Dim> &d = *info.shape;
+  return d[d.size() - 3].is_static() && d[d.size() - 2].is_static() && d[d.size() - 1].is_static();
+}
+
+// pixel_shuffle (`up`) / pixel_unshuffle by f of a rank-r tensor whose C, H or W is known only
+// at run time: the same Reshape / Transpose / Reshape as the static forms, the sizes computed
+// from the input's shape.
+Val shuffle_runtime(GraphBuilder &b, const Val &x, int64_t r, int64_t f, bool up) {
+  Val lead = dims_of(b, x, 0, r - 3), ch = dims_of(b, x, r - 3, r - 2),
+      h = dims_of(b, x, r - 2, r - 1), w = dims_of(b, x, r - 1, r);
+  Val ff = b.const_i64({f * f}), fv = b.const_i64({f}), minus1 = b.const_i64({-1});
+  if (up) {
+    Val c_out = b.op1("Div", {ch, ff});
+    Val y = b.op1("Reshape", {x, concat0(b, {minus1, c_out, fv, fv, h, w})});
+    y = transpose(b, y, {0, 1, 4, 2, 5, 3});
+    return b.op1("Reshape", {y, concat0(b, {lead, c_out, b.op1("Mul", {h, fv}),
+                                             b.op1("Mul", {w, fv})})});
+  }
+  Val hf = b.op1("Div", {h, fv}), wf = b.op1("Div", {w, fv});
+  Val y = b.op1("Reshape", {x, concat0(b, {minus1, ch, hf, fv, wf, fv})});
+  y = transpose(b, y, {0, 1, 3, 5, 2, 4});
+  return b.op1("Reshape", {y, concat0(b, {lead, b.op1("Mul", {ch, ff}), hf, wf})});
+}
+} // namespace
+
 // pixel_shuffle(self, r): [*, C r^2, H, W] -> [*, C, H r, W r]; DepthToSpace (CRD) on 4-D.
 void aten_pixel_shuffle(ConvertCtx &c) {
   GraphBuilder &b = c.b;
@@ -445,6 +472,10 @@ void aten_pixel_shuffle(ConvertCtx &c) {
     return;
   }
   T2O_CHECK(r >= 3, "{}: expected at least 3 dims, got {}", c.op(), c.info("self").str());
+  if (!last_three_static(c.info("self"))) {
+    c.set_out(0, shuffle_runtime(b, c.tensor("self"), r, f, true));
+    return;
+  }
   int64_t ch = static_dim(c, "self", r - 3), h = static_dim(c, "self", r - 2),
           w = static_dim(c, "self", r - 1);
   Val x = reshape(b, c.tensor("self"), {-1, ch / (f * f), f, f, h, w});
@@ -463,6 +494,10 @@ void aten_pixel_unshuffle(ConvertCtx &c) {
   int64_t f = c.arg<int64_t>("downscale_factor");
   int64_t r = c.info("self").rank();
   T2O_CHECK(r >= 3, "{}: expected at least 3 dims, got {}", c.op(), c.info("self").str());
+  if (!last_three_static(c.info("self"))) {
+    c.set_out(0, shuffle_runtime(b, c.tensor("self"), r, f, false));
+    return;
+  }
   int64_t ch = static_dim(c, "self", r - 3), h = static_dim(c, "self", r - 2),
           w = static_dim(c, "self", r - 1);
   Val x = reshape(b, c.tensor("self"), {-1, ch, h / f, f, w / f, f});
@@ -707,9 +742,9 @@ void register_image_ops(Registry &r) {
   r.add("aten::grid_sampler", 20, aten_grid_sampler_20, {"GridSample"});
   r.add("aten::grid_sampler_3d", 20, aten_grid_sampler_20, {"GridSample"});
   r.add("aten::pixel_shuffle", 11, aten_pixel_shuffle,
-        {"DepthToSpace", "Reshape", "Transpose", "Concat", "Shape", "Slice"});
+        {"DepthToSpace", "Reshape", "Transpose", "Concat", "Shape", "Slice", "Div", "Mul"});
   r.add("aten::pixel_unshuffle", 11, aten_pixel_unshuffle,
-        {"Reshape", "Transpose", "Concat", "Shape", "Slice"});
+        {"Reshape", "Transpose", "Concat", "Shape", "Slice", "Div", "Mul"});
   r.add("aten::channel_shuffle", 11, aten_channel_shuffle, {"Reshape", "Transpose", "Shape"});
   r.add("aten::native_channel_shuffle", 11, aten_channel_shuffle,
         {"Reshape", "Transpose", "Shape"});

@@ -150,6 +150,9 @@ TEST_CASE("aten::pixel_shuffle", "[image]") {
   CHECK(r.count("DepthToSpace") == 1);
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::pixel_shuffle(%x, %3)"),
                   {randn({2, 2, 9, 2, 3})});
+  // Channels, height and width known only at run time (rank 5: not DepthToSpace).
+  check_ir_dynamic(ir("%x : Tensor", "  %y : Tensor = aten::pixel_shuffle(%x, %2)"),
+                   {randn({3, 2, 8, 3, 4})}, {randn({3, 2, 12, 5, 2}, 2)}, 11);
 }
 
 TEST_CASE("aten::pixel_unshuffle", "[image]") {
@@ -157,6 +160,12 @@ TEST_CASE("aten::pixel_unshuffle", "[image]") {
                   {randn({2, 3, 4, 6})});
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::pixel_unshuffle(%x, %3)"),
                   {randn({2, 6, 3})});
+  // Height and width known only at run time (a model taking any even image size).
+  for (int opset : {11, 17})
+    check_ir_dynamic(ir("%x : Tensor", "  %y : Tensor = aten::pixel_unshuffle(%x, %2)"),
+                     {randn({2, 3, 4, 6})}, {randn({1, 3, 8, 10}, 2)}, opset);
+  check_ir_dynamic(ir("%x : Tensor", "  %y : Tensor = aten::pixel_unshuffle(%x, %3)"),
+                   {randn({2, 6, 3})}, {randn({4, 3, 9}, 2)});
 }
 
 TEST_CASE("aten::channel_shuffle", "[image]") {
