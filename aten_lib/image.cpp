@@ -452,8 +452,8 @@ Val shuffle_runtime(GraphBuilder &b, const Val &x, int64_t r, int64_t f, bool up
     Val c_out = b.op1("Div", {ch, ff});
     Val y = b.op1("Reshape", {x, concat0(b, {minus1, c_out, fv, fv, h, w})});
     y = transpose(b, y, {0, 1, 4, 2, 5, 3});
-    return b.op1("Reshape", {y, concat0(b, {lead, c_out, b.op1("Mul", {h, fv}),
-                                             b.op1("Mul", {w, fv})})});
+    return b.op1("Reshape",
+                 {y, concat0(b, {lead, c_out, b.op1("Mul", {h, fv}), b.op1("Mul", {w, fv})})});
   }
   Val hf = b.op1("Div", {h, fv}), wf = b.op1("Div", {w, fv});
   Val y = b.op1("Reshape", {x, concat0(b, {minus1, ch, hf, fv, wf, fv})});

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -55,6 +56,29 @@ Val stft_windowed(ConvertCtx &c, DType k, Val framed, int64_t n_fft, int64_t win
 
 } // namespace
 
+namespace {
+// [frames, n_fft] positions of each frame's samples in a (padded) signal of length `len`: a
+// constant when len is known, else computed from the signal's runtime length (frames = 1 +
+// (len - n_fft) / hop).
+Val frame_indices(GraphBuilder &b, const Val &x, int64_t rank, int64_t len, int64_t n_fft,
+                  int64_t hop) {
+  if (len >= 0) {
+    int64_t frames = 1 + (len - n_fft) / hop;
+    std::vector<int64_t> idx;
+    for (int64_t m = 0; m < frames; ++m)
+      for (int64_t j = 0; j < n_fft; ++j)
+        idx.push_back(m * hop + j);
+    return b.constant(TensorData::i64(idx, {frames, n_fft}));
+  }
+  Val n = dim_scalar(b, x, rank - 1);
+  Val frames = b.op1(
+      "Add", {b.op1("Div", {b.op1("Sub", {n, b.const_i64_scalar(n_fft)}), b.const_i64_scalar(hop)}),
+              b.const_i64_scalar(1)});
+  Val starts = b.op1("Mul", {iota(b, frames), b.const_i64_scalar(hop)});
+  return b.op1("Add", {unsqueeze(b, starts, {1}), b.const_i64(int_range(0, n_fft))});
+}
+} // namespace
+
 // stft(x, n_fft, hop_length, win_length, window, normalized, onesided, return_complex) and the
 // .center overload (x, n_fft, hop, win, window, center, pad_mode, normalized, onesided,
 // return_complex). Output: [B?, n_freq, n_frames, 2] (real, imaginary).
@@ -74,8 +98,7 @@ void aten_stft(ConvertCtx &c) {
   DType k = t == DType::Double ? DType::Double : DType::Float;
   Val x = cast_to(c.b, c.tensor("self"), k);
   const Dim &len_dim = info.shape->back();
-  T2O_CHECK(len_dim.is_static(), "stft needs a static signal length, got {}", info.str());
-  int64_t len = len_dim.value;
+  int64_t len = len_dim.is_static() ? len_dim.value : -1; // -1: known at run time
   if (center_overload && c.arg<bool>("center")) {
     std::string mode = c.arg<std::string>("pad_mode", "reflect");
     T2O_CHECK(mode == "reflect" || mode == "constant" || mode == "replicate",
@@ -86,17 +109,12 @@ void aten_stft(ConvertCtx &c) {
     pads.back() = p;
     x = op_t(c.b, k, "Pad", {x, c.b.const_i64(pads)},
              {{"mode", mode == "replicate" ? std::string("edge") : mode}});
-    len += 2 * p;
+    len = len < 0 ? len : len + 2 * p;
   }
-  T2O_CHECK(n_fft > 0 && n_fft <= len && hop > 0 && win > 0 && win <= n_fft,
+  T2O_CHECK(n_fft > 0 && (len < 0 || n_fft <= len) && hop > 0 && win > 0 && win <= n_fft,
             "stft: invalid n_fft={}, hop_length={}, win_length={} for length {}", n_fft, hop, win,
             len);
-  int64_t frames = 1 + (len - n_fft) / hop;
-  std::vector<int64_t> idx;
-  for (int64_t m = 0; m < frames; ++m)
-    for (int64_t j = 0; j < n_fft; ++j)
-      idx.push_back(m * hop + j);
-  Val framed = op_t(c.b, k, "Gather", {x, c.b.constant(TensorData::i64(idx, {frames, n_fft}))},
+  Val framed = op_t(c.b, k, "Gather", {x, frame_indices(c.b, x, info.rank(), len, n_fft, hop)},
                     {{"axis", int64_t{-1}}}); // [B?, frames, n_fft]
   framed = stft_windowed(c, k, framed, n_fft, win);
   int64_t n_freq = onesided ? n_fft / 2 + 1 : n_fft;
@@ -511,6 +529,25 @@ Val overlap_add(GraphBuilder &b, DType k, const Val &frames, int64_t n_fft, int6
 // return_complex): irfft of each frame, windowed, overlap-added and divided by the overlap-added
 // squared window, then trimmed as torch does. onesided is implied by the number of bins.
 
+// istft's last step when the number of frames or `length` is known only at run time: samples
+// [start, start + length) of y / env (zeros past the signal, as torch pads), or without a length
+// [start, len - cut) — a negative Slice end needs no runtime length.
+Val istft_trim_runtime(GraphBuilder &b, DType k, const Val &y, const Val &env, int64_t start,
+                       int64_t cut, const Arg &length) {
+  Val from = b.const_i64({start}), axis = b.const_i64({1});
+  if (length.is_none()) {
+    Val to = b.const_i64({cut > 0 ? -cut : std::numeric_limits<int64_t>::max()});
+    return op_t(b, k, "Div",
+                {b.op1("Slice", {y, from, to, axis}), b.op1("Slice", {env, from, to, axis})});
+  }
+  Val end = b.op1("Add", {reshape(b, int_list_tensor(b, length), {1}), from});
+  Val q = op_t(b, k, "Div",
+               {b.op1("Slice", {y, from, end, axis}), b.op1("Slice", {env, from, end, axis})});
+  // Zeros up to `length` when it reaches past the signal.
+  Val missing = b.op1("Max", {b.op1("Sub", {end, dims_of(b, y, 1, 2)}), b.const_i64({0})});
+  return op_t(b, k, "Pad", {q, concat0(b, {b.const_i64({0, 0, 0}), missing})});
+}
+
 void aten_istft(ConvertCtx &c) {
   T2O_CHECK(is_complex(c, "self"),
             "istft needs a complex input (stft(..., return_complex=True)), got {}",
@@ -524,7 +561,7 @@ void aten_istft(ConvertCtx &c) {
   bool center = c.arg<bool>("center", true), normalized = c.arg<bool>("normalized", false);
   int64_t rank = logical_rank(c); // [B?, n_freq, frames]
   T2O_CHECK(rank == 2 || rank == 3, "istft needs a 2-D or 3-D input, got {}", c.info("self").str());
-  int64_t n_freq = logical_size(c, rank - 2), frames = logical_size(c, rank - 1);
+  int64_t n_freq = logical_size(c, rank - 2);
   T2O_CHECK(n_fft > 0 && hop > 0 && win > 0 && win <= n_fft,
             "istft: invalid n_fft={}, hop_length={}, win_length={}", n_fft, hop, win);
   DType k = dft_dtype(c);
@@ -546,20 +583,28 @@ void aten_istft(ConvertCtx &c) {
   y = squeeze(c.b, y, {1});
   // The squared window overlap-added over the same frames: what each sample was scaled by.
   Val w2 = op_t(c.b, k, "Mul", {w, w});
-  Val w2_frames =
-      op_t(c.b, k, "Expand", {reshape(c.b, w2, {1, n_fft, 1}), c.b.const_i64({1, n_fft, frames})});
+  const Dim &frames_dim = (*c.info("self").shape)[rank - 1];
+  const Arg &length = c.arg("length");
+  Val frames_shape = frames_dim.is_static()
+                         ? c.b.const_i64({1, n_fft, frames_dim.value})
+                         : concat0(c.b, {c.b.const_i64({1, n_fft}), dims_of(c.b, z, 2, 3)});
+  Val w2_frames = op_t(c.b, k, "Expand", {reshape(c.b, w2, {1, n_fft, 1}), frames_shape});
   Val env = squeeze(c.b, overlap_add(c.b, k, w2_frames, n_fft, hop), {1}); // [1, len]
-  int64_t len = n_fft + hop * (frames - 1);
   int64_t start = center ? n_fft / 2 : 0;
-  int64_t end = c.has("length") ? start + c.arg<int64_t>("length") : center ? len - n_fft / 2 : len;
-  auto trim = [&](const Val &v) {
-    return op_t(
-        c.b, k, "Slice",
-        {v, c.b.const_i64({start}), c.b.const_i64({std::min(end, len)}), c.b.const_i64({1})});
-  };
-  y = op_t(c.b, k, "Div", {trim(y), trim(env)});
-  if (end > len) // a `length` past the signal: zeros, as torch pads
-    y = op_t(c.b, k, "Pad", {y, c.b.const_i64({0, 0, 0, end - len})});
+  if (frames_dim.is_static() && !length.is_tensor()) {
+    int64_t len = n_fft + hop * (frames_dim.value - 1);
+    int64_t end = c.has("length") ? start + length.to_int() : center ? len - n_fft / 2 : len;
+    auto trim = [&](const Val &v) {
+      return op_t(
+          c.b, k, "Slice",
+          {v, c.b.const_i64({start}), c.b.const_i64({std::min(end, len)}), c.b.const_i64({1})});
+    };
+    y = op_t(c.b, k, "Div", {trim(y), trim(env)});
+    if (end > len) // a `length` past the signal: zeros, as torch pads
+      y = op_t(c.b, k, "Pad", {y, c.b.const_i64({0, 0, 0, end - len})});
+  } else {
+    y = istft_trim_runtime(c.b, k, y, env, start, center ? n_fft / 2 : 0, length);
+  }
   if (rank == 2)
     y = squeeze(c.b, y, {0});
   set_result(c, y);
@@ -627,11 +672,13 @@ void aten_fft_ihfft(ConvertCtx &c) {
 
 void register_signal_ops(Registry &r) {
   r.add("aten::stft", 11, aten_stft,
-        {"Gather", "MatMul", "Cast", "Concat", "Mul", "Pad", "Transpose", "Unsqueeze"});
+        {"Gather", "MatMul", "Cast", "Concat", "Mul", "Pad", "Transpose", "Unsqueeze", "Add", "Sub",
+         "Div", "Range", "Shape"});
   r.add_complex("aten::stft", 11, aten_stft, {}); // return_complex=True
   r.add_complex("aten::istft", 11, aten_istft,
                 {"MatMul", "ConvTranspose", "Div", "Cast", "Expand", "Mul", "Pad", "Reshape",
-                 "Slice", "Squeeze", "Transpose", "Unsqueeze"});
+                 "Slice", "Squeeze", "Transpose", "Unsqueeze", "Add", "Concat", "Max", "Shape",
+                 "Sub"});
   r.add_complex("aten::_fft_r2c", 11, aten_fft_r2c, {"MatMul", "Cast", "Reshape", "Transpose"});
   r.add_complex("aten::_fft_c2c", 11, aten_fft_c2c, {"MatMul", "Cast", "Reshape", "Transpose"});
   r.add_complex("aten::_fft_c2r", 11, aten_fft_c2r, {"MatMul", "Cast", "Reshape", "Transpose"});

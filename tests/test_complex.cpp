@@ -312,6 +312,46 @@ TEST_CASE("aten::istft", "[complex]") {
   }
 }
 
+TEST_CASE("aten::stft and aten::istft on a signal whose length is known only at run time",
+          "[complex]") {
+  // An audio front end or enhancer taking any number of samples: frames counted at run time.
+  auto hann = at::hann_window(16, at::kFloat);
+  SECTION("power spectrum") {
+    for (int opset : {11, 17})
+      check_ir_dynamic(ir("%x : Tensor, %w : Tensor", std::string(kStftComplex) +
+                                                          "  %m : Tensor = aten::abs(%s)\n"
+                                                          "  %y : Tensor = aten::pow(%m, %2)"),
+                       {randn({2, 80}, 1), hann}, {randn({3, 123}, 2), hann}, opset);
+  }
+  SECTION("round trip without a length") {
+    check_ir_dynamic(ir("%x : Tensor, %w : Tensor",
+                        std::string(kStftComplex) +
+                            "  %y : Tensor = aten::istft(%s, %nfft, %hop, %none, %w, %true, "
+                            "%false, %none, %none, %false)"),
+                     {randn({2, 80}, 3), hann}, {randn({1, 131}, 4), hann});
+  }
+  SECTION("round trip to the input's own length, and to a longer one (zeros)") {
+    for (const char *extra : {"0", "9"})
+      check_ir_dynamic(ir("%x : Tensor, %w : Tensor",
+                          std::string(kStftComplex) + "  %e : int = prim::Constant[value=" + extra +
+                              "]()\n"
+                              "  %n : int = aten::size(%x, %1)\n"
+                              "  %len : int = aten::add(%n, %e)\n"
+                              "  %y : Tensor = aten::istft(%s, %nfft, %hop, %none, %w, %true, "
+                              "%false, %none, %len, %false)"),
+                       {randn({2, 80}, 5), hann}, {randn({2, 97}, 6), hann});
+  }
+  SECTION("not centered") {
+    check_ir_dynamic(ir("%x : Tensor",
+                        "  %nfft : int = prim::Constant[value=8]()\n"
+                        "  %hop : int = prim::Constant[value=3]()\n"
+                        "  %a : Tensor = aten::view_as_complex(%x)\n"
+                        "  %y : Tensor = aten::istft(%a, %nfft, %hop, %none, %none, %false, "
+                        "%false, %false, %none, %false)"),
+                     {randn({8, 5, 2}, 6)}, {randn({8, 9, 2}, 7)});
+  }
+}
+
 TEST_CASE("aten::fft_fft and aten::fft_ifft", "[complex]") {
   SECTION("real input, default n") {
     check_ir_opsets(ir("%x : Tensor", "  %z : Tensor = aten::fft_fft(%x, %none, %m1, %none)\n"
