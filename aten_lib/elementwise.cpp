@@ -460,6 +460,7 @@ void where_condition(ConvertCtx &c) {
   std::vector<Arg> dims;
   for (int64_t d = 0; d < std::max<int64_t>(rank, 1); ++d) {
     Val row = op_t(b, DType::Int64, "Gather", {nz, b.const_i64_scalar(d)}, {{"axis", int64_t{0}}});
+    b.set_info(row, TensorInfo{DType::Int64, std::vector<Dim>{Dim{}}}); // [count]
     dims.push_back(Arg::of_tensor(row));
   }
   c.set_out(0, Arg::of_list(std::move(dims)));

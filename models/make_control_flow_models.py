@@ -209,6 +209,56 @@ class IsInstance(nn.Module):
         return y
 
 
+class WritesInLoops(nn.Module):
+    """Writes into slices of a tensor made before a loop or an if, as decoders and CRF Viterbi
+    backtracking fill their output buffers: a while loop, a for loop with break, a for loop over a
+    runtime length, an if, and a row of a row (a view of a view)."""
+
+    def forward(self, x):
+        t = x.size(1)
+        a = torch.zeros_like(x)
+        i = 0
+        while i < t:
+            a[:, i] = x[:, i] * 2
+            i += 1
+        b = torch.zeros_like(x)
+        for j in range(t):
+            if j == 3:
+                break
+            b[:, j] = x[:, j] + 1
+        c = torch.zeros_like(x)
+        for j in range(t):
+            c[:, j:j + 1] = x[:, j:j + 1].abs()
+        d = torch.zeros_like(x)
+        if bool(x.sum() > 0):
+            d[0, :2] = 5.0
+        else:
+            d[:, 0] = -5.0
+        e = torch.zeros(2, x.size(0), t)
+        for j in range(t):
+            e[1][:, j] = x[:, j] * 3
+        return a, b, c, d, e
+
+
+class ClassLoopInIf(nn.Module):
+    """torchvision's batched_nms shape: above a size, a loop over the classes present (unique,
+    where, indexing, writes into a mask); below it, another path. Recorded on few boxes, the loop's
+    branch is never run at export time, and its ops' shapes are inferred with symbolic sizes."""
+
+    def forward(self, boxes, scores, idxs):
+        if boxes.numel() > 200:
+            keep_mask = torch.zeros_like(scores, dtype=torch.bool)
+            for class_id in torch.unique(idxs):
+                curr = torch.where(idxs == class_id)[0]
+                area = (boxes[curr, 2] - boxes[curr, 0]) * (boxes[curr, 3] - boxes[curr, 1])
+                best = curr[(scores[curr] * area).argmax()]
+                keep_mask[best] = True
+            keep = torch.where(keep_mask)[0]
+        else:
+            keep = torch.where(scores > 0.5)[0]
+        return keep[scores[keep].sort(descending=True)[1]]
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -230,6 +280,10 @@ def models():
         "dict_keys_differ": (DictKeysDiffer(), (torch.randn(2, 3),), ["x:f32[2,3]"], False),
         "isinstance": (IsInstance(), (torch.randn(2, 3), torch.rand(2, 3)),
                        ["x:f32[2,3]", "mask:f32[2,3]"], False),
+        "writes_in_loops": (WritesInLoops(), (torch.randn(3, 5),), ["x:f32[b=3,t=5]"], False),
+        "class_loop_in_if": (ClassLoopInIf(), (torch.rand(30, 4), torch.rand(30),
+                                                torch.randint(0, 4, (30,))),
+                             ["boxes:f32[n=30,4]", "scores:f32[n]", "idxs:i64[n]:0..3"], False),
     }
 
 

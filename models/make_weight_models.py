@@ -131,6 +131,22 @@ class SmallRecords(nn.Module):
         return self.big(self.layers(x))
 
 
+class RunningStatsNorm(nn.Module):
+    """InstanceNorm2d(track_running_stats=True) in eval, as CycleGAN-style generators use it:
+    LibTorch's instance_norm copies the batch mean of its running statistics back into them on
+    every call (batch 3: the last bit changes), although its schema marks no write."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.norm = nn.InstanceNorm2d(4, affine=True, track_running_stats=True)
+        self.norm.running_mean.uniform_(-0.5, 0.5)
+        self.norm.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        return torch.relu(self.norm(self.conv(x)))
+
+
 def quantized_resnet18():
     from torchvision.models import quantization as q
 
@@ -229,6 +245,7 @@ def models():
         "shared_storage": (SharedStorage(), (torch.randint(0, 100, (2, 7)),), False),
         "dtypes": (Dtypes(), (torch.randn(2048),), False),
         "small_records": (SmallRecords(), (torch.randn(3, 24),), False),
+        "running_stats_norm": (RunningStatsNorm(), (torch.randn(3, 3, 8, 8),), True),
         "quantized_resnet18": (quantized_resnet18, (torch.randn(1, 3, 64, 64),), False),
         "dynamic_lstm": (dynamic_lstm, (torch.randn(2, 5, 32),), False),
     }

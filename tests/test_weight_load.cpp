@@ -133,9 +133,9 @@ TEST_CASE("weight load: the exported file computes Python's outputs, and both lo
           "same bytes",
           "[weights]") {
   const std::string dir = fresh_dir("weight_load_export");
-  for (const std::string name :
-       {"kv_decoder", "identity_constant", "shared_storage", "dtypes", "small_records",
-        "shared_storage_unaligned", "dtypes_unaligned", "kv_decoder_unaligned"}) {
+  for (const std::string name : {"kv_decoder", "identity_constant", "shared_storage", "dtypes",
+                                 "small_records", "shared_storage_unaligned", "dtypes_unaligned",
+                                 "kv_decoder_unaligned", "running_stats_norm"}) {
     INFO(name);
     const std::string inputs = std::string(T2O_WEIGHT_MODELS) + "/" + name + ".inputs.pt";
     const std::string mapped = dir + "/" + name + ".onnx", copied = dir + "/" + name + "_copy.onnx";

@@ -74,6 +74,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   c.builder = std::make_unique<GraphBuilder>(opset);
   const Registry &registry = custom_registry ? *custom_registry : Registry::global();
   Walker walker(*c.builder, c.record, registry);
+  walker.set_symbols(inputs.symbols);
   progress_phase(Phase::Convert, ProgressUnit::Nodes, count_nodes(graph->block()));
   c.fallback_ops = check_supported(walker, *graph, registry, opset); // --fallback-domain
   for (size_t i = 0; i < graph->inputs().size(); ++i) {

@@ -317,6 +317,22 @@ namespace {
 // memory with the module and hold the weights the ONNX file gets: a run of the copy must not
 // change them (each ONNX run starts from the saved value), and the weights' integrity check
 // would rightly see them changed. `copy` is graph->copy(), before it is instrumented.
+// Whether a use writes into its tensor although the op's schema does not say so: instance_norm
+// copies the batch mean of its running statistics back into them, even in eval (the same values
+// but for rounding), and batch_norm in training mode updates them.
+bool unmarked_write(const torch::jit::Use &u) {
+  const torch::jit::Node *n = u.user;
+  if (u.offset != 3 && u.offset != 4)
+    return false;
+  if (n->kind() == c10::aten::instance_norm)
+    return true;
+  if (n->kind() != c10::aten::batch_norm && n->kind() != c10::aten::native_batch_norm &&
+      n->kind() != c10::aten::_batch_norm_impl_index)
+    return false;
+  auto training = torch::jit::toIValue(n->input(5));
+  return !training || !training->isBool() || training->toBool();
+}
+
 void clone_written_constants(const std::shared_ptr<torch::jit::Graph> &graph,
                              torch::jit::Graph &copy) {
   torch::jit::AliasDb aliases(graph);
@@ -329,7 +345,8 @@ void clone_written_constants(const std::shared_ptr<torch::jit::Graph> &graph,
       if (n->kind() == c10::prim::Constant && n->outputs().size() == 1 &&
           n->hasAttribute(c10::attr::value) &&
           n->kindOf(c10::attr::value) == torch::jit::AttributeKind::t &&
-          aliases.hasWriters(n->output()))
+          (aliases.hasWriters(n->output()) ||
+           std::any_of(n->output()->uses().begin(), n->output()->uses().end(), unmarked_write)))
         itb->t_(c10::attr::value, n->t(c10::attr::value).clone());
       for (size_t k = 0; k < n->blocks().size() && k < itb->blocks().size(); ++k)
         walk(n->blocks()[k], itb->blocks()[k]);

@@ -20,6 +20,7 @@ using torch::jit::Node;
 using torch::jit::Value;
 using walker_detail::is_foldable;
 using walker_detail::is_tensor_type;
+using walker_detail::is_view_op;
 using walker_detail::place_of;
 
 namespace {
@@ -45,19 +46,6 @@ bool is_inplace(const std::string &op) {
   std::string name = pos == std::string::npos ? op : op.substr(pos + 2);
   return name.size() > 1 && name.back() == '_' && name.substr(name.size() - 2) != "__" &&
          name.front() != '_';
-}
-
-// Ops whose output aliases its first input and whose mutation write_back can scatter back.
-bool is_view_op(const Node *n) {
-  static const std::unordered_set<std::string> ops = {"aten::slice",   "aten::select",
-                                                      "aten::view",    "aten::unsqueeze",
-                                                      "aten::squeeze", "aten::narrow"};
-  if (!ops.count(n->kind().toQualString()) || n->outputs().size() != 1 || n->inputs().empty() ||
-      !n->input(0)->type()->isSubtypeOf(*c10::TensorType::get()))
-    return false;
-  // view(dtype) reinterprets the bytes: reshaping back would be wrong, so it is not tracked.
-  return n->kind() != c10::aten::view ||
-         (n->inputs().size() == 2 && n->input(1)->type()->cast<c10::ListType>() != nullptr);
 }
 
 bool is_number_type(const c10::TypePtr &t) {
@@ -172,6 +160,19 @@ bool as_constant(const Walker::Bound &bd, const c10::TypePtr &type, c10::IValue 
 } // namespace
 
 namespace walker_detail {
+
+// Ops whose output aliases its first input and whose mutation write_back can scatter back.
+bool is_view_op(const Node *n) {
+  static const std::unordered_set<std::string> ops = {"aten::slice",   "aten::select",
+                                                      "aten::view",    "aten::unsqueeze",
+                                                      "aten::squeeze", "aten::narrow"};
+  if (!ops.count(n->kind().toQualString()) || n->outputs().size() != 1 || n->inputs().empty() ||
+      !n->input(0)->type()->isSubtypeOf(*c10::TensorType::get()))
+    return false;
+  // view(dtype) reinterprets the bytes: reshaping back would be wrong, so it is not tracked.
+  return n->kind() != c10::aten::view ||
+         (n->inputs().size() == 2 && n->input(1)->type()->cast<c10::ListType>() != nullptr);
+}
 
 bool is_foldable(const Node *n) {
   if (!n->blocks().empty() || n->hasSideEffects() || n->isNondeterministic())
@@ -343,10 +344,13 @@ void Walker::bind_input(const Value *v, const Val &val) {
 }
 
 const TensorInfo *Walker::info_of_value(const Value *v) const {
-  if (const TensorInfo *info = record_.find(value_id(v)))
-    return info;
+  const TensorInfo *recorded = record_.find(value_id(v));
+  if (recorded && recorded->has_rank())
+    return recorded;
+  // Not recorded, or recorded without a rank (computed in one recording run only, e.g. in a
+  // branch the other run did not take): what infer_missing found, if anything.
   auto it = inferred_.find(v);
-  return it == inferred_.end() ? nullptr : &it->second;
+  return it != inferred_.end() ? &it->second : recorded;
 }
 
 std::string Walker::converter_key(const Node *n) const {
@@ -734,78 +738,146 @@ void Walker::write_back(const Value *view) {
 
 // ---- shapes of values the recorder did not see ----------------------------------------------
 
+// Placeholder sizes for infer_missing's runs: a static dim's size; a symbolic dim's two recorded
+// sizes (the example's in run 0, the alternate in run 1); an unknown dim (a data-dependent count)
+// 8, then 12.
+struct PlaceholderSizes {
+  const std::vector<SymbolSizes> *symbols = nullptr;
+  int run = 0;
+
+  int64_t size(const Dim &d) const {
+    if (d.is_static())
+      return d.value;
+    for (const auto &s : *symbols)
+      if (!d.symbol.empty() && s.name == d.symbol)
+        return run == 0 ? s.example : s.alternate;
+    return run == 0 ? 8 : 12;
+  }
+
+  // An output seen in both runs: dims equal in both are static, a dim that is a symbol's size in
+  // both runs is that symbol, other dims unknown (as the recorder merges its two runs).
+  TensorInfo merge(TensorInfo a, const TensorInfo &b) const {
+    if (!a.shape || !b.shape || a.shape->size() != b.shape->size())
+      return TensorInfo{a.dtype, std::nullopt, a.complex, a.quant};
+    for (size_t k = 0; k < a.shape->size(); ++k) {
+      Dim &d = (*a.shape)[k];
+      int64_t other = (*b.shape)[k].value;
+      if (d.value == other && d.value != 0) // 0 rows may come from the zero placeholders' values
+        continue;
+      Dim merged{};
+      for (const auto &s : *symbols)
+        if (s.example == d.value && s.alternate == other)
+          merged = Dim::named(s.name);
+      d = merged;
+    }
+    return a;
+  }
+};
+
+bool Walker::placeholder_value(const Bound &bd, const c10::TypePtr &type, PlaceholderRun &r,
+                               c10::IValue &out) {
+  switch (bd.kind) {
+  case Bound::Kind::Const:
+    out = bd.constant;
+    return true;
+  case Bound::Kind::Tensor: {
+    DType num = number_dtype(type);
+    if (num != DType::Undefined) {
+      r.guessed = true;
+      out = num == DType::Int64    ? c10::IValue(int64_t{0})
+            : num == DType::Double ? c10::IValue(0.0)
+                                   : c10::IValue(false);
+      return true;
+    }
+    if (!b_.has_info(bd.tensor) || !b_.info(bd.tensor).has_rank())
+      return false;
+    const TensorInfo &info = b_.info(bd.tensor);
+    std::vector<int64_t> sizes;
+    for (const Dim &d : *info.shape) {
+      sizes.push_back(r.sizes->size(d));
+      r.symbolic = r.symbolic || !d.is_static();
+    }
+    out = at::zeros(sizes, at::TensorOptions().dtype(to_scalar_type(info.dtype)));
+    if (info.complex) // carried as real [..., 2]: LibTorch wants the complex tensor
+      out = at::view_as_complex(out.toTensor());
+    return true;
+  }
+  case Bound::Kind::List: {
+    auto lt = type->cast<c10::ListType>();
+    if (!lt)
+      return false;
+    const c10::TypePtr &elem = lt->getElementType();
+    bool optional = elem->isSubtypeOf(*c10::OptionalType::ofTensor()) &&
+                    !elem->isSubtypeOf(*c10::TensorType::get()); // aten::index's indices
+    if (!optional && !elem->isSubtypeOf(*c10::TensorType::get()))
+      return false;
+    c10::List<at::Tensor> list;
+    c10::List<c10::optional<at::Tensor>> optionals;
+    for (const auto &it : bd.items) {
+      c10::IValue v;
+      if (optional && it.kind == Bound::Kind::Const && it.constant.isNone()) {
+        optionals.push_back(c10::nullopt);
+        continue;
+      }
+      if (!placeholder_value(it, c10::TensorType::get(), r, v) || !v.isTensor())
+        return false;
+      list.push_back(v.toTensor());
+      optionals.push_back(v.toTensor());
+    }
+    out = optional ? c10::IValue(optionals) : c10::IValue(list);
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+// Runs the node's LibTorch operation on placeholder inputs of the known shapes; with symbolic
+// dims twice (at the example sizes and at others) to tell which output dims follow them.
 void Walker::infer_missing(const Node *n) {
   bool needed = false;
-  for (const Value *o : n->outputs())
-    needed = needed || (o->type()->isSubtypeOf(*c10::TensorType::get()) && !info_of_value(o));
+  for (const Value *o : n->outputs()) {
+    const TensorInfo *info = info_of_value(o);
+    needed =
+        needed || (o->type()->isSubtypeOf(*c10::TensorType::get()) && (!info || !info->has_rank()));
+  }
   if (!needed || !n->blocks().empty() || n->maybeOperator() == nullptr)
     return;
-  bool guessed = false; // a runtime number was replaced by a placeholder
-  std::function<bool(const Bound &, const c10::TypePtr &, c10::IValue &)> placeholder =
-      [&](const Bound &bd, const c10::TypePtr &type, c10::IValue &out) -> bool {
-    switch (bd.kind) {
-    case Bound::Kind::Const:
-      out = bd.constant;
-      return true;
-    case Bound::Kind::Tensor: {
-      DType num = number_dtype(type);
-      if (num != DType::Undefined) {
-        guessed = true;
-        out = num == DType::Int64    ? c10::IValue(int64_t{0})
-              : num == DType::Double ? c10::IValue(0.0)
-                                     : c10::IValue(false);
-        return true;
-      }
-      if (!b_.has_info(bd.tensor) || !b_.info(bd.tensor).is_static())
-        return false;
-      const TensorInfo &info = b_.info(bd.tensor);
-      out = at::zeros(info.sizes(), at::TensorOptions().dtype(to_scalar_type(info.dtype)));
-      if (info.complex) // carried as real [..., 2]: LibTorch wants the complex tensor
-        out = at::view_as_complex(out.toTensor());
-      return true;
+  PlaceholderSizes sizes{&symbols_};
+  PlaceholderRun r{&sizes};
+  std::vector<std::vector<TensorInfo>> runs;
+  for (sizes.run = 0; sizes.run < (r.symbolic ? 2 : 1); ++sizes.run) {
+    torch::jit::Stack stack;
+    for (const Value *in : n->inputs()) {
+      c10::IValue v;
+      if (!placeholder_value(lookup(in), in->type(), r, v))
+        return;
+      stack.push_back(std::move(v));
     }
-    case Bound::Kind::List: {
-      auto lt = type->cast<c10::ListType>();
-      if (!lt || !lt->getElementType()->isSubtypeOf(*c10::TensorType::get()))
-        return false;
-      c10::List<at::Tensor> list;
-      for (const auto &it : bd.items) {
-        c10::IValue v;
-        if (!placeholder(it, lt->getElementType(), v) || !v.isTensor())
-          return false;
-        list.push_back(v.toTensor());
-      }
-      out = list;
-      return true;
-    }
-    default:
-      return false;
-    }
-  };
-  torch::jit::Stack stack;
-  for (const Value *in : n->inputs()) {
-    c10::IValue v;
-    if (!placeholder(lookup(in), in->type(), v))
-      return;
-    stack.push_back(std::move(v));
-  }
-  try {
-    n->getOperation()(stack);
-  } catch (const std::exception &) {
-    return; // unknown shape; a converter that needs it says so
-  }
-  for (size_t i = 0; i < n->outputs().size() && i < stack.size(); ++i) {
-    const Value *o = n->outputs()[i];
-    if (!stack[i].isTensor() || info_of_value(o))
-      continue;
     try {
-      TensorInfo info = info_of(stack[i].toTensor());
-      if (guessed && info.shape)
-        for (auto &d : *info.shape)
-          d = Dim{}; // sizes may depend on the placeholder number
-      inferred_[o] = info;
-    } catch (const Error &) {
+      n->getOperation()(stack);
+    } catch (const std::exception &) {
+      return; // unknown shape; a converter that needs it says so
     }
+    std::vector<TensorInfo> infos(n->outputs().size());
+    for (size_t i = 0; i < infos.size() && i < stack.size(); ++i)
+      try {
+        if (stack[i].isTensor())
+          infos[i] = info_of(stack[i].toTensor());
+      } catch (const Error &) {
+      }
+    runs.push_back(std::move(infos));
+  }
+  for (size_t i = 0; i < n->outputs().size(); ++i) {
+    const Value *o = n->outputs()[i];
+    const TensorInfo *known = info_of_value(o);
+    if (runs[0][i].dtype == DType::Undefined || (known && known->has_rank()))
+      continue;
+    TensorInfo info = runs.size() > 1 ? sizes.merge(runs[0][i], runs[1][i]) : runs[0][i];
+    if ((r.guessed || has_data_dependent_rows(n)) && info.shape)
+      for (auto &d : *info.shape)
+        d = Dim{}; // sizes may depend on the placeholder number
+    inferred_[o] = info;
   }
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "aten_lib/converter.h"
+#include "exporter/analysis/graph_inputs.h"
 #include "exporter/core/records.h"
 #include "exporter/frontend/torchscript/jit_util.h"
 #include "exporter/frontend/torchscript/recorder.h"
@@ -29,9 +30,13 @@ DType number_dtype(const c10::TypePtr &t);
 // True when a block raises (prim::RaiseException at its top level): such a branch is dropped.
 bool block_raises(const torch::jit::Block *block);
 
+struct PlaceholderSizes; // walker.cpp: infer_missing's placeholder sizes
+
 class Walker {
 public:
   Walker(GraphBuilder &b, const ShapeRecord &record, const Registry &registry);
+  // The two sizes each symbolic input dim was recorded at (infer_missing's placeholders).
+  void set_symbols(std::vector<SymbolSizes> symbols) { symbols_ = std::move(symbols); }
 
   // Every node that would need a converter the registry lacks at the builder's opset.
   std::vector<UnsupportedOp> find_unsupported(const torch::jit::Graph &graph) const;
@@ -114,6 +119,14 @@ private:
   // Shape/dtype of an unrecorded value (in a branch that did not run): LibTorch runs the node on
   // placeholder inputs of the known shapes. Keeps what it learns in inferred_.
   void infer_missing(const torch::jit::Node *n);
+  struct PlaceholderRun {
+    PlaceholderSizes *sizes;
+    bool guessed = false;  // a runtime number was replaced by a placeholder
+    bool symbolic = false; // an input has symbolic dims: a second run tells which dims follow
+  };
+  // A zero placeholder for a value in infer_missing's run (false when its shape is unknown).
+  bool placeholder_value(const Bound &bd, const c10::TypePtr &type, PlaceholderRun &r,
+                         c10::IValue &out);
   const TensorInfo *info_of_value(const torch::jit::Value *v) const;
   std::string converter_key(const torch::jit::Node *n) const;
   // Whether LibTorch gave the node a complex input or output (which needs a complex lowering).
@@ -218,6 +231,7 @@ private:
   // Values made by a view op (slice, select, view, ...) -> that node, for write_back.
   std::unordered_map<const torch::jit::Value *, const torch::jit::Node *> view_of_;
   std::unordered_map<const torch::jit::Value *, TensorInfo> inferred_;
+  std::vector<SymbolSizes> symbols_; // the sizes each symbolic dim was recorded at
   mutable std::unordered_map<const torch::jit::Node *, bool> feeds_checks_;
   std::vector<std::string> warnings_;
   std::vector<std::string> dropped_raises_, example_branches_; // also in warnings_
@@ -238,6 +252,9 @@ namespace walker_detail {
 bool is_foldable(const torch::jit::Node *n);
 bool is_tensor_type(const torch::jit::Value *v);
 bool is_tensor_list(const c10::TypePtr &t);
+// Ops whose output aliases its first input and whose mutation write_back can scatter back
+// (slice, select, narrow, view with sizes, unsqueeze, squeeze).
+bool is_view_op(const torch::jit::Node *n);
 // "layer1.0.act (model.py:12)": where a node is, for warnings.
 std::string place_of(const torch::jit::Node *n);
 } // namespace walker_detail

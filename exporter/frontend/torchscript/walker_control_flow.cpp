@@ -65,11 +65,22 @@ bool mutates_first_input(const Node *n) {
          name.front() != '_';
 }
 
+// The tensor an in-place op changes: its first input, or, for a view made by a chain of view
+// ops (`out[:, i] = v` is select then copy_), the tensor the views were taken of, which
+// write_back updates.
+const Value *mutated_base(const Node *n) {
+  const Value *v = n->input(0);
+  while (walker_detail::is_view_op(v->node()))
+    v = v->node()->input(0);
+  return v;
+}
+
 void collect_mutations(const Block *b, const Node *owner, std::vector<const Value *> &out) {
   for (const Node *n : b->nodes()) {
-    if (mutates_first_input(n) && !defined_inside(n->input(0), owner) &&
-        std::find(out.begin(), out.end(), n->input(0)) == out.end())
-      out.push_back(n->input(0));
+    const Value *base = mutates_first_input(n) ? mutated_base(n) : nullptr;
+    if (base && !defined_inside(base, owner) &&
+        std::find(out.begin(), out.end(), base) == out.end())
+      out.push_back(base);
     for (const Block *sub : n->blocks())
       collect_mutations(sub, owner, out);
   }
@@ -89,6 +100,30 @@ bool can_carry(const c10::TypePtr &type) {
 
 bool same_dtype_or_unknown(DType a, DType b) {
   return a == DType::Undefined || b == DType::Undefined || a == b;
+}
+
+// The infos of a Loop's results the recorder may not have seen (a loop in a branch the example
+// did not take): the dims the initial value and the body's result agree on, others unknown.
+std::vector<TensorInfo> loop_result_infos(const GraphBuilder &b, const std::vector<Val> &init,
+                                          const std::vector<Val> &vals,
+                                          const std::vector<ValueType> &types) {
+  std::vector<TensorInfo> out;
+  for (size_t j = 0; j < types.size(); ++j) {
+    TensorInfo info{types[j].dtype, std::nullopt};
+    const TensorInfo *a = b.has_info(init[j]) ? &b.info(init[j]) : nullptr;
+    const TensorInfo *z = j < vals.size() && b.has_info(vals[j]) ? &b.info(vals[j]) : nullptr;
+    if (!types[j].sequence && a && z && a->shape && z->shape &&
+        a->shape->size() == z->shape->size()) {
+      info.shape = a->shape;
+      for (size_t k = 0; k < info.shape->size(); ++k) {
+        const Dim &x = (*a->shape)[k], &y = (*z->shape)[k];
+        if (x.value != y.value || x.symbol != y.symbol || (!x.is_static() && x.symbol.empty()))
+          (*info.shape)[k] = Dim{};
+      }
+    }
+    out.push_back(info);
+  }
+  return out;
 }
 
 } // namespace
@@ -532,6 +567,7 @@ bool Walker::handle_loop(const Node *n) {
             vals.size(), types.size());
   outs.insert(outs.end(), vals.begin(), vals.end());
   out_types.insert(out_types.end(), types.begin(), types.end());
+  std::vector<TensorInfo> result_infos = loop_result_infos(b_, init, vals, types);
   Subgraph g = b_.end_subgraph(outs, out_types);
   env_ = saved;
 
@@ -540,7 +576,7 @@ bool Walker::handle_loop(const Node *n) {
   auto results = b_.op_with_subgraphs("Loop", inputs, {{"body", g}}, static_cast<int>(init.size()));
   for (size_t j = 0; j < results.size(); ++j)
     if (!types[j].sequence)
-      b_.set_info(results[j], TensorInfo{types[j].dtype, std::nullopt});
+      b_.set_info(results[j], result_infos[j]);
   pos = 0;
   for (size_t i = 0; i < carried; ++i)
     bind(n->outputs()[i], unpack(n->outputs()[i]->type(), results, pos, n->outputs()[i]));
