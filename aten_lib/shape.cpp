@@ -92,6 +92,15 @@ void aten_view(ConvertCtx &c) {
   const Arg &size = c.arg(c.takes("shape") ? "shape" : "size");
   T2O_CHECK(size.is_list(), "{} with a dtype argument (bit reinterpretation) is not supported",
             c.op());
+  // A size of 0 makes an empty tensor; in an ONNX Reshape a 0 would copy the input's dim.
+  bool empty = std::any_of(size.items.begin(), size.items.end(),
+                           [](const Arg &it) { return !it.is_tensor() && it.to_int() == 0; });
+  if (empty) {
+    TensorData zero = TensorData::scalar(c.b.dtype(c.tensor("self")), 0);
+    zero.dims = {1};
+    c.set_out(0, c.b.op1("ConstantOfShape", {int_list_tensor(c.b, size)}, {{"value", zero}}));
+    return;
+  }
   c.set_out(0, c.b.op1("Reshape", {c.tensor("self"), out_shape(c, size)}));
 }
 
@@ -485,11 +494,40 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t> &pad, int64_t rank) {
   return out;
 }
 
+// onnx_pads of a pad list with amounts known only at run time (F.pad(x, [0, n - x.size(-1)]),
+// "pad to a multiple of the hop"): the pairs reversed to dim order, begins then ends, zeros for
+// the leading dims the list leaves out.
+Val runtime_onnx_pads(GraphBuilder &b, const Arg &list, int64_t rank) {
+  int64_t k = static_cast<int64_t>(list.items.size()) / 2;
+  T2O_CHECK(list.items.size() % 2 == 0 && k <= rank,
+            "pad list of length {} does not fit a rank-{} tensor", list.items.size(), rank);
+  std::vector<int64_t> reversed;
+  for (int64_t i = k - 1; i >= 0; --i)
+    reversed.push_back(i);
+  Val pairs = reshape(b, int_list_tensor(b, list), {k, 2});
+  pairs = b.op1("Gather", {pairs, b.const_i64(reversed)}, {{"axis", int64_t{0}}}); // dim order
+  Val rows = transpose(b, pairs, {1, 0});                                          // [2, k]
+  if (k < rank)
+    rows = b.op1(
+        "Concat",
+        {b.constant(TensorData::i64(std::vector<int64_t>(2 * (rank - k), 0), {2, rank - k})), rows},
+        {{"axis", int64_t{1}}});
+  return reshape(b, rows, {2 * rank});
+}
+
+bool has_runtime_item(const Arg &a) {
+  return a.is_list() &&
+         std::any_of(a.items.begin(), a.items.end(), [](const Arg &it) { return it.is_tensor(); });
+}
+
 // pad / constant_pad_nd name the list pad, reflection_pad* / replication_pad* padding.
 Val pad_node(ConvertCtx &c, const std::string &mode, const Arg *value) {
-  std::vector<int64_t> pads =
-      onnx_pads(c.ints(c.takes("pad") ? "pad" : "padding"), rank_of(c, "self"));
-  std::vector<Val> ins = {c.tensor("self"), c.b.const_i64(pads)};
+  const Arg &list = c.arg(c.takes("pad") ? "pad" : "padding");
+  Val pads = has_runtime_item(list)
+                 ? runtime_onnx_pads(c.b, list, rank_of(c, "self"))
+                 : c.b.const_i64(
+                       onnx_pads(c.ints(c.takes("pad") ? "pad" : "padding"), rank_of(c, "self")));
+  std::vector<Val> ins = {c.tensor("self"), pads};
   if (value && !value->is_none())
     ins.push_back(as_tensor(c.b, *value, c.b.dtype(c.tensor("self"))));
   return c.b.op1("Pad", ins, {{"mode", mode}});
@@ -592,9 +630,9 @@ void aten_meshgrid(ConvertCtx &c) {
 
 void register_shape_ops(Registry &r) {
   r.add("aten::flatten", 11, aten_flatten, {"Reshape", "Shape", "Slice", "ReduceProd", "Concat"});
-  r.add("aten::view", 11, aten_view, {"Reshape"});
-  r.add("aten::reshape", 11, aten_view, {"Reshape", "Concat"});
-  r.add("aten::_unsafe_view", 11, aten_view, {"Reshape"});
+  r.add("aten::view", 11, aten_view, {"Reshape", "Concat", "ConstantOfShape"});
+  r.add("aten::reshape", 11, aten_view, {"Reshape", "Concat", "ConstantOfShape"});
+  r.add("aten::_unsafe_view", 11, aten_view, {"Reshape", "Concat", "ConstantOfShape"});
   r.add("aten::view_as", 11, aten_view_as, {"Reshape"});
   r.add("aten::reshape_as", 11, aten_view_as, {"Reshape"});
   r.add("aten::permute", 11, aten_permute, {"Transpose"});
@@ -637,15 +675,19 @@ void register_shape_ops(Registry &r) {
     r.add(op, 11, aten_dropout, {});
   r.add("aten::to", 11, aten_to, {"Cast"});
   r.add("aten::type_as", 11, aten_to, {"Cast"});
-  r.add("aten::pad", 11, aten_pad, {"Pad", "Slice", "Concat"});
+  r.add("aten::pad", 11, aten_pad,
+        {"Pad", "Slice", "Concat", "Reshape", "Gather", "Transpose", "Cast", "Unsqueeze"});
   r.add("aten::_pad_circular", 11, aten__pad_circular, {"Slice", "Concat"});
-  r.add("aten::constant_pad_nd", 11, aten_constant_pad_nd, {"Pad"});
+  r.add("aten::constant_pad_nd", 11, aten_constant_pad_nd,
+        {"Pad", "Concat", "Reshape", "Gather", "Transpose", "Cast", "Unsqueeze"});
   for (const char *op :
        {"aten::reflection_pad1d", "aten::reflection_pad2d", "aten::reflection_pad3d"})
-    r.add(op, 11, aten_reflection_pad, {"Pad"});
+    r.add(op, 11, aten_reflection_pad,
+          {"Pad", "Concat", "Reshape", "Gather", "Transpose", "Cast", "Unsqueeze"});
   for (const char *op :
        {"aten::replication_pad1d", "aten::replication_pad2d", "aten::replication_pad3d"})
-    r.add(op, 11, aten_replication_pad, {"Pad"});
+    r.add(op, 11, aten_replication_pad,
+          {"Pad", "Concat", "Reshape", "Gather", "Transpose", "Cast", "Unsqueeze"});
   r.add("aten::meshgrid", 11, aten_meshgrid, {"Reshape", "Expand", "Concat", "Shape"});
 }
 

@@ -34,6 +34,12 @@ TEST_CASE("aten::view", "[shape]") {
   %y : Tensor = aten::reshape(%x, %s))IR"),
                     {randn({2, 3, 4})});
   }
+  SECTION("to a size of 0: an empty tensor (a Reshape would read 0 as 'copy this dim')") {
+    check_ir(ir("%x : Tensor", R"IR(
+  %s : int[] = prim::ListConstruct(%3, %2, %0, %2)
+  %y : Tensor = aten::view(%x, %s))IR"),
+             {randn({3, 0, 4})});
+  }
   SECTION("view_as / reshape_as") {
     check_ir_opsets(ir("%x : Tensor, %o : Tensor", R"IR(
   %a : Tensor = aten::view_as(%x, %o)
@@ -439,6 +445,27 @@ TEST_CASE("aten::pad", "[shape]") {
   %p : int[] = prim::ListConstruct(%1, %1)
   %y : Tensor = aten::constant_pad_nd(%x, %p, %2))IR"),
                     {randn({2, 3})});
+  }
+  SECTION("amounts known only at run time: to a multiple of 8, and centred") {
+    // Demucs' valid_length, "pad to a multiple of the hop" before framing.
+    auto g = ir("%x : Tensor", R"IR(
+  %eight : int = prim::Constant[value=8]()
+  %t : int = aten::size(%x, %m1)
+  %r : int = aten::remainder(%t, %eight)
+  %d : int = aten::sub(%eight, %r)
+  %extra : int = aten::remainder(%d, %eight)
+  %half : int = aten::floordiv(%extra, %2)
+  %rest : int = aten::sub(%extra, %half)
+  %p : int[] = prim::ListConstruct(%0, %extra)
+  %q : int[] = prim::ListConstruct(%half, %rest, %1, %0)
+  %mode : str = prim::Constant[value="constant"]()
+  %refl : str = prim::Constant[value="reflect"]()
+  %a : Tensor = aten::pad(%x, %p, %mode, %none)
+  %b : Tensor = aten::pad(%x, %q, %refl, %none)
+  %c : Tensor = aten::constant_pad_nd(%x, %q, %2))IR",
+                "%a, %b, %c");
+    for (int opset : {11, 17})
+      check_ir_dynamic(g, {randn({2, 3, 13})}, {randn({1, 3, 21}, 2)}, opset);
   }
 }
 
