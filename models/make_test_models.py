@@ -36,6 +36,18 @@ class Eig(nn.Module):
         return torch.linalg.eig(x @ x.t())[0].real.unsqueeze(1) * x
 
 
+class ProjectedLstm(nn.Module):
+    """nn.LSTM with proj_size (no converter): its weights are a constant list in the failing
+    node's inputs, which the error names by shape, not by value."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(20, 32, proj_size=12, batch_first=True)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
+
+
 class Unsupported(nn.Module):
     """Uses two ops with no converter (linalg_eig, linalg_svd), one of them in two places."""
 
@@ -221,6 +233,7 @@ def main():
     models = {
         "tiny_cnn": (TinyCnn(), (x,), False),
         "unconverted": (Unsupported(), (torch.rand(2, 3),), False),
+        "lstm_proj": (ProjectedLstm(), (torch.randn(2, 9, 20),), False),
         "two_inputs": (TwoInputs(), None, True),
         "tuple_out": (TupleOut(), (torch.randn(2, 3),), False),
         "nan_weights": (NanWeights(), (torch.randn(2, 3),), False),

@@ -435,6 +435,33 @@ void Walker::note_walked(const Node *n, size_t index, const NodeWhere &where) {
   }
 }
 
+namespace {
+// A constant argument for an error message: numbers and strings as they are, tensors (also in
+// lists, e.g. an RNN's weights) by dtype and shape, and at most about 120 characters.
+std::string constant_text(const c10::IValue &v) {
+  std::string text;
+  if (v.isTensor()) {
+    const at::Tensor &t = v.toTensor();
+    std::vector<int64_t> sizes = t.sizes().vec();
+    text = fmt::format("tensor {}[{}]", c10::toString(t.scalar_type()), fmt::join(sizes, ","));
+  } else if (v.isList() || v.isTuple()) {
+    std::vector<c10::IValue> items =
+        v.isList() ? v.toListRef().vec() : v.toTupleRef().elements().vec();
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < items.size() && i < 6; ++i)
+      parts.push_back(constant_text(items[i]));
+    if (items.size() > 6)
+      parts.push_back(fmt::format("... {} items", items.size()));
+    text = fmt::format(v.isList() ? "[{}]" : "({})", fmt::join(parts, ", "));
+  } else {
+    std::ostringstream os;
+    os << v;
+    text = os.str();
+  }
+  return text.size() > 120 ? text.substr(0, 117) + "..." : text;
+}
+} // namespace
+
 std::string Walker::describe_input(const Value *in) const {
   auto it = env_.find(in);
   std::string desc = "%" + in->debugName();
@@ -444,9 +471,7 @@ std::string Walker::describe_input(const Value *in) const {
   if (bd.kind == Bound::Kind::Tensor && b_.has_info(bd.tensor)) {
     desc += ": " + b_.info(bd.tensor).str();
   } else if (bd.kind == Bound::Kind::Const && !bd.constant.isTensor()) {
-    std::ostringstream os;
-    os << bd.constant;
-    desc += fmt::format(" = {}", os.str());
+    desc += " = " + constant_text(bd.constant);
   }
   return desc;
 }
