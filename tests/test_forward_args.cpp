@@ -224,6 +224,14 @@ TEST_CASE("forward args: a model that needs meaningful values runs on --input-da
                         arg_model("pooled_text.named.npz"), "--verify", "--verify-dims", "t=7"});
     CHECK(contains(r.out, "[t=12]"));
     CHECK(at::equal(test_input(out, 0), ids));
+    // A symbolic batch: the second recording size runs on random lengths, which this model
+    // refuses (unsorted); the hint says so besides the traced-size cause.
+    auto second = run_cli({model, "-o", dir + "/second.onnx", "--input", "ids:i64[n,t]", "--input",
+                           "lengths:i64[n]", "--input-data", arg_model("pooled_text.named.npz")});
+    CHECK(second.exit_code == 1);
+    CHECK(contains(second.err, "runs at the example sizes but fails at n="));
+    CHECK(contains(second.err, "meaningful values in ids, lengths"));
+    CHECK(contains(second.err, "--input ids:i64[...]:0..9"));
     // One name is one size: the data must agree with itself.
     auto bad = run_cli({model, "-o", dir + "/bad.onnx", "--input", "ids:i64[n,t]", "--input",
                         "lengths:i64[t]", "--input-data", arg_model("pooled_text.named.npz")});

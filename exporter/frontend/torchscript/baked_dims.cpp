@@ -614,6 +614,28 @@ std::string symbol_sizes(const GraphInputs &inputs, bool alternate) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// Why a model that ran at the example sizes fails at the second ones: a size a trace recorded
+// as a constant, or the second size's random values (integer inputs take small random values,
+// bool inputs random ones, unless given a range), which may break what the model expects.
+std::string second_size_hint(const GraphInputs &inputs) {
+  std::vector<std::string> ints;
+  for (size_t i = 0; i < inputs.infos.size() && i < inputs.names.size(); ++i) {
+    DType t = inputs.infos[i].dtype;
+    if (t == DType::Int64 || t == DType::Int32 || t == DType::Bool)
+      ints.push_back(inputs.names[i]);
+  }
+  std::string hint =
+      "a traced model may have recorded a size as a constant: make that dim static in --input, "
+      "or fix the model (use x.size(i) / x.shape in forward, or script it)";
+  if (!ints.empty())
+    hint += fmt::format(
+        "; or the model needs meaningful values in {} (ids within a vocabulary, lengths that "
+        "match the sequence): the second size runs on random values, so give integer inputs a "
+        "range, e.g. --input {}:i64[...]:0..9, or make the dims static",
+        fmt::join(ints, ", "), ints.front());
+  return hint;
+}
+
 } // namespace
 
 void check_baked_dims(const std::shared_ptr<torch::jit::Graph> &graph, const GraphInputs &inputs,
@@ -638,8 +660,7 @@ void check_baked_dims(const std::shared_ptr<torch::jit::Graph> &graph, const Gra
       return;
     throw Error(fmt::format("the model runs at the example sizes but fails at {}{}: {}", at_alt,
                             failed_node(r.failed_at), failure),
-                "a traced model may have recorded a size as a constant; make that dim static in "
-                "--input, or fix the model (use x.size(i) / x.shape in forward, or script it)");
+                second_size_hint(inputs));
   }
   std::vector<std::string> names;
   for (const auto &d : r.baked)
