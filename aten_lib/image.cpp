@@ -37,13 +37,17 @@ std::optional<KnownSizes> known_sizes(const GraphBuilder &b, const Val &x, int64
   return KnownSizes{in.value, out};
 }
 
-// LibTorch's source index of each output position of a dim of known sizes.
-std::vector<int64_t> torch_nearest(const KnownSizes &k, double scale_factor, bool by_size) {
+// LibTorch's source index of each output position of a dim of known sizes; `exact`
+// (nearest-exact) reads at the pixel centre: floor((o + 0.5) * s).
+std::vector<int64_t> torch_nearest(const KnownSizes &k, double scale_factor, bool by_size,
+                                   bool exact) {
   const float s = by_size ? static_cast<float>(k.in) / static_cast<float>(k.out)
                           : static_cast<float>(1.0 / scale_factor);
   std::vector<int64_t> idx;
-  for (int64_t o = 0; o < k.out; ++o)
-    idx.push_back(std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), k.in - 1));
+  for (int64_t o = 0; o < k.out; ++o) {
+    float at = static_cast<float>(o) + (exact ? 0.5f : 0.0f);
+    idx.push_back(std::min(static_cast<int64_t>(std::floor(at * s)), k.in - 1));
+  }
   return idx;
 }
 
@@ -55,7 +59,7 @@ bool resize_matches(const GraphBuilder &b, const Val &x, int64_t axis, double sc
   if (std::optional<KnownSizes> k = known_sizes(b, x, axis, scale_factor, size)) {
     const float ort = size ? static_cast<float>(k->out) / static_cast<float>(k->in)
                            : static_cast<float>(scale_factor);
-    std::vector<int64_t> torch = torch_nearest(*k, scale_factor, size != nullptr);
+    std::vector<int64_t> torch = torch_nearest(*k, scale_factor, size != nullptr, false);
     for (int64_t o = 0; o < k->out; ++o)
       if (std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) / ort)), k->in - 1) !=
           torch[static_cast<size_t>(o)])
@@ -68,10 +72,10 @@ bool resize_matches(const GraphBuilder &b, const Val &x, int64_t axis, double sc
 
 // LibTorch's source indices of a dim, int64 [out]: a constant for known sizes, else computed in
 // float32 at run time.
-Val nearest_index(GraphBuilder &b, const Val &x, int64_t axis, double scale_factor,
-                  const Arg *size) {
+Val nearest_index(GraphBuilder &b, const Val &x, int64_t axis, double scale_factor, const Arg *size,
+                  bool exact) {
   if (std::optional<KnownSizes> k = known_sizes(b, x, axis, scale_factor, size))
-    return b.const_i64(torch_nearest(*k, scale_factor, size != nullptr));
+    return b.const_i64(torch_nearest(*k, scale_factor, size != nullptr, exact));
   Val n_in = dim_scalar(b, x, axis);
   Val n_out =
       size ? (size->is_tensor() ? reshape(b, cast_to(b, size->t(), DType::Int64), {})
@@ -82,14 +86,19 @@ Val nearest_index(GraphBuilder &b, const Val &x, int64_t axis, double scale_fact
                    {{"to", static_cast<int64_t>(DType::Int64)}});
   Val s = size ? b.op1("Div", {cast_to(b, n_in, DType::Float), cast_to(b, n_out, DType::Float)})
                : b.const_scalar(DType::Float, static_cast<float>(1.0 / scale_factor));
-  Val pos = b.op1("Floor", {b.op1("Mul", {cast_to(b, iota(b, n_out), DType::Float), s})});
+  Val at = cast_to(b, iota(b, n_out), DType::Float);
+  if (exact)
+    at = b.op1("Add", {at, b.const_scalar(DType::Float, 0.5)});
+  Val pos = b.op1("Floor", {b.op1("Mul", {at, s})});
   return b.op1("Min", {cast_to(b, pos, DType::Int64), b.op1("Sub", {n_in, b.const_i64_scalar(1)})});
 }
 
 // Nearest: one Resize when it reads the same inputs as LibTorch on every dim, else a Gather per
-// dim of LibTorch's indices.
+// dim of LibTorch's indices (always for nearest-exact: Resize's half_pixel divides by its scale,
+// LibTorch multiplies).
 std::optional<Val> nearest_gathers(ConvertCtx &c, const Val &x, int64_t nd,
-                                   const std::vector<double> &scales, const Arg &sizes) {
+                                   const std::vector<double> &scales, const Arg &sizes,
+                                   bool exact) {
   GraphBuilder &b = c.b;
   if (scales.empty())
     T2O_CHECK(sizes.is_list() && !sizes.items.empty(), "{}: needs output_size or scale factors",
@@ -99,14 +108,15 @@ std::optional<Val> nearest_gathers(ConvertCtx &c, const Val &x, int64_t nd,
                           : nullptr;
   };
   auto factor = [&](int64_t d) { return scales.empty() ? 0.0 : scales[static_cast<size_t>(d)]; };
-  bool all_match = true;
+  bool all_match = !exact;
   for (int64_t d = 0; d < nd && all_match; ++d)
     all_match = resize_matches(b, x, 2 + d, factor(d), size_of(d));
   if (all_match)
     return std::nullopt;
   Val y = x; // every dim by its own indices (each reads the sizes of x)
   for (int64_t d = 0; d < nd; ++d)
-    y = b.op1("Gather", {y, nearest_index(b, x, 2 + d, factor(d), size_of(d))}, {{"axis", 2 + d}});
+    y = b.op1("Gather", {y, nearest_index(b, x, 2 + d, factor(d), size_of(d), exact)},
+              {{"axis", 2 + d}});
   return y;
 }
 
@@ -117,9 +127,11 @@ Val resize(ConvertCtx &c, const Val &x, int64_t nd, const std::vector<double> &s
   GraphBuilder &b = c.b;
   int64_t r = b.info(x).rank();
   T2O_CHECK(r == nd + 2, "{}: expected a {}-D input, got {}", c.op(), nd + 2, b.info(x).str());
-  if (!attrs.empty() && std::get<std::string>(attrs[0].value) == "nearest")
-    if (std::optional<Val> y = nearest_gathers(c, x, nd, scales, sizes))
+  if (!attrs.empty() && std::get<std::string>(attrs[0].value) == "nearest") {
+    bool exact = std::get<std::string>(attrs[1].value) == "half_pixel"; // nearest-exact
+    if (std::optional<Val> y = nearest_gathers(c, x, nd, scales, sizes, exact))
       return *y;
+  }
   if (!scales.empty()) {
     T2O_CHECK(static_cast<int64_t>(scales.size()) == nd, "{}: expected {} scale factors, got {}",
               c.op(), nd, scales.size());
@@ -143,6 +155,10 @@ std::vector<Attr> mode_attrs(const std::string &mode, bool align_corners) {
     return {{"mode", "nearest"},
             {"coordinate_transformation_mode", "asymmetric"},
             {"nearest_mode", "floor"}};
+  if (mode == "nearest-exact") // always Gathers (nearest_gathers)
+    return {{"mode", "nearest"},
+            {"coordinate_transformation_mode", "half_pixel"},
+            {"nearest_mode", "round_prefer_ceil"}};
   if (mode == "cubic")
     return {{"mode", "cubic"},
             {"cubic_coeff_a", -0.75},
@@ -173,7 +189,7 @@ const char *upsample_input(const ConvertCtx &c) {
 // with the given scales when there are any, else with in/out, so Resize gets scales in the first
 // case and sizes in the second.
 void emit_upsample(ConvertCtx &c, int64_t nd, const std::string &mode) {
-  bool align = mode != "nearest" && c.arg<bool>("align_corners");
+  bool align = mode.rfind("nearest", 0) != 0 && c.arg<bool>("align_corners");
   std::vector<double> scales;
   if (c.overload() == "vec") {
     if (c.has("scale_factors"))
@@ -313,6 +329,15 @@ void aten_upsample_nearest2d(ConvertCtx &c) {
 void aten_upsample_nearest3d(ConvertCtx &c) {
   emit_upsample(c, 3, "nearest");
 }
+void aten__upsample_nearest_exact1d(ConvertCtx &c) {
+  emit_upsample(c, 1, "nearest-exact");
+}
+void aten__upsample_nearest_exact2d(ConvertCtx &c) {
+  emit_upsample(c, 2, "nearest-exact");
+}
+void aten__upsample_nearest_exact3d(ConvertCtx &c) {
+  emit_upsample(c, 3, "nearest-exact");
+}
 void aten_upsample_linear1d(ConvertCtx &c) {
   emit_upsample(c, 1, "linear");
 }
@@ -338,8 +363,8 @@ void aten___interpolate(ConvertCtx &c) {
   std::string mode = c.arg<std::string>("mode", "nearest");
   bool align = c.arg<bool>("align_corners", false);
   bool recompute = c.arg<bool>("recompute_scale_factor", false);
-  T2O_CHECK(mode == "nearest" || mode == "linear" || mode == "bilinear" || mode == "trilinear" ||
-                mode == "bicubic",
+  T2O_CHECK(mode == "nearest" || mode == "nearest-exact" || mode == "linear" ||
+                mode == "bilinear" || mode == "trilinear" || mode == "bicubic",
             "{}: mode '{}' is not supported", c.op(), mode);
   std::string kind = mode == "bicubic"                          ? "cubic"
                      : mode.find("linear") != std::string::npos ? "linear"
@@ -723,12 +748,15 @@ void register_image_ops(Registry &r) {
   // These all lower through resize() above, so they list the same ONNX ops.
   const std::vector<std::string> resize_ops{"Resize", "Concat", "Shape", "Slice"};
   // Nearest: or a Gather per dim of LibTorch's source indices (nearest_dim).
-  const std::vector<std::string> nearest_ops{"Resize", "Concat", "Shape",  "Slice", "Gather",
-                                             "Cast",   "Floor",  "Mul",    "Min",   "Range",
-                                             "Sub",    "Div",    "Reshape"};
+  const std::vector<std::string> nearest_ops{"Resize", "Concat", "Shape",   "Slice", "Gather",
+                                             "Cast",   "Floor",  "Mul",     "Min",   "Range",
+                                             "Sub",    "Div",    "Reshape", "Add"};
   r.add("aten::upsample_nearest1d", 11, aten_upsample_nearest1d, nearest_ops);
   r.add("aten::upsample_nearest2d", 11, aten_upsample_nearest2d, nearest_ops);
   r.add("aten::upsample_nearest3d", 11, aten_upsample_nearest3d, nearest_ops);
+  r.add("aten::_upsample_nearest_exact1d", 11, aten__upsample_nearest_exact1d, nearest_ops);
+  r.add("aten::_upsample_nearest_exact2d", 11, aten__upsample_nearest_exact2d, nearest_ops);
+  r.add("aten::_upsample_nearest_exact3d", 11, aten__upsample_nearest_exact3d, nearest_ops);
   r.add("aten::upsample_linear1d", 11, aten_upsample_linear1d, resize_ops);
   r.add("aten::upsample_bilinear2d", 11, aten_upsample_bilinear2d, resize_ops);
   r.add("aten::upsample_trilinear3d", 11, aten_upsample_trilinear3d, resize_ops);

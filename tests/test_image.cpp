@@ -369,3 +369,39 @@ graph(%x : Tensor):
   auto r2 = check_ir_dynamic(twice, {x}, {x2});
   CHECK(r2.count("Resize") == 1);
 }
+
+// nearest-exact (F.interpolate(mode='nearest-exact')) reads floor((o + 0.5) * s), the pixel
+// centre, in float32: a Gather per dim of those indices, for known and symbolic sizes.
+TEST_CASE("aten::_upsample_nearest_exact1d/2d/3d", "[image]") {
+  auto x = at::arange(14 * 18, at::kFloat).reshape({1, 1, 14, 18});
+  auto x2 = at::arange(2 * 9 * 23, at::kFloat).reshape({2, 1, 9, 23});
+  for (const char *factors : {"%s, %t", "%t, %t"}) {
+    const std::string by_scale = std::string(R"IR(
+graph(%x : Tensor):
+  %s : float = prim::Constant[value=0.6]()
+  %t : float = prim::Constant[value=1.7]()
+  %f : float[] = prim::ListConstruct()IR") +
+                                 factors + R"IR()
+  %none : NoneType = prim::Constant()
+  %y : Tensor = aten::_upsample_nearest_exact2d(%x, %none, %f)
+  return (%y))IR";
+    check_ir_opsets(by_scale, {x});
+    check_ir_dynamic(by_scale, {x}, {x2});
+  }
+  check_ir_opsets(R"IR(
+graph(%x : Tensor):
+  %h : int = prim::Constant[value=11]()
+  %o : int[] = prim::ListConstruct(%h)
+  %none : NoneType = prim::Constant()
+  %y : Tensor = aten::_upsample_nearest_exact1d(%x, %o, %none)
+  return (%y))IR",
+                  {at::arange(2 * 3 * 7, at::kFloat).reshape({2, 3, 7})});
+  check_ir(R"IR(
+graph(%x : Tensor):
+  %t : float = prim::Constant[value=1.5]()
+  %f : float[] = prim::ListConstruct(%t, %t, %t)
+  %none : NoneType = prim::Constant()
+  %y : Tensor = aten::_upsample_nearest_exact3d(%x, %none, %f)
+  return (%y))IR",
+           {at::arange(3 * 4 * 5, at::kFloat).reshape({1, 1, 3, 4, 5})});
+}
