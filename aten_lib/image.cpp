@@ -426,16 +426,21 @@ void aten_grid_sampler_20(ConvertCtx &c) {
 }
 
 // affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) for 2-D grids: a
-// constant grid of (x, y, 1) rows times theta^T. size must be static.
+// constant grid of (x, y, 1) rows times theta^T. H and W must be static; N follows theta.
 void aten_affine_grid_generator(ConvertCtx &c) {
   GraphBuilder &b = c.b;
-  std::vector<int64_t> size = c.ints("size");
-  T2O_CHECK(size.size() == 4,
+  const Arg &size = c.arg("size");
+  T2O_CHECK(size.is_list() && size.items.size() == 4,
             "{}: only 2-D grids (size [N, C, H, W]) are supported below opset "
             "20, got {} values; use --opset 20 (AffineGrid)",
-            c.op(), size.size());
+            c.op(), size.items.size());
+  T2O_CHECK(!size.items[2].is_tensor() && !size.items[3].is_tensor(),
+            "{}: the grid's height and width must be known at export time below opset 20 (they "
+            "are sizes known only at run time here); use --opset 20 (AffineGrid) or static "
+            "height and width in --input",
+            c.op());
   const bool align = c.arg<bool>("align_corners");
-  const int64_t h = size[2], w = size[3];
+  const int64_t h = size.items[2].to_int(), w = size.items[3].to_int();
   auto coord = [&](int64_t i, int64_t n) {
     if (n == 1)
       return 0.0;
@@ -451,7 +456,7 @@ void aten_affine_grid_generator(ConvertCtx &c) {
   Val grid = cast_to(b, b.constant(TensorData::f32(base, {h * w, 3}), "affine_base"), t);
   Val theta_t = transpose(b, c.tensor("theta"), {0, 2, 1}); // [N, 3, 2]
   Val out = b.op1("MatMul", {grid, theta_t});               // [N, H W, 2]
-  c.set_out(0, reshape(b, out, {size[0], h, w, 2}));
+  c.set_out(0, reshape(b, out, {-1, h, w, 2}));             // N: theta's
 }
 
 // AffineGrid (opset 20): 2-D and 3-D grids, size as a tensor.

@@ -261,6 +261,13 @@ TEST_CASE("aten::affine_grid_generator", "[image]") {
     CHECK(r.count("AffineGrid") == 1);
     CHECK(check_ir(ir("%x : Tensor", body), {randn({2, 2, 3})}, 19).count("MatMul") == 1);
   }
+  // F.affine_grid(theta, x.size()) with a batch known only at run time (a spatial transformer).
+  std::string dyn = "  %n : int = aten::size(%x, %0)\n"
+                    "  %h : int = prim::Constant[value=4]()\n"
+                    "  %sz : int[] = prim::ListConstruct(%n, %3, %h, %5)\n"
+                    "  %y : Tensor = aten::affine_grid_generator(%x, %sz, %false)";
+  for (int opset : {11, 17})
+    check_ir_dynamic(ir("%x : Tensor", dyn), {randn({2, 2, 3})}, {randn({5, 2, 3}, 2)}, opset);
 }
 
 // GridSample-20 samples 5-D inputs (volumetric grid_sample) and calls bilinear "linear".
