@@ -259,6 +259,28 @@ class ClassLoopInIf(nn.Module):
         return keep[scores[keep].sort(descending=True)[1]]
 
 
+class OptionalInLoop(nn.Module):
+    """An Optional chosen by a module flag and only tested inside a loop over a runtime length
+    (torchaudio's Emformer): TorchScript carries it through the loop, refined by an if whose
+    branches both give it back unchanged."""
+
+    def __init__(self, use_mem: bool):
+        super().__init__()
+        self.use_mem = use_mem
+
+    def forward(self, x):
+        if self.use_mem:
+            s: Optional[List[bool]] = [True, False]
+        else:
+            s = None
+        out: List[torch.Tensor] = []
+        for i in range(x.size(0)):
+            out.append(x[i] * 2)
+            if s is not None:
+                out.append(x[i] + float(len(s)))
+        return torch.stack(out)
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -281,6 +303,9 @@ def models():
         "isinstance": (IsInstance(), (torch.randn(2, 3), torch.rand(2, 3)),
                        ["x:f32[2,3]", "mask:f32[2,3]"], False),
         "writes_in_loops": (WritesInLoops(), (torch.randn(3, 5),), ["x:f32[b=3,t=5]"], False),
+        "optional_in_loop": (OptionalInLoop(False), (torch.randn(5, 3),), ["x:f32[n=5,3]"], False),
+        "optional_in_loop_set": (OptionalInLoop(True), (torch.randn(5, 3),), ["x:f32[n=5,3]"],
+                                 False),
         "class_loop_in_if": (ClassLoopInIf(), (torch.rand(30, 4), torch.rand(30),
                                                 torch.randint(0, 4, (30,))),
                              ["boxes:f32[n=30,4]", "scores:f32[n]", "idxs:i64[n]:0..3"], False),

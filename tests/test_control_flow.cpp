@@ -591,6 +591,17 @@ TEST_CASE("scripted model: a loop over classes in a branch the example never tak
   }
 }
 
+TEST_CASE("scripted model: an Optional tested inside a loop is not loop-carried",
+          "[control_flow][fixture]") {
+  // None (an ONNX Loop cannot carry it) and a list of bools (nor that): both pass through the
+  // loop unchanged, so the loop reads the value it starts with.
+  for (const char *name : {"optional_in_loop", "optional_in_loop_set"}) {
+    INFO(name);
+    std::string model = export_and_verify(name, {"x:f32[n=5,3]"}, {0, 1}, {{"n", 9}}, 13);
+    CHECK(count_op(model, "Loop") == 1);
+  }
+}
+
 TEST_CASE("scripted model: isinstance on Union and Optional values", "[control_flow][fixture]") {
   std::string model = export_and_verify("isinstance", {"x:f32[2,3]", "mask:f32[2,3]"}, {0, 1});
   CHECK(count_op(model, "If") == 0); // decided at export time

@@ -126,6 +126,26 @@ std::vector<TensorInfo> loop_result_infos(const GraphBuilder &b, const std::vect
   return out;
 }
 
+// Whether a loop body's result `out` is always its input `in` unchanged: the same value, a
+// prim::unchecked_cast of it (TorchScript's Optional refinement), or an If whose every branch
+// gives one of those (`if s is not None: ... s ...` keeps s as it is).
+bool passes_through(const Value *out, const Value *in) {
+  if (out == in)
+    return true;
+  const Node *n = out->node();
+  if (n->kind() == c10::prim::unchecked_cast)
+    return passes_through(n->input(0), in);
+  if (n->kind() != c10::prim::If)
+    return false;
+  size_t k = 0;
+  while (k < n->outputs().size() && n->outputs()[k] != out)
+    ++k;
+  for (const Block *b : n->blocks())
+    if (!passes_through(b->outputs()[k], in))
+      return false;
+  return true;
+}
+
 } // namespace
 
 std::vector<const Value *> Walker::outer_mutations(const Node *n) const {
@@ -520,14 +540,22 @@ bool Walker::handle_loop(const Node *n) {
   Val cond;
   if (!(cond0.kind == Bound::Kind::Const && cond0.constant.isBool() && cond0.constant.toBool()))
     cond = to_scalar_tensor(cond0, DType::Bool);
+  // A value the body passes on unchanged (an Optional only tested inside) is not carried: the
+  // body and the loop's result read the value it starts with.
+  std::vector<bool> same(carried);
+  for (size_t i = 0; i < carried; ++i)
+    same[i] = passes_through(body->outputs()[i + 1], body->inputs()[i + 1]);
   std::vector<Val> init;
   std::vector<ValueType> types;
   for (size_t i = 0; i < carried; ++i)
-    pack(lookup(n->input(i + 2)), body->inputs()[i + 1]->type(), n->outputs()[i], init, types,
-         nullptr);
+    if (!same[i])
+      pack(lookup(n->input(i + 2)), body->inputs()[i + 1]->type(), n->outputs()[i], init, types,
+           nullptr);
   for (const Value *m : mutated)
     pack(lookup(m), m->type(), m, init, types, nullptr);
   if (init.empty()) {
+    for (size_t i = 0; i < carried; ++i)
+      bind(n->outputs()[i], lookup(n->input(i + 2)));
     warnings_.push_back(fmt::format("dropped a loop without results at {}",
                                     where_of(n).source.empty() ? "?" : where_of(n).source));
     return true;
@@ -546,7 +574,9 @@ bool Walker::handle_loop(const Node *n) {
   bind(body->inputs()[0], index);
   size_t pos = 0;
   for (size_t i = 0; i < carried; ++i)
-    bind(body->inputs()[i + 1], unpack(body->inputs()[i + 1]->type(), ins, pos, n->outputs()[i]));
+    bind(body->inputs()[i + 1],
+         same[i] ? lookup(n->input(i + 2))
+                 : unpack(body->inputs()[i + 1]->type(), ins, pos, n->outputs()[i]));
   for (const Value *m : mutated)
     bind(m, unpack(m->type(), ins, pos, m));
   // A carried tensor the recorder did not see (the loop ran zero times): its initial info.
@@ -559,8 +589,9 @@ bool Walker::handle_loop(const Node *n) {
   std::vector<Val> vals;
   std::vector<ValueType> vtypes;
   for (size_t i = 0; i < carried; ++i)
-    pack(lookup(body->outputs()[i + 1]), body->outputs()[i + 1]->type(), n->outputs()[i], vals,
-         vtypes, &types);
+    if (!same[i])
+      pack(lookup(body->outputs()[i + 1]), body->outputs()[i + 1]->type(), n->outputs()[i], vals,
+           vtypes, &types);
   for (const Value *m : mutated)
     pack(lookup(m), m->type(), m, vals, vtypes, &types);
   T2O_CHECK(vals.size() == types.size(), "the loop body gives {} values for {} loop-carried ones",
@@ -579,7 +610,8 @@ bool Walker::handle_loop(const Node *n) {
       b_.set_info(results[j], result_infos[j]);
   pos = 0;
   for (size_t i = 0; i < carried; ++i)
-    bind(n->outputs()[i], unpack(n->outputs()[i]->type(), results, pos, n->outputs()[i]));
+    bind(n->outputs()[i], same[i] ? lookup(n->input(i + 2))
+                                  : unpack(n->outputs()[i]->type(), results, pos, n->outputs()[i]));
   for (const Value *m : mutated)
     bind(m, unpack(m->type(), results, pos, m));
   return true;
