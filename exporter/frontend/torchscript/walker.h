@@ -193,6 +193,8 @@ private:
   // ---- control flow (walker_control_flow.cpp) ----
   bool handle_if(const torch::jit::Node *n);
   bool handle_loop(const torch::jit::Node *n);
+  // A Loop's max trip count and condition inputs (empty when unbounded / constant true).
+  std::pair<Val, Val> loop_bounds(const torch::jit::Node *n);
   void convert_if(const torch::jit::Node *n);
   bool take_recorded_branch(const torch::jit::Node *n);
   bool try_unroll(const torch::jit::Node *n);

@@ -146,6 +146,14 @@ bool passes_through(const Value *out, const Value *in) {
   return true;
 }
 
+// For each loop-carried value of a Loop body: whether the body gives it back unchanged.
+std::vector<bool> unchanged_carried(const Block *body) {
+  std::vector<bool> same;
+  for (size_t i = 1; i < body->outputs().size(); ++i)
+    same.push_back(passes_through(body->outputs()[i], body->inputs()[i]));
+  return same;
+}
+
 } // namespace
 
 std::vector<const Value *> Walker::outer_mutations(const Node *n) const {
@@ -524,12 +532,7 @@ bool Walker::try_unroll(const Node *n) {
   return true;
 }
 
-bool Walker::handle_loop(const Node *n) {
-  if (try_unroll(n))
-    return true;
-  const Block *body = n->blocks()[0];
-  size_t carried = n->outputs().size();
-  auto mutated = outer_mutations(n);
+std::pair<Val, Val> Walker::loop_bounds(const Node *n) {
   // Trip count and condition: omitted when unbounded / constant true (a while loop).
   const Bound &trip = lookup(n->input(0));
   Val max_trip;
@@ -540,11 +543,19 @@ bool Walker::handle_loop(const Node *n) {
   Val cond;
   if (!(cond0.kind == Bound::Kind::Const && cond0.constant.isBool() && cond0.constant.toBool()))
     cond = to_scalar_tensor(cond0, DType::Bool);
+  return {max_trip, cond};
+}
+
+bool Walker::handle_loop(const Node *n) {
+  if (try_unroll(n))
+    return true;
+  const Block *body = n->blocks()[0];
+  size_t carried = n->outputs().size();
+  auto mutated = outer_mutations(n);
+  auto [max_trip, cond] = loop_bounds(n);
   // A value the body passes on unchanged (an Optional only tested inside) is not carried: the
   // body and the loop's result read the value it starts with.
-  std::vector<bool> same(carried);
-  for (size_t i = 0; i < carried; ++i)
-    same[i] = passes_through(body->outputs()[i + 1], body->inputs()[i + 1]);
+  std::vector<bool> same = unchanged_carried(body);
   std::vector<Val> init;
   std::vector<ValueType> types;
   for (size_t i = 0; i < carried; ++i)
