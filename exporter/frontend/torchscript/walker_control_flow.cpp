@@ -571,7 +571,6 @@ bool Walker::handle_loop(const Node *n) {
                                     where_of(n).source.empty() ? "?" : where_of(n).source));
     return true;
   }
-
   Env saved = env_;
   b_.begin_subgraph("loop_body");
   Val iter = b_.add_subgraph_input("iter", ValueType{DType::Int64, false, std::vector<Dim>{}});
