@@ -613,9 +613,64 @@ void aten_gather(ConvertCtx &c) {
   c.set_out(0, c.b.op1("GatherElements", {c.tensor("self"), c.tensor("index")}, {{"axis", axis}}));
 }
 
+namespace {
+// x[..., i, j, ...] with several integer index tensors on dims `used`: the indexed dims moved
+// first (when they are not already), the indices broadcast against each other and stacked on a
+// new last axis for one GatherND. PyTorch puts the broadcast dims where the first indexed dim was
+// when the indexed dims are adjacent (x[:, :, rows, cols] -> [B, H, *bcast, E]), else first.
+Val gather_indexed(ConvertCtx &c, const std::vector<Arg> &idx, const std::vector<size_t> &used) {
+  GraphBuilder &b = c.b;
+  int64_t r = rank_of(c, "self");
+  bool leading = true;
+  for (size_t k = 0; k < used.size(); ++k)
+    leading = leading && used[k] == k;
+  Val self = c.tensor("self");
+  if (!leading) {
+    std::vector<int64_t> perm(used.begin(), used.end());
+    for (int64_t d = 0; d < r; ++d)
+      if (std::find(used.begin(), used.end(), static_cast<size_t>(d)) == used.end())
+        perm.push_back(d);
+    self = transpose(b, self, perm);
+  }
+  // Broadcast the indices against each other, then stack them on a new last axis.
+  std::vector<Val> ints;
+  int64_t m = 0; // the broadcast rank
+  for (size_t k : used) {
+    ints.push_back(cast_to(b, idx[k].t(), DType::Int64));
+    int64_t rk = b.info(idx[k].t()).rank();
+    T2O_CHECK(rk >= 0, "{} needs the rank of index tensor {}", c.op(), k);
+    m = std::max(m, rk);
+  }
+  Val sum = ints[0];
+  for (size_t k = 1; k < ints.size(); ++k)
+    sum = b.op1("Add", {sum, ints[k]});
+  Val shape = b.op1("Shape", {sum});
+  std::vector<Val> parts;
+  for (const Val &v : ints) {
+    Val e = b.op1("Expand", {v, shape});
+    parts.push_back(b.op1("Unsqueeze", {e, b.const_i64({-1})}));
+  }
+  Val coords = b.op1("Concat", parts, {{"axis", int64_t{-1}}});
+  Val y = b.op1("GatherND", {self, coords}); // [*bcast, other dims in order]
+  bool adjacent = used.back() - used.front() + 1 == used.size();
+  int64_t p = static_cast<int64_t>(used.front());
+  if (leading || !adjacent || p == 0)
+    return y;
+  std::vector<int64_t> back; // [*bcast, lead, tail] -> [lead, *bcast, tail]
+  for (int64_t d = 0; d < p; ++d)
+    back.push_back(m + d);
+  for (int64_t d = 0; d < m; ++d)
+    back.push_back(d);
+  int64_t rest = r - static_cast<int64_t>(used.size()) - p;
+  for (int64_t d = 0; d < rest; ++d)
+    back.push_back(m + p + d);
+  return transpose(b, y, back);
+}
+} // namespace
+
 // index.Tensor (x[idx] with tensors). Supported: one integer index after leading Nones (Gather);
 // one boolean mask as the only index, at dim 0 (NonZero + GatherND); several integer indices on
-// the leading dims (broadcast, then GatherND).
+// any dims (gather_indexed).
 void aten_index(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   const auto &idx = c.list("indices");
@@ -642,23 +697,9 @@ void aten_index(ConvertCtx &c) {
     return;
   }
   for (size_t k = 0; k < used.size(); ++k)
-    T2O_CHECK(used[k] == k && !is_mask(used[k]),
-              "{} supports several index tensors only as integers on the leading dims", c.op());
-  // Broadcast the indices against each other, then stack them on a new last axis.
-  std::vector<Val> ints;
-  for (size_t k : used)
-    ints.push_back(cast_to(b, idx[k].t(), DType::Int64));
-  Val sum = ints[0];
-  for (size_t k = 1; k < ints.size(); ++k)
-    sum = b.op1("Add", {sum, ints[k]});
-  Val shape = b.op1("Shape", {sum});
-  std::vector<Val> parts;
-  for (const Val &v : ints) {
-    Val e = b.op1("Expand", {v, shape});
-    parts.push_back(b.op1("Unsqueeze", {e, b.const_i64({-1})}));
-  }
-  Val coords = b.op1("Concat", parts, {{"axis", int64_t{-1}}});
-  c.set_out(0, b.op1("GatherND", {c.tensor("self"), coords}));
+    T2O_CHECK(!is_mask(used[k]), "{} supports several index tensors only as integers, not masks",
+              c.op());
+  c.set_out(0, gather_indexed(c, idx, used));
 }
 
 void register_indexing_ops(Registry &r) {

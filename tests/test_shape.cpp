@@ -297,6 +297,18 @@ TEST_CASE("aten::index_select", "[shape]") {
   %y : Tensor = aten::index(%x, %l))IR"),
                     {randn({4, 5, 2}), ints({3, 1}, 0, 4), ints({2}, 0, 5)});
   }
+  SECTION("index with tensors on later dims: adjacent (in place) and apart (first)") {
+    // Informer's K[:, :, rows, cols, :]: the broadcast dims where the indexed dims were.
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %j : Tensor", R"IR(
+  %l : Tensor?[] = prim::ListConstruct(%none, %none, %i, %j)
+  %y : Tensor = aten::index(%x, %l))IR"),
+                    {randn({2, 3, 6, 7, 4}), ints({6, 1}, 0, 6), ints({6, 5}, -7, 7)});
+    // x[i, :, j]: separated by a slice, the broadcast dims come first.
+    check_ir_opsets(ir("%x : Tensor, %i : Tensor, %j : Tensor", R"IR(
+  %l : Tensor?[] = prim::ListConstruct(%i, %none, %j)
+  %y : Tensor = aten::index(%x, %l))IR"),
+                    {randn({4, 3, 5, 2}), ints({3}, 0, 4), ints({2, 3}, 0, 5)});
+  }
   SECTION("index_select with a 0-d index") {
     check_ir_opsets(
         ir("%x : Tensor, %i : Tensor", "  %y : Tensor = aten::index_select(%x, %0, %i)"),
