@@ -9,11 +9,56 @@
 #include "aten_lib/helpers.h"
 #include "aten_lib/packed_sequence.h"
 #include "aten_lib/quantized.h"
+#include "aten_lib/rnn_loop.h"
 
 #include <functional>
 #include <limits>
 
 namespace torch2onnx {
+
+namespace {
+// The state's type inside a Loop body: float, its shape as outside.
+ValueType state_type(GraphBuilder &b, const Val &v) {
+  return ValueType{DType::Float, false, b.has_info(v) ? b.info(v).shape : std::nullopt};
+}
+} // namespace
+
+std::pair<Val, State> loop_steps(GraphBuilder &b, bool lstm, const Val &steps, const State &s,
+                                 bool reverse, const StepFn &step) {
+  Val last = op_t(b, DType::Int64, "Sub", {steps, b.const_i64_scalar(1)});
+  b.begin_subgraph("rnn_step");
+  // ONNX Runtime needs the shapes of the iteration count and the condition: scalars.
+  Val i = b.add_subgraph_input("i", ValueType{DType::Int64, false, std::vector<Dim>{}});
+  b.add_subgraph_input("cond", ValueType{DType::Bool, false, std::vector<Dim>{}});
+  State in{b.add_subgraph_input("h", state_type(b, s.h)),
+           lstm ? b.add_subgraph_input("c", state_type(b, s.c)) : Val{}};
+  b.set_info(in.h, b.info(s.h));
+  if (lstm)
+    b.set_info(in.c, b.info(s.c));
+  Val t = reverse ? op_t(b, DType::Int64, "Sub", {last, i}) : i;
+  State next = step(t, in);
+  Val go = b.constant(TensorData::boolean({true}, {}));
+  std::vector<Val> outs = {go, next.h};
+  std::vector<ValueType> types = {ValueType{DType::Bool}, state_type(b, s.h)};
+  if (lstm) {
+    outs.push_back(next.c);
+    types.push_back(state_type(b, s.c));
+  }
+  outs.push_back(next.h);
+  types.push_back(ValueType{DType::Float});
+  Subgraph body = b.end_subgraph(outs, types);
+  std::vector<Val> inputs = {steps, go, s.h};
+  if (lstm)
+    inputs.push_back(s.c);
+  std::vector<Val> r = b.op_with_subgraphs("Loop", inputs, {{"body", body}}, lstm ? 3 : 2);
+  State final{r[0], lstm ? r[1] : Val{}};
+  Val ys = r.back();
+  if (reverse) // the scan output runs from the last step to the first
+    ys = op_t(b, DType::Float, "Slice",
+              {ys, b.const_i64({-1}), b.const_i64({std::numeric_limits<int64_t>::min()}),
+               b.const_i64({0}), b.const_i64({-1})});
+  return {ys, final};
+}
 
 namespace {
 
@@ -84,10 +129,6 @@ Val mul(GraphBuilder &b, const Val &x, const Val &y) {
   return op_t(b, DType::Float, "Mul", {x, y});
 }
 
-struct State {
-  Val h, c; // [B, H]; c only for the LSTM
-};
-
 // One step of the cell from the input projection `xi` [B, G*H] (biases included).
 State cell_step(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &xi, const State &s) {
   Val hh = linear_dynamic_2d(b, s.h, w.w_hh, w.b_hh, w.reduce_range);
@@ -106,54 +147,6 @@ State cell_step(GraphBuilder &b, Rnn kind, const CellWeights &w, const Val &xi, 
   // h' = (1 - z) * n + z * h = n + z * (h - n)
   Val h = add(b, n, mul(b, z, op_t(b, DType::Float, "Sub", {s.h, n})));
   return {h, Val{}};
-}
-
-// The state's type inside a Loop body: float, its shape as outside.
-ValueType state_type(GraphBuilder &b, const Val &v) {
-  return ValueType{DType::Float, false, b.has_info(v) ? b.info(v).shape : std::nullopt};
-}
-
-// One step of a direction: the state after step `t` (0-d int64) from the state `s` before it.
-using StepFn = std::function<State(const Val &t, const State &s)>;
-
-// The steps of one direction in an ONNX Loop of `steps` (0-d int64) iterations, for a sequence
-// length known only at run time: `step` at t = i (T-1-i in reverse), the state carried, each
-// step's h a scan output [T, B, H], put back in time order in reverse.
-std::pair<Val, State> loop_steps(GraphBuilder &b, bool lstm, const Val &steps, const State &s,
-                                 bool reverse, const StepFn &step) {
-  Val last = op_t(b, DType::Int64, "Sub", {steps, b.const_i64_scalar(1)});
-  b.begin_subgraph("rnn_step");
-  // ONNX Runtime needs the shapes of the iteration count and the condition: scalars.
-  Val i = b.add_subgraph_input("i", ValueType{DType::Int64, false, std::vector<Dim>{}});
-  b.add_subgraph_input("cond", ValueType{DType::Bool, false, std::vector<Dim>{}});
-  State in{b.add_subgraph_input("h", state_type(b, s.h)),
-           lstm ? b.add_subgraph_input("c", state_type(b, s.c)) : Val{}};
-  b.set_info(in.h, b.info(s.h));
-  if (lstm)
-    b.set_info(in.c, b.info(s.c));
-  Val t = reverse ? op_t(b, DType::Int64, "Sub", {last, i}) : i;
-  State next = step(t, in);
-  Val go = b.constant(TensorData::boolean({true}, {}));
-  std::vector<Val> outs = {go, next.h};
-  std::vector<ValueType> types = {ValueType{DType::Bool}, state_type(b, s.h)};
-  if (lstm) {
-    outs.push_back(next.c);
-    types.push_back(state_type(b, s.c));
-  }
-  outs.push_back(next.h);
-  types.push_back(ValueType{DType::Float});
-  Subgraph body = b.end_subgraph(outs, types);
-  std::vector<Val> inputs = {steps, go, s.h};
-  if (lstm)
-    inputs.push_back(s.c);
-  std::vector<Val> r = b.op_with_subgraphs("Loop", inputs, {{"body", body}}, lstm ? 3 : 2);
-  State final{r[0], lstm ? r[1] : Val{}};
-  Val ys = r.back();
-  if (reverse) // the scan output runs from the last step to the first
-    ys = op_t(b, DType::Float, "Slice",
-              {ys, b.const_i64({-1}), b.const_i64({std::numeric_limits<int64_t>::min()}),
-               b.const_i64({0}), b.const_i64({-1})});
-  return {ys, final};
 }
 
 // The steps of `xi` [T, B, G*H] (the input projection of every step, done at once) in a Loop.

@@ -9,6 +9,7 @@
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 #include "aten_lib/packed_sequence.h"
+#include "aten_lib/rnn_loop.h"
 
 #include <cstdint>
 #include <string>
@@ -279,6 +280,15 @@ StackOut run_stack(ConvertCtx &c, Cell k, const RnnArgs &a, Val x, const Val &se
   int64_t nd = a.bidir ? 2 : 1;
   size_t per_dir = a.has_biases ? 4 : 2;
   const auto &params = *a.params;
+  if (k == Cell::Lstm && params.size() == static_cast<size_t>(a.layers * nd) * (per_dir + 1)) {
+    // weight_hr too: an LSTM with proj_size (rnn_projected.cpp)
+    T2O_CHECK(!seq_lens.valid(),
+              "{}: an LSTM with proj_size over a PackedSequence is not supported (a padded "
+              "batch is)",
+              c.op());
+    ProjectedOut o = projected_lstm(c.b, x, params, a.has_biases, a.layers, a.bidir, a.h0, a.c0);
+    return {o.y, o.hn, o.cn};
+  }
   T2O_CHECK(params.size() == static_cast<size_t>(a.layers * nd) * per_dir,
             "{}: expected {} weight tensors for {} layer(s), got {} (proj_size is not supported)",
             c.op(), a.layers * nd * static_cast<int64_t>(per_dir), a.layers, params.size());
@@ -460,9 +470,11 @@ void aten__pad_packed_sequence(ConvertCtx &c) {
 
 void register_rnn_ops(Registry &r) {
   r.add("aten::lstm", 11, aten_lstm,
-        {"LSTM",    "Cast",    "Compress", "Concat",    "CumSum",    "Expand", "Gather",
-         "Greater", "Less",    "Range",    "ReduceSum", "Reshape",   "Shape",  "Slice",
-         "Split",   "Squeeze", "Sub",      "Transpose", "Unsqueeze", "Where"});
+        {"LSTM", "Cast", "Compress", "Concat", "CumSum", "Expand", "Gather", "Greater", "Less",
+         "Range", "ReduceSum", "Reshape", "Shape", "Slice", "Split", "Squeeze", "Sub", "Transpose",
+         "Unsqueeze", "Where",
+         // with proj_size (rnn_projected.cpp)
+         "Loop", "MatMul", "Add", "Mul", "Sigmoid", "Tanh"});
   r.add("aten::gru", 11, aten_gru,
         {"GRU",     "Cast",    "Compress", "Concat",    "CumSum",    "Expand", "Gather",
          "Greater", "Less",    "Range",    "ReduceSum", "Reshape",   "Shape",  "Slice",

@@ -101,6 +101,22 @@ class Lstm(nn.Module):
         return y, h, c, z
 
 
+class ProjectedLstm(nn.Module):
+    """nn.LSTM with proj_size (LSTMP, as speech encoders use it): 2 layers, bidirectional,
+    batch_first, with and without biases; its own (h0, c0) of sizes proj_size and hidden_size."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(6, 10, num_layers=2, bidirectional=True, batch_first=True, proj_size=4)
+        self.rnn2 = nn.LSTM(8, 7, proj_size=3, bias=False)
+
+    def forward(self, x, h0):
+        c0 = torch.zeros(4, x.size(0), 10) + 0.25
+        y, (h, c) = self.rnn(x, (h0, c0))
+        z, (h2, c2) = self.rnn2(y.transpose(0, 1))
+        return y, h, c, z, h2, c2
+
+
 class Gru(nn.Module):
     """nn.GRU (2 layers, bidirectional, batch_first) then a 1-layer nn.GRU; h0 optional."""
 
@@ -293,6 +309,8 @@ def models():
         "cell_loop": (CellLoop(), (torch.randn(6, 2, 8),), ["x:f32[6,2,8]"], False),
         "lstm": (Lstm(False), rnn_in, rnn_specs, True),
         "lstm_h0": (Lstm(True), rnn_in, rnn_specs, True),
+        "lstm_proj": (ProjectedLstm(), (torch.randn(3, 7, 6), torch.randn(4, 3, 4)),
+                      ["x:f32[3,7,6]", "h0:f32[4,3,4]"], True),
         "gru": (Gru(False), rnn_in, rnn_specs, True),
         "gru_h0": (Gru(True), rnn_in, rnn_specs, True),
         "list_methods": (ListMethods(), (torch.randn(3, 6), torch.randn(3, 5)),

@@ -36,16 +36,18 @@ class Eig(nn.Module):
         return torch.linalg.eig(x @ x.t())[0].real.unsqueeze(1) * x
 
 
-class ProjectedLstm(nn.Module):
-    """nn.LSTM with proj_size (no converter): its weights are a constant list in the failing
-    node's inputs, which the error names by shape, not by value."""
+class ProjectedLstmPacked(nn.Module):
+    """nn.LSTM with proj_size over a PackedSequence (not supported): its weights are a constant
+    list in the failing node's inputs, which the error names by shape, not by value."""
 
     def __init__(self):
         super().__init__()
         self.lstm = nn.LSTM(20, 32, proj_size=12, batch_first=True)
 
-    def forward(self, x):
-        return self.lstm(x)[0]
+    def forward(self, x, lengths):
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True,
+                                                   enforce_sorted=False)
+        return nn.utils.rnn.pad_packed_sequence(self.lstm(packed)[0], batch_first=True)[0]
 
 
 class Unsupported(nn.Module):
@@ -233,7 +235,8 @@ def main():
     models = {
         "tiny_cnn": (TinyCnn(), (x,), False),
         "unconverted": (Unsupported(), (torch.rand(2, 3),), False),
-        "lstm_proj": (ProjectedLstm(), (torch.randn(2, 9, 20),), False),
+        "lstm_proj_packed": (ProjectedLstmPacked(), (torch.randn(2, 9, 20),
+                                                     torch.tensor([9, 5])), False),
         "two_inputs": (TwoInputs(), None, True),
         "tuple_out": (TupleOut(), (torch.randn(2, 3),), False),
         "nan_weights": (NanWeights(), (torch.randn(2, 3),), False),

@@ -524,6 +524,22 @@ TEST_CASE("nn.LSTM / nn.GRU: multi-layer, bidirectional, batch_first, traced and
       }
 }
 
+TEST_CASE("nn.LSTM with proj_size: steps in an ONNX Loop, traced and scripted",
+          "[control_flow][fixture]") {
+  // ONNX's LSTM has no projection: each direction's steps run in a Loop (rnn_projected.cpp).
+  for (const char *how : {"", "_traced"}) {
+    std::string name = std::string("lstm_proj") + how;
+    INFO(name);
+    bool scripted = std::string(how).empty();
+    std::string model = scripted
+                            ? export_and_verify(name, {"x:f32[b=3,t=7,6]", "h0:f32[4,b,4]"}, {0, 1},
+                                                {{"b", 2}, {"t", 4}})
+                            : export_and_verify(name, {"x:f32[3,7,6]", "h0:f32[4,3,4]"}, {0, 1});
+    CHECK(count_op(model, "Loop") == 5); // 2 layers x 2 directions, then 1
+    CHECK(count_op(model, "LSTM") == 0);
+  }
+}
+
 // Issue 28: what scripted models compute on lists, dicts, strings and types.
 TEST_CASE("scripted model: list methods on sizes (reverse, sort, index, count, sum, min, max)",
           "[control_flow][fixture]") {
