@@ -668,8 +668,9 @@ void register_unary(Registry &r) {
 void register_selection_and_logic(Registry &r) {
   r.add("aten::where", 11, aten_where, {"Where", "Cast", "NonZero", "Gather", "Unsqueeze"});
   r.add_with_inplace("aten::masked_fill", 11, aten_masked_fill, {"Where"});
-  r.add_with_inplace("aten::eq", 11, aten_eq, {"Equal", "Cast"});
-  r.add_with_inplace("aten::ne", 11, aten_ne, {"Equal", "Not", "Cast"});
+  // And/Not: the walker's comparison of two lists of runtime sizes (handle_list_compare).
+  r.add_with_inplace("aten::eq", 11, aten_eq, {"Equal", "Cast", "And"});
+  r.add_with_inplace("aten::ne", 11, aten_ne, {"Equal", "Not", "Cast", "And"});
   r.add_with_inplace("aten::lt", 11, aten_lt, {"Less", "Cast"});
   r.add_with_inplace("aten::le", 11, aten_le, {"LessOrEqual", "Cast", "Equal", "Less", "Or"});
   r.add_with_inplace("aten::gt", 11, aten_gt, {"Greater", "Cast"});

@@ -374,3 +374,26 @@ graph(%x : Tensor):
   auto r = check_ir_dynamic(g, {randn({2, 3, 4}, 2)}, {randn({5, 3, 6}, 3)});
   CHECK(r.count("Shape") >= 1);
 }
+
+TEST_CASE("aten::eq and aten::ne on lists of runtime sizes", "[lists]") {
+  // x.size() != w.size() (F.embedding_bag's per_sample_weights check) with symbolic dims: equal
+  // lengths compare item by item at run time; other lengths differ at export time.
+  const std::string g = R"IR(
+graph(%x : Tensor, %y : Tensor, %z : Tensor):
+  %sx : int[] = aten::size(%x)
+  %sy : int[] = aten::size(%y)
+  %sz : int[] = aten::size(%z)
+  %ne : bool = aten::ne(%sx, %sy)
+  %eq : bool = aten::eq(%sx, %sy)
+  %other : bool = aten::eq(%sx, %sz)
+  %a : Tensor = prim::NumToTensor(%ne)
+  %b : Tensor = prim::NumToTensor(%eq)
+  %c : Tensor = prim::NumToTensor(%other)
+  return (%a, %b, %c))IR";
+  // Same shapes (eq true), then shapes that differ in a runtime dim (eq false).
+  auto r = check_ir_dynamic(g, {randn({2, 3}), randn({2, 3}), randn({2, 3, 1})},
+                            {randn({4, 3}, 2), randn({4, 3}, 3), randn({4, 3, 1}, 4)});
+  CHECK(r.count("Equal") >= 1);
+  check_ir_dynamic(g, {randn({2, 3}), randn({5, 3}), randn({2, 3, 1})},
+                   {randn({4, 3}, 2), randn({3, 3}, 3), randn({4, 3, 1}, 4)});
+}

@@ -490,6 +490,9 @@ void Walker::run_node(const Node *n, size_t index, const NodeWhere &where) {
       return;
     if (n->kind() == c10::aten::slice && handle_list_slice(n)) // x.size()[2:]
       return;
+    if ((n->kind() == c10::aten::eq || n->kind() == c10::aten::ne) &&
+        (try_fold(n) || handle_list_compare(n))) // x.size() != w.size()
+      return;
     if (const Handler *h = find_handler(n))
       if ((this->*h->handle)(n))
         return;

@@ -335,6 +335,51 @@ bool Walker::handle_list_slice(const Node *n) {
   return true;
 }
 
+// a == b / a != b on two lists of numbers with items known only at run time (sizes: scripted
+// `x.size() != w.size()`, as F.embedding_bag checks per_sample_weights): lists of other lengths
+// differ; otherwise every pair of items is compared and the answers are anded.
+bool Walker::handle_list_compare(const Node *n) {
+  using K = Bound::Kind;
+  if (n->inputs().size() != 2 || n->input(0)->type()->kind() != c10::TypeKind::ListType ||
+      n->input(1)->type()->kind() != c10::TypeKind::ListType)
+    return false;
+  auto items_of = [&](const Bound &bd, std::vector<Bound> &out) {
+    if (bd.kind == K::List) {
+      out = bd.items;
+      return true;
+    }
+    if (bd.kind != K::Const || !bd.constant.isList())
+      return false;
+    for (const auto &v : bd.constant.toListRef()) {
+      Bound item;
+      item.kind = K::Const;
+      item.constant = v;
+      out.push_back(item);
+    }
+    return true;
+  };
+  std::vector<Bound> a, b;
+  if (!items_of(lookup(n->input(0)), a) || !items_of(lookup(n->input(1)), b))
+    return false;
+  const bool ne = n->kind() == c10::aten::ne;
+  Bound out;
+  out.kind = K::Const;
+  out.constant = c10::IValue(ne);
+  if (a.size() == b.size()) {
+    auto elem = n->input(0)->type()->cast<c10::ListType>()->getElementType();
+    DType t = number_dtype(elem) == DType::Undefined ? DType::Int64 : number_dtype(elem);
+    Val all = b_.constant(TensorData::boolean({true}, {}));
+    for (size_t i = 0; i < a.size(); ++i)
+      all = b_.op1("And", {all, b_.op1("Equal", {to_scalar_tensor(current(a[i]), t),
+                                                 to_scalar_tensor(current(b[i]), t)})});
+    out.kind = K::Tensor;
+    out.tensor = ne ? b_.op1("Not", {all}) : all;
+    b_.set_info(out.tensor, TensorInfo{DType::Bool, std::vector<Dim>{}});
+  }
+  bind(n->output(), out);
+  return true;
+}
+
 bool Walker::handle_list_concat(const Node *n) {
   using K = Bound::Kind;
   if (n->input(0)->type()->kind() != c10::TypeKind::ListType)
