@@ -241,10 +241,54 @@ void aten_split(ConvertCtx &c) {
   c.set_out(0, tensor_list(split_pieces(c.b, c.tensor("self"), axis, sizes)));
 }
 
+namespace {
+bool static_axis(const ConvertCtx &c, int64_t axis) {
+  const TensorInfo &info = c.info("self");
+  return info.shape && (*info.shape)[static_cast<size_t>(axis)].is_static();
+}
+
+// `count` pieces of x along `axis`, whose size n is known only at run time: piece k is
+// [start(k), start(k + 1)) with start(k) = k * step + min(k, extra), clamped to n (chunk: step =
+// ceil(n / count), extra = 0; tensor_split: step = n / count, extra = n % count).
+Arg runtime_pieces(GraphBuilder &b, const Val &x, int64_t axis, int64_t count, bool chunk) {
+  Val n = dims_of(b, x, axis, axis + 1);
+  Val k = b.const_i64({count});
+  Val step =
+      chunk ? b.op1("Div", {b.op1("Add", {n, b.const_i64({count - 1})}), k}) : b.op1("Div", {n, k});
+  Val extra = chunk ? b.const_i64({0}) : b.op1("Mod", {n, k});
+  auto imin = [&](const Val &u, const Val &v) { // int64 Min arrives in opset 12
+    return b.op1("Where", {b.op1("Less", {u, v}), u, v});
+  };
+  auto start = [&](int64_t i) {
+    Val at = b.op1("Add", {b.op1("Mul", {step, b.const_i64({i})}), imin(extra, b.const_i64({i}))});
+    return imin(at, n);
+  };
+  std::vector<Val> pieces;
+  Val from = b.const_i64({0});
+  for (int64_t i = 0; i < count; ++i) {
+    Val to = i + 1 == count ? n : start(i + 1);
+    pieces.push_back(b.op1("Slice", {x, from, to, b.const_i64({axis})}));
+    if (b.has_info(x) && b.info(x).shape) {
+      TensorInfo info = b.info(x);
+      (*info.shape)[static_cast<size_t>(axis)] = Dim{};
+      b.set_info(pieces.back(), info);
+    }
+    from = to;
+  }
+  return tensor_list(pieces);
+}
+} // namespace
+
+// chunk(self, chunks, dim); on a dim known only at run time (classifier-free guidance's
+// `eps_cond, eps_uncond = out.chunk(2)` on a symbolic batch) `chunks` pieces, the last ones empty
+// when the dim is too short for all of them (where LibTorch gives fewer).
 void aten_chunk(ConvertCtx &c) {
   int64_t axis = norm_axis(c.arg<int64_t>("dim", 0), rank_of(c, "self"));
-  int64_t n = static_dim(c, "self", axis), chunks = c.arg<int64_t>("chunks");
+  int64_t chunks = c.arg<int64_t>("chunks");
   T2O_CHECK(chunks > 0, "chunk count must be positive, got {}", chunks);
+  if (!static_axis(c, axis))
+    return c.set_out(0, runtime_pieces(c.b, c.tensor("self"), axis, chunks, true));
+  int64_t n = static_dim(c, "self", axis);
   int64_t step = (n + chunks - 1) / chunks;
   std::vector<int64_t> sizes;
   for (int64_t done = 0; done < n; done += step)
@@ -262,6 +306,11 @@ void aten_tensor_split(ConvertCtx &c) {
                                                : "tensor_indices_or_sections");
   T2O_CHECK(!spec.is_tensor(), "tensor_split with a tensor of indices is not supported");
   int64_t axis = norm_axis(c.arg<int64_t>("dim", 0), rank_of(c, "self"));
+  if (!spec.is_list() && !static_axis(c, axis)) {
+    T2O_CHECK(spec.to_int() > 0, "tensor_split needs a positive section count, got {}",
+              spec.to_int());
+    return c.set_out(0, runtime_pieces(c.b, c.tensor("self"), axis, spec.to_int(), false));
+  }
   int64_t n = static_dim(c, "self", axis);
   std::vector<int64_t> sizes;
   if (spec.is_list()) {
@@ -654,8 +703,10 @@ void register_shape_ops(Registry &r) {
   r.add("aten::split", 11, aten_split,
         {"Split", "Cast", "Concat", "ConcatFromSequence", "Reshape", "SplitToSequence"});
   r.add("aten::split_with_sizes", 11, aten_split, {"Split"});
-  r.add("aten::chunk", 11, aten_chunk, {"Split"});
-  r.add("aten::tensor_split", 11, aten_tensor_split, {"Split"});
+  r.add("aten::chunk", 11, aten_chunk,
+        {"Split", "Slice", "Shape", "Add", "Div", "Mod", "Mul", "Less", "Where"});
+  r.add("aten::tensor_split", 11, aten_tensor_split,
+        {"Split", "Slice", "Shape", "Add", "Div", "Mod", "Mul", "Less", "Where"});
   r.add("aten::unbind", 11, aten_unbind, {"Split", "Squeeze"});
   r.add_with_inplace("aten::squeeze", 11, aten_squeeze, {"Squeeze"});
   r.add_with_inplace("aten::unsqueeze", 11, aten_unsqueeze, {"Unsqueeze"});

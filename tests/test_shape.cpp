@@ -147,6 +147,19 @@ TEST_CASE("aten::split", "[shape]") {
                        "%l, %k"),
                     {randn({2, 7})});
   }
+  SECTION("chunk and tensor_split on a dim known only at run time") {
+    // Classifier-free guidance: eps_cond, eps_uncond = out.chunk(2) on a symbolic batch; sizes
+    // that do not divide evenly (9 into 3 + 3 + 3 and 11 into 4 + 4 + 3; 4 + 4 + 3 and 4 + 4 + 4).
+    auto g = ir("%x : Tensor", R"IR(
+  %l : Tensor[] = aten::chunk(%x, %3, %1)
+  %a : Tensor, %b : Tensor, %c : Tensor = prim::ListUnpack(%l)
+  %k : Tensor[] = aten::tensor_split(%x, %3, %1)
+  %d : Tensor, %e : Tensor, %f : Tensor = prim::ListUnpack(%k))IR",
+                "%a, %b, %c, %d, %e, %f");
+    for (int opset : {11, 17})
+      check_ir_dynamic(g, {randn({2, 9})}, {randn({3, 11}, 2)}, opset);
+    check_ir_dynamic(g, {randn({2, 12})}, {randn({3, 10}, 2)});
+  }
   SECTION("unbind") {
     auto r = check_ir_opsets(ir("%x : Tensor", R"IR(
   %l : Tensor[] = aten::unbind(%x, %1)
