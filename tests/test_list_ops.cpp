@@ -397,3 +397,20 @@ graph(%x : Tensor, %y : Tensor, %z : Tensor):
   check_ir_dynamic(g, {randn({2, 3}), randn({5, 3}), randn({2, 3, 1})},
                    {randn({4, 3}, 2), randn({3, 3}, 3), randn({4, 3, 1}, 4)});
 }
+
+TEST_CASE("aten::mul on a list of tensors: [x] * n", "[lists]") {
+  // torch.cat([x] * 2) (a scripted classifier-free guidance batch), torch.stack(3 * [x, y]).
+  const std::string g = R"IR(
+graph(%x : Tensor, %y : Tensor):
+  %two : int = prim::Constant[value=2]()
+  %three : int = prim::Constant[value=3]()
+  %one : int = prim::Constant[value=1]()
+  %l : Tensor[] = prim::ListConstruct(%x)
+  %r : Tensor[] = aten::mul(%l, %two)
+  %a : Tensor = aten::cat(%r, %one)
+  %p : Tensor[] = prim::ListConstruct(%x, %y)
+  %q : Tensor[] = aten::mul(%three, %p)
+  %b : Tensor = aten::stack(%q, %one)
+  return (%a, %b))IR";
+  check_ir_opsets(g, {randn({2, 3}), randn({2, 3}, 2)});
+}

@@ -490,6 +490,8 @@ void Walker::run_node(const Node *n, size_t index, const NodeWhere &where) {
       return;
     if (n->kind() == c10::aten::slice && handle_list_slice(n)) // x.size()[2:]
       return;
+    if (n->kind() == c10::aten::mul && (try_fold(n) || handle_list_repeat(n))) // [x] * 2
+      return;
     if ((n->kind() == c10::aten::eq || n->kind() == c10::aten::ne) &&
         (try_fold(n) || handle_list_compare(n))) // x.size() != w.size()
       return;

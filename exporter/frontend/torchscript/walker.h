@@ -179,6 +179,7 @@ private:
   bool handle_list_concat(const torch::jit::Node *n);
   bool handle_list_slice(const torch::jit::Node *n);
   bool handle_list_compare(const torch::jit::Node *n);
+  bool handle_list_repeat(const torch::jit::Node *n);
   bool handle_dict_method(const torch::jit::Node *n);
   bool handle_isinstance(const torch::jit::Node *n);
   Bound current(const Bound &item) const;

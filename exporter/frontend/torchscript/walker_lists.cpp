@@ -380,6 +380,29 @@ bool Walker::handle_list_compare(const Node *n) {
   return true;
 }
 
+// [x] * n and n * [x] (aten::mul.left_t / right_t) on a list of tensors or of runtime numbers:
+// the items repeated n times (n must be known at export time; constant lists fold).
+bool Walker::handle_list_repeat(const Node *n) {
+  using K = Bound::Kind;
+  if (n->inputs().size() != 2)
+    return false;
+  size_t li = n->input(0)->type()->kind() == c10::TypeKind::ListType ? 0 : 1;
+  if (n->input(li)->type()->kind() != c10::TypeKind::ListType)
+    return false;
+  const Bound &list = lookup(n->input(li));
+  const Bound &times = lookup(n->input(1 - li));
+  if (list.kind != K::List)
+    return false;
+  T2O_CHECK(times.kind == K::Const && times.constant.isInt(),
+            "repeating a list ([x] * n) a number of times known only at run time is not supported");
+  Bound out;
+  out.kind = K::List;
+  for (int64_t k = 0; k < times.constant.toInt(); ++k)
+    out.items.insert(out.items.end(), list.items.begin(), list.items.end());
+  bind(n->output(), out);
+  return true;
+}
+
 bool Walker::handle_list_concat(const Node *n) {
   using K = Bound::Kind;
   if (n->input(0)->type()->kind() != c10::TypeKind::ListType)
