@@ -254,3 +254,19 @@ TEST_CASE("show: errors and help", "[show]") {
     CHECK(run_cli({"show"}).exit_code == 2);
   }
 }
+
+TEST_CASE("show: dims of symbols recorded at the same sizes are not given a wrong name", "[show]") {
+  // batch, h and w all at 16: the second recording puts each at 32, so which of them an
+  // intermediate dim follows cannot be told from its sizes. It stays unnamed (once, every such
+  // dim was named after the last symbol, e.g. the output's batch dim as 'w').
+  std::string out = fresh_dir("show_same_sizes") + "/m.onnx";
+  auto e = run_cli(
+      {test_model("tiny_cnn"), "-o", out, "--input", "x:f32[b=16,3,h=16,w=16]", "--verify"});
+  INFO(e.out << e.err);
+  REQUIRE(e.exit_code == 0);
+  auto r = run_cli({"show", out});
+  CHECK(contains(r.out, "inputs:\n  x: f32[b,3,h,w]\n"));
+  CHECK_FALSE(contains(r.out, "output: f32[w,4]"));
+  CHECK_FALSE(contains(r.out, "output: f32[h,4]"));
+  CHECK(contains(r.out, "output: f32[?,4]"));
+}

@@ -41,11 +41,16 @@ void merge_dynamic(ShapeRecord &example, const ShapeRecord &alternate,
       int64_t b = (*other->shape)[i].value;
       if (d.value == b)
         continue;
+      // The symbol recorded at these two sizes; none when two symbols were (h=64, w=64 both
+      // go to 96: which one a dim follows cannot be told, and a wrong name is worse than none).
       std::string name;
+      int matches = 0;
       for (const auto &s : symbols)
-        if (s.example == d.value && s.alternate == b)
+        if (s.example == d.value && s.alternate == b) {
           name = s.name;
-      d = name.empty() ? Dim{} : Dim::named(name);
+          ++matches;
+        }
+      d = matches == 1 ? Dim::named(name) : Dim{};
     }
   }
 }

@@ -795,10 +795,13 @@ struct PlaceholderSizes {
       if (d.value == other && d.value != 0) // 0 rows may come from the zero placeholders' values
         continue;
       Dim merged{};
+      int matches = 0; // two symbols at the same two sizes: which one is unknown
       for (const auto &s : *symbols)
-        if (s.example == d.value && s.alternate == other)
+        if (s.example == d.value && s.alternate == other) {
           merged = Dim::named(s.name);
-      d = merged;
+          ++matches;
+        }
+      d = matches == 1 ? merged : Dim{};
     }
     return a;
   }
