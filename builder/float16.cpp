@@ -500,6 +500,18 @@ void Conversion::collect_wide(const onnx::GraphProto &g) {
   }
 }
 
+namespace {
+// ScatterElements / ScatterND with a reduction (scatter_add, index_add, scatter_reduce): sums and
+// products of many updates, like the reductions of kFloat32Ops (and ONNX Runtime's CPU kernels
+// of opset 16+ take no float16 when reduction is 'add').
+bool reducing_scatter(const onnx::NodeProto &n) {
+  if (n.op_type() != "ScatterElements" && n.op_type() != "ScatterND")
+    return false;
+  const onnx::AttributeProto *r = find_attr(n, "reduction");
+  return r && r->s() != "none";
+}
+} // namespace
+
 Plan Conversion::plan(const onnx::NodeProto &n) const {
   Plan p;
   p.in32.assign(static_cast<size_t>(n.input_size()), false);
@@ -513,7 +525,8 @@ Plan Conversion::plan(const onnx::NodeProto &n) const {
       subgraphs(n).empty() && (std::any_of(n.input().begin(), n.input().end(), is_wide) ||
                                std::any_of(n.output().begin(), n.output().end(), is_wide));
   p.keep = wide || (float_in && (!is_default_domain(n.domain()) ||
-                                 std::binary_search(ops.begin(), ops.end(), n.op_type())));
+                                 std::binary_search(ops.begin(), ops.end(), n.op_type()) ||
+                                 reducing_scatter(n)));
   if (const onnx::OpSchema *s = schema_of(n); s && !p.keep)
     schema_plan(n, *s, p);
   for (int i = 0; i < n.input_size(); ++i)

@@ -471,3 +471,30 @@ TEST_CASE("float16: a zoo manifest's dtype key exports every model in float16", 
   auto log = nlohmann::json::parse(file_bytes(dir + "/o/logs/cnn.json"));
   CHECK(log["options"]["dtype"] == "f16");
 }
+
+TEST_CASE("float16: a scatter with a reduction (scatter_add, index_add) stays float32",
+          "[float16]") {
+  // Sums of many updates, like ReduceSum; ONNX Runtime's CPU ScatterElements of opset 16+ has no
+  // float16 kernel for reduction 'add' (a GNN's message passing failed to load in f16).
+  auto body = [](GraphBuilder &b, Val x) {
+    Val idx = b.constant(TensorData::i64({0, 1, 1, 0, 2, 2, 3, 3}, {2, 4}));
+    Val upd = b.op1("Mul", {x, b.constant(TensorData::f32({2.0F}, {}))});
+    Val add = b.op1("ScatterElements", {x, idx, upd},
+                    {Attr("axis", int64_t{1}), Attr("reduction", std::string("add"))});
+    b.set_info(add, f32({2, 4}));
+    b.add_output(add, "summed");
+    Val put = b.op1("ScatterElements", {upd, idx, x}, {Attr("axis", int64_t{1})});
+    b.set_info(put, f32({2, 4}));
+    b.add_output(put, "placed");
+  };
+  Converted c = convert(body);
+  const auto &g = c.model.graph();
+  const onnx::NodeProto *add = nullptr, *put = nullptr;
+  for (const auto &n : g.node())
+    if (n.op_type() == "ScatterElements")
+      (n.attribute_size() == 2 ? add : put) = &n;
+  REQUIRE((add && put));
+  CHECK(value_type(g, add->output(0)) == kF32);
+  CHECK(value_type(g, add->input(2)) == kF32);
+  CHECK(value_type(g, put->output(0)) == kF16);
+}
