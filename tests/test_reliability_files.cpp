@@ -172,6 +172,14 @@ TEST_CASE("files: a re-export that fails while verifying keeps the earlier outpu
   CHECK(contains(r.err, "ONNX Runtime failed to run"));
   CHECK(contains(r.err, "Where(9)"));
   CHECK_FALSE(contains(r.err, "installation"));
+  // An index out of range at run time: the hint names float16 rounding and the inputs.
+  write_bytes(fake + "/node", "#!/bin/sh\necho 'model error: GatherElements op: Out of range "
+                              "value in index tensor' >&2\nexit 1\n");
+  r = run_command("PATH=" + fake + ":$PATH " + shell_quote(T2O_CLI) + " " + test_model("tiny_cnn") +
+                  " -o " + out + " --input x:f32[1,3,16,16] --verify");
+  CHECK(r.exit_code == 1);
+  CHECK(contains(r.err, "Out of range value in index tensor"));
+  CHECK(contains(r.err, "--dtype f16/bf16"));
   fs::remove_all(fake);
   CHECK(snapshot(dir) == before);
   CHECK(temporaries(dir).empty());

@@ -314,6 +314,13 @@ void check_runner_status(int rc, std::string err, const std::string &runner,
   size_t at = err.rfind(model_error);
   if (rc == 1 && at != std::string::npos && (at == 0 || err[at - 1] == '\n')) {
     err = ort_message(err.substr(at + model_error.size()));
+    if (err.find("ut of range") != std::string::npos) // "Out of range" / "out of range"
+      throw Error(fmt::format("ONNX Runtime failed to run '{}': {}", model_path, err),
+                  "an index the model computed at run time is out of range in ONNX Runtime: with "
+                  "--dtype f16/bf16, values an index is computed from (bucket boundaries, an "
+                  "epsilon added to a bound) may round differently, so try the float32 export; "
+                  "else check the inputs (--input ...:LO..HI ranges, --input-data), and please "
+                  "report it if LibTorch runs the same inputs");
     throw Error(fmt::format("ONNX Runtime failed to run '{}': {}", model_path, err),
                 "ONNX Runtime cannot load or run the exported file (a missing kernel may be "
                 "there at another --opset; export without --verify to keep the file for a "
