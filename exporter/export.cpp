@@ -205,6 +205,7 @@ void write_model(const Converted &c, const ExportOptions &o,
 void notice_changed_behaviour(const Converted &c, ExportReport &r) {
   // A branch chosen by the example's values (an if whose results ONNX cannot carry) is a notice.
   r.notices.insert(r.notices.end(), c.example_branches.begin(), c.example_branches.end());
+  r.notices.insert(r.notices.end(), c.random_ops.begin(), c.random_ops.end());
   size_t n = c.dropped_raises.size();
   if (n == 0)
     return;

@@ -215,3 +215,20 @@ def forward(self, x, idx):
     noted = noted || (contains(n, "LibTorch warned") && contains(n, "scatter_reduce"));
   CHECK(noted);
 }
+
+// A model drawing random numbers (a diffusion step's torch.randn_like): a notice says why
+// --verify cannot match, instead of only blaming the first node that reads the noise.
+TEST_CASE("an op drawing random numbers is a notice of the report", "[fallback]") {
+  torch::jit::Module mod("M");
+  mod.define(R"(
+def forward(self, x):
+    return x * 0.9 + 0.1 * torch.randn_like(x)
+)");
+  ExportOptions o;
+  o.output_path = fresh_dir("random_notice") + "/m.onnx";
+  ExportReport r = export_module(mod, {randn({2, 4})}, o);
+  int noted = 0;
+  for (const auto &n : r.notices)
+    noted += contains(n, "draws random numbers (aten::randn_like") ? 1 : 0;
+  CHECK(noted == 1);
+}

@@ -20,6 +20,8 @@ struct Converted {
   std::vector<std::string> warnings;
   // The warnings that change what the model does (Walker::dropped_raises, example_branches).
   std::vector<std::string> dropped_raises, example_branches;
+  // Ops that draw random numbers, one notice each (the ONNX file draws its own).
+  std::vector<std::string> random_ops;
   std::vector<TensorInfo> output_infos;    // per output: dtype and dims (symbolic by name)
   std::vector<std::string> output_values;  // per output: the value it was made from
   std::map<std::string, size_t> op_counts; // how often each op was walked

@@ -92,6 +92,7 @@ Converted convert_graph(const std::shared_ptr<torch::jit::Graph> &graph, const G
   c.warnings.insert(c.warnings.end(), walker.warnings().begin(), walker.warnings().end());
   c.dropped_raises = walker.dropped_raises();
   c.example_branches = walker.example_branches();
+  c.random_ops = walker.random_ops();
   c.op_counts = walker.op_counts();
   c.walked = walker.walked();
   c.walked_nodes = walker.walked_nodes();

@@ -624,8 +624,28 @@ bool Walker::try_fold(const Node *n) {
   return true;
 }
 
+namespace {
+// Ops that draw random numbers (torch.randn_like in a diffusion step, sampling from logits).
+bool draws_random(const std::string &op) {
+  for (const char *prefix : {"aten::rand", "aten::normal", "aten::bernoulli", "aten::multinomial",
+                             "aten::poisson", "aten::uniform", "aten::exponential_",
+                             "aten::geometric_", "aten::cauchy_", "aten::log_normal_"})
+    if (op.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
+} // namespace
+
 void Walker::convert(const Node *n, const RegistryEntry &entry) {
   last_converted_ = {n, &entry};
+  if (draws_random(n->kind().toQualString())) {
+    std::string w = fmt::format(
+        "the model draws random numbers ({} at {}): the ONNX file draws its own, so outputs that "
+        "depend on them differ from LibTorch's in --verify and --expected-outputs",
+        n->kind().toQualString(), where_of(n).source.empty() ? "?" : where_of(n).source);
+    if (std::find(random_ops_.begin(), random_ops_.end(), w) == random_ops_.end())
+      warn_changed(random_ops_, w);
+  }
   std::vector<Arg> args;
   args.reserve(n->inputs().size());
   for (const Value *in : n->inputs())

@@ -53,6 +53,7 @@ public:
   // -v: checks that raise an exception, dropped; ifs converted as the example inputs took them.
   const std::vector<std::string> &dropped_raises() const { return dropped_raises_; }
   const std::vector<std::string> &example_branches() const { return example_branches_; }
+  const std::vector<std::string> &random_ops() const { return random_ops_; }
   // How often each op was walked (prim::Constant left out), e.g. {"aten::conv2d": 3}.
   const std::map<std::string, size_t> &op_counts() const { return op_counts_; }
   // The tensors of the main graph's nodes, in walk order, with the ONNX values they became.
@@ -239,6 +240,7 @@ private:
   mutable std::unordered_map<const torch::jit::Node *, bool> feeds_checks_;
   std::vector<std::string> warnings_;
   std::vector<std::string> dropped_raises_, example_branches_; // also in warnings_
+  std::vector<std::string> random_ops_;                        // also in warnings_
   // Adds `msg` to warnings_ and to `list` (dropped_raises_ or example_branches_).
   void warn_changed(std::vector<std::string> &list, std::string msg);
   size_t node_index_ = 0;
