@@ -238,10 +238,13 @@ void aten_bincount(ConvertCtx &c) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   Val x = cast_to(b, c.tensor("self"), DType::Int64);
-  int64_t minlength = c.arg<int64_t>("minlength", 0);
+  // minlength may be a size known only at run time (bincount(idx, minlength=x.size(0))).
+  const Arg &ml = c.arg("minlength");
+  Val minlength = ml.is_tensor() ? reshape(b, cast_to(b, ml.t(), DType::Int64), {})
+                                 : b.const_i64_scalar(c.arg<int64_t>("minlength", 0));
   Val len = b.op1("Max", {b.op1("Add", {b.op1("ReduceMax", {x}, {{"keepdims", int64_t{0}}}),
                                         b.const_i64_scalar(1)}),
-                          b.const_i64_scalar(minlength)});
+                          minlength});
   Val hot = b.op1("Equal", {unsqueeze(b, x, {1}), iota(b, len)});
   DType k = is_floating(dt) ? DType::Double : DType::Int64;
   Val vals = cast_to(b, hot, k);
@@ -506,7 +509,7 @@ void register_select_ops(Registry &r) {
          "Where"});
   r.add("aten::bincount", 11, aten_bincount,
         {"Equal", "ReduceSum", "Add", "Cast", "Greater", "Max", "Mul", "Range", "ReduceMax",
-         "Unsqueeze", "Where"});
+         "Unsqueeze", "Where", "Reshape"});
   r.add("aten::repeat_interleave", 11, aten_repeat_interleave,
         {"CumSum", "Gather", "Cast", "Div", "Equal", "Expand", "Less", "LessOrEqual", "Mul", "Or",
          "Range", "ReduceSum", "Reshape", "Shape", "Unsqueeze"});

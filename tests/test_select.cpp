@@ -142,6 +142,11 @@ TEST_CASE("aten::bincount", "[select]") {
   check_ir_opsets(ir("%x : Tensor, %w : Tensor", "  %n : int = prim::Constant[value=9]()\n"
                                                  "  %y : Tensor = aten::bincount(%x, %w, %n)"),
                   {ints({20}, 0, 6), randn({20})});
+  // minlength from a runtime size: voxel or node counts (bincount(idx, minlength=x.size(0))).
+  auto g = ir("%x : Tensor, %idx : Tensor", "  %n : int = aten::size(%x, %0)\n"
+                                            "  %y : Tensor = aten::bincount(%idx, %none, %n)");
+  for (int opset : {11, 17})
+    check_ir_dynamic(g, {randn({7}), ints({6}, 0, 4)}, {randn({11}, 2), ints({9}, 0, 4)}, opset);
 }
 
 TEST_CASE("aten::repeat_interleave", "[select]") {
