@@ -1,5 +1,7 @@
 #include "aten_lib/helpers.h"
 
+#include <algorithm>
+
 namespace torch2onnx {
 
 int64_t norm_axis(int64_t axis, int64_t rank) {
@@ -142,16 +144,20 @@ Val out_shape(ConvertCtx &c, const Arg &size) {
   return int_list_tensor(c.b, size);
 }
 
+bool has_runtime_items(const Arg &a) {
+  if (a.is_tensor())
+    return true;
+  return a.is_list() &&
+         std::any_of(a.items.begin(), a.items.end(), [](const Arg &it) { return it.is_tensor(); });
+}
+
 Val int_list_tensor(GraphBuilder &b, const Arg &list) {
   if (!list.is_list()) {
     if (list.is_tensor())
       return cast_to(b, list.t(), DType::Int64);
     return b.const_i64(list.to_ints());
   }
-  bool all_const = true;
-  for (const auto &it : list.items)
-    all_const = all_const && !it.is_tensor();
-  if (all_const)
+  if (!has_runtime_items(list))
     return b.const_i64(list.to_ints());
   std::vector<Val> parts;
   for (const auto &it : list.items) {

@@ -50,6 +50,10 @@ void set_result(ConvertCtx &c, const Val &v, size_t i = 0);
 // tensors (dynamic sizes). Example: the `size` argument of aten::view.
 Val int_list_tensor(GraphBuilder &b, const Arg &list);
 
+// Whether a list argument holds sizes known only at run time: it is a tensor, or has one.
+// Example: true for the `size` of aten::view(x, [x.size(0), -1]) with a symbolic dim 0.
+bool has_runtime_items(const Arg &a);
+
 // The shape of output 0 as a 1-D int64 tensor: the static sizes LibTorch recorded, else the size
 // list argument (which may hold runtime sizes). Example: out_shape(c, c.arg("size")) for
 // aten::view.

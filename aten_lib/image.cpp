@@ -641,14 +641,6 @@ void aten_im2col(ConvertCtx &c) {
 }
 
 namespace {
-bool has_runtime_items(const Arg &a) {
-  if (a.is_tensor())
-    return true;
-  if (!a.is_list())
-    return false;
-  return std::any_of(a.items.begin(), a.items.end(), [](const Arg &it) { return it.is_tensor(); });
-}
-
 // [N, C, h, w] -> [N, C, h sh, w sw]: each value followed by sh - 1 zero rows and sw - 1 zero
 // columns (a tap's patches placed every stride-th pixel).
 Val spread(GraphBuilder &b, Val v, int64_t sh, int64_t sw) {

@@ -564,15 +564,10 @@ Val runtime_onnx_pads(GraphBuilder &b, const Arg &list, int64_t rank) {
   return reshape(b, rows, {2 * rank});
 }
 
-bool has_runtime_item(const Arg &a) {
-  return a.is_list() &&
-         std::any_of(a.items.begin(), a.items.end(), [](const Arg &it) { return it.is_tensor(); });
-}
-
 // pad / constant_pad_nd name the list pad, reflection_pad* / replication_pad* padding.
 Val pad_node(ConvertCtx &c, const std::string &mode, const Arg *value) {
   const Arg &list = c.arg(c.takes("pad") ? "pad" : "padding");
-  Val pads = has_runtime_item(list)
+  Val pads = list.is_list() && has_runtime_items(list)
                  ? runtime_onnx_pads(c.b, list, rank_of(c, "self"))
                  : c.b.const_i64(
                        onnx_pads(c.ints(c.takes("pad") ? "pad" : "padding"), rank_of(c, "self")));

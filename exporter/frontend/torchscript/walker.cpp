@@ -490,9 +490,14 @@ void Walker::run_node(const Node *n, size_t index, const NodeWhere &where) {
       return;
     if (n->kind() == c10::aten::slice && handle_list_slice(n)) // x.size()[2:]
       return;
-    if (n->kind() == c10::aten::mul && (try_fold(n) || handle_list_repeat(n))) // [x] * 2
+    // List operands only (tensor mul/eq/ne go on to the converters): a constant list folds.
+    auto on_list = [&](size_t i) {
+      return n->inputs().size() > i && n->input(i)->type()->kind() == c10::TypeKind::ListType;
+    };
+    if (n->kind() == c10::aten::mul && (on_list(0) || on_list(1)) &&
+        (try_fold(n) || handle_list_repeat(n))) // [x] * 2
       return;
-    if ((n->kind() == c10::aten::eq || n->kind() == c10::aten::ne) &&
+    if ((n->kind() == c10::aten::eq || n->kind() == c10::aten::ne) && on_list(0) &&
         (try_fold(n) || handle_list_compare(n))) // x.size() != w.size()
       return;
     if (const Handler *h = find_handler(n))
