@@ -6,6 +6,7 @@
 #include "builder/process.h"
 #include "builder/progress.h"
 #include "builder/provenance.h"
+#include "builder/quantize_bias.h"
 #include "exporter/analysis/graph_inputs.h"
 #include "exporter/core/tensor_util.h"
 #include "exporter/export_module.h"
@@ -167,6 +168,20 @@ void convert_dtype(onnx::ModelProto &model, const ExportOptions &o, ExportReport
   convert_float_type(model, fc);
 }
 
+// --quantized-bias int32: the quantized Convs' and Gemms' biases as int32
+// (builder/quantize_bias.h), with a notice saying how many.
+void write_int32_biases(onnx::ModelProto &model, ExportReport &r) {
+  BiasQuantizationReport q = quantize_biases(model);
+  std::string skipped =
+      q.skipped ? fmt::format("; {} kept float (input not quantized per tensor, or no constant "
+                              "float bias)",
+                              q.skipped)
+                : "";
+  r.notices.push_back(
+      fmt::format("--quantized-bias int32: {} bias{} of quantized Conv/Gemm written as int32{}",
+                  q.biases, q.biases == 1 ? "" : "es", skipped));
+}
+
 // Writes the ONNX file (optimized unless --no-optimize; module calls made functions with
 // --functions), filling the report's optimize and serialize times and its notice about external
 // data.
@@ -185,12 +200,14 @@ void write_model(const Converted &c, const ExportOptions &o,
   auto t_opt = std::chrono::steady_clock::now();
   if (o.optimize)
     b.rewrite([&](onnx::ModelProto &model) { r.optimized = optimize_model(model); });
+  if (o.quantized_bias == "int32")
+    b.rewrite([&](onnx::ModelProto &model) { write_int32_biases(model, r); });
   if (o.dtype != "f32")
     b.rewrite([&](onnx::ModelProto &model) { convert_dtype(model, o, r); });
   if (!function_calls.empty())
     b.rewrite(
         [&](onnx::ModelProto &model) { r.functions = extract_functions(model, function_calls); });
-  if (o.optimize || !function_calls.empty() || o.dtype != "f32")
+  if (o.optimize || !function_calls.empty() || o.dtype != "f32" || o.quantized_bias == "int32")
     r.phases.optimize = since(t_opt);
   if (b.save(path, so))
     r.notices.push_back(

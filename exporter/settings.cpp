@@ -73,6 +73,11 @@ std::vector<SettingField> make_fields() {
        "stay float32; --verify compares with the float32 LibTorch run at rtol=atol=1e-2 for f16, "
        "5e-2 for bf16; docs/float16.md)",
        "TYPE", &S::dtype},
+      {"quantized_bias", "--quantized-bias",
+       "how quantized convs' and linears' biases are written: float (as LibTorch computes, "
+       "the default) or int32 at scale input scale x weight scale, which ONNX Runtime needs to "
+       "run them as QLinearConv/QGemm (faster on CPUs with VNNI; docs/quantized.md)",
+       "KIND", &S::quantized_bias},
   };
   return f;
 }
@@ -275,6 +280,10 @@ void Settings::validate() const {
   if (dtype != "f32" && dtype != "f16" && dtype != "bf16")
     throw UsageError(fmt::format("--dtype '{}' is not a float type torch2onnx converts to", dtype),
                      "give --dtype f16 or --dtype bf16 (or f32, the default: as saved)");
+  if (quantized_bias != "float" && quantized_bias != "int32")
+    throw UsageError(
+        fmt::format("--quantized-bias '{}' is not a way to write biases", quantized_bias),
+        "give --quantized-bias int32 (or float, the default)");
   if (dtype == "bf16" && (verify || locate))
     throw UsageError(
         "--dtype bf16 cannot be verified: ONNX Runtime's CPU provider, which --verify runs, has "

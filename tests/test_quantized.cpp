@@ -7,9 +7,11 @@
 #include "harness.h"
 
 #include <filesystem>
+#include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 
 using namespace t2o_test;
@@ -368,4 +370,46 @@ TEST_CASE("quantized: the file holds int8 weights and QDQ pairs, and --verify re
   CHECK(onnx.contains("Conv"));
   CHECK(onnx.contains("QuantizeLinear"));
   CHECK(onnx.contains("DequantizeLinear"));
+}
+
+TEST_CASE("quantized: --quantized-bias int32 writes conv biases as int32 DequantizeLinear",
+          "[quantized]") {
+  // packed: conv1d (its input reshaped after the DequantizeLinear: kept float), conv2d and conv3d
+  // (int32); per_channel: a conv with one weight scale per output channel (an int32 bias with one
+  // scale per channel, axis 0). Both still match Python's outputs.
+  struct Case {
+    const char *model;
+    size_t int32_biases, kept;
+  };
+  for (const Case &c : {Case{"packed", 2, 1}, Case{"per_channel", 1, 0}}) {
+    INFO(c.model);
+    std::string dir = fresh_dir(std::string("quantized_int32_bias_") + c.model);
+    CliResult r = run_cli({fixture(std::string(c.model) + ".pt"), "-o", dir + "/m.onnx", "--input",
+                           "x:f32[2,4,6,6]", "--opset", "13", "--quantized-bias", "int32",
+                           "--verify", "--input-data", fixture(std::string(c.model) + ".inputs.pt"),
+                           "--expected-outputs", fixture(std::string(c.model) + ".expected.pt")});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.err, fmt::format("{} bias{} of quantized Conv/Gemm written as int32",
+                                      c.int32_biases, c.int32_biases == 1 ? "" : "es")));
+    CHECK(contains(r.err, fmt::format("{} kept float", c.kept)) == (c.kept > 0));
+    CliResult show = run_cli({"show", dir + "/m.onnx"});
+    REQUIRE(show.exit_code == 0);
+    size_t int32_dq = 0, conv_reads = 0;
+    std::istringstream lines(show.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (contains(line, "DequantizeLinear(") && contains(line, ": i32[6]"))
+        ++int32_dq;
+      if (contains(line, " Conv(") && contains(line, "_dequantized"))
+        ++conv_reads;
+    }
+    CHECK(int32_dq == c.int32_biases);
+    CHECK(conv_reads == c.int32_biases);
+    if (std::string(c.model) == "per_channel")
+      CHECK(contains(show.out, "_int32_scale: f32[6]"));
+  }
+  CliResult bad = run_cli({fixture("packed.pt"), "-o", fresh_dir("quantized_bias_bad") + "/m.onnx",
+                           "--input", "x:f32[2,4,6,6]", "--quantized-bias", "int8"});
+  CHECK(bad.exit_code == 2);
+  CHECK(contains(bad.err, "--quantized-bias 'int8'"));
 }

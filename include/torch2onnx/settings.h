@@ -51,6 +51,9 @@ struct Settings {
   // --dtype: the float type of the weights and compute: "f32" (as the model is saved), "f16" or
   // "bf16" (a float32 model converted, docs/float16.md).
   std::string dtype = "f32";
+  // --quantized-bias: how a quantized conv's or linear's bias is written: "float" (as LibTorch
+  // computes with it) or "int32" (for ONNX Runtime's QLinearConv/QGemm fusion; docs/quantized.md).
+  std::string quantized_bias = "float";
 
   // Throws UsageError naming the setting by its flag when a value is out of range or two settings
   // contradict each other (the CLI exits with 2 for it, Python raises ValueError).
