@@ -331,6 +331,10 @@ int print_verify(const ExportReport &r, const ExportOptions &o) {
       fmt::print("    quantized output (step {:.3g}): {} of {} values more than one step apart\n",
                  c.step, c.beyond_one_step, c.values);
   }
+  for (const auto &c : v.outputs)
+    if (!c.note.empty())
+      fmt::print("  verify {}{}: note: {}\n", printable(c.name),
+                 c.sizes.empty() ? "" : " [" + c.sizes + "]", printable(c.note));
   if (!v.ok()) {
     fmt::print(stderr,
                "torch2onnx: error: verification failed: ONNX Runtime's outputs differ from "
@@ -362,6 +366,9 @@ int print_expected(const ExportReport &r, const ExportOptions &o) {
       fmt::print("    quantized output (step {:.3g}): {} of {} values more than one step apart\n",
                  c.step, c.beyond_one_step, c.values);
   }
+  for (const auto &c : e.outputs)
+    if (!c.note.empty())
+      fmt::print("  expected {}: note: {}\n", c.name, c.note);
   if (!e.ok()) {
     fmt::print(stderr,
                "torch2onnx: error: ONNX Runtime's outputs differ from the expected outputs in {} "

@@ -114,6 +114,8 @@ json check_json(const OutputCheck &c) {
             {"shape_ok", c.shape_ok}};
   if (!c.problem.empty())
     j["problem"] = c.problem;
+  if (!c.note.empty())
+    j["note"] = c.note;
   if (c.step > 0) { // a quantized output (docs/quantized.md)
     j["quantization_step"] = c.step;
     j["beyond_one_step"] = c.beyond_one_step;

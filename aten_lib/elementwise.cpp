@@ -413,10 +413,14 @@ void clamp_impl(ConvertCtx &c) {
   if (!tensor_bounds) {
     Val mn = has_lo ? scalar(c.b, k, c.arg<double>(lo)) : Val{};
     Val mx = has_hi ? scalar(c.b, k, c.arg<double>(hi)) : Val{};
-    std::vector<Val> ins = {x, mn, mx};
-    if (!has_hi)
-      ins.pop_back();
-    set_out_as(c, op_t(c.b, k, "Clip", ins), t);
+    // One bound: Max or Min (Clip's missing bound is the type's largest finite value, which
+    // would turn inf into 3.4e38); clamp(min=0) is a Relu, which runtimes fuse into a Conv.
+    if (has_lo && !has_hi && is_floating(k) && c.arg<double>(lo) == 0)
+      set_out_as(c, op_t(c.b, k, "Relu", {x}), t);
+    else if (has_lo != has_hi)
+      set_out_as(c, op_t(c.b, k, has_lo ? "Max" : "Min", {x, has_lo ? mn : mx}), t);
+    else
+      set_out_as(c, op_t(c.b, k, "Clip", {x, mn, mx}), t);
     return;
   }
   // Tensor bounds broadcast, which Clip's scalar min/max cannot; Max then Min matches torch's
@@ -440,6 +444,15 @@ namespace {
 
 DType where_type(DType t) {
   return t == DType::Bool ? t : kernel_type(t);
+}
+
+// Where(cond, x, y); for bools (ONNX Runtime has no bool Where) cond & x | !cond & y.
+Val select_values(GraphBuilder &b, DType k, const Val &cond, const Val &x, const Val &y) {
+  if (k != DType::Bool)
+    return op_t(b, k, "Where", {cond, x, y});
+  Val pick_x = op_t(b, DType::Bool, "And", {cond, x});
+  Val pick_y = op_t(b, DType::Bool, "And", {op_t(b, DType::Bool, "Not", {cond}), y});
+  return op_t(b, DType::Bool, "Or", {pick_x, pick_y});
 }
 
 } // namespace
@@ -475,14 +488,14 @@ void aten_where(ConvertCtx &c) {
   DType t = out_type(c, {"self", "other"});
   DType k = where_type(t);
   Val cond = operand(c, "condition", DType::Bool);
-  set_out_as(c, op_t(c.b, k, "Where", {cond, operand(c, "self", k), operand(c, "other", k)}), t);
+  set_out_as(c, select_values(c.b, k, cond, operand(c, "self", k), operand(c, "other", k)), t);
 }
 
 void aten_masked_fill(ConvertCtx &c) {
   DType t = out_type(c, {"self"});
   DType k = where_type(t);
   Val mask = operand(c, "mask", DType::Bool);
-  set_out_as(c, op_t(c.b, k, "Where", {mask, operand(c, "value", k), operand(c, "self", k)}), t);
+  set_out_as(c, select_values(c.b, k, mask, operand(c, "value", k), operand(c, "self", k)), t);
 }
 
 // ---- comparisons and logic ----------------------------------------------------------------------
@@ -658,16 +671,17 @@ void register_unary(Registry &r) {
   r.add_with_inplace("aten::trunc", 11, aten_trunc, {"Ceil", "Floor", "Where", "Less"});
   r.add_with_inplace("aten::round", 11, aten_round, {"Round", "Mul", "Div"});
   r.add_with_inplace("aten::clamp", 11, aten_clamp,
-                     {"Clip", "Max", "Min", "Greater", "Identity", "Less", "Where"});
-  r.add_with_inplace("aten::clip", 11, aten_clamp, {"Clip", "Max", "Min"});
-  r.add_with_inplace("aten::clamp_min", 11, aten_clamp, {"Clip", "Max"});
-  r.add_with_inplace("aten::clamp_max", 11, aten_clamp, {"Clip", "Min"});
+                     {"Clip", "Max", "Min", "Relu", "Greater", "Identity", "Less", "Where"});
+  r.add_with_inplace("aten::clip", 11, aten_clamp, {"Clip", "Max", "Min", "Relu"});
+  r.add_with_inplace("aten::clamp_min", 11, aten_clamp, {"Max", "Relu"});
+  r.add_with_inplace("aten::clamp_max", 11, aten_clamp, {"Min"});
 }
 
 // Selection, comparisons and logic, special functions.
 void register_selection_and_logic(Registry &r) {
-  r.add("aten::where", 11, aten_where, {"Where", "Cast", "NonZero", "Gather", "Unsqueeze"});
-  r.add_with_inplace("aten::masked_fill", 11, aten_masked_fill, {"Where"});
+  r.add("aten::where", 11, aten_where,
+        {"Where", "Cast", "NonZero", "Gather", "Unsqueeze", "And", "Or", "Not"});
+  r.add_with_inplace("aten::masked_fill", 11, aten_masked_fill, {"Where", "And", "Or", "Not"});
   // And/Not: the walker's comparison of two lists of runtime sizes (handle_list_compare).
   r.add_with_inplace("aten::eq", 11, aten_eq, {"Equal", "Cast", "And"});
   r.add_with_inplace("aten::ne", 11, aten_ne, {"Equal", "Not", "Cast", "And"});

@@ -34,18 +34,32 @@ Val all_false(GraphBuilder &b, const Val &x) {
 
 } // namespace
 
-// atan2(y, x) = atan(y / x) moved to the right quadrant; x == 0 gives +-pi/2 (0 when y == 0).
+namespace {
+
+// True where v's sign bit is set: v < 0, or v is -0 (1 / -0 = -inf).
+Val sign_bit(GraphBuilder &b, DType k, const Val &v) {
+  Val zero = scalar(b, k, 0);
+  Val neg_zero = op_t(b, DType::Bool, "And",
+                      {equal(b, v, zero), less(b, op_t(b, k, "Div", {scalar(b, k, 1), v}), zero)});
+  return op_t(b, DType::Bool, "Or", {less(b, v, zero), neg_zero});
+}
+
+} // namespace
+
+// atan2(y, x) = atan(y / x) moved to the right quadrant by the sign bits (C's atan2: y = -0 with
+// x < 0 gives -pi); x == +-0 gives +-pi/2, or for y == +-0: y itself (x = +0) or +-pi (x = -0).
 void aten_atan2(ConvertCtx &c) {
   DType k = float_compute(out_dtype(c));
+  GraphBuilder &b = c.b;
   Val y = operand(c, "self", k), x = operand(c, "other", k);
-  Val zero = scalar(c.b, k, 0);
-  Val base = op_t(c.b, k, "Atan", {op_t(c.b, k, "Div", {y, x})});
-  Val y_neg = less(c.b, y, zero);
-  Val shift = where(c.b, k, y_neg, scalar(c.b, k, -M_PI), scalar(c.b, k, M_PI));
-  Val x_neg = less(c.b, x, zero);
-  Val r = where(c.b, k, x_neg, op_t(c.b, k, "Add", {base, shift}), base);
-  Val on_axis = op_t(c.b, k, "Mul", {op_t(c.b, k, "Sign", {y}), scalar(c.b, k, M_PI_2)});
-  set_result(c, where(c.b, k, equal(c.b, x, zero), on_axis, r));
+  Val zero = scalar(b, k, 0);
+  Val base = op_t(b, k, "Atan", {op_t(b, k, "Div", {y, x})});
+  Val shift = where(b, k, sign_bit(b, k, y), scalar(b, k, -M_PI), scalar(b, k, M_PI));
+  Val x_neg = sign_bit(b, k, x);
+  Val r = where(b, k, x_neg, op_t(b, k, "Add", {base, shift}), base);
+  Val off_origin = op_t(b, k, "Mul", {op_t(b, k, "Sign", {y}), scalar(b, k, M_PI_2)});
+  Val on_axis = where(b, k, equal(b, y, zero), where(b, k, x_neg, shift, y), off_origin);
+  set_result(c, where(b, k, equal(b, x, zero), on_axis, r));
 }
 
 // xlogy(x, y) = x * log(y), 0 where x == 0 unless y is nan.
@@ -397,8 +411,8 @@ void aten_rrelu(ConvertCtx &c) {
 
 void register_math_ops(Registry &r) {
   // An alias registers the same converter, so it lists the same ONNX ops.
-  const std::vector<std::string> atan2_ops{"Atan",  "Div",  "Where", "Add", "Cast",
-                                           "Equal", "Less", "Mul",   "Sign"};
+  const std::vector<std::string> atan2_ops{"Atan", "Div", "Where", "Add", "Cast", "Equal",
+                                           "Less", "Mul", "Sign",  "And", "Or"};
   r.add_with_inplace("aten::atan2", 11, aten_atan2, atan2_ops);
   r.add_with_inplace("aten::arctan2", 11, aten_atan2, atan2_ops);
   const std::vector<std::string> xlogy_ops{"Log", "Mul", "Where", "And", "Equal", "IsNaN", "Not"};

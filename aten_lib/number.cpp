@@ -82,11 +82,21 @@ void compare(ConvertCtx &c, const char *op, bool negate = false) {
   set_num(c, v, DType::Bool);
 }
 
+// and/or/xor of two bools, or &, |, ^ of two ints (bitwise: ONNX's Bitwise ops, from opset 18).
 void logical(ConvertCtx &c, const char *op) {
-  T2O_CHECK(arg_dtype(c, "a") == DType::Bool && arg_dtype(c, "b") == DType::Bool,
-            "{} on run-time ints (bitwise) is not supported; only on bools", c.op());
-  set_num(c, op_t(c.b, DType::Bool, op, {num(c, "a", DType::Bool), num(c, "b", DType::Bool)}),
-          DType::Bool);
+  if (arg_dtype(c, "a") == DType::Bool && arg_dtype(c, "b") == DType::Bool) {
+    set_num(c, op_t(c.b, DType::Bool, op, {num(c, "a", DType::Bool), num(c, "b", DType::Bool)}),
+            DType::Bool);
+    return;
+  }
+  if (c.b.opset() < 18)
+    throw Error(fmt::format("{} of run-time ints (bitwise) needs ONNX's Bitwise{} (opset 18; the "
+                            "target is {})",
+                            c.op(), op, c.b.opset()),
+                "export with --opset 18 or newer");
+  std::string bitwise = std::string("Bitwise") + op;
+  Val v = op_t(c.b, DType::Int64, bitwise, {num(c, "a", DType::Int64), num(c, "b", DType::Int64)});
+  set_num(c, v, DType::Int64);
 }
 
 } // namespace
@@ -275,6 +285,50 @@ void num_derive_index(ConvertCtx &c) {
   set_num(c, c.b.op1("Add", {start, c.b.op1("Mul", {i, step})}), DType::Int64);
 }
 
+// a >> b and a << b of run-time ints: floor(a / 2^b) and a * 2^b, Python's arithmetic shifts
+// (computed in double: exact below 2^53).
+void num_shift(ConvertCtx &c, bool right) {
+  GraphBuilder &b = c.b;
+  Val p = op_t(b, DType::Double, "Pow",
+               {b.const_scalar(DType::Double, 2.0), num(c, "b", DType::Double)});
+  Val a = num(c, "a", DType::Double);
+  Val v = right ? op_t(b, DType::Double, "Floor", {op_t(b, DType::Double, "Div", {a, p})})
+                : op_t(b, DType::Double, "Mul", {a, p});
+  set_num(c, v, DType::Int64);
+}
+void num_rshift(ConvertCtx &c) {
+  num_shift(c, true);
+}
+void num_lshift(ConvertCtx &c) {
+  num_shift(c, false);
+}
+
+// math.atan2, math.fmod, math.copysign, math.lgamma and math.gcd of numbers computed at run time:
+// the tensor converter of the op on 0-d tensors (a -> self, b -> other) of dtype `compute`
+// (float32 for the float functions, as the trigonometric family above).
+void num_via_tensor(ConvertCtx &c, const char *op, DType compute, DType result_t) {
+  std::vector<NamedArg> args = {{"self", num(c, "a", compute)}};
+  if (c.takes("b"))
+    args.emplace_back("other", num(c, "b", compute));
+  Val y = c.call(op, args, {TensorInfo{compute, std::vector<Dim>{}}})[0].t();
+  set_num(c, y, result_t);
+}
+void num_atan2(ConvertCtx &c) {
+  num_via_tensor(c, "aten::atan2", DType::Float, DType::Double);
+}
+void num_fmod(ConvertCtx &c) {
+  num_via_tensor(c, "aten::fmod", DType::Double, DType::Double);
+}
+void num_copysign(ConvertCtx &c) {
+  num_via_tensor(c, "aten::copysign", DType::Float, DType::Double);
+}
+void num_lgamma(ConvertCtx &c) {
+  num_via_tensor(c, "aten::lgamma", DType::Float, DType::Double);
+}
+void num_gcd(ConvertCtx &c) {
+  num_via_tensor(c, "aten::gcd", DType::Int64, DType::Int64);
+}
+
 // bool(x), int(x), float(x) of a number: Cast (float -> int truncates toward zero, like Python).
 void num_to_bool(ConvertCtx &c) {
   set_num(c, num(c, "a", arg_dtype(c, "a")), DType::Bool);
@@ -352,7 +406,7 @@ const std::vector<MathFn> &math_fns() {
 // The ONNX ops a math function writes (besides the Casts around it).
 std::vector<std::string> math_onnx_ops(const MathFn &f) {
   std::string o = f.onnx;
-  if (o == "Log10")
+  if (o == "Log10" || o == "Log")
     return {"Log", "Div", "Cast"};
   if (o == "Log1p")
     return {"Add", "Log", "Cast"};
@@ -372,7 +426,9 @@ void math_number(ConvertCtx &c, const MathFn &f) {
   auto op = [&](const char *type, std::vector<Val> in) { return op_t(b, f.compute, type, in); };
   std::string o = f.onnx;
   Val y;
-  if (o == "Log10")
+  if (o == "Log" && c.takes("b")) // math.log(a, base)
+    y = op("Div", {op("Log", {x}), op("Log", {num(c, "b", f.compute)})});
+  else if (o == "Log10")
     y = op("Div", {op("Log", {x}), k(std::log(10.0))});
   else if (o == "Log1p")
     y = op("Log", {op("Add", {x, k(1)})});
@@ -424,9 +480,22 @@ void register_number_ops(Registry &r) {
   r.add("aten::ge.num", 11, num_ge, {"GreaterOrEqual"});
   r.add("aten::eq.num", 11, num_eq, {"Equal"});
   r.add("aten::ne.num", 11, num_ne, {"Equal", "Not"});
-  r.add("aten::__and__.num", 11, num_and, {"And"});
-  r.add("aten::__or__.num", 11, num_or, {"Or"});
-  r.add("aten::__xor__.num", 11, num_xor, {"Xor"});
+  r.add("aten::__and__.num", 11, num_and, {"And", "BitwiseAnd"});
+  r.add("aten::__or__.num", 11, num_or, {"Or", "BitwiseOr"});
+  r.add("aten::__xor__.num", 11, num_xor, {"Xor", "BitwiseXor"});
+  r.add("aten::__rshift__.num", 11, num_rshift, {"Pow", "Div", "Floor", "Cast"});
+  r.add("aten::__lshift__.num", 11, num_lshift, {"Pow", "Mul", "Cast"});
+  r.add("aten::atan2.num", 11, num_atan2,
+        {"Atan", "Div", "Where", "Add", "Cast", "Equal", "Less", "Mul", "Sign", "And", "Or"});
+  r.add("aten::fmod.num", 11, num_fmod, {"Mod", "Cast"});
+  r.add("aten::copysign.num", 11, num_copysign,
+        {"Abs", "Neg", "Where", "Less", "Equal", "Div", "And", "Or", "Cast"});
+  r.add(
+      "aten::lgamma.num", 11, num_lgamma,
+      {"Cast", "Sub", "Add", "Div", "Mul", "Log", "Less", "Where", "Round", "Sin", "Abs", "IsInf"});
+  r.add("aten::gcd.num", 11, num_gcd,
+        {"Abs", "Sub", "Add", "Loop", "Equal", "Where", "Mod", "Not", "Cast", "ReduceMax",
+         "Greater"});
   r.add("aten::__not__.num", 11, num_not, {"Not"});
   // Ops that only ever take numbers: the walker looks them up as "<op>.num"; the plain name is
   // registered too so `torch2onnx ops` and docs/operators.md list them under their own names.

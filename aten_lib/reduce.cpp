@@ -144,7 +144,9 @@ void aten_var(ConvertCtx &c) {
   Val mean = reduce(b, "ReduceMean", x, axes, true);
   Val diff = b.op1("Sub", {x, mean});
   Val sq_sum = reduce(b, "ReduceSum", b.op1("Mul", {diff, diff}), axes, keepdim);
-  // Element count per reduced slice: static when the shape is, else Size(x) / Size(mean).
+  double static_count = -1;
+  // Element count per reduced slice less the correction, at least 0 (LibTorch: a correction past
+  // the count gives inf): static when the shape is, else Size(x) / Size(mean).
   Val count;
   const TensorInfo &info = c.info("self");
   if (info.is_static()) {
@@ -154,11 +156,19 @@ void aten_var(ConvertCtx &c) {
       if (axes.empty() ||
           std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end())
         n *= sizes[i];
-    count = b.const_scalar(dt, static_cast<double>(n) - correction);
+    static_count = std::max(static_cast<double>(n) - correction, 0.0);
+    count = b.const_scalar(dt, static_count);
   } else {
     Val n = b.op1("Div", {b.op1("Size", {x}), b.op1("Size", {mean})});
     count = b.op1("Sub", {b.op1("Cast", {n}, {{"to", static_cast<int64_t>(dt)}}),
                           b.const_scalar(dt, correction)});
+    count = b.op1("Max", {count, b.const_scalar(dt, 0)});
+  }
+  // std where the count may be 0: sqrt(ss) / sqrt(count) (ONNX Runtime's Sqrt of inf is NaN,
+  // LibTorch's std is inf there).
+  if (is_std && (!info.is_static() || static_count == 0)) {
+    c.set_out(0, b.op1("Div", {b.op1("Sqrt", {sq_sum}), b.op1("Sqrt", {count})}));
+    return;
   }
   Val var = b.op1("Div", {sq_sum, count});
   c.set_out(0, is_std ? b.op1("Sqrt", {var}) : var);
@@ -229,8 +239,10 @@ void register_reduce_ops(Registry &r) {
   r.add("aten::min", 11, aten_max, {"ReduceMin", "ArgMin", "Min"});
   r.add("aten::argmax", 11, aten_argmax, {"ArgMax", "Reshape"});
   r.add("aten::argmin", 11, aten_argmax, {"ArgMin"});
-  r.add("aten::var", 11, aten_var, {"ReduceMean", "ReduceSum", "Div", "Mul", "Sub"});
-  r.add("aten::std", 11, aten_var, {"ReduceMean", "ReduceSum", "Div", "Sqrt", "Mul", "Sub"});
+  r.add("aten::var", 11, aten_var,
+        {"ReduceMean", "ReduceSum", "Div", "Mul", "Sub", "Max", "Size", "Cast"});
+  r.add("aten::std", 11, aten_var,
+        {"ReduceMean", "ReduceSum", "Div", "Sqrt", "Mul", "Sub", "Max", "Size", "Cast"});
   r.add("aten::norm", 11, aten_norm,
         {"ReduceL2", "ReduceL1", "ReduceSum", "Pow", "Abs", "Cast", "Equal", "Not"});
   r.add("aten::linalg_vector_norm", 11, aten_norm, {"ReduceL2", "ReduceL1", "ReduceSum", "Pow"});

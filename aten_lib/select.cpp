@@ -216,9 +216,10 @@ void aten_histc(ConvertCtx &c) {
     lo = b.const_scalar(dt, lo_v);
     hi = b.const_scalar(dt, hi_v);
   }
-  // Same arithmetic order as LibTorch: (x - lo) * bins / (hi - lo), truncated.
-  Val pos = b.op1("Div", {b.op1("Mul", {b.op1("Sub", {x, lo}), b.const_scalar(dt, bins)}),
-                          b.op1("Sub", {hi, lo})});
+  // Same arithmetic order as LibTorch's CPU kernel: (x - lo) / (hi - lo) * bins, truncated (a
+  // value on a bin edge lands where float rounding puts it there too).
+  Val pos = b.op1("Mul", {b.op1("Div", {b.op1("Sub", {x, lo}), b.op1("Sub", {hi, lo})}),
+                          b.const_scalar(dt, bins)});
   Val bin = b.op1("Min", {cast_to(b, pos, DType::Int64), b.const_i64_scalar(bins - 1)});
   Val inside = b.op1("And", {b.op1("GreaterOrEqual", {x, lo}), b.op1("LessOrEqual", {x, hi})});
   bin = b.op1("Where", {inside, bin, b.const_i64_scalar(-1)});

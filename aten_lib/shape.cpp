@@ -675,7 +675,8 @@ void aten_meshgrid(ConvertCtx &c) {
 void register_shape_ops(Registry &r) {
   r.add("aten::flatten", 11, aten_flatten, {"Reshape", "Shape", "Slice", "ReduceProd", "Concat"});
   r.add("aten::view", 11, aten_view, {"Reshape", "Concat", "ConstantOfShape"});
-  r.add("aten::reshape", 11, aten_view, {"Reshape", "Concat", "ConstantOfShape"});
+  // Shape: also the walker's write-back through a reshaping view (reshaped to its base's shape).
+  r.add("aten::reshape", 11, aten_view, {"Reshape", "Concat", "ConstantOfShape", "Shape"});
   r.add("aten::_unsafe_view", 11, aten_view, {"Reshape", "Concat", "ConstantOfShape"});
   r.add("aten::view_as", 11, aten_view_as, {"Reshape"});
   r.add("aten::reshape_as", 11, aten_view_as, {"Reshape"});

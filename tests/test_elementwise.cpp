@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 using namespace t2o_test;
 
@@ -13,6 +14,7 @@ const char *kConsts = R"IR(
   %half : float = prim::Constant[value=0.5]()
   %f25 : float = prim::Constant[value=2.5]()
   %m3 : int = prim::Constant[value=-3]()
+  %zero_f : float = prim::Constant[value=0.]()
   %trunc : str = prim::Constant[value="trunc"]()
   %floor : str = prim::Constant[value="floor"]()
 )IR";
@@ -400,6 +402,15 @@ graph(%x : Tensor, %lo : Tensor, %hi : Tensor):
   SECTION("in place") {
     check_ir_opsets(ir2_inplace("aten::clamp_(%x, %m3, %half)"), {randn({4}), randn({4}, 2)});
   }
+  SECTION("one bound keeps infinities (Clip's missing bound would be 3.4e38)") {
+    const float inf = std::numeric_limits<float>::infinity();
+    auto x = at::tensor({-inf, -2.f, 0.f, 3.f, inf});
+    check_ir_opsets(ir1("aten::clamp(%x, %half, %none)"), {x});
+    check_ir_opsets(ir1("aten::clamp(%x, %none, %half)"), {x});
+    check_ir_opsets(ir1("aten::clamp_min(%x, %half)"), {x});
+    auto r = check_ir_opsets(ir1("aten::clamp_min(%x, %zero_f)"), {x}); // a Relu
+    CHECK(r.count("Relu") == 1);
+  }
   SECTION("clamp_min / clamp_max") {
     check_ir_opsets(ir1("aten::clamp_min(%x, %half)"), {randn({4, 5})});
     check_ir_opsets(ir1("aten::clamp_max(%x, %half)"), {randn({4, 5})});
@@ -428,6 +439,10 @@ graph(%c : Tensor, %x : Tensor):
   return (%y))IR",
                     {bools({3, 4}, 1), randn({3, 4})});
   }
+  SECTION("bool values (merging padding and causal masks): no bool Where in ONNX Runtime") {
+    auto r = check_ir_opsets(ir3, {bools({3, 4}, 1), bools({3, 4}, 2), bools({4}, 3)});
+    CHECK(r.count("Where") == 0);
+  }
 }
 
 TEST_CASE("aten::masked_fill", "[elementwise]") {
@@ -443,6 +458,9 @@ graph(%x : Tensor, %m : Tensor, %v : Tensor):
   }
   SECTION("in place") {
     check_ir_opsets(ir2_inplace("aten::masked_fill_(%x, %w, %half)"), {randn({4}), bools({4}, 2)});
+  }
+  SECTION("a bool tensor") {
+    check_ir_opsets(ir2("aten::masked_fill(%x, %w, %one)"), {bools({3, 4}, 1), bools({4}, 2)});
   }
 }
 

@@ -37,6 +37,11 @@ TEST_CASE("aten::atan2", "[math]") {
   CHECK(r.count("Atan") == 1);
   check_ir_opsets(ir2("aten::atan2(%x, %z)"),
                   {at::randint(-3, 3, {6}, at::kLong), at::randint(-3, 3, {6}, at::kLong)});
+  // Signed zeros, as C's atan2: atan2(-0, -1) = -pi (a phase of a negated vector), atan2(+-0, -0)
+  // = +-pi, atan2(+-1, -0) = +-pi/2.
+  auto ys = at::tensor({-0.f, 0.f, -0.f, 0.f, 1.f, -1.f, -0.f, 2.f});
+  auto xs = at::tensor({-1.f, -1.f, -0.f, -0.f, -0.f, -0.f, 3.f, -2.f});
+  check_ir_opsets(ir2("aten::atan2(%x, %z)"), {ys, xs});
 }
 
 TEST_CASE("aten::xlogy", "[math]") {

@@ -122,6 +122,15 @@ TEST_CASE("aten::var", "[reduce]") {
                        "%a, %y"),
                     {randn({2, 3, 4})});
   }
+  SECTION("correction past the count gives inf, not a negative variance") {
+    const std::string g = ir("%x : Tensor", R"IR(
+  %c : int = prim::Constant[value=5]()
+  %a : Tensor = aten::var(%x, %d1, %c, %false)
+  %y : Tensor = aten::std(%x, %d1, %c, %true))IR",
+                             "%a, %y");
+    check_ir_opsets(g, {randn({2, 3, 4})});
+    check_ir_dynamic(g, {randn({2, 3, 4}, 1)}, {randn({3, 4, 4}, 2)});
+  }
 }
 
 TEST_CASE("aten::norm", "[reduce]") {

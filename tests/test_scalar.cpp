@@ -239,3 +239,58 @@ graph(%x : Tensor):
     check_ir_opsets(ir, {at::tensor({v})});
   }
 }
+
+// math.log(a, base), a >> b, a << b, math.atan2 / fmod / copysign / lgamma / gcd and int & | ^ on
+// run-time numbers (scripted models computing levels or halves from sizes): each has a number
+// converter of its own (before: the base was dropped, or the tensor converter read 'self').
+TEST_CASE("aten::log with a base, shifts and math functions on run-time numbers", "[scalar]") {
+  auto ir = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %two : float = prim::Constant[value=2.]()
+  %one : float = prim::Constant[value=1.]()
+  %k : int = prim::Constant[value=2]()
+  %six : int = prim::Constant[value=6]()
+  %s : Tensor = aten::sum(%x, %none)
+  %f : float = aten::Float(%s)
+  %i : int = aten::Int(%s)
+  %fa : float = aten::fabs(%f)
+  %p : float = aten::add(%fa, %one)
+  %lg : float = aten::log(%p, %two)
+  %ia : int = aten::mul(%i, %i)
+  %n : int = aten::add(%ia, %k)
+  %lgi : float = aten::log(%n, %k)
+  %r : int = aten::__rshift__(%i, %k)
+  %l : int = aten::__lshift__(%i, %k)
+  %at : float = aten::atan2(%f, %two)
+  %fm : float = aten::fmod(%f, %two)
+  %cs : float = aten::copysign(%two, %f)
+  %lgm : float = aten::lgamma(%p)
+  %g : int = aten::gcd(%i, %six)
+  %false : bool = prim::Constant[value=0]()
+  %out : float[] = prim::ListConstruct(%lg, %lgi, %at, %fm, %cs, %lgm)
+  %ints : int[] = prim::ListConstruct(%r, %l, %g)
+  %t1 : Tensor = aten::tensor(%out, %none, %none, %false)
+  %t2 : Tensor = aten::tensor(%ints, %none, %none, %false)
+  return (%t1, %t2))IR";
+  for (float v : {-7.25f, -0.5f, 3.f, 13.f, 123.5f}) {
+    CAPTURE(v);
+    check_ir_opsets(ir, {at::tensor({v})});
+  }
+  auto bits = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %k : int = prim::Constant[value=6]()
+  %s : Tensor = aten::sum(%x, %none)
+  %i : int = aten::Int(%s)
+  %a : int = aten::__and__(%i, %k)
+  %o : int = aten::__or__(%i, %k)
+  %x2 : int = aten::__xor__(%i, %k)
+  %false : bool = prim::Constant[value=0]()
+  %ints : int[] = prim::ListConstruct(%a, %o, %x2)
+  %t : Tensor = aten::tensor(%ints, %none, %none, %false)
+  return (%t))IR";
+  for (int64_t v : {-5, 0, 9, 1000})
+    check_ir(bits, {at::tensor({v})}, 18);
+  CHECK(contains(export_ir_error(bits, {at::tensor({int64_t{9}})}, 17), "opset 18"));
+}

@@ -134,6 +134,13 @@ TEST_CASE("aten::histc", "[select]") {
                                     "  %b : int = prim::Constant[value=7]()\n"
                                     "  %y : Tensor = aten::histc(%x, %b, %lo, %hi)"),
                   {x});
+  // Values on bin edges land in LibTorch's bin: percentages k/100 over [0.1, 0.8] in 7 bins
+  // ((x - lo) / (hi - lo) * bins: multiplying first puts 0.6 in the wrong bin).
+  check_ir_opsets(ir("%x : Tensor", "  %lo : float = prim::Constant[value=0.1]()\n"
+                                    "  %hi : float = prim::Constant[value=0.8]()\n"
+                                    "  %b : int = prim::Constant[value=7]()\n"
+                                    "  %y : Tensor = aten::histc(%x, %b, %lo, %hi)"),
+                  {at::arange(0, 100, at::kFloat) / 100});
 }
 
 TEST_CASE("aten::bincount", "[select]") {

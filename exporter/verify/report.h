@@ -22,6 +22,7 @@ struct OutputCheck {
   int64_t values = 0; // elements compared
   bool shape_ok = true;
   std::string problem; // non-empty when the check failed for another reason
+  std::string note;    // printed beside a passing check (e.g. no finite value on either side)
   bool ok() const { return shape_ok && problem.empty() && max_abs_error <= tolerance; }
 };
 

@@ -162,16 +162,47 @@ bool as_constant(const Walker::Bound &bd, const c10::TypePtr &type, c10::IValue 
 namespace walker_detail {
 
 // Ops whose output aliases its first input and whose mutation write_back can scatter back.
+// reshape/flatten/view_as/reshape_as alias a contiguous input (what models write into).
 bool is_view_op(const Node *n) {
-  static const std::unordered_set<std::string> ops = {"aten::slice",   "aten::select",
-                                                      "aten::view",    "aten::unsqueeze",
-                                                      "aten::squeeze", "aten::narrow"};
+  static const std::unordered_set<std::string> ops = {
+      "aten::slice",     "aten::select",  "aten::view",    "aten::unsqueeze", "aten::squeeze",
+      "aten::narrow",    "aten::reshape", "aten::flatten", "aten::view_as",   "aten::reshape_as",
+      "aten::transpose", "aten::permute", "aten::t"};
   if (!ops.count(n->kind().toQualString()) || n->outputs().size() != 1 || n->inputs().empty() ||
       !n->input(0)->type()->isSubtypeOf(*c10::TensorType::get()))
     return false;
   // view(dtype) reinterprets the bytes: reshaping back would be wrong, so it is not tracked.
   return n->kind() != c10::aten::view ||
          (n->inputs().size() == 2 && n->input(1)->type()->cast<c10::ListType>() != nullptr);
+}
+
+// Ops whose outputs alias their input but whose writes write_back cannot carry to it (a write
+// into one of them is refused when the input is read afterwards, not silently dropped).
+bool is_untracked_view_op(const Node *n) {
+  static const std::unordered_set<std::string> ops = {"aten::unbind",
+                                                      "aten::split",
+                                                      "aten::split_with_sizes",
+                                                      "aten::chunk",
+                                                      "aten::tensor_split",
+                                                      "aten::expand",
+                                                      "aten::expand_as",
+                                                      "aten::diagonal",
+                                                      "aten::movedim",
+                                                      "aten::moveaxis",
+                                                      "aten::swapaxes",
+                                                      "aten::swapdims",
+                                                      "aten::unfold",
+                                                      "aten::as_strided",
+                                                      "aten::unflatten",
+                                                      "aten::view_as_real",
+                                                      "aten::real",
+                                                      "aten::imag",
+                                                      "aten::mT",
+                                                      "aten::mH",
+                                                      "aten::adjoint",
+                                                      "aten::T",
+                                                      "aten::H"};
+  return ops.count(n->kind().toQualString()) > 0;
 }
 
 bool is_foldable(const Node *n) {
@@ -700,6 +731,7 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
   }
   // An in-place op also updates its first input for the nodes that follow.
   if (is_inplace(entry.op) && !n->inputs().empty() && !n->outputs().empty()) {
+    check_untracked_view_write(n);
     env_[n->inputs()[0]] = env_[n->outputs()[0]];
     write_back(n->inputs()[0]);
   }
@@ -738,6 +770,58 @@ const RegistryEntry &Walker::fallback_entry(const Node *n) {
   return fallback_entries_.emplace(key, std::move(e)).first->second;
 }
 
+// The permutation that undoes transpose/permute/t node `vn` of `base`.
+std::vector<int64_t> Walker::inverse_permutation(const Node *vn, const Value *base) {
+  Val bv = lookup(base).tensor;
+  int64_t rank = b_.has_info(bv) ? b_.rank(bv) : -1;
+  T2O_CHECK(rank >= 0, "an in-place op on {} of a tensor of unknown rank is not supported",
+            vn->kind().toQualString());
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i)
+    perm[i] = i;
+  auto int_at = [&](size_t i) {
+    const Bound &bd = lookup(vn->input(i));
+    T2O_CHECK(bd.kind == Bound::Kind::Const && bd.constant.isInt(),
+              "an in-place op on {} with runtime dims is not supported", vn->kind().toQualString());
+    return (bd.constant.toInt() % rank + rank) % rank;
+  };
+  if (vn->kind() == c10::aten::t && rank == 2) {
+    std::swap(perm[0], perm[1]);
+  } else if (vn->kind() == c10::aten::transpose) {
+    std::swap(perm[int_at(1)], perm[int_at(2)]);
+  } else if (vn->kind() == c10::aten::permute) {
+    const Bound &bd = lookup(vn->input(1));
+    T2O_CHECK(bd.kind == Bound::Kind::Const && bd.constant.isIntList(),
+              "an in-place op on aten::permute with runtime dims is not supported");
+    auto dims = bd.constant.toIntVector();
+    for (size_t i = 0; i < dims.size() && rank > 0; ++i)
+      perm[(dims[i] % rank + rank) % rank] = static_cast<int64_t>(i);
+  }
+  return perm;
+}
+
+// An in-place op on a view write_back cannot carry back (an element of unbind/split/chunk, an
+// expand, a diagonal, ...) whose base is read afterwards: PyTorch changes the base, the export
+// would not. Refused, naming both ops.
+void Walker::check_untracked_view_write(const Node *n) const {
+  const Node *p = n->input(0)->node();
+  if ((p->kind() == c10::prim::ListUnpack || p->kind() == c10::aten::__getitem__) &&
+      !p->inputs().empty())
+    p = p->input(0)->node();
+  if (!walker_detail::is_untracked_view_op(p) || p->inputs().empty())
+    return;
+  const Value *base = p->input(0);
+  for (const auto &use : base->uses())
+    if (use.user != p && use.user != n && use.user->isAfter(n))
+      throw Error(
+          fmt::format("{} writes into the output of {} ({}), a view of %{} that is read "
+                      "afterwards: writes through {} are not carried back to the tensor it views",
+                      n->kind().toQualString(), p->kind().toQualString(), place_of(p),
+                      base->debugName(), p->kind().toQualString()),
+          "write into the tensor through indexing instead (e.g. b[:, 0].clamp_(0, w) rather "
+          "than unbinding it), or build the result out of place (torch.stack / torch.cat)");
+}
+
 void Walker::write_back(const Value *view) {
   // Constant bases need nothing: a folded view shares the base's storage, so an in-place op
   // folded on it already changed the base. Only converted (ONNX) in-place results are scattered.
@@ -751,6 +835,8 @@ void Walker::write_back(const Value *view) {
       scatter = op + "_scatter";
       for (size_t i = 1; i < vn->inputs().size(); ++i)
         args.push_back(to_arg(lookup(vn->input(i)), vn->input(i)));
+    } else if (op == "aten::transpose" || op == "aten::permute" || op == "aten::t") {
+      scatter = "transpose"; // written below: the inverse permutation
     } else if (op == "aten::narrow") {
       const Bound &start = lookup(vn->input(2));
       const Bound &length = lookup(vn->input(3));
@@ -765,10 +851,19 @@ void Walker::write_back(const Value *view) {
     }
     Bound out;
     out.kind = Bound::Kind::Tensor;
+    // The write-back's nodes belong to the op that writes them (the scatter, or the view op
+    // undone), not to the in-place op: its module scope with that op's name.
+    std::string scope = b_.scope();
+    std::string module =
+        scope.find('/') == std::string::npos ? "" : scope.substr(0, scope.rfind('/'));
+    std::string writer = scatter.empty() ? "aten::reshape" : scatter == "transpose" ? op : scatter;
+    b_.set_scope(module.empty() ? writer : module + "/" + writer);
     if (scatter.empty()) {
       // view/unsqueeze/squeeze keep every element in order: reshape back to the base's shape.
       Val base_val = args[0].t();
       out.tensor = b_.op1("Reshape", {args[1].t(), b_.op1("Shape", {base_val})});
+    } else if (scatter == "transpose") {
+      out.tensor = b_.op1("Transpose", {args[1].t()}, {{"perm", inverse_permutation(vn, base)}});
     } else {
       const RegistryEntry *entry = find_converter(registry_, scatter, b_.opset());
       T2O_CHECK(entry, "{} has no converter at opset {}", scatter, b_.opset());
@@ -786,6 +881,7 @@ void Walker::write_back(const Value *view) {
                          {OutputSlot{info ? complex_as_real(*info) : TensorInfo{}, false}})[0]
               .t();
     }
+    b_.set_scope(scope);
     bind(base, out);
     view = base;
   }

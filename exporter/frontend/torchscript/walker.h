@@ -117,6 +117,9 @@ private:
   // After an in-place op on a view (x[a:b] = v, x[:, i].fill_(v)), rebinds the view's base (and
   // its base, up the chain) to the base with the view's new contents scattered in.
   void write_back(const torch::jit::Value *view);
+  std::vector<int64_t> inverse_permutation(const torch::jit::Node *vn,
+                                           const torch::jit::Value *base);
+  void check_untracked_view_write(const torch::jit::Node *n) const;
   // Shape/dtype of an unrecorded value (in a branch that did not run): LibTorch runs the node on
   // placeholder inputs of the known shapes. Keeps what it learns in inferred_.
   void infer_missing(const torch::jit::Node *n);
@@ -261,6 +264,7 @@ bool is_tensor_list(const c10::TypePtr &t);
 // Ops whose output aliases its first input and whose mutation write_back can scatter back
 // (slice, select, narrow, view with sizes, unsqueeze, squeeze).
 bool is_view_op(const torch::jit::Node *n);
+bool is_untracked_view_op(const torch::jit::Node *n);
 // "layer1.0.act (model.py:12)": where a node is, for warnings.
 std::string place_of(const torch::jit::Node *n);
 } // namespace walker_detail
