@@ -191,24 +191,47 @@ void aten_scatter_reduce_16(ConvertCtx &c) {
 }
 
 // index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False): one boolean
-// mask or integer indices, on the leading dims.
+// mask or integer indices on consecutive dims, after any number of whole dims (None):
+// x[mask] = v, x[i, j] += v, boxes[..., [0, 2]] -= pad, cache[:, :, pos] = k.
 namespace {
 
-// The index tensors of index_put's list, which must sit on the leading dims.
-std::vector<Val> leading_indices(const ConvertCtx &c) {
+// The index tensors of index_put's list and the dim the first one indexes (`start`: the Nones
+// before it); they must be consecutive, with only Nones after them.
+std::vector<Val> index_block(const ConvertCtx &c, int64_t &start) {
   const auto &list = c.list("indices");
   std::vector<Val> idx;
+  start = 0;
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].is_none()) {
-      T2O_CHECK(idx.size() == i, "{}: index tensors must be on the leading dims", c.op());
+      if (idx.empty())
+        ++start;
       continue;
     }
-    T2O_CHECK(idx.size() == i, "{}: index tensors must be on the leading dims (None at dim {})",
-              c.op(), idx.size());
+    T2O_CHECK(idx.size() + static_cast<size_t>(start) == i,
+              "{}: index tensors separated by a whole dim (None at dim {}) are not supported",
+              c.op(), static_cast<size_t>(start) + idx.size());
     idx.push_back(list[i].t());
   }
   T2O_CHECK(!idx.empty(), "{} without an index tensor", c.op());
   return idx;
+}
+
+// 0..n-1 with the block [from, from + len) moved to the front.
+std::vector<int64_t> block_first(int64_t n, int64_t from, int64_t len) {
+  std::vector<int64_t> perm;
+  for (int64_t i = from; i < from + len; ++i)
+    perm.push_back(i);
+  for (int64_t i = 0; i < n; ++i)
+    if (i < from || i >= from + len)
+      perm.push_back(i);
+  return perm;
+}
+
+std::vector<int64_t> inverse(const std::vector<int64_t> &perm) {
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return inv;
 }
 
 // ScatterND with reduction=add for opsets 11-15: flatten the k indexed dims into one linear index,
@@ -231,37 +254,55 @@ Val scatter_nd_add_decomposed(GraphBuilder &b, const Val &self, const Val &coord
   return b.op1("Reshape", {out, shape_of(b, self)});
 }
 
-// `native_reduction`: ScatterND has a reduction attribute (opset 16+).
+// `native_reduction`: ScatterND has a reduction attribute (opset 16+). Indices after `start`
+// whole dims index the tensor transposed to put their dims first (the values transposed alike:
+// PyTorch places the index's broadcast dims where the indexed dims were), then transposed back.
 void emit_index_put(ConvertCtx &c, bool native_reduction) {
   GraphBuilder &b = c.b;
   DType dt = out_dtype(c);
   Val self = cast_to(b, c.tensor("self"), dt);
   int64_t r = rank_of(c, "self");
-  std::vector<Val> idx = leading_indices(c);
+  int64_t start = 0;
+  std::vector<Val> idx = index_block(c, start);
   Val values = cast_to(b, c.tensor("values"), dt);
   bool accumulate = c.arg<bool>("accumulate", false);
-  Val coords;
-  int64_t k;
   DType it = b.dtype(idx[0]);
-  if (it == DType::Bool || it == DType::UInt8) {
-    T2O_CHECK(idx.size() == 1, "{} with a boolean mask and other indices is not supported", c.op());
-    k = b.rank(idx[0]);
-    coords = b.op1("Transpose", {b.op1("NonZero", {cast_to(b, idx[0], DType::Bool)})},
-                   {{"perm", std::vector<int64_t>{1, 0}}});
-  } else {
-    k = static_cast<int64_t>(idx.size());
-    coords = stacked_coords(b, self, idx);
+  bool mask = it == DType::Bool || it == DType::UInt8;
+  T2O_CHECK(!mask || idx.size() == 1, "{} with a boolean mask and other indices is not supported",
+            c.op());
+  int64_t k = mask ? b.rank(idx[0]) : static_cast<int64_t>(idx.size()); // dims indexed
+  int64_t nb = mask ? 1 : 0; // dims of the broadcast index (a mask: its count of true values)
+  for (const Val &v : idx)
+    nb = mask ? 1 : std::max(nb, b.rank(v));
+  std::vector<int64_t> perm = block_first(r, start, k);
+  Val lead, tail;
+  if (start > 0) {
+    lead = dims_of(b, self, 0, start);
+    tail = dims_of(b, self, start + k, r);
+    self = b.op1("Transpose", {self}, {{"perm", perm}});
   }
+  Val coords = mask ? b.op1("Transpose", {b.op1("NonZero", {cast_to(b, idx[0], DType::Bool)})},
+                            {{"perm", std::vector<int64_t>{1, 0}}})
+                    : stacked_coords(b, self, idx);
   Val batch = b.op1("Slice", {shape_of(b, coords), b.const_i64({0}), b.const_i64({-1})});
   Val rest = dims_of(b, self, k, r);
-  Val upd = b.op1("Expand", {values, concat0(b, {batch, rest})});
-  if (!accumulate) {
-    c.set_out(0, b.op1("ScatterND", {self, coords, upd}));
-  } else if (native_reduction) {
-    c.set_out(0, b.op1("ScatterND", {self, coords, upd}, {{"reduction", "add"}}));
-  } else {
-    c.set_out(0, scatter_nd_add_decomposed(b, self, coords, upd, rest, k, r, dt));
+  if (start > 0) {
+    // The values as x[indices] has them ([lead, index dims, tail]), then the index dims first.
+    values = b.op1("Expand", {values, start + k < r ? concat0(b, {lead, batch, tail})
+                                                    : concat0(b, {lead, batch})});
+    values = b.op1("Transpose", {values}, {{"perm", block_first(r - k + nb, start, nb)}});
   }
+  Val upd = b.op1("Expand", {values, concat0(b, {batch, rest})});
+  Val out;
+  if (!accumulate)
+    out = b.op1("ScatterND", {self, coords, upd});
+  else if (native_reduction)
+    out = b.op1("ScatterND", {self, coords, upd}, {{"reduction", "add"}});
+  else
+    out = scatter_nd_add_decomposed(b, self, coords, upd, rest, k, r, dt);
+  if (start > 0)
+    out = b.op1("Transpose", {out}, {{"perm", inverse(perm)}});
+  c.set_out(0, out);
 }
 
 } // namespace
@@ -689,11 +730,21 @@ void aten_index(ConvertCtx &c) {
     return;
   }
   if (used.size() == 1) {
-    T2O_CHECK(used[0] == 0, "{} supports a boolean mask only on the leading dims, got it at dim {}",
-              c.op(), used[0]);
-    Val nz = b.op1("NonZero", {cast_to(b, idx[0].t(), DType::Bool)});
+    // A mask after d whole dims (x[:, keep] selects columns): a 1-D mask is a Gather of its true
+    // positions on dim d; a k-D one gathers with its dims moved first, then puts the count of
+    // true values back at dim d.
+    auto d = static_cast<int64_t>(used[0]);
+    const Val &m = idx[used[0]].t();
+    Val nz = b.op1("NonZero", {cast_to(b, m, DType::Bool)});
+    if (d > 0 && b.rank(m) == 1) {
+      c.set_out(0, b.op1("Gather", {c.tensor("self"), reshape(b, nz, {-1})}, {{"axis", d}}));
+      return;
+    }
     Val coords = b.op1("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}});
-    c.set_out(0, b.op1("GatherND", {c.tensor("self"), coords}));
+    int64_t r = rank_of(c, "self"), k = b.rank(m);
+    Val self = d == 0 ? c.tensor("self") : transpose(b, c.tensor("self"), block_first(r, d, k));
+    Val y = b.op1("GatherND", {self, coords}); // [count, lead, tail]
+    c.set_out(0, d == 0 ? y : transpose(b, y, inverse(block_first(r - k + 1, d, 1))));
     return;
   }
   for (size_t k = 0; k < used.size(); ++k)
@@ -708,7 +759,7 @@ void register_indexing_ops(Registry &r) {
   r.add("aten::gather", 11, aten_gather, {"GatherElements"});
   r.add("aten::index", 11, aten_index,
         {"Gather", "GatherND", "NonZero", "Add", "Concat", "Expand", "Shape", "Transpose",
-         "Unsqueeze"});
+         "Unsqueeze", "Reshape"});
   // Opset 16 gives ScatterElements and ScatterND a reduction attribute.
   r.add_with_inplace("aten::scatter", 11, aten_scatter,
                      {"ScatterElements", "Equal", "Where", "ReduceSum", "ReduceProd", "Pad", "Add",

@@ -154,6 +154,23 @@ TEST_CASE("aten::index_put", "[indexing]") {
                                "  %y : Tensor = aten::index_put_(%x, %l, %v, %false)"),
                     {x, at::tensor({2, 0}, at::kLong), randn({2, 4}, 2)});
   }
+  SECTION("indices after whole dims: boxes[:, [0, 2]] -= pad, cache[:, :, pos] = k, x[:, m] = 0") {
+    const std::string cols = ir("%x : Tensor, %i : Tensor, %v : Tensor",
+                                "  %l : Tensor?[] = prim::ListConstruct(%none, %i)\n"
+                                "  %y : Tensor = aten::index_put(%x, %l, %v, %false)");
+    check_ir_opsets(cols, {x, at::tensor({0, 2}, at::kLong), randn({2}, 2)});
+    check_ir_dynamic(cols, {x, at::tensor({0, 2}, at::kLong), randn({5, 2}, 2)},
+                     {randn({7, 4}, 4), at::tensor({3, 1}, at::kLong), randn({7, 2}, 5)});
+    const std::string cache = ir("%x : Tensor, %i : Tensor, %v : Tensor",
+                                 "  %l : Tensor?[] = prim::ListConstruct(%none, %none, %i)\n"
+                                 "  %y : Tensor = aten::index_put(%x, %l, %v, %true)");
+    check_ir_opsets(
+        cache, {randn({1, 2, 8, 4}), at::tensor({5, 6, 5}, at::kLong), randn({1, 2, 3, 4}, 2)});
+    check_ir_opsets(ir("%x : Tensor, %m : Tensor, %v : Tensor",
+                       "  %l : Tensor?[] = prim::ListConstruct(%none, %m)\n"
+                       "  %y : Tensor = aten::index_put(%x, %l, %v, %false)"),
+                    {x, at::tensor({1, 0, 0, 1}).to(at::kBool), randn({1}, 3)});
+  }
 }
 
 TEST_CASE("aten::index_add", "[indexing]") {

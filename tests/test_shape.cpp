@@ -304,6 +304,16 @@ TEST_CASE("aten::index_select", "[shape]") {
                              {randn({4, 3, 2}), ints({4, 3}, 0, 2).to(at::kBool)});
     CHECK(r.count("NonZero") == 1);
   }
+  SECTION("index with a boolean mask after whole dims (x[:, keep], x[:, m2d])") {
+    check_ir_opsets(ir("%x : Tensor, %m : Tensor", R"IR(
+  %l : Tensor?[] = prim::ListConstruct(%none, %m)
+  %y : Tensor = aten::index(%x, %l))IR"),
+                    {randn({4, 5, 2}), at::tensor({1, 0, 1, 1, 0}).to(at::kBool)});
+    check_ir_opsets(ir("%x : Tensor, %m : Tensor", R"IR(
+  %l : Tensor?[] = prim::ListConstruct(%none, %m)
+  %y : Tensor = aten::index(%x, %l))IR"),
+                    {randn({2, 4, 3, 5}), ints({4, 3}, 0, 2).to(at::kBool)});
+  }
   SECTION("index with two broadcast tensors") {
     check_ir_opsets(ir("%x : Tensor, %i : Tensor, %j : Tensor", R"IR(
   %l : Tensor?[] = prim::ListConstruct(%i, %j)
