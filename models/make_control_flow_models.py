@@ -297,6 +297,24 @@ class OptionalInLoop(nn.Module):
         return torch.stack(out)
 
 
+class NoGradBlocks(nn.Module):
+    """`with torch.no_grad():` blocks inside forward, also in
+    an if branch (teacher / EMA features computed without gradients)."""
+
+    def __init__(self):
+        super().__init__()
+        self.teacher = nn.Linear(4, 4)
+        self.student = nn.Linear(4, 4)
+
+    def forward(self, x):
+        with torch.no_grad():
+            t = self.teacher(x)
+        if bool(x.sum() > 0):
+            with torch.no_grad():
+                t = t * 2
+        return self.student(x) - t
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -324,6 +342,7 @@ def models():
         "optional_in_loop": (OptionalInLoop(False), (torch.randn(5, 3),), ["x:f32[n=5,3]"], False),
         "optional_in_loop_set": (OptionalInLoop(True), (torch.randn(5, 3),), ["x:f32[n=5,3]"],
                                  False),
+        "no_grad_blocks": (NoGradBlocks(), (torch.randn(3, 4),), ["x:f32[b=3,4]"], False),
         "class_loop_in_if": (ClassLoopInIf(), (torch.rand(30, 4), torch.rand(30),
                                                 torch.randint(0, 4, (30,))),
                              ["boxes:f32[n=30,4]", "scores:f32[n]", "idxs:i64[n]:0..3"], False),

@@ -594,6 +594,13 @@ TEST_CASE("scripted model: writes into slices inside loops and ifs", "[control_f
   }
 }
 
+TEST_CASE("scripted model: with torch.no_grad() blocks", "[control_flow][fixture]") {
+  // The context objects (prim::CreateObject/Enter/Exit/SetAttr) were unsupported ops; gradient
+  // mode changes nothing an inference graph computes. Seeds give both signs of the sum (the if).
+  for (int opset : {11, 17})
+    export_and_verify("no_grad_blocks", {"x:f32[b=3,4]"}, {0, 1, 2, 3}, {{"b", 5}}, opset);
+}
+
 TEST_CASE("scripted model: a loop over classes in a branch the example never takes",
           "[control_flow][fixture]") {
   // Recorded at 30 boxes (the other path); verified at 80, where the loop's branch runs: its

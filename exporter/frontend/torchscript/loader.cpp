@@ -642,9 +642,45 @@ LoadedModel prepare_module(torch::jit::Module module, const std::string &path) {
   return m;
 }
 
+namespace {
+
+// `with torch.no_grad():` (enable_grad, set_grad_enabled) in a scripted forward: a context
+// object (prim::CreateObject, prim::SetAttr of its saved mode) entered and exited around the
+// block. Gradient mode changes nothing an inference graph computes, so the object and its
+// Enter/Exit go; the block's nodes stay where they are. Other context managers are left alone.
+void remove_grad_mode_contexts(torch::jit::Block *block) {
+  std::vector<torch::jit::Node *> contexts;
+  for (torch::jit::Node *n : block->nodes()) {
+    for (torch::jit::Block *sub : n->blocks())
+      remove_grad_mode_contexts(sub);
+    if (n->kind() == c10::prim::CreateObject &&
+        n->output()->type()->str().rfind("__torch__.torch.autograd.grad_mode.", 0) == 0)
+      contexts.push_back(n);
+  }
+  for (torch::jit::Node *obj : contexts) {
+    std::vector<torch::jit::Node *> users;
+    bool removable = true;
+    for (const auto &use : obj->output()->uses()) {
+      torch::jit::Node *u = use.user;
+      bool known = u->kind() == c10::prim::Enter || u->kind() == c10::prim::Exit ||
+                   u->kind() == c10::prim::SetAttr;
+      removable = removable && known && (u->outputs().empty() || !u->output()->hasUses());
+      users.push_back(u);
+    }
+    if (!removable)
+      continue;
+    for (torch::jit::Node *u : users)
+      u->destroy();
+    obj->destroy();
+  }
+}
+
+} // namespace
+
 void prepare_graph(const std::shared_ptr<torch::jit::Graph> &g) {
   std::shared_ptr<torch::jit::Graph> graph = g; // some passes take a non-const reference
   torch::jit::Inline(*graph);
+  remove_grad_mode_contexts(graph->block());
   torch::jit::LowerSimpleTuples(graph);
   torch::jit::RemoveListMutation(graph);
   torch::jit::RemoveTensorMutation(graph);
