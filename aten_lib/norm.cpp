@@ -211,7 +211,8 @@ struct LayerNormArgs {
   Val x;
   DType t;
   int64_t rank;
-  std::vector<int64_t> shape; // normalized_shape
+  std::vector<int64_t> shape; // normalized_shape (empty when its sizes are known at run time only)
+  int64_t k = 0;              // how many trailing dims it normalizes
   double eps;
 };
 
@@ -220,8 +221,15 @@ LayerNormArgs layer_norm_args(const ConvertCtx &c) {
   a.x = c.tensor("input");
   a.t = c.b.dtype(a.x);
   a.rank = rank_of(c, "input");
-  a.shape = c.ints("normalized_shape");
-  int64_t k = static_cast<int64_t>(a.shape.size());
+  // F.layer_norm(x, x.shape[1:]) with symbolic sizes: only the count of dims matters (they are
+  // the input's last ones).
+  if (has_runtime_items(c.arg("normalized_shape"))) {
+    a.k = static_cast<int64_t>(c.list("normalized_shape").size());
+  } else {
+    a.shape = c.ints("normalized_shape");
+    a.k = static_cast<int64_t>(a.shape.size());
+  }
+  int64_t k = a.k;
   T2O_CHECK(k >= 1 && k <= a.rank, "{}: normalized_shape {} does not fit an input of rank {}",
             c.op(), k, a.rank);
   a.eps = c.arg<double>("eps", 1e-5);
@@ -231,7 +239,7 @@ LayerNormArgs layer_norm_args(const ConvertCtx &c) {
 // Opset 11-16: the moments by hand; returns (y, mean, rstd).
 std::vector<Val> layer_norm_decomposed(ConvertCtx &c) {
   LayerNormArgs a = layer_norm_args(c);
-  int64_t k = static_cast<int64_t>(a.shape.size());
+  int64_t k = a.k;
   Moments m = moments(c.b, a.x, int_range(a.rank - k, a.rank), a.eps, a.t);
   Val y = c.b.op1("Mul", {m.centered, m.rstd});
   if (c.has("weight"))
@@ -244,9 +252,17 @@ std::vector<Val> layer_norm_decomposed(ConvertCtx &c) {
 // Opset 17: LayerNormalization; returns (y) or (y, mean, rstd).
 std::vector<Val> layer_norm_op(ConvertCtx &c, bool want_stats) {
   LayerNormArgs a = layer_norm_args(c);
-  int64_t k = static_cast<int64_t>(a.shape.size());
-  Val scale =
-      c.has("weight") ? cast_to(c.b, c.tensor("weight"), a.t) : filled(c.b, a.t, a.shape, 1.0f);
+  int64_t k = a.k;
+  Val scale;
+  if (c.has("weight")) {
+    scale = cast_to(c.b, c.tensor("weight"), a.t);
+  } else if (!a.shape.empty()) {
+    scale = filled(c.b, a.t, a.shape, 1.0f);
+  } else { // ones over the input's last k dims, sized at run time
+    TensorData one = TensorData::scalar(a.t, 1);
+    one.dims = {1};
+    scale = c.b.op1("ConstantOfShape", {dims_of(c.b, a.x, a.rank - k, a.rank)}, {{"value", one}});
+  }
   std::vector<Val> inputs{a.x, scale};
   if (c.has("bias"))
     inputs.push_back(cast_to(c.b, c.tensor("bias"), a.t));
@@ -297,10 +313,12 @@ void register_norm_ops(Registry &r) {
         {"Reshape", "ReduceMean", "Mul", "Add", "Sqrt", "Reciprocal", "Shape", "Sub"});
   r.add("aten::layer_norm", 11, aten_layer_norm,
         {"ReduceMean", "Sub", "Mul", "Sqrt", "Add", "Reciprocal"});
-  r.add("aten::layer_norm", 17, aten_layer_norm_17, {"LayerNormalization"});
+  r.add("aten::layer_norm", 17, aten_layer_norm_17,
+        {"LayerNormalization", "ConstantOfShape", "Shape", "Slice"});
   r.add("aten::native_layer_norm", 11, aten_native_layer_norm,
         {"ReduceMean", "Sub", "Mul", "Sqrt", "Add", "Reciprocal"});
-  r.add("aten::native_layer_norm", 17, aten_native_layer_norm_17, {"LayerNormalization"});
+  r.add("aten::native_layer_norm", 17, aten_native_layer_norm_17,
+        {"LayerNormalization", "ConstantOfShape", "Shape", "Slice"});
 }
 
 } // namespace torch2onnx

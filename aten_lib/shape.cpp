@@ -438,20 +438,21 @@ void aten_slice(ConvertCtx &c) {
 }
 
 void aten_narrow(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
   int64_t axis = norm_axis(c.arg<int64_t>("dim"), rank_of(c, "self"));
-  int64_t length = c.arg<int64_t>("length");
-  Val s, e;
-  if (c.arg("start").is_tensor()) {
-    s = int_1d(c.b, c.arg("start"));
-    e = c.b.op1("Add", {s, c.b.const_i64({length})});
-  } else {
-    int64_t start = c.arg<int64_t>("start");
-    if (start < 0)
-      start += static_dim(c, "self", axis);
-    s = c.b.const_i64({start});
-    e = c.b.const_i64({start + length});
+  const Arg &start = c.arg("start"), &length = c.arg("length");
+  if (!start.is_tensor() && !length.is_tensor() && start.to_int() >= 0) {
+    c.set_out(0, slice(b, c.tensor("self"), b.const_i64({start.to_int()}),
+                       b.const_i64({start.to_int() + length.to_int()}), axis));
+    return;
   }
-  c.set_out(0, slice(c.b, c.tensor("self"), s, e, axis));
+  // A start or length known at run time (pe.narrow(0, 0, x.size(1))), or a negative start
+  // (counting from the end of the dim).
+  Val s = start.is_tensor() ? int_1d(b, start) : b.const_i64({start.to_int()});
+  if (start.is_tensor() || start.to_int() < 0)
+    s = wrap_negative(b, s, reshape(b, dim_scalar(b, c.tensor("self"), axis), {1}));
+  Val len = length.is_tensor() ? int_1d(b, length) : b.const_i64({length.to_int()});
+  c.set_out(0, slice(b, c.tensor("self"), s, b.op1("Add", {s, len}), axis));
 }
 
 void aten_flip(ConvertCtx &c) {
@@ -711,7 +712,8 @@ void register_shape_ops(Registry &r) {
   r.add("aten::repeat", 11, aten_repeat, {"Tile", "Unsqueeze", "Concat", "Reshape", "Cast"});
   r.add("aten::tile", 11, aten_repeat, {"Tile", "Concat", "Reshape", "Cast"});
   r.add("aten::slice", 11, aten_slice, {"Slice", "Concat", "Reshape"});
-  r.add("aten::narrow", 11, aten_narrow, {"Slice", "Add", "Concat", "Reshape"});
+  r.add("aten::narrow", 11, aten_narrow,
+        {"Slice", "Add", "Concat", "Reshape", "Less", "Where", "Shape", "Gather"});
   r.add("aten::flip", 11, aten_flip, {"Slice"});
   r.add("aten::roll", 11, aten_roll,
         {"Slice", "Concat", "Reshape", "Shape", "Gather", "Mod", "Max", "Sub", "Unsqueeze",

@@ -77,6 +77,22 @@ graph(%x : Tensor, %w : Tensor, %b : Tensor):
   SECTION("weight only") {
     check_ir_opsets(ir("[8]", "%w", "%none"), {randn({3, 8}, 1), randn({8}, 2), randn({8}, 3)});
   }
+  SECTION("normalized_shape from the input's sizes (F.layer_norm(x, x.shape[1:]))") {
+    const std::string g = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %true : bool = prim::Constant[value=1]()
+  %eps : float = prim::Constant[value=1e-05]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %h : int = aten::size(%x, %one)
+  %w : int = aten::size(%x, %two)
+  %shape : int[] = prim::ListConstruct(%h, %w)
+  %y : Tensor = aten::layer_norm(%x, %shape, %none, %none, %eps, %true)
+  return (%y))IR";
+    check_ir_opsets(g, {randn({2, 5, 8}, 1)});
+    check_ir_dynamic(g, {randn({2, 5, 8}, 1)}, {randn({3, 6, 4}, 2)});
+  }
 }
 
 TEST_CASE("aten::native_layer_norm", "[norm]") {

@@ -272,6 +272,15 @@ TEST_CASE("aten::slice", "[shape]") {
     check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::narrow(%x, %1, %1, %2)"),
                     {randn({2, 5})});
   }
+  SECTION("narrow with a runtime length and a negative start (pe.narrow(0, 0, x.size(1)))") {
+    const std::string g = ir("%x : Tensor, %pe : Tensor", R"IR(
+  %n : int = aten::size(%x, %1)
+  %a : Tensor = aten::narrow(%pe, %0, %0, %n)
+  %b : Tensor = aten::narrow(%x, %1, %m2, %1))IR",
+                             "%a, %b");
+    check_ir_opsets(g, {randn({2, 5}), randn({9, 3}, 2)});
+    check_ir_dynamic(g, {randn({2, 5}), randn({9, 3}, 2)}, {randn({3, 7}, 3), randn({9, 3}, 4)});
+  }
   SECTION("select") {
     auto r = check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::select(%x, %1, %m1)"),
                              {randn({2, 5, 3})});
