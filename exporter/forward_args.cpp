@@ -367,6 +367,10 @@ std::vector<at::Tensor> flat_inputs_at(const ForwardCall &call, uint64_t seed,
   return out;
 }
 
+// How much larger than the example the third recording makes symbolic dims from 32 up: a
+// multiple of every stride up to 128, so a floor or ceil division by one of them changes.
+constexpr int64_t kFarSizeStep = 128;
+
 GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
                          const std::vector<std::pair<std::string, int64_t>> &verify_dims) {
   GraphInputs gi;
@@ -398,6 +402,16 @@ GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
       alt_sizes.emplace_back(s.name, s.alternate);
     auto alt = flat_inputs_at(call, seed + 1, alt_sizes);
     gi.alternate.assign(alt.begin(), alt.end());
+    std::vector<std::pair<std::string, int64_t>> far_sizes;
+    bool far = false;
+    for (const auto &s : gi.symbols) {
+      far = far || s.example >= 32;
+      far_sizes.emplace_back(s.name, s.example >= 32 ? s.example + kFarSizeStep : s.alternate);
+    }
+    if (far) {
+      auto f = flat_inputs_at(call, seed + 2, far_sizes);
+      gi.far.assign(f.begin(), f.end());
+    }
   }
   return gi;
 }

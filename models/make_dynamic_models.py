@@ -93,6 +93,23 @@ class GptLike(nn.Module):
         return self.head(self.ln(x))
 
 
+class CoarseLevels(nn.Module):
+    """Feature levels down to stride 128 (RetinaNet/FCOS P3-P7, EfficientDet): the last level has
+    ceil(h / 128) rows, 3 at both h = 320 and the second recording size 352, so only a third
+    recording tells that its size (and the mean's divisor) follow h."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = nn.ModuleList(
+            [nn.Conv2d(3 if i == 0 else 8, 8, 3, stride=2, padding=1) for i in range(7)])
+
+    def forward(self, x):
+        for conv in self.down:
+            x = torch.relu(conv(x))
+        n = x.shape[2] * x.shape[3]
+        return x.sum((2, 3)) / n, x.view(x.size(0), x.size(1), -1)
+
+
 def models():
     torch.manual_seed(0)
     ids = torch.randint(0, 10, (2, 16))
@@ -101,6 +118,8 @@ def models():
         "bert_like": (BertLike(), (ids, mask),
                       ["ids:i64[batch=2,seq=16]", "mask:i64[batch=2,seq=16]"], "batch=3,seq=7"),
         "gpt_like": (GptLike(), (ids,), ["ids:i64[batch=2,seq=16]"], "batch=1,seq=33"),
+        "coarse_levels": (CoarseLevels(), (torch.randn(1, 3, 320, 320),),
+                          ["x:f32[1,3,h=320,w=320]"], "h=640,w=448"),
     }
 
 

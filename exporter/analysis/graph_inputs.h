@@ -24,6 +24,10 @@ struct GraphInputs {
   std::vector<std::string> names;
   std::vector<TensorInfo> infos;
   std::vector<c10::IValue> example, alternate;
+  // The same inputs with the symbolic dims from 32 up 128 larger than their example (the others
+  // at their alternate size), or empty: a third recording finds dims that coincide at the example
+  // and alternate sizes but not in general (ceil(h / 128) is 3 at both h = 320 and 352).
+  std::vector<c10::IValue> far;
   std::vector<SymbolSizes> symbols;
 };
 

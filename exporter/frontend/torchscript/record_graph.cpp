@@ -19,6 +19,15 @@ ShapeRecord record_graph(const std::shared_ptr<torch::jit::Graph> &graph, const 
     check_baked_dims(graph, inputs, rec, other, failure);
     merge_dynamic(rec, other, inputs.symbols);
   }
+  // Dims equal at both sizes by coincidence (a stride-128 feature map is 3 rows at h = 320 and
+  // at 352): a third run at sizes 128 larger makes those that change there dynamic. A model that
+  // fails at those sizes keeps the two-run result.
+  if (!inputs.far.empty()) {
+    std::string failure;
+    ShapeRecord far = record_shapes(graph, inputs.far, &failure);
+    if (failure.empty())
+      merge_data_dependent(rec, far);
+  }
   // Sizes that follow the number of rows nonzero / nms / ... return (detections) are found by
   // running again with fewer rows (a count capped by [:10] changes), and with one more (a count
   // that was 0 or 1 at the example changes). See docs/dynamic_shapes.md.
