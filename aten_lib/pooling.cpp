@@ -81,9 +81,23 @@ Window read_window(const ConvertCtx &c, size_t n) {
 // When that happens, Slice the extra window off so every runtime agrees with torch.
 std::vector<Val> trim_ceil(GraphBuilder &b, const Batched &in, const Window &w,
                            std::vector<Val> outs) {
-  if (!w.ceil || !in.spatial)
+  if (!w.ceil)
     return outs;
   size_t n = w.kernel.size();
+  if (!in.spatial) {
+    // Sizes known at run time: torch keeps the windows starting before size + pad, at most
+    // ceil((size + pad) / stride) of them; Slice clamps an end past ONNX's count.
+    auto k = static_cast<int64_t>(n);
+    Val sizes = dims_of(b, in.x, 2, 2 + k);
+    std::vector<int64_t> pad(w.pads.begin(), w.pads.begin() + k), step(w.stride);
+    for (size_t i = 0; i < n; ++i)
+      pad[i] += step[i] - 1;
+    Val ends = b.op1("Div", {b.op1("Add", {sizes, b.const_i64(pad)}), b.const_i64(step)});
+    for (auto &v : outs)
+      v = b.op1("Slice", {v, b.const_i64(std::vector<int64_t>(n, 0)), ends,
+                          b.const_i64(int_range(2, 2 + k))});
+    return outs;
+  }
   std::vector<int64_t> ends(n);
   bool trim = false;
   for (size_t i = 0; i < n; ++i) {
@@ -133,6 +147,27 @@ void emit_max_pool(ConvertCtx &c, size_t n, bool with_indices) {
     c.set_out(i, in.restore(c.b, outs[i]));
 }
 
+// y (pooled without counting padding) times counted / valid per window along each spatial dim, as
+// emit_avg_pool's static rescale, with the input's sizes known at run time: window o starts at
+// o * stride - pad; torch counts its part inside the padded input, ONNX its part inside the input.
+Val ceil_rescale(GraphBuilder &b, const Batched &in, const Window &w, DType t, Val y) {
+  auto n = static_cast<int64_t>(w.kernel.size());
+  // In float (small integers, exact): Min/Max take no int64 below opset 12.
+  auto k = [&](int64_t v) { return b.const_scalar(t, static_cast<double>(v)); };
+  for (int64_t d = 0; d < n; ++d) {
+    auto i = static_cast<size_t>(d);
+    Val size = cast_to(b, dim_scalar(b, in.x, 2 + d), t);
+    Val out = dim_scalar(b, y, 2 + d);
+    Val o = cast_to(b, b.op1("Range", {b.const_i64_scalar(0), out, b.const_i64_scalar(1)}), t);
+    Val start = b.op1("Sub", {b.op1("Mul", {o, k(w.stride[i])}), k(w.pads[i])});
+    Val end = b.op1("Add", {start, k(w.kernel[i])});
+    Val counted = b.op1("Sub", {b.op1("Min", {end, b.op1("Add", {size, k(w.pads[i])})}), start});
+    Val valid = b.op1("Sub", {b.op1("Min", {end, size}), b.op1("Max", {start, k(0)})});
+    y = b.op1("Mul", {y, on_axis(b, b.op1("Div", {valid, counted}), 2 + d, 2 + n)});
+  }
+  return y;
+}
+
 void emit_avg_pool(ConvertCtx &c, size_t n) {
   Batched in = batched(c, n);
   Window w = read_window(c, n);
@@ -152,6 +187,7 @@ void emit_avg_pool(ConvertCtx &c, size_t n) {
   // and rescale by the constant ratio of the two divisors (separable per dim).
   std::optional<std::vector<float>> rescale;
   std::vector<int64_t> out_sizes;
+  bool runtime_rescale = false;
   if (w.ceil && include_pad && in.spatial) {
     rescale = std::vector<float>{1.0f};
     bool needed = false;
@@ -173,10 +209,14 @@ void emit_avg_pool(ConvertCtx &c, size_t n) {
       }
       *rescale = std::move(next);
     }
-    if (needed)
-      include_pad = false;
-    else
+    // ONNX Runtime counts a window's overhang past the end as padding with count_include_pad:
+    // pool over the valid elements and rescale (when the ratio is 1 everywhere, no Mul).
+    include_pad = false;
+    if (!needed)
       rescale.reset();
+  } else if (w.ceil && include_pad) {
+    include_pad = false; // sizes known at run time: the same ratio, computed there
+    runtime_rescale = true;
   }
   std::vector<Attr> attrs{{"kernel_shape", w.kernel},
                           {"strides", w.stride},
@@ -185,6 +225,8 @@ void emit_avg_pool(ConvertCtx &c, size_t n) {
                           {"count_include_pad", int64_t{include_pad ? 1 : 0}}};
   Val y = c.b.op1("AveragePool", {in.x}, attrs);
   y = trim_ceil(c.b, in, w, {y})[0];
+  if (runtime_rescale)
+    y = ceil_rescale(c.b, in, w, c.b.dtype(c.tensor("self")), y);
   if (rescale) {
     DType t = c.b.dtype(c.tensor("self"));
     Val f = c.b.constant(TensorData::f32(*rescale, out_sizes), "avg_pool_rescale");
@@ -452,17 +494,25 @@ void aten_max_unpool2d(ConvertCtx &c) {
 }
 
 void register_pooling_ops(Registry &r) {
-  r.add("aten::max_pool1d", 11, aten_max_pool1d, {"MaxPool"});
-  r.add("aten::max_pool2d", 11, aten_max_pool2d, {"MaxPool", "Squeeze", "Unsqueeze"});
-  r.add("aten::max_pool3d", 11, aten_max_pool3d, {"MaxPool", "Slice"});
-  r.add("aten::max_pool1d_with_indices", 11, aten_max_pool1d_with_indices, {"MaxPool", "Mod"});
+  r.add("aten::max_pool1d", 11, aten_max_pool1d, {"MaxPool", "Slice", "Shape", "Add", "Div"});
+  r.add("aten::max_pool2d", 11, aten_max_pool2d,
+        {"MaxPool", "Squeeze", "Unsqueeze", "Slice", "Shape", "Add", "Div"});
+  r.add("aten::max_pool3d", 11, aten_max_pool3d, {"MaxPool", "Slice", "Shape", "Add", "Div"});
+  r.add("aten::max_pool1d_with_indices", 11, aten_max_pool1d_with_indices,
+        {"MaxPool", "Mod", "Slice", "Shape", "Add", "Div"});
   r.add("aten::max_pool2d_with_indices", 11, aten_max_pool2d_with_indices,
-        {"MaxPool", "Mod", "Squeeze", "Unsqueeze"});
+        {"MaxPool", "Mod", "Squeeze", "Unsqueeze", "Slice", "Shape", "Add", "Div"});
   r.add("aten::max_pool3d_with_indices", 11, aten_max_pool3d_with_indices,
-        {"MaxPool", "Mod", "Squeeze", "Unsqueeze"});
-  r.add("aten::avg_pool1d", 11, aten_avg_pool1d, {"AveragePool", "Mul"});
-  r.add("aten::avg_pool2d", 11, aten_avg_pool2d, {"AveragePool", "Mul", "Squeeze", "Unsqueeze"});
-  r.add("aten::avg_pool3d", 11, aten_avg_pool3d, {"AveragePool", "Mul"});
+        {"MaxPool", "Mod", "Squeeze", "Unsqueeze", "Slice", "Shape", "Add", "Div"});
+  r.add("aten::avg_pool1d", 11, aten_avg_pool1d,
+        {"AveragePool", "Mul", "Slice", "Shape", "Add", "Div", "Range", "Sub", "Min", "Max", "Cast",
+         "Gather", "Reshape", "Unsqueeze", "Concat"});
+  r.add("aten::avg_pool2d", 11, aten_avg_pool2d,
+        {"AveragePool", "Mul", "Squeeze", "Unsqueeze", "Slice", "Shape", "Add", "Div", "Range",
+         "Sub", "Min", "Max", "Cast", "Gather", "Reshape", "Concat"});
+  r.add("aten::avg_pool3d", 11, aten_avg_pool3d,
+        {"AveragePool", "Mul", "Slice", "Shape", "Add", "Div", "Range", "Sub", "Min", "Max", "Cast",
+         "Gather", "Reshape", "Unsqueeze", "Concat"});
   r.add("aten::adaptive_avg_pool1d", 11, aten_adaptive_avg_pool1d,
         {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
   r.add("aten::adaptive_avg_pool2d", 11, aten_adaptive_avg_pool2d,

@@ -87,6 +87,9 @@ TEST_CASE("aten::max_pool2d", "[pooling]") {
     // in 6, kernel 2, stride 2, pad 1: the ONNX formula gives 5 windows, torch 4.
     check_ir_opsets(max_pool_ir("aten::max_pool2d", "[2, 2]", "[2, 2]", "[1, 1]", "[1, 1]", true),
                     {randn({1, 2, 6, 6}, 1)});
+    // The same with sizes known at run time: the dropped window is sliced off there.
+    check_ir_dynamic(max_pool_ir("aten::max_pool2d", "[3, 3]", "[3, 3]", "[1, 1]", "[1, 1]", true),
+                     {randn({1, 2, 10, 10}, 1)}, {randn({2, 2, 11, 13}, 2)});
   }
   SECTION("unbatched input") {
     check_ir_opsets(max_pool_ir("aten::max_pool2d", "[2, 2]", "[2, 2]", "[0, 0]", "[1, 1]", false),
@@ -165,6 +168,17 @@ TEST_CASE("aten::avg_pool2d", "[pooling]") {
                       {randn({1, 2, 8, 9}, 1)});
       check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[2, 2]", "[2, 2]", "[1, 1]", true, cip, ""),
                       {randn({1, 2, 6, 6}, 1)});
+    }
+    // No padding, a last window hanging over an odd size: torch divides by the 2 elements inside
+    // (ONNX Runtime's count_include_pad counted the overhang: half the value).
+    check_ir_opsets(avg_pool_ir("aten::avg_pool2d", "[2, 2]", "[2, 2]", "[0, 0]", true, true, ""),
+                    {randn({1, 1, 3, 3}, 1)});
+  }
+  SECTION("ceil_mode with sizes known at run time") {
+    for (const std::string pad : {"[0, 0]", "[1, 1]"}) {
+      std::string g = avg_pool_ir("aten::avg_pool2d", "[3, 3]", "[2, 2]", pad, true, true, "");
+      check_ir_dynamic(g, {randn({1, 2, 10, 10}, 1)}, {randn({2, 2, 9, 12}, 2)});
+      check_ir_dynamic(g, {randn({1, 2, 10, 10}, 1)}, {randn({2, 2, 9, 12}, 2)}, 11);
     }
   }
   SECTION("empty stride, divisor_override") {
