@@ -71,6 +71,19 @@ const std::vector<std::string> kCarryOps = {
     "Where",
 };
 
+// Ops that keep computing in float32 when all their float inputs are integers made float (a Cast
+// from an int or bool type, a float Range) or constants: index and position arithmetic written
+// in float (T5's relative-position buckets: log(rel / 8) ... .long(); rotary angles:
+// arange(T).float() * inv_freq, then cos/sin; masks: (1 - mask.float()) * -1e4). In float16,
+// positions past 2048 are not whole numbers and a bucket boundary moves. The chain ends at the
+// first op outside this list or with another float input; that op reads the value in float16.
+const std::unordered_set<std::string> kIndexMathOps = {
+    "Abs",   "Add",        "Cast",    "Ceil",   "Clip",    "Concat",    "Cos",       "Div",
+    "Equal", "Erf",        "Exp",     "Expand", "Flatten", "Floor",     "Gather",    "Greater",
+    "Less",  "Log",        "Max",     "Min",    "Mod",     "Mul",       "Neg",       "Pow",
+    "Range", "Reciprocal", "Reshape", "Round",  "Sigmoid", "Sign",      "Sin",       "Slice",
+    "Sqrt",  "Squeeze",    "Sub",     "Tanh",   "Tile",    "Transpose", "Unsqueeze", "Where"};
+
 // Why each stays float32 (docs/float16.md): sums over many elements (float16 keeps 11 bits and
 // overflows at 65504: a sum of squares of 700 values of 10 already does), exponentials and
 // powers (exp overflows above 11.1), normalizations (a variance is a mean of squares).
@@ -230,6 +243,7 @@ private:
   // Pass 2: the constants kept float32 and what carries them, what each node reads and computes
   // in float32; the initializers read in `to_`.
   void collect_wide(const onnx::GraphProto &g);
+  void collect_index_math(const onnx::GraphProto &g);
   bool out_of_range(const TensorProto &t, bool initializer, bool *only_tiny = nullptr) const;
   Plan plan(const onnx::NodeProto &n) const;
   void schema_plan(const onnx::NodeProto &n, const onnx::OpSchema &s, Plan &p) const;
@@ -266,6 +280,8 @@ private:
   std::unordered_set<std::string> seq_;       // values that are sequences
   std::unordered_set<std::string> float_inits_, low_reads_;
   std::unordered_set<std::string> wide_;     // float32 by a constant kept float32 (kCarryOps)
+  std::unordered_set<std::string> index_;    // float32 index arithmetic (kIndexMathOps)
+  std::unordered_set<std::string> consts_;   // float initializers and Constant outputs
   std::unordered_map<std::string, int> now_; // element type of each float value after it
   std::unordered_map<std::string, std::string> rename_;
   std::unordered_map<std::string, std::string> cast_from_; // a Cast's output -> its input
@@ -302,6 +318,7 @@ Conversion::Conversion(onnx::ModelProto &m, const FloatConversion &c) : model_(m
 FloatConversionReport Conversion::run() {
   infer_graph(model_.graph());
   collect_wide(model_.graph());
+  collect_index_math(model_.graph());
   collect_low_reads(model_.graph());
   rename_main_outputs(model_.graph());
   convert_graph(*model_.mutable_graph(), true);
@@ -500,6 +517,43 @@ void Conversion::collect_wide(const onnx::GraphProto &g) {
   }
 }
 
+void Conversion::collect_index_math(const onnx::GraphProto &g) {
+  for (const auto &t : g.initializer())
+    consts_.insert(t.name());
+  for (const auto &n : g.node()) {
+    for (const auto *sub : subgraphs(n))
+      collect_index_math(*sub);
+    if (!is_default_domain(n.domain()) || n.output_size() == 0)
+      continue;
+    const std::string &op = n.op_type();
+    if (op == "Constant") {
+      consts_.insert(n.output(0));
+      continue;
+    }
+    if (!kIndexMathOps.count(op) || !subgraphs(n).empty())
+      continue;
+    // A source: an integer or bool value made float, or a float Range.
+    bool source =
+        (op == "Cast" && n.input_size() == 1 && is_float(n.output(0)) && !is_float(n.input(0)) &&
+         type_of(n.input(0)) != 0 && type_of(n.input(0)) != TensorProto::DOUBLE &&
+         type_of(n.input(0)) != TensorProto::FLOAT16 &&
+         type_of(n.input(0)) != TensorProto::BFLOAT16) ||
+        (op == "Range" && is_float(n.output(0)));
+    bool any = false, all = true;
+    for (const auto &in : n.input()) {
+      if (in.empty() || !is_float(in))
+        continue;
+      bool idx = index_.count(in) > 0;
+      any = any || idx;
+      all = all && (idx || consts_.count(in) > 0);
+    }
+    if (source || (any && all))
+      for (const auto &o : n.output())
+        if (is_float(o))
+          index_.insert(o);
+  }
+}
+
 namespace {
 // ScatterElements / ScatterND with a reduction (scatter_add, index_add, scatter_reduce): sums and
 // products of many updates, like the reductions of kFloat32Ops (and ONNX Runtime's CPU kernels
@@ -521,9 +575,13 @@ Plan Conversion::plan(const onnx::NodeProto &n) const {
   const auto &ops = float32_ops();
   // (Not If/Loop/Scan: their bodies are converted, so they read and write the low type.)
   auto is_wide = [&](const std::string &v) { return wide_.count(v) > 0; };
+  auto is_index = [&](const std::string &v) { return index_.count(v) > 0; };
   const bool wide =
-      subgraphs(n).empty() && (std::any_of(n.input().begin(), n.input().end(), is_wide) ||
-                               std::any_of(n.output().begin(), n.output().end(), is_wide));
+      subgraphs(n).empty() &&
+      (std::any_of(n.input().begin(), n.input().end(), is_wide) ||
+       std::any_of(n.output().begin(), n.output().end(), is_wide) ||
+       std::any_of(n.output().begin(), n.output().end(), is_index) ||
+       (n.op_type() == "Cast" && std::any_of(n.input().begin(), n.input().end(), is_index)));
   p.keep = wide || (float_in && (!is_default_domain(n.domain()) ||
                                  std::binary_search(ops.begin(), ops.end(), n.op_type()) ||
                                  reducing_scatter(n)));
