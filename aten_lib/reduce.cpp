@@ -43,6 +43,16 @@ Val reduce(GraphBuilder &b, const std::string &op, const Val &x, const std::vect
   return b.op1(op, {x}, attrs);
 }
 
+// ReduceMax/ReduceMin of x; 8-bit integers below opset 12 (which ReduceMax/Min take from there)
+// are reduced in int32 and cast back (uint8 images: img.amax(-1)).
+Val reduce_extreme(GraphBuilder &b, const std::string &op, const Val &x,
+                   const std::vector<int64_t> &axes, bool keepdim) {
+  DType t = b.has_info(x) ? b.dtype(x) : DType::Float;
+  if (b.opset() >= 12 || (t != DType::UInt8 && t != DType::Int8))
+    return reduce(b, op, x, axes, keepdim);
+  return cast_to(b, reduce(b, op, cast_to(b, x, DType::Int32), axes, keepdim), t);
+}
+
 // The dtype the reduction computes in: the output dtype (which reflects a dtype= argument and
 // LibTorch's promotion of integer sums to int64).
 Val input_as_out_dtype(ConvertCtx &c) {
@@ -78,8 +88,8 @@ void aten_logsumexp(ConvertCtx &c) {
 
 void aten_amax(ConvertCtx &c) {
   std::string op = c.op() == "aten::amax" ? "ReduceMax" : "ReduceMin";
-  c.set_out(0, reduce(c.b, op, c.tensor("self"), reduce_axes(c, c.arg("dim")),
-                      c.arg<bool>("keepdim", false)));
+  c.set_out(0, reduce_extreme(c.b, op, c.tensor("self"), reduce_axes(c, c.arg("dim")),
+                              c.arg<bool>("keepdim", false)));
 }
 
 // max(self) / max.dim(self, dim, keepdim) -> (values, indices) / max.other(self, other).
@@ -87,13 +97,16 @@ void aten_max(ConvertCtx &c) {
   bool is_max = c.op() == "aten::max";
   if (c.takes("other")) { // elementwise, with LibTorch's type promotion
     DType dt = out_dtype(c);
-    c.set_out(0, c.b.op1(is_max ? "Max" : "Min", {cast_to(c.b, c.tensor("self"), dt),
-                                                  cast_to(c.b, c.tensor("other"), dt)}));
+    // Max/Min take integers from opset 12: below, in double (exact below 2^53).
+    DType k = c.b.opset() < 12 && !is_floating(dt) ? DType::Double : dt;
+    Val y = c.b.op1(is_max ? "Max" : "Min",
+                    {cast_to(c.b, c.tensor("self"), k), cast_to(c.b, c.tensor("other"), k)});
+    c.set_out(0, cast_to(c.b, y, dt));
     return;
   }
   std::string op = is_max ? "ReduceMax" : "ReduceMin";
   if (!c.takes("dim"))
-    return c.set_out(0, reduce(c.b, op, c.tensor("self"), {}, false));
+    return c.set_out(0, reduce_extreme(c.b, op, c.tensor("self"), {}, false));
   std::vector<int64_t> axes = reduce_axes(c, c.arg("dim"));
   bool keepdim = c.arg<bool>("keepdim", false);
   if (c.info("self").rank() == 0) {
@@ -101,7 +114,7 @@ void aten_max(ConvertCtx &c) {
     c.set_out(1, c.b.const_i64_scalar(0));
     return;
   }
-  c.set_out(0, reduce(c.b, op, c.tensor("self"), axes, keepdim));
+  c.set_out(0, reduce_extreme(c.b, op, c.tensor("self"), axes, keepdim));
   c.set_out(1, c.b.op1(is_max ? "ArgMax" : "ArgMin", {c.tensor("self")},
                        {{"axis", axes[0]}, {"keepdims", keepdim}}));
 }
@@ -233,10 +246,10 @@ void register_reduce_ops(Registry &r) {
   r.add("aten::sum", 11, aten_sum, {"ReduceSum", "Cast"});
   r.add("aten::mean", 11, aten_mean, {"ReduceMean", "Cast"});
   r.add("aten::prod", 11, aten_prod, {"ReduceProd"});
-  r.add("aten::amax", 11, aten_amax, {"ReduceMax"});
-  r.add("aten::amin", 11, aten_amax, {"ReduceMin"});
-  r.add("aten::max", 11, aten_max, {"ReduceMax", "ArgMax", "Max"});
-  r.add("aten::min", 11, aten_max, {"ReduceMin", "ArgMin", "Min"});
+  r.add("aten::amax", 11, aten_amax, {"ReduceMax", "Cast"});
+  r.add("aten::amin", 11, aten_amax, {"ReduceMin", "Cast"});
+  r.add("aten::max", 11, aten_max, {"ReduceMax", "ArgMax", "Max", "Cast"});
+  r.add("aten::min", 11, aten_max, {"ReduceMin", "ArgMin", "Min", "Cast"});
   r.add("aten::argmax", 11, aten_argmax, {"ArgMax", "Reshape"});
   r.add("aten::argmin", 11, aten_argmax, {"ArgMin"});
   r.add("aten::var", 11, aten_var,

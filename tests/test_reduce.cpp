@@ -246,3 +246,20 @@ TEST_CASE("builder: node forms and schemas across opsets", "[reduce]") {
     CHECK_THROWS_WITH(b.op("Mish", {x}, {}, 2), Catch::Contains("has 1 outputs, got 2"));
   }
 }
+
+TEST_CASE("aten::amax, max and maximum of 8-bit integers at opset 11", "[reduce]") {
+  // ReduceMax/ReduceMin take uint8/int8 and Max/Min integers only from opset 12 (an image's
+  // img.amax(-1) was an invalid model at 11): reduced in int32 / double and cast back.
+  const std::string g = ir("%x : Tensor, %w : Tensor", R"IR(
+  %a : Tensor = aten::amax(%x, %d1, %false)
+  %m : Tensor, %i : Tensor = aten::max(%x, %1, %true)
+  %all : Tensor = aten::min(%x)
+  %e : Tensor = aten::maximum(%x, %w))IR",
+                           "%a, %m, %i, %all, %e");
+  auto u8 = at::randint(0, 255, {2, 3, 4}).to(at::kByte);
+  auto i8 = at::randint(-128, 127, {2, 3, 4}).to(at::kChar);
+  for (const auto &x : {u8, i8}) {
+    check_ir(g, {x, x.flip(-1)}, 11);
+    check_ir(g, {x, x.flip(-1)}, 17);
+  }
+}
