@@ -73,8 +73,33 @@ void reduce_with_dtype(ConvertCtx &c, const std::string &op) {
 void aten_sum(ConvertCtx &c) {
   reduce_with_dtype(c, "ReduceSum");
 }
+// mean: ReduceMean, except over a dim that may be empty (0 at export, or a data-dependent count
+// like scores[scores > t].mean()): sum / count there, NaN for no elements as in LibTorch (ONNX
+// Runtime's ReduceMean of nothing is 0).
 void aten_mean(ConvertCtx &c) {
-  reduce_with_dtype(c, "ReduceMean");
+  const TensorInfo &info = c.info("self");
+  bool has_dims = c.takes("dim");
+  std::vector<int64_t> axes = has_dims ? reduce_axes(c, c.arg("dim")) : std::vector<int64_t>{};
+  bool maybe_empty = false;
+  for (int64_t i = 0; info.shape && i < info.rank(); ++i) {
+    const Dim &d = (*info.shape)[static_cast<size_t>(i)];
+    bool reduced = axes.empty() || std::find(axes.begin(), axes.end(), i) != axes.end();
+    maybe_empty =
+        maybe_empty ||
+        (reduced && ((d.is_static() && d.value == 0) || (!d.is_static() && d.symbol.empty())));
+  }
+  if (!maybe_empty || info.rank() == 0)
+    return reduce_with_dtype(c, "ReduceMean");
+  GraphBuilder &b = c.b;
+  bool keepdim = has_dims && c.arg<bool>("keepdim");
+  Val x = input_as_out_dtype(c);
+  DType t = out_dtype(c);
+  Val kept = reduce(b, "ReduceSum", x, axes, true);
+  // In float: a non-reduced dim of 0 makes both sizes 0 (an empty result; no integer 0 / 0).
+  Val count =
+      b.op1("Div", {cast_to(b, b.op1("Size", {x}), t), cast_to(b, b.op1("Size", {kept}), t)});
+  Val sum = keepdim ? kept : reduce(b, "ReduceSum", x, axes, false);
+  c.set_out(0, b.op1("Div", {sum, count}));
 }
 void aten_prod(ConvertCtx &c) {
   reduce_with_dtype(c, "ReduceProd");
@@ -244,7 +269,7 @@ void aten_cumsum(ConvertCtx &c) {
 
 void register_reduce_ops(Registry &r) {
   r.add("aten::sum", 11, aten_sum, {"ReduceSum", "Cast"});
-  r.add("aten::mean", 11, aten_mean, {"ReduceMean", "Cast"});
+  r.add("aten::mean", 11, aten_mean, {"ReduceMean", "Cast", "ReduceSum", "Size", "Div"});
   r.add("aten::prod", 11, aten_prod, {"ReduceProd"});
   r.add("aten::amax", 11, aten_amax, {"ReduceMax", "Cast"});
   r.add("aten::amin", 11, aten_amax, {"ReduceMin", "Cast"});

@@ -263,3 +263,18 @@ TEST_CASE("aten::amax, max and maximum of 8-bit integers at opset 11", "[reduce]
     check_ir(g, {x, x.flip(-1)}, 17);
   }
 }
+
+TEST_CASE("aten::mean over a dim that may be empty is NaN, as in LibTorch", "[reduce]") {
+  // scores[scores > t].mean() with nothing above t (a data-dependent count) and a mean over a
+  // dim of 0: ONNX Runtime's ReduceMean of nothing is 0, LibTorch's NaN; sum / count there.
+  const std::string g = ir("%x : Tensor, %t : Tensor", R"IR(
+  %m : Tensor = aten::gt(%x, %t)
+  %l : Tensor?[] = prim::ListConstruct(%m)
+  %sel : Tensor = aten::index(%x, %l)
+  %a : Tensor = aten::mean(%sel, %none)
+  %b : Tensor = aten::mean(%x, %d1, %false, %none))IR",
+                           "%a, %b");
+  check_ir(g, {randn({3, 4}), at::scalar_tensor(100.0)}); // nothing selected: NaN
+  check_ir(g, {randn({3, 4}), at::scalar_tensor(0.0)});
+  check_ir(g, {randn({3, 0}), at::scalar_tensor(0.0)}); // mean over a dim of 0
+}
