@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 from fixture_io import save_module
 
@@ -315,6 +316,22 @@ class NoGradBlocks(nn.Module):
         return self.student(x) - t
 
 
+class PadIfNeeded(nn.Module):
+    """Pad to a multiple of 32 only when needed, then crop the centre, as segmentation and
+    detection preprocessing does: the examples (64x96) never take the branch, whose F.pad has
+    amounts computed at run time and whose result's size is read after it."""
+
+    def forward(self, x):
+        h, w = x.shape[2], x.shape[3]
+        if h % 32 != 0 or w % 32 != 0:
+            ph = (32 - h % 32) % 32
+            pw = (32 - w % 32) % 32
+            x = F.pad(x, [pw // 2, pw - pw // 2, ph // 2, ph - ph // 2], mode="replicate")
+            h = x.shape[2]
+        top = (h - 32) // 2
+        return x[:, :, top:top + 32].mean((2, 3))
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -342,6 +359,8 @@ def models():
         "optional_in_loop": (OptionalInLoop(False), (torch.randn(5, 3),), ["x:f32[n=5,3]"], False),
         "optional_in_loop_set": (OptionalInLoop(True), (torch.randn(5, 3),), ["x:f32[n=5,3]"],
                                  False),
+        "pad_if_needed": (PadIfNeeded(), (torch.randn(1, 3, 64, 96),), ["x:f32[1,3,h=64,w=96]"],
+                          False),
         "no_grad_blocks": (NoGradBlocks(), (torch.randn(3, 4),), ["x:f32[b=3,4]"], False),
         "class_loop_in_if": (ClassLoopInIf(), (torch.rand(30, 4), torch.rand(30),
                                                 torch.randint(0, 4, (30,))),

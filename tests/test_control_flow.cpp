@@ -594,6 +594,15 @@ TEST_CASE("scripted model: writes into slices inside loops and ifs", "[control_f
   }
 }
 
+TEST_CASE("scripted model: pad to a multiple of 32 only when needed", "[control_flow][fixture]") {
+  // The examples never take the branch: its F.pad (amounts computed at run time) was run on
+  // placeholders only with constant amounts, so the size read after it had no shape ('no
+  // shape/dtype is known for value aten::pad/Pad'). Verified at 70x100, where the branch runs.
+  for (int opset : {11, 17})
+    export_and_verify("pad_if_needed", {"x:f32[1,3,h=64,w=96]"}, {0, 1}, {{"h", 70}, {"w", 100}},
+                      opset);
+}
+
 TEST_CASE("scripted model: with torch.no_grad() blocks", "[control_flow][fixture]") {
   // The context objects (prim::CreateObject/Enter/Exit/SetAttr) were unsupported ops; gradient
   // mode changes nothing an inference graph computes. Seeds give both signs of the sum (the if).

@@ -961,6 +961,18 @@ bool Walker::placeholder_value(const Bound &bd, const c10::TypePtr &type, Placeh
     if (!lt)
       return false;
     const c10::TypePtr &elem = lt->getElementType();
+    // An int list with items known at run time only (F.pad(x, [0, 0, 0, 56 - h])): those items
+    // 0, the sizes they give then unknown (the output's rank is what the walk needs).
+    if (elem->kind() == c10::TypeKind::IntType) {
+      c10::List<int64_t> ints;
+      for (const auto &it : bd.items) {
+        bool known = it.kind == Bound::Kind::Const && it.constant.isInt();
+        r.guessed = r.guessed || !known;
+        ints.push_back(known ? it.constant.toInt() : 0);
+      }
+      out = c10::IValue(ints);
+      return true;
+    }
     bool optional = elem->isSubtypeOf(*c10::OptionalType::ofTensor()) &&
                     !elem->isSubtypeOf(*c10::TensorType::get()); // aten::index's indices
     if (!optional && !elem->isSubtypeOf(*c10::TensorType::get()))
