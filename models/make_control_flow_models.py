@@ -316,6 +316,22 @@ class NoGradBlocks(nn.Module):
         return self.student(x) - t
 
 
+class ViewsAcrossControlFlow(nn.Module):
+    """Views taken before a loop or an if and changed in place inside it: a column scaled in a
+    loop over a runtime length, a row changed in one branch and again after the if."""
+
+    def forward(self, x):
+        y = x.clone()
+        col = y[:, 1]
+        for i in range(x.size(0)):
+            col.mul_(2)
+        row = y[0]
+        if bool(x.sum() > 0):
+            row += 10
+        row.mul_(3)
+        return y, col * 1
+
+
 class PadIfNeeded(nn.Module):
     """Pad to a multiple of 32 only when needed, then crop the centre, as segmentation and
     detection preprocessing does: the examples (64x96) never take the branch, whose F.pad has
@@ -359,6 +375,8 @@ def models():
         "optional_in_loop": (OptionalInLoop(False), (torch.randn(5, 3),), ["x:f32[n=5,3]"], False),
         "optional_in_loop_set": (OptionalInLoop(True), (torch.randn(5, 3),), ["x:f32[n=5,3]"],
                                  False),
+        "views_across_control_flow": (ViewsAcrossControlFlow(), (torch.randn(3, 4),),
+                                      ["x:f32[b=3,4]"], False),
         "pad_if_needed": (PadIfNeeded(), (torch.randn(1, 3, 64, 96),), ["x:f32[1,3,h=64,w=96]"],
                           False),
         "no_grad_blocks": (NoGradBlocks(), (torch.randn(3, 4),), ["x:f32[b=3,4]"], False),

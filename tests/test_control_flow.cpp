@@ -594,6 +594,16 @@ TEST_CASE("scripted model: writes into slices inside loops and ifs", "[control_f
   }
 }
 
+TEST_CASE("scripted model: views changed in place across loops and ifs",
+          "[control_flow][fixture]") {
+  // A view taken before a loop read the value from before the loop in every iteration (x2 once,
+  // not per row), and an in-place op after an if on the view the if changed was dropped. Seeds
+  // give both signs of the sum (the if).
+  for (int opset : {11, 17})
+    export_and_verify("views_across_control_flow", {"x:f32[b=3,4]"}, {0, 1, 2, 3}, {{"b", 6}},
+                      opset);
+}
+
 TEST_CASE("scripted model: pad to a multiple of 32 only when needed", "[control_flow][fixture]") {
   // The examples never take the branch: its F.pad (amounts computed at run time) was run on
   // placeholders only with constant amounts, so the size read after it had no shape ('no

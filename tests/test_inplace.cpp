@@ -262,4 +262,14 @@ TEST_CASE("in-place ops on views write back to the base", "[inplace]") {
                                        {randn({2, 3, 3})});
     CHECK(contains(diag, "aten::fill_ writes into the output of aten::diagonal"));
   }
+  SECTION("a view taken before its base changes sees the change (first = c[:, 0]; c[:, 0] = 0)") {
+    const std::string ir = "graph(%x : Tensor):\n" + head +
+                           "  %c : Tensor = aten::clone(%x, %none)\n"
+                           "  %first : Tensor = aten::select(%c, %one, %zero)\n"
+                           "  %s : Tensor = aten::select(%c, %one, %zero)\n"
+                           "  %f : Tensor = aten::fill_(%s, %three)\n"
+                           "  %y : Tensor = aten::mul(%first, %two)\n"
+                           "  return (%y, %c)";
+    check_ir_opsets(ir, {randn({3, 4})});
+  }
 }

@@ -733,7 +733,63 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
   if (is_inplace(entry.op) && !n->inputs().empty() && !n->outputs().empty()) {
     check_untracked_view_write(n);
     env_[n->inputs()[0]] = env_[n->outputs()[0]];
-    write_back(n->inputs()[0]);
+    write_back(n->inputs()[0], n);
+  }
+}
+
+namespace {
+
+// True when `v` is read by a node after `n` or inside it (a Loop or If body).
+bool read_after(const Value *v, const Node *n) {
+  for (const auto &use : v->uses()) {
+    const Node *u = use.user;
+    if (u == n)
+      continue;
+    for (const Node *a = u; a; a = a->owningBlock() ? a->owningBlock()->owningNode() : nullptr)
+      if (a == n)
+        return true;
+    if (u->isAfter(n))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+// Views of `base` taken before it changed (`first = c[:, 0]; c[:, 0] = 0; return first`; a row
+// of a buffer taken before a loop that writes it) see the change in PyTorch: each one read after
+// `at` is converted again from the new base, then its own views. `fresh` views are already
+// up to date (the chain write_back went up), but their views are not.
+void Walker::rederive_views(const Value *base, const Node *at,
+                            const std::unordered_set<const Value *> &fresh) {
+  std::vector<std::pair<const Value *, const Node *>> views;
+  for (const auto &[v, vn] : view_of_)
+    if (vn->input(0) == base && env_.count(v))
+      views.emplace_back(v, vn);
+  std::sort(views.begin(), views.end(), [](const auto &a, const auto &b) {
+    return a.second->isBefore(b.second) ||
+           (a.second == b.second && a.first->unique() < b.first->unique());
+  });
+  // Needed when it, or a view of it (y[:] of y[:, 1]), is read after `at`.
+  std::function<bool(const Value *)> needed = [&](const Value *v) {
+    if (read_after(v, at))
+      return true;
+    for (const auto &[w, wn] : view_of_)
+      if (wn->input(0) == v && env_.count(w) && needed(w))
+        return true;
+    return false;
+  };
+  for (const auto &[v, vn] : views) {
+    if (!fresh.count(v)) {
+      if (!needed(v))
+        continue;
+      try {
+        run_node(vn, node_index_, where_of(vn));
+      } catch (const Error &) {
+        continue; // left as it was
+      }
+    }
+    rederive_views(v, at, fresh);
   }
 }
 
@@ -822,9 +878,10 @@ void Walker::check_untracked_view_write(const Node *n) const {
           "than unbinding it), or build the result out of place (torch.stack / torch.cat)");
 }
 
-void Walker::write_back(const Value *view) {
+void Walker::write_back(const Value *view, const Node *at) {
   // Constant bases need nothing: a folded view shares the base's storage, so an in-place op
   // folded on it already changed the base. Only converted (ONNX) in-place results are scattered.
+  std::unordered_set<const Value *> chain = {view};
   for (auto it = view_of_.find(view); it != view_of_.end(); it = view_of_.find(view)) {
     const Node *vn = it->second;
     const Value *base = vn->input(0);
@@ -884,7 +941,10 @@ void Walker::write_back(const Value *view) {
     b_.set_scope(scope);
     bind(base, out);
     view = base;
+    chain.insert(base);
   }
+  if (at && chain.size() > 1)
+    rederive_views(view, at, chain);
 }
 
 // ---- shapes of values the recorder did not see ----------------------------------------------

@@ -20,6 +20,7 @@
 #include <string>
 #include <torch/csrc/jit/ir/ir.h>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace torch2onnx {
@@ -116,7 +117,10 @@ private:
   const RegistryEntry &fallback_entry(const torch::jit::Node *n);
   // After an in-place op on a view (x[a:b] = v, x[:, i].fill_(v)), rebinds the view's base (and
   // its base, up the chain) to the base with the view's new contents scattered in.
-  void write_back(const torch::jit::Value *view);
+  void write_back(const torch::jit::Value *view, const torch::jit::Node *at = nullptr);
+  void keep_view_outputs(const torch::jit::Node *n);
+  void rederive_views(const torch::jit::Value *base, const torch::jit::Node *at,
+                      const std::unordered_set<const torch::jit::Value *> &fresh);
   std::vector<int64_t> inverse_permutation(const torch::jit::Node *vn,
                                            const torch::jit::Value *base);
   void check_untracked_view_write(const torch::jit::Node *n) const;

@@ -451,6 +451,27 @@ void Walker::convert_if(const Node *n) {
       bind(n->outputs()[i], unpack(n->outputs()[i]->type(), outs, pos, n->outputs()[i]));
   for (const Value *m : mutated)
     bind(m, unpack(m->type(), outs, pos, m));
+  for (const Value *m : mutated) // views of it read after the if: of its new value
+    rederive_views(m, n, {});
+  keep_view_outputs(n);
+}
+
+// An If output that is, in both branches, the same view changed in place (`v = y[:, 0]; if c:
+// v += 10`: TorchScript makes the new v an output of the If) is that view too: a later in-place
+// op on it writes back to y.
+void Walker::keep_view_outputs(const Node *n) {
+  auto root = [](const Value *v) {
+    while (mutates_first_input(v->node()))
+      v = v->node()->input(0);
+    return v;
+  };
+  for (size_t i = 0; i < n->outputs().size(); ++i) {
+    const Value *a = root(n->blocks()[0]->outputs()[i]);
+    const Value *b = root(n->blocks()[1]->outputs()[i]);
+    auto it = view_of_.find(a);
+    if (a == b && it != view_of_.end())
+      view_of_[n->outputs()[i]] = it->second;
+  }
 }
 
 // An if on a runtime condition whose results cannot be ONNX values (a string, a device, an
@@ -589,6 +610,8 @@ bool Walker::handle_loop(const Node *n) {
                  : unpack(body->inputs()[i + 1]->type(), ins, pos, n->outputs()[i]));
   for (const Value *m : mutated)
     bind(m, unpack(m->type(), ins, pos, m));
+  for (const Value *m : mutated) // views of it taken before the loop: of the carried value
+    rederive_views(m, n, {});
   // A carried tensor the recorder did not see (the loop ran zero times): its initial info.
   for (size_t j = 0; j < ins.size(); ++j)
     if (!types[j].sequence && !b_.has_info(ins[j]) && b_.has_info(init[j]))
@@ -624,6 +647,8 @@ bool Walker::handle_loop(const Node *n) {
                                   : unpack(n->outputs()[i]->type(), results, pos, n->outputs()[i]));
   for (const Value *m : mutated)
     bind(m, unpack(m->type(), results, pos, m));
+  for (const Value *m : mutated) // views of it read after the loop: of its final value
+    rederive_views(m, n, {});
   return true;
 }
 
