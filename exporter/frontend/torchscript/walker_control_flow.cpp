@@ -567,6 +567,16 @@ std::pair<Val, Val> Walker::loop_bounds(const Node *n) {
   return {max_trip, cond};
 }
 
+namespace {
+// A carried tensor the recorder did not see (the loop ran zero times): its initial info.
+void initial_infos(GraphBuilder &b, const std::vector<Val> &ins, const std::vector<Val> &init,
+                   const std::vector<ValueType> &types) {
+  for (size_t j = 0; j < ins.size(); ++j)
+    if (!types[j].sequence && !b.has_info(ins[j]) && b.has_info(init[j]))
+      b.set_info(ins[j], b.info(init[j]));
+}
+} // namespace
+
 bool Walker::handle_loop(const Node *n) {
   if (try_unroll(n))
     return true;
@@ -608,14 +618,11 @@ bool Walker::handle_loop(const Node *n) {
     bind(body->inputs()[i + 1],
          same[i] ? lookup(n->input(i + 2))
                  : unpack(body->inputs()[i + 1]->type(), ins, pos, n->outputs()[i]));
-  for (const Value *m : mutated)
+  for (const Value *m : mutated) { // views of it taken before the loop: of the carried value
     bind(m, unpack(m->type(), ins, pos, m));
-  for (const Value *m : mutated) // views of it taken before the loop: of the carried value
     rederive_views(m, n, {});
-  // A carried tensor the recorder did not see (the loop ran zero times): its initial info.
-  for (size_t j = 0; j < ins.size(); ++j)
-    if (!types[j].sequence && !b_.has_info(ins[j]) && b_.has_info(init[j]))
-      b_.set_info(ins[j], b_.info(init[j]));
+  }
+  initial_infos(b_, ins, init, types);
   run_block(body);
   std::vector<Val> outs = {to_scalar_tensor(lookup(body->outputs()[0]), DType::Bool)};
   std::vector<ValueType> out_types = {ValueType{DType::Bool, false, std::nullopt}};
@@ -645,10 +652,10 @@ bool Walker::handle_loop(const Node *n) {
   for (size_t i = 0; i < carried; ++i)
     bind(n->outputs()[i], same[i] ? lookup(n->input(i + 2))
                                   : unpack(n->outputs()[i]->type(), results, pos, n->outputs()[i]));
-  for (const Value *m : mutated)
+  for (const Value *m : mutated) { // views of it read after the loop: of its final value
     bind(m, unpack(m->type(), results, pos, m));
-  for (const Value *m : mutated) // views of it read after the loop: of its final value
     rederive_views(m, n, {});
+  }
   return true;
 }
 
