@@ -584,8 +584,7 @@ bool Walker::handle_loop(const Node *n) {
   size_t carried = n->outputs().size();
   auto mutated = outer_mutations(n);
   auto [max_trip, cond] = loop_bounds(n);
-  // A value the body passes on unchanged (an Optional only tested inside) is not carried: the
-  // body and the loop's result read the value it starts with.
+  // Not carried: a value the body passes on unchanged (an Optional only tested inside).
   std::vector<bool> same = unchanged_carried(body);
   std::vector<Val> init;
   std::vector<ValueType> types;
