@@ -440,7 +440,8 @@ void register_complex_ops(Registry &r) {
   r.add_complex("aten::abs", 11, complex_abs_op, {"ReduceSumSquare", "Sqrt"});
   r.add_complex("aten::exp", 11, complex_exp, {"Exp", "Cos", "Sin", "Mul", "Concat"});
   r.add_complex("aten::angle", 11, complex_angle_op, {"Gather", "Atan", "Where", "And", "Or"});
-  r.add_complex("aten::pow", 11, complex_pow, {"Pow", "Cos", "Sin", "Exp", "Log", "Concat"});
+  r.add_complex("aten::pow", 11, complex_pow,
+                {"Pow", "Cos", "Sin", "Exp", "Log", "Concat", "And", "Or"});
   r.add_complex("aten::size", 11, complex_size, {});
   for (const char *op : {"aten::to", "aten::type_as"})
     r.add_complex(op, 11, complex_to, {"Identity", "Gather"});
