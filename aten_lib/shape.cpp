@@ -478,6 +478,10 @@ void aten_roll(ConvertCtx &c) {
   if (flat) {
     T2O_CHECK(shifts.size() == 1, "roll without dims takes one shift, got {}", shifts.size());
     x = reshape(c.b, x, {-1});
+    if (!c.b.has_info(x) || !c.b.info(x).has_rank()) { // flattening runtime sizes: one dim
+      info = TensorInfo{info.dtype, std::vector<Dim>{Dim{}}};
+      c.b.set_info(x, info);
+    }
     info = c.b.info(x);
     dims = {0};
   }
