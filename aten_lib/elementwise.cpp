@@ -39,6 +39,26 @@ Val trunc_float(GraphBuilder &b, const Val &x, DType k) {
   return op_t(b, k, "Where", {neg, op_t(b, k, "Ceil", {x}), op_t(b, k, "Floor", {x})});
 }
 
+// Floor division of floats as ATen computes it: (a - fmod(a, b)) / b, one less when the remainder
+// and b differ in sign, then rounded to the nearest whole number (floor(a / b) rounds the quotient
+// first: 2.1 // 0.7 gave 3, not 2). b == 0 gives a / b; a zero quotient keeps a / b's sign.
+Val floor_divide_float(GraphBuilder &b, const Val &x, const Val &y, DType k) {
+  auto bool_op = [&](const char *op, std::vector<Val> in) { return op_t(b, DType::Bool, op, in); };
+  Val zero = scalar(b, k, 0), one = scalar(b, k, 1);
+  Val m = op_t(b, k, "Mod", {x, y}, {{"fmod", int64_t{1}}});
+  Val d = op_t(b, k, "Div", {op_t(b, k, "Sub", {x, m}), y});
+  Val fix =
+      bool_op("And", {bool_op("Not", {bool_op("Equal", {m, zero})}),
+                      bool_op("Xor", {bool_op("Less", {y, zero}), bool_op("Less", {m, zero})})});
+  d = op_t(b, k, "Where", {fix, op_t(b, k, "Sub", {d, one}), d});
+  Val f = op_t(b, k, "Floor", {d});
+  Val up = bool_op("Greater", {op_t(b, k, "Sub", {d, f}), scalar(b, k, 0.5)});
+  f = op_t(b, k, "Where", {up, op_t(b, k, "Add", {f, one}), f});
+  Val q = op_t(b, k, "Div", {x, y});
+  f = op_t(b, k, "Where", {bool_op("Equal", {d, zero}), op_t(b, k, "Mul", {q, zero}), f});
+  return op_t(b, k, "Where", {bool_op("Equal", {y, zero}), q, f});
+}
+
 // a / b with torch's rounding modes in dtype k (integer Div truncates in ONNX).
 Val divide(GraphBuilder &b, const Val &x, const Val &y, DType k, const std::string &mode) {
   if (mode.empty())
@@ -50,7 +70,7 @@ Val divide(GraphBuilder &b, const Val &x, const Val &y, DType k, const std::stri
   T2O_CHECK(mode == "floor", "div rounding_mode '{}' is not supported (None, 'trunc', 'floor')",
             mode);
   if (is_floating(k))
-    return op_t(b, k, "Floor", {op_t(b, k, "Div", {x, y})});
+    return floor_divide_float(b, x, y, k);
   // Exact for integers: subtracting the Python remainder leaves a multiple of b.
   return op_t(b, k, "Div", {op_t(b, k, "Sub", {x, py_mod(b, x, y, k)}), y});
 }
@@ -628,11 +648,13 @@ void register_arithmetic(Registry &r) {
   r.add_with_inplace("aten::sub", 11, aten_sub, {"Sub", "Mul", "Unsqueeze"});
   r.add("aten::rsub", 11, aten_rsub, {"Sub", "Mul"});
   r.add_with_inplace("aten::mul", 11, aten_mul, {"Mul", "And", "Cast", "Unsqueeze"});
-  r.add_with_inplace(
-      "aten::div", 11, aten_div,
-      {"Div", "Floor", "Mod", "Add", "Cast", "Ceil", "Less", "Sub", "Unsqueeze", "Where"});
+  r.add_with_inplace("aten::div", 11, aten_div,
+                     {"Div", "Floor", "Mod", "Add", "Cast", "Ceil", "Less", "Sub", "Unsqueeze",
+                      "Where", "And", "Not", "Equal", "Xor", "Greater", "Mul"});
   r.add_with_inplace("aten::true_divide", 11, aten_div, {"Div", "Cast"});
-  r.add_with_inplace("aten::floor_divide", 11, aten_floor_divide, {"Div", "Floor", "Mod", "Sub"});
+  r.add_with_inplace("aten::floor_divide", 11, aten_floor_divide,
+                     {"Div", "Floor", "Mod", "Sub", "Add", "And", "Not", "Equal", "Xor", "Less",
+                      "Greater", "Mul", "Where", "Cast"});
   r.add_with_inplace("aten::remainder", 11, aten_remainder,
                      {"Mod", "Where", "Add", "And", "Equal", "Less", "Not", "Xor"});
   r.add_with_inplace("aten::fmod", 11, aten_fmod, {"Mod"});

@@ -141,6 +141,11 @@ TEST_CASE("aten::div", "[elementwise]") {
   SECTION("floor float") {
     auto r = check_ir_opsets(ir2("aten::div(%x, %w, %floor)"), {randn({12}) * 5, randn({12}, 2)});
     CHECK(r.count("Floor") == 1);
+    // Near-exact multiples (2.1 // 0.7 is 2 in torch; floor(2.1 / 0.7) is 3), signs, zeros.
+    auto x = at::tensor({2.1F, -2.1F, 2.1F, 0.3F, -0.3F, 0.0F, 5.0F, 1.0F, 7.5F});
+    auto y = at::tensor({0.7F, 0.7F, -0.7F, 0.1F, 0.1F, -3.0F, 0.0F, 3.0F, -2.5F});
+    check_ir_opsets(ir2("aten::div(%x, %w, %floor)"), {x, y});
+    check_ir_opsets(ir2("aten::floor_divide(%x, %w)"), {x, y});
   }
   SECTION("trunc int") {
     check_ir_opsets(ir2("aten::div(%x, %w, %trunc)"), {ints({16}), divisors({16})});
