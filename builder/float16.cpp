@@ -290,21 +290,6 @@ private:
   FloatConversionReport report_;
 };
 
-void collect_names(const onnx::GraphProto &g, std::unordered_set<std::string> &values,
-                   std::unordered_set<std::string> &nodes) {
-  for (const auto &v : g.input())
-    values.insert(v.name());
-  for (const auto &t : g.initializer())
-    values.insert(t.name());
-  for (const auto &n : g.node()) {
-    nodes.insert(n.name());
-    for (const auto &o : n.output())
-      values.insert(o);
-    for (const auto *sub : subgraphs(n))
-      collect_names(*sub, values, nodes);
-  }
-}
-
 Conversion::Conversion(onnx::ModelProto &m, const FloatConversion &c) : model_(m), c_(c) {
   T2O_CHECK(c.to == TensorProto::FLOAT16 || c.to == TensorProto::BFLOAT16,
             "internal error: float conversion to element type {}", c.to);

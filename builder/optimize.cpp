@@ -412,6 +412,25 @@ void check_rule_names(const std::vector<RewriteRule> &rules) {
     T2O_CHECK(names.insert(r.name).second, "two rewrite rules are named '{}'", r.name);
 }
 
+void collect_names(const onnx::GraphProto &g, std::unordered_set<std::string> &values,
+                   std::unordered_set<std::string> &nodes) {
+  for (const auto &v : g.input())
+    values.insert(v.name());
+  for (const auto &t : g.initializer())
+    values.insert(t.name());
+  for (const auto &n : g.node()) {
+    nodes.insert(n.name());
+    for (const auto &o : n.output())
+      values.insert(o);
+    for (const auto &a : n.attribute()) {
+      if (a.has_g())
+        collect_names(a.g(), values, nodes);
+      for (const auto &sub : a.graphs())
+        collect_names(sub, values, nodes);
+    }
+  }
+}
+
 OptimizeReport optimize_model(onnx::ModelProto &model, const std::vector<RewriteRule> &rules) {
   check_rule_names(rules);
   OptimizeReport report;

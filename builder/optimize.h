@@ -40,9 +40,11 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace onnx {
+class GraphProto;
 class ModelProto;
 class NodeProto;
 class TensorProto;
@@ -106,6 +108,11 @@ std::string_view initializer_raw_bytes(const onnx::TensorProto &t);
 // Lets a borrowed initializer's memory go (the ScopedInitializerBytes' release), e.g. once its
 // values were converted into bytes of its own (builder/float16.h). Nothing when none is alive.
 void release_borrowed(const onnx::TensorProto &t);
+
+// Every value name (inputs, initializers, node outputs) and node name of `g` and its subgraphs,
+// for passes that make fresh names (builder/float16.cpp, builder/quantize_bias.cpp).
+void collect_names(const onnx::GraphProto &g, std::unordered_set<std::string> &values,
+                   std::unordered_set<std::string> &nodes);
 
 // Runs `rules` over the main graph of `model` (subgraphs are read, not rewritten), then removes
 // nodes and initializers nothing reads. Uses ONNX shape inference for value types; the model's

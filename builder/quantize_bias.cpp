@@ -69,7 +69,10 @@ public:
     for (int i = 0; i < g_.node_size(); ++i)
       for (const auto &o : g_.node(i).output())
         producer_[o] = i;
-    collect_names();
+    // Values and node names in one set (fresh() makes both), subgraphs' included.
+    std::unordered_set<std::string> nodes;
+    collect_names(g_, names_, nodes);
+    names_.insert(nodes.begin(), nodes.end());
   }
   BiasQuantizationReport run();
 
@@ -91,24 +94,11 @@ private:
   bool candidate(const onnx::NodeProto &n, Candidate &c) const;
   onnx::NodeProto bias_dequantize(const onnx::NodeProto &n, const Candidate &c);
   std::string fresh(const std::string &hint);
-  void collect_names();
 
   onnx::GraphProto &g_;
   std::unordered_map<std::string, int> init_, producer_;
   std::unordered_set<std::string> names_;
 };
-
-void BiasQuantizer::collect_names() {
-  for (const auto &t : g_.initializer())
-    names_.insert(t.name());
-  for (const auto &i : g_.input())
-    names_.insert(i.name());
-  for (const auto &n : g_.node()) {
-    names_.insert(n.name());
-    for (const auto &o : n.output())
-      names_.insert(o);
-  }
-}
 
 std::string BiasQuantizer::fresh(const std::string &hint) {
   std::string name = hint;

@@ -762,35 +762,43 @@ bool read_after(const Value *v, const Node *n) {
 // up to date (the chain write_back went up), but their views are not.
 void Walker::rederive_views(const Value *base, const Node *at,
                             const std::unordered_set<const Value *> &fresh) {
-  std::vector<std::pair<const Value *, const Node *>> views;
+  // The views of each tensor, in graph order, from one pass over view_of_ (which holds every view
+  // converted so far; a walk per level would rescan it at each in-place op).
+  std::unordered_map<const Value *, std::vector<std::pair<const Value *, const Node *>>> kids;
   for (const auto &[v, vn] : view_of_)
-    if (vn->input(0) == base && env_.count(v))
-      views.emplace_back(v, vn);
-  std::sort(views.begin(), views.end(), [](const auto &a, const auto &b) {
-    return a.second->isBefore(b.second) ||
-           (a.second == b.second && a.first->unique() < b.first->unique());
-  });
+    if (env_.count(v))
+      kids[vn->input(0)].emplace_back(v, vn);
+  for (auto &[parent, views] : kids)
+    std::sort(views.begin(), views.end(), [](const auto &x, const auto &y) {
+      return x.second->isBefore(y.second) ||
+             (x.second == y.second && x.first->unique() < y.first->unique());
+    });
   // Needed when it, or a view of it (y[:] of y[:, 1]), is read after `at`.
   std::function<bool(const Value *)> needed = [&](const Value *v) {
     if (read_after(v, at))
       return true;
-    for (const auto &[w, wn] : view_of_)
-      if (wn->input(0) == v && env_.count(w) && needed(w))
-        return true;
-    return false;
+    auto it = kids.find(v);
+    return it != kids.end() && std::any_of(it->second.begin(), it->second.end(),
+                                           [&](const auto &w) { return needed(w.first); });
   };
-  for (const auto &[v, vn] : views) {
-    if (!fresh.count(v)) {
-      if (!needed(v))
-        continue;
-      try {
-        run_node(vn, node_index_, where_of(vn));
-      } catch (const Error &) {
-        continue; // left as it was
+  std::function<void(const Value *)> visit = [&](const Value *parent) {
+    auto it = kids.find(parent);
+    if (it == kids.end())
+      return;
+    for (const auto &[v, vn] : it->second) {
+      if (!fresh.count(v)) {
+        if (!needed(v))
+          continue;
+        try {
+          run_node(vn, node_index_, where_of(vn));
+        } catch (const Error &) {
+          continue; // left as it was
+        }
       }
+      visit(v);
     }
-    rederive_views(v, at, fresh);
-  }
+  };
+  visit(base);
 }
 
 const RegistryEntry &Walker::fallback_entry(const Node *n) {
