@@ -254,11 +254,6 @@ std::vector<int64_t> adaptive_out(const ConvertCtx &c, size_t n) {
   return out;
 }
 
-void require_static(const ConvertCtx &c, const Batched &in) {
-  T2O_CHECK(in.spatial.has_value(), "{}: this output_size needs static spatial input sizes, got {}",
-            c.op(), c.info("self").str());
-}
-
 bool all_ones(const std::vector<int64_t> &v) {
   for (auto x : v)
     if (x != 1)
@@ -292,23 +287,45 @@ std::vector<int64_t> adaptive_avg_out(const ConvertCtx &c, size_t n) {
   return out;
 }
 
-// The static sizes of the spatial dims that are pooled (kept dims: -1).
-std::vector<int64_t> pooled_sizes(const ConvertCtx &c, const Batched &in,
-                                  const std::vector<int64_t> &out) {
+// The static sizes of the spatial dims, -1 for a size known only at run time.
+std::vector<int64_t> static_spatial(const ConvertCtx &c, const Batched &in, size_t n) {
   if (in.spatial)
     return *in.spatial;
   const TensorInfo &info = c.info("self");
-  size_t n = out.size();
   std::vector<int64_t> sp(n, -1);
   for (size_t d = 0; d < n; ++d) {
-    if (out[d] == -1)
-      continue;
     const Dim &dim = (*info.shape)[static_cast<size_t>(info.rank()) - n + d];
-    T2O_CHECK(dim.is_static(), "{}: this output_size needs static spatial input sizes, got {}",
-              c.op(), info.str());
-    sp[d] = dim.value;
+    if (dim.is_static())
+      sp[d] = dim.value;
   }
   return sp;
+}
+
+// The bounds of the `out` adaptive windows over spatial dim d of x (static size `size`, -1 when
+// known only at run time) as 1-D int64 tensors: starts[i] = floor(i * size / out),
+// ends[i] = ceil((i + 1) * size / out), the formula above computed in the graph for a runtime size.
+struct Windows {
+  Val starts, ends;
+};
+Windows adaptive_windows(GraphBuilder &b, const Val &x, size_t d, int64_t size, int64_t out) {
+  if (size >= 0) {
+    std::vector<int64_t> s, e;
+    for (int64_t i = 0; i < out; ++i) {
+      s.push_back(win_start(i, size, out));
+      e.push_back(win_end(i, size, out));
+    }
+    return {b.const_i64(s), b.const_i64(e)};
+  }
+  Val n = dim_scalar(b, x, static_cast<int64_t>(d) + 2), o = b.const_i64_scalar(out);
+  Val starts = b.op1("Div", {b.op1("Mul", {b.const_i64(int_range(0, out)), n}), o});
+  Val ends = b.op1("Mul", {b.const_i64(int_range(1, out + 1)), n});
+  ends = b.op1("Div", {b.op1("Add", {ends, b.const_i64_scalar(out - 1)}), o});
+  return {starts, ends};
+}
+
+// Element i of a 1-D tensor as a 1-element 1-D tensor (a Slice bound).
+Val element(GraphBuilder &b, const Val &v, int64_t i) {
+  return b.op1("Slice", {v, b.const_i64({i}), b.const_i64({i + 1}), b.const_i64({0})});
 }
 
 void emit_adaptive_avg(ConvertCtx &c, size_t n) {
@@ -318,18 +335,15 @@ void emit_adaptive_avg(ConvertCtx &c, size_t n) {
     c.set_out(0, in.restore(c.b, c.b.op1("GlobalAveragePool", {in.x})));
     return;
   }
-  const std::vector<int64_t> sp = pooled_sizes(c, in, out);
-  std::vector<bool> kept(n); // pools nothing: its output size is its input size
-  for (size_t d = 0; d < n; ++d)
-    kept[d] = out[d] == -1;
-  // Dims whose size divides evenly pool with one AveragePool; the rest are averaged window by
-  // window (the mean is separable, so each dim can be reduced on its own).
+  const std::vector<int64_t> sp = static_spatial(c, in, n);
+  // Dims whose static size divides evenly pool with one AveragePool; the rest (sizes known only at
+  // run time included) are averaged window by window (the mean is separable, so each dim can be
+  // reduced on its own). Kept dims (out -1) pool nothing.
+  auto evenly = [&](size_t d) { return sp[d] >= 0 && sp[d] % out[d] == 0; };
   std::vector<int64_t> kernel(n, 1);
   bool any_pool = false;
   for (size_t d = 0; d < n; ++d) {
-    if (kept[d])
-      continue;
-    if (sp[d] % out[d] == 0 && sp[d] != out[d]) {
+    if (out[d] != -1 && evenly(d) && sp[d] != out[d]) {
       kernel[d] = sp[d] / out[d];
       any_pool = true;
     }
@@ -338,19 +352,69 @@ void emit_adaptive_avg(ConvertCtx &c, size_t n) {
   if (any_pool)
     y = c.b.op1("AveragePool", {y}, {{"kernel_shape", kernel}, {"strides", kernel}});
   for (size_t d = 0; d < n; ++d) {
-    if (kept[d] || sp[d] % out[d] == 0)
+    if (out[d] == -1 || evenly(d))
       continue;
     int64_t axis = static_cast<int64_t>(d) + 2;
+    Windows w = adaptive_windows(c.b, y, d, sp[d], out[d]);
     std::vector<Val> parts;
     for (int64_t i = 0; i < out[d]; ++i) {
-      Val s = c.b.op1("Slice", {y, c.b.const_i64({win_start(i, sp[d], out[d])}),
-                                c.b.const_i64({win_end(i, sp[d], out[d])}), c.b.const_i64({axis})});
+      Val s = c.b.op1(
+          "Slice", {y, element(c.b, w.starts, i), element(c.b, w.ends, i), c.b.const_i64({axis})});
       parts.push_back(c.b.op1("ReduceMean", {s},
                               {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t{1}}}));
     }
     y = c.b.op1("Concat", parts, {{"axis", axis}});
   }
   c.set_out(0, in.restore(c.b, y));
+}
+
+// adaptive_max_pool over spatial sizes known only at run time: window by window (at most 4096),
+// each window flattened to one max and its first ArgMax, mapped back to a position in the input
+// plane (row-major, as ATen's indices: the first maximum of the window wins).
+void emit_adaptive_max_runtime(ConvertCtx &c, const Batched &in, const std::vector<int64_t> &out) {
+  GraphBuilder &b = c.b;
+  size_t n = out.size();
+  T2O_CHECK(product(out) <= 4096, "{}: {} windows over sizes known only at run time (at most 4096)",
+            c.op(), product(out));
+  const std::vector<int64_t> sp = static_spatial(c, in, n);
+  std::vector<Windows> win;
+  std::vector<Val> sizes;
+  for (size_t d = 0; d < n; ++d) {
+    win.push_back(adaptive_windows(b, in.x, d, sp[d], out[d]));
+    sizes.push_back(dims_of(b, in.x, static_cast<int64_t>(d) + 2, static_cast<int64_t>(d) + 3));
+  }
+  std::vector<Val> values, indices;
+  Val axes = b.const_i64(int_range(2, 2 + static_cast<int64_t>(n)));
+  for (int64_t f = 0; f < product(out); ++f) {
+    std::vector<Val> st(n), en(n);
+    for (size_t d = n, rest = static_cast<size_t>(f); d-- > 0;) {
+      auto i = static_cast<int64_t>(rest % static_cast<size_t>(out[d]));
+      rest /= static_cast<size_t>(out[d]);
+      st[d] = element(b, win[d].starts, i);
+      en[d] = element(b, win[d].ends, i);
+    }
+    Val flat = reshape(b, b.op1("Slice", {in.x, concat0(b, st), concat0(b, en), axes}), {0, 0, -1});
+    values.push_back(
+        b.op1("ReduceMax", {flat}, {{"axes", std::vector<int64_t>{2}}, {"keepdims", int64_t{1}}}));
+    Val rest = b.op1("ArgMax", {flat}, {{"axis", int64_t{2}}, {"keepdims", int64_t{1}}});
+    Val pos = b.const_i64_scalar(0), stride = b.const_i64_scalar(1);
+    for (size_t d = n; d-- > 0;) {
+      Val width = b.op1("Sub", {en[d], st[d]});
+      Val at = b.op1("Add", {st[d], b.op1("Mod", {rest, width})});
+      pos = b.op1("Add", {pos, b.op1("Mul", {at, stride})});
+      rest = b.op1("Div", {rest, width});
+      stride = b.op1("Mul", {stride, sizes[d]});
+    }
+    indices.push_back(pos);
+  }
+  std::vector<int64_t> shape = {0, 0};
+  shape.insert(shape.end(), out.begin(), out.end());
+  auto gather = [&](const std::vector<Val> &parts) {
+    Val all = parts.size() == 1 ? parts[0] : b.op1("Concat", parts, {{"axis", int64_t{2}}});
+    return in.restore(b, reshape(b, all, shape));
+  };
+  c.set_out(0, gather(values));
+  c.set_out(1, gather(indices));
 }
 
 // adaptive_max_pool returns (values, indices). Windows of uneven length are made even by a
@@ -370,7 +434,10 @@ void emit_adaptive_max(ConvertCtx &c, size_t n) {
     c.set_out(1, in.restore(c.b, idx));
     return;
   }
-  require_static(c, in);
+  if (!in.spatial) {
+    emit_adaptive_max_runtime(c, in, out);
+    return;
+  }
   const auto &sp = *in.spatial;
   Val x = in.x;
   std::vector<int64_t> kernel(n), gathered(n);
@@ -513,17 +580,19 @@ void register_pooling_ops(Registry &r) {
   r.add("aten::avg_pool3d", 11, aten_avg_pool3d,
         {"AveragePool", "Mul", "Slice", "Shape", "Add", "Div", "Range", "Sub", "Min", "Max", "Cast",
          "Gather", "Reshape", "Unsqueeze", "Concat"});
-  r.add("aten::adaptive_avg_pool1d", 11, aten_adaptive_avg_pool1d,
-        {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
-  r.add("aten::adaptive_avg_pool2d", 11, aten_adaptive_avg_pool2d,
-        {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat", "Squeeze",
-         "Unsqueeze"});
-  r.add("aten::adaptive_avg_pool3d", 11, aten_adaptive_avg_pool3d,
-        {"GlobalAveragePool", "AveragePool", "Slice", "ReduceMean", "Concat"});
-  r.add("aten::adaptive_max_pool1d", 11, aten_adaptive_max_pool1d, {"MaxPool", "Gather", "Mod"});
-  r.add("aten::adaptive_max_pool2d", 11, aten_adaptive_max_pool2d,
-        {"MaxPool", "Gather", "Mod", "Squeeze", "Unsqueeze"});
-  r.add("aten::adaptive_max_pool3d", 11, aten_adaptive_max_pool3d, {"MaxPool", "Gather", "Mod"});
+  // Window bounds over sizes known only at run time: Shape, Gather, Mul, Add, Div.
+  const std::vector<std::string> adaptive_avg = {
+      "GlobalAveragePool", "AveragePool", "Slice",  "ReduceMean", "Concat", "Squeeze",
+      "Unsqueeze",         "Shape",       "Gather", "Mul",        "Add",    "Div"};
+  r.add("aten::adaptive_avg_pool1d", 11, aten_adaptive_avg_pool1d, adaptive_avg);
+  r.add("aten::adaptive_avg_pool2d", 11, aten_adaptive_avg_pool2d, adaptive_avg);
+  r.add("aten::adaptive_avg_pool3d", 11, aten_adaptive_avg_pool3d, adaptive_avg);
+  const std::vector<std::string> adaptive_max = {
+      "MaxPool", "Gather", "Mod",    "Squeeze",   "Unsqueeze", "GlobalMaxPool", "ArgMax", "Reshape",
+      "Shape",   "Slice",  "Concat", "ReduceMax", "Mul",       "Add",           "Sub",    "Div"};
+  r.add("aten::adaptive_max_pool1d", 11, aten_adaptive_max_pool1d, adaptive_max);
+  r.add("aten::adaptive_max_pool2d", 11, aten_adaptive_max_pool2d, adaptive_max);
+  r.add("aten::adaptive_max_pool3d", 11, aten_adaptive_max_pool3d, adaptive_max);
   for (const char *op : {"aten::max_unpool2d", "aten::max_unpool3d"})
     r.add(op, 11, aten_max_unpool2d,
           {"Reshape", "Cast", "Shape", "Slice", "Concat", "ConstantOfShape", "ScatterElements"});

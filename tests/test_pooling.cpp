@@ -250,6 +250,36 @@ graph(%x : Tensor):
   }
 }
 
+// PSPNet's pyramid pooling (1, 2, 3, 6) on an image of any size: windows computed at run time.
+// The sizes are chosen so that the example divides evenly and the alternate does not (or is
+// smaller than the output), so no bound of the example may be kept as a constant.
+TEST_CASE("adaptive pooling over sizes known only at run time", "[pooling]") {
+  SECTION("avg 2d, uneven and smaller than the output") {
+    for (std::string size : {"[2, 3]", "[6, 6]", "[1, 4]"})
+      for (int opset : {11, 17})
+        check_ir_dynamic(adaptive_ir("aten::adaptive_avg_pool2d", size, false),
+                         {randn({1, 3, 12, 12}, 1)}, {randn({2, 3, 5, 13}, 2)}, opset);
+  }
+  SECTION("avg 1d and 3d; one symbolic dim among static ones") {
+    check_ir_dynamic(adaptive_ir("aten::adaptive_avg_pool1d", "[4]", false), {randn({2, 3, 16}, 1)},
+                     {randn({2, 3, 11}, 2)});
+    check_ir_dynamic(adaptive_ir("aten::adaptive_avg_pool3d", "[2, 3, 2]", false),
+                     {randn({1, 2, 4, 6, 5}, 1)}, {randn({1, 2, 7, 6, 5}, 2)});
+  }
+  SECTION("max 2d: values and indices") {
+    for (std::string size : {"[2, 3]", "[3, 3]"})
+      for (int opset : {11, 17})
+        check_ir_dynamic(adaptive_ir("aten::adaptive_max_pool2d", size, true),
+                         {randn({1, 3, 9, 9}, 1)}, {randn({2, 3, 7, 10}, 2)}, opset);
+  }
+  SECTION("max 1d and 3d, unbatched") {
+    check_ir_dynamic(adaptive_ir("aten::adaptive_max_pool1d", "[3]", true), {randn({3, 9}, 1)},
+                     {randn({3, 14}, 2)});
+    check_ir_dynamic(adaptive_ir("aten::adaptive_max_pool3d", "[2, 2, 3]", true),
+                     {randn({1, 2, 4, 4, 6}, 1)}, {randn({1, 2, 3, 5, 7}, 2)});
+  }
+}
+
 TEST_CASE("aten::adaptive_avg_pool1d", "[pooling]") {
   check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool1d", "[4]", false), {randn({2, 3, 10}, 1)});
   check_ir_opsets(adaptive_ir("aten::adaptive_avg_pool1d", "[1]", false), {randn({2, 3, 10}, 1)});
