@@ -246,4 +246,43 @@ Val on_axis(GraphBuilder &b, const Val &v, int64_t d, int64_t r) {
   return reshape(b, v, shape);
 }
 
+namespace {
+// The static size of dim d of x, -1 when known only at run time.
+int64_t static_size_or_unknown(const GraphBuilder &b, const Val &x, int64_t d) {
+  const TensorInfo &info = b.info(x);
+  if (!info.shape || d >= static_cast<int64_t>(info.shape->size()))
+    return -1;
+  const Dim &dim = (*info.shape)[static_cast<size_t>(d)];
+  return dim.is_static() ? dim.value : -1;
+}
+
+// `shape` followed by r - d - 1 ones.
+std::vector<int64_t> with_trailing_ones(std::vector<int64_t> shape, int64_t d, int64_t r) {
+  for (int64_t a = d + 1; a < r; ++a)
+    shape.push_back(1);
+  return shape;
+}
+} // namespace
+
+Val prefix_mask(GraphBuilder &b, const Val &x, int64_t d, int64_t r) {
+  int64_t n = static_size_or_unknown(b, x, d);
+  if (n >= 0) {
+    std::vector<bool> mask(static_cast<size_t>(n * n));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        mask[static_cast<size_t>(i * n + j)] = j > i;
+    return b.constant(TensorData::boolean(mask, with_trailing_ones({n, n}, d, r)), "prefix_mask");
+  }
+  Val pos = iota(b, dim_scalar(b, x, d));
+  Val mask = b.op1("Greater", {unsqueeze(b, pos, {0}), unsqueeze(b, pos, {1})});
+  return reshape(b, mask, with_trailing_ones({0, 0}, d, r));
+}
+
+Val prefix_positions(GraphBuilder &b, const Val &x, int64_t d, int64_t r) {
+  int64_t n = static_size_or_unknown(b, x, d);
+  if (n >= 0)
+    return b.constant(TensorData::i64(int_range(0, n), with_trailing_ones({n}, d, r)), "positions");
+  return reshape(b, iota(b, dim_scalar(b, x, d)), with_trailing_ones({-1}, d, r));
+}
+
 } // namespace torch2onnx

@@ -102,4 +102,12 @@ Val concat0(GraphBuilder &b, const std::vector<Val> &parts);
 // Transpose by perm, or x itself when perm is the identity. Example: transpose(b, x, {1, 0}).
 Val transpose(GraphBuilder &b, const Val &x, const std::vector<int64_t> &perm);
 
+// Scans along dim d of a rank-r tensor x (cumprod, cummax, logcumsumexp) as a reduction over an
+// [n, n] prefix layout: x unsqueezed at d is [..., 1 (i), n (j), ...].
+// prefix_mask: [n, n, 1, ...] (one 1 per axis after d), true where j > i (j is not in prefix i);
+// prefix_positions: [n, 1, ...], 0 .. n - 1 along j. Constants when dim d's size is static, else
+// computed from x's runtime size (Shape, Gather, Range, Greater, Reshape).
+Val prefix_mask(GraphBuilder &b, const Val &x, int64_t d, int64_t r);
+Val prefix_positions(GraphBuilder &b, const Val &x, int64_t d, int64_t r);
+
 } // namespace torch2onnx

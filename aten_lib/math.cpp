@@ -111,19 +111,7 @@ void aten_logcumsumexp(ConvertCtx &c) {
     return;
   }
   int64_t dim = norm_axis(c.arg<int64_t>("dim"), rank);
-  const Dim &d = (*info.shape)[dim];
-  T2O_CHECK(d.is_static(), "logcumsumexp needs a static size along dim {}, got {}", dim,
-            info.str());
-  int64_t n = d.value;
-  // mask[i, j] = j > i, followed by one broadcast dim per axis after `dim`.
-  std::vector<bool> mask(static_cast<size_t>(n * n));
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      mask[i * n + j] = j > i;
-  std::vector<int64_t> mdims = {n, n};
-  for (int64_t a = dim + 1; a < rank; ++a)
-    mdims.push_back(1);
-  Val m = c.b.constant(TensorData::boolean(mask, mdims), "prefix_mask");
+  Val m = prefix_mask(c.b, x, dim, rank);
   Val rows = unsqueeze(c.b, x, {dim}); // [..., 1 (i), n (j), ...]
   Val neg_inf = scalar(c.b, k, -std::numeric_limits<double>::infinity());
   Val masked = where(c.b, k, m, neg_inf, rows);
@@ -424,7 +412,7 @@ void register_math_ops(Registry &r) {
         {"Max", "Exp", "Log", "Abs", "Add", "Div", "Equal", "Mul", "Sub", "Where"});
   r.add("aten::logcumsumexp", 11, aten_logcumsumexp,
         {"Where", "ReduceMax", "ReduceSum", "Log", "Add", "Cast", "Exp", "IsInf", "Squeeze", "Sub",
-         "Unsqueeze"});
+         "Unsqueeze", "Shape", "Gather", "Range", "Greater", "Reshape"});
   r.add_with_inplace("aten::heaviside", 11, aten_heaviside, {"Greater", "Where", "Cast", "Equal"});
   r.add_with_inplace("aten::sinc", 11, aten_sinc, {"Sin", "Div", "Where", "Cast", "Equal", "Mul"});
   r.add("aten::special_sinc", 11, aten_sinc, {"Sin", "Div", "Where", "Equal", "Mul"});

@@ -1,6 +1,6 @@
 // Reductions and scans without a single ONNX counterpart: cumprod, cummax/cummin, count_nonzero,
 // diff, nansum/nanmean, trace, dist, renorm, norm_except_dim, cov/corrcoef and the trapezoid
-// rules. Scans along a dim use an [n, n] prefix mask (the dim's size must be static), as
+// rules. Scans along a dim use an [n, n] prefix mask (aten_lib/helpers.h prefix_mask), as
 // aten::logcumsumexp does: exact, with no log/exp round trip.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
@@ -12,27 +12,6 @@
 namespace torch2onnx {
 
 namespace {
-
-// mask[i, j] = j > i, followed by one broadcast dim per axis after `dim`: true where element j
-// is not part of prefix i.
-Val prefix_mask(GraphBuilder &b, int64_t n, int64_t dim, int64_t rank) {
-  std::vector<bool> mask(static_cast<size_t>(n * n));
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      mask[i * n + j] = j > i;
-  std::vector<int64_t> dims = {n, n};
-  for (int64_t a = dim + 1; a < rank; ++a)
-    dims.push_back(1);
-  return b.constant(TensorData::boolean(mask, dims), "prefix_mask");
-}
-
-// 0, 1, ..., n - 1 along axis `dim` + 1 of a [..., n(i), n(j), ...] prefix layout.
-Val prefix_positions(GraphBuilder &b, int64_t n, int64_t dim, int64_t rank) {
-  std::vector<int64_t> dims = {n};
-  for (int64_t a = dim + 1; a < rank; ++a)
-    dims.push_back(1);
-  return b.constant(TensorData::i64(int_range(0, n), dims), "positions");
-}
 
 // A dtype ONNX Runtime reduces (ReduceProd/Max/Min: int32, int64, float, double).
 DType reduce_dtype(DType t) {
@@ -52,7 +31,7 @@ double lowest(DType t) {
 struct Scan {
   Val rows;  // x unsqueezed at dim: [..., 1 (i), n (j), ...]
   Val mask;  // prefix_mask
-  int64_t n; // size of dim
+  Val pos;   // prefix_positions
   int64_t d; // the dim
   int64_t r; // the rank
 };
@@ -62,8 +41,8 @@ Scan scan_of(ConvertCtx &c, const Val &x) {
   const TensorInfo &info = c.info("self");
   int64_t r = rank_of(c, "self");
   int64_t d = norm_axis(c.arg<int64_t>("dim"), r);
-  int64_t n = static_size(info, d, c.op());
-  return {unsqueeze(c.b, x, {d}), prefix_mask(c.b, n, d, r), n, d, r};
+  T2O_CHECK(info.shape.has_value(), "{} needs the input rank", c.op());
+  return {unsqueeze(c.b, x, {d}), prefix_mask(c.b, x, d, r), prefix_positions(c.b, x, d, r), d, r};
 }
 
 Val stats_reduce(GraphBuilder &b, const char *op, const Val &x, std::vector<int64_t> axes,
@@ -144,8 +123,7 @@ void aten_cummax(ConvertCtx &c) {
   Val hit =
       op_t(c.b, DType::Bool, "And",
            {op_t(c.b, DType::Bool, "Equal", {masked, v}), op_t(c.b, DType::Bool, "Not", {s.mask})});
-  Val pos = prefix_positions(c.b, s.n, s.d, s.r);
-  Val idx = op_t(c.b, DType::Int64, "Where", {hit, pos, c.b.const_i64_scalar(-1)});
+  Val idx = op_t(c.b, DType::Int64, "Where", {hit, s.pos, c.b.const_i64_scalar(-1)});
   c.set_out(0, cast_to(c.b, squeeze(c.b, v, {s.d + 1}), t));
   c.set_out(1, stats_reduce(c.b, "ReduceMax", idx, {s.d + 1}, false));
 }
@@ -403,11 +381,14 @@ void aten_corrcoef(ConvertCtx &c) {
 
 void register_statistics_ops(Registry &r) {
   r.add_with_inplace("aten::cumprod", 11, aten_cumprod,
-                     {"Where", "ReduceProd", "Unsqueeze", "Cast"});
+                     {"Where", "ReduceProd", "Unsqueeze", "Cast", "Shape", "Gather", "Range",
+                      "Greater", "Reshape"});
   r.add("aten::cummax", 11, aten_cummax,
-        {"Where", "ReduceMax", "ReduceMin", "Unsqueeze", "Squeeze", "Equal", "And", "Not", "Cast"});
+        {"Where", "ReduceMax", "ReduceMin", "Unsqueeze", "Squeeze", "Equal", "And", "Not", "Cast",
+         "Shape", "Gather", "Range", "Greater", "Reshape"});
   r.add("aten::cummin", 11, aten_cummax,
-        {"Where", "ReduceMin", "ReduceMax", "Unsqueeze", "Squeeze", "Equal", "And", "Not", "Cast"});
+        {"Where", "ReduceMin", "ReduceMax", "Unsqueeze", "Squeeze", "Equal", "And", "Not", "Cast",
+         "Shape", "Gather", "Range", "Greater", "Reshape"});
   r.add("aten::count_nonzero", 11, aten_count_nonzero, {"Equal", "Not", "Cast", "ReduceSum"});
   r.add("aten::diff", 11, aten_diff, {"Slice", "Sub", "Xor", "Concat", "Cast"});
   r.add("aten::nansum", 11, aten_nansum, {"IsNaN", "Where", "ReduceSum", "Cast"});

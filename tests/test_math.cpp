@@ -90,6 +90,10 @@ TEST_CASE("aten::logcumsumexp", "[math]") {
     check_ir_opsets(ir1("aten::logcumsumexp(%x, %d)", "  %d : int = prim::Constant[value=-2]()\n"),
                     {x});
   }
+  SECTION("symbolic length") {
+    check_ir_dynamic(ir1("aten::logcumsumexp(%x, %d)", "  %d : int = prim::Constant[value=1]()\n"),
+                     {randn({2, 5, 3}, 1) * 20}, {randn({2, 11, 3}, 2) * 20});
+  }
 }
 
 TEST_CASE("aten::heaviside", "[math]") {

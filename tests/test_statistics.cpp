@@ -57,6 +57,18 @@ TEST_CASE("aten::cummax", "[statistics]") {
   }
 }
 
+// A scan over a dim whose size is known only at run time (a sequence of any length): the prefix
+// mask is computed in the graph.
+TEST_CASE("cumprod and cummax over a symbolic dim", "[statistics]") {
+  check_ir_dynamic(ir("%x : Tensor", "  %y : Tensor = aten::cumprod(%x, %1, %none)"),
+                   {randn({2, 5, 3}, 1)}, {randn({3, 8, 3}, 2)});
+  check_ir_dynamic(
+      ir("%x : Tensor", "  %y : Tensor, %i : Tensor = aten::cummax(%x, %m2)", "%y, %i"),
+      {ints({2, 6, 3}, -3, 3)}, {ints({2, 9, 3}, -3, 3)});
+  check_ir_dynamic(ir("%x : Tensor", "  %y : Tensor, %i : Tensor = aten::cummin(%x, %1)", "%y, %i"),
+                   {randn({4, 5}, 3)}, {randn({4, 2}, 4)}, 11);
+}
+
 TEST_CASE("aten::count_nonzero", "[statistics]") {
   auto x = randn({3, 4, 2}, 5);
   x.index_put_({0}, 0.f);
