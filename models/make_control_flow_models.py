@@ -348,6 +348,30 @@ class PadIfNeeded(nn.Module):
         return x[:, :, top:top + 32].mean((2, 3))
 
 
+class ContinueBreak(nn.Module):
+    """A scan over rows with `continue` and `break` and int, float and bool counters carried
+    through the loop, as greedy decoders and early-exit filters write it: TorchScript leaves the
+    counters prim::Uninitialized on the paths that continue or break."""
+
+    def forward(self, x):
+        count = 0
+        best = -1
+        score = 0.0
+        found = False
+        for i in range(x.size(0)):
+            s = x[i].sum()
+            if bool(s < 0):
+                continue
+            count += 1
+            score += float(s) * 0.5
+            if count > 2:
+                best = i
+                found = True
+                break
+        y = x * count + best + score
+        return y if found else -y
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -379,6 +403,7 @@ def models():
                                       ["x:f32[b=3,4]"], False),
         "pad_if_needed": (PadIfNeeded(), (torch.randn(1, 3, 64, 96),), ["x:f32[1,3,h=64,w=96]"],
                           False),
+        "continue_break": (ContinueBreak(), (torch.randn(8, 3),), ["x:f32[n=8,3]"], False),
         "no_grad_blocks": (NoGradBlocks(), (torch.randn(3, 4),), ["x:f32[b=3,4]"], False),
         "class_loop_in_if": (ClassLoopInIf(), (torch.rand(30, 4), torch.rand(30),
                                                 torch.randint(0, 4, (30,))),

@@ -613,6 +613,14 @@ TEST_CASE("scripted model: pad to a multiple of 32 only when needed", "[control_
                       opset);
 }
 
+TEST_CASE("scripted model: continue and break with counters", "[control_flow][fixture]") {
+  // The counters an early `continue` or `break` leaves unset (prim::Uninitialized, typed int,
+  // float or bool) were None, and the if that passed them along failed ('expected a number, got
+  // a None'). Seeds give rows of both signs: no break, a break early, a break late.
+  for (int opset : {11, 17})
+    export_and_verify("continue_break", {"x:f32[n=8,3]"}, {0, 1, 2, 3}, {{"n", 13}}, opset);
+}
+
 TEST_CASE("scripted model: with torch.no_grad() blocks", "[control_flow][fixture]") {
   // The context objects (prim::CreateObject/Enter/Exit/SetAttr) were unsupported ops; gradient
   // mode changes nothing an inference graph computes. Seeds give both signs of the sum (the if).

@@ -163,9 +163,18 @@ bool Walker::handle_same_value(const Node *n) {
 }
 
 bool Walker::handle_uninitialized(const Node *n) {
-  // A value only a raising path leaves unset: a None constant stands in for it.
+  // A value a path that raises, breaks or continues leaves unset: it is never read, but a branch
+  // or loop that passes it along needs a value of its type. A number of that type (0, 0.0,
+  // false) stands in for an int, float or bool; a None constant for anything else.
   Bound bd;
   bd.kind = Bound::Kind::Const;
+  const c10::TypePtr &type = n->output()->type();
+  if (type->kind() == c10::TypeKind::IntType)
+    bd.constant = int64_t{0};
+  else if (type->kind() == c10::TypeKind::FloatType)
+    bd.constant = 0.0;
+  else if (type->kind() == c10::TypeKind::BoolType)
+    bd.constant = false;
   bind(n->output(), bd);
   return true;
 }
