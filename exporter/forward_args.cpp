@@ -371,6 +371,56 @@ std::vector<at::Tensor> flat_inputs_at(const ForwardCall &call, uint64_t seed,
 // multiple of every stride up to 128, so a floor or ceil division by one of them changes.
 constexpr int64_t kFarSizeStep = 128;
 
+// How much each symbolic dim grows in the third recording (0: it stays at its alternate size).
+// Dims from 32 up grow by different multiples of kFarSizeStep, the smallest (the last declared
+// among equal ones) by the most, so their order changes where the example's differ by less than
+// the step: a branch on `w <= h` (resize the short side) takes its other path in one recording,
+// and the sizes that follow the path become dynamic instead of constants of the example's path.
+// `swapped`: the steps of dims with equal example sizes are given in the other order.
+std::vector<int64_t> far_steps(const std::vector<SymbolSizes> &symbols, bool swapped) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < symbols.size(); ++i)
+    if (symbols[i].example >= 32)
+      order.push_back(i);
+  // Largest first, ties: first declared first (last when swapped); the last grows most.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (symbols[a].example != symbols[b].example)
+      return symbols[a].example > symbols[b].example;
+    return swapped && a > b;
+  });
+  std::vector<int64_t> steps(symbols.size(), 0);
+  for (size_t k = 0; k < order.size(); ++k)
+    steps[order[k]] = kFarSizeStep * static_cast<int64_t>(k + 1);
+  return steps;
+}
+
+// Whether two symbolic dims from 32 up have the same example size (a square image).
+bool has_tied_far_dims(const std::vector<SymbolSizes> &symbols) {
+  for (size_t i = 0; i < symbols.size(); ++i)
+    for (size_t j = i + 1; j < symbols.size(); ++j)
+      if (symbols[i].example >= 32 && symbols[i].example == symbols[j].example &&
+          symbols[i].name != symbols[j].name)
+        return true;
+  return false;
+}
+
+// The inputs at the third (or, swapped, fourth) recording's sizes; empty when no dim grows.
+std::vector<c10::IValue> far_inputs(const ForwardCall &call, uint64_t seed,
+                                    const std::vector<SymbolSizes> &symbols, bool swapped) {
+  std::vector<int64_t> steps = far_steps(symbols, swapped);
+  std::vector<std::pair<std::string, int64_t>> sizes;
+  bool any = false;
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    any = any || steps[i] > 0;
+    sizes.emplace_back(symbols[i].name,
+                       steps[i] > 0 ? symbols[i].example + steps[i] : symbols[i].alternate);
+  }
+  if (!any)
+    return {};
+  auto f = flat_inputs_at(call, seed, sizes);
+  return {f.begin(), f.end()};
+}
+
 GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
                          const std::vector<std::pair<std::string, int64_t>> &verify_dims) {
   GraphInputs gi;
@@ -402,16 +452,9 @@ GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
       alt_sizes.emplace_back(s.name, s.alternate);
     auto alt = flat_inputs_at(call, seed + 1, alt_sizes);
     gi.alternate.assign(alt.begin(), alt.end());
-    std::vector<std::pair<std::string, int64_t>> far_sizes;
-    bool far = false;
-    for (const auto &s : gi.symbols) {
-      far = far || s.example >= 32;
-      far_sizes.emplace_back(s.name, s.example >= 32 ? s.example + kFarSizeStep : s.alternate);
-    }
-    if (far) {
-      auto f = flat_inputs_at(call, seed + 2, far_sizes);
-      gi.far.assign(f.begin(), f.end());
-    }
+    gi.far = far_inputs(call, seed + 2, gi.symbols, false);
+    if (!gi.far.empty() && has_tied_far_dims(gi.symbols))
+      gi.far_swapped = far_inputs(call, seed + 3, gi.symbols, true);
   }
   return gi;
 }

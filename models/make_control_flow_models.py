@@ -372,6 +372,25 @@ class ContinueBreak(nn.Module):
         return y if found else -y
 
 
+class ResizeCropNet(nn.Module):
+    """Preprocessing scripted into the model, as deployments ship it: torchvision's
+    T.Resize([72]) (the short side to 72: a branch on `w <= h`, an early return when the size is
+    already right), T.CenterCrop(64) (pads when the image is smaller: an early return inside a
+    branch) and T.Normalize, then a small conv net."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision.transforms as T
+        self.pre = nn.Sequential(T.Resize([72]), T.CenterCrop(64),
+                                 T.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]))
+        self.conv = nn.Conv2d(3, 8, 3, stride=2)
+        self.head = nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(self.pre(x)))
+        return self.head(y.mean((2, 3))), y
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -403,6 +422,8 @@ def models():
                                       ["x:f32[b=3,4]"], False),
         "pad_if_needed": (PadIfNeeded(), (torch.randn(1, 3, 64, 96),), ["x:f32[1,3,h=64,w=96]"],
                           False),
+        "resize_crop_net": (ResizeCropNet(), (torch.rand(1, 3, 100, 120),),
+                            ["x:f32[1,3,h=100,w=120]"], False),
         "continue_break": (ContinueBreak(), (torch.randn(8, 3),), ["x:f32[n=8,3]"], False),
         "no_grad_blocks": (NoGradBlocks(), (torch.randn(3, 4),), ["x:f32[b=3,4]"], False),
         "class_loop_in_if": (ClassLoopInIf(), (torch.rand(30, 4), torch.rand(30),

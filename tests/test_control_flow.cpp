@@ -621,6 +621,50 @@ TEST_CASE("scripted model: continue and break with counters", "[control_flow][fi
     export_and_verify("continue_break", {"x:f32[n=8,3]"}, {0, 1, 2, 3}, {{"n", 13}}, opset);
 }
 
+TEST_CASE("a runtime if's output keeps no recorded size a branch contradicts", "[control_flow]") {
+  // Every recording pooled to 8x8 (the mean is never above 10 there), so the recorded width of %y
+  // is 8; the other branch passes the 16-wide input on. y.size(-1) must be read at run time.
+  // (Values computed from %y keep their recorded sizes: only the if's own outputs are checked
+  // against its branches.)
+  const std::string g = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %ten : float = prim::Constant[value=10.]()
+  %eight : int[] = prim::Constant[value=[8, 8]]()
+  %m1 : int = prim::Constant[value=-1]()
+  %s : Tensor = aten::mean(%x, %none)
+  %c : Tensor = aten::gt(%s, %ten)
+  %b : bool = aten::Bool(%c)
+  %y : Tensor = prim::If(%b)
+    block0():
+      -> (%x)
+    block1():
+      %p : Tensor = aten::adaptive_avg_pool2d(%x, %eight)
+      -> (%p)
+  %n : int = aten::size(%y, %m1)
+  %t : Tensor = aten::sum(%y, %none)
+  %r : Tensor = aten::mul(%t, %n)
+  return (%r))IR";
+  auto x = at::randn({2, 3, 16, 16}, at::TensorOptions().dtype(at::kFloat));
+  check_ir_unseen(g, {x}, {x + 20});
+}
+
+TEST_CASE("scripted model: torchvision Resize and CenterCrop in the model",
+          "[control_flow][fixture]") {
+  // Which side is short decides, in a runtime if, which output dim is 72. Every recording used
+  // to keep the example's order of h and w, so that dim was a constant of the example's branch:
+  // wrong at an image of the other orientation. Recordings now see both orders (a square example
+  // gets a fourth one), and a runtime if's output keeps no recorded size a branch contradicts.
+  // At 50x40 the alternate (82x72) is already the size and returns early: values computed in one
+  // recording only lost the rank of the input they pass through (aten::dim failed).
+  export_and_verify("resize_crop_net", {"x:f32[1,3,h=100,w=120]"}, {0}, {{"h", 50}, {"w", 40}});
+  export_and_verify("resize_crop_net", {"x:f32[1,3,h=50,w=40]"}, {0}, {{"h", 100}, {"w", 120}}, 13);
+  export_and_verify("resize_crop_net", {"x:f32[1,3,h=96,w=96]"}, {0}, {{"h", 130}, {"w", 100}});
+  export_and_verify("resize_crop_net", {"x:f32[1,3,h=96,w=96]"}, {0}, {{"h", 100}, {"w", 130}});
+  // A long strip: the short side grows, the long one to 360.
+  export_and_verify("resize_crop_net", {"x:f32[1,3,h=96,w=96]"}, {0}, {{"h", 40}, {"w", 200}});
+}
+
 TEST_CASE("scripted model: with torch.no_grad() blocks", "[control_flow][fixture]") {
   // The context objects (prim::CreateObject/Enter/Exit/SetAttr) were unsupported ops; gradient
   // mode changes nothing an inference graph computes. Seeds give both signs of the sum (the if).

@@ -24,10 +24,15 @@ struct GraphInputs {
   std::vector<std::string> names;
   std::vector<TensorInfo> infos;
   std::vector<c10::IValue> example, alternate;
-  // The same inputs with the symbolic dims from 32 up 128 larger than their example (the others
-  // at their alternate size), or empty: a third recording finds dims that coincide at the example
-  // and alternate sizes but not in general (ceil(h / 128) is 3 at both h = 320 and 352).
+  // The same inputs with the symbolic dims from 32 up larger than their example by different
+  // multiples of 128 (the others at their alternate size), or empty: a third recording finds dims
+  // that coincide at the example and alternate sizes but not in general (ceil(h / 128) is 3 at both
+  // h = 320 and 352).
   std::vector<c10::IValue> far;
+  // When two of those dims have the same example size (a square image), a fourth recording with
+  // their growth swapped: the one `far` makes larger is the smaller here, so both orders of the
+  // two are seen (a branch on `w <= h` runs both ways). Empty otherwise.
+  std::vector<c10::IValue> far_swapped;
   std::vector<SymbolSizes> symbols;
 };
 

@@ -22,9 +22,14 @@ ShapeRecord record_graph(const std::shared_ptr<torch::jit::Graph> &graph, const 
   // Dims equal at both sizes by coincidence (a stride-128 feature map is 3 rows at h = 320 and
   // at 352): a third run at sizes 128 larger makes those that change there dynamic. A model that
   // fails at those sizes keeps the two-run result.
-  if (!inputs.far.empty()) {
+  // Those sizes grow by different steps, so two dims change order where their example sizes are
+  // close (a branch on `w <= h` takes its other path); with a square example, a fourth run grows
+  // them the other way round, so both orders are seen.
+  for (const auto *far_inputs : {&inputs.far, &inputs.far_swapped}) {
+    if (far_inputs->empty())
+      continue;
     std::string failure;
-    ShapeRecord far = record_shapes(graph, inputs.far, &failure);
+    ShapeRecord far = record_shapes(graph, *far_inputs, &failure);
     if (failure.empty())
       merge_data_dependent(rec, far);
   }

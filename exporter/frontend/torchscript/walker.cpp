@@ -67,7 +67,11 @@ bool size_free_metadata(const std::string &op) {
 }
 
 bool foldable_metadata(const std::string &op, const TensorInfo *info) {
-  return info && (info->is_static() || (info->has_rank() && size_free_metadata(op)));
+  if (!info)
+    return false;
+  // Only aten::dim of the size-free ones reads the rank; the others need the dtype alone.
+  bool rank_free = size_free_metadata(op) && op != "aten::dim" && info->dtype != DType::Undefined;
+  return info->is_static() || (info->has_rank() && size_free_metadata(op)) || rank_free;
 }
 
 // An op on strings or devices and no tensors (len(msg), str(device), "..." .format(...)): those
@@ -86,9 +90,10 @@ bool on_strings(const Node *n) {
 }
 
 at::Tensor meta_tensor(const TensorInfo &info) {
-  std::vector<int64_t> sizes;
-  for (const Dim &d : *info.shape)
-    sizes.push_back(d.is_static() ? d.value : 1);
+  std::vector<int64_t> sizes; // rank unknown: 0-d (only ops that read no rank get here)
+  if (info.shape)
+    for (const Dim &d : *info.shape)
+      sizes.push_back(d.is_static() ? d.value : 1);
   if (info.quant) { // prim::dtype and prim::is_quantized see the quantized tensor
     static const std::map<DType, c10::ScalarType> qtypes = {
         {DType::UInt8, c10::kQUInt8}, {DType::Int8, c10::kQInt8}, {DType::Int32, c10::kQInt32}};
@@ -286,12 +291,14 @@ std::vector<UnsupportedOp> Walker::find_unsupported(const torch::jit::Graph &gra
       for (const Value *in : n->inputs())
         all_const = all_const && consts.count(in);
       bool metadata_static = false;
-      // A tensor in a branch the example run did not take has no record: its dtype and rank
-      // still come from the graph being built when the walk gets there (fold_metadata).
-      if (metadata_ops().count(op) && !n->inputs().empty())
-        metadata_static = foldable_metadata(op, record_.find(value_id(n->inputs()[0]))) ||
-                          (size_free_metadata(op) && !record_.find(value_id(n->inputs()[0])) &&
-                           is_tensor_type(n->inputs()[0]));
+      // A tensor in a branch the example run did not take has no record (or one without a
+      // rank: computed in one recording only): its dtype and rank still come from the graph
+      // being built when the walk gets there (fold_metadata).
+      if (metadata_ops().count(op) && !n->inputs().empty()) {
+        const TensorInfo *rec = record_.find(value_id(n->inputs()[0]));
+        metadata_static = foldable_metadata(op, rec) ||
+                          (size_free_metadata(op) && is_tensor_type(n->inputs()[0]));
+      }
       if (n->kind() == c10::prim::Constant || metadata_static ||
           (all_const && is_foldable(n) && (!h || h->scan == Scan::OnLists)) ||
           ((!h || h->scan == Scan::OnLists) && on_strings(n))) {
@@ -355,16 +362,39 @@ const Walker::Bound &Walker::lookup(const Value *v) const {
 
 void Walker::bind(const Value *v, Bound bound) {
   if (bound.kind == Bound::Kind::Tensor) {
-    if (const TensorInfo *info = info_of_value(v)) {
+    const TensorInfo *info = info_of_value(v);
+    // Recorded without a rank (computed in one recording only) says less than what the builder
+    // knows of a value bound again (a branch that passes its input through): keep that.
+    if (info && !info->has_rank() && b_.has_info(bound.tensor) && b_.info(bound.tensor).has_rank())
+      info = nullptr;
+    if (info) {
       TensorInfo next = complex_as_real(*info); // complex: real [..., 2]
       // The same ONNX value bound again as a float tensor (aten::dequantize): its values are
       // still on its quantization grid, which --verify's tolerance reads (docs/quantized.md).
       if (!next.quant && next.dtype == DType::Float && b_.has_info(bound.tensor))
         next.quant = b_.info(bound.tensor).quant;
+      weaken_branch_dims(bound.tensor, next);
       b_.set_info(bound.tensor, next);
     }
   }
   env_[v] = std::move(bound);
+}
+
+void Walker::weaken_branch_dims(const Val &v, TensorInfo &info) const {
+  auto it = branch_shapes_.find(v.name);
+  if (it == branch_shapes_.end() || !info.shape)
+    return;
+  for (size_t d = 0; d < info.shape->size(); ++d) {
+    Dim &dim = (*info.shape)[d];
+    for (const TensorInfo &branch : it->second) {
+      if (!dim.is_static() || !branch.shape || branch.shape->size() != info.shape->size())
+        continue;
+      const Dim &bd = (*branch.shape)[d];
+      bool known = bd.is_static() || !bd.symbol.empty();
+      if (known && !(bd.is_static() && bd.value == dim.value))
+        dim = Dim{};
+    }
+  }
 }
 
 void Walker::bind_input(const Value *v, const Val &val) {
@@ -567,7 +597,16 @@ bool Walker::fold_metadata(const Node *n) {
   const TensorInfo *info =
       src.kind == Bound::Kind::Tensor ? record_.find(value_id(n->input(0))) : nullptr;
   // Not recorded (a branch the example run did not take, e.g. the slow path of a scripted
-  // nn.MultiheadAttention when the run took the fast one): what the builder knows of the value.
+  // nn.MultiheadAttention when the run took the fast one), or recorded without a rank (in one
+  // recording only): what the builder knows of the value.
+  if (info && !info->has_rank())
+    info = nullptr;
+  TensorInfo weakened; // a runtime if's output: sizes its branches contradict are not folded
+  if (info && branch_shapes_.count(src.tensor.name)) {
+    weakened = *info;
+    weaken_branch_dims(src.tensor, weakened);
+    info = &weakened;
+  }
   if (!info && src.kind == Bound::Kind::Tensor && size_free_metadata(op) &&
       b_.has_info(src.tensor) && !b_.info(src.tensor).complex)
     info = &b_.info(src.tensor);

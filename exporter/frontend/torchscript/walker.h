@@ -16,6 +16,7 @@
 #include "exporter/frontend/torchscript/recorder.h"
 
 #include <ATen/core/ivalue.h>
+#include <array>
 #include <map>
 #include <string>
 #include <torch/csrc/jit/ir/ir.h>
@@ -80,6 +81,9 @@ public:
     // lists are shared, so appends to that value later (`masks = [a, b]`, then `a.append(m)`)
     // show through the outer list; reading the item looks the value up again (Walker::current).
     const torch::jit::Value *list_origin = nullptr;
+    // prim::Uninitialized of a tensor type: a value only a path that returns early, breaks or
+    // raises leaves unset (never read); an If or loop passing it on gets a placeholder.
+    bool uninitialized = false;
   };
   using Env = std::unordered_map<const torch::jit::Value *, Bound>;
 
@@ -144,6 +148,10 @@ private:
   bool only_feeds_checks(const torch::jit::Node *n) const;
 
   const Bound &lookup(const torch::jit::Value *v) const;
+  // Dims of `info` (recorded for the output `v` of a runtime If) that a branch gives another size:
+  // every recording took the same branch, so their sizes there are not the output's.
+  void weaken_branch_dims(const Val &v, TensorInfo &info) const;
+  void note_branch_shapes(const Val &out, const Val &then_val, const Val &else_val);
   void bind(const torch::jit::Value *v, Bound b);
   std::string describe_input(const torch::jit::Value *v) const;
 
@@ -211,6 +219,8 @@ private:
   // Values defined outside `n` that nodes inside its blocks modify (list appends, in-place ops):
   // they become extra If outputs / loop-carried values.
   std::vector<const torch::jit::Value *> outer_mutations(const torch::jit::Node *n) const;
+  // What an If or loop carries for a tensor TorchScript left uninitialized on this path.
+  Val uninitialized_placeholder(const torch::jit::Value *origin, const ValueType *want);
   // A value as the ONNX values that carry it across a subgraph boundary (flattened tuples;
   // numbers as 0-d tensors; tensor lists as sequences), shaped by its TorchScript type.
   void pack(const Bound &bd, const c10::TypePtr &type, const torch::jit::Value *origin,
@@ -243,6 +253,9 @@ private:
   // Values made by a view op (slice, select, view, ...) -> that node, for write_back.
   std::unordered_map<const torch::jit::Value *, const torch::jit::Node *> view_of_;
   std::unordered_map<const torch::jit::Value *, TensorInfo> inferred_;
+  // The shapes the two branches of a runtime If give each of its outputs (by ONNX value name):
+  // a dim the recording saw static is unknown when a branch says otherwise (Walker::bind).
+  std::unordered_map<std::string, std::array<TensorInfo, 2>> branch_shapes_;
   std::vector<SymbolSizes> symbols_; // the sizes each symbolic dim was recorded at
   mutable std::unordered_map<const torch::jit::Node *, bool> feeds_checks_;
   std::vector<std::string> warnings_;

@@ -216,6 +216,24 @@ void Walker::pack_dict(const Bound &bd, const c10::DictType &dt, std::vector<Val
     pack(item, dt.getValueType(), nullptr, vals, types, want);
 }
 
+// A tensor an If branch or a loop passes on where TorchScript left it unset (the path that returns
+// early in torchvision's CenterCrop): never read, so any value of the right dtype and rank does:
+// one zero of the dtype the other branch gives (or the recorded one, else float), shaped
+// [1, ..., 1] at the recorded rank (else 0-d).
+Val Walker::uninitialized_placeholder(const Value *origin, const ValueType *want) {
+  DType dt = want ? want->dtype : DType::Undefined;
+  int64_t rank = want && want->shape ? static_cast<int64_t>(want->shape->size()) : -1;
+  if (const TensorInfo *info = origin ? info_of_value(origin) : nullptr) {
+    if (dt == DType::Undefined)
+      dt = info->dtype;
+    if (rank < 0)
+      rank = info->rank();
+  }
+  TensorData zero = TensorData::scalar(dt == DType::Undefined ? DType::Float : dt, 0);
+  zero.dims.assign(static_cast<size_t>(std::max<int64_t>(rank, 0)), 1);
+  return b_.constant(zero, "uninitialized");
+}
+
 void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin,
                   std::vector<Val> &vals, std::vector<ValueType> &types,
                   const std::vector<ValueType> *want) {
@@ -276,6 +294,11 @@ void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin
             ? "a loop cannot carry a dict: set its entries after the loop, or carry tensors"
             : "ONNX If outputs and loop state are tensors, tensor lists, numbers and tuples of "
               "them; compute this value outside the if or loop");
+  if (bd.uninitialized) {
+    vals.push_back(uninitialized_placeholder(origin, wanted()));
+    types.push_back(ValueType{b_.dtype(vals.back()), false, std::nullopt});
+    return;
+  }
   Arg a = to_arg(bd, origin);
   T2O_CHECK(a.is_tensor(), "expected a tensor, got {}", a.describe());
   Val v = a.t();
@@ -380,6 +403,15 @@ bool Walker::take_non_raising_branch(const Node *n) {
   return true;
 }
 
+void Walker::note_branch_shapes(const Val &out, const Val &then_val, const Val &else_val) {
+  std::array<TensorInfo, 2> shapes;
+  if (b_.has_info(then_val))
+    shapes[0] = b_.info(then_val);
+  if (b_.has_info(else_val))
+    shapes[1] = b_.info(else_val);
+  branch_shapes_[out.name] = shapes;
+}
+
 void Walker::convert_if(const Node *n) {
   const Block *blocks[2] = {n->blocks()[0], n->blocks()[1]};
   if (take_non_raising_branch(n))
@@ -397,6 +429,7 @@ void Walker::convert_if(const Node *n) {
   Subgraph graphs[2];
   std::vector<ValueType> then_types;
   size_t count = 0;
+  std::vector<Val> branch_vals[2];
   DictKeys dict_keys;
   struct Restore {
     DictKeys *&slot, *saved;
@@ -425,6 +458,7 @@ void Walker::convert_if(const Node *n) {
               dict_keys.next);
     if_dict_keys_ = restore.saved;
     count = vals.size();
+    branch_vals[k] = vals;
     graphs[k] = b_.end_subgraph(vals, types);
     if (k == 0)
       then_types = types;
@@ -440,9 +474,11 @@ void Walker::convert_if(const Node *n) {
   auto outs =
       b_.op_with_subgraphs("If", {cond}, {{"then_branch", graphs[0]}, {"else_branch", graphs[1]}},
                            static_cast<int>(count));
-  for (size_t j = 0; j < outs.size(); ++j)
+  for (size_t j = 0; j < outs.size(); ++j) {
     if (!b_.has_info(outs[j]) && !then_types[j].sequence)
       b_.set_info(outs[j], TensorInfo{then_types[j].dtype, std::nullopt});
+    note_branch_shapes(outs[j], branch_vals[0][j], branch_vals[1][j]);
+  }
   size_t pos = 0;
   dict_keys.next = 0;
   if_dict_keys_ = &dict_keys;

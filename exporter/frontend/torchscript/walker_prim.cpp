@@ -165,7 +165,8 @@ bool Walker::handle_same_value(const Node *n) {
 bool Walker::handle_uninitialized(const Node *n) {
   // A value a path that raises, breaks or continues leaves unset: it is never read, but a branch
   // or loop that passes it along needs a value of its type. A number of that type (0, 0.0,
-  // false) stands in for an int, float or bool; a None constant for anything else.
+  // false) stands in for an int, float or bool; anything else is None, marked uninitialized
+  // (Walker::pack gives an If or loop a placeholder tensor for it).
   Bound bd;
   bd.kind = Bound::Kind::Const;
   const c10::TypePtr &type = n->output()->type();
@@ -175,6 +176,8 @@ bool Walker::handle_uninitialized(const Node *n) {
     bd.constant = 0.0;
   else if (type->kind() == c10::TypeKind::BoolType)
     bd.constant = false;
+  else
+    bd.uninitialized = true;
   bind(n->output(), bd);
   return true;
 }
