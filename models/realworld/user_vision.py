@@ -179,7 +179,7 @@ class ConvNeXtV2(nn.Module):
         return x
 
 
-def _convnext_v2(script):
+def _convnext_v2(script, channels_last=False):
     model = ConvNeXtV2()
     _trained_norms(model)
     with torch.no_grad():
@@ -189,6 +189,9 @@ def _convnext_v2(script):
                 m.beta.normal_(0.0, 0.1)
     model.eval()
     x = torch.randn(2, 3, 64, 64)
+    if channels_last:  # the usual CPU/GPU speed-up: weights and input in NHWC strides
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
     with torch.no_grad():
         module = torch.jit.script(model) if script else torch.jit.trace(model, (x,))
     return module, [x]
@@ -501,6 +504,9 @@ def _xcit(script):
                     p.mul_(torch.empty_like(p).uniform_(0.5, 1.5))
     model.eval()
     x = torch.randn(2, 3, 64, 64)
+    if channels_last:  # the usual CPU/GPU speed-up: weights and input in NHWC strides
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
     with torch.no_grad():
         module = torch.jit.script(model) if script else torch.jit.trace(model, (x,))
     return module, [x]
@@ -983,10 +989,10 @@ def _vae_decoder(diffusers):
     return module, [z]
 
 
-def make(name, kind="convnext_v2", script=False, diffusers=False):
+def make(name, kind="convnext_v2", script=False, diffusers=False, channels_last=False):
     torch.manual_seed(0)
     if kind == "convnext_v2":
-        return _convnext_v2(script)
+        return _convnext_v2(script, channels_last)
     if kind == "xcit":
         return _xcit(script)
     if kind == "vae_decoder":

@@ -70,6 +70,8 @@ Val Walker::materialize(const at::Tensor &t, const std::string &hint) {
     b_.set_scope("prim::Constant");
     v = b_.op1("Transpose", {weight}, {{"perm", perm}});
     b_.set_scope(scope);
+    if (!b_.has_info(v)) // converters read a weight's shape (Conv's kernel size)
+      b_.set_info(v, info_of(t));
   } else if (t.is_quantized()) {
     v = quantized_constant(t, name);
   } else if (t.is_complex()) {
