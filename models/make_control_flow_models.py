@@ -391,6 +391,30 @@ class ResizeCropNet(nn.Module):
         return self.head(y.mean((2, 3))), y
 
 
+class GreedyDecode(nn.Module):
+    """A greedy decoder whose length is an input: `for i in range(int(max_len))` with the tokens
+    carried (growing by one column a step) and the step scores appended to a list, stacked
+    after the loop. The recordings all run the example's max_len, so the sizes that follow it
+    are dynamic only by what the loop is."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(12, 8)
+        self.cell = nn.GRUCell(8, 16)
+        self.out = nn.Linear(16, 12)
+
+    def forward(self, start, max_len):
+        tokens = start.unsqueeze(1)
+        h = torch.zeros(start.size(0), 16)
+        scores: List[torch.Tensor] = []
+        for i in range(int(max_len)):
+            h = self.cell(self.emb(tokens[:, -1]), h)
+            logits = self.out(h)
+            scores.append(logits.max(-1)[0])
+            tokens = torch.cat([tokens, logits.argmax(-1, keepdim=True)], 1)
+        return tokens, torch.stack(scores, 1)
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -424,6 +448,8 @@ def models():
                           False),
         "resize_crop_net": (ResizeCropNet(), (torch.rand(1, 3, 100, 120),),
                             ["x:f32[1,3,h=100,w=120]"], False),
+        "greedy_decode": (GreedyDecode(), (torch.tensor([1, 5]), torch.tensor(4)),
+                          ["start:i64[b=2]:0..11", "max_len:i64[]:4..4"], False),
         "continue_break": (ContinueBreak(), (torch.randn(8, 3),), ["x:f32[n=8,3]"], False),
         "no_grad_blocks": (NoGradBlocks(), (torch.randn(3, 4),), ["x:f32[b=3,4]"], False),
         "class_loop_in_if": (ClassLoopInIf(), (torch.rand(30, 4), torch.rand(30),

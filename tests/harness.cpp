@@ -407,4 +407,19 @@ std::vector<std::string> onnx_input_names(const std::string &path) {
   return out;
 }
 
+std::vector<std::vector<int64_t>> onnx_output_dims(const std::string &path) {
+  onnx::ModelProto model;
+  std::ifstream f(path, std::ios::binary);
+  std::vector<std::vector<int64_t>> out;
+  if (!f || !model.ParseFromIstream(&f))
+    return out;
+  for (const auto &o : model.graph().output()) {
+    std::vector<int64_t> dims;
+    for (const auto &d : o.type().tensor_type().shape().dim())
+      dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    out.push_back(dims);
+  }
+  return out;
+}
+
 } // namespace t2o_test

@@ -114,6 +114,9 @@ std::string test_model(const std::string &name);
 
 // The graph input names of an ONNX file (empty when it cannot be read).
 std::vector<std::string> onnx_input_names(const std::string &path);
+// The dims an ONNX file declares for each graph output: the size, or -1 for a dim without one
+// (symbolic or unknown). Empty when the file cannot be read.
+std::vector<std::vector<int64_t>> onnx_output_dims(const std::string &path);
 
 } // namespace t2o_test
 

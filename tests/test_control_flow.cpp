@@ -10,6 +10,7 @@
 #include "harness.h"
 
 #include <filesystem>
+#include <fstream>
 #include <torch/script.h>
 
 using namespace t2o_test;
@@ -611,6 +612,40 @@ TEST_CASE("scripted model: pad to a multiple of 32 only when needed", "[control_
   for (int opset : {11, 17})
     export_and_verify("pad_if_needed", {"x:f32[1,3,h=64,w=96]"}, {0, 1}, {{"h", 70}, {"w", 100}},
                       opset);
+}
+
+TEST_CASE("scripted model: a decoder whose length is an input", "[control_flow][fixture]") {
+  // Every recording ran 4 steps (max_len 4..4), so the tokens (grown by a column a step) and the
+  // stacked step scores were declared [b, 5] and [b, 4]: wrong for any other max_len (ONNX
+  // Runtime returned [b, 8] against the declared shape). Those dims are now left open: a loop's
+  // result keeps no recorded size its initial value or body contradicts, and a list built in a
+  // loop stacks to a length only the run knows.
+  std::string bytes =
+      export_and_verify("greedy_decode", {"start:i64[b=2]:0..11", "max_len:i64[]:4..4"}, {0});
+  const std::string path = fresh_dir("greedy_decode") + "/greedy_decode.onnx";
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << bytes;
+  }
+  auto dims = onnx_output_dims(path);
+  REQUIRE(dims.size() == 2);
+  CHECK(dims[0] == std::vector<int64_t>{-1, -1});
+  CHECK(dims[1] == std::vector<int64_t>{-1, -1});
+  auto module = torch::jit::load(fixture("greedy_decode"));
+  module.eval();
+  for (int64_t len : {1, 7}) {
+    INFO("max_len " << len);
+    std::vector<at::Tensor> inputs = {at::tensor({1, 5, 9}, at::kLong), at::tensor(len)};
+    std::vector<at::Tensor> expected;
+    {
+      at::NoGradGuard no_grad;
+      expected = torch2onnx::flatten_tensors(module.forward({inputs[0], inputs[1]}));
+    }
+    auto actual = torch2onnx::run_onnxruntime(path, onnx_input_names(path), inputs);
+    REQUIRE(actual.size() == 2);
+    CHECK(at::equal(actual[0], expected[0]));
+    CHECK(at::allclose(actual[1], expected[1], 1e-4, 1e-4));
+  }
 }
 
 TEST_CASE("scripted model: continue and break with counters", "[control_flow][fixture]") {

@@ -381,8 +381,19 @@ void Walker::bind(const Value *v, Bound bound) {
 }
 
 void Walker::weaken_branch_dims(const Val &v, TensorInfo &info) const {
+  if (!info.shape)
+    return;
+  auto rt = runtime_axes_.find(v.name);
+  if (rt != runtime_axes_.end())
+    for (int64_t axis : rt->second) {
+      auto rank = static_cast<int64_t>(info.shape->size());
+      if (axis < 0)
+        axis += rank;
+      if (axis >= 0 && axis < rank)
+        (*info.shape)[static_cast<size_t>(axis)] = Dim{};
+    }
   auto it = branch_shapes_.find(v.name);
-  if (it == branch_shapes_.end() || !info.shape)
+  if (it == branch_shapes_.end())
     return;
   for (size_t d = 0; d < info.shape->size(); ++d) {
     Dim &dim = (*info.shape)[d];
@@ -602,7 +613,7 @@ bool Walker::fold_metadata(const Node *n) {
   if (info && !info->has_rank())
     info = nullptr;
   TensorInfo weakened; // a runtime if's output: sizes its branches contradict are not folded
-  if (info && branch_shapes_.count(src.tensor.name)) {
+  if (info && (branch_shapes_.count(src.tensor.name) || runtime_axes_.count(src.tensor.name))) {
     weakened = *info;
     weaken_branch_dims(src.tensor, weakened);
     info = &weakened;

@@ -148,8 +148,9 @@ private:
   bool only_feeds_checks(const torch::jit::Node *n) const;
 
   const Bound &lookup(const torch::jit::Value *v) const;
-  // Dims of `info` (recorded for the output `v` of a runtime If) that a branch gives another size:
-  // every recording took the same branch, so their sizes there are not the output's.
+  // Dims of `info` (recorded for the output `v` of a runtime If or Loop) that a branch (the
+  // loop's initial value or its body's result) gives another size: every recording took the same
+  // path, so their sizes there are not the output's; and v's runtime_axes_.
   void weaken_branch_dims(const Val &v, TensorInfo &info) const;
   void note_branch_shapes(const Val &out, const Val &then_val, const Val &else_val);
   void bind(const torch::jit::Value *v, Bound b);
@@ -256,6 +257,9 @@ private:
   // The shapes the two branches of a runtime If give each of its outputs (by ONNX value name):
   // a dim the recording saw static is unknown when a branch says otherwise (Walker::bind).
   std::unordered_map<std::string, std::array<TensorInfo, 2>> branch_shapes_;
+  // Axes of a value (by ONNX value name) whose size only the run decides, whatever the
+  // recordings saw: a list built in a loop, stacked (its length is the trip count).
+  std::unordered_map<std::string, std::vector<int64_t>> runtime_axes_;
   std::vector<SymbolSizes> symbols_; // the sizes each symbolic dim was recorded at
   mutable std::unordered_map<const torch::jit::Node *, bool> feeds_checks_;
   std::vector<std::string> warnings_;

@@ -681,8 +681,10 @@ bool Walker::handle_loop(const Node *n) {
   inputs.insert(inputs.end(), init.begin(), init.end());
   auto results = b_.op_with_subgraphs("Loop", inputs, {{"body", g}}, static_cast<int>(init.size()));
   for (size_t j = 0; j < results.size(); ++j)
-    if (!types[j].sequence)
+    if (!types[j].sequence) {
       b_.set_info(results[j], result_infos[j]);
+      note_branch_shapes(results[j], init[j], vals[j]); // zero iterations, or some
+    }
   pos = 0;
   for (size_t i = 0; i < carried; ++i)
     bind(n->outputs()[i], same[i] ? lookup(n->input(i + 2))

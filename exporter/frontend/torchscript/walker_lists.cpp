@@ -527,6 +527,7 @@ bool Walker::try_sequence_op(const Node *n) {
     out.tensor = b_.op1(
         "ConcatFromSequence", {seq.tensor},
         {{"axis", dim.constant.toInt()}, {"new_axis", int64_t{kind == c10::aten::stack ? 1 : 0}}});
+    runtime_axes_[out.tensor.name] = {dim.constant.toInt()}; // the list's length decides it
   } else if (kind == c10::prim::ListUnpack) {
     for (size_t i = 0; i < n->outputs().size(); ++i) {
       Bound item;
