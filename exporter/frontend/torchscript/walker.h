@@ -153,6 +153,9 @@ private:
   // path, so their sizes there are not the output's; and v's runtime_axes_.
   void weaken_branch_dims(const Val &v, TensorInfo &info) const;
   void note_branch_shapes(const Val &out, const Val &then_val, const Val &else_val);
+  void set_loop_result_infos(const std::vector<Val> &results, const std::vector<ValueType> &types,
+                             const std::vector<TensorInfo> &infos, const std::vector<Val> &init,
+                             const std::vector<Val> &body);
   void bind(const torch::jit::Value *v, Bound b);
   std::string describe_input(const torch::jit::Value *v) const;
 

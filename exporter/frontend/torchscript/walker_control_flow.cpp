@@ -613,6 +613,17 @@ void initial_infos(GraphBuilder &b, const std::vector<Val> &ins, const std::vect
 }
 } // namespace
 
+void Walker::set_loop_result_infos(const std::vector<Val> &results,
+                                   const std::vector<ValueType> &types,
+                                   const std::vector<TensorInfo> &infos,
+                                   const std::vector<Val> &init, const std::vector<Val> &body) {
+  for (size_t j = 0; j < results.size(); ++j)
+    if (!types[j].sequence) {
+      b_.set_info(results[j], infos[j]);
+      note_branch_shapes(results[j], init[j], body[j]); // zero iterations, or some
+    }
+}
+
 bool Walker::handle_loop(const Node *n) {
   if (try_unroll(n))
     return true;
@@ -680,11 +691,7 @@ bool Walker::handle_loop(const Node *n) {
   std::vector<Val> inputs = {max_trip, cond};
   inputs.insert(inputs.end(), init.begin(), init.end());
   auto results = b_.op_with_subgraphs("Loop", inputs, {{"body", g}}, static_cast<int>(init.size()));
-  for (size_t j = 0; j < results.size(); ++j)
-    if (!types[j].sequence) {
-      b_.set_info(results[j], result_infos[j]);
-      note_branch_shapes(results[j], init[j], vals[j]); // zero iterations, or some
-    }
+  set_loop_result_infos(results, types, result_infos, init, vals);
   pos = 0;
   for (size_t i = 0; i < carried; ++i)
     bind(n->outputs()[i], same[i] ? lookup(n->input(i + 2))
