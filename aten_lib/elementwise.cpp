@@ -661,8 +661,8 @@ void register_arithmetic(Registry &r) {
   r.add_with_inplace("aten::pow", 11, aten_pow,
                      {"Pow", "Add", "Atan", "Cast", "Div", "Equal", "Gather", "Less", "Mul",
                       "ReduceSumSquare", "Sign", "Sqrt", "Sub", "Unsqueeze", "Where"});
-  r.add("aten::minimum", 11, aten_minimum, {"Min", "Cast", "Less", "Greater", "Where"});
-  r.add("aten::maximum", 11, aten_maximum, {"Max", "Cast", "Less", "Greater", "Where"});
+  r.add("aten::minimum", 11, aten_minimum, {"Min", "Cast", "Less", "Greater", "Where", "And"});
+  r.add("aten::maximum", 11, aten_maximum, {"Max", "Cast", "Less", "Greater", "Where", "Or"});
 }
 
 // Functions of one tensor, then clamps.

@@ -208,7 +208,8 @@ void register_placement_ops(Registry &r) {
                       "Range",     "Sub",     "Transpose", "Unsqueeze"});
   r.add("aten::fill_diagonal_", 11, aten_fill_diagonal_, {"Where", "Cast"});
   r.add("aten::select_scatter", 11, aten_select_scatter,
-        {"Equal", "Where", "Add", "Gather", "Less", "Range", "Reshape", "Shape", "Unsqueeze"});
+        {"Equal", "Where", "Add", "Gather", "Less", "Range", "Reshape", "Shape", "Unsqueeze", "And",
+         "Or", "Not"}); // bools: Where as And/Or/Not (builder/opset_forms.cpp)
   r.add("aten::slice_scatter", 11, aten_slice_scatter,
         {"Concat", "Slice",   "Gather",         "Where", "Add", "And",      "Div",
          "Equal",  "Greater", "GreaterOrEqual", "Less",  "Max", "Min",      "Mod",

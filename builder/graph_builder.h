@@ -182,6 +182,9 @@ private:
   std::optional<std::vector<Val>> adapt_form(const std::string &op, const std::vector<Val> &inputs,
                                              const std::vector<Attr> &attrs, int num_outputs,
                                              std::string_view domain);
+  std::optional<std::vector<Val>> adapt_bool_form(const std::string &op,
+                                                  const std::vector<Val> &inputs,
+                                                  const std::vector<Attr> &attrs, int num_outputs);
   std::optional<std::vector<Val>> adapt_form_below_13(const std::string &op,
                                                       const std::vector<Val> &inputs,
                                                       const std::vector<Attr> &attrs,

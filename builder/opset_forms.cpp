@@ -15,6 +15,10 @@
 //   opset 18+    Reduce* other than ReduceSum: `axes` attribute -> constant axes input
 //                Split without sizes: `num_outputs` attribute
 //   opset 20+    GridSample: mode bilinear/bicubic -> linear/cubic
+// and, at every opset, ops on bool tensors in forms every runtime runs (ONNX Runtime's CPU
+// provider has no bool Where, Max, Min, ArgMax/ArgMin, nor ReduceMax/ReduceMin below opset 20):
+//                Where of bools -> Or(And(c, x), And(Not(c), y)); Max/Min -> Or/And;
+//                ReduceMax/ReduceMin below 20, ArgMax/ArgMin -> on a Cast to int32
 #include "builder/error.h"
 #include "builder/graph_builder.h"
 
@@ -55,6 +59,8 @@ std::optional<std::vector<Val>> GraphBuilder::adapt_form(const std::string &op,
                                                          int num_outputs, std::string_view domain) {
   if (!domain.empty() && domain != "ai.onnx")
     return std::nullopt;
+  if (auto adapted = adapt_bool_form(op, inputs, attrs, num_outputs))
+    return adapted;
   if (opset_ < 13)
     return adapt_form_below_13(op, inputs, attrs, num_outputs);
   if (opset_ >= 18 && is_reduce_with_axes_attribute(op)) {
@@ -80,6 +86,40 @@ std::optional<std::vector<Val>> GraphBuilder::adapt_form(const std::string &op,
     std::vector<Attr> a = without(attrs, "mode");
     a.emplace_back("mode", m == "bilinear" ? "linear" : "cubic");
     return op_impl(op, inputs, a, num_outputs);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<Val>> GraphBuilder::adapt_bool_form(const std::string &op,
+                                                              const std::vector<Val> &inputs,
+                                                              const std::vector<Attr> &attrs,
+                                                              int num_outputs) {
+  auto is_bool = [&](size_t i) {
+    return i < inputs.size() && inputs[i].valid() && has_info(inputs[i]) &&
+           info(inputs[i]).dtype == DType::Bool;
+  };
+  if (op == "Where" && is_bool(1) && is_bool(2)) { // (c and x) or (not c and y)
+    Val then_part = op1("And", {inputs[0], inputs[1]});
+    Val else_part = op1("And", {op1("Not", {inputs[0]}), inputs[2]});
+    return std::vector<Val>{op1("Or", {then_part, else_part})};
+  }
+  if ((op == "Max" || op == "Min") && !inputs.empty() && num_outputs == 1) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (!is_bool(i))
+        return std::nullopt;
+    Val out = inputs[0];
+    for (size_t i = 1; i < inputs.size(); ++i)
+      out = op1(op == "Max" ? "Or" : "And", {out, inputs[i]});
+    return std::vector<Val>{out};
+  }
+  bool reduce = (op == "ReduceMax" || op == "ReduceMin") && opset_ < 20;
+  if ((reduce || op == "ArgMax" || op == "ArgMin") && is_bool(0)) {
+    std::vector<Val> ins = inputs;
+    ins[0] = op1("Cast", {inputs[0]}, {{"to", int64_t{onnx::TensorProto::INT32}}});
+    std::vector<Val> outs = this->op(op, ins, attrs, num_outputs);
+    if (reduce)
+      outs[0] = op1("Cast", {outs[0]}, {{"to", int64_t{onnx::TensorProto::BOOL}}});
+    return outs;
   }
   return std::nullopt;
 }

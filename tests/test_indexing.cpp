@@ -339,6 +339,17 @@ TEST_CASE("aten::select_scatter", "[indexing]") {
       {randn({3, 4, 2}), randn({3, 2}, 2)});
 }
 
+TEST_CASE("writes into one index of a bool tensor", "[indexing]") {
+  // Top-p sampling's `remove[..., 0] = False` and `m[:, 2] = m[:, 3]`: select_scatter of bools was
+  // a bool Where, which ONNX Runtime cannot run; And/Or/Not then.
+  const std::string g =
+      ir("%x : Tensor, %s : Tensor", "  %y : Tensor = aten::select_scatter(%x, %s, %m1, %0)");
+  for (int opset : {11, 17})
+    check_ir(g, {randn({3, 5}, 1) > 0, at::zeros({3}, at::kBool)}, opset);
+  check_ir(ir("%x : Tensor, %s : Tensor", "  %y : Tensor = aten::select_scatter(%x, %s, %1, %2)"),
+           {randn({3, 5}, 2) > 0, randn({3}, 3) > 0});
+}
+
 TEST_CASE("aten::slice_scatter", "[indexing]") {
   check_ir_opsets(ir("%x : Tensor, %s : Tensor",
                      "  %y : Tensor = aten::slice_scatter(%x, %s, %1, %1, %none, %2)"),

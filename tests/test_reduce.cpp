@@ -264,6 +264,22 @@ TEST_CASE("aten::amax, max and maximum of 8-bit integers at opset 11", "[reduce]
   }
 }
 
+TEST_CASE("max and min of bool tensors and their reductions", "[reduce]") {
+  // (x > 0.5).max(-1), torch.maximum of masks: ONNX's Max/Min take no bools, ReduceMax/Min only
+  // from opset 20 and ONNX Runtime has no bool ArgMax: Or/And, or a Cast to int32 and back.
+  const std::string g = ir("%x : Tensor, %w : Tensor", R"IR(
+  %a : Tensor = aten::amax(%x, %d1, %false)
+  %m : Tensor, %i : Tensor = aten::max(%x, %1, %true)
+  %n : Tensor, %j : Tensor = aten::min(%x, %m1, %false)
+  %all : Tensor = aten::min(%x)
+  %e : Tensor = aten::maximum(%x, %w)
+  %f : Tensor = aten::minimum(%x, %w))IR",
+                           "%a, %m, %i, %n, %j, %all, %e, %f");
+  auto x = randn({2, 3, 4}, 1) > 0.3;
+  for (int opset : {11, 13, 17, 20})
+    check_ir(g, {x, randn({2, 3, 4}, 2) > 0}, opset);
+}
+
 TEST_CASE("aten::mean over a dim that may be empty is NaN, as in LibTorch", "[reduce]") {
   // scores[scores > t].mean() with nothing above t (a data-dependent count) and a mean over a
   // dim of 0: ONNX Runtime's ReduceMean of nothing is 0, LibTorch's NaN; sum / count there.
