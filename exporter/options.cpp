@@ -393,7 +393,9 @@ std::vector<std::pair<std::string, int64_t>> parse_dim_sizes(const std::string &
     if (eq == std::string::npos || !is_identifier(trim(item.substr(0, eq))))
       throw Error(fmt::format("--verify-dims '{}': '{}' is not name=size", text, item),
                   "e.g. --verify-dims batch=3,seq=77");
-    out.emplace_back(trim(item.substr(0, eq)), parse_size(trim(item.substr(eq + 1)), text));
+    std::string size = trim(item.substr(eq + 1));
+    // 0 is a size to check too (an empty KV cache: the first decoding step).
+    out.emplace_back(trim(item.substr(0, eq)), size == "0" ? 0 : parse_size(size, text));
     if (comma == std::string::npos)
       break;
     pos = comma + 1;

@@ -265,9 +265,9 @@ void Settings::validate() const {
     if (!dims.insert(name).second)
       throw UsageError(fmt::format("--verify-dims gives '{}' twice", name),
                        "give each symbolic dim one size, e.g. --verify-dims batch=3,seq=77");
-    if (size < 1)
-      throw UsageError(fmt::format("--verify-dims {}={}: a size must be at least 1", name, size),
-                       "e.g. --verify-dims batch=3");
+    if (size < 0)
+      throw UsageError(fmt::format("--verify-dims {}={}: a size must be 0 or more", name, size),
+                       "e.g. --verify-dims batch=3, or past=0 for an empty cache");
   }
   for (const auto *paths : {&libraries, &converters})
     for (const auto &p : *paths)

@@ -347,6 +347,19 @@ TEST_CASE("cli: the test-data message counts the sets written", "[cli]") {
   CHECK(contains(one.out, "test data in " + dir + "/s/test_data_set_0\n"));
 }
 
+TEST_CASE("cli: --verify-dims checks a size of 0 (an empty batch or cache)", "[cli]") {
+  // The first decoding step has an empty KV cache: past=0 is a size users verify at.
+  std::string dir = fresh_dir("verify_zero");
+  auto r = run_cli({test_model("tiny_cnn"), "-o", dir + "/m.onnx", "--input",
+                    "x:f32[batch=1,3,16,16]", "--verify", "--verify-dims", "batch=0"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.out, "[batch=0]"));
+  auto bad = run_cli({test_model("tiny_cnn"), "-o", dir + "/n.onnx", "--input",
+                      "x:f32[batch=1,3,16,16]", "--verify", "--verify-dims", "batch=-1"});
+  CHECK(bad.exit_code == 2);
+}
+
 namespace {
 nlohmann::json read_json(const std::string &path) {
   std::ifstream f(path);
