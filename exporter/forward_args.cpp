@@ -388,9 +388,16 @@ std::vector<int64_t> far_steps(const std::vector<SymbolSizes> &symbols, bool swa
       return symbols[a].example > symbols[b].example;
     return swapped && a > b;
   });
+  // The step grows with the largest such dim, an eighth of it from 1024 up (in multiples of 128,
+  // so sizes that must divide evenly still do): a floor division by any stride up to the step
+  // changes, an audio frame count (1 + t // 160 at t = 16000) as well as a stride-128 map.
+  int64_t largest = 0;
+  for (size_t i : order)
+    largest = std::max(largest, symbols[i].example);
+  int64_t step = kFarSizeStep * std::max<int64_t>(1, (largest + 1023) / 1024);
   std::vector<int64_t> steps(symbols.size(), 0);
   for (size_t k = 0; k < order.size(); ++k)
-    steps[order[k]] = kFarSizeStep * static_cast<int64_t>(k + 1);
+    steps[order[k]] = step * static_cast<int64_t>(k + 1);
   return steps;
 }
 

@@ -110,6 +110,31 @@ class CoarseLevels(nn.Module):
         return x.sum((2, 3)) / n, x.view(x.size(0), x.size(1), -1)
 
 
+class LogMelFrontend(nn.Module):
+    """A Whisper-style audio frontend written by hand: a log-mel spectrogram from torch.stft
+    (n_fft 400, hop 160 at 16 kHz), a stride-2 conv, a positional embedding sliced to the number
+    of frames, and an energy envelope pooled over 160 samples and reshaped by its frame count.
+    The frame counts (1 + t // 160, t // 160) are the same at t = 16000, 16032 and 16128, so only
+    a third recording that grows t by more than the hop tells that they follow t."""
+
+    def __init__(self, n_mels=16, width=24):
+        super().__init__()
+        self.register_buffer("window", torch.hann_window(400))
+        self.register_buffer("mel", torch.rand(n_mels, 201) / 20)
+        self.conv = nn.Conv1d(n_mels, width, 3, stride=2, padding=1)
+        self.pos = nn.Parameter(torch.randn(400, width) * 0.1)
+
+    def forward(self, wav):
+        spec = torch.stft(wav, 400, 160, window=self.window, return_complex=True)
+        power = spec.abs() ** 2
+        mel = torch.log10(torch.clamp(self.mel @ power, min=1e-10))
+        x = F.gelu(self.conv(mel)).permute(0, 2, 1)
+        x = x + self.pos[: x.shape[1]]
+        energy = F.avg_pool1d(wav.unsqueeze(1) ** 2, 160)
+        energy = energy.reshape(energy.shape[0], energy.shape[2])
+        return x, energy
+
+
 def models():
     torch.manual_seed(0)
     ids = torch.randint(0, 10, (2, 16))
@@ -118,6 +143,8 @@ def models():
         "bert_like": (BertLike(), (ids, mask),
                       ["ids:i64[batch=2,seq=16]", "mask:i64[batch=2,seq=16]"], "batch=3,seq=7"),
         "gpt_like": (GptLike(), (ids,), ["ids:i64[batch=2,seq=16]"], "batch=1,seq=33"),
+        "log_mel_frontend": (LogMelFrontend(), (torch.randn(2, 16000),),
+                             ["wav:f32[batch=2,t=16000]"], "batch=1,t=12345"),
         "coarse_levels": (CoarseLevels(), (torch.randn(1, 3, 320, 320),),
                           ["x:f32[1,3,h=320,w=320]"], "h=640,w=448"),
     }
