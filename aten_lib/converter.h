@@ -388,6 +388,7 @@ void register_scalar_ops(Registry &r);
 void register_indexing_ops(Registry &r);
 void register_creation_ops(Registry &r);
 void register_image_ops(Registry &r);
+void register_antialias_ops(Registry &r);           // _upsample_{bilinear,bicubic}2d_aa
 void register_grid_sampler_decomposed(Registry &r); // image's, below opset 16
 void register_math_ops(Registry &r);
 void register_loss_ops(Registry &r);

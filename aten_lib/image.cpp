@@ -1,5 +1,4 @@
 // Image ops: aten::upsample_{nearest,linear,bilinear,trilinear,bicubic}*, __interpolate,
-// the anti-aliased _upsample_{bilinear,bicubic}2d_aa,
 // grid_sampler, pixel_(un)shuffle, channel_shuffle, im2col, col2im.
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
@@ -208,117 +207,7 @@ void emit_upsample(ConvertCtx &c, int64_t nd, const std::string &mode) {
                       mode_attrs(mode, align)));
 }
 
-// ---- anti-aliased resampling (F.interpolate(antialias=True)) -------------------------------
-// PyTorch resamples each spatial axis separately: output o gathers the inputs within `support`
-// of its centre scale * (o + 0.5), weighted by the filter (triangle for bilinear, Keys cubic
-// with a = -0.5 for bicubic) stretched by the scale when downsampling, weights normalized to sum
-// to 1. For static sizes that is a fixed [out, in] matrix per axis, applied by MatMul.
-
-double aa_filter(double x, bool cubic) {
-  x = std::abs(x);
-  if (!cubic)
-    return std::max(0.0, 1.0 - x);
-  constexpr double a = -0.5;
-  if (x < 1.0)
-    return ((a + 2) * x - (a + 3)) * x * x + 1;
-  if (x < 2.0)
-    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
-  return 0.0;
-}
-
-// The [out, in] interpolation matrix of one axis. `scale` is the user's scale factor when given
-// (the mapping then uses 1 / scale rather than in / out), else 0.
-std::vector<double> aa_matrix(int64_t in, int64_t out, bool align_corners, double scale_factor,
-                              bool cubic) {
-  double scale = align_corners      ? (out > 1 ? static_cast<double>(in - 1) / (out - 1) : 0.0)
-                 : scale_factor > 0 ? 1.0 / scale_factor
-                                    : static_cast<double>(in) / out;
-  double half = cubic ? 2.0 : 1.0; // half the filter's width at scale 1
-  double support = scale >= 1.0 ? half * scale : half;
-  double inv = scale >= 1.0 ? 1.0 / scale : 1.0;
-  std::vector<double> m(static_cast<size_t>(out * in), 0.0);
-  for (int64_t o = 0; o < out; ++o) {
-    double center = scale * (o + 0.5);
-    // Truncation toward zero, then clamping, as PyTorch's index range.
-    int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
-    int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
-    double total = 0;
-    for (int64_t j = lo; j < hi; ++j)
-      total += m[o * in + j] = aa_filter((j - center + 0.5) * inv, cubic);
-    if (total != 0)
-      for (int64_t j = lo; j < hi; ++j)
-        m[o * in + j] /= total;
-  }
-  return m;
-}
-
-Val aa_constant(GraphBuilder &b, std::vector<double> m, std::vector<int64_t> dims, DType t) {
-  if (t == DType::Double)
-    return b.constant(TensorData::f64(std::move(m), std::move(dims)), "aa_weights");
-  Val f = b.constant(TensorData::f32(std::vector<float>(m.begin(), m.end()), std::move(dims)),
-                     "aa_weights");
-  return cast_to(b, f, t);
-}
-
-// x [N, C, H, W] resampled to out_hw; scale factors (0 = none) as the user gave them.
-Val aa_resample(ConvertCtx &c, const Val &x, const std::vector<int64_t> &out_hw,
-                const std::vector<double> &factors, bool align_corners, bool cubic) {
-  const TensorInfo &info = c.b.info(x);
-  T2O_CHECK(info.rank() == 4, "{}: expected a 4-D input, got {}", c.op(), info.str());
-  int64_t h = static_size(info, 2, c.op()), w = static_size(info, 3, c.op());
-  DType t = c.b.dtype(x);
-  T2O_CHECK(is_floating(t), "{}: expected a floating-point input, got {}", c.op(), info.str());
-  std::vector<double> mw = aa_matrix(w, out_hw[1], align_corners, factors[1], cubic);
-  std::vector<double> wt(mw.size()); // transposed: [W, out_w]
-  for (int64_t o = 0; o < out_hw[1]; ++o)
-    for (int64_t j = 0; j < w; ++j)
-      wt[j * out_hw[1] + o] = mw[o * w + j];
-  Val y = c.b.op1("MatMul", {x, aa_constant(c.b, std::move(wt), {w, out_hw[1]}, t)});
-  Val mh = aa_constant(c.b, aa_matrix(h, out_hw[0], align_corners, factors[0], cubic),
-                       {out_hw[0], h}, t);
-  return c.b.op1("MatMul", {mh, y});
-}
-
-// The output sizes of the 2-D upsample schemas for input x: explicit sizes, or
-// floor(in * factor).
-std::vector<int64_t> aa_out_size(ConvertCtx &c, const Val &x, const Arg &sizes,
-                                 const std::vector<double> &factors) {
-  if (!sizes.is_none())
-    return sizes.to_ints();
-  T2O_CHECK(factors[0] > 0 && factors[1] > 0, "{}: needs output_size or scale factors", c.op());
-  const TensorInfo &info = c.b.info(x);
-  return {static_cast<int64_t>(static_size(info, 2, c.op()) * factors[0]),
-          static_cast<int64_t>(static_size(info, 3, c.op()) * factors[1])};
-}
-
-// _upsample_{bilinear,bicubic}2d_aa(Tensor self, SymInt[2] output_size, bool align_corners,
-//                                   float? scales_h=None, float? scales_w=None)
-// and the .vec overload (Tensor input, SymInt[]? output_size, bool align_corners,
-//                        float[]? scale_factors).
-void emit_upsample_aa(ConvertCtx &c, bool cubic) {
-  std::vector<double> factors = {0, 0};
-  if (c.overload() == "vec") {
-    if (c.has("scale_factors")) {
-      factors = c.arg<std::vector<double>>("scale_factors");
-      if (factors.size() == 1)
-        factors.push_back(factors[0]);
-    }
-  } else {
-    factors = {c.arg<double>("scales_h", 0), c.arg<double>("scales_w", 0)};
-  }
-  const Val &x = c.tensor(upsample_input(c));
-  std::vector<int64_t> out = aa_out_size(c, x, c.arg("output_size"), factors);
-  c.set_out(0, aa_resample(c, x, out, factors, c.arg<bool>("align_corners"), cubic));
-}
-
 } // namespace
-
-void aten__upsample_bilinear2d_aa(ConvertCtx &c) {
-  emit_upsample_aa(c, false);
-}
-void aten__upsample_bicubic2d_aa(ConvertCtx &c) {
-  emit_upsample_aa(c, true);
-}
 
 void aten_upsample_nearest1d(ConvertCtx &c) {
   emit_upsample(c, 1, "nearest");
@@ -759,8 +648,6 @@ void register_image_ops(Registry &r) {
   r.add("aten::upsample_trilinear3d", 11, aten_upsample_trilinear3d, resize_ops);
   r.add("aten::upsample_bicubic2d", 11, aten_upsample_bicubic2d, resize_ops);
   r.add("aten::__interpolate", 11, aten___interpolate, nearest_ops);
-  r.add("aten::_upsample_bilinear2d_aa", 11, aten__upsample_bilinear2d_aa, {"MatMul"});
-  r.add("aten::_upsample_bicubic2d_aa", 11, aten__upsample_bicubic2d_aa, {"MatMul"});
   register_grid_sampler_decomposed(r); // below opset 16 (grid_sample_decomposed.cpp)
   r.add("aten::grid_sampler", 16, aten_grid_sampler, {"GridSample"});
   r.add("aten::grid_sampler_2d", 16, aten_grid_sampler, {"GridSample"});

@@ -305,6 +305,7 @@ const Registry &Registry::global() {
         {"indexing", register_indexing_ops},
         {"creation", register_creation_ops},
         {"image", register_image_ops},
+        {"antialias", register_antialias_ops},
         {"math", register_math_ops},
         {"loss", register_loss_ops},
         {"loss_more", register_loss_more_ops},

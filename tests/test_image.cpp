@@ -316,6 +316,46 @@ TEST_CASE("aten::_upsample_bicubic2d_aa", "[image]") {
   check_aa("bicubic");
 }
 
+// timm's resample_abs_pos_embed at a dynamic image size: a static position grid resized, with
+// antialiasing, to the image's patch grid (known at run time), down at the example and up at the
+// alternate; and a dynamic image scaled by factors. The weights are computed in the graph.
+TEST_CASE("anti-aliased resampling to sizes known only at run time", "[image]") {
+  for (std::string kind : {"bilinear", "bicubic"})
+    for (const char *align : {"%false", "%true"}) {
+      INFO(kind << " align " << align);
+      std::string grid = R"IR(
+graph(%x : Tensor, %p : Tensor):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %true : bool = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %three : int = prim::Constant[value=3]()
+  %eight : int = prim::Constant[value=8]()
+  %h : int = aten::size(%x, %two)
+  %w : int = aten::size(%x, %three)
+  %gh : int = aten::floordiv(%h, %eight)
+  %gw : int = aten::floordiv(%w, %eight)
+  %o : int[] = prim::ListConstruct(%gh, %gw)
+  %y : Tensor = aten::_upsample_)IR" +
+                         kind + "2d_aa(%p, %o, " + align + ", %none, %none)\n  return (%y)";
+      auto p = randn({1, 4, 7, 7}, 3);
+      for (int opset : {11, 17})
+        check_ir_dynamic(grid, {randn({1, 3, 40, 24}, 1), p}, {randn({1, 3, 96, 64}, 2), p}, opset);
+    }
+  for (std::string kind : {"bilinear", "bicubic"}) {
+    std::string scaled = R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %f : float = prim::Constant[value=0.37]()
+  %g : float = prim::Constant[value=1.5]()
+  %fs : float[] = prim::ListConstruct(%f, %g)
+  %y : Tensor = aten::_upsample_)IR" +
+                         kind + "2d_aa(%x, %none, %false, %fs)\n  return (%y)";
+    check_ir_dynamic(scaled, {randn({2, 3, 11, 13}, 4)}, {randn({2, 3, 19, 8}, 5)});
+  }
+}
+
 // Volumetric grid sampling: GridSample-20 on 5-D inputs; below opset 20 the GatherElements
 // decomposition (trilinear / nearest, zeros / border padding).
 TEST_CASE("aten::grid_sampler_3d", "[image]") {
