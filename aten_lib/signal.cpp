@@ -376,7 +376,6 @@ void aten_fft_rfft(ConvertCtx &c) {
 
 // fft_irfft(self, n, dim, norm): n real samples (default 2 * (bins - 1)) from Hermitian bins.
 void aten_fft_irfft(ConvertCtx &c) {
-  T2O_CHECK(is_complex(c, "self"), "{} needs a complex input", c.op());
   int64_t rank = logical_rank(c);
   int64_t d = norm_axis(c.arg<int64_t>("dim", -1), rank);
   DftSpec s;
@@ -386,7 +385,12 @@ void aten_fft_irfft(ConvertCtx &c) {
   T2O_CHECK(s.n > 0, "{}: invalid output length {}", c.op(), s.n);
   s.inverse = true;
   s.scale = norm_scale(norm_mode(c, true), s.n);
-  set_result(c, dft_along(c.b, dft_dtype(c), c.tensor("self"), rank, d, s));
+  // A real input is the complex one with no imaginary part, as torch takes it (irfft(|X|^2): an
+  // autocorrelation).
+  DType k = dft_dtype(c);
+  Val z = is_complex(c, "self") ? c.tensor("self")
+                                : lift_to_complex(c.b, k, cast_to(c.b, c.tensor("self"), k), rank);
+  set_result(c, dft_along(c.b, k, z, rank, d, s));
 }
 
 // Arguments of the n-dimensional FFTs fft_fft2 / fft_fftn / ... (self, s, dim, norm).
@@ -685,7 +689,8 @@ void register_signal_ops(Registry &r) {
   r.add_complex("aten::fft_fft", 11, aten_fft_fft, {"MatMul", "Cast", "Reshape", "Transpose"});
   r.add_complex("aten::fft_ifft", 11, aten_fft_ifft, {"MatMul", "Cast", "Reshape", "Transpose"});
   r.add_complex("aten::fft_rfft", 11, aten_fft_rfft, {"MatMul", "Cast", "Reshape", "Transpose"});
-  r.add_complex("aten::fft_irfft", 11, aten_fft_irfft, {"MatMul", "Cast", "Reshape", "Transpose"});
+  r.add_complex("aten::fft_irfft", 11, aten_fft_irfft,
+                {"MatMul", "Cast", "Reshape", "Transpose", "Pad", "Unsqueeze"});
   for (const char *op : {"aten::fft_fft2", "aten::fft_fftn"})
     r.add_complex(op, 11, aten_fft_fftn, {"MatMul", "Cast", "Reshape", "Transpose"});
   for (const char *op : {"aten::fft_ifft2", "aten::fft_ifftn"})

@@ -387,6 +387,16 @@ TEST_CASE("aten::fft_rfft and aten::fft_irfft", "[complex]") {
                                "  %y : Tensor = aten::fft_irfft(%a, %none, %0, %o)"),
              {randn({6, 3, 2}, 4)});
   }
+  SECTION("irfft of a real input (a power spectrum: autocorrelation)") {
+    check_ir_opsets(ir("%x : Tensor", "  %z : Tensor = aten::fft_rfft(%x, %none, %m1, %none)\n"
+                                      "  %a : Tensor = aten::abs(%z)\n"
+                                      "  %p : Tensor = aten::mul(%a, %a)\n"
+                                      "  %n : int = prim::Constant[value=10]()\n"
+                                      "  %y : Tensor = aten::fft_irfft(%p, %n, %m1, %none)"),
+                    {randn({2, 10}, 5)});
+    check_ir(ir("%x : Tensor", "  %y : Tensor = aten::fft_irfft(%x, %none, %0, %none)"),
+             {randn({5, 3}, 6)});
+  }
 }
 
 TEST_CASE("aten::fft_fftn and the other n-dimensional FFTs", "[complex]") {
