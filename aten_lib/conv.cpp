@@ -2,6 +2,8 @@
 #include "aten_lib/converter.h"
 #include "aten_lib/helpers.h"
 
+#include <limits>
+
 namespace torch2onnx {
 
 // Every convolution schema starts (Tensor input, Tensor weight, Tensor? bias, int[] stride, ...).
@@ -14,7 +16,80 @@ struct ConvArgs {
   const Arg *output_padding = nullptr; // transposed only
   bool transposed = false;
   int64_t groups = 1;
+  Val runtime_groups; // groups known only at run time (valid: `groups` is unused)
 };
+
+// The `groups` argument: a constant, or a value known only at run time (torchaudio's
+// compute_deltas passes groups = specgram.shape[1], the batch times the channels).
+void read_groups(const ConvertCtx &c, ConvArgs &a, int64_t dflt) {
+  if (!c.has("groups")) {
+    a.groups = dflt;
+    return;
+  }
+  const Arg &g = c.arg("groups");
+  if (g.is_tensor())
+    a.runtime_groups = g.t();
+  else
+    a.groups = g.to_int();
+}
+
+// A convolution whose groups are known only at run time, each group one input channel (weight
+// [G * m, 1, k...]: depthwise, m outputs per channel): a sum over the kernel's taps of the padded
+// input's strided windows times that tap's weights, input channel o / m feeding output o.
+Val depthwise_runtime(ConvertCtx &c, Val x, const std::vector<int64_t> &stride,
+                      const std::vector<int64_t> &dilation, const std::vector<int64_t> &pads) {
+  GraphBuilder &b = c.b;
+  const TensorInfo &w = c.info("weight");
+  size_t n = stride.size();
+  T2O_CHECK(w.is_static() || ((*w.shape)[1].is_static() && (*w.shape)[1].value == 1),
+            "{}: groups known only at run time need one input channel per group (weight [C, 1, "
+            "k...]), got weight {}",
+            c.op(), w.str());
+  for (size_t i = 0; i < n; ++i)
+    T2O_CHECK((*w.shape)[i + 2].is_static(), "{}: needs a static kernel size, got weight {}",
+              c.op(), w.str());
+  Val weight = c.tensor("weight");
+  // m = out channels / in channels: repeat each input channel m times (m = 1: unchanged).
+  Val channels = dims_of(b, x, 1, 2), outs = dims_of(b, weight, 0, 1);
+  Val m = b.op1("Div", {outs, channels});
+  Val lead = dims_of(b, x, 0, 2), rest = dims_of(b, x, 2, 2 + static_cast<int64_t>(n));
+  Val grown = unsqueeze(b, x, {2});
+  grown = b.op1("Expand", {grown, concat0(b, {lead, m, rest})});
+  x = b.op1("Reshape", {grown, concat0(b, {dims_of(b, x, 0, 1), outs, rest})});
+  std::vector<int64_t> pad_all(2 * (n + 2), 0);
+  for (size_t i = 0; i < n; ++i) {
+    pad_all[i + 2] = pads[i];
+    pad_all[n + 2 + i + 2] = pads[n + i];
+  }
+  x = b.op1("Pad", {x, b.const_i64(pad_all)});
+  std::vector<int64_t> k(n);
+  int64_t taps = 1;
+  for (size_t i = 0; i < n; ++i)
+    taps *= k[i] = (*w.shape)[i + 2].value;
+  std::vector<int64_t> axes = int_range(2, 2 + static_cast<int64_t>(n));
+  std::vector<int64_t> wshape(n + 2, 1);
+  wshape[1] = -1;
+  Val y;
+  for (int64_t t = 0; t < taps; ++t) {
+    std::vector<int64_t> at(n), starts(n), ends(n), wend(n);
+    for (size_t i = n, rest_t = static_cast<size_t>(t); i-- > 0;) {
+      at[i] = static_cast<int64_t>(rest_t % static_cast<size_t>(k[i]));
+      rest_t /= static_cast<size_t>(k[i]);
+      starts[i] = at[i] * dilation[i];
+      int64_t back = dilation[i] * (k[i] - 1) - starts[i]; // elements left after the window
+      ends[i] = back == 0 ? std::numeric_limits<int64_t>::max() : -back;
+      wend[i] = at[i] + 1;
+    }
+    Val win = b.op1("Slice", {x, b.const_i64(starts), b.const_i64(ends), b.const_i64(axes),
+                              b.const_i64(stride)});
+    Val tap = b.op1("Slice", {weight, b.const_i64(at), b.const_i64(wend), b.const_i64(axes)});
+    Val term = b.op1("Mul", {win, reshape(b, tap, wshape)});
+    y = t == 0 ? term : b.op1("Add", {y, term});
+  }
+  if (c.has("bias"))
+    y = b.op1("Add", {y, reshape(b, c.tensor("bias"), wshape)});
+  return y;
+}
 
 // Torch 'same' puts the odd extra pad at the end, like ONNX SAME_UPPER; explicit pads avoid
 // auto_pad's stride-dependent rule and work for every opset.
@@ -67,6 +142,12 @@ void emit_conv(ConvertCtx &c, const ConvArgs &a) {
   if (unbatched)
     x = unsqueeze(c.b, x, {0});
 
+  if (a.runtime_groups.valid()) {
+    T2O_CHECK(!a.transposed, "{}: a transposed convolution needs constant groups", c.op());
+    Val y = depthwise_runtime(c, x, stride, dilation, pads);
+    c.set_out(0, unbatched ? squeeze(c.b, y, {0}) : y);
+    return;
+  }
   std::vector<Val> inputs{x, c.tensor("weight")};
   if (c.has("bias"))
     inputs.push_back(c.tensor("bias"));
@@ -104,7 +185,7 @@ void aten_convolution(ConvertCtx &c) {
   a.dilation = &c.arg("dilation");
   a.transposed = c.arg<bool>("transposed");
   a.output_padding = &c.arg("output_padding");
-  a.groups = c.arg<int64_t>("groups");
+  read_groups(c, a, 1);
   emit_conv(c, a);
 }
 
@@ -115,7 +196,7 @@ void aten_conv_nd(ConvertCtx &c) {
   a.stride = &c.arg("stride");
   a.padding = &c.arg("padding");
   a.dilation = &c.arg("dilation");
-  a.groups = c.arg<int64_t>("groups", 1);
+  read_groups(c, a, 1);
   emit_conv(c, a);
 }
 
@@ -148,11 +229,19 @@ void aten_conv_tbc(ConvertCtx &c) {
 }
 
 void register_conv_ops(Registry &r) {
-  r.add("aten::_convolution", 11, aten_convolution, {"Conv", "ConvTranspose"});
-  r.add("aten::convolution", 11, aten_convolution, {"Conv", "ConvTranspose"});
-  r.add("aten::conv1d", 11, aten_conv_nd, {"Conv"});
-  r.add("aten::conv2d", 11, aten_conv_nd, {"Conv", "Squeeze", "Unsqueeze"});
-  r.add("aten::conv3d", 11, aten_conv_nd, {"Conv"});
+  // Groups known only at run time (depthwise_runtime): Pad, Slice, Mul, Add, Div, Expand, Reshape,
+  // Shape, Concat, Unsqueeze.
+  const std::vector<std::string> dw = {"Pad",    "Slice",   "Mul",   "Add",    "Div",
+                                       "Expand", "Reshape", "Shape", "Concat", "Unsqueeze"};
+  auto with_dw = [&](std::vector<std::string> ops) {
+    ops.insert(ops.end(), dw.begin(), dw.end());
+    return ops;
+  };
+  r.add("aten::_convolution", 11, aten_convolution, with_dw({"Conv", "ConvTranspose"}));
+  r.add("aten::convolution", 11, aten_convolution, with_dw({"Conv", "ConvTranspose"}));
+  r.add("aten::conv1d", 11, aten_conv_nd, with_dw({"Conv"}));
+  r.add("aten::conv2d", 11, aten_conv_nd, with_dw({"Conv", "Squeeze"}));
+  r.add("aten::conv3d", 11, aten_conv_nd, with_dw({"Conv"}));
   r.add("aten::conv_tbc", 11, aten_conv_tbc, {"Transpose", "Conv"});
   r.add("aten::conv_transpose1d", 11, aten_conv_transpose_nd, {"ConvTranspose"});
   r.add("aten::conv_transpose2d", 11, aten_conv_transpose_nd, {"ConvTranspose"});

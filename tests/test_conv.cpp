@@ -185,3 +185,35 @@ TEST_CASE("aten::conv_tbc", "[conv]") {
     CHECK(r.count("Conv") == 1);
   }
 }
+
+// torchaudio's compute_deltas: conv1d(x, kernel.repeat(C, 1, 1), groups=x.shape[1]) over
+// x [1, B * C, T]: the groups are known only at run time. Depthwise with m = 1 and m = 2 outputs
+// per channel, padding, stride and dilation; and a 2-D one with a bias.
+TEST_CASE("convolution with groups known only at run time", "[conv]") {
+  const std::string g1 = R"IR(
+graph(%x : Tensor, %w : Tensor, %b : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %g : int = aten::size(%x, %one)
+  %s : int[] = prim::Constant[value=[2]]()
+  %p : int[] = prim::Constant[value=[3]]()
+  %d : int[] = prim::Constant[value=[2]]()
+  %y : Tensor = aten::conv1d(%x, %w, %b, %s, %p, %d, %g)
+  return (%y))IR";
+  for (int opset : {11, 17}) {
+    check_ir_dynamic(g1, {randn({2, 3, 17}, 1), randn({3, 1, 4}, 2), randn({3}, 3)},
+                     {randn({2, 5, 12}, 4), randn({5, 1, 4}, 5), randn({5}, 6)}, opset);
+    check_ir_dynamic(g1, {randn({1, 3, 17}, 1), randn({6, 1, 4}, 2), randn({6}, 3)},
+                     {randn({1, 4, 9}, 4), randn({8, 1, 4}, 5), randn({8}, 6)}, opset);
+  }
+  const std::string g2 = R"IR(
+graph(%x : Tensor, %w : Tensor, %b : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %g : int = aten::size(%x, %one)
+  %s : int[] = prim::Constant[value=[1, 2]]()
+  %p : int[] = prim::Constant[value=[1, 0]]()
+  %d : int[] = prim::Constant[value=[1, 1]]()
+  %y : Tensor = aten::conv2d(%x, %w, %b, %s, %p, %d, %g)
+  return (%y))IR";
+  check_ir_dynamic(g2, {randn({2, 3, 6, 7}, 1), randn({3, 1, 3, 2}, 2), randn({3}, 3)},
+                   {randn({2, 4, 5, 9}, 4), randn({4, 1, 3, 2}, 5), randn({4}, 6)});
+}
