@@ -19,6 +19,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <mutex>
 #include <set>
 #include <system_error>
 #include <torch/csrc/jit/ir/constants.h>
@@ -601,6 +602,12 @@ LoadedModel prepare_module(torch::jit::Module module, const std::string &path) {
   auto t1 = std::chrono::steady_clock::now();
   torch::jit::Module frozen;
   try {
+    // Freezing clones the module's class types into its compilation unit under fresh mangled
+    // names; LibTorch does not make that safe for two threads at once (two in-memory modules of
+    // Python's one compilation unit exported together: "method ... already defined"). One at a
+    // time.
+    static std::mutex freeze_mutex;
+    std::lock_guard<std::mutex> lock(freeze_mutex);
     frozen = torch::jit::freeze_module(m.module);
   } catch (const std::exception &e) {
     throw Error(
