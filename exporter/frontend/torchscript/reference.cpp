@@ -10,10 +10,12 @@
 #include <csignal>
 #include <cstring>
 #include <dlfcn.h>
+#include <exception>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/csrc/jit/serialization/pickle.h>
@@ -353,6 +355,22 @@ int reference_run(int argc, char **argv) {
 
 } // namespace
 
+namespace {
+// Under a memory limit (ulimit -v) an allocation can fail inside LibTorch's writer, whose
+// destructor then throws again and ends the process through std::terminate: that is running out
+// of memory too, reported as such (exit 3) instead of as a crash.
+[[noreturn]] void terminate_under_limit() {
+  struct rlimit r {};
+  bool limited = ::getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY;
+  if (limited) {
+    static const char msg[] = "out of memory: LibTorch stopped under the memory limit\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+    ::_exit(3);
+  }
+  std::abort();
+}
+} // namespace
+
 int reference_main(int argc, char **argv) {
   if (argc < 4) {
     std::fprintf(stderr,
@@ -362,6 +380,7 @@ int reference_main(int argc, char **argv) {
     return 2;
   }
   install_signal_cleanup();
+  std::set_terminate(terminate_under_limit);
   set_phase("running the model in LibTorch (the --verify reference)");
   int rc = 1;
   // LibTorch's interpreter recurses once per node: deep graphs need the export's large stack here
