@@ -212,6 +212,33 @@ void on_crash(int sig) {
   ::_exit(1);
 }
 
+// std::terminate under an address-space limit (ulimit -v): an allocation failed inside a LibTorch
+// object whose destructor then threw again (its zip writer does: 'unexpected pos ... vs 0'), which
+// ends the process through std::terminate. That is running out of memory, reported as such after
+// removing the temporary files. Without a limit the previous handler runs (and SIGABRT reports a
+// crash).
+std::terminate_handler g_previous_terminate = nullptr;
+
+[[noreturn]] void on_terminate() {
+  struct rlimit rl {};
+  const bool limited = ::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+  if (!limited || g_handling.exchange(1) != 0) {
+    if (g_previous_terminate)
+      g_previous_terminate();
+    std::abort();
+  }
+  undo_all();
+  write_err("torch2onnx: error: out of memory");
+  if (const char *phase = g_phase.load()) {
+    write_err(" while ");
+    write_err(phase);
+  }
+  write_err(" (LibTorch stopped the process under the memory limit, ulimit -v)\n  hint: raise the "
+            "limit (ulimit -v); an export needs LibTorch (about 1 GB of address space) plus about "
+            "twice the model's weights. No output file was written or changed\n");
+  ::_exit(1);
+}
+
 } // namespace
 
 void ensure_alt_signal_stack() {
@@ -250,6 +277,7 @@ void install_signal_cleanup() {
   crash.sa_flags = SA_ONSTACK | SA_RESETHAND;
   for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
     ::sigaction(sig, &crash, nullptr);
+  g_previous_terminate = std::set_terminate(on_terminate);
 }
 
 void set_phase(const char *phase) {
