@@ -26,37 +26,56 @@ ExportOptions options_of(const ExportSettings &s, const std::string &output_path
   return o;
 }
 
-// One --input spec per example tensor: the name (input_names), the dtype and sizes, and the
-// symbolic dims of dynamic_dims. The tensors themselves are the example values.
-std::vector<InputSpec> specs_of(const std::vector<at::Tensor> &args, const ExportSettings &s,
+// The --input spec of one example value: a tensor's dtype and sizes with the symbolic dims
+// dynamic_dims gives under `key`, or a list / tuple of such (nested for a KV cache's tuple of
+// (key, value) pairs), whose tensors are keyed `key`_j, `key`_j_k.
+InputSpec spec_of(const c10::IValue &v, const std::string &key, const ExportSettings &s,
+                  std::set<std::string> &used) {
+  InputSpec spec;
+  if (v.isTuple() || v.isList()) {
+    spec.kind = InputSpec::Kind::Sequence;
+    auto elems = v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();
+    for (size_t j = 0; j < elems.size(); ++j)
+      spec.elements.push_back(spec_of(elems[j], fmt::format("{}_{}", key, j), s, used));
+    return spec;
+  }
+  T2O_CHECK(v.isTensor(), "example argument '{}' is a {}, not a tensor or a tuple or list of them",
+            key, v.tagKind());
+  const at::Tensor &t = v.toTensor();
+  T2O_CHECK(t.defined(), "example argument '{}' is an undefined tensor", key);
+  spec.dtype = example_dtype(t);
+  for (int64_t d : t.sizes())
+    spec.dims.push_back(Dim{d, ""});
+  auto it = s.dynamic_dims.find(key);
+  if (it == s.dynamic_dims.end())
+    return spec;
+  used.insert(key);
+  for (const auto &[axis, symbol] : it->second) {
+    int64_t rank = static_cast<int64_t>(spec.dims.size());
+    int64_t a = axis < 0 ? axis + rank : axis;
+    T2O_CHECK(a >= 0 && a < rank, "dynamic_dims: input '{}' has {} dims, no dim {}", key, rank,
+              axis);
+    T2O_CHECK(!symbol.empty(), "dynamic_dims: dim {} of input '{}' has an empty name", axis, key);
+    spec.dims[a].symbol = symbol;
+  }
+  return spec;
+}
+
+// One --input spec per example argument: the name (input_names), the dtype and sizes, and the
+// symbolic dims of dynamic_dims. The values themselves are the example.
+std::vector<InputSpec> specs_of(const std::vector<c10::IValue> &args, const ExportSettings &s,
                                 const std::vector<std::string> &arg_names) {
   T2O_CHECK(s.input_names.empty() || s.input_names.size() == args.size(),
             "{} input names for {} example arguments", s.input_names.size(), args.size());
   std::set<std::string> used;
   std::vector<InputSpec> specs;
   for (size_t i = 0; i < args.size(); ++i) {
-    InputSpec spec;
-    T2O_CHECK(args[i].defined(), "example argument {} is an undefined tensor", i);
-    spec.name = s.input_names.empty() ? "" : s.input_names[i];
-    spec.dtype = example_dtype(args[i]);
-    for (int64_t d : args[i].sizes())
-      spec.dims.push_back(Dim{d, ""});
-    const std::string &key = !spec.name.empty()     ? spec.name
-                             : i < arg_names.size() ? arg_names[i]
-                                                    : std::string();
-    auto it = s.dynamic_dims.find(key);
-    if (it != s.dynamic_dims.end()) {
-      used.insert(key);
-      for (const auto &[axis, symbol] : it->second) {
-        int64_t rank = static_cast<int64_t>(spec.dims.size());
-        int64_t a = axis < 0 ? axis + rank : axis;
-        T2O_CHECK(a >= 0 && a < rank, "dynamic_dims: input '{}' has {} dims, no dim {}", key, rank,
-                  axis);
-        T2O_CHECK(!symbol.empty(), "dynamic_dims: dim {} of input '{}' has an empty name", axis,
-                  key);
-        spec.dims[a].symbol = symbol;
-      }
-    }
+    const std::string name = s.input_names.empty() ? "" : s.input_names[i];
+    const std::string key = !name.empty()          ? name
+                            : i < arg_names.size() ? arg_names[i]
+                                                   : fmt::format("input_{}", i);
+    InputSpec spec = spec_of(args[i], key, s, used);
+    spec.name = name;
     specs.push_back(std::move(spec));
   }
   for (const auto &[name, dims] : s.dynamic_dims)
@@ -112,10 +131,16 @@ std::vector<std::string> forward_arg_names(const torch::jit::Module &module) {
 
 ExportResult export_module(const torch::jit::Module &module, const std::vector<at::Tensor> &args,
                            const std::string &output_path, const ExportSettings &settings) {
+  return export_module_values(module, std::vector<c10::IValue>(args.begin(), args.end()),
+                              output_path, settings);
+}
+
+ExportResult export_module_values(const torch::jit::Module &module,
+                                  const std::vector<c10::IValue> &args,
+                                  const std::string &output_path, const ExportSettings &settings) {
   ExportOptions o = options_of(settings, output_path);
   o.inputs = specs_of(args, settings, forward_arg_names(module));
-  std::vector<c10::IValue> values(args.begin(), args.end());
-  return result_of(torch2onnx::export_module(module, values, o, settings.log));
+  return result_of(torch2onnx::export_module(module, args, o, settings.log));
 }
 
 ExportResult export_file(const std::string &model_path, const std::string &output_path,

@@ -28,19 +28,35 @@ bool is_tensor_type(const c10::TypePtr &t) {
   return unwrap_optional(t)->kind() == c10::TypeKind::TensorType;
 }
 
-// The number of tensors a List[Tensor] / Tuple[Tensor, ...] argument takes (-1: any), or -2 when
-// the argument is not a sequence of tensors.
-int sequence_arity(const c10::TypePtr &type) {
+// Whether `type` is a list or tuple of tensors, or of lists and tuples of tensors (a KV cache's
+// Tuple[Tuple[Tensor, Tensor], ...]), at any depth.
+bool is_tensor_sequence(const c10::TypePtr &type) {
   c10::TypePtr t = unwrap_optional(type);
+  auto holds_tensors = [](const c10::TypePtr &e) {
+    return e->kind() == c10::TypeKind::TensorType || is_tensor_sequence(e);
+  };
   if (auto list = t->cast<c10::ListType>())
-    return list->getElementType()->kind() == c10::TypeKind::TensorType ? -1 : -2;
-  if (auto tuple = t->cast<c10::TupleType>()) {
-    for (const auto &e : tuple->elements())
-      if (e->kind() != c10::TypeKind::TensorType)
-        return -2;
-    return static_cast<int>(tuple->elements().size());
+    return holds_tensors(list->getElementType());
+  if (auto tuple = t->cast<c10::TupleType>())
+    return std::all_of(tuple->elements().begin(), tuple->elements().end(), holds_tensors);
+  return false;
+}
+
+// An --input spec for a tensor, list or tuple type, for hints: f32[2,3] per tensor, two elements
+// for a list ("[[f32[2,3],f32[2,3]],[f32[2,3],f32[2,3]]]" for Tuple[Tuple[Tensor, Tensor], ...]).
+std::string example_spec(const c10::TypePtr &type) {
+  c10::TypePtr t = unwrap_optional(type);
+  if (auto list = t->cast<c10::ListType>()) {
+    std::string e = example_spec(list->getElementType());
+    return "[" + e + "," + e + "]";
   }
-  return -2;
+  if (auto tuple = t->cast<c10::TupleType>()) {
+    std::vector<std::string> parts;
+    for (const auto &e : tuple->elements())
+      parts.push_back(example_spec(e));
+    return fmt::format("[{}]", fmt::join(parts, ","));
+  }
+  return "f32[2,3]";
 }
 
 std::string arg_text(const ForwardSignature &sig, size_t i) {
@@ -147,9 +163,9 @@ struct Binder {
       throw Error(
           fmt::format("{} is not a tensor, but {} gives one", arg_text(sig, i),
                       data ? "--input-data" : "--input " + spec->str()),
-          sequence_arity(sig.types[i]) != -2
-              ? fmt::format("give its tensors as a list: --input {}:[f32[2,3],f32[2,3]]",
-                            sig.names[i])
+          is_tensor_sequence(sig.types[i])
+              ? fmt::format("give its tensors as a list, nested as its type is: --input {}:{}",
+                            sig.names[i], example_spec(sig.types[i]))
               : fmt::format("give a number: --input {}:3 (or none for an Optional)", sig.names[i]));
     ArgBinding b;
     b.kind = ArgBinding::Kind::Tensor;
@@ -160,30 +176,65 @@ struct Binder {
       add_tensor(*spec, at::Tensor(), sig.names[i]);
   }
 
-  void bind_sequence(size_t i, const std::vector<const InputSpec *> &specs,
-                     const std::vector<at::Tensor> &data, const std::string &name) {
-    int arity = sequence_arity(sig.types[i]);
-    size_t n = std::max(specs.size(), data.size());
-    if (arity == -2)
+  // A list or tuple argument (`type`, nested lists and tuples included) from its spec and/or
+  // data: one ONNX input per tensor, depth first, named `name`_j (`name`_j_k when nested).
+  ArgBinding bind_tree(const c10::TypePtr &type, const InputSpec *spec, const c10::IValue *data,
+                       const std::string &name, const std::string &what) {
+    ArgBinding b;
+    const c10::TypePtr t = unwrap_optional(type);
+    if (t->kind() == c10::TypeKind::TensorType) {
+      if (data && !data->isTensor())
+        throw Error(fmt::format("{} is a tensor but the --input-data holds a {} for it", what,
+                                data->tagKind()));
+      if (!data && (!spec || !spec->is_tensor()))
+        throw Error(fmt::format("{} is a tensor but --input gives {} for it", what,
+                                spec ? spec->str() : "nothing"),
+                    "give a tensor spec there, e.g. f32[2,3]");
+      b.kind = ArgBinding::Kind::Tensor;
+      if (data)
+        add_tensor(spec_for_data(data->toTensor(), spec, what), data->toTensor(), name);
+      else
+        add_tensor(*spec, at::Tensor(), name);
+      call.flat_specs.back().name = name;
+      return b;
+    }
+    std::vector<c10::IValue> values;
+    if (data && (data->isList() || data->isTuple()))
+      values = data->isTuple() ? data->toTupleRef().elements().vec() : data->toListRef().vec();
+    else if (data)
+      throw Error(fmt::format("{} is a list or tuple but the --input-data holds a {} for it", what,
+                              data->tagKind()));
+    if (spec && spec->kind != Kind::Sequence)
+      throw Error(
+          fmt::format("{} is a list or tuple but --input gives {} for it", what, spec->str()),
+          fmt::format("give its tensors as a list, nested as its type is: {}", example_spec(t)));
+    const size_t n = data ? values.size() : spec->elements.size();
+    if (data && spec && spec->elements.size() != n)
+      throw Error(fmt::format("--input {} lists {} tensors but the --input-data for {} holds {}",
+                              spec->str(), spec->elements.size(), what, n));
+    auto tuple = t->cast<c10::TupleType>();
+    if (tuple && tuple->elements().size() != n)
+      throw Error(
+          fmt::format("{} holds {} values but {} are given", what, tuple->elements().size(), n));
+    b.kind = ArgBinding::Kind::Sequence;
+    b.type = t;
+    for (size_t j = 0; j < n; ++j) {
+      const c10::TypePtr et =
+          tuple ? tuple->elements()[j] : t->castRaw<c10::ListType>()->getElementType();
+      b.elements.push_back(bind_tree(et, spec ? &spec->elements[j] : nullptr,
+                                     data ? &values[j] : nullptr, fmt::format("{}_{}", name, j),
+                                     fmt::format("element {} of {}", j, what)));
+    }
+    return b;
+  }
+
+  void bind_sequence(size_t i, const InputSpec *spec, const c10::IValue *data) {
+    if (!is_tensor_sequence(sig.types[i]))
       throw Error(fmt::format("{} is not a list or tuple of tensors, but a list is given for it",
                               arg_text(sig, i)),
                   "give a tensor, a number or none, as its type says");
-    if (arity >= 0 && static_cast<size_t>(arity) != n)
-      throw Error(fmt::format("{} holds {} tensors but {} are given", arg_text(sig, i), arity, n));
-    ArgBinding b;
-    b.kind = ArgBinding::Kind::Sequence;
-    b.count = n;
-    call.bindings.push_back(b);
-    for (size_t j = 0; j < n; ++j) {
-      std::string elem = fmt::format("{}_{}", name, j);
-      if (j < data.size())
-        add_tensor(spec_for_data(data[j], j < specs.size() ? specs[j] : nullptr,
-                                 fmt::format("element {} of {}", j, arg_text(sig, i))),
-                   data[j], elem);
-      else
-        add_tensor(*specs[j], at::Tensor(), elem);
-      call.flat_specs.back().name = elem;
-    }
+    const std::string name = spec && !spec->name.empty() ? spec->name : sig.names[i];
+    call.bindings.push_back(bind_tree(sig.types[i], spec, data, name, arg_text(sig, i)));
   }
 
   void bind_constant(size_t i, const c10::IValue &v) {
@@ -219,25 +270,8 @@ struct Binder {
       bind_tensor(i, spec, &t);
       return;
     }
-    if (v.isList() || v.isTuple() || v.isTensorList()) {
-      auto elems = v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();
-      std::vector<at::Tensor> ts;
-      for (const auto &e : elems)
-        ts.push_back(e.toTensor());
-      std::vector<const InputSpec *> specs;
-      if (spec && spec->kind == Kind::Sequence)
-        for (const auto &e : spec->elements)
-          specs.push_back(&e);
-      else if (spec)
-        throw Error(fmt::format("--input {} disagrees with the --input-data for {}, a list of {} "
-                                "tensors",
-                                spec->str(), arg_text(sig, i), ts.size()));
-      if (!specs.empty() && specs.size() != ts.size())
-        throw Error(fmt::format("--input {} lists {} tensors but the --input-data for {} holds {}",
-                                spec->str(), specs.size(), arg_text(sig, i), ts.size()));
-      bind_sequence(i, specs, ts, spec && !spec->name.empty() ? spec->name : sig.names[i]);
-      return;
-    }
+    if (v.isList() || v.isTuple() || v.isTensorList())
+      return bind_sequence(i, spec, &v);
     if (spec && spec->is_tensor())
       throw Error(fmt::format("--input {} disagrees with the --input-data for {}, which is {}",
                               spec->str(), arg_text(sig, i), v.tagKind()));
@@ -249,13 +283,9 @@ struct Binder {
     case Kind::Tensor:
       bind_tensor(i, &spec, nullptr);
       return;
-    case Kind::Sequence: {
-      std::vector<const InputSpec *> specs;
-      for (const auto &e : spec.elements)
-        specs.push_back(&e);
-      bind_sequence(i, specs, {}, spec.name.empty() ? sig.names[i] : spec.name);
+    case Kind::Sequence:
+      bind_sequence(i, &spec, nullptr);
       return;
-    }
     default:
       bind_constant(i, constant_of(spec));
     }
@@ -295,27 +325,31 @@ ForwardCall bind_forward(const ForwardSignature &sig, const std::vector<InputSpe
   return std::move(b.call);
 }
 
+namespace {
+
+// The LibTorch value of a tensor or sequence binding, with the next tensors of `flat` in place.
+c10::IValue rebuild(const ArgBinding &b, const std::vector<at::Tensor> &flat, size_t &k) {
+  if (b.kind == ArgBinding::Kind::Tensor)
+    return flat.at(k++);
+  std::vector<c10::IValue> elems;
+  for (const ArgBinding &e : b.elements)
+    elems.push_back(rebuild(e, flat, k));
+  auto list = b.type->cast<c10::ListType>();
+  if (!list)
+    return c10::ivalue::Tuple::create(std::move(elems));
+  c10::impl::GenericList out(list->getElementType());
+  for (auto &e : elems)
+    out.push_back(std::move(e));
+  return out;
+}
+
+} // namespace
+
 std::vector<c10::IValue> ForwardCall::torch_args(const std::vector<at::Tensor> &flat) const {
   std::vector<c10::IValue> out;
   size_t k = 0;
-  for (size_t i = 0; i < bindings.size(); ++i) {
-    const ArgBinding &b = bindings[i];
-    if (b.kind == ArgBinding::Kind::Constant) {
-      out.push_back(b.constant);
-    } else if (b.kind == ArgBinding::Kind::Tensor) {
-      out.emplace_back(flat.at(k++));
-    } else if (unwrap_optional(types[i])->kind() == c10::TypeKind::TupleType) {
-      std::vector<c10::IValue> elems;
-      for (size_t j = 0; j < b.count; ++j)
-        elems.emplace_back(flat.at(k++));
-      out.emplace_back(c10::ivalue::Tuple::create(std::move(elems)));
-    } else {
-      c10::List<at::Tensor> list;
-      for (size_t j = 0; j < b.count; ++j)
-        list.push_back(flat.at(k++));
-      out.emplace_back(list);
-    }
-  }
+  for (const ArgBinding &b : bindings)
+    out.push_back(b.kind == ArgBinding::Kind::Constant ? b.constant : rebuild(b, flat, k));
   return out;
 }
 

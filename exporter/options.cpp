@@ -16,7 +16,8 @@ namespace {
 const char *kSpecHelp =
     "expected [name:]dtype[dims][:LO..HI], e.g. x:f32[1,3,224,224], ids:i64[batch=2,128]:0..999 "
     "(a symbolic dim name=size; its name alone once it has a size), "
-    "or a list xs:[f32[2,3],f32[2,3]], none, default, or a number (3, 0.5, true); dtypes: f32 f16 "
+    "or a list xs:[f32[2,3],f32[2,3]] (nested for tuples of pairs: past:[[f32[2,3],f32[2,3]]]), "
+    "none, default, or a number (3, 0.5, true); dtypes: f32 f16 "
     "bf16 f64 i64 i32 i16 i8 u8 bool";
 
 std::string trim(std::string s) {
@@ -254,9 +255,10 @@ InputSpec parse_input_spec(const std::string &raw) {
       return spec; // an empty list
     for (const auto &part : split_top_level(body, raw)) {
       InputSpec e = parse_input_spec(part);
-      if (!e.is_tensor() || !e.name.empty())
+      if (!(e.is_tensor() || e.kind == InputSpec::Kind::Sequence) || !e.name.empty())
         throw Error(fmt::format("input spec '{}': element '{}' is not a tensor spec", raw, part),
-                    "a list argument holds tensors, e.g. xs:[f32[2,3],f32[2,3]]");
+                    "a list argument holds tensors, e.g. xs:[f32[2,3],f32[2,3]], or lists of "
+                    "them for nested tuples: past:[[f32[1,4,8,16],f32[1,4,8,16]]]");
       spec.elements.push_back(e);
     }
     return spec;
@@ -371,7 +373,9 @@ std::string InputSpec::str() const {
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i)
       out += ",";
+    // A name given alone (its size comes from another spec or the data) prints alone.
     out += dims[i].symbol.empty() ? std::to_string(dims[i].value)
+           : dims[i].value < 0    ? dims[i].symbol
                                   : fmt::format("{}={}", dims[i].symbol, dims[i].value);
   }
   out += "]";

@@ -12,7 +12,7 @@ and torch.save'd tuple and dict (.pt). Every run rewrites them (they are small).
 import argparse
 import math
 import os
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -137,6 +137,96 @@ class OptionalLengths(nn.Module):
         return y, torch.div(lengths - 3, 2, rounding_mode="floor") + 1
 
 
+class CachedBlock(nn.Module):
+    """One decoder block with a key/value cache, the way Hugging Face decoders write it: the past
+    keys and values ([batch, heads, past, head_dim]) are concatenated before the new ones, and the
+    causal mask is offset by the past length."""
+
+    def __init__(self, dim: int = 32, heads: int = 4):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.norm = nn.LayerNorm(dim)
+
+    def forward(self, x, past: Tuple[torch.Tensor, torch.Tensor]
+                ) -> Tuple[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
+        b, t, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.qkv(self.norm(x)).split(d, dim=-1)
+        q = q.view(b, t, self.heads, hd).transpose(1, 2)
+        k = torch.cat([past[0], k.view(b, t, self.heads, hd).transpose(1, 2)], dim=2)
+        v = torch.cat([past[1], v.view(b, t, self.heads, hd).transpose(1, 2)], dim=2)
+        p = past[0].size(2)
+        att = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(hd)
+        keep = torch.ones(t, p + t, dtype=torch.bool, device=x.device).tril(p)
+        att = att.masked_fill(~keep, float("-inf"))
+        y = torch.matmul(torch.softmax(att, dim=-1), v).transpose(1, 2).reshape(b, t, d)
+        return x + self.proj(y), (k, v)
+
+
+class PastKeyValuesLM(nn.Module):
+    """A two-layer decoder taking past_key_values as a tuple of (key, value) pairs, one per layer,
+    and returning the logits and the new pairs (Hugging Face's legacy cache format, traced)."""
+
+    def __init__(self, vocab: int = 50, dim: int = 32):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim)
+        self.blocks = nn.ModuleList([CachedBlock(dim), CachedBlock(dim)])
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, input_ids, past_key_values):
+        x = self.emb(input_ids)
+        presents = []
+        for block, past in zip(self.blocks, past_key_values):
+            x, present = block(x, past)
+            presents.append(present)
+        return self.head(x), tuple(presents)
+
+
+class ScriptedPastLM(PastKeyValuesLM):
+    """The same, scripted, with the cache as a List[Tuple[Tensor, Tensor]]."""
+
+    def forward(self, input_ids, past_key_values: List[Tuple[torch.Tensor, torch.Tensor]]
+                ) -> Tuple[torch.Tensor, List[Tuple[torch.Tensor, torch.Tensor]]]:
+        x = self.emb(input_ids)
+        presents: List[Tuple[torch.Tensor, torch.Tensor]] = []
+        for i, block in enumerate(self.blocks):
+            x, present = block(x, past_key_values[i])
+            presents.append(present)
+        return self.head(x), presents
+
+
+def past_example(batch: int = 2, seq: int = 3, past: int = 5):
+    ids = torch.randint(0, 50, (batch, seq))
+    pkv = tuple((torch.randn(batch, 4, past, 8), torch.randn(batch, 4, past, 8)) for _ in range(2))
+    return ids, pkv
+
+
+def save_past_models(out):
+    """past_lm (traced) and past_lm_scripted, with an example (.inputs.pt: (ids, cache)) and what
+    torch.jit.load of each saved file returns on it (.expected.pt)."""
+    torch.manual_seed(2)
+    traced_model = PastKeyValuesLM().eval()
+    ids, pkv = past_example()
+    with torch.no_grad():
+        traced = torch.jit.trace(traced_model, (ids, pkv))
+    scripted_model = ScriptedPastLM().eval()
+    scripted_model.load_state_dict(traced_model.state_dict())
+    scripted = torch.jit.script(scripted_model)
+    for name, module, cache in (("past_lm", traced, pkv), ("past_lm_scripted", scripted,
+                                                            list(pkv))):
+        path = os.path.join(out, name + ".pt")
+        save_module(module, path)
+        ids2, pkv2 = past_example(batch=3, seq=4, past=7)
+        cache2 = pkv2 if name == "past_lm" else list(pkv2)
+        with torch.no_grad():
+            expected = torch.jit.load(path)(ids2, cache2)
+        torch.save((ids2, cache2), os.path.join(out, name + ".inputs.pt"))
+        torch.save(expected, os.path.join(out, name + ".expected.pt"))
+        print(f"{name}\t{path}")
+
+
 def save_inputs(out):
     torch.manual_seed(1)
     ids = torch.randint(0, 1000, (4, 12))
@@ -176,6 +266,7 @@ def main():
         save_module(torch.jit.trace(CausalLM().eval(), (torch.randn(2, 16, 16),)), path)
     print(f"causal_lm\t{path}")
     save_inputs(args.out)
+    save_past_models(args.out)
     return 0
 
 

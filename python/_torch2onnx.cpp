@@ -7,6 +7,7 @@
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/jit/python/module_python.h>
 #include <torch/csrc/utils/pybind.h>
 
@@ -16,6 +17,34 @@ namespace {
 
 using torch2onnx::SettingField;
 using torch2onnx::Settings;
+
+std::string fmt_index(size_t i) {
+  return "args[" + std::to_string(i) + "]";
+}
+
+// An example argument: a torch.Tensor, or a tuple or list of them, nested (a KV cache's tuple of
+// (key, value) pairs).
+c10::IValue example_value(const py::handle &v, const std::string &where) {
+  if (THPVariable_Check(v.ptr()))
+    return py::cast<at::Tensor>(v);
+  if (!py::isinstance<py::tuple>(v) && !py::isinstance<py::list>(v))
+    throw py::type_error(py::str("{} is a {}; torch2onnx.export takes tensors, or tuples and "
+                                 "lists of them")
+                             .format(where, py::type::of(v).attr("__name__"))
+                             .cast<std::string>());
+  std::vector<c10::IValue> elems;
+  size_t j = 0;
+  for (const auto &e : v)
+    elems.push_back(example_value(e, where + "[" + std::to_string(j++) + "]"));
+  if (py::isinstance<py::tuple>(v))
+    return c10::ivalue::Tuple::create(std::move(elems));
+  if (elems.empty())
+    return c10::List<at::Tensor>();
+  c10::impl::GenericList list(elems[0].type());
+  for (auto &e : elems)
+    list.push_back(std::move(e));
+  return list;
+}
 
 [[noreturn]] void wrong_type(const SettingField &f, const py::handle &v, const char *what) {
   throw py::type_error(py::str("{} must be {}, not {}")
@@ -173,7 +202,7 @@ PYBIND11_MODULE(_torch2onnx, m) {
   });
   m.def(
       "export_module",
-      [](py::object script_module, std::vector<at::Tensor> args, std::string output,
+      [](py::object script_module, py::list args, std::string output,
          std::vector<std::string> input_names,
          std::map<std::string, std::map<int64_t, std::string>> dims, py::dict settings,
          py::object log) {
@@ -182,6 +211,9 @@ PYBIND11_MODULE(_torch2onnx, m) {
           throw torch2onnx::Error("the model is not a torch.jit.ScriptModule",
                                   "trace or script it first, or pass an nn.Module to "
                                   "torch2onnx.export, which traces it");
+        std::vector<c10::IValue> values;
+        for (size_t i = 0; i < args.size(); ++i)
+          values.push_back(example_value(args[i], fmt_index(i)));
         torch2onnx::ExportSettings s = settings_of(settings);
         s.input_names = std::move(input_names);
         s.dynamic_dims = std::move(dims);
@@ -193,7 +225,7 @@ PYBIND11_MODULE(_torch2onnx, m) {
         torch2onnx::ExportResult r;
         {
           py::gil_scoped_release nogil;
-          r = torch2onnx::export_module(*module, args, output, s);
+          r = torch2onnx::export_module_values(*module, values, output, s);
         }
         return dict_of(r);
       },

@@ -335,3 +335,50 @@ TEST_CASE("forward args: an Optional output that is None is left out", "[args]")
                          "x:f32[2,5,16]", "--input", "true", "--verify"});
   CHECK(contains(both.out, "verify output_1"));
 }
+
+TEST_CASE("forward args: a past_key_values tuple of key value pairs is nested inputs", "[args]") {
+  // Hugging Face decoders take the cache as Tuple[Tuple[Tensor, Tensor], ...] (traced) or
+  // List[Tuple[Tensor, Tensor]] (scripted): one ONNX input per tensor, past_<layer>_<k|v>.
+  std::string dir = fresh_dir("args_past");
+  auto spec =
+      parse_input_spec("past:[[f32[b=2,4,p=5,8],f32[b,4,p,8]],[f32[b,4,p,8],f32[b,4,p,8]]]");
+  REQUIRE(spec.kind == InputSpec::Kind::Sequence);
+  REQUIRE(spec.elements.size() == 2);
+  CHECK(spec.elements[1].kind == InputSpec::Kind::Sequence);
+  CHECK(spec.elements[1].elements[0].dims[2].symbol == "p");
+  CHECK(spec.str() == "past:[[f32[b=2,4,p=5,8],f32[b,4,p,8]],[f32[b,4,p,8],f32[b,4,p,8]]]");
+  const std::string cache = "past:[[f32[batch,4,past=5,8],f32[batch,4,past,8]],[f32[batch,4,past,8]"
+                            ",f32[batch,4,past,8]]]";
+  for (const char *name : {"past_lm", "past_lm_scripted"}) {
+    INFO(name);
+    std::string out = dir + "/" + name + ".onnx";
+    auto r = export_ok({arg_model(std::string(name) + ".pt"), "-o", out, "--input",
+                        "ids:i64[batch=2,seq=3]", "--input", cache, "--verify"});
+    CHECK(onnx_input_names(out) ==
+          std::vector<std::string>{"ids", "past_0_0", "past_0_1", "past_1_0", "past_1_1"});
+    CHECK(contains(r.out, "verify output_4 [batch=4,seq=6,past=10]"));
+    // The oracle: what torch.jit.load of the saved file returned in Python on (ids, cache).
+    auto data =
+        export_ok({arg_model(std::string(name) + ".pt"), "-o", dir + "/data.onnx", "--input-data",
+                   arg_model(std::string(name) + ".inputs.pt"), "--expected-outputs",
+                   arg_model(std::string(name) + ".expected.pt"), "--verify"});
+    CHECK(contains(data.out, "matches the expected outputs"));
+    CHECK(contains(data.out, "expected output_4"));
+  }
+  struct Case {
+    std::string spec, message;
+  } cases[] = {
+      {"past:[f32[2,4,5,8],f32[2,4,5,8]]", "is a list or tuple but --input gives f32[2,4,5,8]"},
+      {"past:f32[2]", "past_key_values:[[f32[2,3],f32[2,3]],[f32[2,3],f32[2,3]]]"},
+      {"past:[[f32[2,4,5,8],f32[2,4,5,8]]]", "holds 2 values but 1 are given"},
+      {"past:[[f32[2,4,5,8]],[f32[2,4,5,8]]]", "holds 2 values but 1 are given"},
+  };
+  for (const auto &c : cases) {
+    INFO(c.spec);
+    auto r = run_cli({arg_model("past_lm.pt"), "-o", dir + "/bad.onnx", "--input", "ids:i64[2,3]",
+                      "--input", c.spec});
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, c.message));
+    CHECK_FALSE(fs::exists(dir + "/bad.onnx"));
+  }
+}

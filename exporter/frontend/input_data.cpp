@@ -323,11 +323,16 @@ void check_value(const c10::IValue &v, const std::string &what) {
     return;
   if (v.isList() || v.isTuple()) {
     auto elems = v.isList() ? v.toListRef().vec() : v.toTupleRef().elements().vec();
+    // Tensors, or lists and tuples of tensors (a KV cache's tuple of (key, value) pairs).
     for (size_t i = 0; i < elems.size(); ++i) {
-      if (!elems[i].isTensor())
+      const std::string elem = fmt::format("element {} of {}", i, what);
+      if (elems[i].isTensor())
+        checked_input_tensor(elems[i].toTensor(), elem);
+      else if (elems[i].isList() || elems[i].isTuple())
+        check_value(elems[i], elem);
+      else
         throw Error(fmt::format("{} holds a {} inside a list or tuple; only tensors can be there",
                                 what, elems[i].tagKind()));
-      checked_input_tensor(elems[i].toTensor(), fmt::format("element {} of {}", i, what));
     }
     return;
   }

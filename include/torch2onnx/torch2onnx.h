@@ -28,6 +28,9 @@
 namespace at {
 class Tensor;
 }
+namespace c10 {
+struct IValue;
+}
 namespace torch {
 namespace jit {
 struct Module;
@@ -92,6 +95,13 @@ struct ExportResult {
 // arguments: the rest take their defaults.
 ExportResult export_module(const torch::jit::Module &module, const std::vector<at::Tensor> &args,
                            const std::string &output_path, const ExportSettings &settings = {});
+// The same with example arguments that may be tuples or lists of tensors, nested (a KV cache:
+// a tuple of (key, value) pairs): each tensor in one is an ONNX input named <argument>_<j>
+// (<argument>_<j>_<k> when nested), and dynamic_dims names those inputs.
+ExportResult export_module_values(const torch::jit::Module &module,
+                                  const std::vector<c10::IValue> &args,
+                                  const std::string &output_path,
+                                  const ExportSettings &settings = {});
 
 // Exports a saved TorchScript file; `input_specs` are --input SPECs ("x:f32[batch=1,3,224,224]",
 // see torch2onnx --help), one per forward argument. settings.input_names and dynamic_dims do not

@@ -28,14 +28,29 @@ def _as_tuple(args):
     raise TypeError(f"args must be a tensor or a tuple of tensors, not {type(args).__name__}")
 
 
+def _check_example(value, where):
+    """A tensor, or a tuple or list of them (nested: a KV cache's tuple of (key, value) pairs)."""
+    if isinstance(value, torch.Tensor):
+        return
+    if isinstance(value, (tuple, list)):
+        for j, e in enumerate(value):
+            _check_example(e, f"{where}[{j}]")
+        return
+    raise TypeError(f"{where} is a {type(value).__name__}; torch2onnx.export takes tensors, or "
+                    "tuples and lists of them")
+
+
 def export(model, args, f, opset=None, input_names=None, output_names=None, dynamic_dims=None,
            log=None, **settings):
     """Exports `model` to the ONNX file `f` and returns a dict describing the result.
 
     model: an nn.Module (traced on `args` in eval mode; its training flag is restored afterwards)
         or a torch.jit.ScriptModule (torch.jit.script or torch.jit.trace).
-    args: the example inputs, a tensor or a tuple of tensors, one per forward argument (fewer:
-        the rest take their defaults). Their dtypes and shapes are the ONNX inputs'.
+    args: the example inputs, a tensor or a tuple of them, one per forward argument (fewer: the
+        rest take their defaults). Their dtypes and shapes are the ONNX inputs'. An argument may
+        be a tuple or list of tensors, nested (past_key_values: a tuple of (key, value) pairs):
+        each tensor is an input named <argument>_<j> (<argument>_<j>_<k>), the name
+        dynamic_dims uses for it.
     f: the output path (str or os.PathLike).
     opset: the ONNX opset (as torch2onnx --opset).
     input_names / output_names: ONNX names (default: forward's argument names; output, ...).
@@ -60,8 +75,7 @@ def export(model, args, f, opset=None, input_names=None, output_names=None, dyna
     _check_settings(settings)
     args = _as_tuple(args)
     for i, a in enumerate(args):
-        if not isinstance(a, torch.Tensor):
-            raise TypeError(f"args[{i}] is a {type(a).__name__}; torch2onnx.export takes tensors")
+        _check_example(a, f"args[{i}]")
     if isinstance(model, torch.jit.ScriptModule):
         script = model
     elif isinstance(model, torch.nn.Module):

@@ -56,6 +56,32 @@ class Stack(nn.Module):
         return self.head(self.blocks(x))
 
 
+class CachedDecoder(nn.Module):
+    """A decoder layer pair taking past_key_values as a tuple of (key, value) pairs, the way
+    Hugging Face's legacy cache is passed; returns the logits and the grown cache."""
+
+    def __init__(self, vocab=40, dim=16, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.emb = nn.Embedding(vocab, dim)
+        self.qkv = nn.ModuleList([nn.Linear(dim, 3 * dim) for _ in range(2)])
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, input_ids, past_key_values):
+        x = self.emb(input_ids)
+        b, t, d = x.shape
+        presents = []
+        for qkv, (past_k, past_v) in zip(self.qkv, past_key_values):
+            q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+                       for z in qkv(x).split(d, dim=-1))
+            k = torch.cat([past_k, k], dim=2)
+            v = torch.cat([past_v, v], dim=2)
+            att = torch.softmax(q @ k.transpose(-1, -2) / (d // self.heads) ** 0.5, dim=-1)
+            x = x + (att @ v).transpose(1, 2).reshape(b, t, d)
+            presents.append((k, v))
+        return self.head(x), tuple(presents)
+
+
 class Api(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -200,6 +226,26 @@ class Api(unittest.TestCase):
                              0.55 * os.path.getsize(self.path("f32.onnx")))
         with self.assertRaises(torch2onnx.UsageError):
             torch2onnx.export(model, (x,), self.path("bf.onnx"), dtype="bf16", verify=True)
+
+    def test_past_key_values_tuple_of_pairs(self):
+        """Nested tuple arguments: one ONNX input per tensor, named and made dynamic by path."""
+        torch.manual_seed(0)
+        ids = torch.randint(0, 40, (2, 3))
+        past = tuple((torch.randn(2, 2, 5, 8), torch.randn(2, 2, 5, 8)) for _ in range(2))
+        model = CachedDecoder().eval()
+        dims = {"input_ids": {0: "batch", 1: "seq"}}
+        for layer in range(2):
+            for kv in range(2):
+                dims[f"past_key_values_{layer}_{kv}"] = {0: "batch", 2: "past"}
+        out = self.path("cached.onnx")
+        r = torch2onnx.export(model, (ids, past), out, dynamic_dims=dims, verify=True)
+        self.assertEqual(r["input_names"], ["input_ids", "past_key_values_0_0",
+                                            "past_key_values_0_1", "past_key_values_1_0",
+                                            "past_key_values_1_1"])
+        self.assertTrue(r["verify_ok"], r["outputs"])
+        self.assertEqual(len(r["outputs"]), 10)  # 5 outputs at the example and at other sizes
+        with self.assertRaises(TypeError):
+            torch2onnx.export(model, (ids, ((past[0][0], 3),)), self.path("bad.onnx"))
 
     def test_argument_checks(self):
         """Reliability round 3 (issue 26): no file named 'None', no tolerance that passes anything."""

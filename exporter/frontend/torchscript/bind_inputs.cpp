@@ -10,6 +10,36 @@
 
 namespace torch2onnx {
 
+size_t ArgBinding::tensor_count() const {
+  if (kind == Kind::Tensor)
+    return 1;
+  size_t n = 0;
+  for (const ArgBinding &e : elements)
+    n += e.tensor_count();
+  return n;
+}
+
+namespace {
+
+// The value a sequence binding becomes: its tensors as graph inputs from position `next` on,
+// gathered (depth first) by TupleConstruct / ListConstruct nodes at the insert point.
+torch::jit::Value *build_sequence(torch::jit::Graph &graph, const ArgBinding &b, size_t &next) {
+  if (b.kind == ArgBinding::Kind::Tensor)
+    return graph.insertInput(next++)->setType(c10::TensorType::get());
+  std::vector<torch::jit::Value *> elems;
+  for (const ArgBinding &e : b.elements)
+    elems.push_back(build_sequence(graph, e, next));
+  torch::jit::Node *n = nullptr;
+  if (auto list = b.type->cast<c10::ListType>())
+    n = graph.createList(list->getElementType(), elems);
+  else
+    n = graph.createTuple(elems);
+  graph.insertNode(n);
+  return n->output();
+}
+
+} // namespace
+
 void bind_graph_inputs(const std::shared_ptr<torch::jit::Graph> &graph,
                        const std::vector<ArgBinding> &bindings) {
   T2O_CHECK(graph->inputs().size() == bindings.size(),
@@ -34,19 +64,9 @@ void bind_graph_inputs(const std::shared_ptr<torch::jit::Graph> &graph,
         break;
       }
       case ArgBinding::Kind::Sequence: {
-        std::vector<torch::jit::Value *> elems;
-        for (size_t j = 0; j < b.count; ++j) {
-          auto *e = graph->insertInput(i + 1 + j)->setType(c10::TensorType::get());
-          elems.push_back(e);
-        }
-        c10::TypePtr t = in->type();
-        if (auto opt = t->cast<c10::OptionalType>())
-          t = opt->getElementType();
-        torch::jit::Node *n = t->kind() == c10::TypeKind::TupleType
-                                  ? graph->createTuple(elems)
-                                  : graph->createList(c10::TensorType::get(), elems);
-        graph->insertNode(n);
-        in->replaceAllUsesWith(n->output());
+        size_t next = i + 1;
+        torch::jit::Value *v = build_sequence(*graph, b, next);
+        in->replaceAllUsesWith(v);
         graph->eraseInput(i);
         break;
       }

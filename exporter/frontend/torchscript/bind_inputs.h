@@ -14,14 +14,20 @@ namespace torch2onnx {
 struct ArgBinding {
   enum class Kind { Tensor, Sequence, Constant };
   Kind kind = Kind::Tensor;
-  size_t count = 0;     // Sequence: its number of tensors, each one graph input
+  // Sequence: a list or tuple (its type, Optional taken off) of tensors or of further lists and
+  // tuples of tensors (a KV cache's Tuple[Tuple[Tensor, Tensor], ...]), one binding each.
+  c10::TypePtr type;
+  std::vector<ArgBinding> elements;
   c10::IValue constant; // Constant: the value (None, a number, a default)
+
+  // The graph inputs this argument becomes: 1 for a tensor, the tensors in a sequence, 0 else.
+  size_t tensor_count() const;
 };
 
 // Rewrites the graph's inputs (forward's arguments, without self), one binding each, in order:
-// a tensor stays an input (an Optional[Tensor] becomes a Tensor), a sequence becomes `count`
-// tensor inputs gathered by a ListConstruct / TupleConstruct, a constant is inlined. Then
-// simplifies: `x is None` on a tensor, If on a constant, dead code.
+// a tensor stays an input (an Optional[Tensor] becomes a Tensor), a sequence becomes one tensor
+// input per tensor it holds (depth first), gathered by nested ListConstruct / TupleConstruct, a
+// constant is inlined. Then simplifies: `x is None` on a tensor, If on a constant, dead code.
 void bind_graph_inputs(const std::shared_ptr<torch::jit::Graph> &graph,
                        const std::vector<ArgBinding> &bindings);
 
