@@ -42,6 +42,29 @@ bool is_tensor_sequence(const c10::TypePtr &type) {
   return false;
 }
 
+// The number type (int, float, bool) of an argument that is one, else null. `number` (int or
+// float) reads as a float.
+c10::TypePtr number_type(const c10::TypePtr &type) {
+  c10::TypePtr t = unwrap_optional(type);
+  switch (t->kind()) {
+  case c10::TypeKind::IntType:
+  case c10::TypeKind::FloatType:
+  case c10::TypeKind::BoolType:
+    return t;
+  case c10::TypeKind::NumberType:
+    return c10::FloatType::get();
+  default:
+    return nullptr;
+  }
+}
+
+std::string number_dtype_text(const c10::TypePtr &type) {
+  c10::TypePtr t = number_type(type);
+  return t->kind() == c10::TypeKind::IntType    ? "i64"
+         : t->kind() == c10::TypeKind::BoolType ? "bool"
+                                                : "f32";
+}
+
 // An --input spec for a tensor, list or tuple type, for hints: f32[2,3] per tensor, two elements
 // for a list ("[[f32[2,3],f32[2,3]],[f32[2,3],f32[2,3]]]" for Tuple[Tuple[Tensor, Tensor], ...]).
 std::string example_spec(const c10::TypePtr &type) {
@@ -159,6 +182,8 @@ struct Binder {
           fmt::format("{} is a dict, which cannot be an input of an ONNX model", arg_text(sig, i)),
           "wrap the model in a module whose forward takes the dict's tensors as "
           "arguments and builds the dict, then trace or script that wrapper");
+    if (number_type(sig.types[i]) && (data ? data->dim() == 0 : spec->dims.empty()))
+      return bind_number(i, spec, data);
     if (!is_tensor_type(sig.types[i]))
       throw Error(
           fmt::format("{} is not a tensor, but {} gives one", arg_text(sig, i),
@@ -166,9 +191,37 @@ struct Binder {
           is_tensor_sequence(sig.types[i])
               ? fmt::format("give its tensors as a list, nested as its type is: --input {}:{}",
                             sig.names[i], example_spec(sig.types[i]))
-              : fmt::format("give a number: --input {}:3 (or none for an Optional)", sig.names[i]));
+              : fmt::format("give a number: --input {}:3 (or none for an Optional){}", sig.names[i],
+                            number_type(sig.types[i])
+                                ? fmt::format(", or a 0-d tensor to make it an ONNX input: "
+                                              "--input {}:{}[]",
+                                              sig.names[i], number_dtype_text(sig.types[i]))
+                                : ""));
     ArgBinding b;
     b.kind = ArgBinding::Kind::Tensor;
+    call.bindings.push_back(b);
+    if (data)
+      add_tensor(spec_for_data(*data, spec, arg_text(sig, i)), *data, sig.names[i]);
+    else
+      add_tensor(*spec, at::Tensor(), sig.names[i]);
+  }
+
+  // An int, float or bool argument given as a 0-d tensor (start_pos:i64[]): an ONNX input the
+  // graph reads the number from, so the file takes any value at run time.
+  void bind_number(size_t i, const InputSpec *spec, const at::Tensor *data) {
+    const c10::TypePtr t = number_type(sig.types[i]);
+    const DType dtype = data ? to_dtype(data->scalar_type()) : spec->dtype;
+    const bool fits = t->kind() == c10::TypeKind::BoolType ? dtype == DType::Bool
+                      : t->kind() == c10::TypeKind::IntType
+                          ? !is_floating(dtype) && dtype != DType::Bool && dtype_size(dtype) > 0
+                          : is_floating(dtype);
+    if (!fits)
+      throw Error(
+          fmt::format("{} cannot be read from a {} tensor", arg_text(sig, i), dtype_name(dtype)),
+          fmt::format("give it as --input {}:{}[]", sig.names[i], number_dtype_text(sig.types[i])));
+    ArgBinding b;
+    b.kind = ArgBinding::Kind::Number;
+    b.type = t;
     call.bindings.push_back(b);
     if (data)
       add_tensor(spec_for_data(*data, spec, arg_text(sig, i)), *data, sig.names[i]);
@@ -252,8 +305,13 @@ struct Binder {
 
   void bind_data(size_t i, const c10::IValue &v, const InputSpec *spec) {
     // A one-element array (np.save(path, np.int64(3))) for an int, float or bool argument: the
-    // number, as a constant.
+    // number, as a constant; with a 0-d tensor spec too (--input start_pos:i64[]), an input.
     const auto k = unwrap_optional(sig.types[i])->kind();
+    if (v.isTensor() && v.toTensor().dim() == 0 && spec && spec->is_tensor() &&
+        number_type(sig.types[i])) {
+      at::Tensor t = v.toTensor();
+      return bind_number(i, spec, &t);
+    }
     if (v.isTensor() && v.toTensor().numel() == 1 &&
         (k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType ||
          k == c10::TypeKind::BoolType || k == c10::TypeKind::NumberType)) {
@@ -331,6 +389,17 @@ namespace {
 c10::IValue rebuild(const ArgBinding &b, const std::vector<at::Tensor> &flat, size_t &k) {
   if (b.kind == ArgBinding::Kind::Tensor)
     return flat.at(k++);
+  if (b.kind == ArgBinding::Kind::Number) {
+    const at::Tensor &t = flat.at(k++);
+    switch (b.type->kind()) {
+    case c10::TypeKind::IntType:
+      return t.item<int64_t>();
+    case c10::TypeKind::BoolType:
+      return t.item<bool>();
+    default:
+      return t.item<double>();
+    }
+  }
   std::vector<c10::IValue> elems;
   for (const ArgBinding &e : b.elements)
     elems.push_back(rebuild(e, flat, k));

@@ -239,8 +239,24 @@ def save_inputs(out):
     torch.save({"lengths": lengths, "ids": ids}, os.path.join(out, "pooled_text.dict.pt"))
     np.savez(os.path.join(out, "pooled_text.lengths_only.npz"), lengths=lengths.numpy())
     torch.save({"lengths": lengths}, os.path.join(out, "pooled_text.one_entry.pt"))
-    np.save(os.path.join(out, "kv_cache.x.npy"), torch.randn(2, 4, 8).numpy())
+    x = torch.randn(2, 4, 8)
+    np.save(os.path.join(out, "kv_cache.x.npy"), x.numpy())
     np.save(os.path.join(out, "kv_cache.start_pos.npy"), np.int64(3))
+    # start_pos as an ONNX input: what the saved file returns at two positions, each from a fresh
+    # load (forward writes into its cache).
+    np.save(os.path.join(out, "kv_cache.start_pos11.npy"), np.int64(11))
+    for pos in (3, 11):
+        with torch.no_grad():
+            y = torch.jit.load(os.path.join(out, "kv_cache.pt"))(x, pos)
+        torch.save(y, os.path.join(out, f"kv_cache.expected{pos}.pt"))
+    # scale and use_norm as ONNX inputs (0-d tensors in the saved tuple), both branches.
+    x = torch.randn(2, 5, 16)
+    for flag in (True, False):
+        torch.save((x, None, torch.tensor(0.7), torch.tensor(flag)),
+                   os.path.join(out, f"optional_args.inputs_{int(flag)}.pt"))
+        with torch.no_grad():
+            y = torch.jit.load(os.path.join(out, "optional_args.pt"))(x, None, 0.7, flag)
+        torch.save(y, os.path.join(out, f"optional_args.expected_{int(flag)}.pt"))
 
 
 def main():

@@ -382,3 +382,49 @@ TEST_CASE("forward args: a past_key_values tuple of key value pairs is nested in
     CHECK_FALSE(fs::exists(dir + "/bad.onnx"));
   }
 }
+
+TEST_CASE("forward args: an int float or bool argument given as a 0-d tensor is an input",
+          "[args]") {
+  // LLaMA-style start_pos: int. As a constant the file only works at the example's position; as
+  // --input start_pos:i64[] it is an ONNX input, and one file computes Python's outputs at each.
+  std::string dir = fresh_dir("args_number_inputs");
+  std::vector<std::string> files;
+  for (const char *pos : {"3", "11"}) {
+    std::string out = dir + "/kv" + pos + ".onnx";
+    std::string npy =
+        std::string(pos) == "3" ? "kv_cache.start_pos.npy" : "kv_cache.start_pos11.npy";
+    export_ok({arg_model("kv_cache.pt"), "-o", out, "--input-data", arg_model("kv_cache.x.npy"),
+               "--input-data", arg_model(npy), "--input", "x:f32[2,t=4,8]", "--input",
+               "start_pos:i64[]", "--expected-outputs",
+               arg_model(std::string("kv_cache.expected") + pos + ".pt"), "--verify"});
+    CHECK(onnx_input_names(out) == std::vector<std::string>{"x", "start_pos"});
+    files.push_back(file_bytes(out));
+  }
+  CHECK(files[0] == files[1]); // the example's value is not in the file
+  // A float and a bool: the bool's branch (if use_norm:) is an If in the file.
+  files.clear();
+  for (const char *flag : {"0", "1"}) {
+    std::string out = dir + "/flags" + flag + ".onnx";
+    export_ok({arg_model("optional_args.pt"), "-o", out, "--input-data",
+               arg_model(std::string("optional_args.inputs_") + flag + ".pt"), "--input",
+               "x:f32[2,5,16]", "--input", "none", "--input", "scale:f32[]", "--input",
+               "use_norm:bool[]", "--expected-outputs",
+               arg_model(std::string("optional_args.expected_") + flag + ".pt"), "--verify"});
+    files.push_back(file_bytes(out));
+  }
+  CHECK(files[0] == files[1]);
+  struct Case {
+    std::string spec, message;
+  } cases[] = {
+      {"start_pos:f32[]", "argument 'start_pos' (int) cannot be read from a f32 tensor"},
+      {"start_pos:i64[2]", "or a 0-d tensor to make it an ONNX input: --input start_pos:i64[]"},
+  };
+  for (const auto &c : cases) {
+    INFO(c.spec);
+    auto r = run_cli({arg_model("kv_cache.pt"), "-o", dir + "/bad.onnx", "--input", "x:f32[2,4,8]",
+                      "--input", c.spec});
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, c.message));
+    CHECK_FALSE(fs::exists(dir + "/bad.onnx"));
+  }
+}

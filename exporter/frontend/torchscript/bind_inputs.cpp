@@ -11,7 +11,7 @@
 namespace torch2onnx {
 
 size_t ArgBinding::tensor_count() const {
-  if (kind == Kind::Tensor)
+  if (kind == Kind::Tensor || kind == Kind::Number)
     return 1;
   size_t n = 0;
   for (const ArgBinding &e : elements)
@@ -61,6 +61,18 @@ void bind_graph_inputs(const std::shared_ptr<torch::jit::Graph> &graph,
         torch::jit::Value *c = graph->insertConstant(b.constant);
         in->replaceAllUsesWith(c);
         graph->eraseInput(i);
+        break;
+      }
+      case ArgBinding::Kind::Number: {
+        const c10::TypeKind k = b.type->kind();
+        const c10::Symbol read = k == c10::TypeKind::FloatType  ? c10::aten::Float
+                                 : k == c10::TypeKind::BoolType ? c10::aten::Bool
+                                                                : c10::aten::Int;
+        torch::jit::Node *n = graph->insertNode(graph->create(read, {in}));
+        n->output()->setType(b.type);
+        in->replaceAllUsesWith(n->output());
+        n->replaceInput(0, in);
+        in->setType(c10::TensorType::get());
         break;
       }
       case ArgBinding::Kind::Sequence: {

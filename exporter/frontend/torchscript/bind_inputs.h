@@ -12,7 +12,10 @@ namespace torch2onnx {
 
 // How one forward argument reaches the graph.
 struct ArgBinding {
-  enum class Kind { Tensor, Sequence, Constant };
+  // Number: an int, float or bool argument given as a 0-d tensor input (start_pos:i64[]): the
+  // graph takes the tensor and reads the number from it (aten::Int / Float / Bool); `type` is the
+  // argument's number type.
+  enum class Kind { Tensor, Sequence, Constant, Number };
   Kind kind = Kind::Tensor;
   // Sequence: a list or tuple (its type, Optional taken off) of tensors or of further lists and
   // tuples of tensors (a KV cache's Tuple[Tuple[Tensor, Tensor], ...]), one binding each.
@@ -20,7 +23,8 @@ struct ArgBinding {
   std::vector<ArgBinding> elements;
   c10::IValue constant; // Constant: the value (None, a number, a default)
 
-  // The graph inputs this argument becomes: 1 for a tensor, the tensors in a sequence, 0 else.
+  // The graph inputs this argument becomes: 1 for a tensor or number input, the tensors in a
+  // sequence, 0 for a constant.
   size_t tensor_count() const;
 };
 
