@@ -28,10 +28,21 @@ ExportOptions options_of(const ExportSettings &s, const std::string &output_path
 
 // The --input spec of one example value: a tensor's dtype and sizes with the symbolic dims
 // dynamic_dims gives under `key`, or a list / tuple of such (nested for a KV cache's tuple of
-// (key, value) pairs), whose tensors are keyed `key`_j, `key`_j_k.
+// (key, value) pairs), whose tensors are keyed `key`_j, `key`_j_k, or a Dict[str, Tensor], whose
+// tensors are keyed `key`_<dict key>.
 InputSpec spec_of(const c10::IValue &v, const std::string &key, const ExportSettings &s,
                   std::set<std::string> &used) {
   InputSpec spec;
+  if (v.isGenericDict()) { // Dict[str, Tensor]: one input per key, `key`_<dict key>
+    spec.kind = InputSpec::Kind::Dict;
+    for (const auto &kv : v.toGenericDict()) {
+      T2O_CHECK(kv.key().isString(), "example argument '{}' is a dict with a non-str key", key);
+      const std::string k = kv.key().toStringRef();
+      spec.elements.push_back(spec_of(kv.value(), key + "_" + k, s, used));
+      spec.elements.back().name = k;
+    }
+    return spec;
+  }
   if (v.isTuple() || v.isList()) {
     spec.kind = InputSpec::Kind::Sequence;
     auto elems = v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();

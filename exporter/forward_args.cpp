@@ -29,7 +29,7 @@ bool is_tensor_type(const c10::TypePtr &t) {
 }
 
 // Whether `type` is a list or tuple of tensors, or of lists and tuples of tensors (a KV cache's
-// Tuple[Tuple[Tensor, Tensor], ...]), at any depth.
+// Tuple[Tuple[Tensor, Tensor], ...]), at any depth, or a Dict[str, Tensor] (a batch by name).
 bool is_tensor_sequence(const c10::TypePtr &type) {
   c10::TypePtr t = unwrap_optional(type);
   auto holds_tensors = [](const c10::TypePtr &e) {
@@ -39,6 +39,9 @@ bool is_tensor_sequence(const c10::TypePtr &type) {
     return holds_tensors(list->getElementType());
   if (auto tuple = t->cast<c10::TupleType>())
     return std::all_of(tuple->elements().begin(), tuple->elements().end(), holds_tensors);
+  if (auto dict = t->cast<c10::DictType>())
+    return dict->getKeyType()->kind() == c10::TypeKind::StringType &&
+           holds_tensors(dict->getValueType());
   return false;
 }
 
@@ -79,6 +82,8 @@ std::string example_spec(const c10::TypePtr &type) {
       parts.push_back(example_spec(e));
     return fmt::format("[{}]", fmt::join(parts, ","));
   }
+  if (auto dict = t->cast<c10::DictType>())
+    return fmt::format("{{image:{0},mask:{0}}}", example_spec(dict->getValueType()));
   return "f32[2,3]";
 }
 
@@ -177,26 +182,28 @@ struct Binder {
   }
 
   void bind_tensor(size_t i, const InputSpec *spec, const at::Tensor *data) {
-    if (unwrap_optional(sig.types[i])->kind() == c10::TypeKind::DictType)
-      throw Error(
-          fmt::format("{} is a dict, which cannot be an input of an ONNX model", arg_text(sig, i)),
-          "wrap the model in a module whose forward takes the dict's tensors as "
-          "arguments and builds the dict, then trace or script that wrapper");
+    if (unwrap_optional(sig.types[i])->kind() == c10::TypeKind::DictType &&
+        !is_tensor_sequence(sig.types[i]))
+      throw Error(fmt::format("{} is a dict that does not map str to tensors, which cannot be an "
+                              "input of an ONNX model",
+                              arg_text(sig, i)),
+                  "wrap the model in a module whose forward takes the dict's tensors as "
+                  "arguments and builds the dict, then trace or script that wrapper");
     if (number_type(sig.types[i]) && (data ? data->dim() == 0 : spec->dims.empty()))
       return bind_number(i, spec, data);
     if (!is_tensor_type(sig.types[i]))
-      throw Error(
-          fmt::format("{} is not a tensor, but {} gives one", arg_text(sig, i),
-                      data ? "--input-data" : "--input " + spec->str()),
-          is_tensor_sequence(sig.types[i])
-              ? fmt::format("give its tensors as a list, nested as its type is: --input {}:{}",
-                            sig.names[i], example_spec(sig.types[i]))
-              : fmt::format("give a number: --input {}:3 (or none for an Optional){}", sig.names[i],
-                            number_type(sig.types[i])
-                                ? fmt::format(", or a 0-d tensor to make it an ONNX input: "
-                                              "--input {}:{}[]",
-                                              sig.names[i], number_dtype_text(sig.types[i]))
-                                : ""));
+      throw Error(fmt::format("{} is not a tensor, but {} gives one", arg_text(sig, i),
+                              data ? "--input-data" : "--input " + spec->str()),
+                  is_tensor_sequence(sig.types[i])
+                      ? fmt::format("give its tensors as its type holds them: --input {}:{}",
+                                    sig.names[i], example_spec(sig.types[i]))
+                      : fmt::format("give a number: --input {}:3 (or none for an Optional){}",
+                                    sig.names[i],
+                                    number_type(sig.types[i])
+                                        ? fmt::format(", or a 0-d tensor to make it an ONNX input: "
+                                                      "--input {}:{}[]",
+                                                      sig.names[i], number_dtype_text(sig.types[i]))
+                                        : ""));
     ArgBinding b;
     b.kind = ArgBinding::Kind::Tensor;
     call.bindings.push_back(b);
@@ -229,28 +236,77 @@ struct Binder {
       add_tensor(*spec, at::Tensor(), sig.names[i]);
   }
 
+  // One tensor of a list, tuple or dict argument: an ONNX input named `name`.
+  ArgBinding bind_leaf(const InputSpec *spec, const c10::IValue *data, const std::string &name,
+                       const std::string &what) {
+    if (data && !data->isTensor())
+      throw Error(fmt::format("{} is a tensor but the --input-data holds a {} for it", what,
+                              data->tagKind()));
+    if (!data && (!spec || !spec->is_tensor()))
+      throw Error(fmt::format("{} is a tensor but --input gives {} for it", what,
+                              spec ? spec->str() : "nothing"),
+                  "give a tensor spec there, e.g. f32[2,3]");
+    ArgBinding b;
+    b.kind = ArgBinding::Kind::Tensor;
+    if (data)
+      add_tensor(spec_for_data(data->toTensor(), spec, what), data->toTensor(), name);
+    else
+      add_tensor(*spec, at::Tensor(), name);
+    call.flat_specs.back().name = name;
+    return b;
+  }
+
+  // A Dict[str, Tensor] argument: one ONNX input per key, named `name`_key, in the spec's order
+  // (the data's when no spec is given); spec and data must have the same keys.
+  ArgBinding bind_dict(const c10::TypePtr &t, const InputSpec *spec, const c10::IValue *data,
+                       const std::string &name, const std::string &what) {
+    if (data && !data->isGenericDict())
+      throw Error(fmt::format("{} is a dict but the --input-data holds a {} for it", what,
+                              data->tagKind()));
+    if (spec && spec->kind != Kind::Dict)
+      throw Error(fmt::format("{} is a dict but --input gives {} for it", what, spec->str()),
+                  fmt::format("give its tensors by key: {}", example_spec(t)));
+    std::vector<std::string> keys;
+    if (spec)
+      for (const auto &e : spec->elements)
+        keys.push_back(e.name);
+    else
+      for (const auto &kv : data->toGenericDict())
+        keys.push_back(kv.key().toStringRef());
+    if (data && spec && data->toGenericDict().size() != keys.size())
+      throw Error(fmt::format("--input {} gives {} keys but the --input-data for {} holds {}",
+                              spec->str(), keys.size(), what, data->toGenericDict().size()));
+    ArgBinding b;
+    b.kind = ArgBinding::Kind::Sequence;
+    b.type = t;
+    const c10::TypePtr value_type = t->castRaw<c10::DictType>()->getValueType();
+    for (size_t j = 0; j < keys.size(); ++j) {
+      c10::IValue value;
+      if (data) {
+        auto it = data->toGenericDict().find(keys[j]);
+        if (it == data->toGenericDict().end())
+          throw Error(fmt::format("--input {} names the key '{}', which the --input-data for {} "
+                                  "does not hold",
+                                  spec->str(), keys[j], what));
+        value = it->value();
+      }
+      b.keys.push_back(keys[j]);
+      b.elements.push_back(bind_tree(value_type, spec ? &spec->elements[j] : nullptr,
+                                     data ? &value : nullptr, name + "_" + keys[j],
+                                     fmt::format("value '{}' of {}", keys[j], what)));
+    }
+    return b;
+  }
+
   // A list or tuple argument (`type`, nested lists and tuples included) from its spec and/or
   // data: one ONNX input per tensor, depth first, named `name`_j (`name`_j_k when nested).
   ArgBinding bind_tree(const c10::TypePtr &type, const InputSpec *spec, const c10::IValue *data,
                        const std::string &name, const std::string &what) {
-    ArgBinding b;
     const c10::TypePtr t = unwrap_optional(type);
-    if (t->kind() == c10::TypeKind::TensorType) {
-      if (data && !data->isTensor())
-        throw Error(fmt::format("{} is a tensor but the --input-data holds a {} for it", what,
-                                data->tagKind()));
-      if (!data && (!spec || !spec->is_tensor()))
-        throw Error(fmt::format("{} is a tensor but --input gives {} for it", what,
-                                spec ? spec->str() : "nothing"),
-                    "give a tensor spec there, e.g. f32[2,3]");
-      b.kind = ArgBinding::Kind::Tensor;
-      if (data)
-        add_tensor(spec_for_data(data->toTensor(), spec, what), data->toTensor(), name);
-      else
-        add_tensor(*spec, at::Tensor(), name);
-      call.flat_specs.back().name = name;
-      return b;
-    }
+    if (t->kind() == c10::TypeKind::TensorType)
+      return bind_leaf(spec, data, name, what);
+    if (t->kind() == c10::TypeKind::DictType)
+      return bind_dict(t, spec, data, name, what);
     std::vector<c10::IValue> values;
     if (data && (data->isList() || data->isTuple()))
       values = data->isTuple() ? data->toTupleRef().elements().vec() : data->toListRef().vec();
@@ -269,6 +325,7 @@ struct Binder {
     if (tuple && tuple->elements().size() != n)
       throw Error(
           fmt::format("{} holds {} values but {} are given", what, tuple->elements().size(), n));
+    ArgBinding b;
     b.kind = ArgBinding::Kind::Sequence;
     b.type = t;
     for (size_t j = 0; j < n; ++j) {
@@ -283,8 +340,8 @@ struct Binder {
 
   void bind_sequence(size_t i, const InputSpec *spec, const c10::IValue *data) {
     if (!is_tensor_sequence(sig.types[i]))
-      throw Error(fmt::format("{} is not a list or tuple of tensors, but a list is given for it",
-                              arg_text(sig, i)),
+      throw Error(fmt::format("{} is not a list, tuple or dict of tensors, but {} is given for it",
+                              arg_text(sig, i), data ? "one" : spec->str()),
                   "give a tensor, a number or none, as its type says");
     const std::string name = spec && !spec->name.empty() ? spec->name : sig.names[i];
     call.bindings.push_back(bind_tree(sig.types[i], spec, data, name, arg_text(sig, i)));
@@ -328,7 +385,7 @@ struct Binder {
       bind_tensor(i, spec, &t);
       return;
     }
-    if (v.isList() || v.isTuple() || v.isTensorList())
+    if (v.isList() || v.isTuple() || v.isTensorList() || v.isGenericDict())
       return bind_sequence(i, spec, &v);
     if (spec && spec->is_tensor())
       throw Error(fmt::format("--input {} disagrees with the --input-data for {}, which is {}",
@@ -342,6 +399,7 @@ struct Binder {
       bind_tensor(i, &spec, nullptr);
       return;
     case Kind::Sequence:
+    case Kind::Dict:
       bind_sequence(i, &spec, nullptr);
       return;
     default:
@@ -403,6 +461,12 @@ c10::IValue rebuild(const ArgBinding &b, const std::vector<at::Tensor> &flat, si
   std::vector<c10::IValue> elems;
   for (const ArgBinding &e : b.elements)
     elems.push_back(rebuild(e, flat, k));
+  if (auto dict = b.type->cast<c10::DictType>()) {
+    c10::impl::GenericDict out(dict->getKeyType(), dict->getValueType());
+    for (size_t j = 0; j < elems.size(); ++j)
+      out.insert(b.keys[j], std::move(elems[j]));
+    return out;
+  }
   auto list = b.type->cast<c10::ListType>();
   if (!list)
     return c10::ivalue::Tuple::create(std::move(elems));

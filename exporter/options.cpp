@@ -17,6 +17,7 @@ const char *kSpecHelp =
     "expected [name:]dtype[dims][:LO..HI], e.g. x:f32[1,3,224,224], ids:i64[batch=2,128]:0..999 "
     "(a symbolic dim name=size; its name alone once it has a size), "
     "or a list xs:[f32[2,3],f32[2,3]] (nested for tuples of pairs: past:[[f32[2,3],f32[2,3]]]), "
+    "a dict batch:{image:f32[1,3,8,8],mask:bool[1,8]}, "
     "none, default, or a number (3, 0.5, true); dtypes: f32 f16 "
     "bf16 f64 i64 i32 i16 i8 u8 bool";
 
@@ -74,7 +75,7 @@ namespace {
 // "name:rest" when the part before the first ':' (and before any '[') is a name.
 std::pair<std::string, std::string> split_name(const std::string &text, const std::string &raw) {
   size_t colon = text.find(':');
-  size_t open = text.find('[');
+  size_t open = text.find_first_of("[{");
   if (colon == std::string::npos || (open != std::string::npos && open < colon))
     return {"", text};
   std::string name = trim(text.substr(0, colon));
@@ -134,9 +135,9 @@ std::vector<std::string> split_top_level(const std::string &body, const std::str
   size_t start = 0;
   for (size_t i = 0; i <= body.size(); ++i) {
     char c = i < body.size() ? body[i] : ',';
-    if (c == '[')
+    if (c == '[' || c == '{')
       ++depth;
-    else if (c == ']' && --depth < 0)
+    else if ((c == ']' || c == '}') && --depth < 0)
       throw Error(fmt::format("input spec '{}': unbalanced brackets", raw), kSpecHelp);
     else if (c == ',' && depth == 0) {
       parts.push_back(trim(body.substr(start, i - start)));
@@ -236,6 +237,28 @@ void parse_tensor(const std::string &v, InputSpec &spec, const std::string &raw)
   parse_range(trim(rest.substr(1)), spec, raw);
 }
 
+// "{key:SPEC,...}": a Dict[str, Tensor] argument, one tensor spec per key.
+InputSpec parse_dict(const std::string &v, InputSpec &spec, const std::string &raw) {
+  if (v.back() != '}')
+    throw Error(fmt::format("input spec '{}': a dict of tensors ends with '}}'", raw), kSpecHelp);
+  spec.kind = InputSpec::Kind::Dict;
+  std::string body = v.substr(1, v.size() - 2);
+  if (trim(body).empty())
+    return spec;
+  for (const auto &part : split_top_level(body, raw)) {
+    InputSpec e = parse_input_spec(part);
+    if (!e.is_tensor() || e.name.empty())
+      throw Error(fmt::format("input spec '{}': entry '{}' is not key:tensor-spec", raw, part),
+                  "a dict argument maps keys to tensors, e.g. "
+                  "batch:{image:f32[1,3,64,64],mask:bool[1,64]}");
+    for (const auto &other : spec.elements)
+      if (other.name == e.name)
+        throw Error(fmt::format("input spec '{}': the key '{}' is given twice", raw, e.name));
+    spec.elements.push_back(e);
+  }
+  return spec;
+}
+
 } // namespace
 
 InputSpec parse_input_spec(const std::string &raw) {
@@ -263,6 +286,8 @@ InputSpec parse_input_spec(const std::string &raw) {
     }
     return spec;
   }
+  if (v[0] == '{')
+    return parse_dict(v, spec, raw);
   parse_tensor(v, spec, raw);
   return spec;
 }
@@ -364,6 +389,12 @@ std::string InputSpec::str() const {
     for (const auto &e : elements)
       parts.push_back(e.str());
     return out + fmt::format("[{}]", fmt::join(parts, ","));
+  }
+  case Kind::Dict: {
+    std::vector<std::string> parts;
+    for (const auto &e : elements)
+      parts.push_back(e.str());
+    return out + fmt::format("{{{}}}", fmt::join(parts, ","));
   }
   case Kind::Tensor:
     break;

@@ -16,12 +16,14 @@ namespace torch2onnx {
 //   [name:]dtype[dims][:LO..HI]   a tensor, e.g. "x:f32[1,3,224,224]", "ids:i64[batch=2,128]",
 //                                 with random values in [LO, HI] ("ids:i64[1,128]:0..50256")
 //   [name:][SPEC,SPEC...]         a List[Tensor] or a tuple of tensors, e.g. "xs:[f32[2,3],f32[2,3]]"
+//                                 (nested for tuples of tuples: "past:[[f32[2,3],f32[2,3]]]")
+//   [name:]{key:SPEC,...}         a Dict[str, Tensor], e.g. "batch:{image:f32[1,3,64,64],mask:bool[1,64]}"
 //   [name:]none                   None (an Optional argument)
 //   [name:]3 / 0.5 / true         an int, float or bool argument, fixed as a constant
 //   [name:]default                the argument's default value (to give a later argument)
 // clang-format on
 struct InputSpec {
-  enum class Kind { Tensor, Sequence, None, Int, Float, Bool, Default };
+  enum class Kind { Tensor, Sequence, Dict, None, Int, Float, Bool, Default };
   Kind kind = Kind::Tensor;
   std::string name; // empty: use the forward argument's name
   DType dtype = DType::Float;
@@ -30,8 +32,10 @@ struct InputSpec {
   // (floats ~ N(0,1), integers 0..9, bools).
   bool has_range = false;
   double low = 0, high = 0;
-  double number = 0;               // Int, Float, Bool (0 or 1)
-  std::vector<InputSpec> elements; // Sequence: one tensor spec per element
+  double number = 0; // Int, Float, Bool (0 or 1)
+  // Sequence: one spec per element (a tensor or a nested sequence); Dict: one tensor spec per
+  // entry, its name the key.
+  std::vector<InputSpec> elements;
 
   bool is_tensor() const { return kind == Kind::Tensor; }
   std::string str() const;

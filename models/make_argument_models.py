@@ -12,7 +12,7 @@ and torch.save'd tuple and dict (.pt). Every run rewrites them (they are small).
 import argparse
 import math
 import os
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -197,6 +197,48 @@ class ScriptedPastLM(PastKeyValuesLM):
         return self.head(x), presents
 
 
+class DictBatch(nn.Module):
+    """forward(batch: Dict[str, Tensor]) -> Dict[str, Tensor], as data-loader-driven training code
+    writes it: an image, token ids and their padding mask by key, and an optional key tested with
+    `in`."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.emb = nn.Embedding(20, 8)
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, batch: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+        img = self.conv(batch["image"]).mean(dim=(2, 3))
+        mask = batch["mask"].unsqueeze(-1).float()
+        txt = (self.emb(batch["tokens"]) * mask).sum(1) / mask.sum(1).clamp(min=1)
+        out = {"logits": self.head(img + txt)}
+        if "scale" in batch:
+            out["logits"] = out["logits"] * batch["scale"]
+        return out
+
+
+def save_dict_models(out):
+    """dict_batch (scripted) and dict_batch_traced, with (batch,) as .inputs.pt and the outputs
+    torch.jit.load of each saved file gives on it as a tuple (.expected.pt; LibTorch cannot read a
+    one-entry dict)."""
+    torch.manual_seed(3)
+    model = DictBatch().eval()
+    batch = {"image": torch.randn(3, 3, 12, 12), "tokens": torch.randint(0, 20, (3, 6)),
+             "mask": torch.ones(3, 6, dtype=torch.bool)}
+    batch["mask"][1, 4:] = False
+    with torch.no_grad():
+        traced = torch.jit.trace(model, (batch,), strict=False)
+    for name, module in (("dict_batch", torch.jit.script(model)), ("dict_batch_traced", traced)):
+        path = os.path.join(out, name + ".pt")
+        save_module(module, path)
+        with torch.no_grad():
+            y = torch.jit.load(path)(batch)
+        torch.save((batch,), os.path.join(out, name + ".inputs.pt"))
+        torch.save(tuple(y.values()), os.path.join(out, name + ".expected.pt"))
+        print(f"{name}\t{path}")
+
+
 def past_example(batch: int = 2, seq: int = 3, past: int = 5):
     ids = torch.randint(0, 50, (batch, seq))
     pkv = tuple((torch.randn(batch, 4, past, 8), torch.randn(batch, 4, past, 8)) for _ in range(2))
@@ -283,6 +325,7 @@ def main():
     print(f"causal_lm\t{path}")
     save_inputs(args.out)
     save_past_models(args.out)
+    save_dict_models(args.out)
     return 0
 
 

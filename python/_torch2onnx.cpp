@@ -23,10 +23,25 @@ std::string fmt_index(size_t i) {
 }
 
 // An example argument: a torch.Tensor, or a tuple or list of them, nested (a KV cache's tuple of
-// (key, value) pairs).
+// (key, value) pairs), or a dict of them by str key.
 c10::IValue example_value(const py::handle &v, const std::string &where) {
   if (THPVariable_Check(v.ptr()))
     return py::cast<at::Tensor>(v);
+  if (py::isinstance<py::dict>(v)) {
+    c10::impl::GenericDict dict(c10::StringType::get(), c10::TensorType::get());
+    for (const auto &kv : py::reinterpret_borrow<py::dict>(v)) {
+      if (!py::isinstance<py::str>(kv.first))
+        throw py::type_error(where + " is a dict with a key that is not a str");
+      const std::string key = kv.first.cast<std::string>();
+      c10::IValue value = example_value(kv.second, where + "['" + key + "']");
+      if (!value.isTensor())
+        throw py::type_error(where + "['" + key +
+                             "'] is not a tensor; a dict argument holds "
+                             "tensors");
+      dict.insert(key, value);
+    }
+    return dict;
+  }
   if (!py::isinstance<py::tuple>(v) && !py::isinstance<py::list>(v))
     throw py::type_error(py::str("{} is a {}; torch2onnx.export takes tensors, or tuples and "
                                  "lists of them")

@@ -428,3 +428,49 @@ TEST_CASE("forward args: an int float or bool argument given as a 0-d tensor is 
     CHECK_FALSE(fs::exists(dir + "/bad.onnx"));
   }
 }
+
+TEST_CASE("forward args: a Dict[str, Tensor] batch is one input per key", "[args]") {
+  std::string dir = fresh_dir("args_dict");
+  auto spec = parse_input_spec("batch:{image:f32[b=2,3,8,8],mask:bool[b,5]}");
+  REQUIRE(spec.kind == InputSpec::Kind::Dict);
+  CHECK(spec.elements[1].name == "mask");
+  CHECK(spec.str() == "batch:{image:f32[b=2,3,8,8],mask:bool[b,5]}");
+  for (const char *name : {"dict_batch", "dict_batch_traced"}) {
+    INFO(name);
+    const std::string model = arg_model(std::string(name) + ".pt");
+    std::string out = dir + "/" + name + ".onnx";
+    auto r = export_ok({model, "-o", out, "--input",
+                        "batch:{image:f32[b=2,3,h=16,w=16],tokens:i64[b,t=5]:0..19,mask:bool[b,t]}",
+                        "--verify"});
+    CHECK(onnx_input_names(out) ==
+          std::vector<std::string>{"batch_image", "batch_tokens", "batch_mask"});
+    CHECK(contains(r.out, "verify logits [b=4,h=32,w=32,t=10]"));
+    // The oracle: Python's outputs of the saved file on the saved batch.
+    auto data = export_ok({model, "-o", dir + "/data.onnx", "--input-data",
+                           arg_model(std::string(name) + ".inputs.pt"), "--expected-outputs",
+                           arg_model(std::string(name) + ".expected.pt"), "--verify"});
+    CHECK(contains(data.out, "matches the expected outputs"));
+  }
+  // The optional key tested with `in` is resolved by the keys given.
+  auto scaled = export_ok({arg_model("dict_batch.pt"), "-o", dir + "/scaled.onnx", "--input",
+                           "batch:{image:f32[2,3,8,8],tokens:i64[2,5]:0..19,mask:bool[2,5],"
+                           "scale:f32[1]}",
+                           "--verify"});
+  CHECK(onnx_input_names(dir + "/scaled.onnx").back() == "batch_scale");
+  struct Case {
+    std::string spec, message;
+  } cases[] = {
+      {"batch:[f32[2,3,8,8]]", "is a dict but --input gives batch:[f32[2,3,8,8]] for it"},
+      {"batch:f32[2,3,8,8]", "--input batch:{image:f32[2,3],mask:f32[2,3]}"},
+      {"batch:{image:f32[2,3,8,8]}", "KeyError: mask"},
+      {"batch:{image:f32[2,3,8,8],image:f32[2]}", "the key 'image' is given twice"},
+      {"batch:{f32[2,3,8,8]}", "is not key:tensor-spec"},
+  };
+  for (const auto &c : cases) {
+    INFO(c.spec);
+    auto r = run_cli({arg_model("dict_batch.pt"), "-o", dir + "/bad.onnx", "--input", c.spec});
+    CHECK(r.exit_code != 0);
+    CHECK(contains(r.err, c.message));
+    CHECK_FALSE(fs::exists(dir + "/bad.onnx"));
+  }
+}

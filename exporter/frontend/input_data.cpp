@@ -328,7 +328,7 @@ void check_value(const c10::IValue &v, const std::string &what) {
       const std::string elem = fmt::format("element {} of {}", i, what);
       if (elems[i].isTensor())
         checked_input_tensor(elems[i].toTensor(), elem);
-      else if (elems[i].isList() || elems[i].isTuple())
+      else if (elems[i].isList() || elems[i].isTuple() || elems[i].isGenericDict())
         check_value(elems[i], elem);
       else
         throw Error(fmt::format("{} holds a {} inside a list or tuple; only tensors can be there",
@@ -336,9 +336,23 @@ void check_value(const c10::IValue &v, const std::string &what) {
     }
     return;
   }
+  if (v.isGenericDict()) { // a Dict[str, Tensor] argument (a batch by key)
+    for (const auto &kv : v.toGenericDict()) {
+      if (!kv.key().isString())
+        throw Error(fmt::format("{} is a dict with a {} key; only str keys can be given", what,
+                                kv.key().tagKind()));
+      const std::string entry =
+          fmt::format("value '{}' of {}", printable(kv.key().toStringRef()), what);
+      if (!kv.value().isTensor())
+        throw Error(
+            fmt::format("{} is a {}; a dict argument holds tensors", entry, kv.value().tagKind()));
+      checked_input_tensor(kv.value().toTensor(), entry);
+    }
+    return;
+  }
   throw Error(fmt::format("{} is a {}, which is not a forward argument torch2onnx can give", what,
                           v.tagKind()),
-              "give tensors, lists or tuples of tensors, None or numbers");
+              "give tensors, lists, tuples or dicts of tensors, None or numbers");
 }
 
 // The checks LibTorch's reader skips, on the file's bytes before torch::pickle_load sees them:

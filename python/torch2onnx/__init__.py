@@ -29,12 +29,19 @@ def _as_tuple(args):
 
 
 def _check_example(value, where):
-    """A tensor, or a tuple or list of them (nested: a KV cache's tuple of (key, value) pairs)."""
+    """A tensor, a tuple or list of them (nested: a KV cache's tuple of (key, value) pairs), or a
+    dict of them by str key."""
     if isinstance(value, torch.Tensor):
         return
     if isinstance(value, (tuple, list)):
         for j, e in enumerate(value):
             _check_example(e, f"{where}[{j}]")
+        return
+    if isinstance(value, dict):
+        for k, e in value.items():
+            if not isinstance(k, str) or not isinstance(e, torch.Tensor):
+                raise TypeError(f"{where} is a dict; torch2onnx.export takes dicts of tensors by "
+                                "str key")
         return
     raise TypeError(f"{where} is a {type(value).__name__}; torch2onnx.export takes tensors, or "
                     "tuples and lists of them")
@@ -50,7 +57,7 @@ def export(model, args, f, opset=None, input_names=None, output_names=None, dyna
         rest take their defaults). Their dtypes and shapes are the ONNX inputs'. An argument may
         be a tuple or list of tensors, nested (past_key_values: a tuple of (key, value) pairs):
         each tensor is an input named <argument>_<j> (<argument>_<j>_<k>), the name
-        dynamic_dims uses for it.
+        dynamic_dims uses for it; or a dict of tensors by str key: <argument>_<key>.
     f: the output path (str or os.PathLike).
     opset: the ONNX opset (as torch2onnx --opset).
     input_names / output_names: ONNX names (default: forward's argument names; output, ...).
@@ -83,7 +90,8 @@ def export(model, args, f, opset=None, input_names=None, output_names=None, dyna
         model.eval()
         try:
             with torch.no_grad():
-                script = torch.jit.trace(model, args)
+                # strict=False: forward may return a dict or list (one output per tensor).
+                script = torch.jit.trace(model, args, strict=False)
         finally:
             model.train(was_training)
     else:

@@ -247,6 +247,27 @@ class Api(unittest.TestCase):
         with self.assertRaises(TypeError):
             torch2onnx.export(model, (ids, ((past[0][0], 3),)), self.path("bad.onnx"))
 
+    def test_dict_batch_argument(self):
+        """A Dict[str, Tensor] argument: one input per key, <argument>_<key>."""
+
+        class ByKey(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(6, 3)
+
+            def forward(self, batch):
+                return {"out": self.lin(batch["x"]) * batch["w"]}
+
+        batch = {"x": torch.randn(4, 6), "w": torch.rand(4, 1)}
+        r = torch2onnx.export(ByKey(), (batch,), self.path("bykey.onnx"),
+                              dynamic_dims={"batch_x": {0: "n"}, "batch_w": {0: "n"}},
+                              verify=True)
+        self.assertEqual(r["input_names"], ["batch_x", "batch_w"])
+        self.assertEqual(r["output_names"], ["out"])
+        self.assertTrue(r["verify_ok"], r["outputs"])
+        with self.assertRaises(TypeError):
+            torch2onnx.export(ByKey(), ({"x": 1},), self.path("bad.onnx"))
+
     def test_argument_checks(self):
         """Reliability round 3 (issue 26): no file named 'None', no tolerance that passes anything."""
         x = torch.randn(1, 3, 8, 8)

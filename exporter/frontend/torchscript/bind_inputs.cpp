@@ -30,7 +30,12 @@ torch::jit::Value *build_sequence(torch::jit::Graph &graph, const ArgBinding &b,
   for (const ArgBinding &e : b.elements)
     elems.push_back(build_sequence(graph, e, next));
   torch::jit::Node *n = nullptr;
-  if (auto list = b.type->cast<c10::ListType>())
+  if (auto dict = b.type->cast<c10::DictType>()) {
+    std::vector<torch::jit::Value *> keys;
+    for (const std::string &k : b.keys)
+      keys.push_back(graph.insertConstant(k));
+    n = graph.createDict(dict->getKeyType(), dict->getValueType(), keys, elems);
+  } else if (auto list = b.type->cast<c10::ListType>())
     n = graph.createList(list->getElementType(), elems);
   else
     n = graph.createTuple(elems);

@@ -19,8 +19,10 @@ struct ArgBinding {
   Kind kind = Kind::Tensor;
   // Sequence: a list or tuple (its type, Optional taken off) of tensors or of further lists and
   // tuples of tensors (a KV cache's Tuple[Tuple[Tensor, Tensor], ...]), one binding each.
+  // A Dict[str, Tensor] is a sequence too, its elements the values of `keys`.
   c10::TypePtr type;
   std::vector<ArgBinding> elements;
+  std::vector<std::string> keys;
   c10::IValue constant; // Constant: the value (None, a number, a default)
 
   // The graph inputs this argument becomes: 1 for a tensor or number input, the tensors in a
