@@ -504,9 +504,6 @@ def _xcit(script):
                     p.mul_(torch.empty_like(p).uniform_(0.5, 1.5))
     model.eval()
     x = torch.randn(2, 3, 64, 64)
-    if channels_last:  # the usual CPU/GPU speed-up: weights and input in NHWC strides
-        model = model.to(memory_format=torch.channels_last)
-        x = x.contiguous(memory_format=torch.channels_last)
     with torch.no_grad():
         module = torch.jit.script(model) if script else torch.jit.trace(model, (x,))
     return module, [x]
