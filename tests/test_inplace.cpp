@@ -273,3 +273,63 @@ TEST_CASE("in-place ops on views write back to the base", "[inplace]") {
     check_ir_opsets(ir, {randn({3, 4})});
   }
 }
+
+TEST_CASE("views taken before an in-place op on their base see the change", "[inplace]") {
+  const std::string head =
+      "  %none : NoneType = prim::Constant()\n  %false : bool = prim::Constant[value=0]()\n"
+      "  %zero : int = prim::Constant[value=0]()\n  %one : int = prim::Constant[value=1]()\n"
+      "  %two : int = prim::Constant[value=2]()\n  %four : int = prim::Constant[value=4]()\n"
+      "  %m1 : int = prim::Constant[value=-1]()\n"
+      "  %end : int = prim::Constant[value=9223372036854775807]()\n";
+  SECTION("z = y[:, 1]; y.add_(1); return z") {
+    const std::string ir = "graph(%x : Tensor):\n" + head +
+                           "  %y : Tensor = aten::clone(%x, %none)\n"
+                           "  %z : Tensor = aten::select(%y, %one, %one)\n"
+                           "  %y2 : Tensor = aten::add_(%y, %one, %one)\n"
+                           "  return (%z)";
+    check_ir_opsets(ir, {randn({3, 4})});
+    check_ir_dynamic(ir, {randn({3, 4}, 1)}, {randn({5, 4}, 2)});
+  }
+  SECTION("YOLO post-processing: boxes and scores sliced, then pred.sigmoid_()") {
+    check_ir_opsets("graph(%x : Tensor):\n" + head +
+                        "  %p : Tensor = aten::clone(%x, %none)\n"
+                        "  %boxes : Tensor = aten::slice(%p, %m1, %zero, %four, %one)\n"
+                        "  %scores : Tensor = aten::slice(%p, %m1, %four, %end, %one)\n"
+                        "  %s : Tensor = aten::sigmoid_(%p)\n"
+                        "  return (%boxes, %scores)",
+                    {randn({2, 5, 7})});
+  }
+  SECTION("a view of a view, and nn.ReLU(inplace=True) on the base after a reshape view") {
+    check_ir_opsets("graph(%x : Tensor):\n" + head +
+                        "  %y : Tensor = aten::mul(%x, %two)\n"
+                        "  %flat : int[] = prim::ListConstruct(%m1)\n"
+                        "  %v : Tensor = aten::view(%y, %flat)\n"
+                        "  %w : Tensor = aten::slice(%v, %zero, %one, %four, %one)\n"
+                        "  %r : Tensor = aten::relu_(%y)\n"
+                        "  return (%v, %w)",
+                    {randn({3, 4})});
+  }
+  SECTION("a trace reads the in-place op's output: z2 = z.mul_(2); y[:, 1].fill_(-1); z2") {
+    check_ir_opsets("graph(%x : Tensor):\n" + head +
+                        "  %y : Tensor = aten::clone(%x, %none)\n"
+                        "  %z : Tensor = aten::select(%y, %one, %one)\n"
+                        "  %z2 : Tensor = aten::mul_(%z, %two)\n"
+                        "  %v : Tensor = aten::select(%y, %one, %one)\n"
+                        "  %v2 : Tensor = aten::fill_(%v, %m1)\n"
+                        "  return (%z2, %y)",
+                    {randn({3, 4})});
+  }
+  SECTION("a chunk of the base read after the write is refused, not left stale") {
+    std::string err = export_ir_error("graph(%x : Tensor):\n" + head +
+                                          "  %y : Tensor = aten::clone(%x, %none)\n"
+                                          "  %parts : Tensor[] = aten::chunk(%y, %two, %one)\n"
+                                          "  %a : Tensor, %b : Tensor = prim::ListUnpack(%parts)\n"
+                                          "  %y2 : Tensor = aten::sigmoid_(%y)\n"
+                                          "  return (%a)",
+                                      {randn({3, 4})});
+    INFO(err);
+    CHECK(contains(err, "aten::sigmoid_ changes %"));
+    CHECK(contains(err, "in place, but aten::chunk"));
+    CHECK(contains(err, "the view would not see the change"));
+  }
+}

@@ -552,8 +552,10 @@ void Walker::run_node(const Node *n, size_t index, const NodeWhere &where) {
   std::string op = n->kind().toQualString();
   b_.set_scope(where.scope.empty() ? op : fmt::format("{}/{}", where.scope, op));
   try {
-    if (is_view_op(n))
+    if (is_view_op(n)) {
       view_of_[n->output()] = n;
+      viewed_.insert(n->input(0));
+    }
     if (try_sequence_op(n))
       return;
     // list + list and list += list: aten::add / add_ also name tensor converters, so they are
@@ -783,6 +785,7 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
   if (is_inplace(entry.op) && !n->inputs().empty() && !n->outputs().empty()) {
     check_untracked_view_write(n);
     env_[n->inputs()[0]] = env_[n->outputs()[0]];
+    inplace_aliases_[n->inputs()[0]].push_back(n->outputs()[0]);
     write_back(n->inputs()[0], n);
   }
 }
@@ -823,9 +826,20 @@ void Walker::rederive_views(const Value *base, const Node *at,
       return x.second->isBefore(y.second) ||
              (x.second == y.second && x.first->unique() < y.first->unique());
     });
-  // Needed when it, or a view of it (y[:] of y[:, 1]), is read after `at`.
+  // The outputs of earlier in-place ops on v read after `at` (a trace's `z2 = z.mul_(3)`): the
+  // same tensor as v.
+  auto aliases_read = [&](const Value *v) {
+    std::vector<const Value *> out;
+    auto it = inplace_aliases_.find(v);
+    if (it != inplace_aliases_.end())
+      for (const Value *a : it->second)
+        if ((at->outputs().empty() || a != at->outputs()[0]) && read_after(a, at))
+          out.push_back(a);
+    return out;
+  };
+  // Needed when it, an alias of it, or a view of it (y[:] of y[:, 1]) is read after `at`.
   std::function<bool(const Value *)> needed = [&](const Value *v) {
-    if (read_after(v, at))
+    if (read_after(v, at) || !aliases_read(v).empty())
       return true;
     auto it = kids.find(v);
     return it != kids.end() && std::any_of(it->second.begin(), it->second.end(),
@@ -845,9 +859,13 @@ void Walker::rederive_views(const Value *base, const Node *at,
           continue; // left as it was
         }
       }
+      for (const Value *a : aliases_read(v))
+        env_[a] = env_[v];
       visit(v);
     }
   };
+  for (const Value *a : aliases_read(base))
+    env_[a] = env_[base];
   visit(base);
 }
 
@@ -914,10 +932,48 @@ std::vector<int64_t> Walker::inverse_permutation(const Node *vn, const Value *ba
   return perm;
 }
 
+// An in-place op `n` changing `base`, which an untracked view (chunk, split, expand, ...) was
+// taken of before, the view read afterwards: PyTorch's view sees the change, the export's would
+// not. Refused, naming both ops.
+void Walker::check_untracked_views_of(const Node *n, const Value *base) const {
+  auto read_later = [&](const Value *v) {
+    return std::any_of(v->uses().begin(), v->uses().end(),
+                       [&](const auto &u) { return u.user->isAfter(n); });
+  };
+  for (const auto &use : base->uses()) {
+    const Node *p = use.user;
+    if (p == n || !p->isBefore(n) || !walker_detail::is_untracked_view_op(p) || use.offset != 0)
+      continue;
+    bool stale = false;
+    for (const Value *o : p->outputs()) {
+      stale = stale || read_later(o);
+      for (const auto &u : o->uses()) // the elements of chunk / split / unbind
+        if (u.user->kind() == c10::prim::ListUnpack || u.user->kind() == c10::aten::__getitem__)
+          for (const Value *e : u.user->outputs())
+            stale = stale || read_later(e);
+    }
+    if (stale)
+      throw Error(fmt::format("{} changes %{} in place, but {} ({}) took a view of it before that "
+                              "is read afterwards: the view would not see the change",
+                              n->kind().toQualString(), base->debugName(), p->kind().toQualString(),
+                              place_of(p)),
+                  "apply the in-place op before taking the view, or use the out-of-place op "
+                  "(torch.sigmoid(x) rather than x.sigmoid_())");
+  }
+}
+
 // An in-place op on a view write_back cannot carry back (an element of unbind/split/chunk, an
 // expand, a diagonal, ...) whose base is read afterwards: PyTorch changes the base, the export
 // would not. Refused, naming both ops.
 void Walker::check_untracked_view_write(const Node *n) const {
+  // The tensor written and each one it is a view of (y[:, :] = 0 writes y).
+  for (const Value *v = n->input(0);;) {
+    check_untracked_views_of(n, v);
+    auto it = view_of_.find(v);
+    if (it == view_of_.end())
+      break;
+    v = it->second->input(0);
+  }
   const Node *p = n->input(0)->node();
   if ((p->kind() == c10::prim::ListUnpack || p->kind() == c10::aten::__getitem__) &&
       !p->inputs().empty())
@@ -1001,7 +1057,9 @@ void Walker::write_back(const Value *view, const Node *at) {
     view = base;
     chain.insert(base);
   }
-  if (at && chain.size() > 1)
+  // Views taken of what changed before it changed (`z = y[:, 1]; y.add_(1); return z`; when the
+  // write came through a view, of every tensor up the chain) see the change.
+  if (at && (chain.size() > 1 || viewed_.count(view)))
     rederive_views(view, at, chain);
 }
 

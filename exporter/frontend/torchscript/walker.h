@@ -128,6 +128,7 @@ private:
   std::vector<int64_t> inverse_permutation(const torch::jit::Node *vn,
                                            const torch::jit::Value *base);
   void check_untracked_view_write(const torch::jit::Node *n) const;
+  void check_untracked_views_of(const torch::jit::Node *n, const torch::jit::Value *base) const;
   // Shape/dtype of an unrecorded value (in a branch that did not run): LibTorch runs the node on
   // placeholder inputs of the known shapes. Keeps what it learns in inferred_.
   void infer_missing(const torch::jit::Node *n);
@@ -256,6 +257,11 @@ private:
   std::unordered_map<const void *, std::pair<at::Tensor, Val>> materialized_;
   // Values made by a view op (slice, select, view, ...) -> that node, for write_back.
   std::unordered_map<const torch::jit::Value *, const torch::jit::Node *> view_of_;
+  // Tensors a view was taken of (rederive_views runs after an in-place op on one), and the
+  // outputs of in-place ops by the tensor they changed (a trace reads `y2 = y.add_(1)` after).
+  std::unordered_set<const torch::jit::Value *> viewed_;
+  std::unordered_map<const torch::jit::Value *, std::vector<const torch::jit::Value *>>
+      inplace_aliases_;
   std::unordered_map<const torch::jit::Value *, TensorInfo> inferred_;
   // The shapes the two branches of a runtime If give each of its outputs (by ONNX value name):
   // a dim the recording saw static is unknown when a branch says otherwise (Walker::bind).
