@@ -415,6 +415,24 @@ class GreedyDecode(nn.Module):
         return tokens, torch.stack(scores, 1)
 
 
+class LengthRegulator(nn.Module):
+    """FastSpeech's length regulator: each frame repeated by its predicted duration, the
+    utterances of different lengths padded with nn.utils.rnn.pad_sequence (a list built in a
+    loop), and a padding mask from the lengths."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x, durations):
+        outs: List[torch.Tensor] = []
+        for i in range(x.size(0)):
+            outs.append(torch.repeat_interleave(self.proj(x[i]), durations[i], dim=0))
+        padded = nn.utils.rnn.pad_sequence(outs, batch_first=True, padding_value=-1.0)
+        frames = nn.utils.rnn.pad_sequence(outs)  # [T, B, 4], padded with 0
+        return padded, frames.sum(0)
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -444,6 +462,9 @@ def models():
                                  False),
         "views_across_control_flow": (ViewsAcrossControlFlow(), (torch.randn(3, 4),),
                                       ["x:f32[b=3,4]"], False),
+        "length_regulator": (LengthRegulator(), (torch.randn(2, 5, 4),
+                                                 torch.randint(0, 4, (2, 5))),
+                             ["x:f32[b=2,t=5,4]", "dur:i64[b,t]:0..3"], False),
         "pad_if_needed": (PadIfNeeded(), (torch.randn(1, 3, 64, 96),), ["x:f32[1,3,h=64,w=96]"],
                           False),
         "resize_crop_net": (ResizeCropNet(), (torch.rand(1, 3, 100, 120),),

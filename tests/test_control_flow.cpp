@@ -736,3 +736,11 @@ TEST_CASE("scripted model: isinstance on Union and Optional values", "[control_f
   CHECK(count_op(model, "If") == 0); // decided at export time
   export_and_verify("isinstance", {"x:f32[2,3]", "mask:none"}, {0});
 }
+
+TEST_CASE("scripted model: pad_sequence of a list built in a loop (a length regulator)",
+          "[control_flow][fixture]") {
+  // batch_first with padding -1 and the [T, B, *] default; durations 0..3, so lengths differ
+  // and some utterances are empty or longest at each seed.
+  export_and_verify("length_regulator", {"x:f32[b=2,t=5,4]", "dur:i64[b,t]:0..3"}, {0, 1, 2, 3},
+                    {{"b", 3}, {"t", 7}});
+}

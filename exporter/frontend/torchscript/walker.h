@@ -209,6 +209,7 @@ private:
   // unpacking, stack and cat become sequence ops; other ops are refused. False when input 0 is
   // not such a list (or the op takes one as it is: append, list, is / is not).
   bool try_sequence_op(const torch::jit::Node *n);
+  void pad_runtime_sequence(const torch::jit::Node *n, const Bound &seq);
   bool try_split_by_sequence(const torch::jit::Node *n);
   Val to_sequence(const Bound &bd, DType dtype);
   DType list_elem_dtype(const torch::jit::Value *list) const;

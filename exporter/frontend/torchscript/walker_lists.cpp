@@ -5,6 +5,7 @@
 #include "exporter/frontend/torchscript/walker.h"
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 
 namespace torch2onnx {
@@ -509,7 +510,8 @@ bool Walker::try_sequence_op(const Node *n) {
   if (kind == c10::aten::append || kind == c10::aten::list || kind == c10::aten::__is__ ||
       kind == c10::aten::__isnot__ || kind == c10::aten::insert || kind == c10::aten::_set_item ||
       kind == c10::aten::pop || kind == c10::aten::Delete || kind == c10::aten::add ||
-      kind == c10::aten::add_ || kind == c10::Symbol::fromQualString("aten::extend"))
+      kind == c10::aten::add_ || kind == c10::Symbol::fromQualString("aten::extend") ||
+      kind == c10::prim::isinstance) // from the list's static type (pad_sequence's check)
     return false;
   const Bound seq = it->second;
   Bound out;
@@ -528,6 +530,9 @@ bool Walker::try_sequence_op(const Node *n) {
         "ConcatFromSequence", {seq.tensor},
         {{"axis", dim.constant.toInt()}, {"new_axis", int64_t{kind == c10::aten::stack ? 1 : 0}}});
     runtime_axes_[out.tensor.name] = {dim.constant.toInt()}; // the list's length decides it
+  } else if (kind == c10::aten::pad_sequence) {
+    pad_runtime_sequence(n, seq);
+    return true;
   } else if (kind == c10::prim::ListUnpack) {
     for (size_t i = 0; i < n->outputs().size(); ++i) {
       Bound item;
@@ -545,6 +550,72 @@ bool Walker::try_sequence_op(const Node *n) {
   }
   bind(n->output(), out);
   return true;
+}
+
+// pad_sequence(sequences, batch_first, padding_value) on a list built at run time (a length
+// regulator's repeat_interleave per utterance): one Loop over the sequence finds the longest
+// length, a second pads each element at the end of dim 0 (Concat with a block of padding_value)
+// and stacks them as its scan output, [n, longest, *]; transposed to [longest, n, *] unless
+// batch_first.
+void Walker::pad_runtime_sequence(const Node *n, const Bound &seq) {
+  const Bound &first = lookup(n->input(1));
+  const Bound &value = lookup(n->input(2));
+  T2O_CHECK(first.kind == Bound::Kind::Const && first.constant.isBool() &&
+                value.kind == Bound::Kind::Const &&
+                (value.constant.isDouble() || value.constant.isInt()),
+            "aten::pad_sequence on a list built at run time needs constant batch_first and "
+            "padding_value");
+  const DType t = seq.seq_dtype == DType::Undefined ? DType::Float : seq.seq_dtype;
+  const ValueType index{DType::Int64, false, std::vector<Dim>{}};
+  const ValueType flag{DType::Bool, false, std::vector<Dim>{}};
+  Val count = b_.op1("SequenceLength", {seq.tensor});
+  Val go = b_.constant(TensorData::boolean({true}, {}));
+  auto element = [&](const Val &i) {
+    Val e = b_.op1("SequenceAt", {seq.tensor, i});
+    b_.set_info(e, TensorInfo{t, std::nullopt});
+    Val shape = b_.op1("Shape", {e});
+    return std::make_pair(e, shape);
+  };
+  auto length = [&](const Val &shape) {
+    return b_.op1("Gather", {shape, b_.const_i64_scalar(0)}, {{"axis", int64_t{0}}});
+  };
+  b_.begin_subgraph("pad_sequence_longest");
+  Val i = b_.add_subgraph_input("i", index);
+  Val cond = b_.add_subgraph_input("cond", flag);
+  Val most = b_.add_subgraph_input("longest", index);
+  Val grown = b_.op1("Max", {most, length(element(i).second)});
+  Subgraph longest_body =
+      b_.end_subgraph({cond, grown}, {ValueType{DType::Bool}, ValueType{DType::Int64}});
+  Val longest = b_.op_with_subgraphs("Loop", {count, go, b_.const_i64_scalar(0)},
+                                     {{"body", longest_body}}, 1)[0];
+  b_.set_info(longest, TensorInfo{DType::Int64, std::vector<Dim>{}});
+  b_.begin_subgraph("pad_sequence_pad");
+  Val j = b_.add_subgraph_input("i", index);
+  Val cond2 = b_.add_subgraph_input("cond", flag);
+  auto [e, shape] = element(j);
+  Val missing = unsqueeze(b_, b_.op1("Sub", {longest, length(shape)}), {0});
+  Val rest = b_.op1("Slice", {shape, b_.const_i64({1}), b_.const_i64({INT64_MAX})});
+  Val fill = b_.op1("Expand", {scalar(b_, t, value.constant.toDouble()),
+                               b_.op1("Concat", {missing, rest}, {{"axis", int64_t{0}}})});
+  Val padded = b_.op1("Concat", {e, fill}, {{"axis", int64_t{0}}});
+  Subgraph pad_body = b_.end_subgraph({cond2, padded}, {ValueType{DType::Bool}, ValueType{t}});
+  Val stacked = b_.op_with_subgraphs("Loop", {count, go}, {{"body", pad_body}}, 1)[0];
+  const TensorInfo *recorded = info_of_value(n->output());
+  T2O_CHECK(recorded && recorded->shape,
+            "aten::pad_sequence on a list built at run time: the rank of its result is unknown");
+  const int64_t rank = recorded->rank();
+  b_.set_info(stacked, TensorInfo{t, std::vector<Dim>(static_cast<size_t>(rank), Dim{})});
+  Bound out;
+  out.kind = Bound::Kind::Tensor;
+  out.tensor = stacked;
+  if (!first.constant.toBool()) {
+    std::vector<int64_t> perm(static_cast<size_t>(rank));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[0], perm[1]);
+    out.tensor = b_.op1("Transpose", {stacked}, {{"perm", perm}});
+  }
+  runtime_axes_[out.tensor.name] = {0, 1}; // the count and the longest length
+  bind(n->output(), out);
 }
 
 DType Walker::list_elem_dtype(const Value *list) const {
