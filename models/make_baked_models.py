@@ -101,6 +101,16 @@ class AttentionBaked(nn.Module):
         return self.proj((att @ v).transpose(1, 2).reshape(b, t, c))
 
 
+class SwinWindows(nn.Module):
+    """Swin's window partition, sizes taken from the tensor: at b=2, h=8 the window count
+    h // 4 equals the batch at both recorded sizes (2 and 4) without following it; the constant
+    window area 16 is no baked dim."""
+
+    def forward(self, x):
+        b, h, w, c = x.shape
+        return x.view(b, h // 4, 4, w // 4, 4, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, 16, c)
+
+
 def models():
     torch.manual_seed(0)
     return {
@@ -110,6 +120,7 @@ def models():
         "sizes_from_tensors": (SizesFromTensors(), torch.randn(4, 3, 16), "x:f32[batch=4,3,16]"),
         "slice_baked": (SliceBaked(), torch.randn(2, 6, 5), "x:f32[2,seq=6,5]"),
         "attention_baked": (AttentionBaked(), torch.randn(2, 16, 64), "x:f32[batch=2,seq=16,64]"),
+        "swin_windows": (SwinWindows(), torch.randn(2, 8, 12, 3), "x:f32[b=2,h=8,w=12,3]"),
     }
 
 

@@ -141,3 +141,15 @@ TEST_CASE("sizes taken from the tensors: exported with symbolic batch and verifi
   CHECK(has(r.out + r.err, "batch=8"));
   CHECK(has(r.out + r.err, "batch=3"));
 }
+
+TEST_CASE("a dim equal to the batch at both sizes without following it is no baked dim",
+          "[baked][dynamic]") {
+  // Swin windows at b=2, h=8: h // 4 is 2 and 4 where the batch is, but a run with only the
+  // batch changed shows it does not follow it; the window area 16 stays a constant.
+  std::string dir = fresh_dir("baked_swin");
+  auto r = run_cli({baked_model("swin_windows"), "-o", dir + "/m.onnx", "--input",
+                    "x:f32[b=2,h=8,w=12,3]", "--verify"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_FALSE(has(r.err, "baked dim"));
+}

@@ -163,6 +163,40 @@ public:
   }
 
 private:
+  // Whether dim i of `v` follows `sym` itself, not another dim equal to it at both recordings
+  // (a Swin window count h // 4 equals the batch at b=2, h=8 and at b=4, h=16): in a run with only
+  // `sym` at its alternate size, the dim has that size. True when such a run cannot tell.
+  bool follows_alone(const Value *v, int64_t i, const SymbolSizes &sym) {
+    auto it = alone_.find(sym.name);
+    if (it == alone_.end()) {
+      std::optional<ShapeRecord> rec;
+      if (inputs_.example.size() == inputs_.infos.size() && trials_left()) {
+        std::vector<c10::IValue> mixed = inputs_.example;
+        for (size_t k = 0; k < mixed.size(); ++k) {
+          const TensorInfo &info = inputs_.infos[k];
+          if (!mixed[k].isTensor() || !info.shape)
+            continue;
+          at::Tensor t = mixed[k].toTensor();
+          for (size_t d = 0; d < info.shape->size() && static_cast<int64_t>(d) < t.dim(); ++d)
+            if ((*info.shape)[d].symbol == sym.name && t.size(d) > 0)
+              t = t.index_select(static_cast<int64_t>(d),
+                                 at::arange(sym.alternate, at::kLong).remainder(t.size(d)));
+          mixed[k] = t;
+        }
+        ++trials_;
+        std::string failure;
+        ShapeRecord r = record_shapes(graph_, mixed, &failure);
+        if (failure.empty())
+          rec = std::move(r);
+      }
+      it = alone_.emplace(sym.name, std::move(rec)).first;
+    }
+    if (!it->second)
+      return true;
+    const TensorInfo *t = it->second->find(value_id(v));
+    return !t || !t->shape || i >= t->rank() || (*t->shape)[i].value == sym.alternate;
+  }
+
   Run run_patched(const std::vector<Candidate> &patches) {
     auto copy = graph_->copy();
     std::unordered_map<const Node *, Node *> to_copy;
@@ -258,7 +292,7 @@ public:
   // dim i stands for the symbol the input has at dim i, while no output dim follows the symbol
   // (`x.view(1, -1)` at batch=1: [batch,3,4,4] -> [1, 48*batch]); a slice that covers the whole
   // symbolic dim at the example sizes and so cuts it at other sizes.
-  std::vector<Candidate> silent_candidates(const ShapeRecord &alt) const {
+  std::vector<Candidate> silent_candidates(const ShapeRecord &alt) {
     std::vector<Candidate> out;
     for (const Node *n : order_) {
       std::string op = op_of(n);
@@ -286,7 +320,7 @@ public:
             if (k < 1)
               continue;
             if (!follows(xe, xa, i) || i >= ye->rank() || dim(ye, i) != s.value ||
-                dim(ya, i) != s.value)
+                dim(ya, i) != s.value || !follows_alone(n->input(0), i, sym))
               continue;
             bool kept = false;
             for (int64_t j = 0; j < ye->rank(); ++j)
@@ -398,6 +432,9 @@ private:
   const ShapeRecord &example_;
   std::vector<const Node *> order_;
   int trials_ = 0;
+  // Per symbol: the record of a run with only that symbol at its alternate size (none when it
+  // failed), for follows_alone.
+  std::map<std::string, std::optional<ShapeRecord>> alone_;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
 };
 
