@@ -343,9 +343,36 @@ void aten_view_copy(ConvertCtx &c) {
   c.set_out(0, c.b.op1("Reshape", {c.tensor("self"), out_shape(c, c.arg("size"))}));
 }
 
+// as_strided with sizes (or strides, offset) known only at run time (framing a waveform of
+// symbolic length: w.as_strided((1 + (T - 400) // 160, 400), (160, 1))): the flat positions are
+// offset + sum over k of Range(0, size[k]) * stride[k] on axis k, broadcast, then one Gather.
+void as_strided_runtime(ConvertCtx &c, const Arg &offset_arg) {
+  GraphBuilder &b = c.b;
+  const Arg &size = c.arg("size");
+  T2O_CHECK(size.kind == Arg::Kind::List, "{}: the number of sizes must be known at export",
+            c.op());
+  const int64_t n = static_cast<int64_t>(size.items.size());
+  Val sizes = int_list_tensor(b, size), strides = int_list_tensor(b, c.arg("stride"));
+  Val pos = offset_arg.kind == Arg::Kind::Tensor
+                ? reshape(b, cast_to(b, offset_arg.tensor, DType::Int64), {})
+                : b.const_i64_scalar(offset_arg.kind == Arg::Kind::Int ? offset_arg.i : 0);
+  for (int64_t k = 0; k < n; ++k) {
+    auto item = [&](const Val &list) {
+      return b.op1("Gather", {list, b.const_i64_scalar(k)}, {{"axis", int64_t{0}}});
+    };
+    Val steps = b.op1("Mul", {iota(b, item(sizes)), item(strides)});
+    pos = b.op1("Add", {pos, on_axis(b, steps, k, n)});
+  }
+  c.set_out(0, b.op1("Gather", {reshape(b, c.tensor("self"), {-1}), pos}, {{"axis", int64_t{0}}}));
+}
+
 // as_strided(self, size, stride, storage_offset) on a contiguous self: a Gather of the flat
 // positions. A view of a non-contiguous tensor would read other storage; that is not expressible.
 void aten_as_strided(ConvertCtx &c) {
+  const Arg offset_arg = c.takes("storage_offset") ? c.arg("storage_offset") : Arg::none();
+  if (has_runtime_items(c.arg("size")) || has_runtime_items(c.arg("stride")) ||
+      offset_arg.kind == Arg::Kind::Tensor)
+    return as_strided_runtime(c, offset_arg);
   std::vector<int64_t> size = c.ints("size"), stride = c.ints("stride");
   int64_t offset = c.arg<int64_t>("storage_offset", 0);
   T2O_CHECK(size.size() == stride.size(), "{}: {} sizes but {} strides", c.op(), size.size(),
@@ -518,7 +545,8 @@ void register_select_ops(Registry &r) {
   r.add("aten::unfold", 11, aten_unfold,
         {"Gather", "Transpose", "Add", "Div", "Mul", "Range", "Shape", "Sub", "Unsqueeze"});
   r.add("aten::view_copy", 11, aten_view_copy, {"Reshape"});
-  r.add_with_inplace("aten::as_strided", 11, aten_as_strided, {"Gather", "Reshape"});
+  r.add_with_inplace("aten::as_strided", 11, aten_as_strided,
+                     {"Gather", "Reshape", "Range", "Mul", "Add", "Cast", "Concat", "Unsqueeze"});
   r.add("aten::equal", 11, aten_equal, {"Equal", "ReduceMin", "Cast", "Concat", "Reshape"});
   r.add("aten::isclose", 11, aten_isclose,
         {"Abs", "LessOrEqual", "Or", "Add", "And", "Equal", "IsNaN", "Less", "Mul", "Sub"});

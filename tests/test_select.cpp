@@ -212,6 +212,27 @@ TEST_CASE("aten::as_strided", "[select]") {
                   {randn({3, 4})});
 }
 
+TEST_CASE("aten::as_strided with sizes known only at run time", "[select]") {
+  // Framing a waveform of symbolic length T (torchaudio's kaldi.fbank): n = 1 + (T - 6) // 2
+  // frames of 6 samples every 2, then an offset window of a [B, L] input with runtime strides.
+  const std::string frames =
+      ir("%w : Tensor", "  %t : int = aten::size(%w, %0)\n"
+                        "  %r : int = aten::sub(%t, %6)\n"
+                        "  %q : int = aten::floordiv(%r, %2)\n"
+                        "  %n : int = aten::add(%q, %1)\n"
+                        "  %s : int[] = prim::ListConstruct(%n, %6)\n"
+                        "  %st : int[] = prim::ListConstruct(%2, %1)\n"
+                        "  %y : Tensor = aten::as_strided(%w, %s, %st, %none)");
+  check_ir_opsets(frames, {randn({20})});
+  check_ir_dynamic(frames, {randn({20}, 1)}, {randn({33}, 2)});
+  const std::string rows = ir("%x : Tensor", "  %b : int = aten::size(%x, %0)\n"
+                                             "  %l : int = aten::size(%x, %1)\n"
+                                             "  %s : int[] = prim::ListConstruct(%b, %3)\n"
+                                             "  %st : int[] = prim::ListConstruct(%l, %2)\n"
+                                             "  %y : Tensor = aten::as_strided(%x, %s, %st, %1)");
+  check_ir_dynamic(rows, {randn({4, 9}, 3)}, {randn({6, 11}, 4)});
+}
+
 TEST_CASE("aten::equal", "[select]") {
   auto x = randn({3, 4});
   check_ir_opsets(ir("%x : Tensor, %z : Tensor", "  %y : bool = aten::equal(%x, %z)"),
