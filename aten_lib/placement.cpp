@@ -57,6 +57,23 @@ void aten_index_reduce(ConvertCtx &c) {
 // multiples of 1 + n + n^2 + ... For a tall matrix [R, C], wrap=True starts the diagonal again
 // C + 1 rows further down, as the flat positions that are multiples of C + 1 show.
 void aten_fill_diagonal_(ConvertCtx &c) {
+  const TensorInfo &info = c.info("self");
+  if (info.rank() == 2 && !info.is_static()) {
+    // [R, C] known at run time (a [batch, batch] score matrix): the flat positions that are
+    // multiples of C + 1, below C * C unless wrap.
+    GraphBuilder &b = c.b;
+    Val self = c.tensor("self");
+    Val rows = dim_scalar(b, self, 0), cols = dim_scalar(b, self, 1);
+    Val flat = b.op1("Reshape", {iota(b, b.op1("Mul", {rows, cols})), shape_of(b, self)});
+    Val step = b.op1("Add", {cols, b.const_i64_scalar(1)});
+    Val mask = op_t(b, DType::Bool, "Equal", {b.op1("Mod", {flat, step}), b.const_i64_scalar(0)});
+    if (!c.arg<bool>("wrap", false))
+      mask = op_t(b, DType::Bool, "And",
+                  {mask, op_t(b, DType::Bool, "Less", {flat, b.op1("Mul", {cols, cols})})});
+    DType t = info.dtype;
+    c.set_out(0, op_t(b, t, "Where", {mask, as_tensor(b, c.arg("fill_value"), t), self}));
+    return;
+  }
   std::vector<int64_t> sizes = c.info("self").sizes();
   int64_t r = static_cast<int64_t>(sizes.size());
   T2O_CHECK(r >= 2, "fill_diagonal_ needs at least 2 dims, got {}", r);
@@ -206,7 +223,9 @@ void register_placement_ops(Registry &r) {
                       "ReduceMin", "Pad",     "Add",       "Concat",     "Div",
                       "Gather",    "Greater", "Max",       "Min",        "Mul",
                       "Range",     "Sub",     "Transpose", "Unsqueeze"});
-  r.add("aten::fill_diagonal_", 11, aten_fill_diagonal_, {"Where", "Cast"});
+  r.add("aten::fill_diagonal_", 11, aten_fill_diagonal_,
+        {"Where", "Cast", "Shape", "Gather", "Mul", "Range", "Reshape", "Add", "Mod", "Equal",
+         "Less", "And"});
   r.add("aten::select_scatter", 11, aten_select_scatter,
         {"Equal", "Where", "Add", "Gather", "Less", "Range", "Reshape", "Shape", "Unsqueeze", "And",
          "Or", "Not"}); // bools: Where as And/Or/Not (builder/opset_forms.cpp)

@@ -29,31 +29,88 @@ Val bool_scalar(GraphBuilder &b, const Val &v) {
 
 } // namespace
 
-// diagonal(self, offset, dim1, dim2): the two dims go last, then one Gather of the flat
-// positions of the diagonal (their sizes must be static).
-void aten_diagonal(ConvertCtx &c) {
+namespace {
+
+// The diagonal of `self` over dims (d1, d2) at `off`, as the flat positions in the layout where
+// the two dims go last and are flattened: constants for static sizes; for sizes known at run time
+// (a [batch, batch] similarity matrix) i0 * cols + j0 + k * (cols + 1), k < min(rows - i0,
+// cols - j0).
+struct DiagonalLayout {
+  std::vector<int64_t> perm; // self's dims: the others in order, then d1, d2
+  Val pos;                   // 1-D int64
+};
+
+DiagonalLayout diagonal_layout(ConvertCtx &c, const Val &self, int64_t off, int64_t d1,
+                               int64_t d2) {
   GraphBuilder &b = c.b;
-  int64_t r = rank_of(c, "self");
-  int64_t off = c.arg<int64_t>("offset", 0);
-  int64_t d1 = norm_axis(c.arg<int64_t>("dim1", 0), r);
-  int64_t d2 = norm_axis(c.arg<int64_t>("dim2", 1), r);
+  const int64_t r = b.rank(self);
   T2O_CHECK(d1 != d2, "{}: dim1 and dim2 are both {}", c.op(), d1);
-  int64_t rows = static_dim(c, "self", d1), cols = static_dim(c, "self", d2);
-  std::vector<int64_t> perm;
+  DiagonalLayout out;
   for (int64_t k = 0; k < r; ++k)
     if (k != d1 && k != d2)
-      perm.push_back(k);
-  perm.push_back(d1);
-  perm.push_back(d2);
-  Val x = transpose(b, c.tensor("self"), perm);
-  std::vector<int64_t> flat_shape(r - 2, 0);
-  flat_shape.push_back(rows * cols);
-  x = reshape(b, x, flat_shape);
-  std::vector<int64_t> pos;
-  for (int64_t i = std::max<int64_t>(0, -off), j = std::max<int64_t>(0, off); i < rows && j < cols;
-       ++i, ++j)
-    pos.push_back(i * cols + j);
-  c.set_out(0, b.op1("Gather", {x, b.const_i64(pos)}, {{"axis", r - 2}}));
+      out.perm.push_back(k);
+  out.perm.push_back(d1);
+  out.perm.push_back(d2);
+  const TensorInfo &info = b.info(self);
+  const int64_t i0 = std::max<int64_t>(0, -off), j0 = std::max<int64_t>(0, off);
+  if ((*info.shape)[d1].is_static() && (*info.shape)[d2].is_static()) {
+    const int64_t rows = (*info.shape)[d1].value, cols = (*info.shape)[d2].value;
+    std::vector<int64_t> pos;
+    for (int64_t i = i0, j = j0; i < rows && j < cols; ++i, ++j)
+      pos.push_back(i * cols + j);
+    out.pos = b.const_i64(pos);
+    return out;
+  }
+  Val rows = dim_scalar(b, self, d1), cols = dim_scalar(b, self, d2);
+  Val count = b.op1("Min", {b.op1("Sub", {rows, b.const_i64_scalar(i0)}),
+                            b.op1("Sub", {cols, b.const_i64_scalar(j0)})});
+  count = b.op1("Max", {count, b.const_i64_scalar(0)});
+  Val step = b.op1("Add", {cols, b.const_i64_scalar(1)});
+  Val first = b.op1("Add", {b.op1("Mul", {cols, b.const_i64_scalar(i0)}), b.const_i64_scalar(j0)});
+  out.pos = b.op1("Add", {b.op1("Mul", {iota(b, count), step}), first});
+  return out;
+}
+
+// The layout's tensor: self transposed and its last two dims flattened.
+Val diagonal_flat(GraphBuilder &b, const Val &self, const DiagonalLayout &l) {
+  std::vector<int64_t> flat(l.perm.size() - 2, 0);
+  flat.push_back(-1);
+  return reshape(b, transpose(b, self, l.perm), flat);
+}
+
+} // namespace
+
+// diagonal(self, offset, dim1, dim2): the two dims go last, then one Gather of the flat
+// positions of the diagonal (diagonal_layout).
+void aten_diagonal(ConvertCtx &c) {
+  const Val self = c.tensor("self");
+  const int64_t r = rank_of(c, "self");
+  DiagonalLayout l =
+      diagonal_layout(c, self, c.arg<int64_t>("offset", 0), norm_axis(c.arg<int64_t>("dim1", 0), r),
+                      norm_axis(c.arg<int64_t>("dim2", 1), r));
+  c.set_out(0, c.b.op1("Gather", {diagonal_flat(c.b, self, l), l.pos}, {{"axis", r - 2}}));
+}
+
+// diagonal_scatter(self, src, offset, dim1, dim2): src (shaped as self.diagonal(...)) written on
+// that diagonal: a ScatterElements of src into the flat layout at the diagonal's positions, then
+// the layout undone. Also what an in-place op on x.diagonal() writes back (walker write_back).
+void aten_diagonal_scatter(ConvertCtx &c) {
+  GraphBuilder &b = c.b;
+  const DType t = out_dtype(c);
+  const Val self = cast_to(b, c.tensor("self"), t);
+  const int64_t r = rank_of(c, "self");
+  DiagonalLayout l =
+      diagonal_layout(c, self, c.arg<int64_t>("offset", 0), norm_axis(c.arg<int64_t>("dim1", 0), r),
+                      norm_axis(c.arg<int64_t>("dim2", 1), r));
+  Val moved = transpose(b, self, l.perm);
+  Val flat = diagonal_flat(b, self, l);
+  Val src = cast_to(b, c.tensor("src"), t);
+  Val idx = b.op1("Expand", {l.pos, shape_of(b, src)});
+  Val put = b.op1("ScatterElements", {flat, idx, src}, {{"axis", r - 2}});
+  std::vector<int64_t> back(static_cast<size_t>(r));
+  for (int64_t k = 0; k < r; ++k)
+    back[static_cast<size_t>(l.perm[static_cast<size_t>(k)])] = k;
+  c.set_out(0, transpose(b, b.op1("Reshape", {put, shape_of(b, moved)}), back));
 }
 
 namespace {
@@ -511,8 +568,13 @@ void aten_var_mean(ConvertCtx &c) {
 }
 
 void register_select_ops(Registry &r) {
-  r.add("aten::diagonal", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
-  r.add("aten::diagonal_copy", 11, aten_diagonal, {"Transpose", "Reshape", "Gather"});
+  const std::vector<std::string> diagonal_ops{"Transpose", "Reshape", "Gather", "Shape", "Min",
+                                              "Max",       "Sub",     "Add",    "Mul",   "Range"};
+  r.add("aten::diagonal", 11, aten_diagonal, diagonal_ops);
+  r.add("aten::diagonal_copy", 11, aten_diagonal, diagonal_ops);
+  std::vector<std::string> scatter_ops = diagonal_ops;
+  scatter_ops.insert(scatter_ops.end(), {"Expand", "ScatterElements", "Cast"});
+  r.add("aten::diagonal_scatter", 11, aten_diagonal_scatter, scatter_ops);
   r.add_with_inplace("aten::tril", 11, aten_tril,
                      {"And", "Cast", "Reshape", "Range", "Where", "Equal", "Gather", "Less",
                       "LessOrEqual", "Or", "Shape", "Sub", "Unsqueeze"});

@@ -67,3 +67,16 @@ TEST_CASE("aten::fill_diagonal_", "[placement]") {
                                     "  %y : Tensor = aten::fill_diagonal_(%c, %m2, %false)"),
                   {ints({3, 4})});
 }
+
+TEST_CASE("aten::fill_diagonal_ of a matrix known only at run time", "[placement]") {
+  // sim.fill_diagonal_(-inf) on a [batch, batch] score matrix; tall [R, C] with and without wrap.
+  for (const char *wrap : {"%false", "%true"}) {
+    DYNAMIC_SECTION("wrap " << wrap) {
+      const std::string g = ir("%x : Tensor", "  %c : Tensor = aten::clone(%x, %none)\n"
+                                              "  %y : Tensor = aten::fill_diagonal_(%c, %s15, " +
+                                                  std::string(wrap) + ")");
+      check_ir_dynamic(g, {randn({4, 4}, 1)}, {randn({6, 6}, 2)});
+      check_ir_dynamic(g, {randn({7, 3}, 1)}, {randn({11, 4}, 2)});
+    }
+  }
+}

@@ -13,6 +13,35 @@ TEST_CASE("aten::diagonal", "[select]") {
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::diagonal_copy(%x, %1, %1, %2)"), {x});
 }
 
+TEST_CASE("aten::diagonal over dims known only at run time", "[select]") {
+  // A [batch, batch] similarity matrix's diagonal (contrastive scores), offsets either way.
+  for (const char *offset : {"%0", "%1", "%m2"}) {
+    DYNAMIC_SECTION("offset " << offset) {
+      const std::string g = ir("%a : Tensor, %b : Tensor", "  %bt : Tensor = aten::t(%b)\n"
+                                                           "  %s : Tensor = aten::matmul(%a, %bt)\n"
+                                                           "  %y : Tensor = aten::diagonal(%s, " +
+                                                               std::string(offset) + ", %0, %1)");
+      check_ir_dynamic(g, {randn({4, 8}, 1), randn({4, 8}, 2)},
+                       {randn({6, 8}, 3), randn({6, 8}, 4)});
+    }
+  }
+  check_ir_dynamic(ir("%x : Tensor", "  %y : Tensor = aten::diagonal(%x, %1, %m1, %0)"),
+                   {randn({3, 4, 5}, 1)}, {randn({6, 4, 2}, 2)});
+}
+
+TEST_CASE("aten::diagonal_scatter", "[select]") {
+  check_ir_opsets(
+      ir("%x : Tensor, %v : Tensor", "  %y : Tensor = aten::diagonal_scatter(%x, %v, %0, %0, %1)"),
+      {randn({3, 4, 5}, 1), randn({5, 3}, 2)});
+  check_ir_opsets(
+      ir("%x : Tensor, %v : Tensor", "  %y : Tensor = aten::diagonal_scatter(%x, %v, %m2, %1, %2)"),
+      {randn({3, 4, 5}, 1), randn({3, 2}, 2)});
+  check_ir_dynamic(ir("%x : Tensor, %v : Tensor",
+                      "  %y : Tensor = aten::diagonal_scatter(%x, %v, %1, %m2, %m1)"),
+                   {randn({2, 4, 4}, 1), randn({2, 3}, 2)},
+                   {randn({3, 6, 6}, 3), randn({3, 5}, 4)});
+}
+
 TEST_CASE("aten::tril", "[select]") {
   auto x = randn({2, 4, 5});
   check_ir_opsets(ir("%x : Tensor", "  %y : Tensor = aten::tril(%x, %0)"), {x});

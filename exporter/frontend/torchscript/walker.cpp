@@ -172,7 +172,7 @@ bool is_view_op(const Node *n) {
   static const std::unordered_set<std::string> ops = {
       "aten::slice",     "aten::select",  "aten::view",    "aten::unsqueeze", "aten::squeeze",
       "aten::narrow",    "aten::reshape", "aten::flatten", "aten::view_as",   "aten::reshape_as",
-      "aten::transpose", "aten::permute", "aten::t"};
+      "aten::transpose", "aten::permute", "aten::t",       "aten::diagonal"};
   if (!ops.count(n->kind().toQualString()) || n->outputs().size() != 1 || n->inputs().empty() ||
       !n->input(0)->type()->isSubtypeOf(*c10::TensorType::get()))
     return false;
@@ -184,29 +184,15 @@ bool is_view_op(const Node *n) {
 // Ops whose outputs alias their input but whose writes write_back cannot carry to it (a write
 // into one of them is refused when the input is read afterwards, not silently dropped).
 bool is_untracked_view_op(const Node *n) {
-  static const std::unordered_set<std::string> ops = {"aten::unbind",
-                                                      "aten::split",
-                                                      "aten::split_with_sizes",
-                                                      "aten::chunk",
-                                                      "aten::tensor_split",
-                                                      "aten::expand",
-                                                      "aten::expand_as",
-                                                      "aten::diagonal",
-                                                      "aten::movedim",
-                                                      "aten::moveaxis",
-                                                      "aten::swapaxes",
-                                                      "aten::swapdims",
-                                                      "aten::unfold",
-                                                      "aten::as_strided",
-                                                      "aten::unflatten",
-                                                      "aten::view_as_real",
-                                                      "aten::real",
-                                                      "aten::imag",
-                                                      "aten::mT",
-                                                      "aten::mH",
-                                                      "aten::adjoint",
-                                                      "aten::T",
-                                                      "aten::H"};
+  static const std::unordered_set<std::string> ops = {
+      "aten::unbind",     "aten::split",        "aten::split_with_sizes",
+      "aten::chunk",      "aten::tensor_split", "aten::expand",
+      "aten::expand_as",  "aten::movedim",      "aten::moveaxis",
+      "aten::swapaxes",   "aten::swapdims",     "aten::unfold",
+      "aten::as_strided", "aten::unflatten",    "aten::view_as_real",
+      "aten::real",       "aten::imag",         "aten::mT",
+      "aten::mH",         "aten::adjoint",      "aten::T",
+      "aten::H"};
   return ops.count(n->kind().toQualString()) > 0;
 }
 
@@ -1002,7 +988,7 @@ void Walker::write_back(const Value *view, const Node *at) {
     std::string op = vn->kind().toQualString();
     std::vector<Arg> args = {to_arg(lookup(base), base), to_arg(lookup(view), view)};
     std::string scatter;
-    if (op == "aten::slice" || op == "aten::select") {
+    if (op == "aten::slice" || op == "aten::select" || op == "aten::diagonal") {
       scatter = op + "_scatter";
       for (size_t i = 1; i < vn->inputs().size(); ++i)
         args.push_back(to_arg(lookup(vn->input(i)), vn->input(i)));
@@ -1046,6 +1032,8 @@ void Walker::write_back(const Value *view, const Node *at) {
       // select: dim, index), which the scatter names alike.
       node.arg_names = scatter == "aten::select_scatter"
                            ? std::vector<std::string>{"self", "src", "dim", "index"}
+                       : scatter == "aten::diagonal_scatter"
+                           ? std::vector<std::string>{"self", "src", "offset", "dim1", "dim2"}
                            : std::vector<std::string>{"self", "src", "dim", "start", "end", "step"};
       out.tensor =
           call_converter(b_, registry_, *entry, node, std::move(args),
