@@ -67,9 +67,15 @@ Input SPEC: one per forward argument, in order; arguments left out take their de
   ...:LO..HI           random values in [LO, HI] instead of N(0,1) / 0..9, e.g. token ids below
                        the vocabulary size: ids:i64[1,128]:0..50256
   [SPEC,SPEC,...]      a List[Tensor] or tuple argument: one ONNX input per tensor (name_0, ...),
-                       e.g. feats:[f32[1,64,32,32],f32[1,64,16,16]]
+                       e.g. feats:[f32[1,64,32,32],f32[1,64,16,16]]; nested for a tuple of
+                       tuples (a KV cache): past:[[f32[1,4,p=8,16],f32[1,4,p,16]],[...]] gives
+                       past_0_0, past_0_1, past_1_0, ...
+  {key:SPEC,...}       a Dict[str, Tensor] argument: one ONNX input per key (name_key), e.g.
+                       batch:{image:f32[1,3,64,64],mask:bool[1,64]}
   none | 3 | 0.5 | true   None or a number, fixed as a constant in the ONNX model (an `if mask is
                        None` on it is resolved at export), e.g. --input mask:none
+  i64[] | f32[] | bool[]  an int, float or bool argument as a 0-d ONNX input instead (a KV cache's
+                       start_pos changes per call), e.g. --input start_pos:i64[]:0..100
   default              the argument's default (to give a later argument)
 
 --input-data FILE gives example values instead of random ones: one .npy (or TensorProto .pb, as

@@ -208,9 +208,11 @@ TEST_CASE("safety: a tensor given for an argument that is not a tensor is named,
   } cases[] = {
       {"list_arg", {"f32[2,3]"}, "argument 'xs' (List[Tensor]) is not a tensor"},
       {"tuple_arg", {"f32[2,3]"}, "argument 'state' (Tuple[Tensor, Tensor]) is not a tensor"},
-      {"dict_arg", {"f32[2,3]"}, "argument 'batch' (Dict[str, Tensor]) is a dict"},
-      {"int_arg", {"f32[2,3]", "i64[]"}, "argument 'k' (int) is not a tensor"},
-      {"float_arg", {"f32[2,3]", "f32[]"}, "argument 'scale' (float) is not a tensor"},
+      {"dict_arg", {"f32[2,3]"}, "argument 'batch' (Dict[str, Tensor]) is not a tensor"},
+      // A 0-d spec makes a number an input (test_forward_args); other shapes are refused.
+      {"int_arg", {"f32[2,3]", "i64[2]"}, "argument 'k' (int) is not a tensor"},
+      {"float_arg", {"f32[2,3]", "f32[3,1]"}, "argument 'scale' (float) is not a tensor"},
+      {"int_arg", {"f32[2,3]", "f32[]"}, "argument 'k' (int) cannot be read from a f32 tensor"},
   };
   for (const auto &c : cases) {
     std::vector<std::string> args = {safety_model(c.model), "-o", dir + "/m.onnx"};

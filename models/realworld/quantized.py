@@ -7,8 +7,8 @@ TorchScript module and its example inputs (random images / features of the given
   random weights, but not random statistics: the float model's BatchNorm running statistics are
   the averages of a few train-mode passes over random images (momentum None), so every layer sees
   normalized activations and the int8 outputs are not constant; then fused, calibrated on 8
-  random images with the qnnpack qconfig (per-tensor weights, what torchvision's quantize=True
-  uses) and converted. Traced; inception_v3 scripted as its users do (torchvision's own test does).
+  random images with per-tensor weights (what torchvision's quantize=True uses) and 7-bit
+  activations (_qconfig: LibTorch's results then do not depend on the CPU) and converted. Traced; inception_v3 scripted as its users do (torchvision's own test does).
 - kind "eager": a small network written with eager-mode quantization (QuantStub, fused
   Conv+BN+ReLU, FloatFunctional add/mul/cat, conv1d on a sequence, conv_transpose2d, hardswish,
   sigmoid, leaky_relu, LayerNorm, GroupNorm, InstanceNorm, upsampling, pooling, Linear+ReLU),
@@ -70,6 +70,27 @@ def _scale_residual_branches(model, factor=0.3):
                 bns[-1].bias.mul_(factor)
 
 
+def _qconfig():
+    """The qnnpack qconfig (per-tensor int8 weights) with activations in 7 bits (reduce_range), as
+    x86 deployments quantize: with full 8-bit activations LibTorch's int8 convolutions on CPUs
+    without VNNI (AVX2 only) saturate their 16-bit pair sums (u8 x s8 products), so LibTorch's own
+    outputs would depend on the machine's CPU; with 7 bits no sum can saturate."""
+    return tq.QConfig(activation=tq.HistogramObserver.with_args(reduce_range=True),
+                      weight=tq.default_weight_observer)
+
+
+def _qconfig_mapping():
+    """FX's qnnpack mapping (per-tensor weights, so opset 11 can take them) with _qconfig's 7-bit
+    activations wherever it has the default qconfig (ops with fixed parameters keep theirs)."""
+    mapping = tq.get_default_qconfig_mapping("qnnpack")
+    default = mapping.global_qconfig
+    mapping.set_global(_qconfig())
+    for key, qconfig in list(mapping.object_type_qconfigs.items()):
+        if qconfig is default or qconfig == default:
+            mapping.set_object_type(key, _qconfig())
+    return mapping
+
+
 def _calibrate(model, inputs):
     with torch.no_grad():
         for x in inputs:
@@ -85,7 +106,7 @@ def torchvision_model(name, size):
     _settle_batchnorm(model, size)
     _scale_residual_branches(model)
     model.fuse_model(is_qat=False)
-    model.qconfig = tq.get_default_qconfig("qnnpack")
+    model.qconfig = _qconfig()
     tq.prepare(model, inplace=True)
     _calibrate(model, [_images(size, 2, seed=200 + k) for k in range(4)])
     tq.convert(model, inplace=True)
@@ -183,7 +204,8 @@ def fx_model(size, qat=False):
     model = ResBlockNet()
     _settle_batchnorm(model, size)
     x = _images(size)
-    qconfig = tq.get_default_qat_qconfig_mapping("qnnpack") if qat else tq.get_default_qconfig_mapping("qnnpack")
+    qconfig = (tq.get_default_qat_qconfig_mapping("qnnpack") if qat
+               else _qconfig_mapping())
     if qat:
         model.train()
         prepared = prepare_qat_fx(model, qconfig, example_inputs=(x,))
