@@ -220,9 +220,7 @@ void on_crash(int sig) {
 std::terminate_handler g_previous_terminate = nullptr;
 
 [[noreturn]] void on_terminate() {
-  struct rlimit rl {};
-  const bool limited = ::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
-  if (!limited || g_handling.exchange(1) != 0) {
+  if (!memory_limited() || g_handling.exchange(1) != 0) {
     if (g_previous_terminate)
       g_previous_terminate();
     std::abort();
@@ -398,6 +396,11 @@ bool is_out_of_memory(const std::string &what) {
   return what.find("bad_alloc") != std::string::npos ||
          what.find("can't allocate memory") != std::string::npos ||
          what.find("Cannot allocate memory") != std::string::npos;
+}
+
+bool memory_limited() {
+  struct rlimit rl {};
+  return ::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
 }
 
 std::string memory_limit_text() {

@@ -88,6 +88,8 @@ size_t run_on_large_stack(const std::function<void()> &fn);
 // Whether an exception text is an allocation failure (std::bad_alloc, LibTorch's "can't allocate
 // memory"), which must be reported as out of memory, not as a corrupt file or a bug.
 bool is_out_of_memory(const std::string &what);
+// Whether the process runs under an address-space limit (ulimit -v).
+bool memory_limited();
 // The process's address-space limit (ulimit -v) as text, e.g. "586 MB", or "" when unlimited.
 std::string memory_limit_text();
 // The Error "out of memory while <doing>", naming the memory limit and what to do.

@@ -30,10 +30,10 @@ bool is_tensor_type(const c10::TypePtr &t) {
 
 // Whether `type` is a list or tuple of tensors, or of lists and tuples of tensors (a KV cache's
 // Tuple[Tuple[Tensor, Tensor], ...]), at any depth, or a Dict[str, Tensor] (a batch by name).
-bool is_tensor_sequence(const c10::TypePtr &type) {
+bool is_tensor_container(const c10::TypePtr &type) {
   c10::TypePtr t = unwrap_optional(type);
   auto holds_tensors = [](const c10::TypePtr &e) {
-    return e->kind() == c10::TypeKind::TensorType || is_tensor_sequence(e);
+    return e->kind() == c10::TypeKind::TensorType || is_tensor_container(e);
   };
   if (auto list = t->cast<c10::ListType>())
     return holds_tensors(list->getElementType());
@@ -181,9 +181,18 @@ struct Binder {
     call.flat_data.push_back(data);
   }
 
+  // One ONNX input from its spec or its --input-data (which the spec, if given, must agree with).
+  void add_input(const InputSpec *spec, const at::Tensor *data, const std::string &name,
+                 const std::string &what) {
+    if (data)
+      add_tensor(spec_for_data(*data, spec, what), *data, name);
+    else
+      add_tensor(*spec, at::Tensor(), name);
+  }
+
   void bind_tensor(size_t i, const InputSpec *spec, const at::Tensor *data) {
     if (unwrap_optional(sig.types[i])->kind() == c10::TypeKind::DictType &&
-        !is_tensor_sequence(sig.types[i]))
+        !is_tensor_container(sig.types[i]))
       throw Error(fmt::format("{} is a dict that does not map str to tensors, which cannot be an "
                               "input of an ONNX model",
                               arg_text(sig, i)),
@@ -194,7 +203,7 @@ struct Binder {
     if (!is_tensor_type(sig.types[i]))
       throw Error(fmt::format("{} is not a tensor, but {} gives one", arg_text(sig, i),
                               data ? "--input-data" : "--input " + spec->str()),
-                  is_tensor_sequence(sig.types[i])
+                  is_tensor_container(sig.types[i])
                       ? fmt::format("give its tensors as its type holds them: --input {}:{}",
                                     sig.names[i], example_spec(sig.types[i]))
                       : fmt::format("give a number: --input {}:3 (or none for an Optional){}",
@@ -207,10 +216,7 @@ struct Binder {
     ArgBinding b;
     b.kind = ArgBinding::Kind::Tensor;
     call.bindings.push_back(b);
-    if (data)
-      add_tensor(spec_for_data(*data, spec, arg_text(sig, i)), *data, sig.names[i]);
-    else
-      add_tensor(*spec, at::Tensor(), sig.names[i]);
+    add_input(spec, data, sig.names[i], arg_text(sig, i));
   }
 
   // An int, float or bool argument given as a 0-d tensor (start_pos:i64[]): an ONNX input the
@@ -230,10 +236,7 @@ struct Binder {
     b.kind = ArgBinding::Kind::Number;
     b.type = t;
     call.bindings.push_back(b);
-    if (data)
-      add_tensor(spec_for_data(*data, spec, arg_text(sig, i)), *data, sig.names[i]);
-    else
-      add_tensor(*spec, at::Tensor(), sig.names[i]);
+    add_input(spec, data, sig.names[i], arg_text(sig, i));
   }
 
   // One tensor of a list, tuple or dict argument: an ONNX input named `name`.
@@ -248,10 +251,8 @@ struct Binder {
                   "give a tensor spec there, e.g. f32[2,3]");
     ArgBinding b;
     b.kind = ArgBinding::Kind::Tensor;
-    if (data)
-      add_tensor(spec_for_data(data->toTensor(), spec, what), data->toTensor(), name);
-    else
-      add_tensor(*spec, at::Tensor(), name);
+    const at::Tensor tensor = data ? data->toTensor() : at::Tensor();
+    add_input(spec, data ? &tensor : nullptr, name, what);
     call.flat_specs.back().name = name;
     return b;
   }
@@ -339,7 +340,7 @@ struct Binder {
   }
 
   void bind_sequence(size_t i, const InputSpec *spec, const c10::IValue *data) {
-    if (!is_tensor_sequence(sig.types[i]))
+    if (!is_tensor_container(sig.types[i]))
       throw Error(fmt::format("{} is not a list, tuple or dict of tensors, but {} is given for it",
                               arg_text(sig, i), data ? "one" : spec->str()),
                   "give a tensor, a number or none, as its type says");

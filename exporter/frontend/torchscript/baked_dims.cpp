@@ -115,6 +115,11 @@ void collect_nodes(const torch::jit::Block *b, std::vector<const Node *> &out) {
   }
 }
 
+// `t` with dim d at size n, its slices repeated (or cut): the same values at another size.
+at::Tensor resized(const at::Tensor &t, int64_t d, int64_t n) {
+  return t.index_select(d, at::arange(n, at::kLong).remainder(t.size(d)));
+}
+
 // A run at the alternate sizes: its record (keyed by the original graph's values) and where it
 // stopped (the index in execution order of the first node whose tensor outputs it did not
 // reach; the node count when it finished).
@@ -179,8 +184,7 @@ private:
           at::Tensor t = mixed[k].toTensor();
           for (size_t d = 0; d < info.shape->size() && static_cast<int64_t>(d) < t.dim(); ++d)
             if ((*info.shape)[d].symbol == sym.name && t.size(d) > 0)
-              t = t.index_select(static_cast<int64_t>(d),
-                                 at::arange(sym.alternate, at::kLong).remainder(t.size(d)));
+              t = resized(t, static_cast<int64_t>(d), sym.alternate);
           mixed[k] = t;
         }
         ++trials_;
@@ -216,7 +220,7 @@ private:
         at::Tensor t = torch::jit::toIValue(old)->toTensor();
         for (const auto *c : cands)
           for (int d : c->dim.tensor_dims)
-            t = t.index_select(d, at::arange(c->patched, at::kLong).remainder(t.size(d)));
+            t = resized(t, d, c->patched);
         now = copy->insertConstant(c10::IValue(t));
       } else if (cands.front()->dim.item < 0) {
         now = copy->insertConstant(c10::IValue(cands.front()->patched));

@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/csrc/jit/serialization/pickle.h>
@@ -360,9 +359,7 @@ namespace {
 // destructor then throws again and ends the process through std::terminate: that is running out
 // of memory too, reported as such (exit 3) instead of as a crash.
 [[noreturn]] void terminate_under_limit() {
-  struct rlimit r {};
-  bool limited = ::getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY;
-  if (limited) {
+  if (memory_limited()) {
     static const char msg[] = "out of memory: LibTorch stopped under the memory limit\n";
     (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
     ::_exit(3);
