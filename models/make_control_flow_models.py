@@ -8,6 +8,7 @@ torch.jit.script; the nn.LSTM / nn.GRU ones also traced, as `<name>_traced`). Wr
 and prints: name, path, --input specs.
 """
 import argparse
+import math
 import warnings
 import os
 import sys
@@ -433,6 +434,79 @@ class LengthRegulator(nn.Module):
         return padded, frames.sum(0)
 
 
+class CausalMaskBlock(nn.Module):
+    """One attention layer of a decoder (Meta's LLaMA reference code): the causal mask is None
+    when one token is decoded and a [seq, seq] -inf upper triangle otherwise, decided from the
+    sequence length at run time, and tested with `if mask is not None` inside the layer."""
+
+    def __init__(self, d: int = 16):
+        super().__init__()
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+
+    def forward(self, x, mask: Optional[torch.Tensor]):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        scores = q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = scores + mask
+        return x + self.out(torch.softmax(scores, dim=-1) @ v)
+
+
+class OptionalCausalMask(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([CausalMaskBlock(), CausalMaskBlock()])
+
+    def forward(self, x):
+        seqlen = x.shape[1]
+        mask: Optional[torch.Tensor] = None
+        if seqlen > 1:
+            mask = torch.full((seqlen, seqlen), float("-inf"), device=x.device)
+            mask = torch.triu(mask, diagonal=1).type_as(x)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x
+
+
+class OptionalCarried(nn.Module):
+    """Optionals that start as None: a running sum over a runtime number of steps (`acc = x if
+    acc is None else acc + x`, refined by an assert), and a bool keep-mask that is None on the
+    branch written first."""
+
+    def forward(self, x):
+        keep: Optional[torch.Tensor] = None
+        if x.size(1) <= 2:
+            keep = None
+        else:
+            keep = x.sum(-1) > 0
+        acc: Optional[torch.Tensor] = None
+        for i in range(x.size(0)):
+            if acc is None:
+                acc = x[i]
+            else:
+                acc = acc + x[i] * (i + 1)
+        assert acc is not None
+        if keep is not None:
+            return x.masked_fill(keep.unsqueeze(-1), 0.0) + acc
+        return x - acc
+
+
+class OptionalUnchecked(nn.Module):
+    """A bias that is None on one path passed straight to F.linear, which takes an Optional:
+    refused (the file would need a None value at run time)."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 4))
+        self.bias = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        bias: Optional[torch.Tensor] = None
+        if x.size(0) > 1:
+            bias = self.bias
+        return nn.functional.linear(x, self.weight, bias)
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -473,6 +547,11 @@ def models():
                           ["start:i64[b=2]:0..11", "max_len:i64[]:4..4"], False),
         "continue_break": (ContinueBreak(), (torch.randn(8, 3),), ["x:f32[n=8,3]"], False),
         "no_grad_blocks": (NoGradBlocks(), (torch.randn(3, 4),), ["x:f32[b=3,4]"], False),
+        "optional_causal_mask": (OptionalCausalMask(), (torch.randn(2, 5, 16),),
+                                 ["x:f32[b=2,s=5,16]"], False),
+        "optional_carried": (OptionalCarried(), (torch.randn(3, 4, 5),), ["x:f32[n=3,t=4,5]"],
+                             False),
+        "optional_unchecked": (OptionalUnchecked(), (torch.randn(2, 4),), ["x:f32[b=2,4]"], False),
         "class_loop_in_if": (ClassLoopInIf(), (torch.rand(30, 4), torch.rand(30),
                                                 torch.randint(0, 4, (30,))),
                              ["boxes:f32[n=30,4]", "scores:f32[n]", "idxs:i64[n]:0..3"], False),

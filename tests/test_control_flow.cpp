@@ -744,3 +744,39 @@ TEST_CASE("scripted model: pad_sequence of a list built in a loop (a length regu
   export_and_verify("length_regulator", {"x:f32[b=2,t=5,4]", "dur:i64[b,t]:0..3"}, {0, 1, 2, 3},
                     {{"b", 3}, {"t", 7}});
 }
+
+TEST_CASE("scripted model: an Optional tensor that is None on one path of a runtime if",
+          "[control_flow][fixture]") {
+  // LLaMA's `mask = None; if seqlen > 1: mask = ...`: carried as a bool flag and a tensor (a
+  // placeholder where None); `is not None` reads the flag. Recorded with the mask set and with
+  // it None (s=1), each verified on the other path too.
+  for (int opset : {11, 17}) {
+    INFO("opset " << opset);
+    std::string model =
+        export_and_verify("optional_causal_mask", {"x:f32[b=2,s=5,16]"}, {0, 1}, {{"s", 1}}, opset);
+    CHECK(count_op(model, "If") >= 3);
+  }
+  export_and_verify("optional_causal_mask", {"x:f32[b=2,s=1,16]"}, {2}, {{"s", 7}});
+  // Loop-carried from None (a running sum), and a bool mask None on the branch written first.
+  export_and_verify("optional_carried", {"x:f32[n=3,t=4,5]"}, {0, 1}, {{"t", 2}});
+  export_and_verify("optional_carried", {"x:f32[n=3,t=2,5]"}, {3}, {{"n", 6}, {"t", 5}}, 13);
+}
+
+TEST_CASE("scripted model: an Optional that may be None reaching an op or an output is refused",
+          "[control_flow][fixture]") {
+  using namespace torch2onnx;
+  ExportOptions o;
+  o.model_path = fixture("optional_unchecked");
+  o.output_path = fresh_dir("control_flow") + "/optional_unchecked.onnx";
+  o.inputs.push_back(parse_input_spec("x:f32[b=2,4]"));
+  resolve_dim_names(o.inputs);
+  try {
+    export_model(o);
+    FAIL("a bias that is None on one path was passed to linear");
+  } catch (const Error &e) {
+    CHECK(contains(e.what(), "aten::linear"));
+    CHECK(contains(e.what(), "None on some runs"));
+    CHECK(contains(e.hint(), "is not None"));
+  }
+  CHECK_FALSE(fs::exists(o.output_path));
+}

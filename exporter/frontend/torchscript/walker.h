@@ -84,6 +84,11 @@ public:
     // prim::Uninitialized of a tensor type: a value only a path that returns early, breaks or
     // raises leaves unset (never read); an If or loop passing it on gets a placeholder.
     bool uninitialized = false;
+    // An Optional[Tensor] that is None on some runs (`mask = None; if seq > 1: mask = ...` on a
+    // runtime condition): a bool 0-d tensor, true where it is set; `tensor` is then a placeholder
+    // on the runs where it is None. Only `is None`, `is not None` and the unchecked_cast in the
+    // branch they guard read it (Walker::pack_optional).
+    Val some_flag;
   };
   using Env = std::unordered_map<const torch::jit::Value *, Bound>;
 
@@ -236,6 +241,9 @@ private:
                const torch::jit::Value *origin);
   void pack_dict(const Bound &bd, const c10::DictType &type, std::vector<Val> &vals,
                  std::vector<ValueType> &types, const std::vector<ValueType> *want);
+  void pack_optional(const Bound &bd, const c10::OptionalType &type, const torch::jit::Value *origin,
+                     std::vector<Val> &vals, std::vector<ValueType> &types,
+                     const std::vector<ValueType> *want);
   bool take_non_raising_branch(const torch::jit::Node *n);
   // The keys of the dicts an If carries (its outputs and the dicts its branches change), in the
   // order pack meets them: the then-branch records them, the else-branch must give the same
@@ -267,6 +275,8 @@ private:
   // The shapes the two branches of a runtime If give each of its outputs (by ONNX value name):
   // a dim the recording saw static is unknown when a branch says otherwise (Walker::bind).
   std::unordered_map<std::string, std::array<TensorInfo, 2>> branch_shapes_;
+  // The placeholders uninitialized_placeholder made (values no path reads).
+  std::unordered_set<std::string> placeholders_;
   // Axes of a value (by ONNX value name) whose size only the run decides, whatever the
   // recordings saw: a list built in a loop, stacked (its length is the trip count).
   std::unordered_map<std::string, std::vector<int64_t>> runtime_axes_;

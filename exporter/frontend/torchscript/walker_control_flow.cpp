@@ -126,6 +126,25 @@ std::vector<TensorInfo> loop_result_infos(const GraphBuilder &b, const std::vect
   return out;
 }
 
+// The types of an If branch's results with the shapes its values have (for the other branch's
+// placeholders), where known.
+std::vector<ValueType> with_ranks(const GraphBuilder &b, std::vector<ValueType> types,
+                                  const std::vector<Val> &vals) {
+  for (size_t j = 0; j < types.size(); ++j)
+    if (!types[j].sequence && !types[j].shape && b.has_info(vals[j]) && b.info(vals[j]).shape)
+      types[j].shape = std::vector<Dim>(b.info(vals[j]).shape->size(), Dim::known(1));
+  return types;
+}
+
+// Whether an If's then-branch gives None (a constant) for an output its else-branch sets.
+bool then_gives_none(const Node *n, const std::vector<bool> &shared) {
+  auto none = [](const Value *v) { return v->type()->kind() == c10::TypeKind::NoneType; };
+  for (size_t i = 0; i < shared.size(); ++i)
+    if (!shared[i] && none(n->blocks()[0]->outputs()[i]) && !none(n->blocks()[1]->outputs()[i]))
+      return true;
+  return false;
+}
+
 // Whether a loop body's result `out` is always its input `in` unchanged: the same value, a
 // prim::unchecked_cast of it (TorchScript's Optional refinement), or an If whose every branch
 // gives one of those (`if s is not None: ... s ...` keeps s as it is).
@@ -152,6 +171,37 @@ std::vector<bool> unchanged_carried(const Block *body) {
   for (size_t i = 1; i < body->outputs().size(); ++i)
     same.push_back(passes_through(body->outputs()[i], body->inputs()[i]));
   return same;
+}
+
+// Whether an Optional value can be None at run time as the program is written: a None constant,
+// or an If or loop-carried value one of whose sources can be (followed through nested ifs and
+// loop bodies). Optional values from anywhere else (arguments, attributes) are known at export.
+bool may_be_none(const Value *v, std::unordered_set<const Value *> &seen) {
+  if (v->type()->kind() == c10::TypeKind::NoneType)
+    return true;
+  if (!v->type()->cast<c10::OptionalType>() || !seen.insert(v).second)
+    return false;
+  const Node *n = v->node();
+  const size_t k = v->offset();
+  if (n->kind() == c10::prim::Constant)
+    return torch::jit::toIValue(v)->isNone();
+  if (n->kind() == c10::prim::If)
+    return may_be_none(n->blocks()[0]->outputs()[k], seen) ||
+           may_be_none(n->blocks()[1]->outputs()[k], seen);
+  if (n->kind() == c10::prim::Loop)
+    return may_be_none(n->input(k + 2), seen) ||
+           may_be_none(n->blocks()[0]->outputs()[k + 1], seen);
+  const Node *owner = n->kind() == c10::prim::Param ? n->owningBlock()->owningNode() : nullptr;
+  if (owner && owner->kind() == c10::prim::Loop && k >= 1) // a loop body's carried input
+    return may_be_none(owner->output(k - 1), seen);
+  return false;
+}
+
+// An If or loop output of type Optional[Tensor] that can be None: carried as a flag + a tensor.
+bool carries_none_flag(const Value *origin, const c10::OptionalType &type) {
+  std::unordered_set<const Value *> seen;
+  return origin && type.getElementType()->isSubtypeOf(*c10::TensorType::get()) &&
+         may_be_none(origin, seen);
 }
 
 } // namespace
@@ -231,7 +281,9 @@ Val Walker::uninitialized_placeholder(const Value *origin, const ValueType *want
   }
   TensorData zero = TensorData::scalar(dt == DType::Undefined ? DType::Float : dt, 0);
   zero.dims.assign(static_cast<size_t>(std::max<int64_t>(rank, 0)), 1);
-  return b_.constant(zero, "uninitialized");
+  Val v = b_.constant(zero, "uninitialized");
+  placeholders_.insert(v.name);
+  return v;
 }
 
 void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin,
@@ -262,7 +314,11 @@ void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin
     return;
   }
   if (auto ot = type->cast<c10::OptionalType>()) {
-    T2O_CHECK(!(bd.kind == Bound::Kind::Const && bd.constant.isNone()),
+    if (carries_none_flag(origin, *ot)) {
+      pack_optional(bd, *ot, origin, vals, types, want);
+      return;
+    }
+    T2O_CHECK(!(bd.kind == Bound::Kind::Const && bd.constant.isNone()) && !bd.some_flag.valid(),
               "an Optional value is None on one path of the control flow and not on another",
               "give it a value on every path (e.g. a zero tensor instead of None)");
     pack(bd, ot->getElementType(), origin, vals, types, want);
@@ -313,6 +369,25 @@ void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin
   types.push_back(ValueType{dt, false, std::nullopt});
 }
 
+// An Optional tensor that is None on some path: its flag (false where None), then the tensor (a
+// placeholder where None, of the dtype and rank the other path gives).
+void Walker::pack_optional(const Bound &bd, const c10::OptionalType &type, const Value *origin,
+                           std::vector<Val> &vals, std::vector<ValueType> &types,
+                           const std::vector<ValueType> *want) {
+  const bool none = bd.kind == Bound::Kind::Const && bd.constant.isNone();
+  Val flag = bd.some_flag.valid() ? bd.some_flag : b_.const_scalar(DType::Bool, none ? 0 : 1);
+  vals.push_back(flag);
+  types.push_back(ValueType{DType::Bool, false, std::vector<Dim>{}});
+  Bound item = bd;
+  item.some_flag = Val{};
+  if (none) {
+    item = Bound{};
+    item.kind = Bound::Kind::Const;
+    item.uninitialized = true;
+  }
+  pack(item, type.getElementType(), origin, vals, types, want);
+}
+
 Walker::Bound Walker::unpack(const c10::TypePtr &type, const std::vector<Val> &vals, size_t &pos,
                              const Value *origin) {
   Bound bd;
@@ -322,8 +397,16 @@ Walker::Bound Walker::unpack(const c10::TypePtr &type, const std::vector<Val> &v
       bd.items.push_back(unpack(e, vals, pos, nullptr));
     return bd;
   }
-  if (auto ot = type->cast<c10::OptionalType>())
-    return unpack(ot->getElementType(), vals, pos, origin);
+  if (auto ot = type->cast<c10::OptionalType>()) {
+    if (!carries_none_flag(origin, *ot))
+      return unpack(ot->getElementType(), vals, pos, origin);
+    T2O_CHECK(pos < vals.size(), "internal error: too few values to unpack");
+    Val flag = vals[pos++];
+    b_.set_info(flag, TensorInfo{DType::Bool, std::vector<Dim>{}});
+    Bound item = unpack(ot->getElementType(), vals, pos, origin);
+    item.some_flag = flag;
+    return item;
+  }
   if (auto dt = type->cast<c10::DictType>(); dt && if_dict_keys_) {
     DictKeys &k = *if_dict_keys_;
     T2O_CHECK(k.next < k.lists.size(), "internal error: a dict without keys to unpack");
@@ -403,13 +486,27 @@ bool Walker::take_non_raising_branch(const Node *n) {
   return true;
 }
 
+// The shapes an If output (or loop result) has on its two paths, for weaken_branch_dims. A
+// placeholder (a path where the value is unset or None, never read) takes the other path's shape;
+// an output whose rank the builder does not know gets the rank both paths agree on.
 void Walker::note_branch_shapes(const Val &out, const Val &then_val, const Val &else_val) {
   std::array<TensorInfo, 2> shapes;
   if (b_.has_info(then_val))
     shapes[0] = b_.info(then_val);
   if (b_.has_info(else_val))
     shapes[1] = b_.info(else_val);
+  if (placeholders_.count(then_val.name))
+    shapes[0] = shapes[1];
+  if (placeholders_.count(else_val.name))
+    shapes[1] = shapes[0];
   branch_shapes_[out.name] = shapes;
+  const bool same_rank = shapes[0].shape && shapes[1].shape &&
+                         shapes[0].shape->size() == shapes[1].shape->size();
+  if (same_rank && b_.has_info(out) && !b_.info(out).shape) {
+    TensorInfo info = b_.info(out);
+    info.shape = std::vector<Dim>(shapes[0].shape->size());
+    b_.set_info(out, info);
+  }
 }
 
 void Walker::convert_if(const Node *n) {
@@ -427,7 +524,7 @@ void Walker::convert_if(const Node *n) {
     shared[i] = blocks[0]->outputs()[i] == blocks[1]->outputs()[i];
   Env saved = env_;
   Subgraph graphs[2];
-  std::vector<ValueType> then_types;
+  std::vector<ValueType> first_types; // of the branch converted first
   size_t count = 0;
   std::vector<Val> branch_vals[2];
   DictKeys dict_keys;
@@ -435,33 +532,36 @@ void Walker::convert_if(const Node *n) {
     DictKeys *&slot, *saved;
     ~Restore() { slot = saved; }
   } restore{if_dict_keys_, if_dict_keys_};
-  for (int k = 0; k < 2; ++k) {
+  // The branch that gives a None converts second, so its placeholder takes the other's dtype.
+  const int first = then_gives_none(n, shared) ? 1 : 0;
+  for (int step = 0; step < 2; ++step) {
+    const int k = step == 0 ? first : 1 - first;
     b_.begin_subgraph(k == 0 ? "then" : "else");
     run_block(blocks[k]);
-    dict_keys.checking = k == 1;
+    dict_keys.checking = step == 1;
     dict_keys.next = 0;
     if_dict_keys_ = &dict_keys; // after the branch: its own ifs set and restore theirs
     std::vector<Val> vals;
     std::vector<ValueType> types;
-    const std::vector<ValueType> *want = k == 1 ? &then_types : nullptr;
+    const std::vector<ValueType> *want = step == 1 ? &first_types : nullptr;
     for (size_t i = 0; i < n->outputs().size(); ++i)
       if (!shared[i])
         pack(lookup(blocks[k]->outputs()[i]), n->outputs()[i]->type(), n->outputs()[i], vals, types,
              want);
     for (const Value *m : mutated)
       pack(lookup(m), m->type(), m, vals, types, want);
-    T2O_CHECK(k == 0 || vals.size() == count,
+    T2O_CHECK(step == 0 || vals.size() == count,
               "the branches of this if give {} and {} values; their types must match", count,
               vals.size());
-    T2O_CHECK(k == 0 || dict_keys.next == dict_keys.lists.size(),
+    T2O_CHECK(step == 0 || dict_keys.next == dict_keys.lists.size(),
               "the branches of this if give {} and {} dicts", dict_keys.lists.size(),
               dict_keys.next);
     if_dict_keys_ = restore.saved;
     count = vals.size();
     branch_vals[k] = vals;
     graphs[k] = b_.end_subgraph(vals, types);
-    if (k == 0)
-      then_types = types;
+    if (step == 0)
+      first_types = with_ranks(b_, types, vals); // the placeholders of the other branch: alike
     env_ = saved;
   }
   for (size_t i = 0; i < n->outputs().size(); ++i)
@@ -475,8 +575,8 @@ void Walker::convert_if(const Node *n) {
       b_.op_with_subgraphs("If", {cond}, {{"then_branch", graphs[0]}, {"else_branch", graphs[1]}},
                            static_cast<int>(count));
   for (size_t j = 0; j < outs.size(); ++j) {
-    if (!b_.has_info(outs[j]) && !then_types[j].sequence)
-      b_.set_info(outs[j], TensorInfo{then_types[j].dtype, std::nullopt});
+    if (!b_.has_info(outs[j]) && !first_types[j].sequence)
+      b_.set_info(outs[j], TensorInfo{first_types[j].dtype, std::nullopt});
     note_branch_shapes(outs[j], branch_vals[0][j], branch_vals[1][j]);
   }
   size_t pos = 0;
@@ -676,7 +776,7 @@ bool Walker::handle_loop(const Node *n) {
   std::vector<ValueType> vtypes;
   for (size_t i = 0; i < carried; ++i)
     if (!same[i])
-      pack(lookup(body->outputs()[i + 1]), body->outputs()[i + 1]->type(), n->outputs()[i], vals,
+      pack(lookup(body->outputs()[i + 1]), body->inputs()[i + 1]->type(), n->outputs()[i], vals,
            vtypes, &types);
   for (const Value *m : mutated)
     pack(lookup(m), m->type(), m, vals, vtypes, &types);

@@ -130,6 +130,18 @@ bool Walker::handle_is_none(const Node *n) {
   if (a.kind == K::Const && b.kind == K::Const)
     return false; // folds
   Bound out;
+  // An Optional tensor None on some runs: its flag says at run time.
+  const Bound *maybe = a.some_flag.valid() && is_none(b)   ? &a
+                       : b.some_flag.valid() && is_none(a) ? &b
+                                                           : nullptr;
+  if (maybe) {
+    out.kind = K::Tensor;
+    out.tensor = n->kind() == c10::aten::__isnot__ ? maybe->some_flag
+                                                   : b_.op1("Not", {maybe->some_flag});
+    b_.set_info(out.tensor, TensorInfo{DType::Bool, std::vector<Dim>{}});
+    bind(n->output(), out);
+    return true;
+  }
   out.kind = K::Const;
   if (!is_none(a) && !is_none(b)) {
     // `a is b` between two runtime tensors (nn.MultiheadAttention asks `query is key` to pick its

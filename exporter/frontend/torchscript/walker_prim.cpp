@@ -158,7 +158,11 @@ bool Walker::handle_num_to_tensor(const Node *n) {
 
 bool Walker::handle_same_value(const Node *n) {
   // unchecked_cast changes only the TorchScript type; detach only autograd, which ONNX lacks.
-  bind(n->output(), lookup(n->input(0)));
+  // Casting an Optional to its tensor (in the branch `is not None` guards) drops its flag.
+  Bound out = lookup(n->input(0));
+  if (!n->output()->type()->cast<c10::OptionalType>())
+    out.some_flag = Val{};
+  bind(n->output(), out);
   return true;
 }
 

@@ -235,6 +235,12 @@ Arg Walker::packed_params_arg(const c10::IValue &iv, const Value *origin) {
 Arg Walker::to_arg(const Bound &bd, const Value *origin) {
   switch (bd.kind) {
   case Bound::Kind::Tensor:
+    if (bd.some_flag.valid())
+      throw Error(fmt::format("%{} is an Optional tensor that is None on some runs (set on one "
+                              "path of an if or loop); an op cannot take it before a check",
+                              origin ? origin->debugName() : "?"),
+                  "use it inside `if x is not None:` (or after `assert x is not None`), or give "
+                  "it a tensor value on every path");
     return Arg::of_tensor(bd.tensor);
   case Bound::Kind::List: {
     std::vector<Arg> items;
@@ -367,6 +373,12 @@ void Walker::flatten(const Bound &bd, const Value *v, const std::string &hint,
   case Bound::Kind::Tensor:
     if (b_.has_info(bd.tensor) && b_.info(bd.tensor).complex)
       throw complex_output_error(v, b_.info(bd.tensor));
+    if (bd.some_flag.valid())
+      throw Error(fmt::format("{} is an Optional tensor that is None on some runs (set on one "
+                              "path of an if or loop); an ONNX output is always set",
+                              v ? "graph output %" + v->debugName()
+                                : std::string("an item of a graph output")),
+                  "return a tensor on every path (e.g. an empty or zero tensor where it was None)");
     out.emplace_back(bd.tensor, hint);
     return;
   case Bound::Kind::List:
