@@ -596,6 +596,29 @@ std::vector<c10::IValue> far_inputs(const ForwardCall &call, uint64_t seed,
   return {f.begin(), f.end()};
 }
 
+// The example inputs with each 0-d number v (not bool) changed to scale * v + step where that
+// stays in its --input range; empty when no input changes.
+std::vector<c10::IValue> changed_numbers(const ForwardCall &call,
+                                         const std::vector<c10::IValue> &example, double scale,
+                                         double step) {
+  std::vector<c10::IValue> out = example;
+  bool any = false;
+  for (size_t k = 0; k < call.flat_specs.size() && k < out.size(); ++k) {
+    const InputSpec &s = call.flat_specs[k];
+    if (!s.is_tensor() || !s.dims.empty() || s.dtype == DType::Bool || !out[k].isTensor())
+      continue;
+    at::Tensor t = out[k].toTensor();
+    if (t.dim() != 0 || t.is_complex())
+      continue;
+    double next = scale * t.item<double>() + step;
+    if (s.has_range && (next < s.low || next > s.high))
+      continue;
+    out[k] = at::full({}, next, t.options());
+    any = true;
+  }
+  return any ? out : std::vector<c10::IValue>{};
+}
+
 GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
                          const std::vector<std::pair<std::string, int64_t>> &verify_dims) {
   GraphInputs gi;
@@ -621,6 +644,10 @@ GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
   }
   auto example = flat_inputs_at(call, seed, {});
   gi.example.assign(example.begin(), example.end());
+  // One up, one down, and far (1000 // n is 4 at both n = 3 and n = 4).
+  for (auto [scale, step] : {std::pair{1.0, 1.0}, {1.0, -1.0}, {2.0, 3.0}})
+    if (auto changed = changed_numbers(call, gi.example, scale, step); !changed.empty())
+      gi.values.push_back(std::move(changed));
   if (!gi.symbols.empty()) {
     std::vector<std::pair<std::string, int64_t>> alt_sizes;
     for (const auto &s : gi.symbols)

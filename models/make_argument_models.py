@@ -218,6 +218,40 @@ class DictBatch(nn.Module):
         return out
 
 
+class StepSchedule(nn.Module):
+    """A sampler whose step count is an argument (diffusers' num_inference_steps): timesteps from
+    torch.arange(0, 1000, 1000 // num_steps), looped over by their count, and a weight vector of
+    num_steps entries whose size is read back. Every size here follows num_steps' value."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+        self.register_buffer("alphas", torch.linspace(0.99, 0.5, 1000))
+
+    def forward(self, x, num_steps: int):
+        timesteps = torch.arange(0, 1000, 1000 // num_steps).flip(0)
+        for i in range(timesteps.shape[0]):
+            a = self.alphas[timesteps[i]]
+            x = a.sqrt() * x + (1 - a).sqrt() * torch.tanh(self.proj(x))
+        w = torch.linspace(0, 1, num_steps)
+        return x, x.mean(-1, keepdim=True) * w.numel() + w[: x.shape[0]].sum()
+
+
+def save_step_schedule(out):
+    """step_schedule (scripted) with (x, num_steps) at 5, 8 and 3 steps (.inputs<n>.pt) and what
+    torch.jit.load of the saved file returns on each (.expected<n>.pt)."""
+    torch.manual_seed(4)
+    path = os.path.join(out, "step_schedule.pt")
+    save_module(torch.jit.script(StepSchedule().eval()), path)
+    x = torch.randn(2, 8)
+    for n in (5, 8, 3):
+        with torch.no_grad():
+            y = torch.jit.load(path)(x, n)
+        torch.save((x, torch.tensor(n)), os.path.join(out, f"step_schedule.inputs{n}.pt"))
+        torch.save(y, os.path.join(out, f"step_schedule.expected{n}.pt"))
+    print(f"step_schedule\t{path}")
+
+
 def save_dict_models(out):
     """dict_batch (scripted) and dict_batch_traced, with (batch,) as .inputs.pt and the outputs
     torch.jit.load of each saved file gives on it as a tuple (.expected.pt; LibTorch cannot read a
@@ -326,6 +360,7 @@ def main():
     save_inputs(args.out)
     save_past_models(args.out)
     save_dict_models(args.out)
+    save_step_schedule(args.out)
     return 0
 
 

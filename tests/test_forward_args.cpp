@@ -391,6 +391,25 @@ TEST_CASE("forward args: a past_key_values tuple of key value pairs is nested in
     check_refused("past_lm.pt", {"ids:i64[2,3]", c.spec}, c.message, dir);
 }
 
+TEST_CASE("forward args: sizes that follow a number input's value are not the example's",
+          "[args]") {
+  // num_steps sizes torch.arange / linspace and a loop's trip count. Recorded only at the
+  // example value they were constants: the file computed 5 steps whatever num_steps said. At 3
+  // and 4 the arange has 4 entries alike, so one changed value is not enough.
+  std::string dir = fresh_dir("args_value_sizes");
+  std::vector<std::string> files;
+  for (const char *n : {"5", "8", "3"}) {
+    std::string out = dir + "/steps" + n + ".onnx";
+    export_ok({arg_model("step_schedule.pt"), "-o", out, "--input-data",
+               arg_model(std::string("step_schedule.inputs") + n + ".pt"), "--input", "x:f32[2,8]",
+               "--input", "num_steps:i64[]", "--expected-outputs",
+               arg_model(std::string("step_schedule.expected") + n + ".pt"), "--verify"});
+    files.push_back(file_bytes(out));
+  }
+  CHECK(files[0] == files[1]); // one file, whatever the example's value
+  CHECK(files[0] == files[2]);
+}
+
 TEST_CASE("forward args: an int float or bool argument given as a 0-d tensor is an input",
           "[args]") {
   // LLaMA-style start_pos: int. As a constant the file only works at the example's position; as

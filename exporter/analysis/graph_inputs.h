@@ -33,6 +33,11 @@ struct GraphInputs {
   // their growth swapped: the one `far` makes larger is the smaller here, so both orders of the
   // two are seen (a branch on `w <= h` runs both ways). Empty otherwise.
   std::vector<c10::IValue> far_swapped;
+  // The example with every 0-d number input v as v + 1, as v - 1 and as 2v + 3 (each within its
+  // --input range), or none when there is no such input: sizes that follow an input's value
+  // (torch.arange(n), x[:int(k)], interpolate to int(h * scale)) differ there and are dynamic,
+  // not the example's constants. Each the model runs with is recorded.
+  std::vector<std::vector<c10::IValue>> values;
   std::vector<SymbolSizes> symbols;
 };
 

@@ -33,6 +33,25 @@ ShapeRecord record_graph(const std::shared_ptr<torch::jit::Graph> &graph, const 
     if (failure.empty())
       merge_data_dependent(rec, far);
   }
+  // Sizes that follow the value of a number input (torch.arange(n) with n an input): runs with
+  // those values changed make such dims dynamic.
+  std::string failure;
+  size_t ran = 0;
+  for (const auto &values : inputs.values) {
+    std::string failed;
+    ShapeRecord changed = record_shapes(graph, values, &failed);
+    if (failed.empty()) {
+      merge_data_dependent(rec, changed);
+      ++ran;
+    } else if (failure.empty()) {
+      failure = failed;
+    }
+  }
+  if (!inputs.values.empty() && ran == 0)
+    warnings.push_back(fmt::format(
+        "the model failed in LibTorch when its number inputs were changed by one, so sizes "
+        "that follow their values may be fixed at the example's: {}",
+        failure));
   // Sizes that follow the number of rows nonzero / nms / ... return (detections) are found by
   // running again with fewer rows (a count capped by [:10] changes), and with one more (a count
   // that was 0 or 1 at the example changes). See docs/dynamic_shapes.md.
