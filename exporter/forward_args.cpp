@@ -370,6 +370,12 @@ struct Binder {
       at::Tensor t = v.toTensor();
       return bind_number(i, spec, &t);
     }
+    // A Python number in the data (torch.save((x, 7.5))) with a 0-d spec: that value, an input.
+    if ((v.isInt() || v.isDouble() || v.isBool()) && spec && spec->is_tensor() &&
+        spec->dims.empty() && number_type(sig.types[i])) {
+      at::Tensor t = at::scalar_tensor(v.toScalar(), to_scalar_type(spec->dtype));
+      return bind_number(i, spec, &t);
+    }
     if (v.isTensor() && v.toTensor().numel() == 1 &&
         (k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType ||
          k == c10::TypeKind::BoolType || k == c10::TypeKind::NumberType)) {

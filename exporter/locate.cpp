@@ -176,7 +176,10 @@ Divergence locate_divergence(const SourceGraph &graph, const std::vector<WalkedV
   if (!d.found)
     d.note =
         fmt::format("every value compared is within tolerance ({} compared, {} not comparable: "
-                    "inside subgraphs, removed by the rewrites or in another layout)",
+                    "inside subgraphs, removed by the rewrites or in another layout), so the "
+                    "outputs differ through a value not compared, or through an in-place write "
+                    "(x[...] += ..., .mul_() on a view, out=) that reached LibTorch's tensor and "
+                    "not the export's; please report it with the model",
                     d.compared, d.skipped);
   d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return d;

@@ -330,6 +330,7 @@ def save_inputs(out):
     for flag in (True, False):
         torch.save((x, None, torch.tensor(0.7), torch.tensor(flag)),
                    os.path.join(out, f"optional_args.inputs_{int(flag)}.pt"))
+        torch.save((x, None, 0.7, flag), os.path.join(out, f"optional_args.pynum_{int(flag)}.pt"))
         with torch.no_grad():
             y = torch.jit.load(os.path.join(out, "optional_args.pt"))(x, None, 0.7, flag)
         torch.save(y, os.path.join(out, f"optional_args.expected_{int(flag)}.pt"))

@@ -440,6 +440,13 @@ TEST_CASE("forward args: an int float or bool argument given as a 0-d tensor is 
     files.push_back(file_bytes(out));
   }
   CHECK(files[0] == files[1]);
+  // The same data with Python numbers (torch.save((x, None, 0.7, True))): the same file.
+  std::string out = dir + "/pynum.onnx";
+  export_ok({arg_model("optional_args.pt"), "-o", out, "--input-data",
+             arg_model("optional_args.pynum_1.pt"), "--input", "x:f32[2,5,16]", "--input", "none",
+             "--input", "scale:f32[]", "--input", "use_norm:bool[]", "--expected-outputs",
+             arg_model("optional_args.expected_1.pt"), "--verify"});
+  CHECK(file_bytes(out) == files[1]);
   struct Case {
     std::string spec, message;
   } cases[] = {

@@ -335,3 +335,93 @@ TEST_CASE("views taken before an in-place op on their base see the change", "[in
     CHECK(contains(err, "the view would not see the change"));
   }
 }
+
+TEST_CASE("chained in-place ops, out= arguments and views an if picks", "[inplace]") {
+  const std::string head =
+      "  %none : NoneType = prim::Constant()\n  %false : bool = prim::Constant[value=0]()\n"
+      "  %zero : int = prim::Constant[value=0]()\n  %one : int = prim::Constant[value=1]()\n"
+      "  %two : int = prim::Constant[value=2]()\n  %four : int = prim::Constant[value=4]()\n"
+      "  %m1 : int = prim::Constant[value=-1]()\n  %half : float = prim::Constant[value=0.5]()\n"
+      "  %end : int = prim::Constant[value=9223372036854775807]()\n";
+  SECTION("YOLO decode: y[..., 0:2].mul_(2).sub_(0.5); y[..., 2:4].mul_(2).pow_(2)") {
+    // The second op's input is the first one's result (as traces record it): it changes y too.
+    const std::string ir = "graph(%x : Tensor):\n" + head +
+                           "  %y : Tensor = aten::sigmoid(%x)\n"
+                           "  %xy : Tensor = aten::slice(%y, %m1, %zero, %two, %one)\n"
+                           "  %a : Tensor = aten::mul_(%xy, %two)\n"
+                           "  %b : Tensor = aten::sub_(%a, %half, %one)\n"
+                           "  %wh : Tensor = aten::slice(%y, %m1, %two, %four, %one)\n"
+                           "  %c : Tensor = aten::mul_(%wh, %two)\n"
+                           "  %d : Tensor = aten::pow_(%c, %two)\n"
+                           "  return (%y)";
+    check_ir_opsets(ir, {randn({2, 5, 6})});
+    check_ir_dynamic(ir, {randn({2, 5, 6}, 1)}, {randn({3, 7, 6}, 2)});
+  }
+  SECTION("out= into a row of a buffer (torch.add(x[0], x[0], out=y[1])) and into a tensor") {
+    check_ir_opsets("graph(%x : Tensor):\n" + head +
+                        "  %y : Tensor = aten::zeros_like(%x, %none, %none, %none, %none, %none)\n"
+                        "  %x0 : Tensor = aten::select(%x, %zero, %zero)\n"
+                        "  %y1 : Tensor = aten::select(%y, %zero, %one)\n"
+                        "  %r : Tensor = aten::add(%x0, %x0, %one, %y1)\n"
+                        "  %z : Tensor = aten::zeros_like(%x, %none, %none, %none, %none, %none)\n"
+                        "  %c : Tensor = aten::cumsum(%x, %one, %none, %z)\n"
+                        "  return (%y, %z)",
+                    {randn({4, 5})});
+  }
+  SECTION("a view chosen by an if decided at export time, then scaled in place") {
+    check_ir_opsets("graph(%x : Tensor):\n" + head +
+                        "  %y : Tensor = aten::clone(%x, %none)\n"
+                        "  %d : int = aten::dim(%y)\n"
+                        "  %three : int = prim::Constant[value=3]()\n"
+                        "  %c : bool = aten::eq(%d, %three)\n"
+                        "  %last : Tensor = prim::If(%c)\n"
+                        "    block0():\n"
+                        "      %a : Tensor = aten::select(%y, %one, %m1)\n"
+                        "      -> (%a)\n"
+                        "    block1():\n"
+                        "      %b : Tensor = aten::select(%y, %zero, %m1)\n"
+                        "      -> (%b)\n"
+                        "  %r : Tensor = aten::mul_(%last, %half)\n"
+                        "  return (%y)",
+                    {randn({2, 5, 3})});
+  }
+  SECTION("writes the export cannot carry back are refused, not dropped") {
+    struct Refused {
+      const char *view;    // lines making %v from %y
+      const char *message; // in the error
+    };
+    const Refused cases[] = {
+        {"  %m : Tensor = aten::movedim(%y, %zero, %one)\n"
+         "  %v : Tensor = aten::select(%m, %zero, %one)\n",
+         "writes into the output of aten::movedim"},
+        {"  %u : Tensor = aten::unsqueeze(%y, %zero)\n"
+         "  %sz : int[] = prim::ListConstruct(%two, %m1, %m1)\n"
+         "  %e : Tensor = aten::expand(%u, %sz, %false)\n"
+         "  %v : Tensor = aten::select(%e, %zero, %zero)\n",
+         "writes into the output of aten::expand"},
+        {"  %t : Tensor = aten::numpy_T(%y)\n"
+         "  %v : Tensor = aten::select(%t, %zero, %one)\n",
+         "writes into the output of aten::numpy_T"},
+        {"  %s : Tensor = aten::sum(%x, %none)\n"
+         "  %g : Tensor = aten::gt(%s, %zero)\n"
+         "  %c : bool = aten::Bool(%g)\n"
+         "  %v : Tensor = prim::If(%c)\n"
+         "    block0():\n"
+         "      %a : Tensor = aten::select(%y, %one, %m1)\n"
+         "      -> (%a)\n"
+         "    block1():\n"
+         "      %b : Tensor = aten::select(%y, %one, %zero)\n"
+         "      -> (%b)\n",
+         "which an if on a run-time condition"},
+    };
+    for (const auto &k : cases) {
+      std::string err = export_ir_error("graph(%x : Tensor):\n" + head +
+                                            "  %y : Tensor = aten::clone(%x, %none)\n" + k.view +
+                                            "  %w : Tensor = aten::add_(%v, %one, %one)\n"
+                                            "  return (%y)",
+                                        {randn({4, 5})});
+      INFO(err);
+      CHECK(contains(err, k.message));
+    }
+  }
+}

@@ -192,7 +192,8 @@ bool is_untracked_view_op(const Node *n) {
       "aten::as_strided", "aten::unflatten",    "aten::view_as_real",
       "aten::real",       "aten::imag",         "aten::mT",
       "aten::mH",         "aten::adjoint",      "aten::T",
-      "aten::H"};
+      "aten::H",          "aten::ravel",        "aten::contiguous",
+      "aten::numpy_T",    "aten::matrix_H"};
   return ops.count(n->kind().toQualString()) > 0;
 }
 
@@ -767,13 +768,41 @@ void Walker::convert(const Node *n, const RegistryEntry &entry) {
     }
     bind(o, from_arg(a, o));
   }
-  // An in-place op also updates its first input for the nodes that follow.
-  if (is_inplace(entry.op) && !n->inputs().empty() && !n->outputs().empty()) {
-    check_untracked_view_write(n);
-    env_[n->inputs()[0]] = env_[n->outputs()[0]];
-    inplace_aliases_[n->inputs()[0]].push_back(n->outputs()[0]);
-    write_back(n->inputs()[0], n);
+  for (auto [in, out] : written_inputs(n, is_inplace(entry.op)))
+    apply_write(n, n->input(in), n->output(out));
+}
+
+// The tensors an op writes, as (input, output) positions: an in-place op its first input (its
+// result); an out= overload each out argument (torch.add(a, b, out=y[1]): the result in order).
+std::vector<std::pair<size_t, size_t>> Walker::written_inputs(const Node *n, bool inplace) const {
+  if (n->inputs().empty() || n->outputs().empty())
+    return {};
+  if (inplace)
+    return {{0, 0}};
+  std::vector<std::pair<size_t, size_t>> out;
+  if (const auto *schema = n->maybeSchema())
+    for (size_t i = 0; i < schema->arguments().size() && i < n->inputs().size(); ++i)
+      if (schema->arguments()[i].is_out() && out.size() < n->outputs().size() &&
+          is_tensor_type(n->input(i)))
+        out.emplace_back(i, out.size());
+  return out;
+}
+
+// `target` now holds `result` for the nodes that follow, and a tensor it is a view of is written
+// back. When it is the result of earlier in-place ops (a trace's y[..., :2].mul_(2).sub_(1)), it
+// is the tensor they changed, which changes too: the first one's input is written back.
+void Walker::apply_write(const Node *n, const Value *target, const Value *result) {
+  check_untracked_view_write(n, target);
+  for (;;) {
+    env_[target] = env_[result];
+    inplace_aliases_[target].push_back(result);
+    const Node *p = target->node();
+    if (p->outputs().size() != 1 || p->inputs().empty() || !is_inplace(p->kind().toQualString()) ||
+        !is_tensor_type(p->input(0)))
+      break;
+    target = p->input(0);
   }
+  write_back(target, n);
 }
 
 namespace {
@@ -951,24 +980,75 @@ void Walker::check_untracked_views_of(const Node *n, const Value *base) const {
 // An in-place op on a view write_back cannot carry back (an element of unbind/split/chunk, an
 // expand, a diagonal, ...) whose base is read afterwards: PyTorch changes the base, the export
 // would not. Refused, naming both ops.
-void Walker::check_untracked_view_write(const Node *n) const {
-  // The tensor written and each one it is a view of (y[:, :] = 0 writes y).
-  for (const Value *v = n->input(0);;) {
+void Walker::check_untracked_view_write(const Node *n, const Value *written) const {
+  // The tensor written and each one it is a view of (y[:, :] = 0 writes y) or an earlier in-place
+  // op's result on (y.mul_(2).sub_(1)), up to one an untracked view made.
+  for (const Value *v = written;;) {
     check_untracked_views_of(n, v);
+    check_untracked_producer(n, v);
+    check_view_from_if(n, v);
     auto it = view_of_.find(v);
-    if (it == view_of_.end())
+    const Node *p = v->node();
+    if (it != view_of_.end())
+      v = it->second->input(0);
+    else if (p->outputs().size() == 1 && !p->inputs().empty() &&
+             is_inplace(p->kind().toQualString()) && is_tensor_type(p->input(0)))
+      v = p->input(0);
+    else
       break;
-    v = it->second->input(0);
   }
-  const Node *p = n->input(0)->node();
+}
+
+// `v`, which `n` writes in place, the output of an If on a runtime condition that is a view on
+// one of its paths (`row = y[:, -1] if flag else y[:, 0]`): an ONNX If gives a new value, so the
+// write could not reach the tensor viewed; refused when that tensor is read after `n`.
+void Walker::check_view_from_if(const Node *n, const Value *v) const {
+  const Node *p = v->node();
+  if (p->kind() != c10::prim::If || view_of_.count(v))
+    return;
+  for (const torch::jit::Block *b : p->blocks()) {
+    const Value *base = b->outputs()[v->offset()];
+    if (!view_of_.count(base))
+      continue;
+    for (auto it = view_of_.find(base); it != view_of_.end(); it = view_of_.find(base))
+      base = it->second->input(0);
+    for (const auto &use : base->uses())
+      if (use.user != n && use.user->isAfter(n))
+        throw Error(fmt::format("{} writes into %{}, which an if on a run-time condition ({}) "
+                                "picks, a view of %{} on one path: the write would not reach "
+                                "%{}, which is read afterwards",
+                                n->kind().toQualString(), v->debugName(), place_of(p),
+                                base->debugName(), base->debugName()),
+                    "write through the view in each branch (if flag: y[:, -1].zero_() else: "
+                    "y[:, 0].zero_()), or use torch.where to build the result");
+  }
+}
+
+// `v`, which `n` writes in place, made by an untracked view op (movedim, expand, an element of
+// chunk): refused when the tensor viewed is read after `n`.
+void Walker::check_untracked_producer(const Node *n, const Value *v) const {
+  const Node *p = v->node();
   if ((p->kind() == c10::prim::ListUnpack || p->kind() == c10::aten::__getitem__) &&
       !p->inputs().empty())
     p = p->input(0)->node();
   if (!walker_detail::is_untracked_view_op(p) || p->inputs().empty())
     return;
+  // The tensor viewed, or one it is a view of (y.unsqueeze(0).expand(...)), read afterwards.
   const Value *base = p->input(0);
-  for (const auto &use : base->uses())
-    if (use.user != p && use.user != n && use.user->isAfter(n))
+  auto read_later = [&](const Value *b) {
+    return std::any_of(b->uses().begin(), b->uses().end(), [&](const auto &use) {
+      return use.user != p && use.user != n && use.user->isAfter(n);
+    });
+  };
+  for (const Value *b = base; b;) {
+    if (read_later(b)) {
+      base = b;
+      break;
+    }
+    auto it = view_of_.find(b);
+    b = it != view_of_.end() ? it->second->input(0) : nullptr;
+  }
+  if (read_later(base))
       throw Error(
           fmt::format("{} writes into the output of {} ({}), a view of %{} that is read "
                       "afterwards: writes through {} are not carried back to the tensor it views",

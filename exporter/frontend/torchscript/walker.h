@@ -132,7 +132,13 @@ private:
                       const std::unordered_set<const torch::jit::Value *> &fresh);
   std::vector<int64_t> inverse_permutation(const torch::jit::Node *vn,
                                            const torch::jit::Value *base);
-  void check_untracked_view_write(const torch::jit::Node *n) const;
+  void check_untracked_view_write(const torch::jit::Node *n, const torch::jit::Value *written) const;
+  std::vector<std::pair<size_t, size_t>> written_inputs(const torch::jit::Node *n,
+                                                        bool inplace) const;
+  void apply_write(const torch::jit::Node *n, const torch::jit::Value *target,
+                   const torch::jit::Value *result);
+  void check_view_from_if(const torch::jit::Node *n, const torch::jit::Value *v) const;
+  void check_untracked_producer(const torch::jit::Node *n, const torch::jit::Value *v) const;
   void check_untracked_views_of(const torch::jit::Node *n, const torch::jit::Value *base) const;
   // Shape/dtype of an unrecorded value (in a branch that did not run): LibTorch runs the node on
   // placeholder inputs of the known shapes. Keeps what it learns in inferred_.
@@ -245,6 +251,7 @@ private:
                      std::vector<Val> &vals, std::vector<ValueType> &types,
                      const std::vector<ValueType> *want);
   bool take_non_raising_branch(const torch::jit::Node *n);
+  void bind_taken_branch(const torch::jit::Node *n, const torch::jit::Block *taken);
   // The keys of the dicts an If carries (its outputs and the dicts its branches change), in the
   // order pack meets them: the then-branch records them, the else-branch must give the same
   // ones, unpack rebuilds the dicts with them. Null outside an If (a loop cannot carry a dict).

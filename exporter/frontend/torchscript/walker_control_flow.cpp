@@ -457,9 +457,23 @@ bool Walker::handle_if(const Node *n) {
   // A condition known at export time: only the branch taken is converted.
   const Block *taken = blocks[cond.constant.toBool() ? 0 : 1];
   run_block(taken);
-  for (size_t i = 0; i < n->outputs().size(); ++i)
-    bind(n->outputs()[i], lookup(taken->outputs()[i]));
+  bind_taken_branch(n, taken);
   return true;
+}
+
+// An If whose branch is decided at export time gives the taken branch's values; one that is a
+// view there (`last = y[:, -1] if y.dim() == 3 else y[-1]`) is that view, so an in-place op on it
+// writes back to y, and it is rederived with the branch's value when y changes.
+void Walker::bind_taken_branch(const Node *n, const Block *taken) {
+  for (size_t i = 0; i < n->outputs().size(); ++i) {
+    const Value *v = taken->outputs()[i];
+    bind(n->outputs()[i], lookup(v));
+    auto it = view_of_.find(v);
+    if (it == view_of_.end())
+      continue;
+    view_of_[n->outputs()[i]] = it->second;
+    inplace_aliases_[v].push_back(n->outputs()[i]);
+  }
 }
 
 // A runtime condition: an ONNX If whose branches are subgraphs, or, when one branch raises, the
@@ -479,10 +493,7 @@ bool Walker::take_non_raising_branch(const Node *n) {
                                             where_of(n).source.empty() ? n->kind().toQualString()
                                                                        : where_of(n).source));
   run_block(taken);
-  for (size_t i = 0; i < n->outputs().size(); ++i) {
-    Bound out = lookup(taken->outputs()[i]);
-    bind(n->outputs()[i], out);
-  }
+  bind_taken_branch(n, taken);
   return true;
 }
 
@@ -643,8 +654,7 @@ bool Walker::take_recorded_branch(const Node *n) {
           "other branch are computed as if they took this one",
           source, (*bad)->annotation_str(), ran[0] ? "then" : "else"));
   run_block(taken);
-  for (size_t i = 0; i < n->outputs().size(); ++i)
-    bind(n->outputs()[i], lookup(taken->outputs()[i]));
+  bind_taken_branch(n, taken);
   return true;
 }
 
