@@ -388,6 +388,36 @@ graph(%x : Tensor):
   CHECK(r.count("If") == 0);
 }
 
+// F.mse_loss's `if not (target.size() == input.size()): warnings.warn("...".format(...))`:
+// with a dim only the run knows, the condition is not decided at export, and aten::format has
+// no converter; an if that only warns computes nothing, so it goes with its condition.
+TEST_CASE("a branch that only warns is dropped", "[control_flow]") {
+  const char *ir = R"IR(
+graph(%x : Tensor, %t : Tensor):
+  %none : NoneType = prim::Constant()
+  %msg : str = prim::Constant[value="Using a target size ({}) that is different to ({})"]()
+  %two : int = prim::Constant[value=2]()
+  %one : int = prim::Constant[value=1]()
+  %a : int[] = aten::size(%t)
+  %b : int[] = aten::size(%x)
+  %same : bool = aten::eq(%a, %b)
+  %differ : bool = aten::__not__(%same)
+  prim::If(%differ)
+    block0():
+      %text : str = aten::format(%msg, %a, %b)
+      aten::warn(%text, %two)
+      -> ()
+    block1():
+      -> ()
+  %d : Tensor = aten::sub(%x, %t, %one)
+  %y : Tensor = aten::mul(%d, %d)
+  return (%y)
+)IR";
+  auto r = check_ir_dynamic(ir, {randn({2, 3}, 1), randn({2, 3}, 2)},
+                            {randn({5, 3}, 3), randn({5, 3}, 4)});
+  CHECK(r.count("If") == 0);
+}
+
 // An if whose result is a str (nn.TransformerEncoder's reason for not taking its fast path, on
 // whether the padding mask is left-aligned) on a runtime condition: no ONNX If carries a string,
 // so the branch the example inputs took is exported (a notice says so) and the string folds.

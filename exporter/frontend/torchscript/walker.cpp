@@ -428,6 +428,21 @@ std::string Walker::converter_key(const Node *n) const {
   return op + (number_list ? ".list" : ".num");
 }
 
+// An if that computes nothing and only raises or warns on one path (`if target.size() !=
+// input.size(): warnings.warn(...)` in F.mse_loss), seen from its input `offset`.
+bool Walker::is_check_if(const Node *u, size_t offset) const {
+  if (u->kind() != c10::prim::If || offset != 0 || !u->outputs().empty())
+    return false;
+  if (block_raises(u->blocks()[0]) || block_raises(u->blocks()[1]))
+    return true;
+  for (const torch::jit::Block *b : u->blocks())
+    for (const Node *m : b->nodes())
+      if (m->kind() != c10::aten::warn && m->kind() != c10::prim::Constant &&
+          !only_feeds_checks(m))
+        return false;
+  return true;
+}
+
 bool Walker::only_feeds_checks(const Node *n) const {
   auto it = feeds_checks_.find(n);
   if (it != feeds_checks_.end())
@@ -440,9 +455,7 @@ bool Walker::only_feeds_checks(const Node *n) const {
     skip = !o->type()->isSubtypeOf(*c10::TensorType::get()) && o->hasUses();
     for (const auto &use : o->uses()) {
       const Node *u = use.user;
-      bool check = u->kind() == c10::prim::If && use.offset == 0 &&
-                   (block_raises(u->blocks()[0]) || block_raises(u->blocks()[1])) &&
-                   u->outputs().empty();
+      bool check = u->kind() == c10::aten::warn || is_check_if(u, use.offset);
       skip = skip && (check || only_feeds_checks(u));
     }
   }

@@ -158,6 +158,7 @@ private:
   // True for a node computing numbers only used to decide whether to raise an exception (e.g.
   // `if h.size() != expected: raise`): the check is dropped, so the node is skipped.
   bool only_feeds_checks(const torch::jit::Node *n) const;
+  bool is_check_if(const torch::jit::Node *u, size_t offset) const;
 
   const Bound &lookup(const torch::jit::Value *v) const;
   // Dims of `info` (recorded for the output `v` of a runtime If or Loop) that a branch (the

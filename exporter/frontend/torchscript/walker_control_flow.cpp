@@ -442,11 +442,11 @@ bool Walker::handle_if(const Node *n) {
   const Block *blocks[2] = {n->blocks()[0], n->blocks()[1]};
   // `if <check>: raise ...` with nothing computed: the check's inputs were skipped
   // (only_feeds_checks), and the if goes too.
-  if (n->outputs().empty() && (block_raises(blocks[0]) || block_raises(blocks[1])) &&
-      only_feeds_checks(n->input(0)->node())) {
-    warn_changed(dropped_raises_,
-                 fmt::format("dropped a check that raises an exception at {}",
-                             where_of(n).source.empty() ? "?" : where_of(n).source));
+  if (is_check_if(n, 0) && only_feeds_checks(n->input(0)->node())) {
+    if (block_raises(blocks[0]) || block_raises(blocks[1]))
+      warn_changed(dropped_raises_,
+                   fmt::format("dropped a check that raises an exception at {}",
+                               where_of(n).source.empty() ? "?" : where_of(n).source));
     return true;
   }
   const Bound &cond = lookup(n->input(0));
