@@ -321,6 +321,11 @@ void check_runner_status(int rc, std::string err, const std::string &runner,
                   "epsilon added to a bound) may round differently, so try the float32 export; "
                   "else check the inputs (--input ...:LO..HI ranges, --input-data), and please "
                   "report it if LibTorch runs the same inputs");
+    if (err.find("Could not find an implementation") != std::string::npos)
+      throw Error(fmt::format("ONNX Runtime failed to run '{}': {}", model_path, err),
+                  "ONNX Runtime's CPU build has no kernel for this op at these input types (most "
+                  "often float64: Conv, Erf, ...): export the model in float32 (model.float() "
+                  "before saving it), or export without --verify for a runtime that has one");
     throw Error(fmt::format("ONNX Runtime failed to run '{}': {}", model_path, err),
                 "ONNX Runtime cannot load or run the exported file (a missing kernel may be "
                 "there at another --opset; export without --verify to keep the file for a "
