@@ -181,6 +181,33 @@ const char *upsample_input(const ConvertCtx &c) {
   return c.overload() == "vec" ? "input" : "self";
 }
 
+// Scale factors only the run knows (F.interpolate(x, scale_factor=s) with s a model input), as
+// Resize's scales [1, 1, s...]; nullopt when they are constants. Torch maps coordinates with the
+// scales given, as Resize does with scales; nearest (whose exact indices need constants) is
+// refused.
+std::optional<Val> runtime_scales(ConvertCtx &c, const char *name, int64_t nd,
+                                  const std::string &mode) {
+  if (!c.has(name))
+    return std::nullopt;
+  const Arg &a = c.arg(name);
+  std::vector<Arg> items = a.is_list() ? a.items : std::vector<Arg>{a};
+  if (std::none_of(items.begin(), items.end(), [](const Arg &i) { return i.is_tensor(); }))
+    return std::nullopt;
+  if (mode.rfind("nearest", 0) == 0)
+    throw Error(fmt::format("{}: mode '{}' with a scale factor known only at run time is not "
+                            "supported",
+                            c.op(), mode),
+                "give the output size (size=(int(h * s), int(w * s))) instead, or use "
+                "mode='bilinear' or 'bicubic'");
+  T2O_CHECK(items.size() == 1 || static_cast<int64_t>(items.size()) == nd,
+            "{}: expected {} scale factors, got {}", c.op(), nd, items.size());
+  std::vector<Val> parts = {c.b.constant(TensorData::f32({1.0f, 1.0f}, {2}), "scales")};
+  for (int64_t d = 0; d < nd; ++d)
+    parts.push_back(reshape(c.b, as_tensor(c.b, items[items.size() == 1 ? 0 : d], DType::Float),
+                            {1}));
+  return c.b.op1("Concat", parts, {{"axis", int64_t{0}}});
+}
+
 // The one emitter of aten::upsample_{nearest,linear,bilinear,trilinear,bicubic}{1,2,3}d:
 // upsample_*.vec(Tensor input, int[]? output_size, [bool align_corners,] float[]? scale_factors)
 // upsample_*(Tensor self, int[] output_size, [bool align_corners,] float? scales_*...)
@@ -191,6 +218,11 @@ void emit_upsample(ConvertCtx &c, int64_t nd, const std::string &mode) {
   bool align = mode.rfind("nearest", 0) != 0 && c.arg<bool>("align_corners");
   std::vector<double> scales;
   if (c.overload() == "vec") {
+    if (auto sc = runtime_scales(c, "scale_factors", nd, mode)) {
+      c.set_out(0, c.b.op1("Resize", {c.tensor(upsample_input(c)), Val{}, *sc},
+                           mode_attrs(mode, align)));
+      return;
+    }
     if (c.has("scale_factors"))
       scales = c.arg<std::vector<double>>("scale_factors");
     if (scales.size() == 1 && nd > 1)
@@ -265,6 +297,10 @@ void aten___interpolate(ConvertCtx &c) {
   Arg sizes = c.arg("size");
   if (!c.has("size")) {
     T2O_CHECK(c.has("scale_factor"), "{}: needs size or scale_factor", c.op());
+    if (auto sc = runtime_scales(c, "scale_factor", nd, mode); sc && !recompute) {
+      c.set_out(0, c.b.op1("Resize", {c.tensor("input"), Val{}, *sc}, mode_attrs(kind, align)));
+      return;
+    }
     scales = c.arg<std::vector<double>>("scale_factor");
     if (scales.size() == 1)
       scales.assign(nd, scales[0]);

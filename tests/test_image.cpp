@@ -452,3 +452,35 @@ graph(%x : Tensor):
   return (%y))IR",
            {at::arange(3 * 4 * 5, at::kFloat).reshape({1, 1, 3, 4, 5})});
 }
+
+TEST_CASE("interpolation by a scale factor known only at run time", "[image]") {
+  // Arbitrary-scale super-resolution: F.interpolate(x, scale_factor=s) with s a model input.
+  // The output size follows s (recorded at other values of s), so one file serves 2.0 and 3.0.
+  for (const char *mode : {"bilinear", "bicubic"}) {
+    INFO(mode);
+    std::string grid = std::string(R"IR(
+graph(%x : Tensor, %s : Tensor):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %m : str = prim::Constant[value=")IR") + mode + R"IR("]()
+  %f : float = aten::Float(%s)
+  %fs : float[] = prim::ListConstruct(%f, %f)
+  %y : Tensor = aten::__interpolate(%x, %none, %fs, %m, %false, %none, %false)
+  return (%y)
+)IR";
+    for (int opset : {11, 17})
+      check_ir_dynamic(grid, {randn({1, 2, 5, 6}, 1), at::scalar_tensor(2.0)},
+                       {randn({1, 2, 7, 4}, 2), at::scalar_tensor(3.0)}, opset);
+  }
+  std::string err = export_ir_error(R"IR(
+graph(%x : Tensor, %s : Tensor):
+  %none : NoneType = prim::Constant()
+  %f : float = aten::Float(%s)
+  %fs : float[] = prim::ListConstruct(%f, %f)
+  %y : Tensor = aten::upsample_nearest2d(%x, %none, %fs)
+  return (%y)
+)IR",
+                                    {randn({1, 2, 5, 6}, 1), at::scalar_tensor(2.0)});
+  INFO(err);
+  CHECK(contains(err, "scale factor known only at run time"));
+}
