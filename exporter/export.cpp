@@ -312,6 +312,8 @@ std::vector<std::vector<at::Tensor>> libtorch_outputs(const LoadedModel &m, cons
   reference.libraries = o.libraries;
   reference.module = m.module;
   reference.written_attributes = m.resolved_attributes;
+  reference.written_attributes.insert(reference.written_attributes.end(),
+                                      m.assigned_attributes.begin(), m.assigned_attributes.end());
   std::vector<std::vector<c10::IValue>> args;
   std::vector<std::string> labels;
   for (const auto &run : runs) {
@@ -458,13 +460,17 @@ void note_loaded(const LoadedModel &m, ExportReport &r) {
   r.phases.load = m.load_seconds;
   r.phases.prepare = m.prepare_seconds;
   r.notices = m.warnings;
-  if (!m.resolved_attributes.empty())
+  std::vector<std::string> written; // the assigned ones have their own notice
+  for (const auto &a : m.resolved_attributes)
+    if (std::find(m.assigned_attributes.begin(), m.assigned_attributes.end(), a) ==
+        m.assigned_attributes.end())
+      written.push_back(a);
+  if (!written.empty())
     r.notices.push_back(fmt::format(
         "forward reads module attribute{} {} that freezing kept (forward writes into {}, like a "
         "cache); the ONNX model starts from the saved value{} at every call",
-        m.resolved_attributes.size() == 1 ? "" : "s", fmt::join(m.resolved_attributes, ", "),
-        m.resolved_attributes.size() == 1 ? "it" : "them",
-        m.resolved_attributes.size() == 1 ? "" : "s"));
+        written.size() == 1 ? "" : "s", fmt::join(written, ", "),
+        written.size() == 1 ? "it" : "them", written.size() == 1 ? "" : "s"));
 }
 
 // The export of a loaded (or in-memory) model into `r`, with example values per forward argument

@@ -82,7 +82,8 @@ class KvCache(nn.Module):
 
 
 class CountsCalls(nn.Module):
-    """Assigns an attribute in forward: module state that changes between calls."""
+    """Assigns an attribute in forward: module state that changes between calls (the ONNX file
+    computes every call as the first call of a freshly loaded module)."""
 
     def __init__(self):
         super().__init__()
@@ -90,7 +91,55 @@ class CountsCalls(nn.Module):
 
     def forward(self, x):
         self.calls += 1
-        return x * 2.0
+        return x * 2.0 + self.calls
+
+
+class RotaryCache(nn.Module):
+    """Hugging Face's rotary embedding: a cos/sin cache for max_position positions that forward
+    grows when a longer sequence comes (`if seq_len > self.max_seq_len_cached:
+    self._set_cos_sin_cache(seq_len)`, attributes assigned in a branch), then slices."""
+
+    def __init__(self, dim: int = 8, max_position: int = 16):
+        super().__init__()
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+        self._set_cos_sin_cache(max_position)
+
+    def _set_cos_sin_cache(self, seq_len: int):
+        self.max_seq_len_cached = seq_len
+        t = torch.arange(seq_len, dtype=self.inv_freq.dtype)
+        freqs = torch.outer(t, self.inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.cos_cached = emb.cos()
+        self.sin_cached = emb.sin()
+
+    def forward(self, x):
+        seq_len = x.shape[1]
+        if seq_len > self.max_seq_len_cached:
+            self._set_cos_sin_cache(seq_len)
+        cos, sin = self.cos_cached[:seq_len], self.sin_cached[:seq_len]
+        rotated = torch.cat((-x[..., 4:], x[..., :4]), dim=-1)
+        return x * cos + rotated * sin
+
+
+def save_rotary_cache(out):
+    """rotary_cache (scripted) with inputs at 5 and 40 positions (.inputs<t>.pt; 40 grows the
+    cache) and what the first call of a fresh torch.jit.load gives on each (.expected<t>.pt)."""
+    torch.manual_seed(5)
+    path = os.path.join(out, "rotary_cache.pt")
+    save_module(torch.jit.script(RotaryCache().eval()), path)
+    for t in (5, 40):
+        x = torch.randn(2, t, 8)
+        with torch.no_grad():
+            y = torch.jit.load(path)(x)
+        torch.save((x,), os.path.join(out, f"rotary_cache.inputs{t}.pt"))
+        torch.save(y, os.path.join(out, f"rotary_cache.expected{t}.pt"))
+    x = torch.randn(2)
+    with torch.no_grad():
+        y = torch.jit.load(os.path.join(out, "counts_calls.pt"))(x)
+    torch.save((x,), os.path.join(out, "counts_calls.inputs.pt"))
+    torch.save(y, os.path.join(out, "counts_calls.expected.pt"))
+    print(f"rotary_cache\t{path}")
 
 
 class SelfAttention(nn.Module):
@@ -362,6 +411,7 @@ def main():
     save_past_models(args.out)
     save_dict_models(args.out)
     save_step_schedule(args.out)
+    save_rotary_cache(args.out)
     return 0
 
 

@@ -4,6 +4,7 @@
 #include "builder/process.h"
 #include "exporter/core/tensor_util.h"
 #include "exporter/frontend/torchscript/archive_check.h"
+#include "exporter/frontend/torchscript/attribute_values.h"
 #include "exporter/frontend/torchscript/mapped_load.h"
 
 #include <ATen/Functions.h>
@@ -629,8 +630,18 @@ LoadedModel prepare_module(torch::jit::Module module, const std::string &path) {
     if (m.graph->inputs()[0]->hasUses()) {
       torch::jit::EliminateDeadCode(m.graph);
     }
-    if (m.graph->inputs()[0]->hasUses())
+    if (m.graph->inputs()[0]->hasUses()) {
+      m.assigned_attributes = attributes_to_values(*m.graph);
+      const auto &assigned = m.assigned_attributes;
+      if (!assigned.empty())
+        m.warnings.push_back(fmt::format(
+            "forward assigns module attribute{} {}: within a call the new value is used; every "
+            "call of the ONNX file starts from the saved value{} (as a freshly loaded module's "
+            "first call does)",
+            assigned.size() == 1 ? "" : "s", fmt::join(assigned, ", "),
+            assigned.size() == 1 ? "" : "s"));
       resolve_attribute_reads(*m.graph, frozen, path, m);
+    }
     m.graph->eraseInput(0);
   }
   const auto &schema = m.module.get_method("forward").function().getSchema();

@@ -29,6 +29,9 @@ struct LoadedModel {
   // Tensor attributes forward still read after freezing, now constants (e.g. a KV cache that
   // forward writes into): LibTorch's copies change when the module runs.
   std::vector<std::string> resolved_attributes;
+  // Attributes forward assigns (attributes_to_values): values within a call, the saved ones at
+  // the start of each (LibTorch's module keeps the new ones).
+  std::vector<std::string> assigned_attributes;
   // Waits for the CRC-32 check of the weights' records and throws Error naming the first damaged
   // one. load_model has called it unless asked to defer it (then the check runs on while the
   // caller goes on, and the caller calls this before it trusts the weights, e.g. before writing

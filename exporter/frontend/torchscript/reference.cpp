@@ -35,39 +35,59 @@ namespace {
 
 const char *kProgram = "torch2onnx-reference";
 
-// Tensor attributes forward writes into (a KV cache): each run starts from the saved values.
+// Attributes forward writes into (a KV cache) or assigns (a rotary cache it grows): each run
+// starts from the saved values, as every call of the ONNX file does.
 class ModuleState {
 public:
   ModuleState(torch::jit::Module &module, const std::vector<std::string> &paths) {
     for (const auto &p : paths) {
-      at::Tensor t = lookup(module, p);
-      if (t.defined())
-        saved_.emplace_back(t, t.clone());
+      Saved s;
+      if (!lookup(module, p, s))
+        continue;
+      c10::IValue v = s.object->getAttr(s.name);
+      s.live = v;
+      s.value = v.isTensor() ? c10::IValue(v.toTensor().clone()) : v;
+      saved_.push_back(std::move(s));
     }
   }
   void restore() {
     at::NoGradGuard no_grad;
-    for (auto &[live, copy] : saved_)
-      live.copy_(copy);
+    for (auto &s : saved_) {
+      c10::IValue now = s.object->getAttr(s.name);
+      if (s.value.isTensor() && now.isTensor() && now.toTensor().is_same(s.live.toTensor()) &&
+          now.toTensor().sizes() == s.value.toTensor().sizes())
+        now.toTensor().copy_(s.value.toTensor()); // written in place: the same tensor again
+      else
+        s.object->setAttr(s.name, s.value.isTensor() ? c10::IValue(s.value.toTensor().clone())
+                                                     : s.value);
+      s.live = s.object->getAttr(s.name);
+    }
   }
 
 private:
-  static at::Tensor lookup(torch::jit::Module &module, const std::string &path) {
+  struct Saved {
+    c10::intrusive_ptr<c10::ivalue::Object> object;
+    std::string name;
+    c10::IValue value, live; // the saved value; the attribute the module holds now
+  };
+  static bool lookup(torch::jit::Module &module, const std::string &path, Saved &out) {
     c10::IValue v = module._ivalue();
     size_t pos = 0;
     while (true) {
       size_t dot = path.find('.', pos);
       std::string part = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
       if (!v.isObject() || !v.toObject()->type()->hasAttribute(part))
-        return {};
+        return false;
+      if (dot == std::string::npos) {
+        out.object = v.toObject();
+        out.name = part;
+        return true;
+      }
       v = v.toObject()->getAttr(part);
-      if (dot == std::string::npos)
-        break;
       pos = dot + 1;
     }
-    return v.isTensor() ? v.toTensor() : at::Tensor();
   }
-  std::vector<std::pair<at::Tensor, at::Tensor>> saved_;
+  std::vector<Saved> saved_;
 };
 
 // A forward argument with its tensors copied: the model may write into its inputs.
