@@ -385,6 +385,25 @@ TEST_CASE("chained in-place ops, out= arguments and views an if picks", "[inplac
                         "  return (%y)",
                     {randn({2, 5, 3})});
   }
+  SECTION("a tensor taken out of a list and changed in place (for p in past: p.mul_(2))") {
+    // The list holds the changed tensor, and so does the value the list was made of.
+    check_ir_opsets("graph(%x : Tensor, %y : Tensor):\n" + head +
+                        "  %true : bool = prim::Constant[value=1]()\n"
+                        "  %a : Tensor = aten::clone(%x, %none)\n"
+                        "  %b : Tensor = aten::clone(%y, %none)\n"
+                        "  %past : Tensor[] = prim::ListConstruct(%a, %b)\n"
+                        "  %n : int = aten::len(%past)\n"
+                        "  prim::Loop(%n, %true)\n"
+                        "    block0(%i : int):\n"
+                        "      %p : Tensor = aten::__getitem__(%past, %i)\n"
+                        "      %s : Tensor = aten::select(%p, %zero, %one)\n"
+                        "      %q : Tensor = aten::mul_(%s, %two)\n"
+                        "      -> (%true)\n"
+                        "  %r0 : Tensor = aten::__getitem__(%past, %zero)\n"
+                        "  %out : Tensor = aten::add(%r0, %b, %one)\n"
+                        "  return (%out)",
+                    {randn({3, 4}, 1), randn({3, 4}, 2)});
+  }
   SECTION("writes the export cannot carry back are refused, not dropped") {
     struct Refused {
       const char *view;    // lines making %v from %y

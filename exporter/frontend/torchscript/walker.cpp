@@ -816,6 +816,46 @@ void Walker::apply_write(const Node *n, const Value *target, const Value *result
     target = p->input(0);
   }
   write_back(target, n);
+  for (auto it = view_of_.find(target); it != view_of_.end(); it = view_of_.find(target))
+    target = it->second->input(0); // the tensor write_back changed
+  write_list_item(target);
+}
+
+// A tensor taken out of a list of known items (`for p in past: p[:, 0] = k`, `a, b = pair`) and
+// changed in place: the list holds that tensor, so its item is the new value.
+void Walker::write_list_item(const Value *target) {
+  const Node *g = target->node();
+  const bool getitem = g->kind() == c10::aten::__getitem__ && g->inputs().size() == 2;
+  if (!getitem && g->kind() != c10::prim::ListUnpack)
+    return;
+  auto it = env_.find(g->input(0));
+  if (it == env_.end() || it->second.kind != Bound::Kind::List || !it->second.keys.empty())
+    return;
+  int64_t i = static_cast<int64_t>(target->offset());
+  if (getitem) {
+    const Bound &idx = lookup(g->input(1));
+    if (idx.kind != Bound::Kind::Const || !idx.constant.isInt())
+      return;
+    i = idx.constant.toInt();
+  }
+  auto &items = it->second.items;
+  if (i < 0)
+    i += static_cast<int64_t>(items.size());
+  if (i < 0 || i >= static_cast<int64_t>(items.size()))
+    return;
+  Bound now = env_[target];
+  now.list_origin = items[static_cast<size_t>(i)].list_origin;
+  items[static_cast<size_t>(i)] = now;
+  // A list made of other values (the loader's [past[0], past[1]] for `for p in past`): the value
+  // the item came from is that tensor too, and so on up.
+  const Node *made = g->input(0)->node();
+  if (made->kind() == c10::prim::ListConstruct && static_cast<size_t>(i) < made->inputs().size()) {
+    const Value *source = made->input(static_cast<size_t>(i));
+    if (source != target && env_.count(source) && is_tensor_type(source)) {
+      env_[source] = env_[target];
+      write_list_item(source);
+    }
+  }
 }
 
 namespace {

@@ -137,6 +137,7 @@ private:
                                                         bool inplace) const;
   void apply_write(const torch::jit::Node *n, const torch::jit::Value *target,
                    const torch::jit::Value *result);
+  void write_list_item(const torch::jit::Value *target);
   void check_view_from_if(const torch::jit::Node *n, const torch::jit::Value *v) const;
   void check_untracked_producer(const torch::jit::Node *n, const torch::jit::Value *v) const;
   void check_untracked_views_of(const torch::jit::Node *n, const torch::jit::Value *base) const;
