@@ -602,6 +602,35 @@ std::vector<c10::IValue> far_inputs(const ForwardCall &call, uint64_t seed,
   return {f.begin(), f.end()};
 }
 
+// A smaller size for a symbolic dim, keeping the power-of-two factor (up to 32) its example has
+// so strides that divide the example still divide it: about half of it (224 -> 96, 160 -> 64,
+// 20000 -> 9984), or, `tiny`, twice that factor (20000 -> 64); the example itself when that is
+// not smaller, below 2, or the example is below 4.
+int64_t near_size(int64_t example, bool tiny) {
+  if (example < 4)
+    return example;
+  int64_t g = 1;
+  while (g < 32 && example % (2 * g) == 0)
+    g *= 2;
+  int64_t near = tiny ? 2 * g : example / 2 / g * g;
+  return near >= 2 && near < example ? near : example;
+}
+
+// The inputs at near sizes; empty when no dim changes.
+std::vector<c10::IValue> near_inputs(const ForwardCall &call, uint64_t seed,
+                                     const std::vector<SymbolSizes> &symbols, bool tiny) {
+  std::vector<std::pair<std::string, int64_t>> sizes;
+  bool any = false;
+  for (const auto &s : symbols) {
+    sizes.emplace_back(s.name, near_size(s.example, tiny));
+    any = any || sizes.back().second != s.example;
+  }
+  if (!any)
+    return {};
+  auto f = flat_inputs_at(call, seed, sizes);
+  return {f.begin(), f.end()};
+}
+
 // The example inputs with each 0-d number v (not bool) changed to scale * v + step where that
 // stays in its --input range; empty when no input changes.
 std::vector<c10::IValue> changed_numbers(const ForwardCall &call,
@@ -661,6 +690,9 @@ GraphInputs graph_inputs(const ForwardCall &call, uint64_t seed,
     auto alt = flat_inputs_at(call, seed + 1, alt_sizes);
     gi.alternate.assign(alt.begin(), alt.end());
     gi.far = far_inputs(call, seed + 2, gi.symbols, false);
+    for (bool tiny : {false, true})
+      if (auto near = near_inputs(call, seed + 4, gi.symbols, tiny); !near.empty())
+        gi.near.push_back(std::move(near));
     if (!gi.far.empty() && has_tied_far_dims(gi.symbols))
       gi.far_swapped = far_inputs(call, seed + 3, gi.symbols, true);
   }

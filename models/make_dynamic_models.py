@@ -135,6 +135,19 @@ class LogMelFrontend(nn.Module):
         return x, energy
 
 
+class PadOrTrim(nn.Module):
+    """Whisper's pad_or_trim (audio cut or zero-padded to 16000 samples) and a mean over at most
+    the first 100 samples (x[:, :100], divided by its length): at t = 20000 and at every larger
+    recording size both are the bound, so only a recording at a smaller t tells that below the
+    bound they follow t."""
+
+    def forward(self, wav):
+        x = wav[..., :16000]
+        x = F.pad(x, (0, 16000 - x.shape[-1]))
+        head = wav[:, :100]
+        return x, head.sum(1) / head.shape[1]
+
+
 def models():
     torch.manual_seed(0)
     ids = torch.randint(0, 10, (2, 16))
@@ -145,6 +158,8 @@ def models():
         "gpt_like": (GptLike(), (ids,), ["ids:i64[batch=2,seq=16]"], "batch=1,seq=33"),
         "log_mel_frontend": (LogMelFrontend(), (torch.randn(2, 16000),),
                              ["wav:f32[batch=2,t=16000]"], "batch=1,t=12345"),
+        "pad_or_trim": (PadOrTrim(), (torch.randn(2, 20000),), ["wav:f32[batch=2,t=20000]"],
+                        "batch=1,t=60"),
         "coarse_levels": (CoarseLevels(), (torch.randn(1, 3, 320, 320),),
                           ["x:f32[1,3,h=320,w=320]"], "h=640,w=448"),
     }

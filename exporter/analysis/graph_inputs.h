@@ -33,6 +33,11 @@ struct GraphInputs {
   // their growth swapped: the one `far` makes larger is the smaller here, so both orders of the
   // two are seen (a branch on `w <= h` runs both ways). Empty otherwise.
   std::vector<c10::IValue> far_swapped;
+  // The same inputs with the symbolic dims from 4 up at about half their example and at twice
+  // the power of two (up to 32) that divides it (each a multiple of that power), when smaller:
+  // a clamped size (x[:, :100] at t = 160 and 192 is 100 at both; Whisper's pad_or_trim)
+  // differs there. Empty when no dim is smaller.
+  std::vector<std::vector<c10::IValue>> near;
   // The example with every 0-d number input v as v + 1, as v - 1 and as 2v + 3 (each within its
   // --input range), or none when there is no such input: sizes that follow an input's value
   // (torch.arange(n), x[:int(k)], interpolate to int(h * scale)) differ there and are dynamic,
