@@ -507,6 +507,19 @@ class OptionalUnchecked(nn.Module):
         return nn.functional.linear(x, self.weight, bias)
 
 
+class EarlyReturnPad(nn.Module):
+    """Pad short inputs to 10 rows with an early return inside whose condition is static (5
+    columns, never 4), then crop: the flag TorchScript makes for the return is false on both paths
+    of the runtime if."""
+
+    def forward(self, x):
+        if x.shape[0] < 10:
+            x = F.pad(x, [0, 0, 10 - x.shape[0], 0])
+            if x.shape[1] == 4:
+                return x
+        return x[:10]
+
+
 def models():
     """name -> (module, example inputs, --input specs, also traced)"""
     torch.manual_seed(0)
@@ -552,6 +565,7 @@ def models():
         "optional_carried": (OptionalCarried(), (torch.randn(3, 4, 5),), ["x:f32[n=3,t=4,5]"],
                              False),
         "optional_unchecked": (OptionalUnchecked(), (torch.randn(2, 4),), ["x:f32[b=2,4]"], False),
+        "early_return_pad": (EarlyReturnPad(), (torch.randn(3, 5),), ["x:f32[n=3,5]"], False),
         "class_loop_in_if": (ClassLoopInIf(), (torch.rand(30, 4), torch.rand(30),
                                                 torch.randint(0, 4, (30,))),
                              ["boxes:f32[n=30,4]", "scores:f32[n]", "idxs:i64[n]:0..3"], False),

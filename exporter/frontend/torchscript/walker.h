@@ -254,6 +254,7 @@ private:
                      const std::vector<ValueType> *want);
   bool take_non_raising_branch(const torch::jit::Node *n);
   void bind_taken_branch(const torch::jit::Node *n, const torch::jit::Block *taken);
+  void bind_same_constants(const torch::jit::Node *n, const std::vector<Bound> (&bounds)[2]);
   // The keys of the dicts an If carries (its outputs and the dicts its branches change), in the
   // order pack meets them: the then-branch records them, the else-branch must give the same
   // ones, unpack rebuilds the dicts with them. Null outside an If (a loop cannot carry a dict).

@@ -538,6 +538,7 @@ void Walker::convert_if(const Node *n) {
   std::vector<ValueType> first_types; // of the branch converted first
   size_t count = 0;
   std::vector<Val> branch_vals[2];
+  std::vector<Bound> branch_bounds[2]; // each block's outputs
   DictKeys dict_keys;
   struct Restore {
     DictKeys *&slot, *saved;
@@ -570,6 +571,8 @@ void Walker::convert_if(const Node *n) {
     if_dict_keys_ = restore.saved;
     count = vals.size();
     branch_vals[k] = vals;
+    for (const Value *o : blocks[k]->outputs())
+      branch_bounds[k].push_back(lookup(o));
     graphs[k] = b_.end_subgraph(vals, types);
     if (step == 0)
       first_types = with_ranks(b_, types, vals); // the placeholders of the other branch: alike
@@ -601,6 +604,26 @@ void Walker::convert_if(const Node *n) {
   for (const Value *m : mutated) // views of it read after the if: of its new value
     rederive_views(m, n, {});
   keep_view_outputs(n);
+  bind_same_constants(n, branch_bounds);
+}
+
+// An output both branches give as the same constant (TorchScript's early-return flag, false on
+// both paths when the inner return's condition folded) is that constant after the if, so what
+// it decides folds too (the ONNX If keeps an output no one reads).
+void Walker::bind_same_constants(const Node *n, const std::vector<Bound> (&bounds)[2]) {
+  for (size_t i = 0; i < n->outputs().size() && i < bounds[0].size() && i < bounds[1].size();
+       ++i) {
+    const Bound &a = bounds[0][i], &b = bounds[1][i];
+    if (a.kind != Bound::Kind::Const || b.kind != Bound::Kind::Const)
+      continue;
+    const c10::IValue &x = a.constant, &y = b.constant;
+    const bool same = (x.isBool() && y.isBool() && x.toBool() == y.toBool()) ||
+                      (x.isInt() && y.isInt() && x.toInt() == y.toInt()) ||
+                      (x.isDouble() && y.isDouble() && x.toDouble() == y.toDouble()) ||
+                      (x.isString() && y.isString() && x.toStringRef() == y.toStringRef());
+    if (same)
+      bind(n->outputs()[i], a);
+  }
 }
 
 // An If output that is, in both branches, the same view changed in place (`v = y[:, 0]; if c:
