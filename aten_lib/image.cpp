@@ -203,8 +203,8 @@ std::optional<Val> runtime_scales(ConvertCtx &c, const char *name, int64_t nd,
             "{}: expected {} scale factors, got {}", c.op(), nd, items.size());
   std::vector<Val> parts = {c.b.constant(TensorData::f32({1.0f, 1.0f}, {2}), "scales")};
   for (int64_t d = 0; d < nd; ++d)
-    parts.push_back(reshape(c.b, as_tensor(c.b, items[items.size() == 1 ? 0 : d], DType::Float),
-                            {1}));
+    parts.push_back(
+        reshape(c.b, as_tensor(c.b, items[items.size() == 1 ? 0 : d], DType::Float), {1}));
   return c.b.op1("Concat", parts, {{"axis", int64_t{0}}});
 }
 
@@ -219,8 +219,8 @@ void emit_upsample(ConvertCtx &c, int64_t nd, const std::string &mode) {
   std::vector<double> scales;
   if (c.overload() == "vec") {
     if (auto sc = runtime_scales(c, "scale_factors", nd, mode)) {
-      c.set_out(0, c.b.op1("Resize", {c.tensor(upsample_input(c)), Val{}, *sc},
-                           mode_attrs(mode, align)));
+      c.set_out(
+          0, c.b.op1("Resize", {c.tensor(upsample_input(c)), Val{}, *sc}, mode_attrs(mode, align)));
       return;
     }
     if (c.has("scale_factors"))

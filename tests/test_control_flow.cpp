@@ -811,12 +811,12 @@ TEST_CASE("scripted model: an Optional that may be None reaching an op or an out
   CHECK_FALSE(fs::exists(o.output_path));
 }
 
-TEST_CASE("scripted model: an early return whose inner condition folds", "[control_flow][fixture]") {
+TEST_CASE("scripted model: an early return whose inner condition folds",
+          "[control_flow][fixture]") {
   // `if n < 10: x = pad(x); if x.shape[1] == 4: return x` with 5 columns: TorchScript's
   // "returned" flag is false on both paths of the runtime if, and the value it would return is
   // unset on both. The flag is that constant after the if, so the last if folds; kept as an ONNX
   // If, it gave the unset placeholder (rank 0) on one path, which shape inference refused.
-  std::string model =
-      export_and_verify("early_return_pad", {"x:f32[n=3,5]"}, {0, 1}, {{"n", 12}});
+  std::string model = export_and_verify("early_return_pad", {"x:f32[n=3,5]"}, {0, 1}, {{"n", 12}});
   CHECK(count_op(model, "If") == 1);
 }

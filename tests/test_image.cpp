@@ -462,7 +462,8 @@ TEST_CASE("interpolation by a scale factor known only at run time", "[image]") {
 graph(%x : Tensor, %s : Tensor):
   %none : NoneType = prim::Constant()
   %false : bool = prim::Constant[value=0]()
-  %m : str = prim::Constant[value=")IR") + mode + R"IR("]()
+  %m : str = prim::Constant[value=")IR") +
+                       mode + R"IR("]()
   %f : float = aten::Float(%s)
   %fs : float[] = prim::ListConstruct(%f, %f)
   %y : Tensor = aten::__interpolate(%x, %none, %fs, %m, %false, %none, %false)

@@ -177,7 +177,7 @@ private:
   }
 
   torch::jit::Graph &graph_;
-  Node *cursor_;                          // where the next saved-value GetAttr goes
+  Node *cursor_;                           // where the next saved-value GetAttr goes
   std::map<std::string, Value *> initial_; // saved values (and the objects on their paths)
   std::map<std::string, c10::TypePtr> types_;
 };

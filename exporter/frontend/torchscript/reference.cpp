@@ -58,8 +58,8 @@ public:
           now.toTensor().sizes() == s.value.toTensor().sizes())
         now.toTensor().copy_(s.value.toTensor()); // written in place: the same tensor again
       else
-        s.object->setAttr(s.name, s.value.isTensor() ? c10::IValue(s.value.toTensor().clone())
-                                                     : s.value);
+        s.object->setAttr(s.name,
+                          s.value.isTensor() ? c10::IValue(s.value.toTensor().clone()) : s.value);
       s.live = s.object->getAttr(s.name);
     }
   }

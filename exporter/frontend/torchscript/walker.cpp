@@ -437,8 +437,7 @@ bool Walker::is_check_if(const Node *u, size_t offset) const {
     return true;
   for (const torch::jit::Block *b : u->blocks())
     for (const Node *m : b->nodes())
-      if (m->kind() != c10::aten::warn && m->kind() != c10::prim::Constant &&
-          !only_feeds_checks(m))
+      if (m->kind() != c10::aten::warn && m->kind() != c10::prim::Constant && !only_feeds_checks(m))
         return false;
   return true;
 }
@@ -1102,13 +1101,13 @@ void Walker::check_untracked_producer(const Node *n, const Value *v) const {
     b = it != view_of_.end() ? it->second->input(0) : nullptr;
   }
   if (read_later(base))
-      throw Error(
-          fmt::format("{} writes into the output of {} ({}), a view of %{} that is read "
-                      "afterwards: writes through {} are not carried back to the tensor it views",
-                      n->kind().toQualString(), p->kind().toQualString(), place_of(p),
-                      base->debugName(), p->kind().toQualString()),
-          "write into the tensor through indexing instead (e.g. b[:, 0].clamp_(0, w) rather "
-          "than unbinding it), or build the result out of place (torch.stack / torch.cat)");
+    throw Error(
+        fmt::format("{} writes into the output of {} ({}), a view of %{} that is read "
+                    "afterwards: writes through {} are not carried back to the tensor it views",
+                    n->kind().toQualString(), p->kind().toQualString(), place_of(p),
+                    base->debugName(), p->kind().toQualString()),
+        "write into the tensor through indexing instead (e.g. b[:, 0].clamp_(0, w) rather "
+        "than unbinding it), or build the result out of place (torch.stack / torch.cat)");
 }
 
 void Walker::write_back(const Value *view, const Node *at) {

@@ -132,7 +132,8 @@ private:
                       const std::unordered_set<const torch::jit::Value *> &fresh);
   std::vector<int64_t> inverse_permutation(const torch::jit::Node *vn,
                                            const torch::jit::Value *base);
-  void check_untracked_view_write(const torch::jit::Node *n, const torch::jit::Value *written) const;
+  void check_untracked_view_write(const torch::jit::Node *n,
+                                  const torch::jit::Value *written) const;
   std::vector<std::pair<size_t, size_t>> written_inputs(const torch::jit::Node *n,
                                                         bool inplace) const;
   void apply_write(const torch::jit::Node *n, const torch::jit::Value *target,
@@ -249,11 +250,13 @@ private:
                const torch::jit::Value *origin);
   void pack_dict(const Bound &bd, const c10::DictType &type, std::vector<Val> &vals,
                  std::vector<ValueType> &types, const std::vector<ValueType> *want);
-  void pack_optional(const Bound &bd, const c10::OptionalType &type, const torch::jit::Value *origin,
-                     std::vector<Val> &vals, std::vector<ValueType> &types,
-                     const std::vector<ValueType> *want);
+  void pack_optional(const Bound &bd, const c10::OptionalType &type,
+                     const torch::jit::Value *origin, std::vector<Val> &vals,
+                     std::vector<ValueType> &types, const std::vector<ValueType> *want);
   bool take_non_raising_branch(const torch::jit::Node *n);
   void bind_taken_branch(const torch::jit::Node *n, const torch::jit::Block *taken);
+  void note_if_outputs(const std::vector<Val> &outs, const std::vector<ValueType> &types,
+                       const std::vector<Val> (&branch_vals)[2]);
   void bind_same_constants(const torch::jit::Node *n, const std::vector<Bound> (&bounds)[2]);
   // The keys of the dicts an If carries (its outputs and the dicts its branches change), in the
   // order pack meets them: the then-branch records them, the else-branch must give the same

@@ -314,14 +314,7 @@ void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin
     return;
   }
   if (auto ot = type->cast<c10::OptionalType>()) {
-    if (carries_none_flag(origin, *ot)) {
-      pack_optional(bd, *ot, origin, vals, types, want);
-      return;
-    }
-    T2O_CHECK(!(bd.kind == Bound::Kind::Const && bd.constant.isNone()) && !bd.some_flag.valid(),
-              "an Optional value is None on one path of the control flow and not on another",
-              "give it a value on every path (e.g. a zero tensor instead of None)");
-    pack(bd, ot->getElementType(), origin, vals, types, want);
+    pack_optional(bd, *ot, origin, vals, types, want);
     return;
   }
   if (type->kind() == c10::TypeKind::NoneType)
@@ -369,12 +362,20 @@ void Walker::pack(const Bound &bd, const c10::TypePtr &type, const Value *origin
   types.push_back(ValueType{dt, false, std::nullopt});
 }
 
-// An Optional tensor that is None on some path: its flag (false where None), then the tensor (a
-// placeholder where None, of the dtype and rank the other path gives).
+// An Optional value: as its element type; one that is None on some path (carries_none_flag), its
+// flag (false where None), then the tensor (a placeholder where None, of the dtype and rank the
+// other path gives).
 void Walker::pack_optional(const Bound &bd, const c10::OptionalType &type, const Value *origin,
                            std::vector<Val> &vals, std::vector<ValueType> &types,
                            const std::vector<ValueType> *want) {
   const bool none = bd.kind == Bound::Kind::Const && bd.constant.isNone();
+  if (!carries_none_flag(origin, type)) {
+    T2O_CHECK(!none && !bd.some_flag.valid(),
+              "an Optional value is None on one path of the control flow and not on another",
+              "give it a value on every path (e.g. a zero tensor instead of None)");
+    pack(bd, type.getElementType(), origin, vals, types, want);
+    return;
+  }
   Val flag = bd.some_flag.valid() ? bd.some_flag : b_.const_scalar(DType::Bool, none ? 0 : 1);
   vals.push_back(flag);
   types.push_back(ValueType{DType::Bool, false, std::vector<Dim>{}});
@@ -511,8 +512,8 @@ void Walker::note_branch_shapes(const Val &out, const Val &then_val, const Val &
   if (placeholders_.count(else_val.name))
     shapes[1] = shapes[0];
   branch_shapes_[out.name] = shapes;
-  const bool same_rank = shapes[0].shape && shapes[1].shape &&
-                         shapes[0].shape->size() == shapes[1].shape->size();
+  const bool same_rank =
+      shapes[0].shape && shapes[1].shape && shapes[0].shape->size() == shapes[1].shape->size();
   if (same_rank && b_.has_info(out) && !b_.info(out).shape) {
     TensorInfo info = b_.info(out);
     info.shape = std::vector<Dim>(shapes[0].shape->size());
@@ -579,20 +580,14 @@ void Walker::convert_if(const Node *n) {
     env_ = saved;
   }
   for (size_t i = 0; i < n->outputs().size(); ++i)
-    if (shared[i]) {
-      Bound out = lookup(blocks[0]->outputs()[i]);
-      bind(n->outputs()[i], out);
-    }
+    if (shared[i])
+      bind(n->outputs()[i], lookup(blocks[0]->outputs()[i]));
   if (count == 0)
     return; // nothing observable happens in either branch
   auto outs =
       b_.op_with_subgraphs("If", {cond}, {{"then_branch", graphs[0]}, {"else_branch", graphs[1]}},
                            static_cast<int>(count));
-  for (size_t j = 0; j < outs.size(); ++j) {
-    if (!b_.has_info(outs[j]) && !first_types[j].sequence)
-      b_.set_info(outs[j], TensorInfo{first_types[j].dtype, std::nullopt});
-    note_branch_shapes(outs[j], branch_vals[0][j], branch_vals[1][j]);
-  }
+  note_if_outputs(outs, first_types, branch_vals);
   size_t pos = 0;
   dict_keys.next = 0;
   if_dict_keys_ = &dict_keys;
@@ -607,12 +602,21 @@ void Walker::convert_if(const Node *n) {
   bind_same_constants(n, branch_bounds);
 }
 
+// The If's outputs: their dtypes where the builder has none, and the shapes of both paths.
+void Walker::note_if_outputs(const std::vector<Val> &outs, const std::vector<ValueType> &types,
+                             const std::vector<Val> (&branch_vals)[2]) {
+  for (size_t j = 0; j < outs.size(); ++j) {
+    if (!b_.has_info(outs[j]) && !types[j].sequence)
+      b_.set_info(outs[j], TensorInfo{types[j].dtype, std::nullopt});
+    note_branch_shapes(outs[j], branch_vals[0][j], branch_vals[1][j]);
+  }
+}
+
 // An output both branches give as the same constant (TorchScript's early-return flag, false on
 // both paths when the inner return's condition folded) is that constant after the if, so what
 // it decides folds too (the ONNX If keeps an output no one reads).
 void Walker::bind_same_constants(const Node *n, const std::vector<Bound> (&bounds)[2]) {
-  for (size_t i = 0; i < n->outputs().size() && i < bounds[0].size() && i < bounds[1].size();
-       ++i) {
+  for (size_t i = 0; i < n->outputs().size() && i < bounds[0].size() && i < bounds[1].size(); ++i) {
     const Bound &a = bounds[0][i], &b = bounds[1][i];
     if (a.kind != Bound::Kind::Const || b.kind != Bound::Kind::Const)
       continue;

@@ -136,8 +136,8 @@ bool Walker::handle_is_none(const Node *n) {
                                                            : nullptr;
   if (maybe) {
     out.kind = K::Tensor;
-    out.tensor = n->kind() == c10::aten::__isnot__ ? maybe->some_flag
-                                                   : b_.op1("Not", {maybe->some_flag});
+    out.tensor =
+        n->kind() == c10::aten::__isnot__ ? maybe->some_flag : b_.op1("Not", {maybe->some_flag});
     b_.set_info(out.tensor, TensorInfo{DType::Bool, std::vector<Dim>{}});
     bind(n->output(), out);
     return true;
