@@ -62,8 +62,11 @@ DiagonalLayout diagonal_layout(ConvertCtx &c, const Val &self, int64_t off, int6
     return out;
   }
   Val rows = dim_scalar(b, self, d1), cols = dim_scalar(b, self, d2);
-  Val count = b.op1("Min", {b.op1("Sub", {rows, b.const_i64_scalar(i0)}),
-                            b.op1("Sub", {cols, b.const_i64_scalar(j0)})});
+  Val left[2] = {b.op1("Sub", {rows, b.const_i64_scalar(i0)}),
+                 b.op1("Sub", {cols, b.const_i64_scalar(j0)})};
+  for (const Val &v : left) // the builder's opset-11 Min of integers needs their dtype
+    b.set_info(v, TensorInfo{DType::Int64, std::vector<Dim>{}});
+  Val count = b.op1("Min", {left[0], left[1]});
   count = b.op1("Max", {count, b.const_i64_scalar(0)});
   Val step = b.op1("Add", {cols, b.const_i64_scalar(1)});
   Val first = b.op1("Add", {b.op1("Mul", {cols, b.const_i64_scalar(i0)}), b.const_i64_scalar(j0)});
@@ -568,8 +571,10 @@ void aten_var_mean(ConvertCtx &c) {
 }
 
 void register_select_ops(Registry &r) {
+  // Less / Greater + Where: opset 11's Min / Max of int64 sizes (builder/opset_forms.cpp).
   const std::vector<std::string> diagonal_ops{"Transpose", "Reshape", "Gather", "Shape", "Min",
-                                              "Max",       "Sub",     "Add",    "Mul",   "Range"};
+                                              "Max",       "Sub",     "Add",    "Mul",   "Range",
+                                              "Less",      "Greater", "Where"};
   r.add("aten::diagonal", 11, aten_diagonal, diagonal_ops);
   r.add("aten::diagonal_copy", 11, aten_diagonal, diagonal_ops);
   std::vector<std::string> scatter_ops = diagonal_ops;

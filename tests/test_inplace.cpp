@@ -433,6 +433,30 @@ TEST_CASE("chained in-place ops, out= arguments and views an if picks", "[inplac
          "      -> (%b)\n",
          "which an if on a run-time condition"},
     };
+    const std::string splits = "  %parts : Tensor[] = aten::hsplit(%y, %two)\n"
+                               "  %v : Tensor, %q : Tensor = prim::ListUnpack(%parts)\n";
+    for (const Refused &k : {Refused{splits.c_str(), "writes into the output of aten::hsplit"}}) {
+      std::string err = export_ir_error("graph(%x : Tensor):\n" + head +
+                                            "  %y : Tensor = aten::clone(%x, %none)\n" + k.view +
+                                            "  %w : Tensor = aten::mul_(%v, %two)\n"
+                                            "  return (%y)",
+                                        {randn({4, 6})});
+      INFO(err);
+      CHECK(contains(err, k.message));
+    }
+    // The base changed after an untracked view of a view of it was taken (a padding bias
+    // expanded to [b, 1, s, s], then the bias filled in place): the expand would be stale.
+    std::string err = export_ir_error("graph(%x : Tensor):\n" + head +
+                                          "  %y : Tensor = aten::clone(%x, %none)\n"
+                                          "  %u : Tensor = aten::unsqueeze(%y, %one)\n"
+                                          "  %sz : int[] = prim::ListConstruct(%m1, %four, %m1)\n"
+                                          "  %e : Tensor = aten::expand(%u, %sz, %false)\n"
+                                          "  %w : Tensor = aten::add_(%y, %one, %one)\n"
+                                          "  return (%e)",
+                                      {randn({3, 5})});
+    INFO(err);
+    CHECK(contains(err, "but aten::expand"));
+    CHECK(contains(err, "the view would not see the change"));
     for (const auto &k : cases) {
       std::string err = export_ir_error("graph(%x : Tensor):\n" + head +
                                             "  %y : Tensor = aten::clone(%x, %none)\n" + k.view +

@@ -184,16 +184,39 @@ bool is_view_op(const Node *n) {
 // Ops whose outputs alias their input but whose writes write_back cannot carry to it (a write
 // into one of them is refused when the input is read afterwards, not silently dropped).
 bool is_untracked_view_op(const Node *n) {
-  static const std::unordered_set<std::string> ops = {
-      "aten::unbind",     "aten::split",        "aten::split_with_sizes",
-      "aten::chunk",      "aten::tensor_split", "aten::expand",
-      "aten::expand_as",  "aten::movedim",      "aten::moveaxis",
-      "aten::swapaxes",   "aten::swapdims",     "aten::unfold",
-      "aten::as_strided", "aten::unflatten",    "aten::view_as_real",
-      "aten::real",       "aten::imag",         "aten::mT",
-      "aten::mH",         "aten::adjoint",      "aten::T",
-      "aten::H",          "aten::ravel",        "aten::contiguous",
-      "aten::numpy_T",    "aten::matrix_H"};
+  static const std::unordered_set<std::string> ops = {"aten::unbind",
+                                                      "aten::split",
+                                                      "aten::split_with_sizes",
+                                                      "aten::chunk",
+                                                      "aten::tensor_split",
+                                                      "aten::expand",
+                                                      "aten::expand_as",
+                                                      "aten::movedim",
+                                                      "aten::moveaxis",
+                                                      "aten::swapaxes",
+                                                      "aten::swapdims",
+                                                      "aten::unfold",
+                                                      "aten::as_strided",
+                                                      "aten::unflatten",
+                                                      "aten::view_as_real",
+                                                      "aten::real",
+                                                      "aten::imag",
+                                                      "aten::mT",
+                                                      "aten::mH",
+                                                      "aten::adjoint",
+                                                      "aten::T",
+                                                      "aten::H",
+                                                      "aten::ravel",
+                                                      "aten::contiguous",
+                                                      "aten::numpy_T",
+                                                      "aten::matrix_H",
+                                                      "aten::hsplit",
+                                                      "aten::vsplit",
+                                                      "aten::dsplit",
+                                                      "aten::broadcast_to",
+                                                      "aten::view_as_complex",
+                                                      "aten::unsafe_split",
+                                                      "aten::unsafe_chunk"};
   return ops.count(n->kind().toQualString()) > 0;
 }
 
@@ -1009,7 +1032,14 @@ void Walker::check_untracked_views_of(const Node *n, const Value *base) const {
   };
   for (const auto &use : base->uses()) {
     const Node *p = use.user;
-    if (p == n || !p->isBefore(n) || !walker_detail::is_untracked_view_op(p) || use.offset != 0)
+    if (p == n || !p->isBefore(n) || use.offset != 0)
+      continue;
+    // A view of a view (bias[:, None].expand(...)): rederived views are, their untracked views not.
+    if (walker_detail::is_view_op(p)) {
+      check_untracked_views_of(n, p->output());
+      continue;
+    }
+    if (!walker_detail::is_untracked_view_op(p))
       continue;
     bool stale = false;
     for (const Value *o : p->outputs()) {
