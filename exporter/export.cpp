@@ -460,17 +460,13 @@ void note_loaded(const LoadedModel &m, ExportReport &r) {
   r.phases.load = m.load_seconds;
   r.phases.prepare = m.prepare_seconds;
   r.notices = m.warnings;
-  std::vector<std::string> written; // the assigned ones have their own notice
-  for (const auto &a : m.resolved_attributes)
-    if (std::find(m.assigned_attributes.begin(), m.assigned_attributes.end(), a) ==
-        m.assigned_attributes.end())
-      written.push_back(a);
-  if (!written.empty())
+  if (!m.resolved_attributes.empty())
     r.notices.push_back(fmt::format(
         "forward reads module attribute{} {} that freezing kept (forward writes into {}, like a "
         "cache); the ONNX model starts from the saved value{} at every call",
-        written.size() == 1 ? "" : "s", fmt::join(written, ", "),
-        written.size() == 1 ? "it" : "them", written.size() == 1 ? "" : "s"));
+        m.resolved_attributes.size() == 1 ? "" : "s", fmt::join(m.resolved_attributes, ", "),
+        m.resolved_attributes.size() == 1 ? "it" : "them",
+        m.resolved_attributes.size() == 1 ? "" : "s"));
 }
 
 // The export of a loaded (or in-memory) model into `r`, with example values per forward argument

@@ -585,6 +585,13 @@ bool has_tied_far_dims(const std::vector<SymbolSizes> &symbols) {
   return false;
 }
 
+// The inputs of an extra recording at `sizes`.
+std::vector<c10::IValue> extra_inputs(const ForwardCall &call, uint64_t seed,
+                                      const std::vector<std::pair<std::string, int64_t>> &sizes) {
+  auto f = flat_inputs_at(call, seed, sizes);
+  return {f.begin(), f.end()};
+}
+
 // The inputs at the third (or, swapped, fourth) recording's sizes; empty when no dim grows.
 std::vector<c10::IValue> far_inputs(const ForwardCall &call, uint64_t seed,
                                     const std::vector<SymbolSizes> &symbols, bool swapped) {
@@ -596,10 +603,7 @@ std::vector<c10::IValue> far_inputs(const ForwardCall &call, uint64_t seed,
     sizes.emplace_back(symbols[i].name,
                        steps[i] > 0 ? symbols[i].example + steps[i] : symbols[i].alternate);
   }
-  if (!any)
-    return {};
-  auto f = flat_inputs_at(call, seed, sizes);
-  return {f.begin(), f.end()};
+  return any ? extra_inputs(call, seed, sizes) : std::vector<c10::IValue>{};
 }
 
 // A smaller size for a symbolic dim, keeping the power-of-two factor (up to 32) its example has
@@ -625,10 +629,7 @@ std::vector<c10::IValue> near_inputs(const ForwardCall &call, uint64_t seed,
     sizes.emplace_back(s.name, near_size(s.example, tiny));
     any = any || sizes.back().second != s.example;
   }
-  if (!any)
-    return {};
-  auto f = flat_inputs_at(call, seed, sizes);
-  return {f.begin(), f.end()};
+  return any ? extra_inputs(call, seed, sizes) : std::vector<c10::IValue>{};
 }
 
 // The example inputs with each 0-d number v (not bool) changed to scale * v + step where that

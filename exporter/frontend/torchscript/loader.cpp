@@ -641,6 +641,13 @@ LoadedModel prepare_module(torch::jit::Module module, const std::string &path) {
             assigned.size() == 1 ? "" : "s", fmt::join(assigned, ", "),
             assigned.size() == 1 ? "" : "s"));
       resolve_attribute_reads(*m.graph, frozen, path, m);
+      // Assigned ones have their own notice (and the reference restores them apart).
+      auto &resolved = m.resolved_attributes;
+      resolved.erase(std::remove_if(resolved.begin(), resolved.end(),
+                                    [&](const std::string &a) {
+                                      return std::count(assigned.begin(), assigned.end(), a) > 0;
+                                    }),
+                     resolved.end());
     }
     m.graph->eraseInput(0);
   }

@@ -27,7 +27,7 @@ struct LoadedModel {
   // end of prepare; the export adds its warnings to the notices once it has converted.
   std::future<std::vector<std::string>> weight_warnings;
   // Tensor attributes forward still read after freezing, now constants (e.g. a KV cache that
-  // forward writes into): LibTorch's copies change when the module runs.
+  // forward writes into): LibTorch's copies change when the module runs. Not the assigned ones.
   std::vector<std::string> resolved_attributes;
   // Attributes forward assigns (attributes_to_values): values within a call, the saved ones at
   // the start of each (LibTorch's module keeps the new ones).

@@ -54,8 +54,8 @@ ShapeRecord record_graph(const std::shared_ptr<torch::jit::Graph> &graph, const 
   }
   if (!inputs.values.empty() && ran == 0)
     warnings.push_back(fmt::format(
-        "the model failed in LibTorch when its number inputs were changed by one, so sizes "
-        "that follow their values may be fixed at the example's: {}",
+        "the model failed in LibTorch whenever its number inputs were changed (v + 1, v - 1, "
+        "2v + 3), so sizes that follow their values may be fixed at the example's: {}",
         failure));
   // Sizes that follow the number of rows nonzero / nms / ... return (detections) are found by
   // running again with fewer rows (a count capped by [:10] changes), and with one more (a count

@@ -831,16 +831,28 @@ void Walker::apply_write(const Node *n, const Value *target, const Value *result
   for (;;) {
     env_[target] = env_[result];
     inplace_aliases_[target].push_back(result);
-    const Node *p = target->node();
-    if (p->outputs().size() != 1 || p->inputs().empty() || !is_inplace(p->kind().toQualString()) ||
-        !is_tensor_type(p->input(0)))
+    const Value *source = inplace_source(target);
+    if (!source)
       break;
-    target = p->input(0);
+    target = source;
   }
-  write_back(target, n);
-  for (auto it = view_of_.find(target); it != view_of_.end(); it = view_of_.find(target))
-    target = it->second->input(0); // the tensor write_back changed
-  write_list_item(target);
+  write_list_item(write_back(target, n));
+}
+
+// The tensor an earlier in-place op changed when `v` is its result (`v = y.mul_(2)`), else null.
+const Value *Walker::inplace_source(const Value *v) {
+  const Node *p = v->node();
+  if (p->outputs().size() != 1 || p->inputs().empty() || !is_inplace(p->kind().toQualString()) ||
+      !is_tensor_type(p->input(0)))
+    return nullptr;
+  return p->input(0);
+}
+
+// The tensor `v` is a view of through the chain of tracked views (itself if it is none).
+const Value *Walker::view_root(const Value *v) const {
+  for (auto it = view_of_.find(v); it != view_of_.end(); it = view_of_.find(v))
+    v = it->second->input(0);
+  return v;
 }
 
 // A tensor taken out of a list of known items (`for p in past: p[:, 0] = k`, `a, b = pair`) and
@@ -1070,12 +1082,11 @@ void Walker::check_untracked_view_write(const Node *n, const Value *written) con
     check_untracked_producer(n, v);
     check_view_from_if(n, v);
     auto it = view_of_.find(v);
-    const Node *p = v->node();
+    const Value *source = inplace_source(v);
     if (it != view_of_.end())
       v = it->second->input(0);
-    else if (p->outputs().size() == 1 && !p->inputs().empty() &&
-             is_inplace(p->kind().toQualString()) && is_tensor_type(p->input(0)))
-      v = p->input(0);
+    else if (source)
+      v = source;
     else
       break;
   }
@@ -1089,11 +1100,10 @@ void Walker::check_view_from_if(const Node *n, const Value *v) const {
   if (p->kind() != c10::prim::If || view_of_.count(v))
     return;
   for (const torch::jit::Block *b : p->blocks()) {
-    const Value *base = b->outputs()[v->offset()];
-    if (!view_of_.count(base))
+    const Value *branch = b->outputs()[v->offset()];
+    if (!view_of_.count(branch))
       continue;
-    for (auto it = view_of_.find(base); it != view_of_.end(); it = view_of_.find(base))
-      base = it->second->input(0);
+    const Value *base = view_root(branch);
     for (const auto &use : base->uses())
       if (use.user != n && use.user->isAfter(n))
         throw Error(fmt::format("{} writes into %{}, which an if on a run-time condition ({}) "
@@ -1116,31 +1126,28 @@ void Walker::check_untracked_producer(const Node *n, const Value *v) const {
   if (!walker_detail::is_untracked_view_op(p) || p->inputs().empty())
     return;
   // The tensor viewed, or one it is a view of (y.unsqueeze(0).expand(...)), read afterwards.
-  const Value *base = p->input(0);
   auto read_later = [&](const Value *b) {
     return std::any_of(b->uses().begin(), b->uses().end(), [&](const auto &use) {
       return use.user != p && use.user != n && use.user->isAfter(n);
     });
   };
-  for (const Value *b = base; b;) {
-    if (read_later(b)) {
-      base = b;
-      break;
-    }
-    auto it = view_of_.find(b);
-    b = it != view_of_.end() ? it->second->input(0) : nullptr;
+  const Value *base = p->input(0);
+  while (!read_later(base)) {
+    auto it = view_of_.find(base);
+    if (it == view_of_.end())
+      return;
+    base = it->second->input(0);
   }
-  if (read_later(base))
-    throw Error(
-        fmt::format("{} writes into the output of {} ({}), a view of %{} that is read "
-                    "afterwards: writes through {} are not carried back to the tensor it views",
-                    n->kind().toQualString(), p->kind().toQualString(), place_of(p),
-                    base->debugName(), p->kind().toQualString()),
-        "write into the tensor through indexing instead (e.g. b[:, 0].clamp_(0, w) rather "
-        "than unbinding it), or build the result out of place (torch.stack / torch.cat)");
+  throw Error(
+      fmt::format("{} writes into the output of {} ({}), a view of %{} that is read "
+                  "afterwards: writes through {} are not carried back to the tensor it views",
+                  n->kind().toQualString(), p->kind().toQualString(), place_of(p),
+                  base->debugName(), p->kind().toQualString()),
+      "write into the tensor through indexing instead (e.g. b[:, 0].clamp_(0, w) rather "
+      "than unbinding it), or build the result out of place (torch.stack / torch.cat)");
 }
 
-void Walker::write_back(const Value *view, const Node *at) {
+const Value *Walker::write_back(const Value *view, const Node *at) {
   // Constant bases need nothing: a folded view shares the base's storage, so an in-place op
   // folded on it already changed the base. Only converted (ONNX) in-place results are scattered.
   std::unordered_set<const Value *> chain = {view};
@@ -1211,6 +1218,7 @@ void Walker::write_back(const Value *view, const Node *at) {
   // write came through a view, of every tensor up the chain) see the change.
   if (at && (chain.size() > 1 || viewed_.count(view)))
     rederive_views(view, at, chain);
+  return view;
 }
 
 // ---- shapes of values the recorder did not see ----------------------------------------------

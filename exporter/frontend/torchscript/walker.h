@@ -126,7 +126,9 @@ private:
   const RegistryEntry &fallback_entry(const torch::jit::Node *n);
   // After an in-place op on a view (x[a:b] = v, x[:, i].fill_(v)), rebinds the view's base (and
   // its base, up the chain) to the base with the view's new contents scattered in.
-  void write_back(const torch::jit::Value *view, const torch::jit::Node *at = nullptr);
+  // Returns the tensor changed last (the root of the chain of views), for write_list_item.
+  const torch::jit::Value *write_back(const torch::jit::Value *view,
+                                      const torch::jit::Node *at = nullptr);
   void keep_view_outputs(const torch::jit::Node *n);
   void rederive_views(const torch::jit::Value *base, const torch::jit::Node *at,
                       const std::unordered_set<const torch::jit::Value *> &fresh);
@@ -139,6 +141,8 @@ private:
   void apply_write(const torch::jit::Node *n, const torch::jit::Value *target,
                    const torch::jit::Value *result);
   void write_list_item(const torch::jit::Value *target);
+  static const torch::jit::Value *inplace_source(const torch::jit::Value *v);
+  const torch::jit::Value *view_root(const torch::jit::Value *v) const;
   void check_view_from_if(const torch::jit::Node *n, const torch::jit::Value *v) const;
   void check_untracked_producer(const torch::jit::Node *n, const torch::jit::Value *v) const;
   void check_untracked_views_of(const torch::jit::Node *n, const torch::jit::Value *base) const;
