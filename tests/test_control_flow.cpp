@@ -128,6 +128,24 @@ std::string fixture(const std::string &name) {
 // Exports `name` once (with --verify at `seeds[0]`), then runs the same ONNX file in ONNX Runtime
 // on the inputs of every other seed and compares with the model's forward in LibTorch. Returns
 // the ONNX bytes.
+// The error exporting fixture `name` at `spec` gives (none: the test fails); no file is written.
+torch2onnx::Error export_refused(const std::string &name, const std::string &spec) {
+  using namespace torch2onnx;
+  ExportOptions o;
+  o.model_path = fixture(name);
+  o.output_path = fresh_dir("control_flow") + "/" + name + ".onnx";
+  o.inputs.push_back(parse_input_spec(spec));
+  resolve_dim_names(o.inputs);
+  try {
+    export_model(o);
+  } catch (const Error &e) {
+    CHECK_FALSE(fs::exists(o.output_path));
+    return e;
+  }
+  FAIL("model " << name << " was exported, but should be refused");
+  return Error("");
+}
+
 std::string export_and_verify(const std::string &name, const std::vector<std::string> &specs,
                               const std::vector<uint64_t> &seeds,
                               const std::vector<std::pair<std::string, int64_t>> &sizes = {},
@@ -600,18 +618,9 @@ TEST_CASE("scripted model: a dict filled in the branches of an if", "[control_fl
   // Seeds give inputs with positive and negative sums: both paths run in ONNX Runtime.
   std::string model = export_and_verify("dict_in_if", {"x:f32[2,3]"}, {0, 1, 2, 3, 4, 5});
   CHECK(count_op(model, "If") >= 2);
-  using namespace torch2onnx;
-  ExportOptions o;
-  o.model_path = fixture("dict_keys_differ");
-  o.output_path = fresh_dir("control_flow") + "/dict_keys_differ.onnx";
-  o.inputs.push_back(parse_input_spec("x:f32[2,3]"));
-  try {
-    export_model(o);
-    FAIL("a dict with other keys on each path was exported");
-  } catch (const Error &e) {
-    CHECK(contains(e.what(), "on one path of an if"));
-    CHECK(contains(e.what(), "pos"));
-  }
+  torch2onnx::Error e = export_refused("dict_keys_differ", "x:f32[2,3]");
+  CHECK(contains(e.what(), "on one path of an if"));
+  CHECK(contains(e.what(), "pos"));
 }
 
 TEST_CASE("scripted model: writes into slices inside loops and ifs", "[control_flow][fixture]") {
@@ -794,21 +803,11 @@ TEST_CASE("scripted model: an Optional tensor that is None on one path of a runt
 
 TEST_CASE("scripted model: an Optional that may be None reaching an op or an output is refused",
           "[control_flow][fixture]") {
-  using namespace torch2onnx;
-  ExportOptions o;
-  o.model_path = fixture("optional_unchecked");
-  o.output_path = fresh_dir("control_flow") + "/optional_unchecked.onnx";
-  o.inputs.push_back(parse_input_spec("x:f32[b=2,4]"));
-  resolve_dim_names(o.inputs);
-  try {
-    export_model(o);
-    FAIL("a bias that is None on one path was passed to linear");
-  } catch (const Error &e) {
-    CHECK(contains(e.what(), "aten::linear"));
-    CHECK(contains(e.what(), "None on some runs"));
-    CHECK(contains(e.hint(), "is not None"));
-  }
-  CHECK_FALSE(fs::exists(o.output_path));
+  // A bias that is None on one path, passed to linear.
+  torch2onnx::Error e = export_refused("optional_unchecked", "x:f32[b=2,4]");
+  CHECK(contains(e.what(), "aten::linear"));
+  CHECK(contains(e.what(), "None on some runs"));
+  CHECK(contains(e.hint(), "is not None"));
 }
 
 TEST_CASE("scripted model: an early return whose inner condition folds",
